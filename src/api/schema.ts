@@ -1,0 +1,375 @@
+// The one definition of the API: TypeScript types (Static<>), defaults and runtime
+// validation (TypeBox Value), and the CRDs in deploy/crds (src/api/crd.ts) all come from here.
+// Field names follow the original Go operator so its manifests load unchanged.
+import { Type, type Static, type TSchema, type TObject, type TProperties } from "@sinclair/typebox";
+
+export const GROUP = "hostedcluster.densityops.com";
+export const VERSION = "v1alpha1";
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+const IPV4 = String.raw`^((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])$`;
+const IPV4_CIDR = String.raw`^((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])/([0-9]|[12][0-9]|3[0-2])$`;
+const DNS_LABEL = String.raw`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`;
+const DNS_SUBDOMAIN = String.raw`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$`;
+/** Go time.Duration as the original accepted it ("1h", "90m", "1h30m", "3600s"). */
+const GO_DURATION = String.raw`^([0-9]+(\.[0-9]+)?(h|m|s|ms))+$`;
+const SIMPLE_DURATION = String.raw`^[0-9]+(s|m|h)$`;
+const MAC = String.raw`^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$`;
+
+const ipv4 = (description: string) => Type.String({ pattern: IPV4, description });
+const opt = <T extends TSchema>(t: T) => Type.Optional(t);
+const obj = <P extends TProperties>(props: P, description?: string): TObject<P> =>
+  Type.Object(props, description === undefined ? {} : { description });
+/** An optional object that defaults to {} so the API server (and Value.Default) fills its inner defaults. */
+const section = <P extends TProperties>(props: P, description?: string) =>
+  Type.Optional(Type.Object(props, { default: {}, ...(description === undefined ? {} : { description }) }));
+const stringMap = (description: string) =>
+  Type.Record(Type.String(), Type.String(), { description });
+
+/** metav1.Condition, as Kubernetes validates it. */
+export const Condition = obj({
+  type: Type.String({ maxLength: 316, pattern: String.raw`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$` }),
+  status: Type.Union([Type.Literal("True"), Type.Literal("False"), Type.Literal("Unknown")]),
+  observedGeneration: opt(Type.Integer({ minimum: 0 })),
+  lastTransitionTime: Type.String({ format: "date-time" }),
+  reason: Type.String({ maxLength: 1024, minLength: 1, pattern: String.raw`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$` }),
+  message: Type.String({ maxLength: 32768 }),
+});
+export type Condition = Static<typeof Condition>;
+const Conditions = Type.Array(Condition, {
+  description: "Latest observations of the object's state; type Ready summarises it.",
+  "x-kubernetes-list-type": "map",
+  "x-kubernetes-list-map-keys": ["type"],
+});
+
+// ---------------------------------------------------------------- Infra
+
+export const NetworkConfig = obj({
+  cidr: Type.String({ pattern: IPV4_CIDR, description: "IPv4 CIDR of the isolated VLAN, e.g. 192.0.2.0/24." }),
+  gateway: ipv4("Default gateway of the VLAN; must lie inside cidr."),
+  networkAttachmentDefinition: Type.String({ minLength: 1, description: "Multus NetworkAttachmentDefinition of the VLAN." }),
+  networkAttachmentNamespace: opt(Type.String({ description: "Namespace of the NetworkAttachmentDefinition; default: the Infra's namespace." })),
+  dnsServers: opt(Type.Array(Type.String({ minLength: 1 }), {
+    default: ["resolv.conf"],
+    description: "Upstream resolvers: IPv4 addresses, or the literal \"resolv.conf\" to inherit the node's resolvers.",
+  })),
+}, "The isolated VLAN the worker VMs are attached to.");
+
+export const UnknownClientPolicy = Type.Union([Type.Literal("deny"), Type.Literal("pool")], {
+  default: "deny",
+  description: "What Kea does for a MAC that belongs to no known VMI: deny (no lease) or pool (a lease from rangeStart-rangeEnd).",
+});
+
+export const DHCPConfig = obj({
+  enabled: opt(Type.Boolean({ default: true, description: "Deploy the Kea DHCPv4 server." })),
+  serverIP: opt(ipv4("Static VLAN address of the DHCP server; required when enabled.")),
+  rangeStart: opt(ipv4("First address of the dynamic pool.")),
+  rangeEnd: opt(ipv4("Last address of the dynamic pool.")),
+  leaseTime: opt(Type.String({ pattern: GO_DURATION, default: "1h", description: "Lease lifetime as a Go duration (1h, 30m, 1h30m)." })),
+  image: opt(Type.String({ description: "Kea container image." })),
+  unknownClients: opt(UnknownClientPolicy),
+  interface: opt(Type.String({ minLength: 1, default: "net1", description: "Interface Kea listens on inside its pod (the Multus attachment)." })),
+}, "Kea DHCPv4 on the VLAN.");
+
+export const DNSConfig = obj({
+  enabled: opt(Type.Boolean({ default: true, description: "Deploy the split-horizon CoreDNS server." })),
+  serverIP: opt(ipv4("Static VLAN address of the DNS server; required when enabled.")),
+  image: opt(Type.String({ description: "CoreDNS container image." })),
+  baseDomain: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: use an InfraClusterAttachment." })),
+  clusterName: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: use an InfraClusterAttachment." })),
+}, "CoreDNS with a VLAN view and a pod-network view.");
+
+export const ExternalServiceConfig = obj({
+  enabled: opt(Type.Boolean({ default: false, description: "Create the LoadBalancer Service <infra>-proxy-external on port 443." })),
+  addressPoolName: opt(Type.String({ description: "MetalLB address pool (annotation metallb.universe.tf/address-pool)." })),
+  labels: opt(stringMap("Labels added to the Service.")),
+  annotations: opt(stringMap("Annotations added to the Service.")),
+  publishAttachmentOAuths: opt(Type.Boolean({ default: false, description: "Append each Ready attachment's oauth.<domain> to external-dns.alpha.kubernetes.io/hostname." })),
+});
+
+export const ProxyConfig = obj({
+  enabled: opt(Type.Boolean({ default: true, description: "Deploy the Envoy TLS-passthrough SNI proxy." })),
+  serverIP: opt(ipv4("Static VLAN address of the proxy; required when enabled.")),
+  internalProxyService: opt(Type.String({ description: "ClusterIP, or svc.ns[.svc.cluster.local], of the proxy Service on the pod network; published in the default DNS view." })),
+  proxyImage: opt(Type.String({ description: "Envoy container image." })),
+  managerImage: opt(Type.String({ description: "oooi image." })),
+  controlPlaneNamespace: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: use an InfraClusterAttachment." })),
+  apiServerService: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: use an InfraClusterAttachment." })),
+  externalService: section(ExternalServiceConfig.properties),
+}, "Envoy, configured live over xDS.");
+
+export const InfraSpec = obj({
+  networkConfig: NetworkConfig,
+  infraComponents: section({
+    dhcp: section(DHCPConfig.properties, DHCPConfig.description),
+    dns: section(DNSConfig.properties, DNSConfig.description),
+    proxy: section(ProxyConfig.properties, ProxyConfig.description),
+  }, "The three VLAN services."),
+});
+
+export const InfraStatus = obj({
+  conditions: opt(Conditions),
+  componentStatus: opt(obj({
+    dhcpReady: opt(Type.Boolean()),
+    dnsReady: opt(Type.Boolean()),
+    proxyReady: opt(Type.Boolean()),
+  }, "True only when the workload is available and its data plane acknowledged the current config.")),
+  attachments: opt(obj({ total: opt(Type.Integer()), ready: opt(Type.Integer()) })),
+  observedGeneration: opt(Type.Integer()),
+});
+
+// ---------------------------------------------------------------- InfraClusterAttachment
+
+export const AppsIngressPhase = Type.Union([Type.Literal("Pending"), Type.Literal("Ready"), Type.Literal("Degraded")]);
+
+export const AppsIngressConfig = obj({
+  enabled: opt(Type.Boolean({ default: false, description: "Automate the hosted cluster's *.apps ingress (MetalLB VIP + SNI backends + DNS)." })),
+  metallb: opt(obj({
+    addressPoolName: opt(Type.String({ description: "MetalLB IPAddressPool in the hosted cluster." })),
+    ipAddressPoolRange: opt(Type.String({ description: "Address range of that pool, on the VLAN." })),
+    l2AdvertisementName: opt(Type.String({ description: "Default: advertise-<addressPoolName>." })),
+  })),
+  service: section({
+    name: opt(Type.String({ default: "oooi-ingress" })),
+    namespace: opt(Type.String({ default: "openshift-ingress" })),
+    labels: opt(stringMap("Labels of the ingress LoadBalancer Service.")),
+    annotations: opt(stringMap("Annotations of the ingress LoadBalancer Service.")),
+  }),
+  ports: section({
+    http: opt(Type.Integer({ minimum: 1, maximum: 65535, default: 80 })),
+    https: opt(Type.Integer({ minimum: 1, maximum: 65535, default: 443 })),
+  }),
+});
+
+export const InfraClusterAttachmentSpec = obj({
+  infraRef: obj({ name: Type.String({ minLength: 1, description: "Infra in the same namespace." }) }),
+  hostedClusterRef: obj({
+    name: Type.String({ minLength: 1, description: "HyperShift HostedCluster name." }),
+    namespace: opt(Type.String({ default: "clusters", description: "HostedCluster namespace." })),
+  }),
+  dns: obj({
+    clusterName: Type.String({ minLength: 1, pattern: DNS_LABEL, description: "Hosted cluster name in its DNS domain." }),
+    baseDomain: Type.String({ minLength: 1, pattern: DNS_SUBDOMAIN, description: "Base domain; the cluster's domain is <clusterName>.<baseDomain>." }),
+  }),
+  controlPlaneNamespace: opt(Type.String({ description: "Default: <hostedClusterRef.namespace>-<hostedClusterRef.name>." })),
+  apiServerService: opt(Type.String({ default: "kube-apiserver", description: "Hosted API server Service in the control-plane namespace." })),
+  appsIngress: section(AppsIngressConfig.properties),
+});
+
+export const AppsIngressStatus = obj({
+  phase: opt(AppsIngressPhase),
+  reason: opt(Type.String()),
+  message: opt(Type.String()),
+  externalIP: opt(Type.String()),
+  externalHostname: opt(Type.String()),
+  lastSyncTime: opt(Type.String({ format: "date-time" })),
+});
+
+export const InfraClusterAttachmentStatus = obj({
+  conditions: opt(Conditions),
+  observedGeneration: opt(Type.Integer()),
+  domain: opt(Type.String()),
+  controlPlaneNamespace: opt(Type.String()),
+  appsIngressStatus: opt(AppsIngressStatus),
+});
+
+// ---------------------------------------------------------------- children
+
+const ChildNetwork = {
+  networkAttachmentName: opt(Type.String()),
+  networkAttachmentNamespace: opt(Type.String()),
+};
+
+export const DHCPServerSpec = obj({
+  networkConfig: obj({
+    cidr: Type.String({ pattern: IPV4_CIDR }),
+    gateway: ipv4("Router option."),
+    serverIP: ipv4("Static VLAN address of Kea."),
+    dnsServers: opt(Type.Array(ipv4("Advertised resolver."))),
+    ...ChildNetwork,
+  }),
+  leaseConfig: obj({
+    rangeStart: opt(ipv4("First pool address.")),
+    rangeEnd: opt(ipv4("Last pool address.")),
+    leaseTime: opt(Type.String({ pattern: GO_DURATION, default: "1h" })),
+  }),
+  options: opt(Type.Array(obj({ code: Type.Integer({ minimum: 1, maximum: 254 }), value: Type.String() }))),
+  image: opt(Type.String()),
+  interface: opt(Type.String({ default: "net1" })),
+  unknownClients: opt(UnknownClientPolicy),
+});
+
+export const DHCPServerStatus = obj({
+  conditions: opt(Conditions),
+  observedGeneration: opt(Type.Integer()),
+  activeLeases: opt(Type.Integer()),
+  totalLeases: opt(Type.Integer()),
+});
+
+export const DNSRecordView = Type.Union([Type.Literal("vlan"), Type.Literal("default")]);
+
+export const DNSServerSpec = obj({
+  networkConfig: obj({
+    serverIP: ipv4("Static VLAN address of CoreDNS."),
+    proxyIP: ipv4("The proxy's VLAN address (VLAN view answers)."),
+    internalProxyIP: opt(ipv4("The proxy's ClusterIP (default view answers).")),
+    secondaryNetworkCIDR: Type.String({ pattern: IPV4_CIDR, description: "Clients inside it get the VLAN view." }),
+    ...ChildNetwork,
+  }),
+  staticEntries: opt(Type.Array(obj({
+    hostname: Type.String({ minLength: 1 }),
+    ip: ipv4("A record value."),
+    view: DNSRecordView,
+  }))),
+  upstreamDNS: opt(Type.Array(Type.String())),
+  image: opt(Type.String()),
+  reloadInterval: opt(Type.String({ pattern: SIMPLE_DURATION, default: "5s" })),
+  cacheTTL: opt(Type.String({ pattern: SIMPLE_DURATION, default: "30s" })),
+});
+
+export const DNSServerStatus = obj({
+  conditions: opt(Conditions),
+  observedGeneration: opt(Type.Integer()),
+  configMapName: opt(Type.String()),
+});
+
+export const ProxyBackend = obj({
+  name: Type.String({ minLength: 1 }),
+  hostname: opt(Type.String({ description: "Primary SNI name; absent for source-only backends." })),
+  alternateHostnames: opt(Type.Array(Type.String())),
+  sourcePrefixRanges: opt(Type.Array(Type.String({ pattern: IPV4_CIDR }))),
+  port: Type.Integer({ minimum: 1, maximum: 65535, description: "Listener port." }),
+  targetService: Type.String({ description: "Service name, or an IPv4 address." }),
+  targetNamespace: opt(Type.String()),
+  targetPort: Type.Integer({ minimum: 1, maximum: 65535 }),
+  timeoutSeconds: opt(Type.Integer({ minimum: 1, default: 30 })),
+});
+
+export const ProxyServerSpec = obj({
+  networkConfig: obj({ serverIP: ipv4("Static VLAN address of Envoy."), ...ChildNetwork }),
+  xdsPort: opt(Type.Integer({ minimum: 1, maximum: 65535, default: 18000 })),
+  backends: opt(Type.Array(ProxyBackend)),
+  proxyImage: opt(Type.String()),
+  managerImage: opt(Type.String()),
+});
+
+export const ProxyServerStatus = obj({
+  conditions: opt(Conditions),
+  observedGeneration: opt(Type.Integer()),
+  ackedVersion: opt(Type.String()),
+  lastNack: opt(Type.String()),
+});
+
+// ---------------------------------------------------------------- kinds
+
+export interface KindDefinition {
+  readonly kind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly shortNames: readonly string[];
+  readonly description: string;
+  readonly spec: TObject;
+  readonly status: TObject;
+  readonly printerColumns: readonly { name: string; type: string; jsonPath: string; description?: string }[];
+}
+
+const READY_COLUMN = { name: "Ready", type: "string", jsonPath: ".status.conditions[?(@.type=='Ready')].status" };
+const REASON_COLUMN = { name: "Reason", type: "string", jsonPath: ".status.conditions[?(@.type=='Ready')].reason" };
+const AGE_COLUMN = { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" };
+
+export const KINDS: readonly KindDefinition[] = [
+  {
+    kind: "Infra", plural: "infras", singular: "infra", shortNames: ["infra"],
+    description: "One shared VLAN stack (DHCP, split-horizon DNS, SNI proxy) for KubeVirt hosted-cluster workers.",
+    spec: InfraSpec, status: InfraStatus,
+    printerColumns: [
+      { name: "CIDR", type: "string", jsonPath: ".spec.networkConfig.cidr" },
+      { name: "Attachments", type: "integer", jsonPath: ".status.attachments.total" },
+      READY_COLUMN, REASON_COLUMN, AGE_COLUMN,
+    ],
+  },
+  {
+    kind: "InfraClusterAttachment", plural: "infraclusterattachments", singular: "infraclusterattachment",
+    shortNames: ["ica", "infraattachment"],
+    description: "Attaches one HyperShift HostedCluster to an Infra in the same namespace.",
+    spec: InfraClusterAttachmentSpec, status: InfraClusterAttachmentStatus,
+    printerColumns: [
+      { name: "Infra", type: "string", jsonPath: ".spec.infraRef.name" },
+      { name: "HostedCluster", type: "string", jsonPath: ".spec.hostedClusterRef.name" },
+      { name: "Domain", type: "string", jsonPath: ".status.domain" },
+      READY_COLUMN, REASON_COLUMN, AGE_COLUMN,
+    ],
+  },
+  {
+    kind: "DHCPServer", plural: "dhcpservers", singular: "dhcpserver", shortNames: ["dhcp"],
+    description: "Kea DHCPv4 server of an Infra (generated).",
+    spec: DHCPServerSpec, status: DHCPServerStatus,
+    printerColumns: [
+      { name: "CIDR", type: "string", jsonPath: ".spec.networkConfig.cidr" },
+      { name: "ServerIP", type: "string", jsonPath: ".spec.networkConfig.serverIP" },
+      { name: "Leases", type: "integer", jsonPath: ".status.activeLeases" },
+      READY_COLUMN, AGE_COLUMN,
+    ],
+  },
+  {
+    kind: "DNSServer", plural: "dnsservers", singular: "dnsserver", shortNames: ["dns"],
+    description: "Split-horizon CoreDNS server of an Infra (generated).",
+    spec: DNSServerSpec, status: DNSServerStatus,
+    printerColumns: [
+      { name: "ServerIP", type: "string", jsonPath: ".spec.networkConfig.serverIP" },
+      { name: "ProxyIP", type: "string", jsonPath: ".spec.networkConfig.proxyIP" },
+      READY_COLUMN, AGE_COLUMN,
+    ],
+  },
+  {
+    kind: "ProxyServer", plural: "proxyservers", singular: "proxyserver", shortNames: ["proxy"],
+    description: "Envoy SNI proxy of an Infra, configured over xDS (generated).",
+    spec: ProxyServerSpec, status: ProxyServerStatus,
+    printerColumns: [
+      { name: "ServerIP", type: "string", jsonPath: ".spec.networkConfig.serverIP" },
+      { name: "Acked", type: "string", jsonPath: ".status.ackedVersion" },
+      READY_COLUMN, AGE_COLUMN,
+    ],
+  },
+];
+
+export const MAC_PATTERN = new RegExp(MAC);
+
+// ---------------------------------------------------------------- object types
+
+export interface ObjectMeta {
+  name: string;
+  namespace: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+}
+
+export interface Resource<Spec, Status> {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec: Spec;
+  status?: Status;
+}
+
+export type InfraSpec = Static<typeof InfraSpec>;
+export type InfraStatus = Static<typeof InfraStatus>;
+export type Infra = Resource<InfraSpec, InfraStatus>;
+export type InfraClusterAttachmentSpec = Static<typeof InfraClusterAttachmentSpec>;
+export type InfraClusterAttachmentStatus = Static<typeof InfraClusterAttachmentStatus>;
+export type AppsIngressStatus = Static<typeof AppsIngressStatus>;
+export type InfraClusterAttachment = Resource<InfraClusterAttachmentSpec, InfraClusterAttachmentStatus>;
+export type DHCPServerSpec = Static<typeof DHCPServerSpec>;
+export type DHCPServer = Resource<DHCPServerSpec, Static<typeof DHCPServerStatus>>;
+export type DNSServerSpec = Static<typeof DNSServerSpec>;
+export type DNSServer = Resource<DNSServerSpec, Static<typeof DNSServerStatus>>;
+export type ProxyBackend = Static<typeof ProxyBackend>;
+export type ProxyServerSpec = Static<typeof ProxyServerSpec>;
+export type ProxyServer = Resource<ProxyServerSpec, Static<typeof ProxyServerStatus>>;
+export type UnknownClientPolicy = Static<typeof UnknownClientPolicy>;

@@ -1,0 +1,210 @@
+// The pure model's vocabulary: what the cluster looks like (ClusterState), what each Infra
+// should serve (Topology), and what is wrong (Problem). Renderers read only these types.
+import type {
+  DHCPServer, DNSServer, Infra, InfraClusterAttachment, ProxyServer, UnknownClientPolicy,
+} from "../api/schema.js";
+import type {
+  HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance,
+} from "../api/external.js";
+
+/** Everything the model reads, as observed (specs already defaulted by src/api/validate). */
+export interface ClusterState {
+  readonly infras: readonly Infra[];
+  readonly attachments: readonly InfraClusterAttachment[];
+  readonly hostedClusters: readonly HostedCluster[];
+  readonly nodePools: readonly NodePool[];
+  readonly machines: readonly Machine[];
+  readonly vmis: readonly VirtualMachineInstance[];
+  readonly services: readonly Service[];
+  readonly namespaces: readonly Namespace[];
+  /** Objects of our kinds that failed schema validation, reported as problems. */
+  readonly invalid?: readonly InvalidObject[];
+}
+
+export interface InvalidObject {
+  readonly ref: ObjectRef;
+  readonly errors: readonly { field: string; message: string }[];
+}
+
+export interface ObjectRef {
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/**
+ * Something a user must know about one object. `severity: "error"` excludes the object (or the
+ * named part of it) from the output; "pending" means waiting on something that may yet appear;
+ * "warning" changes nothing but deserves a look.
+ */
+export interface Problem {
+  readonly object: ObjectRef;
+  /** Field path in the object, e.g. spec.networkConfig.gateway; "" when about the whole object. */
+  readonly field: string;
+  /** CamelCase condition reason, e.g. InvalidSpec, DuplicateHostname, InfraNotFound. */
+  readonly reason: string;
+  readonly message: string;
+  readonly severity: "error" | "pending" | "warning";
+}
+
+// ---------------------------------------------------------------- proxy
+
+/** Which listener a backend lives on: TLS passthrough on 443/6443, plain HTTP on 80. */
+export type ListenerPort = 443 | 6443 | 80;
+
+/** A resolved upstream address. */
+export interface Endpoint {
+  readonly address: string;
+  readonly port: number;
+}
+
+/**
+ * One upstream target: an Envoy cluster. Several backends may share it (api, api-int and the
+ * kubernetes aliases all reach kube-apiserver.CP:6443).
+ */
+export interface Upstream {
+  /** Envoy cluster name, unique per proxy: "<namespace>/<service>:<port>" or "vip/<ip>:<port>". */
+  readonly name: string;
+  /** Resolved endpoints; empty while the Service is missing or headless (Envoy then refuses connections). */
+  readonly endpoints: readonly Endpoint[];
+  readonly connectTimeoutSeconds: number;
+}
+
+/** One REFERENCE §2 row for one attachment: how a connection is matched and where it goes. */
+export interface Backend {
+  /** Unique per proxy: "<attachment namespace>/<attachment name>/<kind>". */
+  readonly name: string;
+  readonly kind: BackendKind;
+  /** "<namespace>/<name>" of the InfraClusterAttachment it came from. */
+  readonly attachment: string;
+  readonly port: ListenerPort;
+  /** SNI names (port 443/6443) or HTTP Host domains (port 80); empty = matches without SNI. */
+  readonly serverNames: readonly string[];
+  /** Source CIDRs (minimal cover of worker /32s); empty = any source. */
+  readonly sourcePrefixRanges: readonly string[];
+  /** Name of the Upstream it forwards to. */
+  readonly upstream: string;
+}
+
+export type BackendKind =
+  | "kube-apiserver"
+  | "kube-apiserver-internal"
+  | "kubernetes-service"
+  | "oauth-openshift"
+  | "ignition-server"
+  | "konnectivity-server"
+  | "kubernetes-hostname"
+  | "apps-https"
+  | "apps-http";
+
+export interface ProxyModel {
+  /** xDS node.cluster of the Envoys that serve it: "<namespace>/<ProxyServer name>". */
+  readonly node: string;
+  readonly serverIP: string;
+  /** Sorted by name. */
+  readonly backends: readonly Backend[];
+  /** Sorted by name; only upstreams referenced by some backend. */
+  readonly upstreams: readonly Upstream[];
+}
+
+// ---------------------------------------------------------------- dns
+
+export interface ARecord {
+  /** Fully qualified, lower case, no trailing dot; may start with "*." for a wildcard. */
+  readonly name: string;
+  readonly address: string;
+}
+
+/** An authoritative zone: every record's name equals the origin or ends with "." + origin. */
+export interface Zone {
+  /** Lower case, no trailing dot. */
+  readonly origin: string;
+  /** Sorted by name then address. */
+  readonly records: readonly ARecord[];
+}
+
+export interface DnsView {
+  readonly name: "vlan" | "default";
+  /** Clients whose source address is inside this CIDR get the view; undefined = everyone else. */
+  readonly sourceCidr: string | undefined;
+  /** Sorted by origin. May be empty (the default view when internalProxyService is unset). */
+  readonly zones: readonly Zone[];
+}
+
+export interface DnsModel {
+  /** "<namespace>/<DNSServer name>". */
+  readonly name: string;
+  readonly serverIP: string;
+  /** The VLAN view first, then the default view. */
+  readonly views: readonly [DnsView, DnsView];
+  /** Upstream resolver IPs; "resolv.conf" when inheriting the node's resolvers. */
+  readonly upstreams: readonly string[] | "resolv.conf";
+  readonly cacheSeconds: number;
+  readonly reloadSeconds: number;
+}
+
+// ---------------------------------------------------------------- dhcp
+
+export interface Reservation {
+  /** Lower-case colon-separated MAC. */
+  readonly hwAddress: string;
+  readonly ipAddress: string;
+  /** VMI name (DHCP option 12). */
+  readonly hostname: string;
+  /** "<namespace>/<VMI name>", for status and debugging. */
+  readonly vmi: string;
+}
+
+export interface DhcpModel {
+  /** "<namespace>/<DHCPServer name>". */
+  readonly name: string;
+  readonly interface: string;
+  readonly serverIP: string;
+  readonly subnet: string;
+  /** Dotted netmask derived from the CIDR. */
+  readonly netmask: string;
+  readonly pool: { readonly start: string; readonly end: string } | undefined;
+  readonly routers: string;
+  /** Every resolver advertised to clients (option 6), in order. */
+  readonly dnsServers: readonly string[];
+  readonly validLifetimeSeconds: number;
+  readonly unknownClients: UnknownClientPolicy;
+  /** Sorted by hwAddress. */
+  readonly reservations: readonly Reservation[];
+}
+
+// ---------------------------------------------------------------- topology
+
+/** What one attachment contributes, and whether it is served. */
+export interface AttachmentModel {
+  readonly ref: ObjectRef;
+  /** clusterName.baseDomain, lower case. */
+  readonly domain: string;
+  readonly controlPlaneNamespace: string;
+  /** Served = its backends and records are in the output. */
+  readonly served: boolean;
+  /** Worker source addresses (dotted quads, sorted) known for it. */
+  readonly workerAddresses: readonly string[];
+}
+
+export interface Topology {
+  readonly infra: ObjectRef;
+  /** Generated child objects (spec only); undefined when the component is disabled or invalid. */
+  readonly children: {
+    readonly dhcp: DHCPServer | undefined;
+    readonly dns: DNSServer | undefined;
+    readonly proxy: ProxyServer | undefined;
+  };
+  readonly proxy: ProxyModel | undefined;
+  readonly dns: DnsModel | undefined;
+  readonly dhcp: DhcpModel | undefined;
+  /** Sorted by namespace/name; includes unserved ones. */
+  readonly attachments: readonly AttachmentModel[];
+}
+
+export interface BuildResult {
+  /** Sorted by namespace/name; only Infras valid enough to serve. */
+  readonly topologies: readonly Topology[];
+  /** Sorted by object then field. */
+  readonly problems: readonly Problem[];
+}
