@@ -211,7 +211,7 @@ export const DNSRecordView = Type.Union([Type.Literal("vlan"), Type.Literal("def
 export const DNSServerSpec = obj({
   networkConfig: obj({
     serverIP: ipv4("Static VLAN address of CoreDNS."),
-    proxyIP: ipv4("The proxy's VLAN address (VLAN view answers)."),
+    proxyIP: opt(ipv4("The proxy's VLAN address (VLAN view answers); absent when the proxy is disabled.")),
     internalProxyIP: opt(ipv4("The proxy's ClusterIP (default view answers).")),
     secondaryNetworkCIDR: Type.String({ pattern: IPV4_CIDR, description: "Clients inside it get the VLAN view." }),
     ...ChildNetwork,

@@ -1,0 +1,121 @@
+// REFERENCE §2: the backends each served attachment contributes to its Infra's proxy.
+import type { Service } from "../api/external.js";
+import { aggregate, formatCidr, formatIPv4, parseIPv4 } from "./ipv4.js";
+import type { ResolvedAttachment } from "./attachments.js";
+import type { ResolvedInfra } from "./infra.js";
+import { cmp, type Problems } from "./problems.js";
+import type { Backend, BackendKind, Endpoint, ListenerPort, ProxyModel, Upstream } from "./types.js";
+
+/** The names a worker uses for the in-cluster API service; answered by DNS and matched by SNI. */
+export const KUBERNETES_ALIASES = [
+  "kubernetes",
+  "kubernetes.default",
+  "kubernetes.default.svc",
+  "kubernetes.default.svc.cluster.local",
+] as const;
+
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+/** The per-attachment names published on the proxy address, besides the aliases and *.apps. */
+export const CONTROL_PLANE_HOSTS = ["api", "api-int", "oauth", "ignition", "konnectivity"] as const;
+
+interface Row {
+  readonly kind: BackendKind;
+  readonly port: ListenerPort;
+  readonly serverNames: (d: string) => string[];
+  readonly bySource: boolean;
+  readonly service: (apiServer: string) => string;
+  readonly servicePort: number;
+}
+
+const ROWS: readonly Row[] = [
+  { kind: "kube-apiserver", port: 6443, serverNames: (d) => [`api.${d}`], bySource: false, service: (s) => s, servicePort: 6443 },
+  { kind: "kube-apiserver-internal", port: 6443, serverNames: (d) => [`api-int.${d}`], bySource: false, service: (s) => s, servicePort: 6443 },
+  { kind: "kubernetes-service", port: 6443, serverNames: () => [], bySource: true, service: (s) => s, servicePort: 6443 },
+  { kind: "oauth-openshift", port: 443, serverNames: (d) => [`oauth.${d}`], bySource: false, service: () => "oauth-openshift", servicePort: 6443 },
+  { kind: "ignition-server", port: 443, serverNames: (d) => [`ignition.${d}`], bySource: false, service: () => "ignition-server-proxy", servicePort: 443 },
+  { kind: "konnectivity-server", port: 443, serverNames: (d) => [`konnectivity.${d}`], bySource: false, service: () => "konnectivity-server", servicePort: 8091 },
+  { kind: "kubernetes-hostname", port: 443, serverNames: (d) => [...KUBERNETES_ALIASES, `kubernetes.${d}`], bySource: true, service: (s) => s, servicePort: 6443 },
+];
+
+/** The apps VIP of an attachment when its ingress is Ready with an IP; undefined otherwise. */
+export function appsVip(a: ResolvedAttachment): string | undefined {
+  const s = a.attachment.status?.appsIngressStatus;
+  if (a.attachment.spec.appsIngress?.enabled !== true || s?.phase !== "Ready") return undefined;
+  const ip = s.externalIP;
+  return ip !== undefined && parseIPv4(ip) !== undefined ? ip : undefined;
+}
+
+export function buildProxy(infra: ResolvedInfra, attachments: readonly ResolvedAttachment[], services: readonly Service[], problems: Problems): ProxyModel | undefined {
+  if (infra.proxy === undefined) return undefined;
+  const backends: Backend[] = [];
+  const upstreams = new Map<string, Upstream>();
+
+  for (const a of attachments) {
+    if (!a.served) continue;
+    const sources = aggregate(a.workers).map(formatCidr);
+    const apiServer = a.attachment.spec.apiServerService ?? "kube-apiserver";
+    const prefix = `${a.ref.namespace}/${a.ref.name}`;
+    for (const row of ROWS) {
+      // Source-matched routes exist only while worker addresses are known (REFERENCE §2).
+      if (row.bySource && sources.length === 0) continue;
+      const service = row.service(apiServer);
+      const upstream = `${a.controlPlaneNamespace}/${service}:${row.servicePort}`;
+      if (!upstreams.has(upstream)) {
+        upstreams.set(upstream, {
+          name: upstream,
+          endpoints: serviceEndpoints(a, service, row.servicePort, services, problems),
+          connectTimeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
+        });
+      }
+      backends.push({
+        name: `${prefix}/${row.kind}`, kind: row.kind, attachment: prefix, port: row.port,
+        serverNames: row.serverNames(a.domain), sourcePrefixRanges: row.bySource ? sources : [], upstream,
+      });
+    }
+
+    const s = a.attachment.status?.appsIngressStatus;
+    const vip = appsVip(a);
+    if (a.attachment.spec.appsIngress?.enabled === true && s?.phase === "Ready" && vip === undefined) {
+      problems.warning(a.ref, "status.appsIngressStatus", "AppsIngressWithoutIP",
+        `apps ingress reports ${s.externalHostname !== undefined ? `only the hostname ${s.externalHostname}` : "no address"}; *.apps.${a.domain} gets neither a proxy route nor a DNS record until it reports an IP`);
+    }
+    if (vip === undefined) continue;
+    const ports = a.attachment.spec.appsIngress?.ports ?? {};
+    for (const [kind, listener, port] of [["apps-https", 443, ports.https ?? 443], ["apps-http", 80, ports.http ?? 80]] as const) {
+      const upstream = `vip/${vip}:${port}`;
+      upstreams.set(upstream, { name: upstream, endpoints: [{ address: vip, port }], connectTimeoutSeconds: DEFAULT_TIMEOUT_SECONDS });
+      backends.push({
+        name: `${prefix}/${kind}`, kind, attachment: prefix, port: listener,
+        serverNames: [`*.apps.${a.domain}`], sourcePrefixRanges: [], upstream,
+      });
+    }
+  }
+
+  return {
+    node: `${infra.ref.namespace}/${infra.ref.name}-proxy`,
+    serverIP: infra.proxy.serverIP,
+    backends: backends.sort((x, y) => cmp(x.name, y.name)),
+    upstreams: [...upstreams.values()].sort((x, y) => cmp(x.name, y.name)),
+  };
+}
+
+/** The Service's ClusterIP:port; empty (with a pending problem) while it is missing or headless. */
+function serviceEndpoints(a: ResolvedAttachment, name: string, port: number, services: readonly Service[], problems: Problems): Endpoint[] {
+  const svc = services.find((s) => s.metadata.namespace === a.controlPlaneNamespace && s.metadata.name === name);
+  const where = `${a.controlPlaneNamespace}/${name}`;
+  if (svc === undefined) {
+    problems.pending(a.ref, "", "WaitingForServices", `Service ${where} not found; its routes refuse connections until it exists`);
+    return [];
+  }
+  const ip = svc.spec?.clusterIP;
+  if (ip === undefined || parseIPv4(ip) === undefined) {
+    problems.pending(a.ref, "", "WaitingForServices", `Service ${where} has no ClusterIP (headless or not allocated)`);
+    return [];
+  }
+  const ports = svc.spec?.ports ?? [];
+  if (ports.length > 0 && !ports.some((p) => p.port === port)) {
+    problems.warning(a.ref, "", "ServicePortMismatch", `Service ${where} does not expose port ${port} (has ${ports.map((p) => p.port).join(", ")})`);
+  }
+  return [{ address: formatIPv4(parseIPv4(ip) ?? 0), port }];
+}

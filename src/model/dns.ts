@@ -1,0 +1,54 @@
+// REFERENCE §3: the records of the VLAN view and of the default (pod-network) view.
+import { appsVip, CONTROL_PLANE_HOSTS, KUBERNETES_ALIASES } from "./backends.js";
+import type { ResolvedAttachment } from "./attachments.js";
+import type { ResolvedInfra } from "./infra.js";
+import { cmp } from "./problems.js";
+import type { ARecord, DnsModel, DnsView, Zone } from "./types.js";
+
+export const DEFAULT_CACHE_SECONDS = 30;
+export const DEFAULT_RELOAD_SECONDS = 5;
+
+/**
+ * One zone per served domain (control-plane names and the *.apps wildcard) and one per
+ * kubernetes alias, in each view. The VLAN view answers with the proxy's VLAN address and the
+ * apps VIP; the default view answers only with the proxy's pod-network address and is empty
+ * when there is none — pods never learn a VLAN address.
+ */
+export function buildDns(infra: ResolvedInfra, attachments: readonly ResolvedAttachment[]): DnsModel | undefined {
+  if (infra.dns === undefined) return undefined;
+  const served = attachments.filter((a) => a.served);
+  const vlanTarget = infra.proxy?.serverIP;
+  const defaultTarget = infra.proxy?.internalIP;
+  return {
+    name: `${infra.ref.namespace}/${infra.ref.name}-dns`,
+    serverIP: infra.dns.serverIP,
+    views: [
+      { name: "vlan", sourceCidr: infra.cidrText, zones: zonesFor(served, vlanTarget, "vlan") },
+      { name: "default", sourceCidr: undefined, zones: zonesFor(served, defaultTarget, "default") },
+    ],
+    upstreams: infra.upstreams,
+    cacheSeconds: DEFAULT_CACHE_SECONDS,
+    reloadSeconds: DEFAULT_RELOAD_SECONDS,
+  };
+}
+
+function zonesFor(served: readonly ResolvedAttachment[], proxy: string | undefined, view: DnsView["name"]): Zone[] {
+  if (proxy === undefined) return [];
+  const zones: Zone[] = [];
+  for (const a of served) {
+    const records: ARecord[] = CONTROL_PLANE_HOSTS.map((h) => ({ name: `${h}.${a.domain}`, address: proxy }));
+    const vip = appsVip(a);
+    // VLAN clients reach the apps VIP directly; pods go through the proxy, which routes *.apps by SNI/Host.
+    if (vip !== undefined) records.push({ name: `*.apps.${a.domain}`, address: view === "vlan" ? vip : proxy });
+    zones.push({ origin: a.domain, records: sortRecords(records) });
+  }
+  // DNS cannot pick a hosted cluster for the aliases; Envoy does, by worker source address.
+  if (served.some((a) => a.workers.length > 0)) {
+    for (const alias of KUBERNETES_ALIASES) zones.push({ origin: alias, records: [{ name: alias, address: proxy }] });
+  }
+  return zones.sort((x, y) => cmp(x.origin, y.origin));
+}
+
+function sortRecords(records: ARecord[]): ARecord[] {
+  return records.sort((x, y) => cmp(x.name, y.name) || cmp(x.address, y.address));
+}

@@ -1,0 +1,221 @@
+// An Infra's spec, checked and resolved into numbers the rest of the model can trust.
+import type { Infra, UnknownClientPolicy } from "../api/schema.js";
+import type { Service } from "../api/external.js";
+import { parseDurationSeconds } from "./duration.js";
+import { cidrContains, formatIPv4, isHostAddress, parseCidr, parseIPv4, type Cidr } from "./ipv4.js";
+import type { Problems } from "./problems.js";
+import type { ObjectRef } from "./types.js";
+
+export const RESOLV_CONF = "resolv.conf";
+
+export interface ResolvedInfra {
+  readonly ref: ObjectRef;
+  readonly infra: Infra;
+  readonly cidr: Cidr;
+  readonly cidrText: string;
+  readonly gateway: string;
+  readonly nad: { readonly name: string; readonly namespace: string };
+  /** Upstream resolver IPs, or "resolv.conf". */
+  readonly upstreams: readonly string[] | "resolv.conf";
+  readonly dhcp: {
+    readonly serverIP: string;
+    readonly pool: { readonly start: number; readonly end: number } | undefined;
+    readonly leaseTime: string;
+    readonly leaseSeconds: number;
+    readonly unknownClients: UnknownClientPolicy;
+    readonly interface: string;
+    readonly image: string | undefined;
+  } | undefined;
+  readonly dns: { readonly serverIP: string; readonly image: string | undefined } | undefined;
+  readonly proxy: {
+    readonly serverIP: string;
+    /** The proxy's pod-network address for the default DNS view; undefined when unset or unresolved. */
+    readonly internalIP: string | undefined;
+    readonly proxyImage: string | undefined;
+    readonly managerImage: string | undefined;
+  } | undefined;
+}
+
+const F = {
+  cidr: "spec.networkConfig.cidr",
+  gateway: "spec.networkConfig.gateway",
+  dnsServers: "spec.networkConfig.dnsServers",
+  dhcp: "spec.infraComponents.dhcp",
+  dns: "spec.infraComponents.dns",
+  proxy: "spec.infraComponents.proxy",
+} as const;
+
+/**
+ * Checks everything about an Infra that the schema cannot: addresses inside the CIDR, no two
+ * components (or the gateway) on one address, components outside the DHCP pool, a resolvable
+ * internalProxyService. Returns undefined when the Infra cannot be served.
+ */
+export function resolveInfra(infra: Infra, services: readonly Service[], problems: Problems): ResolvedInfra | undefined {
+  const ref: ObjectRef = { kind: "Infra", namespace: infra.metadata.namespace, name: infra.metadata.name };
+  const mark = problems.count;
+  const nc = infra.spec.networkConfig;
+  const comps = infra.spec.infraComponents ?? {};
+
+  const cidr = parseCidr(nc.cidr);
+  if (cidr === undefined) {
+    problems.error(ref, F.cidr, "InvalidSpec", `${JSON.stringify(nc.cidr)} is not an IPv4 network address in CIDR form (host bits must be zero)`);
+    return undefined;
+  }
+  if (cidr.prefix > 30) {
+    problems.error(ref, F.cidr, "InvalidSpec", `/${cidr.prefix} leaves no room for a gateway, three servers and workers; use /30 or larger`);
+    return undefined;
+  }
+
+  // Every address-valued field, checked once for "inside the CIDR" and "not shared".
+  const owners = new Map<number, string>();
+  const claim = (field: string, text: string | undefined, required: boolean): number | undefined => {
+    if (text === undefined || text === "") {
+      if (required) problems.error(ref, field, "InvalidSpec", "required when the component is enabled");
+      return undefined;
+    }
+    const addr = parseIPv4(text);
+    if (addr === undefined) {
+      problems.error(ref, field, "InvalidSpec", `${JSON.stringify(text)} is not an IPv4 address`);
+      return undefined;
+    }
+    if (!isHostAddress(cidr, addr)) {
+      problems.error(ref, field, "InvalidSpec", `${text} is not a usable host address of ${nc.cidr}`);
+      return undefined;
+    }
+    const owner = owners.get(addr);
+    if (owner !== undefined) {
+      problems.error(ref, field, "InvalidSpec", `${text} is already used by ${owner}`);
+      return undefined;
+    }
+    owners.set(addr, field);
+    return addr;
+  };
+
+  claim(F.gateway, nc.gateway, true);
+  const dhcpOn = comps.dhcp?.enabled ?? true;
+  const dnsOn = comps.dns?.enabled ?? true;
+  const proxyOn = comps.proxy?.enabled ?? true;
+  const dhcpIP = dhcpOn ? claim(`${F.dhcp}.serverIP`, comps.dhcp?.serverIP, true) : undefined;
+  const dnsIP = dnsOn ? claim(`${F.dns}.serverIP`, comps.dns?.serverIP, true) : undefined;
+  const proxyIP = proxyOn ? claim(`${F.proxy}.serverIP`, comps.proxy?.serverIP, true) : undefined;
+
+  // Pool: both ends or neither, inside the CIDR, ordered, and clear of every fixed address.
+  let pool: { start: number; end: number } | undefined;
+  if (dhcpOn) {
+    const { rangeStart, rangeEnd } = comps.dhcp ?? {};
+    if ((rangeStart === undefined) !== (rangeEnd === undefined)) {
+      const missing = rangeStart === undefined ? "rangeStart" : "rangeEnd";
+      problems.error(ref, `${F.dhcp}.${missing}`, "InvalidSpec", "rangeStart and rangeEnd must be set together");
+    } else if (rangeStart !== undefined && rangeEnd !== undefined) {
+      const start = parseIPv4(rangeStart);
+      const end = parseIPv4(rangeEnd);
+      if (start === undefined || !isHostAddress(cidr, start)) {
+        problems.error(ref, `${F.dhcp}.rangeStart`, "InvalidSpec", `${rangeStart} is not a usable host address of ${nc.cidr}`);
+      } else if (end === undefined || !isHostAddress(cidr, end)) {
+        problems.error(ref, `${F.dhcp}.rangeEnd`, "InvalidSpec", `${rangeEnd} is not a usable host address of ${nc.cidr}`);
+      } else if (start > end) {
+        problems.error(ref, `${F.dhcp}.rangeEnd`, "InvalidSpec", `rangeEnd ${rangeEnd} comes before rangeStart ${rangeStart}`);
+      } else {
+        pool = { start, end };
+        for (const [addr, field] of owners) {
+          if (addr >= start && addr <= end) {
+            problems.error(ref, `${F.dhcp}.rangeStart`, "InvalidSpec", `pool ${rangeStart}-${rangeEnd} contains ${formatIPv4(addr)} (${field})`);
+          }
+        }
+      }
+    }
+  }
+
+  const leaseTime = comps.dhcp?.leaseTime ?? "1h";
+  const leaseSeconds = parseDurationSeconds(leaseTime);
+  if (dhcpOn && (leaseSeconds === undefined || leaseSeconds < 60)) {
+    problems.error(ref, `${F.dhcp}.leaseTime`, "InvalidSpec", `${JSON.stringify(leaseTime)} is not a duration of at least 1m`);
+  }
+
+  const upstreams = resolveUpstreams(ref, nc.dnsServers ?? [RESOLV_CONF], problems);
+
+  let internalIP: string | undefined;
+  const ips = comps.proxy?.internalProxyService;
+  if (proxyOn && ips !== undefined && ips !== "") {
+    internalIP = resolveInternalProxy(ref, ips, infra.metadata.namespace, cidr, services, problems);
+  }
+
+  if (problems.errorsSince(mark, ref)) return undefined;
+  return {
+    ref,
+    infra,
+    cidr,
+    cidrText: nc.cidr,
+    gateway: nc.gateway,
+    nad: { name: nc.networkAttachmentDefinition, namespace: nc.networkAttachmentNamespace ?? infra.metadata.namespace },
+    upstreams,
+    dhcp: dhcpIP === undefined ? undefined : {
+      serverIP: formatIPv4(dhcpIP),
+      pool,
+      leaseTime,
+      leaseSeconds: leaseSeconds ?? 3600,
+      unknownClients: comps.dhcp?.unknownClients ?? "deny",
+      interface: comps.dhcp?.interface ?? "net1",
+      image: comps.dhcp?.image,
+    },
+    dns: dnsIP === undefined ? undefined : { serverIP: formatIPv4(dnsIP), image: comps.dns?.image },
+    proxy: proxyIP === undefined ? undefined : {
+      serverIP: formatIPv4(proxyIP),
+      internalIP,
+      proxyImage: comps.proxy?.proxyImage,
+      managerImage: comps.proxy?.managerImage,
+    },
+  };
+}
+
+function resolveUpstreams(ref: ObjectRef, entries: readonly string[], problems: Problems): readonly string[] | "resolv.conf" {
+  const ips: string[] = [];
+  let inherit = false;
+  entries.forEach((entry, i) => {
+    if (entry === RESOLV_CONF) inherit = true;
+    else if (parseIPv4(entry) === undefined) {
+      problems.error(ref, `${F.dnsServers}[${i}]`, "InvalidSpec", `${JSON.stringify(entry)} is neither an IPv4 address nor "resolv.conf"`);
+    } else if (!ips.includes(entry)) ips.push(entry);
+  });
+  if (inherit && ips.length > 0) {
+    problems.error(ref, F.dnsServers, "InvalidSpec", `"resolv.conf" cannot be mixed with explicit resolvers (${ips.join(", ")})`);
+  }
+  return ips.length === 0 ? RESOLV_CONF : ips;
+}
+
+/** `internalProxyService`: a ClusterIP, or svc[.ns[.svc[.cluster.local]]] resolved to the Service's ClusterIP. */
+function resolveInternalProxy(
+  ref: ObjectRef, value: string, defaultNamespace: string, cidr: Cidr, services: readonly Service[], problems: Problems,
+): string | undefined {
+  const field = `${F.proxy}.internalProxyService`;
+  const literal = parseIPv4(value);
+  if (literal !== undefined) {
+    if (cidrContains(cidr, literal)) {
+      problems.error(ref, field, "InvalidSpec", `${value} is inside the VLAN ${formatIPv4(cidr.network)}/${cidr.prefix}; the default view must never publish VLAN addresses`);
+      return undefined;
+    }
+    return value;
+  }
+  const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.([a-z0-9]([-a-z0-9]*[a-z0-9])?))?(\.svc(\.cluster\.local)?)?$/.exec(value);
+  if (m === null || (m[6] !== undefined && m[4] === undefined)) {
+    problems.error(ref, field, "InvalidSpec", `${JSON.stringify(value)} is neither an IPv4 ClusterIP nor a Service name of the form svc.namespace[.svc.cluster.local]`);
+    return undefined;
+  }
+  const name = m[1] ?? "";
+  const namespace = m[4] ?? defaultNamespace;
+  const svc = services.find((s) => s.metadata.namespace === namespace && s.metadata.name === name);
+  const ip = svc?.spec?.clusterIP;
+  if (svc === undefined) {
+    problems.pending(ref, field, "InternalProxyServicePending", `Service ${namespace}/${name} not found; the default DNS view stays empty until it exists`);
+    return undefined;
+  }
+  if (ip === undefined || ip === "" || ip === "None" || parseIPv4(ip) === undefined) {
+    problems.pending(ref, field, "InternalProxyServicePending", `Service ${namespace}/${name} has no ClusterIP (headless or not yet allocated); the default DNS view stays empty`);
+    return undefined;
+  }
+  if (cidrContains(cidr, parseIPv4(ip) ?? -1)) {
+    problems.error(ref, field, "InvalidSpec", `Service ${namespace}/${name} has ClusterIP ${ip} inside the VLAN; the default view must never publish VLAN addresses`);
+    return undefined;
+  }
+  return ip;
+}

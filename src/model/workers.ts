@@ -1,0 +1,69 @@
+// Worker source addresses of a hosted cluster: what its KubeVirt workers use on the VLAN.
+import { NODEPOOL_ANNOTATION, type Machine, type NodePool, type VirtualMachineInstance } from "../api/external.js";
+import { cidrContains, parseIPv4, type Cidr } from "./ipv4.js";
+
+export interface WorkerSources {
+  readonly machines: readonly Machine[];
+  readonly nodePools: readonly NodePool[];
+  readonly vmis: readonly VirtualMachineInstance[];
+}
+
+/**
+ * Addresses inside `cidr` of the hosted cluster's KubeVirt workers: CAPI Machines in the
+ * control-plane namespace whose NodePool (annotation hypershift.openshift.io/nodePool,
+ * "<namespace>/<name>") belongs to the HostedCluster and is of platform KubeVirt. A Machine
+ * that reports no VLAN address yet falls back to its VirtualMachineInstance (same name).
+ */
+export function workerAddresses(
+  src: WorkerSources,
+  hostedCluster: { readonly namespace: string; readonly name: string },
+  controlPlaneNamespace: string,
+  cidr: Cidr,
+): number[] {
+  const out = new Set<number>();
+  for (const m of src.machines) {
+    if (m.metadata.namespace !== controlPlaneNamespace) continue;
+    const pool = nodePoolOf(m, src.nodePools, hostedCluster.namespace);
+    if (pool?.spec?.clusterName !== hostedCluster.name || pool.spec.platform?.type !== "KubeVirt") continue;
+    let found = false;
+    for (const a of m.status?.addresses ?? []) {
+      const addr = parseIPv4(a.address ?? "");
+      if (addr !== undefined && cidrContains(cidr, addr)) {
+        out.add(addr);
+        found = true;
+      }
+    }
+    if (!found) {
+      const vmi = src.vmis.find((v) => v.metadata.namespace === controlPlaneNamespace && v.metadata.name === m.metadata.name);
+      if (vmi !== undefined) for (const addr of vmiAddresses(vmi, cidr)) out.add(addr);
+    }
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+function nodePoolOf(m: Machine, pools: readonly NodePool[], defaultNamespace: string): NodePool | undefined {
+  const ann = m.metadata.annotations?.[NODEPOOL_ANNOTATION];
+  if (ann === undefined || ann === "") return undefined;
+  const slash = ann.indexOf("/");
+  const namespace = slash < 0 ? defaultNamespace : ann.slice(0, slash);
+  const name = slash < 0 ? ann : ann.slice(slash + 1);
+  return pools.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
+}
+
+/** Every interface address a VMI reports inside `cidr`. */
+export function vmiAddresses(vmi: VirtualMachineInstance, cidr: Cidr): number[] {
+  const out: number[] = [];
+  for (const i of vmi.status?.interfaces ?? []) {
+    for (const text of [i.ipAddress, ...(i.ipAddresses ?? [])]) {
+      const addr = parseIPv4(stripPrefix(text ?? ""));
+      if (addr !== undefined && cidrContains(cidr, addr) && !out.includes(addr)) out.push(addr);
+    }
+  }
+  return out;
+}
+
+/** KubeVirt sometimes reports "10.0.0.5/24"; the address is what matters. */
+export function stripPrefix(text: string): string {
+  const slash = text.indexOf("/");
+  return slash < 0 ? text : text.slice(0, slash);
+}
