@@ -1,0 +1,307 @@
+// The manifest-directory source: YAML/JSON files on disk → ClusterState, the same state the
+// informers build from a cluster. Input problems in our own kinds become `invalid` entries (the
+// model turns them into status conditions); only unreadable input fails the whole load.
+import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { isMap, isSeq, LineCounter, parseAllDocuments, type Document, type Node as YamlNode } from "yaml";
+import { decodeResource } from "../api/validate.js";
+import { GROUP, type Infra, type InfraClusterAttachment, type ObjectMeta } from "../api/schema.js";
+import type {
+  HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance,
+} from "../api/external.js";
+import type { ClusterState, InvalidObject } from "../model/types.js";
+
+/** Why a manifest directory could not be read: the file (relative to the directory) and 1-based position. */
+export interface ManifestError {
+  file: string;
+  line?: number;
+  column?: number;
+  message: string;
+}
+
+/** An object read from the directory that the model does not consume (generated children, unknown kinds). */
+export interface IgnoredObject {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  file: string;
+}
+
+/** The result of reading a manifest directory: the cluster state it describes, or the first unreadable input. */
+export type ManifestLoad =
+  | { ok: true; state: ClusterState; files: string[]; ignored: IgnoredObject[] }
+  | { ok: false; error: ManifestError };
+
+/** One file's content, `path` as it should appear in messages. */
+export interface ManifestFile {
+  path: string;
+  text: string;
+}
+
+const MANIFEST_EXTENSION = /\.(ya?ml|json)$/i;
+const DEFAULT_NAMESPACE = "default";
+
+/** "file:line:column: message", the form the CLI prints for unreadable input. */
+export function formatManifestError(e: ManifestError): string {
+  const pos = e.line === undefined ? "" : `:${e.line}${e.column === undefined ? "" : `:${e.column}`}`;
+  return `${e.file}${pos}: ${e.message}`;
+}
+
+/** "3 objects of kinds DHCPServer, Foo" for a log line; "" when nothing was ignored. */
+export function summarizeIgnored(ignored: readonly IgnoredObject[]): string {
+  if (ignored.length === 0) return "";
+  const kinds = [...new Set(ignored.map((o) => o.kind))].sort();
+  return `${ignored.length} object${ignored.length === 1 ? "" : "s"} of kind${kinds.length === 1 ? "" : "s"} ${kinds.join(", ")}`;
+}
+
+// ---------------------------------------------------------------- parsing (pure)
+
+class LoadError extends Error {
+  constructor(readonly detail: ManifestError) {
+    super(detail.message);
+  }
+}
+
+interface Located {
+  obj: Record<string, unknown>;
+  file: string;
+  line: number;
+  column: number;
+}
+
+type Bucket = "infras" | "attachments" | "hostedClusters" | "nodePools" | "machines" | "vmis" | "services" | "namespaces";
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The yaml library's message without its " at line N, column M:" suffix and code frame (we report those as fields). */
+function plainMessage(message: string): string {
+  return message.replace(/ at line \d+, column \d+:[\s\S]*$/, "").trim();
+}
+
+function positionOf(node: YamlNode | null | undefined, lc: LineCounter): { line: number; column: number } {
+  const pos = lc.linePos(node?.range?.[0] ?? 0);
+  return { line: pos.line, column: pos.col };
+}
+
+/** Splits one file into its top-level objects, expanding `kind: *List` documents. */
+function objectsOf(file: ManifestFile): Located[] {
+  const lc = new LineCounter();
+  const docs = parseAllDocuments(file.text, { lineCounter: lc, prettyErrors: true });
+  // parseAllDocuments returns an EmptyStream (not an array) for input without documents.
+  if (!Array.isArray(docs)) return [];
+  const out: Located[] = [];
+  for (const doc of docs) {
+    const err = doc.errors[0];
+    if (err !== undefined) {
+      const pos = err.linePos?.[0];
+      throw new LoadError({
+        file: file.path, ...(pos === undefined ? {} : { line: pos.line, column: pos.col }), message: plainMessage(err.message),
+      });
+    }
+    const value = toJs(doc, file.path, lc);
+    if (value === null || value === undefined) continue;
+    const at = positionOf(doc.contents, lc);
+    if (!isRecord(value)) {
+      throw new LoadError({ file: file.path, ...at, message: `document is a ${describeValue(value)}, not a mapping (a Kubernetes object)` });
+    }
+    if (typeof value["kind"] === "string" && value["kind"].endsWith("List") && "items" in value) {
+      out.push(...listItems(doc, value, file.path, lc));
+    } else {
+      out.push({ obj: value, file: file.path, ...at });
+    }
+  }
+  return out;
+}
+
+function toJs(doc: Document, file: string, lc: LineCounter): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    // Unresolved or excessive aliases surface only here.
+    throw new LoadError({ file, ...positionOf(doc.contents, lc), message: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+function listItems(doc: Document, list: Record<string, unknown>, file: string, lc: LineCounter): Located[] {
+  const items = list["items"];
+  const itemsNode = isMap(doc.contents) ? doc.contents.get("items", true) : undefined;
+  if (items === null) return [];
+  if (!Array.isArray(items)) {
+    throw new LoadError({ file, ...positionOf(itemsNode, lc), message: `${String(list["kind"])}.items must be a sequence` });
+  }
+  const nodes = isSeq(itemsNode) ? itemsNode.items : [];
+  return items.map((item: unknown, i) => {
+    const at = positionOf(nodes[i] as YamlNode | undefined, lc);
+    if (!isRecord(item)) throw new LoadError({ file, ...at, message: `items[${i}] is a ${describeValue(item)}, not a mapping` });
+    return { obj: item, file, ...at };
+  });
+}
+
+function describeValue(v: unknown): string {
+  if (Array.isArray(v)) return "sequence";
+  if (v === null) return "null";
+  return typeof v === "object" ? "mapping" : `${typeof v} scalar`;
+}
+
+const groupOf = (apiVersion: string): string => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
+
+/** Where an object of this group/kind goes in ClusterState; undefined = not read by the model. */
+function bucketOf(group: string, kind: string): Bucket | undefined {
+  switch (`${group}/${kind}`) {
+    case `${GROUP}/Infra`: return "infras";
+    case `${GROUP}/InfraClusterAttachment`: return "attachments";
+    case "hypershift.openshift.io/HostedCluster": return "hostedClusters";
+    case "hypershift.openshift.io/NodePool": return "nodePools";
+    case "cluster.x-k8s.io/Machine": return "machines";
+    case "kubevirt.io/VirtualMachineInstance": return "vmis";
+    case "/Service": return "services";
+    case "/Namespace": return "namespaces";
+    default: return undefined;
+  }
+}
+
+/**
+ * Checks identity fields and applies kubectl's namespace default; returns a copy. Objects the
+ * model reads need a name; ignored ones (a kustomization.yaml, say) may lack metadata.
+ */
+function normalize(l: Located): Located & { apiVersion: string; kind: string; meta: ObjectMeta; bucket: Bucket | undefined } {
+  const where = { file: l.file, line: l.line, column: l.column };
+  const { apiVersion, kind, metadata } = l.obj;
+  if (typeof apiVersion !== "string" || apiVersion === "") throw new LoadError({ ...where, message: "object has no apiVersion" });
+  if (typeof kind !== "string" || kind === "") throw new LoadError({ ...where, message: "object has no kind" });
+  const bucket = bucketOf(groupOf(apiVersion), kind);
+  if (metadata !== undefined && !isRecord(metadata)) throw new LoadError({ ...where, message: `${kind}: metadata must be a mapping` });
+  const name = metadata?.["name"] ?? "";
+  if (typeof name !== "string") throw new LoadError({ ...where, message: `${kind}: metadata.name must be a string` });
+  if (name === "" && bucket !== undefined) throw new LoadError({ ...where, message: `${kind} has no metadata.name` });
+  const ns = metadata?.["namespace"];
+  if (ns !== undefined && typeof ns !== "string") throw new LoadError({ ...where, message: `${kind} ${name}: metadata.namespace must be a string` });
+  // Namespaces are cluster-scoped: "" as client-go has it, never "default".
+  const namespace = bucket === "namespaces" ? "" : ns === undefined || ns === "" ? DEFAULT_NAMESPACE : ns;
+  const meta = { ...metadata, name, namespace } as ObjectMeta;
+  return { ...l, obj: { ...l.obj, metadata: meta }, apiVersion, kind, meta, bucket };
+}
+
+const byNamespaceName = <T extends { metadata: { namespace: string; name: string } }>(a: T, b: T): number =>
+  compare(a.metadata.namespace, b.metadata.namespace) || compare(a.metadata.name, b.metadata.name);
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Builds ClusterState from file contents (no I/O); files are processed in path order. */
+export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
+  const sorted = [...files].sort((a, b) => compare(a.path, b.path));
+  const buckets: Record<Bucket, unknown[]> = {
+    infras: [], attachments: [], hostedClusters: [], nodePools: [], machines: [], vmis: [], services: [], namespaces: [],
+  };
+  const invalid: InvalidObject[] = [];
+  const ignored: IgnoredObject[] = [];
+  const seen = new Map<string, Located>();
+  try {
+    for (const file of sorted) {
+      for (const raw of objectsOf(file)) {
+        const o = normalize(raw);
+        const identity = `${groupOf(o.apiVersion)}/${o.kind} ${o.meta.namespace}/${o.meta.name}`;
+        const first = o.meta.name === "" ? undefined : seen.get(identity);
+        if (first !== undefined) {
+          const what = `${o.kind} ${o.meta.namespace === "" ? "" : `${o.meta.namespace}/`}${o.meta.name}`;
+          throw new LoadError({
+            file: o.file, line: o.line, column: o.column,
+            message: `duplicate ${what}: also defined in ${first.file}:${first.line}`,
+          });
+        }
+        seen.set(identity, o);
+        const bucket = o.bucket;
+        if (bucket === undefined) {
+          ignored.push({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.meta.namespace, name: o.meta.name, file: o.file });
+        } else if (bucket === "infras" || bucket === "attachments") {
+          const decoded = decodeResource(o.obj, o.kind);
+          if (decoded.ok) buckets[bucket].push(decoded.value);
+          else invalid.push({ ref: { kind: o.kind, namespace: o.meta.namespace, name: o.meta.name }, errors: decoded.errors });
+        } else {
+          buckets[bucket].push(o.obj);
+        }
+      }
+    }
+  } catch (e) {
+    if (e instanceof LoadError) return { ok: false, error: e.detail };
+    throw e;
+  }
+  const sortedBucket = <T extends { metadata: { namespace: string; name: string } }>(b: Bucket): T[] =>
+    (buckets[b] as T[]).sort(byNamespaceName);
+  const state: ClusterState = {
+    infras: sortedBucket<Infra>("infras"),
+    attachments: sortedBucket<InfraClusterAttachment>("attachments"),
+    hostedClusters: sortedBucket<HostedCluster>("hostedClusters"),
+    nodePools: sortedBucket<NodePool>("nodePools"),
+    machines: sortedBucket<Machine>("machines"),
+    vmis: sortedBucket<VirtualMachineInstance>("vmis"),
+    services: sortedBucket<Service>("services"),
+    namespaces: sortedBucket<Namespace>("namespaces"),
+    invalid: invalid.sort((a, b) =>
+      compare(a.ref.kind, b.ref.kind) || compare(a.ref.namespace, b.ref.namespace) || compare(a.ref.name, b.ref.name)),
+  };
+  ignored.sort((a, b) => compare(a.kind, b.kind) || compare(a.namespace, b.namespace) || compare(a.name, b.name));
+  return { ok: true, state, files: sorted.map((f) => f.path), ignored };
+}
+
+// ---------------------------------------------------------------- reading the directory
+
+/**
+ * Manifest files under dir, relative with "/" separators, sorted. Hidden entries are skipped:
+ * a ConfigMap volume mounts every key twice (KEY and ..data/KEY), and editors leave dotfiles.
+ */
+async function listManifestFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const visited = new Set<string>();
+  const walk = async (abs: string, rel: string): Promise<void> => {
+    const real = await realpath(abs);
+    if (visited.has(real)) return; // symlink loop
+    visited.add(real);
+    for (const entry of await readdir(abs, { withFileTypes: true })) {
+      if (entry.name.startsWith(".")) continue;
+      const childAbs = join(abs, entry.name);
+      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      let isDir = entry.isDirectory();
+      if (entry.isSymbolicLink()) {
+        try {
+          isDir = (await stat(childAbs)).isDirectory();
+        } catch {
+          // A dangling link with a manifest name is reported when read; other names are not ours.
+          isDir = false;
+        }
+      }
+      if (isDir) await walk(childAbs, childRel);
+      else if (MANIFEST_EXTENSION.test(entry.name)) out.push(childRel);
+    }
+  };
+  await walk(dir, "");
+  return out.sort(compare);
+}
+
+const errnoMessage = (e: unknown): string => {
+  const err = e as NodeJS.ErrnoException;
+  return err.code === undefined ? err.message : `${err.code}: ${describeErrno(err.code)}`;
+};
+const describeErrno = (code: string): string =>
+  ({ ENOENT: "no such file or directory", EACCES: "permission denied", ENOTDIR: "not a directory", EISDIR: "is a directory", ELOOP: "too many symbolic links" } as Record<string, string>)[code]
+  ?? "cannot be read";
+
+/** Reads every *.yaml, *.yml and *.json under dir (recursively, sorted by path) into ClusterState. */
+export async function loadManifestDir(dir: string): Promise<ManifestLoad> {
+  let paths: string[];
+  try {
+    if (!(await stat(dir)).isDirectory()) return { ok: false, error: { file: dir, message: "not a directory" } };
+    paths = await listManifestFiles(dir);
+  } catch (e) {
+    return { ok: false, error: { file: dir, message: `cannot read manifest directory: ${errnoMessage(e)}` } };
+  }
+  const files: ManifestFile[] = [];
+  for (const path of paths) {
+    try {
+      files.push({ path, text: await readFile(join(dir, path), "utf8") });
+    } catch (e) {
+      return { ok: false, error: { file: path, message: `cannot read file: ${errnoMessage(e)}` } };
+    }
+  }
+  return parseManifests(files);
+}
