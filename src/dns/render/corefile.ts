@@ -1,0 +1,95 @@
+// Corefile text: server blocks in the order CoreDNS must see them. Pure.
+//
+// CoreDNS facts this relies on (plugin docs and core/dnsserver/server.go, CoreDNS >= 1.10):
+// - Several blocks may serve the same zone:port when all but the last carry a `view`. For a query,
+//   the server walks the zone's blocks in Corefile order and takes the first whose view expressions
+//   all pass. If none passes it does NOT refuse: it strips a label and retries with the parent zone,
+//   finally the root block. A VLAN-only zone without an unfiltered block would therefore leak its
+//   pod-network queries into whatever parent-zone block exists. We always end a zone with an
+//   unfiltered block (the other view's file, or a plain forwarder), so the outcome is explicit.
+// - `health` and `reload` are process wide and `ready` reports on its own port; each appears once,
+//   in the root block.
+// - Plugin order inside a block is fixed by CoreDNS (plugin.cfg), not by the order written here.
+// - Every block has its own plugin instances, so `cache` never mixes answers of different views.
+
+/** The source-address filter of a view block: CoreDNS `view NAME { expr incidr(client_ip(), CIDR) }`. */
+export interface ViewFilter {
+  readonly name: string;
+  /** Canonical IPv4 CIDR. */
+  readonly cidr: string;
+}
+
+/** How a block answers: authoritatively from a zone file, or by forwarding upstream. */
+export type BlockAnswer =
+  | { readonly kind: "file"; readonly path: string }
+  | { readonly kind: "forward" };
+
+/** One `<zone>:53 { … }` server block. */
+export interface ServerBlock {
+  /** Normalized origin, or "." for the root block. */
+  readonly zone: string;
+  readonly view: ViewFilter | undefined;
+  readonly answer: BlockAnswer;
+}
+
+/** Settings shared by every block. */
+export interface CorefileSettings {
+  /** `forward` targets: upstream IPs or "/etc/resolv.conf". Never empty. */
+  readonly forwardTo: readonly string[];
+  /** Undefined = no `cache` plugin. */
+  readonly cacheSeconds: number | undefined;
+  /** Corefile and zone-file re-read interval. */
+  readonly reloadSeconds: number;
+}
+
+/** The node's resolver configuration inside the CoreDNS container. */
+export const RESOLV_CONF = "/etc/resolv.conf";
+/** The DNS port every block listens on. */
+export const DNS_PORT = 53;
+/** Liveness endpoint of the CoreDNS process (health plugin). */
+export const HEALTH_ADDRESS = ":8080";
+/** Readiness endpoint of the CoreDNS process (ready plugin). */
+export const READY_ADDRESS = ":8181";
+// The reload plugin refuses intervals under 2s; a file plugin interval of 0 disables reloading.
+const MIN_COREFILE_RELOAD = 2;
+const MIN_ZONE_RELOAD = 1;
+
+/** Renders the Corefile: the root block first, then `blocks` in the given order. */
+export function renderCorefile(blocks: readonly ServerBlock[], settings: CorefileSettings): string {
+  const root = renderBlock({ zone: ".", view: undefined, answer: { kind: "forward" } }, settings, true);
+  return [root, ...blocks.map((b) => renderBlock(b, settings, false))].join("\n");
+}
+
+function renderBlock(block: ServerBlock, s: CorefileSettings, root: boolean): string {
+  const lines: string[] = [`${block.zone}:${DNS_PORT} {`];
+  if (block.view !== undefined) {
+    lines.push(
+      `    view ${block.view.name} {`,
+      `        expr incidr(client_ip(), '${block.view.cidr}')`,
+      "    }",
+    );
+  }
+  lines.push("    errors", "    log");
+  if (root) {
+    lines.push(
+      `    health ${HEALTH_ADDRESS}`,
+      `    ready ${READY_ADDRESS}`,
+      `    reload ${Math.max(MIN_COREFILE_RELOAD, s.reloadSeconds)}s`,
+    );
+  }
+  if (s.cacheSeconds !== undefined) lines.push(`    cache ${s.cacheSeconds}`);
+  if (block.answer.kind === "file") {
+    lines.push(
+      `    file ${block.answer.path} ${block.zone} {`,
+      `        reload ${Math.max(MIN_ZONE_RELOAD, s.reloadSeconds)}s`,
+      "    }",
+    );
+  } else {
+    // Forwarding to the node's resolvers can point back at us; loop halts CoreDNS instead of
+    // spinning. It probes the block's own zone, so each forwarding block carries it.
+    if (s.forwardTo.includes(RESOLV_CONF)) lines.push("    loop");
+    lines.push(`    forward . ${s.forwardTo.join(" ")}`);
+  }
+  lines.push("}");
+  return `${lines.join("\n")}\n`;
+}
