@@ -7,7 +7,7 @@ describe("IPv4", () => {
   it.each([
     ["192.0.2.1", 3221225985], ["0.0.0.0", 0], ["255.255.255.255", 4294967295],
     ["256.0.0.1", undefined], ["1.2.3", undefined], ["01.2.3.4", undefined], ["1.2.3.4 ", undefined], ["", undefined],
-  ])("parseIPv4(%j) = %j", (text, n) => expect(parseIPv4(text)).toBe(n));
+  ])("parseIPv4(%j) = %j", (text, n) => { expect(parseIPv4(text)).toBe(n); });
 
   it.each([
     ["192.0.2.0/24", "192.0.2.0/24"], ["10.0.0.0/8", "10.0.0.0/8"], ["0.0.0.0/0", "0.0.0.0/0"],
@@ -42,5 +42,5 @@ describe("IPv4", () => {
 
 describe("Go durations", () => {
   it.each([["1h", 3600], ["90m", 5400], ["1h30m", 5400], ["2.5h", 9000], ["3600s", 3600], ["500ms", 0], ["", undefined], ["1d", undefined], ["h", undefined], ["1h ", undefined]])(
-    "%j = %j seconds", (text, s) => expect(parseDurationSeconds(text)).toBe(s));
+    "%j = %j seconds", (text, s) => { expect(parseDurationSeconds(text)).toBe(s); });
 });

@@ -1,0 +1,167 @@
+// Cross-resource checks on a rendered snapshot: what Envoy would reject (duplicate names,
+// overlapping filter chains, partial wildcards) or silently break on (a reference to a cluster,
+// route table or endpoint set that is not there). Pure; returns messages, never throws.
+import {
+  describeCombo, expandMatch, readChains, type ChainView,
+} from "./render/chain-match.js";
+import type { EnvoyResources } from "./render/index.js";
+import { asArray, asNumber, asString, get } from "./render/json.js";
+import { HTTP_CONNECTION_MANAGER_TYPE_URL, TCP_PROXY_TYPE_URL } from "./render/type-urls.js";
+
+/** Problems that make the resource set unfit to push; [] when Envoy would accept it as a whole. */
+export function checkConsistency(res: EnvoyResources): string[] {
+  const errors: string[] = [];
+  const clusters = names(res.clusters, "name", "cluster name", errors);
+  const assignments = names(res.endpoints, "cluster_name", "ClusterLoadAssignment for cluster", errors);
+  const routeConfigs = names(res.routes, "name", "route configuration name", errors);
+  names(res.listeners, "name", "listener name", errors);
+
+  const binds = new Map<string, string>();
+  for (const listener of res.listeners) {
+    const name = asString(get(listener, "name")) ?? "";
+    const address = asString(get(listener, "address", "socket_address", "address"));
+    const port = asNumber(get(listener, "address", "socket_address", "port_value"));
+    if (address !== undefined && port !== undefined) {
+      const bind = `${address}:${port}`;
+      const other = binds.get(bind);
+      if (other !== undefined) errors.push(`listeners "${other}" and "${name}" both bind ${bind}`);
+      else binds.set(bind, name);
+    }
+    errors.push(...checkListener(name, listener, clusters, routeConfigs));
+  }
+
+  for (const rc of res.routes) {
+    errors.push(...checkRouteConfig(rc, clusters));
+  }
+
+  for (const cluster of res.clusters) {
+    if (get(cluster, "type") !== "EDS") continue;
+    const name = asString(get(cluster, "name")) ?? "";
+    const serviceName = asString(get(cluster, "eds_cluster_config", "service_name")) ?? name;
+    if (!assignments.has(serviceName)) errors.push(`cluster "${name}" has no ClusterLoadAssignment`);
+  }
+  return errors;
+}
+
+/** Collects a string key of every resource, reporting each repeated value once. */
+function names(items: readonly object[], key: string, what: string, errors: string[]): Set<string> {
+  const seen = new Set<string>();
+  const reported = new Set<string>();
+  for (const item of items) {
+    const name = asString(get(item, key)) ?? "";
+    if (seen.has(name) && !reported.has(name)) {
+      errors.push(`duplicate ${what} "${name}"`);
+      reported.add(name);
+    }
+    seen.add(name);
+  }
+  return seen;
+}
+
+function checkListener(
+  name: string, listener: object, clusters: ReadonlySet<string>, routeConfigs: ReadonlySet<string>,
+): string[] {
+  const errors: string[] = [];
+  const chains = readChains(listener);
+  const defaultChain = get(listener, "default_filter_chain");
+  if (chains.length === 0 && defaultChain === undefined) errors.push(`listener "${name}" has no filter chains`);
+
+  const chainNames = new Set<string>();
+  for (const chain of chains) {
+    if (chainNames.has(chain.name)) errors.push(`listener "${name}": duplicate filter chain name "${chain.name}"`);
+    chainNames.add(chain.name);
+    for (const sn of chain.match.serverNames) {
+      if (sn.includes("*") && !(sn.startsWith("*.") && !sn.slice(1).includes("*"))) {
+        errors.push(`listener "${name}" filter chain "${chain.name}": server name "${sn}" is a partial wildcard (only a leading "*." is allowed)`);
+      }
+    }
+  }
+  errors.push(...overlaps(name, chains));
+
+  const all: { name: string; chain: unknown }[] = chains.map((c) => ({ name: c.name, chain: c.chain }));
+  if (defaultChain !== undefined) {
+    all.push({ name: asString(get(defaultChain, "name")) ?? "default_filter_chain", chain: defaultChain });
+  }
+  for (const { name: chainName, chain } of all) {
+    const where = `listener "${name}" filter chain "${chainName}"`;
+    for (const filter of asArray(get(chain, "filters"))) {
+      const config = get(filter, "typed_config");
+      const type = get(config, "@type");
+      if (type === TCP_PROXY_TYPE_URL) {
+        for (const c of tcpProxyClusters(config)) {
+          if (!clusters.has(c)) errors.push(`${where}: tcp_proxy cluster "${c}" does not exist`);
+        }
+      } else if (type === HTTP_CONNECTION_MANAGER_TYPE_URL) {
+        const rds = asString(get(config, "rds", "route_config_name"));
+        if (rds !== undefined && !routeConfigs.has(rds)) {
+          errors.push(`${where}: RDS route configuration "${rds}" does not exist`);
+        }
+        const inline = get(config, "route_config");
+        if (inline !== undefined) errors.push(...checkRouteConfig(inline, clusters));
+      }
+    }
+  }
+  return errors;
+}
+
+function tcpProxyClusters(config: unknown): string[] {
+  const single = asString(get(config, "cluster"));
+  if (single !== undefined) return [single];
+  return asArray(get(config, "weighted_clusters", "clusters")).map((c) => asString(get(c, "name")) ?? "");
+}
+
+/**
+ * Envoy indexes every chain under each combination of its criteria and rejects the listener as
+ * soon as one combination is already taken, by another chain or by the same chain twice.
+ */
+function overlaps(listener: string, chains: readonly ChainView[]): string[] {
+  const errors: string[] = [];
+  const owners = new Map<string, number[]>();
+  const reported = new Set<string>();
+  chains.forEach((chain, i) => {
+    for (const combo of expandMatch(chain.match)) {
+      const key = JSON.stringify(combo);
+      const prior = owners.get(key) ?? [];
+      for (const prev of prior) {
+        const pair = `${prev}/${i}`;
+        if (reported.has(pair)) continue;
+        reported.add(pair);
+        const first = chains[prev]?.name ?? "";
+        errors.push(prev === i
+          ? `listener "${listener}": filter chain "${chain.name}" lists the same matching rules twice (${describeCombo(combo)})`
+          : `listener "${listener}": filter chains "${first}" and "${chain.name}" have overlapping matching rules (${describeCombo(combo)})`);
+      }
+      if (!prior.includes(i)) owners.set(key, [...prior, i]);
+    }
+  });
+  return errors;
+}
+
+function checkRouteConfig(rc: unknown, clusters: ReadonlySet<string>): string[] {
+  const errors: string[] = [];
+  const rcName = asString(get(rc, "name")) ?? "";
+  const vhostNames = new Set<string>();
+  const domainOwner = new Map<string, string>();
+  for (const vh of asArray(get(rc, "virtual_hosts"))) {
+    const vhName = asString(get(vh, "name")) ?? "";
+    if (vhostNames.has(vhName)) errors.push(`route configuration "${rcName}": duplicate virtual host name "${vhName}"`);
+    vhostNames.add(vhName);
+    for (const d of asArray(get(vh, "domains"))) {
+      const domain = (asString(d) ?? "").toLowerCase();
+      const other = domainOwner.get(domain);
+      if (other !== undefined) {
+        errors.push(`route configuration "${rcName}": domain "${domain}" is in virtual hosts "${other}" and "${vhName}"`);
+      } else {
+        domainOwner.set(domain, vhName);
+      }
+    }
+    for (const route of asArray(get(vh, "routes"))) {
+      const single = asString(get(route, "route", "cluster"));
+      const weighted = asArray(get(route, "route", "weighted_clusters", "clusters")).map((c) => asString(get(c, "name")) ?? "");
+      for (const c of single !== undefined ? [single] : weighted) {
+        if (!clusters.has(c)) errors.push(`route configuration "${rcName}" virtual host "${vhName}": cluster "${c}" does not exist`);
+      }
+    }
+  }
+  return errors;
+}

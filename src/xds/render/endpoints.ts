@@ -1,0 +1,41 @@
+// EDS: one ClusterLoadAssignment per Upstream with its resolved IP:port endpoints (possibly none,
+// in which case Envoy refuses the connection rather than guessing).
+import { parseIPv4 } from "../../model/ipv4.js";
+import type { Endpoint, Upstream } from "../../model/types.js";
+import { sortByKey } from "./json.js";
+
+/** ClusterLoadAssignment JSON for every upstream, sorted by cluster_name; bad addresses go to `errors`. */
+export function renderEndpoints(upstreams: readonly Upstream[], errors: string[]): object[] {
+  return sortByKey(upstreams, (u) => u.name).map((u) => {
+    const endpoints = uniqueEndpoints(u, errors);
+    if (endpoints.length === 0) return { cluster_name: u.name };
+    return {
+      cluster_name: u.name,
+      endpoints: [{
+        lb_endpoints: endpoints.map((e) => ({
+          endpoint: { address: { socket_address: { address: e.address, port_value: e.port } } },
+        })),
+      }],
+    };
+  });
+}
+
+/** Valid endpoints, deduplicated and sorted numerically by address then port. */
+function uniqueEndpoints(u: Upstream, errors: string[]): Endpoint[] {
+  const byKey = new Map<string, { ip: number; endpoint: Endpoint }>();
+  for (const e of u.endpoints) {
+    const ip = parseIPv4(e.address);
+    if (ip === undefined) {
+      errors.push(`upstream "${u.name}": endpoint address "${e.address}" is not an IPv4 address`);
+      continue;
+    }
+    if (!Number.isInteger(e.port) || e.port < 1 || e.port > 65535) {
+      errors.push(`upstream "${u.name}": endpoint port ${e.port} is out of range`);
+      continue;
+    }
+    byKey.set(`${e.address}:${e.port}`, { ip, endpoint: e });
+  }
+  return [...byKey.values()]
+    .sort((a, b) => a.ip - b.ip || a.endpoint.port - b.endpoint.port)
+    .map((x) => x.endpoint);
+}

@@ -1,0 +1,128 @@
+// LDS: TLS-passthrough listeners on 443 and 6443 (one filter chain per backend, chosen by SNI and
+// source address, no default chain so unknown clients reach nothing) and, when apps ingress is
+// served, a plain-HTTP listener on 80 that routes by Host through RDS.
+import { formatIPv4, parseCidr, parseIPv4 } from "../../model/ipv4.js";
+import type { Backend } from "../../model/types.js";
+import { adsConfigSource } from "./ads.js";
+import { compareText, sortByKey } from "./json.js";
+import { HTTP_ROUTE_CONFIG_NAME } from "./routes.js";
+import {
+  HTTP_CONNECTION_MANAGER_TYPE_URL, ROUTER_TYPE_URL, TCP_PROXY_TYPE_URL, TLS_INSPECTOR_TYPE_URL,
+} from "./type-urls.js";
+
+/** Listener for SNI-routed TLS on 443 (oauth, ignition, konnectivity, kubernetes aliases, apps). */
+export const HTTPS_LISTENER_NAME = "https-443";
+/** Listener for SNI- or source-routed TLS on 6443 (kube-apiserver). */
+export const KUBE_LISTENER_NAME = "kube-6443";
+/** Listener for plain HTTP on 80 (apps ingress), routed by Host header. */
+export const HTTP_LISTENER_NAME = "http-80";
+
+/** Listener filter that reads SNI/ALPN from the ClientHello and sets transport protocol "tls". */
+export const TLS_INSPECTOR_FILTER = "envoy.filters.listener.tls_inspector";
+/** Network filter that forwards the raw (still encrypted) byte stream to one cluster. */
+export const TCP_PROXY_FILTER = "envoy.filters.network.tcp_proxy";
+/** Network filter that terminates HTTP and routes requests by Host through RDS. */
+export const HTTP_CONNECTION_MANAGER_FILTER = "envoy.filters.network.http_connection_manager";
+/** Terminal HTTP filter that sends a request to the cluster its route selected. */
+export const ROUTER_FILTER = "envoy.filters.http.router";
+
+const BIND_ADDRESS = "0.0.0.0";
+const TLS_LISTENERS = [
+  { name: HTTPS_LISTENER_NAME, port: 443 },
+  { name: KUBE_LISTENER_NAME, port: 6443 },
+] as const;
+
+/** Listener JSON for the backends, sorted by name; unusable backend fields go to `errors`. */
+export function renderListeners(backends: readonly Backend[], errors: string[]): object[] {
+  const listeners: { name: string; value: object }[] = [];
+  for (const { name, port } of TLS_LISTENERS) {
+    const chains = sortByKey(backends.filter((b) => b.port === port), (b) => b.name).map((b) => tlsChain(b, errors));
+    if (chains.length === 0) continue;
+    listeners.push({
+      name,
+      value: {
+        name,
+        address: socketAddress(port),
+        listener_filters: [{ name: TLS_INSPECTOR_FILTER, typed_config: { "@type": TLS_INSPECTOR_TYPE_URL } }],
+        filter_chains: chains,
+      },
+    });
+  }
+  const http = backends.filter((b) => b.port === 80);
+  for (const b of http) {
+    // Host routing cannot also match on the client address; refuse rather than widen access.
+    if (b.sourcePrefixRanges.length > 0) {
+      errors.push(`backend "${b.name}": source prefix ranges are not supported on the HTTP listener`);
+    }
+  }
+  if (http.length > 0) listeners.push({ name: HTTP_LISTENER_NAME, value: httpListener() });
+  const served: readonly number[] = [80, ...TLS_LISTENERS.map((l) => l.port)];
+  for (const b of backends) {
+    if (!served.includes(b.port)) {
+      errors.push(`backend "${b.name}": no listener on port ${String(b.port)}`);
+    }
+  }
+  return sortByKey(listeners, (l) => l.name).map((l) => l.value);
+}
+
+function socketAddress(port: number): object {
+  return { socket_address: { address: BIND_ADDRESS, port_value: port } };
+}
+
+function tlsChain(b: Backend, errors: string[]): object {
+  const serverNames = [...new Set(b.serverNames)].sort(compareText);
+  const ranges = sourceRanges(b, errors);
+  const match = {
+    ...(serverNames.length > 0 ? { server_names: serverNames, transport_protocol: "tls" } : {}),
+    ...(ranges.length > 0 ? { source_prefix_ranges: ranges } : {}),
+  };
+  return {
+    name: b.name,
+    ...(Object.keys(match).length > 0 ? { filter_chain_match: match } : {}),
+    filters: [{
+      name: TCP_PROXY_FILTER,
+      typed_config: { "@type": TCP_PROXY_TYPE_URL, stat_prefix: statPrefix(b.name), cluster: b.upstream },
+    }],
+  };
+}
+
+/** CidrRange JSON for the backend's source ranges, deduplicated, sorted by address then length. */
+function sourceRanges(b: Backend, errors: string[]): object[] {
+  const parsed = new Map<string, { network: number; prefix: number }>();
+  for (const text of b.sourcePrefixRanges) {
+    const bare = parseIPv4(text);
+    const c = bare !== undefined ? { network: bare, prefix: 32 } : parseCidr(text);
+    if (!c) {
+      errors.push(`backend "${b.name}": source prefix range "${text}" is not an IPv4 CIDR`);
+      continue;
+    }
+    parsed.set(`${c.network}/${c.prefix}`, { network: c.network, prefix: c.prefix });
+  }
+  return [...parsed.values()]
+    .sort((x, y) => x.network - y.network || x.prefix - y.prefix)
+    .map((c) => ({ address_prefix: formatIPv4(c.network), prefix_len: c.prefix }));
+}
+
+/** Stats prefix from a backend name: "." separates stat name segments, so keep to [A-Za-z0-9_-]. */
+function statPrefix(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, "_");
+}
+
+function httpListener(): object {
+  return {
+    name: HTTP_LISTENER_NAME,
+    address: socketAddress(80),
+    filter_chains: [{
+      name: HTTP_LISTENER_NAME,
+      filters: [{
+        name: HTTP_CONNECTION_MANAGER_FILTER,
+        typed_config: {
+          "@type": HTTP_CONNECTION_MANAGER_TYPE_URL,
+          stat_prefix: HTTP_LISTENER_NAME,
+          rds: { config_source: adsConfigSource(), route_config_name: HTTP_ROUTE_CONFIG_NAME },
+          http_filters: [{ name: ROUTER_FILTER, typed_config: { "@type": ROUTER_TYPE_URL } }],
+        },
+      }],
+    }],
+  };
+}

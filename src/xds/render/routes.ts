@@ -1,0 +1,22 @@
+// RDS: the plain-HTTP listener's route table, one virtual host per apps-http backend (Host
+// `*.apps.D` → that cluster's apps ingress VIP).
+import type { Backend } from "../../model/types.js";
+import { compareText, sortByKey } from "./json.js";
+
+/** Name of the RouteConfiguration the http-80 listener loads over RDS. */
+export const HTTP_ROUTE_CONFIG_NAME = "http-80";
+
+/** RouteConfiguration JSON for the port-80 backends; none when there are no such backends. */
+export function renderRoutes(backends: readonly Backend[]): object[] {
+  const http = sortByKey(backends.filter((b) => b.port === 80), (b) => b.name);
+  if (http.length === 0) return [];
+  return [{
+    name: HTTP_ROUTE_CONFIG_NAME,
+    virtual_hosts: http.map((b) => ({
+      name: b.name,
+      // Envoy requires at least one domain; a backend without names takes every Host.
+      domains: b.serverNames.length > 0 ? [...new Set(b.serverNames)].sort(compareText) : ["*"],
+      routes: [{ match: { prefix: "/" }, route: { cluster: b.upstream } }],
+    })),
+  }];
+}
