@@ -16,6 +16,17 @@ const GO_DURATION = String.raw`^([0-9]+(\.[0-9]+)?(h|m|s|ms))+$`;
 const SIMPLE_DURATION = String.raw`^[0-9]+(s|m|h)$`;
 const MAC = String.raw`^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$`;
 
+/** What each pattern means, for error messages a person can act on. */
+export const PATTERN_MEANINGS: ReadonlyMap<string, string> = new Map([
+  [IPV4, "an IPv4 address such as 192.0.2.10"],
+  [IPV4_CIDR, "an IPv4 CIDR such as 192.0.2.0/24"],
+  [DNS_LABEL, "a lower-case DNS label such as example-hcp"],
+  [DNS_SUBDOMAIN, "a lower-case DNS domain such as clusters.example.com"],
+  [GO_DURATION, "a duration such as 1h, 90m or 1h30m"],
+  [SIMPLE_DURATION, "a duration such as 5s, 1m or 1h"],
+  [MAC, "a MAC address such as 02:00:00:00:00:01"],
+]);
+
 const ipv4 = (description: string) => Type.String({ pattern: IPV4, description });
 const opt = <T extends TSchema>(t: T) => Type.Optional(t);
 const obj = <P extends TProperties>(props: P, description?: string): TObject<P> =>

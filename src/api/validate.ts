@@ -1,7 +1,7 @@
 // Runtime validation and defaulting of our kinds against the one schema (schema.ts).
 import { Value } from "@sinclair/typebox/value";
-import type { TObject } from "@sinclair/typebox";
-import { KINDS, API_VERSION, type KindDefinition, type Resource } from "./schema.js";
+import type { TObject, TSchema } from "@sinclair/typebox";
+import { KINDS, API_VERSION, PATTERN_MEANINGS, type KindDefinition, type Resource } from "./schema.js";
 
 /** One schema violation, with the field path in Kubernetes' dotted form (spec.networkConfig.cidr). */
 export interface FieldError {
@@ -9,7 +9,8 @@ export interface FieldError {
   message: string;
 }
 
-export type Decoded<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
+/** Valid objects may still carry `unknown` fields: kept, ignored, and worth a warning (as kubectl's field validation gives). */
+export type Decoded<T> = { ok: true; value: T; unknown: FieldError[] } | { ok: false; errors: FieldError[] };
 
 export function kindDefinition(kind: string): KindDefinition | undefined {
   return KINDS.find((k) => k.kind === kind);
@@ -33,20 +34,22 @@ function schemaErrors(schema: TObject, value: unknown, prefix: string): FieldErr
     // TypeBox reports a union failure once per member; one message per field is enough.
     if (seen.has(field)) continue;
     seen.add(field);
-    errors.push({ field, message: describe(e.message, e.schema) });
+    errors.push({ field, message: describe(e.message, e.schema, e.value) });
   }
   return errors;
 }
 
-function describe(message: string, schema: unknown): string {
+function describe(message: string, schema: unknown, value: unknown): string {
   const s = schema as { pattern?: string; anyOf?: { const?: unknown }[] };
+  const given = value === undefined ? "" : `${JSON.stringify(value)}: `;
   if (s.anyOf?.every((m) => m.const !== undefined)) {
-    return `must be one of ${s.anyOf.map((m) => JSON.stringify(m.const)).join(", ")}`;
+    return `${given}must be one of ${s.anyOf.map((m) => JSON.stringify(m.const)).join(", ")}`;
   }
   if (typeof s.pattern === "string" && message.startsWith("Expected string to match")) {
-    return `invalid value: does not match ${s.pattern}`;
+    return `${given}must be ${PATTERN_MEANINGS.get(s.pattern) ?? `a string matching ${s.pattern}`}`;
   }
-  return message.charAt(0).toLowerCase() + message.slice(1);
+  if (message === "Expected required property") return "required";
+  return given + message.charAt(0).toLowerCase() + message.slice(1);
 }
 
 /**
@@ -69,5 +72,23 @@ export function decodeResource<Spec>(raw: unknown, expectKind: string): Decoded<
   return {
     ok: true,
     value: { ...(structuredClone(r) as unknown as Resource<Spec, unknown>), spec: spec as Spec },
+    unknown: unknownFields(def.spec, spec, "spec"),
   };
+}
+
+/** Fields the schema does not declare (a typo or a mis-indented line), with their paths. */
+export function unknownFields(schema: TSchema, value: unknown, path: string): FieldError[] {
+  const s = schema as { type?: string; properties?: Record<string, TSchema>; items?: TSchema; additionalProperties?: unknown };
+  if (Array.isArray(value) && s.items !== undefined) {
+    const items = s.items;
+    return value.flatMap((v, i) => unknownFields(items, v, `${path}[${String(i)}]`));
+  }
+  if (value === null || typeof value !== "object" || s.properties === undefined) return [];
+  const out: FieldError[] = [];
+  for (const [k, v] of Object.entries(value)) {
+    const sub = s.properties[k];
+    if (sub === undefined) out.push({ field: `${path}.${k}`, message: "unknown field, ignored" });
+    else out.push(...unknownFields(sub, v, `${path}.${k}`));
+  }
+  return out;
 }

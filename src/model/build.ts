@@ -17,6 +17,9 @@ export function build(state: ClusterState): BuildResult {
   for (const inv of state.invalid ?? []) {
     for (const e of inv.errors) problems.error(inv.ref, e.field, "InvalidSpec", e.message);
   }
+  for (const w of state.unknownFields ?? []) {
+    for (const e of w.errors) problems.warning(w.ref, e.field, "UnknownField", e.message);
+  }
 
   const infras = new Map<string, ResolvedInfra>();
   const sortedInfras = [...state.infras].sort((a, b) =>

@@ -19,6 +19,8 @@ export interface ClusterState {
   readonly namespaces: readonly Namespace[];
   /** Objects of our kinds that failed schema validation, reported as problems. */
   readonly invalid?: readonly InvalidObject[];
+  /** Valid objects' undeclared fields (ignored, reported as warnings). */
+  readonly unknownFields?: readonly InvalidObject[];
 }
 
 export interface InvalidObject {

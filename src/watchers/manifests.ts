@@ -194,6 +194,7 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
     infras: [], attachments: [], hostedClusters: [], nodePools: [], machines: [], vmis: [], services: [], namespaces: [],
   };
   const invalid: InvalidObject[] = [];
+  const warnings: InvalidObject[] = [];
   const ignored: IgnoredObject[] = [];
   const seen = new Map<string, Located>();
   try {
@@ -215,8 +216,10 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
           ignored.push({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.meta.namespace, name: o.meta.name, file: o.file });
         } else if (bucket === "infras" || bucket === "attachments") {
           const decoded = decodeResource(o.obj, o.kind);
-          if (decoded.ok) buckets[bucket].push(decoded.value);
-          else invalid.push({ ref: { kind: o.kind, namespace: o.meta.namespace, name: o.meta.name }, errors: decoded.errors });
+          if (decoded.ok) {
+            buckets[bucket].push(decoded.value);
+            if (decoded.unknown.length > 0) warnings.push({ ref: { kind: o.kind, namespace: o.meta.namespace, name: o.meta.name }, errors: decoded.unknown });
+          } else invalid.push({ ref: { kind: o.kind, namespace: o.meta.namespace, name: o.meta.name }, errors: decoded.errors });
         } else {
           buckets[bucket].push(o.obj);
         }
@@ -237,11 +240,15 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
     vmis: sortedBucket<VirtualMachineInstance>("vmis"),
     services: sortedBucket<Service>("services"),
     namespaces: sortedBucket<Namespace>("namespaces"),
-    invalid: invalid.sort((a, b) =>
-      compare(a.ref.kind, b.ref.kind) || compare(a.ref.namespace, b.ref.namespace) || compare(a.ref.name, b.ref.name)),
+    invalid: invalid.sort(byRef),
+    unknownFields: warnings.sort(byRef),
   };
   ignored.sort((a, b) => compare(a.kind, b.kind) || compare(a.namespace, b.namespace) || compare(a.name, b.name));
   return { ok: true, state, files: sorted.map((f) => f.path), ignored };
+}
+
+function byRef(a: InvalidObject, b: InvalidObject): number {
+  return compare(a.ref.kind, b.ref.kind) || compare(a.ref.namespace, b.ref.namespace) || compare(a.ref.name, b.ref.name);
 }
 
 // ---------------------------------------------------------------- reading the directory

@@ -98,11 +98,11 @@ describe("decodeResource errors", () => {
   const fields = (errs: FieldError[]) => errs.map((e) => e.field);
 
   it.each<[string, unknown, string, RegExp]>([
-    ["bad cidr", { ...minimalSpec(), networkConfig: { ...minimalSpec().networkConfig, cidr: "192.0.2.0/33" } }, "spec.networkConfig.cidr", /does not match/],
+    ["bad cidr", { ...minimalSpec(), networkConfig: { ...minimalSpec().networkConfig, cidr: "192.0.2.0/33" } }, "spec.networkConfig.cidr", /"192.0.2.0\/33": must be an IPv4 CIDR such as 192.0.2.0\/24/],
     ["empty resolver", { ...minimalSpec(), networkConfig: { ...minimalSpec().networkConfig, dnsServers: [""] } }, "spec.networkConfig.dnsServers[0]", /length|expected/i],
     ["missing networkConfig", {}, "spec.networkConfig", /required/i],
     ["missing gateway", { networkConfig: { cidr: "192.0.2.0/24", networkAttachmentDefinition: "n" } }, "spec.networkConfig.gateway", /required/i],
-    ["bad lease time", { ...minimalSpec(), infraComponents: { dhcp: { leaseTime: "1 day" } } }, "spec.infraComponents.dhcp.leaseTime", /does not match/],
+    ["bad lease time", { ...minimalSpec(), infraComponents: { dhcp: { leaseTime: "1 day" } } }, "spec.infraComponents.dhcp.leaseTime", /"1 day": must be a duration such as 1h/],
     ["bad unknownClients", { ...minimalSpec(), infraComponents: { dhcp: { unknownClients: "allow" } } }, "spec.infraComponents.dhcp.unknownClients", /must be one of "deny", "pool"/],
     ["wrong type", { ...minimalSpec(), infraComponents: { proxy: { enabled: "yes" } } }, "spec.infraComponents.proxy.enabled", /boolean/],
   ])("%s → %s", (_, spec, field, message) => {
@@ -200,5 +200,19 @@ describe("helpers", () => {
   it("kindDefinition finds our kinds only", () => {
     expect(kindDefinition("Infra")?.plural).toBe("infras");
     expect(kindDefinition("Service")).toBeUndefined();
+  });
+});
+
+describe("unknown fields", () => {
+  it("are kept out of errors but reported with their path (a mis-indented line is the usual cause)", () => {
+    const raw = {
+      apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "Infra", metadata: { name: "x", namespace: "n" },
+      spec: {
+        networkConfig: { cidr: "192.0.2.0/24", gateway: "192.0.2.1", networkAttachmentDefinition: "v" },
+        infraComponents: { internalProxyService: "misplaced", proxy: { serverIP: "192.0.2.4" } },
+      },
+    };
+    const r = decodeResource(raw, "Infra");
+    expect(r.ok && r.unknown).toEqual([{ field: "spec.infraComponents.internalProxyService", message: "unknown field, ignored" }]);
   });
 });

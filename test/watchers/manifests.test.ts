@@ -193,7 +193,7 @@ describe("parseManifests: classification", () => {
     ].join("---\n")));
     expect(names(state.infras)).toEqual(["a/good", "b/also-good"]);
     expect(state.invalid).toEqual([
-      { ref: { kind: "Infra", namespace: "a", name: "bad" }, errors: [{ field: "spec.networkConfig.cidr", message: expect.stringMatching(/does not match/) as string }] },
+      { ref: { kind: "Infra", namespace: "a", name: "bad" }, errors: [{ field: "spec.networkConfig.cidr", message: expect.stringMatching(/must be an IPv4 CIDR/) as string }] },
       { ref: { kind: "InfraClusterAttachment", namespace: "a", name: "broken" }, errors: expect.arrayContaining([expect.objectContaining({ field: "spec.dns.clusterName" })]) as unknown },
     ]);
   });
@@ -298,7 +298,7 @@ describe("loadManifestDir", () => {
   it("loads an empty directory as an empty state", async () => {
     const r = ok(await loadManifestDir(dir));
     const empty: ClusterState = {
-      infras: [], attachments: [], hostedClusters: [], nodePools: [], machines: [], vmis: [], services: [], namespaces: [], invalid: [],
+      infras: [], attachments: [], hostedClusters: [], nodePools: [], machines: [], vmis: [], services: [], namespaces: [], invalid: [], unknownFields: [],
     };
     expect(r).toEqual({ ok: true, state: empty, files: [], ignored: [] });
   });

@@ -1,0 +1,144 @@
+// ClusterState → every file `oooi render` and `oooi serve` write, and the status of every object.
+// Pure: the CLI does the writing.
+import { renderKea, type KeaRenderOptions } from "../dhcp/render/index.js";
+import { renderCoreDns } from "../dns/render/index.js";
+import { build } from "../model/build.js";
+import { objectStatuses, type ReadyCondition } from "../model/status.js";
+import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../model/types.js";
+import { renderEnvoy, type EnvoyResources } from "../xds/render/index.js";
+
+export const STATUS_FILE = "status.json";
+export const ENVOY_FILE = "envoy.json";
+export const KEA_FILE = "kea-dhcp4.json";
+
+/** What one Infra renders to; a part is undefined when disabled or refused by its consistency check. */
+export interface RenderedInfra {
+  readonly topology: Topology;
+  readonly envoy: EnvoyResources | undefined;
+  readonly coreDns: Readonly<Record<string, string>> | undefined;
+  readonly kea: { Dhcp4: object } | undefined;
+}
+
+export interface StatusEntry {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly status: Record<string, unknown> & { readonly conditions: readonly ReadyCondition[] };
+  readonly problems: readonly Omit<Problem, "object">[];
+}
+
+export interface Outputs {
+  readonly model: BuildResult;
+  readonly infras: readonly RenderedInfra[];
+  /** Relative path ("<namespace>/<child>/<file>") → content. */
+  readonly files: ReadonlyMap<string, string>;
+  readonly status: readonly StatusEntry[];
+}
+
+export interface RenderOptions {
+  readonly kea?: KeaRenderOptions;
+  /** Files of the previous rendering (same relative paths), so DNS serials only move on change. */
+  readonly previous?: ReadonlyMap<string, string>;
+}
+
+export function renderAll(state: ClusterState, options: RenderOptions = {}): Outputs {
+  const model = build(state);
+  const files = new Map<string, string>();
+  const infras: RenderedInfra[] = [];
+  const childStatus: StatusEntry[] = [];
+
+  for (const t of model.topologies) {
+    let envoy: EnvoyResources | undefined;
+    if (t.proxy !== undefined && t.children.proxy !== undefined) {
+      const dir = childDir(t.children.proxy.metadata);
+      const r = renderEnvoy(t.proxy);
+      if (r.ok) {
+        envoy = r.resources;
+        files.set(`${dir}/${ENVOY_FILE}`, json(envoy));
+      }
+      childStatus.push(child("ProxyServer", t.children.proxy.metadata, r.ok ? [] : r.errors,
+        r.ok ? `${r.resources.listeners.length} listeners, ${r.resources.clusters.length} clusters for ${t.proxy.backends.length} backends` : ""));
+    }
+
+    let coreDns: Record<string, string> | undefined;
+    if (t.dns !== undefined && t.children.dns !== undefined) {
+      const dir = childDir(t.children.dns.metadata);
+      const previous = previousUnder(options.previous, dir);
+      coreDns = { ...renderCoreDns(t.dns, previous === undefined ? {} : { previous }).files };
+      for (const [key, text] of Object.entries(coreDns)) files.set(`${dir}/${key}`, text);
+      const [vlan, pods] = t.dns.views;
+      childStatus.push(child("DNSServer", t.children.dns.metadata, [],
+        `${vlan.zones.length} VLAN-view zones, ${pods.zones.length} default-view zones`));
+    }
+
+    let kea: { Dhcp4: object } | undefined;
+    if (t.dhcp !== undefined && t.children.dhcp !== undefined) {
+      kea = renderKea(t.dhcp, options.kea);
+      files.set(`${childDir(t.children.dhcp.metadata)}/${KEA_FILE}`, json(kea));
+      childStatus.push(child("DHCPServer", t.children.dhcp.metadata, [], `${t.dhcp.reservations.length} reservations`));
+    }
+    infras.push({ topology: t, envoy, coreDns, kea });
+  }
+
+  const status = [...objectStatuses(state, model).map((s) => entry(s.object, s.ready, s.problems, extraStatus(s.object, model))), ...childStatus]
+    .sort((a, b) => cmpEntry(a, b));
+  files.set(STATUS_FILE, json({ objects: status }));
+  return { model, infras, files, status };
+}
+
+function extraStatus(ref: ObjectRef, model: BuildResult): Record<string, unknown> {
+  if (ref.kind === "Infra") {
+    const t = model.topologies.find((x) => x.infra.namespace === ref.namespace && x.infra.name === ref.name);
+    if (t === undefined) return {};
+    return { attachments: { total: t.attachments.length, ready: t.attachments.filter((a) => a.served).length } };
+  }
+  if (ref.kind === "InfraClusterAttachment") {
+    for (const t of model.topologies) {
+      const a = t.attachments.find((x) => x.ref.namespace === ref.namespace && x.ref.name === ref.name);
+      if (a !== undefined) return { domain: a.domain, controlPlaneNamespace: a.controlPlaneNamespace, workerAddresses: a.workerAddresses };
+    }
+  }
+  return {};
+}
+
+function entry(ref: ObjectRef, ready: ReadyCondition, problems: readonly Problem[], extra: Record<string, unknown>): StatusEntry {
+  return {
+    apiVersion: "hostedcluster.densityops.com/v1alpha1",
+    kind: ref.kind,
+    namespace: ref.namespace,
+    name: ref.name,
+    status: { conditions: [ready], ...extra },
+    problems: problems.map(({ field, reason, message, severity }) => ({ field, reason, message, severity })),
+  };
+}
+
+function child(kind: string, meta: { namespace: string; name: string }, errors: readonly string[], summary: string): StatusEntry {
+  const ref = { kind, namespace: meta.namespace, name: meta.name };
+  const ready: ReadyCondition = errors.length === 0
+    ? { type: "Ready", status: "True", reason: "Rendered", message: summary }
+    : { type: "Ready", status: "False", reason: "InconsistentConfig", message: `not published: ${errors.join("; ")}` };
+  const problems: Problem[] = errors.map((message) => ({ object: ref, field: "", reason: "InconsistentConfig", message, severity: "error" }));
+  return entry(ref, ready, problems, {});
+}
+
+function childDir(meta: { namespace: string; name: string }): string {
+  return `${meta.namespace}/${meta.name}`;
+}
+
+function previousUnder(previous: ReadonlyMap<string, string> | undefined, dir: string): Record<string, string> | undefined {
+  if (previous === undefined) return undefined;
+  const out: Record<string, string> = {};
+  for (const [path, text] of previous) if (path.startsWith(`${dir}/`)) out[path.slice(dir.length + 1)] = text;
+  return out;
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+function cmpEntry(a: StatusEntry, b: StatusEntry): number {
+  const ka = `${a.namespace}/${a.kind}/${a.name}`;
+  const kb = `${b.namespace}/${b.kind}/${b.name}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}

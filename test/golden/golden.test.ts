@@ -1,0 +1,52 @@
+// Golden files: every example directory rendered, compared byte for byte with test/golden/<example>/.
+// UPDATE_GOLDEN=1 rewrites the expected files (review the diff before committing).
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { renderAll } from "../../src/pipeline/outputs.js";
+import { loadManifestDir } from "../../src/watchers/manifests.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const EXAMPLES = join(ROOT, "examples");
+const GOLDEN = import.meta.dirname;
+const update = process.env["UPDATE_GOLDEN"] === "1";
+
+function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push(relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+const examples = readdirSync(EXAMPLES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+
+describe("golden outputs of the examples", () => {
+  it("covers every example", () => {
+    expect(examples).toEqual(expect.arrayContaining(["apps-ingress", "invalid-infra", "minimal", "no-internal-proxy", "shared-vlan", "standalone"]));
+  });
+
+  it.each(examples)("%s", async (name) => {
+    const load = await loadManifestDir(join(EXAMPLES, name));
+    if (!load.ok) throw new Error(`example ${name} unreadable: ${JSON.stringify(load.error)}`);
+    const out = renderAll(load.state);
+    const dir = join(GOLDEN, name);
+    if (update) {
+      rmSync(dir, { recursive: true, force: true });
+      for (const [rel, text] of out.files) {
+        mkdirSync(dirname(join(dir, rel)), { recursive: true });
+        writeFileSync(join(dir, rel), text);
+      }
+    }
+    const expected = listFiles(dir);
+    expect([...out.files.keys()].sort(), `files of ${name} differ; run UPDATE_GOLDEN=1 npx vitest run test/golden`).toEqual(expected);
+    for (const rel of expected) {
+      expect(out.files.get(rel), `${name}/${rel} differs; run UPDATE_GOLDEN=1 npx vitest run test/golden and review the diff`).toBe(readFileSync(join(dir, rel), "utf8"));
+    }
+  });
+});
