@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The `oooi` command line.
-import { Command } from "commander";
+import { Command, InvalidArgumentError } from "commander";
+import { pino } from "pino";
 import { renderCommand } from "./render.js";
+import { serve } from "./serve.js";
 
 const program = new Command()
   .name("oooi")
@@ -29,5 +31,32 @@ program
   .action(async (opts: { manifests: string; out: string; keaHooksDir?: string }) => {
     process.exitCode = await renderCommand(opts, (line) => process.stderr.write(`${line}\n`));
   });
+
+program
+  .command("serve")
+  .description(
+    "Run the whole pipeline with no cluster: manifests are read from a directory and watched;\n" +
+    "every change is rendered within one debounce window (the first change at once).",
+  )
+  .requiredOption("--manifests <dir>", "directory of manifests (see `oooi render --help`)")
+  .option("--out <dir>", "also write the rendered files here, replacing only what changed")
+  .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
+  .option("--log-level <level>", "trace, debug, info, warn or error", "info")
+  .action((opts: { manifests: string; out?: string; debounce: number; logLevel: string }) => {
+    const log = pino({ level: opts.logLevel, base: { cmd: "serve" } }, pino.destination(2));
+    const served = serve({ manifests: opts.manifests, debounceMs: opts.debounce, ...(opts.out === undefined ? {} : { out: opts.out }) }, log);
+    const stop = (signal: string) => {
+      log.info({ signal }, "shutting down");
+      void served.close().then(() => process.exit(0));
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("not a non-negative integer");
+  return n;
+}
 
 await program.parseAsync(process.argv);
