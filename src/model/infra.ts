@@ -171,12 +171,12 @@ export function resolveInfra(infra: Infra, services: readonly Service[], problem
 function resolveUpstreams(ref: ObjectRef, entries: readonly string[], problems: Problems): readonly string[] | "resolv.conf" {
   const ips: string[] = [];
   let inherit = false;
-  entries.forEach((entry, i) => {
+  for (const [i, entry] of entries.entries()) {
     if (entry === RESOLV_CONF) inherit = true;
     else if (parseIPv4(entry) === undefined) {
-      problems.error(ref, `${F.dnsServers}[${i}]`, "InvalidSpec", `${JSON.stringify(entry)} is neither an IPv4 address nor "resolv.conf"`);
+      problems.error(ref, `${F.dnsServers}[${String(i)}]`, "InvalidSpec", `${JSON.stringify(entry)} is neither an IPv4 address nor "resolv.conf"`);
     } else if (!ips.includes(entry)) ips.push(entry);
-  });
+  }
   if (inherit && ips.length > 0) {
     problems.error(ref, F.dnsServers, "InvalidSpec", `"resolv.conf" cannot be mixed with explicit resolvers (${ips.join(", ")})`);
   }

@@ -19,10 +19,10 @@ function merge(base: Record<string, unknown>, patch: Record<string, unknown>): R
   return out;
 }
 
-function decoded<T>(raw: Record<string, unknown>, kind: string): T {
+function decoded(raw: Record<string, unknown>, kind: string): unknown {
   const r = decodeResource(raw, kind);
   if (!r.ok) throw new Error(`fixture ${kind} invalid: ${JSON.stringify(r.errors)}`);
-  return r.value as T;
+  return r.value;
 }
 
 /** A valid Infra on 192.0.2.0/24: gateway .1, DHCP .2, DNS .3, proxy .4, pool .100-.199. */
@@ -35,10 +35,10 @@ export function infra(name = "vlan100", spec: DeepPartial<Infra["spec"]> = {}, n
       proxy: { serverIP: "192.0.2.4", internalProxyService: "10.96.0.44" },
     },
   };
-  return decoded<Infra>({
+  return decoded({
     apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "Infra",
-    metadata: { name, namespace }, spec: merge(base, spec as Record<string, unknown>),
-  }, "Infra");
+    metadata: { name, namespace }, spec: merge(base, spec),
+  }, "Infra") as Infra;
 }
 
 export function attachment(name: string, opts: {
@@ -46,15 +46,15 @@ export function attachment(name: string, opts: {
   spec?: DeepPartial<InfraClusterAttachment["spec"]>; status?: InfraClusterAttachment["status"];
 } = {}): InfraClusterAttachment {
   const hc = opts.hc ?? name;
-  const a = decoded<InfraClusterAttachment>({
+  const a = decoded({
     apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "InfraClusterAttachment",
     metadata: { name, namespace: opts.namespace ?? NS },
     spec: merge({
       infraRef: { name: opts.infra ?? "vlan100" },
       hostedClusterRef: { name: hc, namespace: NS },
       dns: { clusterName: opts.cluster ?? name, baseDomain: opts.baseDomain ?? "example.com" },
-    }, (opts.spec ?? {}) as Record<string, unknown>),
-  }, "InfraClusterAttachment");
+    }, (opts.spec ?? {})),
+  }, "InfraClusterAttachment") as InfraClusterAttachment;
   return opts.status === undefined ? a : { ...a, status: opts.status };
 }
 
@@ -122,5 +122,5 @@ export function hostedCluster(name: string, n: number, workers: string[]): Parti
 export function combine(...parts: Partial<ClusterState>[]): ClusterState {
   const out: Record<string, unknown[]> = {};
   for (const p of parts) for (const [k, v] of Object.entries(p)) out[k] = [...(out[k] ?? []), ...(v as unknown[])];
-  return state(out as Partial<ClusterState>);
+  return state(out);
 }
