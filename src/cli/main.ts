@@ -8,7 +8,7 @@ import { serve } from "./serve.js";
 const program = new Command()
   .name("oooi")
   .description(
-    "DHCP (Kea), split-horizon DNS (CoreDNS) and a TLS-passthrough SNI proxy (Envoy over xDS) for\n" +
+    "DHCP (Kea), split-horizon DNS (CoreDNS) and a TLS-passthrough SNI proxy (Envoy over xDS) for " +
     "OpenShift Hosted Control Planes whose KubeVirt workers live on an isolated VLAN.",
   )
   .showHelpAfterError("(run with --help for usage)");
