@@ -26,6 +26,8 @@ export interface DhcpClientOptions {
   readonly mac?: string;
   /** DISCOVERs to send before giving up (one second apart). */
   readonly tries?: number;
+  /** Ask for this address (option 50), as a client renewing or rebooting with a lease does. */
+  readonly requestIp?: string;
 }
 
 /** Why requestLease() cannot run here, or undefined. */
@@ -36,7 +38,9 @@ export async function dhcpClientSkipReason(): Promise<string | undefined> {
 /** Runs one DORA exchange on `iface` inside `ns`; `scratchDir` receives the event script. */
 export async function requestLease(ns: Netns, iface: string, scratchDir: string, options: DhcpClientOptions = {}): Promise<DhcpLease> {
   if (options.mac !== undefined) await run("ip", ["-n", ns.name, "link", "set", iface, "address", options.mac]);
-  const script = join(scratchDir, "udhcpc-event.sh");
+  // One script per interface: clients may run in parallel, and rewriting a script another one
+  // is executing fails with ETXTBSY.
+  const script = join(scratchDir, `udhcpc-event-${iface}.sh`);
   writeFileSync(script, [
     "#!/bin/sh",
     '[ "$1" = bound ] || exit 0',
@@ -46,7 +50,8 @@ export async function requestLease(ns: Netns, iface: string, scratchDir: string,
   ].join("\n"));
   chmodSync(script, 0o755);
   const tries = String(options.tries ?? 3);
-  const r = await ns.exec("busybox", ["udhcpc", "-i", iface, "-n", "-q", "-f", "-t", tries, "-T", "1", "-s", script], { timeoutMs: 60_000 });
+  const r = await ns.exec("busybox", ["udhcpc", "-i", iface, "-n", "-q", "-f", "-t", tries, "-T", "1", "-s", script,
+    ...(options.requestIp === undefined ? [] : ["-r", options.requestIp])], { timeoutMs: 60_000 });
   const fields = new Map<string, string>();
   for (const line of r.stdout.split("\n")) {
     const m = /^OOOI ([a-z]+)=(.*)$/.exec(line);

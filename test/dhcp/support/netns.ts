@@ -79,3 +79,26 @@ export async function netnsExists(name: string): Promise<boolean> {
   const r = await run("ip", ["netns", "list"]);
   return r.stdout.split("\n").some((line) => line.split(" ")[0] === name);
 }
+
+/**
+ * Turns `uplink` (an interface inside `ns`) into a bridge port and adds `count` more veth ports
+ * ("c0", "c1", …, up, no address), so that several DHCP clients with different MACs can run
+ * at once on one server link. Returns the client interface names.
+ */
+export async function addClientPorts(ns: Netns, uplink: string, count: number): Promise<string[]> {
+  const n = ["-n", ns.name];
+  // No STP and no forward delay: ports forward as soon as they are up.
+  await runOk("ip", [...n, "link", "add", "br0", "type", "bridge", "stp_state", "0", "forward_delay", "0"]);
+  await runOk("ip", [...n, "link", "set", uplink, "master", "br0"]);
+  await runOk("ip", [...n, "link", "set", "br0", "up"]);
+  const ports: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const port = `c${String(i)}`;
+    await runOk("ip", [...n, "link", "add", port, "type", "veth", "peer", "name", `b${String(i)}`]);
+    await runOk("ip", [...n, "link", "set", `b${String(i)}`, "master", "br0"]);
+    await runOk("ip", [...n, "link", "set", `b${String(i)}`, "up"]);
+    await runOk("ip", [...n, "link", "set", port, "up"]);
+    ports.push(port);
+  }
+  return ports;
+}
