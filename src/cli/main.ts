@@ -40,11 +40,25 @@ program
   )
   .requiredOption("--manifests <dir>", "directory of manifests (see `oooi render --help`)")
   .option("--out <dir>", "also write the rendered files here, replacing only what changed")
+  .option("--kea-socket <path>", "drive a local kea-dhcp4 through its unix control socket")
+  .option("--dhcp-interface <if>", "interface the local Kea serves on (default: the DHCPServer's, net1)")
+  .option("--dhcp-server <ns/name>", "DHCPServer the local Kea serves (default: the first Infra with DHCP enabled)")
+  .option("--kea-hooks-dir <dir>", "directory holding libdhcp_lease_cmds.so on this host")
+  .option("--kea-lease-file <path>", "memfile lease file of the local Kea (default /var/lib/kea/kea-leases4.csv)")
   .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
   .option("--log-level <level>", "trace, debug, info, warn or error", "info")
-  .action((opts: { manifests: string; out?: string; debounce: number; logLevel: string }) => {
+  .action((opts: { manifests: string; out?: string; keaSocket?: string; dhcpInterface?: string; dhcpServer?: string; keaHooksDir?: string; keaLeaseFile?: string; debounce: number; logLevel: string }) => {
     const log = pino({ level: opts.logLevel, base: { cmd: "serve" } }, pino.destination(2));
-    const served = serve({ manifests: opts.manifests, debounceMs: opts.debounce, ...(opts.out === undefined ? {} : { out: opts.out }) }, log);
+    const served = serve({
+      manifests: opts.manifests,
+      debounceMs: opts.debounce,
+      ...(opts.out === undefined ? {} : { out: opts.out }),
+      ...(opts.keaSocket === undefined ? {} : { keaSocket: opts.keaSocket }),
+      ...(opts.dhcpInterface === undefined ? {} : { dhcpInterface: opts.dhcpInterface }),
+      ...(opts.dhcpServer === undefined ? {} : { dhcpServer: opts.dhcpServer }),
+      ...(opts.keaHooksDir === undefined ? {} : { keaHooksDir: opts.keaHooksDir }),
+      ...(opts.keaLeaseFile === undefined ? {} : { keaLeaseFile: opts.keaLeaseFile }),
+    }, log);
     const stop = (signal: string) => {
       log.info({ signal }, "shutting down");
       void served.close().then(() => process.exit(0));

@@ -6,11 +6,21 @@ import { FileSink } from "../pipeline/file-sink.js";
 import { renderAll, type Outputs } from "../pipeline/outputs.js";
 import { formatManifestError, summarizeIgnored, type ManifestLoad } from "../watchers/manifests.js";
 import { watchManifestDir } from "../watchers/manifest-watch.js";
+import type { ApplierEvent } from "../dhcp/applier.js";
+import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
 
 export interface ServeOptions {
   readonly manifests: string;
   readonly out?: string;
   readonly debounceMs: number;
+  /** Drive a local kea-dhcp4 through this control socket. */
+  readonly keaSocket?: string;
+  /** Interface the local Kea serves on, replacing the DHCPServer's. */
+  readonly dhcpInterface?: string;
+  /** DHCPServer ("namespace/name") the local Kea serves; default the first with DHCP enabled. */
+  readonly dhcpServer?: string;
+  readonly keaHooksDir?: string;
+  readonly keaLeaseFile?: string;
 }
 
 export interface Served {
@@ -60,10 +70,44 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     }));
   }
 
+  let kea: KeaSync | undefined;
+  if (opts.keaSocket !== undefined) {
+    const socket = opts.keaSocket;
+    const sync = new KeaSync({
+      socketPath: socket,
+      ...(opts.dhcpInterface === undefined ? {} : { interface: opts.dhcpInterface }),
+      ...(opts.keaHooksDir === undefined ? {} : { hooksDirectory: opts.keaHooksDir }),
+      ...(opts.keaLeaseFile === undefined ? {} : { leaseFile: opts.keaLeaseFile }),
+      applier: { onEvent: (e) => { logKeaEvent(log, socket, e); } },
+    });
+    kea = sync;
+    subs.add(outputs$.subscribe((out) => {
+      if (out === undefined) return;
+      // The applier coalesces: a burst of models ends with the newest one applied.
+      void sync.update(selectDhcpModel(out.model.topologies, opts.dhcpServer));
+    }));
+  }
+
   return {
     close: () => {
       subs.unsubscribe();
+      kea?.close();
       return Promise.resolve();
     },
   };
+}
+
+function logKeaEvent(log: Logger, socket: string, e: ApplierEvent): void {
+  if (e.type === "waiting") {
+    // Logged at the first attempt and then rarely: a missing socket is expected while Kea starts.
+    if (e.attempt === 1 || e.attempt % 20 === 0) log.warn({ socket, attempt: e.attempt }, `Kea not reachable yet, retrying: ${e.error}`);
+    return;
+  }
+  if (e.type === "learned") {
+    log.info({ socket, interfaces: e.interfaces }, "Kea control socket reached");
+    return;
+  }
+  const r = e.result;
+  if (r.status === "applied") log.info({ socket, hash: r.hash, persisted: r.persisted }, r.persisted ? "Kea configuration applied" : `Kea configuration applied but not written: ${r.text ?? ""}`);
+  else if (r.status === "rejected") log.error({ socket, hash: r.hash, command: r.command }, `Kea rejected the configuration and keeps the previous one: ${r.text}`);
 }
