@@ -1,0 +1,9 @@
+// The embedded split-horizon DNS responder (issue 4): serves a DnsModel exactly as the CoreDNS
+// renderer renders it, over UDP and TCP, forwarding every other name upstream.
+export {
+  startDnsResponder,
+  type DnsResponder,
+  type DnsResponderAddress,
+  type DnsResponderOptions,
+  type DnsResponderStats,
+} from "./responder.js";

@@ -1,0 +1,282 @@
+// The embedded split-horizon responder: UDP and TCP listeners on one address, the view chosen by
+// the client's source address, authoritative answers assembled from the precomputed table, every
+// other name forwarded. Nothing a client sends can throw out of a handler.
+import { readFileSync } from "node:fs";
+import { createSocket, type RemoteInfo, type Socket as UdpSocket } from "node:dgram";
+import { createServer, isIPv6, type Server, type Socket } from "node:net";
+import type { DnsModel } from "../../model/types.js";
+import { parseIPv4 } from "../../model/ipv4.js";
+import { Forwarder, parseResolvConf, type Upstream } from "./forward.js";
+import { QueryHandler, type DnsResponderStats } from "./handler.js";
+import { buildServing, type ServingState } from "./serving.js";
+import { CLASSIC_UDP_LIMIT, TCP_LIMIT } from "./wire.js";
+
+export type { DnsResponderStats } from "./handler.js";
+
+/** How and where the responder listens and forwards. */
+export interface DnsResponderOptions {
+  /** Listening address (IPv4, or IPv6 such as "::", which also takes IPv4-mapped clients). */
+  readonly host: string;
+  /** UDP and TCP port; 0 picks a free port, the same for both transports. */
+  readonly port: number;
+  /** Budget of one forwarded query across all upstream attempts; SERVFAIL after it. Default 2000. */
+  readonly upstreamTimeoutMs?: number;
+  /** Port of every upstream resolver. Default 53. */
+  readonly upstreamPort?: number;
+  /** Resolver file read at start for the "resolv.conf" upstream. Default /etc/resolv.conf. */
+  readonly resolvConfPath?: string;
+  /** Forwarded queries in flight before new ones get SERVFAIL at once. Default 1024. */
+  readonly maxForwardsInFlight?: number;
+  /** Idle TCP connections are closed after this long (RFC 7766 §6.2.3). Default 10000. */
+  readonly tcpIdleTimeoutMs?: number;
+  /** Receives one line per listen, update problem or socket error; silent by default. */
+  readonly logger?: (msg: string) => void;
+}
+
+/** Where the responder listens. */
+export interface DnsResponderAddress {
+  readonly host: string;
+  readonly udpPort: number;
+  readonly tcpPort: number;
+}
+
+/** A running responder. */
+export interface DnsResponder {
+  readonly address: DnsResponderAddress;
+  /** Serves `model` from the next query on (undefined: refuse everything). Never throws. */
+  update(model: DnsModel | undefined): void;
+  /** Stops listening, closes TCP connections and abandons forwarded queries. */
+  close(): Promise<void>;
+  stats(): DnsResponderStats;
+}
+
+const DEFAULT_UPSTREAM_TIMEOUT_MS = 2000;
+const DEFAULT_MAX_FORWARDS = 1024;
+const DEFAULT_TCP_IDLE_MS = 10_000;
+const MAX_TCP_CONNECTIONS = 1024;
+const PORT_ATTEMPTS = 20;
+// Source addresses seen recently → IPv4 number (-1 = not IPv4); bounded, cleared when full.
+const ADDRESS_CACHE_SIZE = 65_536;
+// Socket buffers sized for bursts (capped by net.core.rmem_max/wmem_max).
+const UDP_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/** Starts the responder serving `model`; resolves once both transports listen. */
+export async function startDnsResponder(model: DnsModel | undefined, opts: DnsResponderOptions): Promise<DnsResponder> {
+  const log = opts.logger ?? ((): void => undefined);
+  const resolvConfPath = opts.resolvConfPath ?? "/etc/resolv.conf";
+  let resolvConf: string[] = [];
+  try {
+    resolvConf = parseResolvConf(readFileSync(resolvConfPath, "utf8"));
+  } catch (err) {
+    log(`dns: cannot read ${resolvConfPath}: ${String(err)}`);
+  }
+  const { udp, tcp, port } = await listen(opts.host, opts.port);
+  const responder = new Responder(udp, tcp, {
+    host: opts.host,
+    port,
+    resolvConf,
+    upstreamPort: opts.upstreamPort ?? 53,
+    forwarder: new Forwarder([], {
+      timeoutMs: opts.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+      maxInFlight: opts.maxForwardsInFlight ?? DEFAULT_MAX_FORWARDS,
+    }),
+    tcpIdleMs: opts.tcpIdleTimeoutMs ?? DEFAULT_TCP_IDLE_MS,
+    log,
+  });
+  responder.update(model);
+  log(`dns: listening on ${opts.host} port ${port} (udp+tcp)`);
+  return responder;
+}
+
+interface ResponderSettings {
+  readonly host: string;
+  readonly port: number;
+  readonly resolvConf: readonly string[];
+  readonly upstreamPort: number;
+  readonly forwarder: Forwarder;
+  readonly tcpIdleMs: number;
+  readonly log: (msg: string) => void;
+}
+
+class Responder implements DnsResponder {
+  readonly address: DnsResponderAddress;
+  private serving: ServingState = { table: undefined, upstreams: [], files: undefined };
+  private readonly handler: QueryHandler;
+  private readonly addresses = new Map<string, number>();
+  private readonly connections = new Set<Socket>();
+
+  constructor(
+    private readonly udp: UdpSocket,
+    private readonly tcp: Server,
+    private readonly settings: ResponderSettings,
+  ) {
+    this.address = { host: settings.host, udpPort: settings.port, tcpPort: settings.port };
+    this.handler = new QueryHandler(settings.forwarder, settings.log);
+    udp.on("message", (msg: Buffer, rinfo: RemoteInfo) => {
+      this.onDatagram(msg, rinfo);
+    });
+    udp.on("error", (err) => {
+      settings.log(`dns: udp: ${err.message}`);
+    });
+    tcp.on("connection", (socket: Socket) => {
+      this.onConnection(socket);
+    });
+    tcp.on("error", (err) => {
+      settings.log(`dns: tcp: ${err.message}`);
+    });
+    tcp.maxConnections = MAX_TCP_CONNECTIONS;
+  }
+
+  update(model: DnsModel | undefined): void {
+    try {
+      const self: Upstream[] = [{ host: this.settings.host, port: this.settings.port }];
+      const next = buildServing(model, this.serving.files, {
+        resolvConf: this.settings.resolvConf,
+        port: this.settings.upstreamPort,
+        self,
+      });
+      this.serving = next;
+      this.handler.table = next.table;
+      this.settings.forwarder.setUpstreams(next.upstreams);
+      if (model !== undefined && next.upstreams.length === 0) {
+        this.settings.log(`dns: ${model.name}: no usable upstream; names outside the zones get SERVFAIL`);
+      }
+    } catch (err) {
+      // The renderer and table never throw on model content; keep serving the last table if they do.
+      this.settings.log(`dns: update failed, still serving the previous records: ${String(err)}`);
+    }
+  }
+
+  stats(): DnsResponderStats {
+    return { ...this.handler.counters };
+  }
+
+  async close(): Promise<void> {
+    this.settings.forwarder.close();
+    for (const c of this.connections) c.destroy();
+    await Promise.all([
+      new Promise<void>((resolve) => {
+        this.tcp.close(() => {
+          resolve();
+        });
+      }),
+      new Promise<void>((resolve) => {
+        try {
+          this.udp.close(() => {
+            resolve();
+          });
+        } catch {
+          resolve();
+        }
+      }),
+    ]);
+  }
+
+  private onDatagram(msg: Buffer, rinfo: RemoteInfo): void {
+    const result = this.handler.handle(msg, this.clientIPv4(rinfo.address), CLASSIC_UDP_LIMIT);
+    if (result === undefined) return;
+    if (result instanceof Promise) {
+      void result.then((reply) => {
+        if (reply !== undefined) this.send(reply, rinfo);
+      });
+      return;
+    }
+    this.send(result, rinfo);
+  }
+
+  private send(reply: Buffer, rinfo: RemoteInfo): void {
+    try {
+      this.udp.send(reply, rinfo.port, rinfo.address);
+    } catch {
+      // The socket closed while a forwarded answer was on its way.
+    }
+  }
+
+  private onConnection(socket: Socket): void {
+    this.handler.counters.tcpConnections++;
+    this.connections.add(socket);
+    const ip = this.clientIPv4(socket.remoteAddress ?? "");
+    let pending: Buffer = Buffer.alloc(0);
+    socket.setNoDelay(true);
+    socket.setTimeout(this.settings.tcpIdleMs, () => socket.destroy());
+    socket.on("error", () => socket.destroy());
+    socket.on("close", () => this.connections.delete(socket));
+    const write = (reply: Buffer): void => {
+      if (socket.destroyed || !socket.writable) return;
+      const frame = Buffer.allocUnsafe(2 + reply.length);
+      frame.writeUInt16BE(reply.length, 0);
+      reply.copy(frame, 2);
+      socket.write(frame);
+    };
+    socket.on("data", (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      // Pipelined queries (RFC 7766 §6.2.1.1): answer each complete frame; replies may reorder.
+      while (pending.length >= 2) {
+        const length = pending.readUInt16BE(0);
+        if (pending.length < 2 + length) break;
+        const msg = pending.subarray(2, 2 + length);
+        pending = pending.subarray(2 + length);
+        const result = this.handler.handle(msg, ip, TCP_LIMIT);
+        if (result instanceof Promise) {
+          void result.then((reply) => {
+            if (reply !== undefined) write(reply);
+          });
+        } else if (result !== undefined) write(result);
+      }
+    });
+  }
+
+  /** The client's IPv4 address as a number (IPv4-mapped IPv6 unwrapped); undefined for IPv6. */
+  private clientIPv4(address: string): number | undefined {
+    let ip = this.addresses.get(address);
+    if (ip === undefined) {
+      const bare = address.toLowerCase().startsWith("::ffff:") ? address.slice(7) : address;
+      ip = parseIPv4(bare) ?? -1;
+      if (this.addresses.size >= ADDRESS_CACHE_SIZE) this.addresses.clear();
+      this.addresses.set(address, ip);
+    }
+    return ip < 0 ? undefined : ip;
+  }
+}
+
+/** Binds UDP and TCP on one port; with port 0, retries until both get the same free port. */
+async function listen(host: string, port: number): Promise<{ udp: UdpSocket; tcp: Server; port: number }> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < (port === 0 ? PORT_ATTEMPTS : 1); attempt++) {
+    const udp = createSocket({ type: isIPv6(host) ? "udp6" : "udp4" });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        udp.once("error", reject);
+        udp.bind(port, host, () => {
+          udp.off("error", reject);
+          resolve();
+        });
+      });
+    } catch (err) {
+      lastError = err;
+      continue;
+    }
+    const bound = udp.address().port;
+    try {
+      udp.setRecvBufferSize(UDP_BUFFER_BYTES);
+      udp.setSendBufferSize(UDP_BUFFER_BYTES);
+    } catch {
+      // Best effort: the kernel may cap or refuse bigger buffers.
+    }
+    const tcp = createServer({ allowHalfOpen: false });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tcp.once("error", reject);
+        tcp.listen({ port: bound, host, backlog: 511 }, () => {
+          tcp.off("error", reject);
+          resolve();
+        });
+      });
+      return { udp, tcp, port: bound };
+    } catch (err) {
+      lastError = err;
+      udp.close();
+    }
+  }
+  throw lastError instanceof Error ? lastError : new Error(`cannot listen on ${host}:${port}`);
+}
