@@ -40,6 +40,9 @@ program
   )
   .requiredOption("--manifests <dir>", "directory of manifests (see `oooi render --help`)")
   .option("--out <dir>", "also write the rendered files here, replacing only what changed")
+  .option("--dns-listen <host:port>", "answer DNS here with the split-horizon views (port 0 picks one)", hostPort, { host: "127.0.0.1", port: 5353 })
+  .option("--no-dns", "do not start the DNS responder")
+  .option("--dns-server <ns/name>", "DNSServer the responder serves (default: the first Infra with DNS enabled)")
   .option("--kea-socket <path>", "drive a local kea-dhcp4 through its unix control socket")
   .option("--dhcp-interface <if>", "interface the local Kea serves on (default: the DHCPServer's, net1)")
   .option("--dhcp-server <ns/name>", "DHCPServer the local Kea serves (default: the first Infra with DHCP enabled)")
@@ -47,7 +50,7 @@ program
   .option("--kea-lease-file <path>", "memfile lease file of the local Kea (default /var/lib/kea/kea-leases4.csv)")
   .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
   .option("--log-level <level>", "trace, debug, info, warn or error", "info")
-  .action((opts: { manifests: string; out?: string; keaSocket?: string; dhcpInterface?: string; dhcpServer?: string; keaHooksDir?: string; keaLeaseFile?: string; debounce: number; logLevel: string }) => {
+  .action((opts: { manifests: string; out?: string; keaSocket?: string; dhcpInterface?: string; dhcpServer?: string; keaHooksDir?: string; keaLeaseFile?: string; dnsListen: { host: string; port: number }; dns: boolean; dnsServer?: string; debounce: number; logLevel: string }) => {
     const log = pino({ level: opts.logLevel, base: { cmd: "serve" } }, pino.destination(2));
     const served = serve({
       manifests: opts.manifests,
@@ -58,7 +61,13 @@ program
       ...(opts.dhcpServer === undefined ? {} : { dhcpServer: opts.dhcpServer }),
       ...(opts.keaHooksDir === undefined ? {} : { keaHooksDir: opts.keaHooksDir }),
       ...(opts.keaLeaseFile === undefined ? {} : { keaLeaseFile: opts.keaLeaseFile }),
+      ...(opts.dns ? { dnsListen: opts.dnsListen } : {}),
+      ...(opts.dnsServer === undefined ? {} : { dnsServer: opts.dnsServer }),
     }, log);
+    served.ready.catch((e: unknown) => {
+      log.fatal(`cannot start: ${(e as Error).message}`);
+      process.exit(1);
+    });
     const stop = (signal: string) => {
       log.info({ signal }, "shutting down");
       void served.close().then(() => process.exit(0));
@@ -66,6 +75,14 @@ program
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+
+/** "127.0.0.1:5353", "[::1]:53" or ":5353" (all IPv4 interfaces). */
+function hostPort(value: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
+  const port = Number(m?.[3]);
+  if (m === null || !Number.isInteger(port) || port > 65535) throw new InvalidArgumentError("expected host:port, e.g. 127.0.0.1:5353");
+  return { host: m[1] ?? (m[2] === "" || m[2] === undefined ? "0.0.0.0" : m[2]), port };
+}
 
 function positiveInt(value: string): number {
   const n = Number(value);

@@ -8,6 +8,8 @@ import { formatManifestError, summarizeIgnored, type ManifestLoad } from "../wat
 import { watchManifestDir } from "../watchers/manifest-watch.js";
 import type { ApplierEvent } from "../dhcp/applier.js";
 import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
+import { startDnsResponder, type DnsResponder } from "../dns/server/index.js";
+import type { DnsModel, Topology } from "../model/types.js";
 
 export interface ServeOptions {
   readonly manifests: string;
@@ -21,9 +23,15 @@ export interface ServeOptions {
   readonly dhcpServer?: string;
   readonly keaHooksDir?: string;
   readonly keaLeaseFile?: string;
+  /** Answer DNS here (host:port) with the split-horizon views; undefined = no responder. */
+  readonly dnsListen?: { readonly host: string; readonly port: number };
+  /** DNSServer ("namespace/name") the responder serves; default the first with DNS enabled. */
+  readonly dnsServer?: string;
 }
 
 export interface Served {
+  /** Resolves once every listener is bound (their addresses are logged). */
+  readonly ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -88,11 +96,27 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     }));
   }
 
+  let dns: Promise<DnsResponder> | undefined;
+  if (opts.dnsListen !== undefined) {
+    const listen = opts.dnsListen;
+    dns = startDnsResponder(undefined, { host: listen.host, port: listen.port, logger: (m) => { log.debug(m); } }).then((r) => {
+      log.info({ udp: r.address.udpPort, tcp: r.address.tcpPort, host: r.address.host }, `DNS responder listening on ${r.address.host}:${String(r.address.udpPort)}`);
+      return r;
+    });
+    const responder = dns;
+    subs.add(outputs$.subscribe((out) => {
+      if (out === undefined) return;
+      const model = selectDnsModel(out.model.topologies, opts.dnsServer);
+      void responder.then((r) => { r.update(model); });
+    }));
+  }
+
   return {
-    close: () => {
+    ready: (dns ?? Promise.resolve()).then(() => undefined),
+    close: async () => {
       subs.unsubscribe();
       kea?.close();
-      return Promise.resolve();
+      if (dns !== undefined) await (await dns).close();
     },
   };
 }
@@ -110,4 +134,9 @@ function logKeaEvent(log: Logger, socket: string, e: ApplierEvent): void {
   const r = e.result;
   if (r.status === "applied") log.info({ socket, hash: r.hash, persisted: r.persisted }, r.persisted ? "Kea configuration applied" : `Kea configuration applied but not written: ${r.text ?? ""}`);
   else if (r.status === "rejected") log.error({ socket, hash: r.hash, command: r.command }, `Kea rejected the configuration and keeps the previous one: ${r.text}`);
+}
+
+/** The DNS model of DNSServer `name` ("namespace/name"), or the first Infra's with DNS enabled. */
+export function selectDnsModel(topologies: readonly Topology[], name?: string): DnsModel | undefined {
+  return topologies.find((t) => t.dns !== undefined && (name === undefined || t.dns.name === name))?.dns;
 }
