@@ -1,0 +1,75 @@
+// `<infra>-proxy-external`: the proxy's LoadBalancer Service (REFERENCE §1). Pure.
+import type { InfraSpec } from "../../api/schema.js";
+import type { DesiredObject, OwnerReference } from "./objects.js";
+import { cmp, isLabelKey, isLabelValue } from "./objects.js";
+
+/** MetalLB's address-pool selection annotation. */
+export const METALLB_POOL_ANNOTATION = "metallb.universe.tf/address-pool";
+/** ExternalDNS's comma-separated host names annotation. */
+export const EXTERNAL_DNS_HOSTNAME_ANNOTATION = "external-dns.alpha.kubernetes.io/hostname";
+
+/** What the external Service needs. */
+export interface ExternalServiceInput {
+  readonly infraName: string;
+  readonly namespace: string;
+  readonly config: NonNullable<NonNullable<NonNullable<InfraSpec["infraComponents"]>["proxy"]>["externalService"]>;
+  /** Domains of the Infra's Ready attachments. */
+  readonly readyDomains: readonly string[];
+  /** Labels oooi sets; they win over user labels of the same key (pruning and selection rely on them). */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly podLabels: Readonly<Record<string, string>>;
+  readonly owner: OwnerReference;
+}
+
+/** The LoadBalancer Service on 443, or undefined when externalService is not enabled. */
+export function externalService(input: ExternalServiceInput): DesiredObject | undefined {
+  const c = input.config;
+  if (c.enabled !== true) return undefined;
+  // An invalid user key would fail the whole apply; drop it rather than lose the Service.
+  const annotations: Record<string, string> = Object.fromEntries(Object.entries(c.annotations ?? {}).filter(([k]) => isLabelKey(k)));
+  if (c.addressPoolName !== undefined && c.addressPoolName !== "") annotations[METALLB_POOL_ANNOTATION] = c.addressPoolName;
+  if (c.publishAttachmentOAuths === true) {
+    const names = mergeHostnames(annotations[EXTERNAL_DNS_HOSTNAME_ANNOTATION], input.readyDomains.map((d) => `oauth.${d}`));
+    if (names !== "") annotations[EXTERNAL_DNS_HOSTNAME_ANNOTATION] = names;
+  }
+  const userLabels = Object.entries(c.labels ?? {}).filter(([k, v]) => isLabelKey(k) && isLabelValue(v));
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: {
+      name: `${input.infraName}-proxy-external`,
+      namespace: input.namespace,
+      labels: { ...Object.fromEntries(userLabels), ...input.labels },
+      ...(Object.keys(annotations).length === 0 ? {} : { annotations: sortedRecord(annotations) }),
+      ownerReferences: [input.owner],
+    },
+    spec: {
+      type: "LoadBalancer",
+      selector: { ...input.podLabels },
+      ports: [{ name: "https", port: 443, targetPort: 443, protocol: "TCP" }],
+    },
+  };
+}
+
+/** User-set names first (as written, deduplicated), then the added names sorted, case-insensitively unique. */
+export function mergeHostnames(userValue: string | undefined, added: readonly string[]): string {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of (userValue ?? "").split(",")) {
+    const name = raw.trim();
+    if (name === "" || seen.has(name.toLowerCase())) continue;
+    seen.add(name.toLowerCase());
+    out.push(name);
+  }
+  const extra: string[] = [];
+  for (const name of [...added].sort(cmp)) {
+    if (name === "" || seen.has(name.toLowerCase())) continue;
+    seen.add(name.toLowerCase());
+    extra.push(name);
+  }
+  return [...out, ...extra].join(",");
+}
+
+function sortedRecord(r: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(r).sort(([a], [b]) => cmp(a, b)));
+}

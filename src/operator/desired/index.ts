@@ -1,0 +1,230 @@
+// The operator's desired state: for every servable Infra, each Kubernetes object to
+// server-side-apply, plus the cross-namespace NetworkPolicies. Pure, deterministic (sorted),
+// never throws: an Infra whose objects cannot be valid gets none, with a problem saying why.
+import type { Infra } from "../../api/schema.js";
+import { parseCidr } from "../../model/ipv4.js";
+import { refKey } from "../../model/problems.js";
+import { readyCondition } from "../../model/status.js";
+import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../../model/types.js";
+import type { RenderedInfra } from "../../pipeline/outputs.js";
+import { coreDnsWorkload } from "./coredns.js";
+import { envoyWorkload, proxyService, splitHostPort } from "./envoy.js";
+import { externalService } from "./external.js";
+import { keaWorkload } from "./kea.js";
+import { componentNetwork } from "./network.js";
+import {
+  cmp, COMPONENT_LABEL, INFRA_LABEL, infraOwner, INSTANCE_LABEL, isDns1035Label, isDns1123Subdomain, isLabelValue,
+  MANAGED_BY, MANAGED_BY_LABEL, NAME_LABEL, sortObjects, type DesiredObject, type OwnerReference,
+} from "./objects.js";
+import { networkPolicies, type PolicyClaim } from "./policy.js";
+import { imageOverride, type OperatorSettings } from "./settings.js";
+
+export * from "./objects.js";
+export { operatorSettings, settingsFromEnv, defaultXdsAddress, DEFAULT_IMAGES, FIELD_MANAGER, XDS_PORT, XDS_SERVICE } from "./settings.js";
+export type { OperatorSettings, WorkloadImages } from "./settings.js";
+
+/** Everything the desired state is computed from. */
+export interface DesiredInput {
+  /** The observed cluster: Infra uids (owner references) and attachments' deletion state. */
+  readonly state: ClusterState;
+  /** renderAll(state): the model and, per Infra, the rendered CoreDNS ConfigMap data. */
+  readonly outputs: {
+    readonly model: Pick<BuildResult, "problems">;
+    readonly infras: readonly Pick<RenderedInfra, "topology" | "coreDns">[];
+  };
+  readonly settings: OperatorSettings;
+  /** Observed NetworkAttachmentDefinitions' spec.config by "<namespace>/<name>" (see network.ts). */
+  readonly networkAttachments?: ReadonlyMap<string, string>;
+}
+
+/** One Infra's namespaced objects, each controller-owned by it (garbage-collected with it). */
+export interface DesiredInfra {
+  readonly infra: ObjectRef;
+  /** In apply order. */
+  readonly objects: readonly DesiredObject[];
+}
+
+/** What the reconciler applies. */
+export interface DesiredState {
+  /** Sorted by Infra namespace/name; only Infras with a topology and valid objects. */
+  readonly infras: readonly DesiredInfra[];
+  /**
+   * Objects outside the Infras' namespaces (NetworkPolicies), in apply order: no owner
+   * reference; cleaned by the attachment finalizer (CLEANUP_LABEL, ATTACHMENTS_ANNOTATION).
+   * Terminating attachments contribute none, so applying this set and deleting labelled
+   * objects not in it is the finalizer's cleanup.
+   */
+  readonly crossNamespace: readonly DesiredObject[];
+  /** Why an Infra got no objects (or no proxy workload). */
+  readonly problems: readonly Problem[];
+}
+
+type Component = "dhcp" | "dns" | "proxy";
+
+/** Computes every object the operator must apply. */
+export function desiredState(input: DesiredInput): DesiredState {
+  const { state, settings } = input;
+  const infras = new Map(state.infras.map((i) => [`${i.metadata.namespace}/${i.metadata.name}`, i]));
+  const terminating = new Set(state.attachments
+    .filter((a) => a.metadata.deletionTimestamp !== undefined)
+    .map((a) => `${a.metadata.namespace}/${a.metadata.name}`));
+  // Ready = served, not terminating, and nothing blocking in its own problems (readyCondition).
+  const problemsByRef = new Map<string, Problem[]>();
+  for (const p of input.outputs.model.problems) problemsByRef.set(refKey(p.object), [...(problemsByRef.get(refKey(p.object)) ?? []), p]);
+  const ready = (ref: ObjectRef): boolean => readyCondition(problemsByRef.get(refKey(ref)) ?? []).status === "True";
+  const out: DesiredInfra[] = [];
+  const claims: PolicyClaim[] = [];
+  const problems: Problem[] = [];
+
+  const rendered = [...input.outputs.infras].sort((a, b) => cmp(refKey(a.topology.infra), refKey(b.topology.infra)));
+  for (const r of rendered) {
+    const ref = r.topology.infra;
+    const infra = infras.get(`${ref.namespace}/${ref.name}`);
+    const uid = infra?.metadata.uid;
+    if (infra === undefined || uid === undefined || uid === "") {
+      problems.push(problem(ref, "metadata.uid", "InfraNotObserved", "the Infra's uid is not known yet; its objects are applied once it is"));
+      continue;
+    }
+    const built = infraObjects(infra, uid, r, { settings, networkAttachments: input.networkAttachments, terminating, ready }, problems);
+    const invalid = invalidNames(built.objects);
+    if (invalid.length > 0) {
+      problems.push(problem(ref, "metadata.name", "InvalidName",
+        `objects derived from the Infra's name would be invalid (${invalid.join("; ")}); use a shorter name of lower-case letters, digits and '-' starting with a letter`));
+      continue;
+    }
+    // Builders share label maps and env lists; each returned object owns its own copy.
+    out.push({ infra: ref, objects: sortObjects(built.objects).map((o) => structuredClone(o)) });
+    claims.push(...built.claims);
+  }
+  return {
+    infras: out,
+    crossNamespace: sortObjects(networkPolicies(claims)).map((o) => structuredClone(o)),
+    problems: problems.sort((a, b) => cmp(refKey(a.object), refKey(b.object)) || cmp(a.reason, b.reason)),
+  };
+}
+
+/** Every object of a desired state in apply order: all namespaced-owned ones, then cross-namespace ones. */
+export function allObjects(state: DesiredState): DesiredObject[] {
+  return [...sortObjects(state.infras.flatMap((i) => i.objects)), ...state.crossNamespace];
+}
+
+function problem(object: ObjectRef, field: string, reason: string, message: string): Problem {
+  return { object, field, reason, message, severity: "error" };
+}
+
+/** What every Infra's objects depend on besides the Infra itself. */
+interface Shared {
+  readonly settings: OperatorSettings;
+  readonly networkAttachments: ReadonlyMap<string, string> | undefined;
+  /** "<namespace>/<name>" of attachments being deleted. */
+  readonly terminating: ReadonlySet<string>;
+  /** An attachment's Ready condition as its status reports it (no blocking problem of its own). */
+  readonly ready: (ref: ObjectRef) => boolean;
+}
+
+function infraObjects(
+  infra: Infra, uid: string, r: Pick<RenderedInfra, "topology" | "coreDns">, shared: Shared, problems: Problem[],
+): { objects: DesiredObject[]; claims: PolicyClaim[] } {
+  const { settings, terminating } = shared;
+  const t: Topology = r.topology;
+  const name = infra.metadata.name;
+  const namespace = infra.metadata.namespace;
+  const owner: OwnerReference = infraOwner(name, uid);
+  const nc = infra.spec.networkConfig;
+  const prefixLength = parseCidr(nc.cidr)?.prefix ?? 32;
+  const nad = { name: nc.networkAttachmentDefinition, namespace: nc.networkAttachmentNamespace ?? namespace };
+  const nadConfig = shared.networkAttachments?.get(`${nad.namespace}/${nad.name}`);
+  const labels = (component: Component): Record<string, string> =>
+    ({ [MANAGED_BY_LABEL]: MANAGED_BY, [INFRA_LABEL]: name, [COMPONENT_LABEL]: component });
+  const podLabels = (component: Component, program: string): Record<string, string> =>
+    ({ [NAME_LABEL]: program, [INSTANCE_LABEL]: name, [COMPONENT_LABEL]: component });
+  const network = (component: Component, serverIP: string, interfaceName: string) => componentNetwork({
+    nad, nadConfig, name: `${name}-${component}`, namespace, serverIP, prefixLength, gateway: nc.gateway,
+    interfaceName, labels: labels(component), owner,
+  });
+  const objects: DesiredObject[] = [];
+  const claims: PolicyClaim[] = [];
+
+  for (const [component, child] of [["dhcp", t.children.dhcp], ["dns", t.children.dns], ["proxy", t.children.proxy]] as const) {
+    if (child === undefined) continue;
+    objects.push({
+      apiVersion: child.apiVersion,
+      kind: child.kind,
+      metadata: {
+        name: child.metadata.name,
+        namespace: child.metadata.namespace,
+        labels: { ...child.metadata.labels, ...labels(component) },
+        ownerReferences: [owner],
+      },
+      spec: child.spec,
+    });
+  }
+
+  const proxyChild = t.children.proxy;
+  if (proxyChild !== undefined && t.proxy !== undefined) {
+    const pods = podLabels("proxy", "envoy");
+    const xds = splitHostPort(settings.xdsAddress);
+    if (xds === undefined) {
+      problems.push(problem(t.infra, "", "InvalidOperatorSettings", `xDS address ${JSON.stringify(settings.xdsAddress)} is not host:port; the proxy workload is not deployed`));
+    } else {
+      const net = network("proxy", t.proxy.serverIP, "net1");
+      if (net.nad !== undefined) objects.push(net.nad);
+      objects.push(...envoyWorkload({
+        infraName: name, namespace, nodeCluster: t.proxy.node, xds,
+        image: imageOverride(proxyChild.spec.proxyImage) ?? settings.images.envoy, pinUserIds: settings.pinUserIds,
+        labels: labels("proxy"), podLabels: pods, networksAnnotation: net.annotation, owner,
+      }));
+    }
+    objects.push(proxyService({ infraName: name, namespace, labels: labels("proxy"), podLabels: pods, owner }));
+    const readyDomains = t.attachments
+      .filter((a) => a.served && !terminating.has(`${a.ref.namespace}/${a.ref.name}`) && shared.ready(a.ref))
+      .map((a) => a.domain);
+    const ext = externalService({
+      infraName: name, namespace, config: infra.spec.infraComponents?.proxy?.externalService ?? {},
+      readyDomains, labels: labels("proxy"), podLabels: pods, owner,
+    });
+    if (ext !== undefined) objects.push(ext);
+    for (const a of t.attachments) {
+      const key = `${a.ref.namespace}/${a.ref.name}`;
+      if (!a.served || terminating.has(key)) continue;
+      claims.push({ controlPlaneNamespace: a.controlPlaneNamespace, attachment: key, proxyNamespace: namespace, proxyPodLabels: pods });
+    }
+  }
+
+  const dnsChild = t.children.dns;
+  if (dnsChild !== undefined && t.dns !== undefined && r.coreDns !== undefined) {
+    const net = network("dns", t.dns.serverIP, "net1");
+    if (net.nad !== undefined) objects.push(net.nad);
+    objects.push(...coreDnsWorkload({
+      infraName: name, namespace, files: r.coreDns,
+      image: imageOverride(dnsChild.spec.image) ?? settings.images.coredns, pinUserIds: settings.pinUserIds,
+      labels: labels("dns"), podLabels: podLabels("dns", "coredns"), networksAnnotation: net.annotation, owner,
+    }));
+  }
+
+  const dhcpChild = t.children.dhcp;
+  if (dhcpChild !== undefined && t.dhcp !== undefined) {
+    const net = network("dhcp", t.dhcp.serverIP, t.dhcp.interface);
+    if (net.nad !== undefined) objects.push(net.nad);
+    objects.push(...keaWorkload({
+      infraName: name, namespace, node: t.dhcp.name, xdsAddress: settings.xdsAddress,
+      keaImage: imageOverride(dhcpChild.spec.image) ?? settings.images.kea, agentImage: settings.images.oooi,
+      hooksDirectory: settings.keaHooksDirectory, interfaceName: t.dhcp.interface,
+      leaseStorage: settings.leaseStorage, leaseStorageClass: settings.leaseStorageClass,
+      labels: labels("dhcp"), podLabels: podLabels("dhcp", "kea"), networksAnnotation: net.annotation, owner,
+    }));
+  }
+  return { objects, claims };
+}
+
+/** Names and label values that the API server would reject. */
+function invalidNames(objects: readonly DesiredObject[]): string[] {
+  const out: string[] = [];
+  for (const o of objects) {
+    const n = o.metadata.name;
+    const ok = o.kind === "Service" ? isDns1035Label(n) : isDns1123Subdomain(n);
+    if (!ok) out.push(`${o.kind} ${n}`);
+    for (const [k, v] of Object.entries(o.metadata.labels)) if (!isLabelValue(v)) out.push(`label ${k}=${v}`);
+  }
+  return [...new Set(out)];
+}

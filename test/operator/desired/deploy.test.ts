@@ -1,0 +1,174 @@
+// deploy/: the RBAC generated from permissions.ts (drift test, UPDATE_DEPLOY=1 regenerates), every
+// YAML parses, `kubectl kustomize` builds it, the operator Deployment is hardened, and the
+// Containerfile builds a non-root Node 22 image.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { parse, parseAllDocuments } from "yaml";
+import { MANAGED_KINDS } from "../../../src/operator/desired/objects.js";
+import {
+  clusterRoleYaml, leaderElectionRoleYaml, OPERATOR_PERMISSIONS, policyRules,
+} from "../../../src/operator/desired/permissions.js";
+import { XDS_PORT, XDS_SERVICE } from "../../../src/operator/desired/settings.js";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const DEPLOY = join(ROOT, "deploy");
+const REGENERATE = "UPDATE_DEPLOY=1 npx vitest run test/operator/desired/deploy.test.ts";
+type Json = Record<string, unknown>;
+const at = (o: unknown, ...path: (string | number)[]): unknown =>
+  path.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], o);
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith(".yaml"))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+describe("deploy/rbac", () => {
+  const generated: [string, string][] = [
+    ["rbac/cluster_role.yaml", clusterRoleYaml()],
+    ["rbac/leader_election_role.yaml", leaderElectionRoleYaml()],
+  ];
+
+  it.each(generated)("%s equals its generator", (file, text) => {
+    const path = join(DEPLOY, file);
+    if (process.env["UPDATE_DEPLOY"] === "1") writeFileSync(path, text);
+    expect(readFileSync(path, "utf8"), `deploy/${file} is stale; regenerate with: ${REGENERATE}`).toBe(text);
+  });
+
+  it("grants apply-and-prune on every kind the desired state emits", () => {
+    const rules = policyRules(OPERATOR_PERMISSIONS);
+    for (const k of MANAGED_KINDS) {
+      const group = k.apiVersion.includes("/") ? k.apiVersion.slice(0, k.apiVersion.indexOf("/")) : "";
+      const rule = rules.find((r) => r.apiGroups.includes(group) && r.resources.includes(k.plural));
+      expect(rule?.verbs, k.kind).toEqual(expect.arrayContaining(["create", "delete", "get", "list", "patch", "watch"]));
+    }
+  });
+
+  it("grants nothing broad: no wildcards, no secrets, no escalate/bind/impersonate", () => {
+    const role = parse(clusterRoleYaml()) as Json;
+    for (const r of at(role, "rules") as Json[]) {
+      expect(r["apiGroups"]).not.toContain("*");
+      expect(r["resources"]).not.toContain("*");
+      expect(r["resources"]).not.toContain("secrets");
+      for (const v of ["*", "escalate", "bind", "impersonate", "deletecollection"]) expect(r["verbs"]).not.toContain(v);
+    }
+    expect((at(role, "rules") as Json[]).find((r) => (r["resources"] as string[]).includes("infras/finalizers"))?.["verbs"]).toEqual(["update"]);
+  });
+});
+
+describe("deploy/ manifests", () => {
+  it("every YAML file parses", () => {
+    const files = yamlFiles(DEPLOY);
+    expect(files.length).toBeGreaterThan(10);
+    for (const f of files) {
+      for (const doc of parseAllDocuments(readFileSync(f, "utf8"))) expect(doc.errors, f).toEqual([]);
+    }
+  });
+
+  it("every kustomization lists files that exist", () => {
+    for (const f of yamlFiles(DEPLOY).filter((p) => p.endsWith("kustomization.yaml"))) {
+      const k = parse(readFileSync(f, "utf8")) as Json;
+      const dir = f.slice(0, f.lastIndexOf("/"));
+      for (const r of k["resources"] as string[]) {
+        expect(existsSync(join(dir, r)), `${f}: ${r}`).toBe(true);
+      }
+    }
+    expect((parse(readFileSync(join(DEPLOY, "kustomization.yaml"), "utf8")) as Json)["resources"]).toEqual(["crds", "rbac", "operator"]);
+  });
+
+  const kubectl = spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" }).status === 0;
+  it.skipIf(!kubectl)("kubectl kustomize builds deploy/ into the expected objects", () => {
+    const out = execFileSync("kubectl", ["kustomize", DEPLOY], { encoding: "utf8" });
+    const objects = parseAllDocuments(out).map((d) => d.toJS() as Json);
+    const kinds = objects.map((o) => `${String(o["kind"])}/${String(at(o, "metadata", "name"))}`).sort();
+    expect(kinds).toEqual(expect.arrayContaining([
+      "ClusterRole/oooi-operator", "ClusterRoleBinding/oooi-operator", "Deployment/oooi-operator", "Namespace/oooi-system",
+      "Role/oooi-leader-election", "RoleBinding/oooi-leader-election", `Service/${XDS_SERVICE}`, "Service/oooi-metrics", "ServiceAccount/oooi-operator",
+    ]));
+    expect(objects.filter((o) => o["kind"] === "CustomResourceDefinition")).toHaveLength(5);
+    for (const o of objects) {
+      if (!["Namespace", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition"].includes(String(o["kind"]))) {
+        expect(at(o, "metadata", "namespace"), String(o["kind"])).toBe("oooi-system");
+      }
+    }
+  });
+});
+
+describe("the operator Deployment", () => {
+  const docs = parseAllDocuments(readFileSync(join(DEPLOY, "operator", "deployment.yaml"), "utf8")).map((d) => d.toJS() as Json);
+  const dep = docs[0] ?? {};
+  const pod = at(dep, "spec", "template", "spec") as Json;
+  const container = (pod["containers"] as Json[])[0] ?? {};
+
+  it("runs 2 replicas of `oooi operator` under its ServiceAccount", () => {
+    expect(at(dep, "spec", "replicas")).toBe(2);
+    expect(container["args"]).toEqual(expect.arrayContaining(["operator"]));
+    expect(pod["serviceAccountName"]).toBe("oooi-operator");
+    expect(at(dep, "spec", "selector", "matchLabels")).toEqual(at(dep, "spec", "template", "metadata", "labels"));
+  });
+
+  it("is hardened: non-root, read-only root, no escalation, no capabilities, RuntimeDefault seccomp", () => {
+    expect(container["securityContext"]).toEqual({
+      allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] }, readOnlyRootFilesystem: true, runAsNonRoot: true,
+    });
+    expect(pod["securityContext"]).toEqual({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
+    expect(at(container, "resources", "requests")).toEqual({ cpu: "100m", memory: "128Mi" });
+  });
+
+  it("probes /healthz and /readyz, gets its identity from the downward API, serves xDS where the Service points", () => {
+    expect(at(container, "livenessProbe", "httpGet", "path")).toBe("/healthz");
+    expect(at(container, "readinessProbe", "httpGet", "path")).toBe("/readyz");
+    const env = container["env"] as Json[];
+    expect(env.find((e) => e["name"] === "POD_NAME")?.["valueFrom"]).toEqual({ fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } });
+    expect(env.find((e) => e["name"] === "POD_NAMESPACE")?.["valueFrom"]).toEqual({ fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } });
+    expect(env.find((e) => e["name"] === "OOOI_IMAGE")?.["value"]).toBe(container["image"]);
+    const services = parseAllDocuments(readFileSync(join(DEPLOY, "operator", "services.yaml"), "utf8")).map((d) => d.toJS() as Json);
+    const xds = services.find((s) => at(s, "metadata", "name") === XDS_SERVICE);
+    expect(at(xds, "spec", "ports", 0, "port")).toBe(XDS_PORT);
+    const ports = (container["ports"] as Json[]).map((p) => p["name"]);
+    for (const s of services) {
+      expect(at(s, "spec", "selector")).toEqual(at(dep, "spec", "template", "metadata", "labels"));
+      for (const p of at(s, "spec", "ports") as Json[]) expect(ports).toContain(p["targetPort"]);
+    }
+  });
+});
+
+describe("Containerfile", () => {
+  const text = readFileSync(join(ROOT, "Containerfile"), "utf8");
+  // Instructions with continuation lines joined and comments dropped, split by stage.
+  const lines = text.replace(/\\\n/g, " ").split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+  const stages: string[][] = [];
+  for (const l of lines) {
+    if (/^FROM\s/i.test(l)) stages.push([l]);
+    else stages.at(-1)?.push(l);
+  }
+  const final = stages.at(-1) ?? [];
+
+  it("builds on Node 22 LTS with npm ci, npm run build and a production-only prune", () => {
+    expect(stages[0]?.[0]).toMatch(/^FROM\s+(docker\.io\/library\/)?node:22-bookworm-slim\s+AS\s+build$/i);
+    expect(final[0]).toMatch(/^FROM\s+(docker\.io\/library\/)?node:22-bookworm-slim$/i);
+    const build = (stages[0] ?? []).join("\n");
+    expect(build).toMatch(/npm ci/);
+    expect(build).toMatch(/npm run build/);
+    expect(build).toMatch(/npm prune --omit=dev/);
+  });
+
+  it("runs the CLI as a numeric non-root user", () => {
+    const user = final.filter((l) => /^USER\s/i.test(l)).at(-1) ?? "";
+    const uid = /^USER\s+(\d+)(:\d+)?$/.exec(user)?.[1];
+    expect(uid, user).toBeDefined();
+    expect(Number(uid)).toBeGreaterThan(0);
+    expect(final.filter((l) => /^ENTRYPOINT/i.test(l)).at(-1)).toBe('ENTRYPOINT ["node", "/app/dist/cli/main.js"]');
+    expect(final.some((l) => /^COPY --from=build \/src\/dist/.test(l))).toBe(true);
+  });
+
+  it("has a kea stage with Debian's Kea 2.2", () => {
+    const kea = stages.find((s) => /\sAS\s+kea$/i.test(s[0] ?? "")) ?? [];
+    expect(kea[0]).toMatch(/debian:bookworm/);
+    expect(kea.join("\n")).toMatch(/kea-dhcp4-server/);
+  });
+});

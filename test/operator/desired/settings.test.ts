@@ -1,0 +1,40 @@
+// Operator settings: defaults, environment overrides, and the original operator's image ignored.
+import { describe, expect, it } from "vitest";
+import { imageOverride, operatorSettings, settingsFromEnv } from "../../../src/operator/desired/settings.js";
+
+describe("operator settings", () => {
+  it("defaults the xDS address to the operator's Service in its namespace", () => {
+    const s = operatorSettings({ namespace: "ops" });
+    expect(s.xdsAddress).toBe("oooi-xds.ops.svc:18000");
+    expect(s.fieldManager).toBe("oooi");
+    expect(s.images.envoy).toBe("envoyproxy/envoy:v1.36.4");
+    expect(s.images.coredns).toBe("registry.k8s.io/coredns/coredns:v1.12.0");
+    expect(s.keaHooksDirectory).toBe("/usr/lib/x86_64-linux-gnu/kea/hooks");
+  });
+
+  it("reads the Deployment's environment; empty values count as unset", () => {
+    const s = settingsFromEnv({
+      POD_NAMESPACE: "oooi-system", OOOI_IMAGE: "example.org/oooi:1", OOOI_KEA_IMAGE: " ", OOOI_PIN_USER_IDS: "false",
+      OOOI_LEASE_STORAGE_CLASS: "fast",
+    });
+    expect(s.namespace).toBe("oooi-system");
+    expect(s.xdsAddress).toBe("oooi-xds.oooi-system.svc:18000");
+    expect(s.images.oooi).toBe("example.org/oooi:1");
+    expect(s.images.kea).toBe(operatorSettings().images.kea);
+    expect(s.pinUserIds).toBe(false);
+    expect(s.leaseStorageClass).toBe("fast");
+    expect(settingsFromEnv({}).pinUserIds).toBe(true);
+  });
+
+  it.each([
+    [undefined, undefined],
+    ["", undefined],
+    ["quay.io/cldmnky/oooi:latest", undefined],
+    ["quay.io/cldmnky/oooi@sha256:abc", undefined],
+    ["quay.io/cldmnky/oooi", undefined],
+    ["quay.io/cldmnky/oooi-fork:1", "quay.io/cldmnky/oooi-fork:1"],
+    ["registry.k8s.io/coredns/coredns:v1.11.1", "registry.k8s.io/coredns/coredns:v1.11.1"],
+  ])("imageOverride(%s) = %s", (value, expected) => {
+    expect(imageOverride(value)).toBe(expected);
+  });
+});
