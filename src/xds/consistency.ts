@@ -64,7 +64,9 @@ function checkListener(
   const errors: string[] = [];
   const chains = readChains(listener);
   const defaultChain = get(listener, "default_filter_chain");
-  if (chains.length === 0 && defaultChain === undefined) errors.push(`listener "${name}" has no filter chains`);
+  // An API listener (gRPC xDS clients) carries its HTTP connection manager instead of chains.
+  const apiListener = get(listener, "api_listener", "api_listener");
+  if (chains.length === 0 && defaultChain === undefined && apiListener === undefined) errors.push(`listener "${name}" has no filter chains`);
 
   const chainNames = new Set<string>();
   for (const chain of chains) {
@@ -82,6 +84,7 @@ function checkListener(
   if (defaultChain !== undefined) {
     all.push({ name: asString(get(defaultChain, "name")) ?? "default_filter_chain", chain: defaultChain });
   }
+  if (apiListener !== undefined) all.push({ name: "api_listener", chain: { filters: [{ typed_config: apiListener }] } });
   for (const { name: chainName, chain } of all) {
     const where = `listener "${name}" filter chain "${chainName}"`;
     for (const filter of asArray(get(chain, "filters"))) {

@@ -1,0 +1,193 @@
+// The snapshot cache: the only link between producers (renderers) and the ADS server. Producers
+// set a whole snapshot per node group; the cache refuses inconsistent ones (keeping the previous
+// snapshot), encodes each resource once, versions by content and tells its subscribers which
+// groups changed. It keeps only the current snapshot per group, never history.
+import { checkConsistency } from "../consistency.js";
+import type { EnvoyResources } from "../render/index.js";
+import {
+  CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL,
+} from "../render/type-urls.js";
+import { referencesOf } from "./refs.js";
+import { CachedResource, contentHash, setVersion, type Snapshot, type TypeSnapshot } from "./snapshot.js";
+import { envoyTypeSpecs, type ResourceTypeSpec } from "./types.js";
+import { encodeAny } from "./wire.js";
+
+/** One resource handed to the cache: its xDS name and its proto3 JSON (no top-level "@type"). */
+export interface ResourceInput {
+  readonly name: string;
+  readonly resource: object;
+}
+
+/** Resources of a snapshot by type URL; a registered type that is absent has no resources. */
+export type SnapshotInput = ReadonlyMap<string, readonly ResourceInput[]>;
+
+/** Outcome of setSnapshot: the types whose version changed, or why the snapshot was refused. */
+export type SetSnapshotResult =
+  | { readonly ok: true; readonly changed: readonly string[]; readonly snapshot: Snapshot }
+  | { readonly ok: false; readonly errors: readonly string[] };
+
+/** Called after a group's snapshot changed (undefined: the group's snapshot was removed). */
+export type SnapshotListener = (group: string, snapshot: Snapshot | undefined, changedTypes: readonly string[]) => void;
+
+/** Options of a SnapshotCache. */
+export interface SnapshotCacheOptions {
+  /** Clock in milliseconds (push latencies start at a snapshot's change time). Default Date.now. */
+  readonly now?: () => number;
+}
+
+const ENVOY_TYPES = [LISTENER_TYPE_URL, CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, ROUTE_TYPE_URL] as const;
+
+/** Versioned, consistency-checked snapshots per node group. */
+export class SnapshotCache {
+  readonly #specs = envoyTypeSpecs();
+  readonly #snapshots = new Map<string, Snapshot>();
+  readonly #listeners = new Set<SnapshotListener>();
+  readonly #now: () => number;
+
+  constructor(options: SnapshotCacheOptions = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Makes a resource type servable (e.g. oooi.dhcp.v1.KeaConfig with its protobuf encoder). */
+  registerType(typeUrl: string, spec: ResourceTypeSpec): void {
+    this.#specs.set(typeUrl, spec);
+  }
+
+  /** The spec of a registered type URL. */
+  typeSpec(typeUrl: string): ResourceTypeSpec | undefined {
+    return this.#specs.get(typeUrl);
+  }
+
+  /**
+   * Replaces a group's snapshot. Refused, with the previous snapshot kept, when a resource does
+   * not encode, a name is repeated or mismatched, or the Envoy resources are inconsistent.
+   * Subscribers hear about it only when some type's version changed.
+   */
+  setSnapshot(group: string, input: SnapshotInput): SetSnapshotResult {
+    const errors: string[] = [];
+    for (const typeUrl of input.keys()) {
+      if (!this.#specs.has(typeUrl)) errors.push(`resource type ${typeUrl} is not registered`);
+    }
+    if (ENVOY_TYPES.some((t) => input.has(t))) errors.push(...checkConsistency(envoyResources(input)));
+    if (errors.length > 0) return { ok: false, errors };
+
+    const previous = this.#snapshots.get(group);
+    const now = this.#now();
+    const types = new Map<string, TypeSnapshot>();
+    const changed: string[] = [];
+    for (const [typeUrl, spec] of this.#specs) {
+      const items = input.get(typeUrl) ?? [];
+      const before = previous?.types.get(typeUrl);
+      if (items.length === 0 && !input.has(typeUrl) && before === undefined) continue;
+      const built = buildType(typeUrl, spec, items, before, now, errors);
+      if (built === undefined) continue;
+      types.set(typeUrl, built);
+      if (before?.version !== built.version) changed.push(typeUrl);
+    }
+    for (const typeUrl of previous?.types.keys() ?? []) {
+      if (!types.has(typeUrl)) changed.push(typeUrl);
+    }
+    if (errors.length > 0) return { ok: false, errors };
+    if (previous !== undefined && changed.length === 0) return { ok: true, changed, snapshot: previous };
+
+    const snapshot: Snapshot = {
+      group,
+      version: setVersion([...types.values()].map((t) => ({ name: t.typeUrl, version: t.version }))),
+      createdAt: now,
+      types,
+    };
+    this.#snapshots.set(group, snapshot);
+    for (const listener of this.#listeners) listener(group, snapshot, changed);
+    return { ok: true, changed, snapshot };
+  }
+
+  /** setSnapshot for a rendered Envoy configuration (renderEnvoy's output). */
+  setEnvoySnapshot(group: string, resources: EnvoyResources): SetSnapshotResult {
+    return this.setSnapshot(group, envoyInput(resources));
+  }
+
+  /** Removes a group's snapshot; connected streams keep what they have and get nothing new. */
+  deleteSnapshot(group: string): boolean {
+    if (!this.#snapshots.delete(group)) return false;
+    for (const listener of this.#listeners) listener(group, undefined, []);
+    return true;
+  }
+
+  /** The current snapshot of a group. */
+  getSnapshot(group: string): Snapshot | undefined {
+    return this.#snapshots.get(group);
+  }
+
+  /** Groups that have a snapshot, sorted. */
+  groups(): string[] {
+    return [...this.#snapshots.keys()].sort();
+  }
+
+  /** Calls `listener` after every snapshot change; returns the unsubscribe function. */
+  subscribe(listener: SnapshotListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
+
+/** A rendered Envoy configuration as cache input, named the way Envoy subscribes to it. */
+export function envoyInput(resources: EnvoyResources): SnapshotInput {
+  const named = (items: readonly object[], typeUrl: string): ResourceInput[] => {
+    const nameOf = envoyTypeSpecs().get(typeUrl)?.nameOf;
+    return items.map((resource) => ({ name: nameOf?.(resource) ?? "", resource }));
+  };
+  return new Map([
+    [LISTENER_TYPE_URL, named(resources.listeners, LISTENER_TYPE_URL)],
+    [CLUSTER_TYPE_URL, named(resources.clusters, CLUSTER_TYPE_URL)],
+    [ENDPOINT_TYPE_URL, named(resources.endpoints, ENDPOINT_TYPE_URL)],
+    [ROUTE_TYPE_URL, named(resources.routes, ROUTE_TYPE_URL)],
+  ]);
+}
+
+function envoyResources(input: SnapshotInput): EnvoyResources {
+  const list = (t: string): object[] => (input.get(t) ?? []).map((r) => r.resource);
+  return {
+    listeners: list(LISTENER_TYPE_URL),
+    clusters: list(CLUSTER_TYPE_URL),
+    endpoints: list(ENDPOINT_TYPE_URL),
+    routes: list(ROUTE_TYPE_URL),
+  };
+}
+
+function buildType(
+  typeUrl: string, spec: ResourceTypeSpec, items: readonly ResourceInput[], before: TypeSnapshot | undefined,
+  now: number, errors: string[],
+): TypeSnapshot | undefined {
+  const byName = new Map<string, CachedResource>();
+  let bytes = 0;
+  const sorted = [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const { name, resource } of sorted) {
+    const where = `${typeUrl.slice(typeUrl.lastIndexOf("/") + 1)} "${name}"`;
+    if (name === "") { errors.push(`${where}: a resource needs a name`); continue; }
+    if (byName.has(name)) { errors.push(`${where}: name used twice`); continue; }
+    const declared = spec.nameOf?.(resource);
+    if (declared !== undefined && declared !== name) {
+      errors.push(`${where}: the resource calls itself "${declared}"`);
+      continue;
+    }
+    const old = before?.resources.get(name);
+    // A producer that keeps unchanged objects skips re-encoding them.
+    if (old?.resource === resource) { byName.set(name, old); bytes += old.any.length; continue; }
+    let any: Uint8Array;
+    try {
+      any = encodeAny(typeUrl, spec.encode(resource));
+    } catch (e) {
+      errors.push(`${where}: ${e instanceof Error ? e.message : String(e)}`);
+      continue;
+    }
+    const version = contentHash(any);
+    // Same content keeps the same object, so streams compare resources by identity.
+    const cached = old?.version === version ? old : new CachedResource(typeUrl, name, version, resource, any, referencesOf(typeUrl, resource));
+    byName.set(name, cached);
+    bytes += any.length;
+  }
+  if (errors.length > 0) return undefined;
+  const version = setVersion(byName.values());
+  if (before?.version === version) return before;
+  return { typeUrl, version, resources: byName, changedAt: now, bytes };
+}

@@ -1,0 +1,74 @@
+// Immutable, versioned resource sets: what one node group (Envoy `node.cluster`) is served.
+// Every resource is encoded once to protobuf and carries a content hash as its version; a
+// type's version is a hash of its resources' names and hashes, so it changes exactly when some
+// resource of that type changes.
+import { createHash } from "node:crypto";
+import type { References } from "./refs.js";
+import { encodeDeltaResource, lengthDelimitedField, RESPONSE_RESOURCES_FIELD } from "./wire.js";
+
+/** One resource of a snapshot, encoded once and shared by every stream that receives it. */
+export class CachedResource {
+  #sotw: Uint8Array | undefined;
+  #delta: Uint8Array | undefined;
+
+  constructor(
+    /** xDS type URL, e.g. type.googleapis.com/envoy.config.listener.v3.Listener. */
+    readonly typeUrl: string,
+    /** Resource name as xDS clients subscribe to it. */
+    readonly name: string,
+    /** Content hash of the encoded resource: its xDS resource version (Delta `Resource.version`). */
+    readonly version: string,
+    /** The resource as given to the cache (proto3 JSON), for introspection (CSDS config dumps). */
+    readonly resource: object,
+    /** google.protobuf.Any bytes packing the resource. */
+    readonly any: Uint8Array,
+    /** What a client needs first before it can use this resource (make-before-break). */
+    readonly references: References,
+  ) {}
+
+  /** The resource as a `DiscoveryResponse.resources` entry (tag, length, Any bytes). */
+  get sotwEntry(): Uint8Array {
+    return this.#sotw ??= lengthDelimitedField(RESPONSE_RESOURCES_FIELD, this.any);
+  }
+
+  /** The resource as a `DeltaDiscoveryResponse.resources` entry (a `Resource` with name and version). */
+  get deltaEntry(): Uint8Array {
+    return this.#delta ??= lengthDelimitedField(
+      RESPONSE_RESOURCES_FIELD, encodeDeltaResource(this.name, this.version, this.any));
+  }
+}
+
+/** All resources of one type in a snapshot. */
+export interface TypeSnapshot {
+  readonly typeUrl: string;
+  /** Hash of every (name, version) of this type: the SotW `version_info`. */
+  readonly version: string;
+  /** Resources by name, in name order. */
+  readonly resources: ReadonlyMap<string, CachedResource>;
+  /** Clock time (ms) at which this type's content last changed: the start of push latency. */
+  readonly changedAt: number;
+  /** Sum of the encoded Any sizes. */
+  readonly bytes: number;
+}
+
+/** What one node group is served: a type snapshot per type URL. */
+export interface Snapshot {
+  /** Node group: Envoy `node.cluster`, `<namespace>/<ProxyServer name>` for Envoy fleets. */
+  readonly group: string;
+  /** Hash of every type version; changes whenever anything in the snapshot changes. */
+  readonly version: string;
+  /** Clock time (ms) at which this snapshot was set. */
+  readonly createdAt: number;
+  readonly types: ReadonlyMap<string, TypeSnapshot>;
+}
+
+/** A short, stable content hash (64 bits of SHA-256, hex). */
+export function contentHash(data: Uint8Array | string): string {
+  return createHash("sha256").update(data).digest("hex").slice(0, 16);
+}
+
+/** Version of a set of (name, version) pairs, independent of insertion order. */
+export function setVersion(entries: Iterable<{ readonly name: string; readonly version: string }>): string {
+  const lines = [...entries].map((e) => `${e.name}\u0000${e.version}\n`).sort();
+  return contentHash(lines.join(""));
+}

@@ -1,0 +1,226 @@
+// The ADS gRPC server: AggregatedDiscoveryService (SotW and Delta) plus the per-type LDS, CDS,
+// EDS and RDS services, all driven by one engine reading the snapshot cache. A snapshot change
+// wakes only the streams of the node group that changed.
+import { randomBytes } from "node:crypto";
+import {
+  Server, ServerCredentials, status as GrpcStatus, type ServerDuplexStream, type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
+import type { SnapshotCache } from "../cache/cache.js";
+import { SILENT_LOGGER, XdsStatus, type Logger, type XdsStatusView } from "../status.js";
+import { systemClock, type Clock } from "./clock.js";
+import type { DeltaRequest, SotwRequest, WireResponse } from "./codec.js";
+import { NodeMemory } from "./memory.js";
+import { DISCOVERY_SERVICES, methodDefinitions, type DiscoveryService } from "./services.js";
+import { Session, type SessionContext, type StreamCall } from "./session.js";
+
+export type { Clock } from "./clock.js";
+export { systemClock } from "./clock.js";
+export type { StreamCall } from "./session.js";
+export { Session } from "./session.js";
+
+/** Default maximum stream age: 30 minutes, as Istio does, so load rebalances after rollouts. */
+export const DEFAULT_MAX_STREAM_AGE_MS = 30 * 60 * 1000;
+
+/** Options of the xDS engine (the services, without a listening socket). */
+export interface XdsEngineOptions {
+  readonly cache: SnapshotCache;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** Status recorder to write to (default: a new one). */
+  readonly status?: XdsStatus;
+  /** Maximum stream age in ms; 0 disables. Default 30 min. */
+  readonly maxStreamAgeMs?: number;
+  /** ± fraction of jitter on the maximum age (default 0.1). */
+  readonly maxStreamAgeJitter?: number;
+}
+
+/** Options of startXdsServer. */
+export interface XdsServerOptions extends XdsEngineOptions {
+  /** "host:port"; port 0 picks a free port. Default "127.0.0.1:0". */
+  readonly listen?: string;
+  /** TLS / mTLS credentials (default insecure). */
+  readonly credentials?: ServerCredentials;
+}
+
+/** A running xDS server. */
+export interface XdsServer {
+  /** The bound port (useful with port 0). */
+  readonly port: number;
+  /** Per-stream and per-node sync state, push history and events, for introspection. */
+  readonly status: XdsStatusView;
+  /** The underlying gRPC server (introspection services may be added to it before traffic). */
+  readonly grpcServer: Server;
+  /** Number of open xDS streams. */
+  streamCount(): number;
+  /** Ends every stream (UNAVAILABLE, so clients reconnect) and stops listening. */
+  close(): Promise<void>;
+}
+
+/** The discovery services over one cache; mount on any grpc-js Server with addTo(). */
+export class XdsEngine {
+  /** The status recorder this engine writes. */
+  readonly status: XdsStatus;
+  readonly #sessions = new Set<Session>();
+  readonly #groups = new Map<string, Set<Session>>();
+  readonly #ctx: SessionContext;
+  readonly #unsubscribe: () => void;
+  readonly #logger: Logger;
+
+  constructor(options: XdsEngineOptions) {
+    this.#logger = options.logger ?? SILENT_LOGGER;
+    this.status = options.status ?? new XdsStatus({ logger: this.#logger });
+    const prefix = randomBytes(6).toString("base64url");
+    let nonces = 0;
+    let streams = 0;
+    const clock = options.clock ?? systemClock;
+    this.#ctx = {
+      cache: options.cache,
+      status: this.status,
+      logger: this.#logger,
+      clock,
+      nonce: () => `${prefix}-${(nonces += 1).toString(36)}`,
+      streamId: () => `${prefix}-s${(streams += 1).toString(36)}`,
+      maxStreamAgeMs: options.maxStreamAgeMs ?? DEFAULT_MAX_STREAM_AGE_MS,
+      maxStreamAgeJitter: options.maxStreamAgeJitter ?? 0.1,
+      memory: new NodeMemory(),
+      join: (s) => {
+        const group = s.group;
+        if (group === undefined) return;
+        let set = this.#groups.get(group);
+        if (!set) this.#groups.set(group, (set = new Set()));
+        set.add(s);
+      },
+      leave: (s) => {
+        this.#sessions.delete(s);
+        const group = s.group;
+        if (group === undefined) return;
+        const set = this.#groups.get(group);
+        set?.delete(s);
+        if (set?.size === 0) this.#groups.delete(group);
+      },
+    };
+    this.#unsubscribe = options.cache.subscribe((group) => { this.#wake(group); });
+  }
+
+  /** Open streams. */
+  streamCount(): number {
+    return this.#sessions.size;
+  }
+
+  /** Adds the ADS and per-type discovery services to `server`. */
+  addTo(server: Server): void {
+    for (const service of DISCOVERY_SERVICES) {
+      const defs = methodDefinitions(service);
+      const impl: UntypedServiceImplementation = {
+        [service.sotwMethod]: (call: ServerDuplexStream<SotwRequest, WireResponse>) => { this.#attach(call, "sotw", service); },
+        [service.deltaMethod]: (call: ServerDuplexStream<DeltaRequest, WireResponse>) => { this.#attach(call, "delta", service); },
+      };
+      server.addService({ [service.sotwMethod]: defs.sotw, [service.deltaMethod]: defs.delta }, impl);
+    }
+  }
+
+  /**
+   * Opens a session on any transport (grpc-js calls use this; tests and in-process clients may
+   * too). `service` is a label from DISCOVERY_SERVICES ("ads" unless a per-type service).
+   */
+  openSession(call: StreamCall, protocol: "sotw" | "delta", service = "ads"): Session {
+    const def = DISCOVERY_SERVICES.find((d) => d.label === service);
+    if (!def) throw new Error(`unknown discovery service ${service}`);
+    const session = new Session(this.#ctx, call, protocol, def.label, def.typeUrl);
+    this.#sessions.add(session);
+    return session;
+  }
+
+  /** Ends every stream with UNAVAILABLE and stops listening to the cache. */
+  close(): void {
+    this.#unsubscribe();
+    for (const s of [...this.#sessions]) s.fail(GrpcStatus.UNAVAILABLE, "xDS server shutting down");
+  }
+
+  // Only the changed group's streams are woken; each builds its response from the new snapshot.
+  #wake(group: string): void {
+    for (const s of this.#groups.get(group) ?? []) {
+      try {
+        s.schedule();
+      } catch (e) {
+        this.#logger.error({ err: e, stream: s.id }, "xDS push failed");
+        s.fail(GrpcStatus.INTERNAL, "internal error");
+      }
+    }
+  }
+
+  #attach<Req extends SotwRequest | DeltaRequest>(call: ServerDuplexStream<Req, WireResponse>, protocol: "sotw" | "delta", service: DiscoveryService): void {
+    const transport: StreamCall = {
+      write: (response) => call.write(response),
+      end: () => { call.end(); },
+      fail: (code, details) => { call.emit("error", { code, details }); },
+      peer: safePeer(call),
+    };
+    const session = this.openSession(transport, protocol, service.label);
+    const guard = (fn: () => void): void => {
+      try {
+        fn();
+      } catch (e) {
+        this.#logger.error({ err: e, stream: session.id }, "xDS request handling failed");
+        session.fail(GrpcStatus.INTERNAL, "internal error");
+      }
+    };
+    call.on("data", (req: Req) => {
+      guard(() => {
+        if (protocol === "sotw") session.handleSotw(req as SotwRequest);
+        else session.handleDelta(req as DeltaRequest);
+      });
+    });
+    call.on("drain", () => { guard(() => { session.drained(); }); });
+    call.on("end", () => { session.clientEnded(); });
+    const gone = (): void => {
+      session.transportClosed();
+      this.#sessions.delete(session);
+    };
+    call.on("cancelled", gone);
+    call.on("close", gone);
+    call.on("error", gone);
+  }
+}
+
+function safePeer(call: ServerDuplexStream<unknown, unknown>): string {
+  try {
+    return call.getPeer();
+  } catch {
+    return "unknown";
+  }
+}
+
+/** Starts the ADS server on `listen` and returns once it is bound. */
+export async function startXdsServer(options: XdsServerOptions): Promise<XdsServer> {
+  const engine = new XdsEngine(options);
+  const server = new Server({
+    // Envoy keeps ADS streams open for a long time; let gRPC keepalives find dead peers.
+    "grpc.keepalive_time_ms": 30_000,
+    "grpc.keepalive_timeout_ms": 10_000,
+    "grpc.max_send_message_length": -1,
+  });
+  engine.addTo(server);
+  const listen = options.listen ?? "127.0.0.1:0";
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(listen, options.credentials ?? ServerCredentials.createInsecure(), (err, p) => {
+      if (err) reject(err);
+      else resolve(p);
+    });
+  });
+  (options.logger ?? SILENT_LOGGER).info({ listen, port }, "xDS server listening");
+  return {
+    port,
+    status: engine.status,
+    grpcServer: server,
+    streamCount: () => engine.streamCount(),
+    close: async () => {
+      engine.close();
+      await new Promise<void>((resolve) => {
+        server.tryShutdown(() => { resolve(); });
+        // Streams were failed above; anything still open is cut.
+        setTimeout(() => { server.forceShutdown(); resolve(); }, 1000).unref();
+      });
+    },
+  };
+}

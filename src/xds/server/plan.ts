@@ -1,0 +1,221 @@
+// What a stream sends next for one type, and the make-before-break rules that hold it back or
+// keep stale resources around. Pure functions over a stream's per-type state (see Session).
+import type { CachedResource, TypeSnapshot } from "../cache/snapshot.js";
+import { setVersion } from "../cache/snapshot.js";
+import {
+  CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL,
+} from "../render/type-urls.js";
+import type { PushRecord } from "../status.js";
+import type { Held } from "./memory.js";
+
+/** Delta: the client was told this name does not exist. */
+export const ABSENT: Held = { version: "", res: undefined };
+/** Holds nothing. */
+export const NO_HELD: ReadonlyMap<string, Held> = new Map();
+/** No resources. */
+export const NOTHING: ReadonlyMap<string, CachedResource> = new Map();
+
+/** The one response of a type awaiting its ACK or NACK. */
+export interface Inflight {
+  readonly nonce: string;
+  readonly version: string;
+  readonly next: ReadonlyMap<string, Held>;
+  readonly push: PushRecord | undefined;
+}
+
+/** A stream's subscription and client-state knowledge for one type URL. */
+export interface TypeState {
+  readonly typeUrl: string;
+  /** Subscribed to everything of the type (legacy empty first request, or "*"). */
+  wildcard: boolean;
+  /** SotW: the first request was empty, so later empty requests stay wildcard. */
+  legacy: boolean;
+  /** Explicitly subscribed names ("*" excluded). */
+  names: Set<string>;
+  held: ReadonlyMap<string, Held>;
+  acked: ReadonlyMap<string, Held>;
+  /**
+   * SotW EDS/RDS: everything sent and still subscribed. Absence from a response does not delete
+   * these for the client, so it may still hold (and use) what the latest response left out.
+   */
+  kept: ReadonlyMap<string, Held>;
+  inflight: Inflight | undefined;
+  /** Latest nonce sent for this type on this stream ("" before the first response). */
+  lastNonce: string;
+  /** Version of the latest response sent. */
+  lastVersion: string;
+  /** The type's first request still awaits its first response. */
+  firstPending: boolean;
+  /** Delta: the first request claimed versions, so only differences are sent. */
+  resyncOnly: boolean;
+  /** Subscription changed since the last response (cause "subscription"), and when. */
+  subscriptionChanged: boolean;
+  /** SotW: names were dropped; the next answer may carry the current version for the same content. */
+  narrowed: boolean;
+  subscribedAt: number;
+}
+
+/** A response about to be sent and the client state it leads to. */
+export interface Plan {
+  readonly version: string;
+  readonly changed: readonly CachedResource[];
+  readonly entries: readonly Uint8Array[];
+  readonly removed: readonly string[];
+  readonly next: ReadonlyMap<string, Held>;
+  /** Resources in the response (SotW: all; Delta: changed). */
+  readonly count: number;
+}
+
+/** Rules 7, 10, 11, 12, 13: the full subscribed set, sent only when it differs from what was sent. */
+export function planSotw(ts: TypeState, typeSnap: TypeSnapshot | undefined, retained: ReadonlyMap<string, CachedResource>): Plan | undefined {
+  const resources = typeSnap?.resources ?? NOTHING;
+  const view = new Map<string, CachedResource>();
+  if (ts.wildcard) {
+    for (const [n, r] of resources) view.set(n, r);
+  } else {
+    for (const n of ts.names) {
+      const r = resources.get(n);
+      if (r) view.set(n, r);
+    }
+  }
+  for (const [n, r] of retained) view.set(n, r);
+  const changed: CachedResource[] = [];
+  for (const [n, r] of view) if (ts.held.get(n)?.version !== r.version) changed.push(r);
+  const same = changed.length === 0 && view.size === ts.held.size;
+  const version = retained.size > 0 ? `${typeSnap?.version ?? ""}+${setVersion(retained.values())}` : typeSnap?.version ?? setVersion([]);
+  // Same content, but the client is behind the current version: once nothing is retained any
+  // more, or when it just narrowed its subscription (a request we answer), tell it.
+  const behind = version !== ts.lastVersion && (ts.lastVersion.includes("+") || ts.narrowed);
+  ts.narrowed = false;
+  if (same && !ts.firstPending && !behind) return undefined;
+  const next = new Map<string, Held>();
+  const entries: Uint8Array[] = [];
+  for (const [n, r] of view) {
+    next.set(n, { version: r.version, res: r });
+    entries.push(r.sotwEntry);
+  }
+  return { version, changed, entries, removed: [], next, count: view.size };
+}
+
+/** Rules 17, 18, 19, 20: only what differs from what the client holds; gone names in removed_resources. */
+export function planDelta(ts: TypeState, typeSnap: TypeSnapshot | undefined, retained: ReadonlyMap<string, CachedResource>): Plan | undefined {
+  const resources = typeSnap?.resources ?? NOTHING;
+  const next = new Map(ts.held);
+  const changed: CachedResource[] = [];
+  const removed: string[] = [];
+  const consider = (name: string, explicit: boolean): void => {
+    const r = resources.get(name) ?? retained.get(name);
+    const h = ts.held.get(name);
+    if (r) {
+      if (h?.version !== r.version) {
+        changed.push(r);
+        next.set(name, { version: r.version, res: r });
+      }
+    } else if (explicit && h?.version !== "") {
+      removed.push(name);
+      next.set(name, ABSENT);
+    }
+  };
+  if (ts.wildcard) for (const name of resources.keys()) consider(name, ts.names.has(name));
+  for (const name of ts.names) if (!(ts.wildcard && resources.has(name))) consider(name, true);
+  for (const [name, h] of ts.held) {
+    if (ts.names.has(name) || resources.has(name) || retained.has(name)) continue;
+    next.delete(name);
+    if (ts.wildcard && h.version !== "") removed.push(name);
+  }
+  if (changed.length === 0 && removed.length === 0 && !(ts.firstPending && !ts.resyncOnly)) {
+    if (next.size !== ts.held.size) ts.held = next;
+    ts.firstPending = false;
+    return undefined;
+  }
+  changed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  removed.sort();
+  return {
+    version: typeSnap?.version ?? setVersion([]),
+    changed, entries: changed.map((r) => r.deltaEntry), removed, next, count: changed.length,
+  };
+}
+
+/**
+ * Rule 14, "remove stale clusters last": clusters (and their endpoints) gone from the snapshot
+ * stay served while the client's listeners or routes, as sent or as acknowledged, still use them.
+ */
+export function retainedFor(
+ts: TypeState, resources: ReadonlyMap<string, CachedResource>, types: ReadonlyMap<string, TypeState>,
+remembered: (typeUrl: string) => readonly ReadonlyMap<string, Held>[],
+): ReadonlyMap<string, CachedResource> {
+let needed: Set<string>;
+  if (ts.typeUrl === CLUSTER_TYPE_URL) {
+    needed = new Set();
+    for (const t of [LISTENER_TYPE_URL, ROUTE_TYPE_URL]) {
+      const s = types.get(t);
+      // Not subscribed (yet) on this stream: a reconnecting client may still hold what an
+      // earlier stream gave it, and its listener request may simply not have arrived yet.
+      const maps = s ? [s.held, s.acked, s.kept] : remembered(t);
+      for (const m of maps) {
+        for (const h of m.values()) {
+          // A listener known only by version (Delta reconnect) may use any cluster: keep them all.
+          if (!h.res && h.version !== "") return allGone(ts, resources);
+          for (const c of h.res?.references.clusters ?? []) needed.add(c);
+        }
+      }
+    }
+  } else if (ts.typeUrl === ENDPOINT_TYPE_URL) {
+    needed = new Set();
+    const cds = types.get(CLUSTER_TYPE_URL);
+    if (cds) {
+      for (const m of [cds.held, cds.acked, cds.kept]) {
+        for (const h of m.values()) {
+          if (!h.res && h.version !== "") return allGone(ts, resources);
+          const e = h.res?.references.endpoints;
+          if (e !== undefined) needed.add(e);
+        }
+      }
+    }
+  } else {
+    return NOTHING;
+  }
+  let out: Map<string, CachedResource> | undefined;
+  for (const [name, h] of ts.held) {
+    if (h.res && !resources.has(name) && needed.has(name)) (out ??= new Map()).set(name, h.res);
+  }
+  return out ?? NOTHING;
+}
+
+/** EDS and RDS: a SotW response leaving a name out does not delete it on the client. */
+export function incrementalInSotw(typeUrl: string): boolean {
+  return typeUrl === ENDPOINT_TYPE_URL || typeUrl === ROUTE_TYPE_URL;
+}
+
+/** Every resource the client holds that the snapshot no longer has. */
+function allGone(ts: TypeState, resources: ReadonlyMap<string, CachedResource>): ReadonlyMap<string, CachedResource> {
+  let out: Map<string, CachedResource> | undefined;
+  for (const [name, h] of ts.held) if (h.res && !resources.has(name)) (out ??= new Map()).set(name, h.res);
+  return out ?? NOTHING;
+}
+
+/**
+ * Rules 15, 16: a listener or route table that uses a cluster the client receives here waits
+ * until the client ACKed that cluster and, for an EDS cluster on a stream that subscribes
+ * endpoints, its ClusterLoadAssignment. Returns what it waits for.
+ */
+export function waitingFor(ts: TypeState, changed: readonly CachedResource[], types: ReadonlyMap<string, TypeState>): string | undefined {
+if (ts.typeUrl !== LISTENER_TYPE_URL && ts.typeUrl !== ROUTE_TYPE_URL) return undefined;
+  const cds = types.get(CLUSTER_TYPE_URL);
+  if (!cds) return undefined;
+  const eds = types.get(ENDPOINT_TYPE_URL);
+  for (const r of changed) {
+    for (const c of r.references.clusters) {
+      if (!cds.wildcard && !cds.names.has(c)) continue;
+      // ACKed, and not being taken away by a response still in flight (the client applies
+      // responses in order, so it will have applied that one first).
+      const acked = cds.acked.get(c)?.res;
+      if (!acked || !cds.held.get(c)?.res) return `cluster "${c}" to be acknowledged`;
+      // ACKed rather than sent: a response can cross an unsubscription, and only the ACK's
+      // resource names tell what the client kept.
+      const e = acked.references.endpoints;
+      if (e !== undefined && eds !== undefined && (!eds.acked.get(e)?.res || !eds.held.get(e)?.res)) return `endpoints "${e}" to be acknowledged`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,437 @@
+// One xDS stream (SotW or Delta, ADS or a per-type service): subscriptions, ACK/NACK tracking and
+// the decision of what to send next. The session sends at most one response per type at a time
+// and builds it from the *current* snapshot when it goes out, so a slow client is coalesced to
+// the newest state instead of queueing stale ones, and its memory is bounded by the snapshot.
+//
+// What the client holds is tracked per type: `held` (as if it accepts everything sent), `acked`
+// (as of its last ACK) and `kept` (what it may still hold beyond those: SotW EDS/RDS resources a
+// later response left out, or an earlier stream's state after a reconnect). Responses are
+// computed against `held`, which is why a NACKed version is never resent: only a change to the
+// snapshot or the subscription differs. Make-before-break reads all three: a listener waits for
+// clusters that are ACKed and not being removed; a cluster stays while anything may still use it.
+import { status as GrpcStatus } from "@grpc/grpc-js";
+import type { SnapshotCache } from "../cache/cache.js";
+import type { CachedResource, Snapshot, TypeSnapshot } from "../cache/snapshot.js";
+import { ENVOY_TYPE_ORDER } from "../cache/types.js";
+import type {
+  HeldResource, Logger, NodeIdentity, StreamConfig, XdsProtocol, XdsStatus,
+} from "../status.js";
+import type { Clock } from "./clock.js";
+import type { Held, NodeMemory } from "./memory.js";
+import {
+  incrementalInSotw, NO_HELD, planDelta, planSotw, retainedFor, waitingFor, type Plan, type TypeState,
+} from "./plan.js";
+import {
+  deltaResponse, sotwResponse, type DeltaRequest, type ErrorDetail, type SotwRequest, type WireResponse,
+} from "./codec.js";
+
+/** The transport of one stream as a session uses it (a grpc-js call, or a fake in tests). */
+export interface StreamCall {
+  /** Queues a response; false means "stop writing until drained()". */
+  write(response: WireResponse): boolean;
+  /** Ends the stream with status OK (the client reconnects, possibly to another replica). */
+  end(): void;
+  /** Ends the stream with an error status. */
+  fail(code: GrpcStatus, details: string): void;
+  readonly peer: string;
+}
+
+/** What sessions share: the cache, the status recorder, time, ids and the group index. */
+export interface SessionContext {
+  readonly cache: SnapshotCache;
+  readonly status: XdsStatus;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** A nonce never used before by this process (nor, with its random prefix, by another). */
+  nonce(): string;
+  streamId(): string;
+  /** Maximum stream age in ms (0 = unlimited) and its ± jitter fraction. */
+  readonly maxStreamAgeMs: number;
+  readonly maxStreamAgeJitter: number;
+  join(session: Session): void;
+  leave(session: Session): void;
+  /** What nodes last acknowledged, across reconnects. */
+  readonly memory: NodeMemory;
+}
+
+const NOTHING_RETAINED: ReadonlyMap<string, CachedResource> = new Map();
+
+/** One xDS stream's protocol state machine. */
+export class Session {
+  /** Server-assigned id, also the status key. */
+  readonly id: string;
+  readonly #types = new Map<string, TypeState>();
+  #order: TypeState[] = [];
+  #node: NodeIdentity | undefined;
+  #blocked = false;
+  #closed = false;
+  #scheduled = false;
+  #ageTimer: unknown;
+
+  constructor(
+    private readonly ctx: SessionContext,
+    private readonly call: StreamCall,
+    /** SotW or Delta. */
+    readonly protocol: XdsProtocol,
+    /** "ads", or the per-type service label. */
+    readonly service: string,
+    /** The only type a per-type service carries; undefined on ADS. */
+    readonly fixedTypeUrl: string | undefined,
+  ) {
+    this.id = ctx.streamId();
+  }
+
+  /** Node group (`node.cluster`) once the first request arrived. */
+  get group(): string | undefined {
+    return this.#node?.cluster;
+  }
+
+  /** The stream's node, once known. */
+  get node(): NodeIdentity | undefined {
+    return this.#node;
+  }
+
+  // ------------------------------------------------------------------ requests
+
+  /** A state-of-the-world DiscoveryRequest arrived. */
+  handleSotw(req: SotwRequest): void {
+    if (this.#closed) return;
+    const now = this.ctx.clock.now();
+    if (!this.#identify(req.node, now)) return;
+    const typeUrl = this.#typeUrl(req.typeUrl);
+    if (typeUrl === undefined) return;
+    const { state: ts, created } = this.#typeState(typeUrl, now);
+    if (!created && ts.lastNonce !== "") {
+      // Rule 5: only a request answering the latest response counts; others are superseded.
+      if (req.responseNonce !== ts.lastNonce) {
+        this.ctx.logger.debug({ stream: this.id, typeUrl, nonce: req.responseNonce, latest: ts.lastNonce }, "ignoring SotW request with a stale nonce");
+        // Nothing is sent for it, but names it dropped are no longer held by the client: make-
+        // before-break must not count on them.
+        this.#forgetUnrequested(ts, req.resourceNames);
+        return;
+      }
+      if (ts.inflight?.nonce === req.responseNonce) this.#settle(ts, req.errorDetail, now);
+    }
+    if (created) this.#recallSotw(ts, req.versionInfo);
+    this.#subscribeSotw(ts, req.resourceNames, created, now);
+    this.schedule();
+  }
+
+  /** A DeltaDiscoveryRequest arrived. */
+  handleDelta(req: DeltaRequest): void {
+    if (this.#closed) return;
+    const now = this.ctx.clock.now();
+    if (!this.#identify(req.node, now)) return;
+    const typeUrl = this.#typeUrl(req.typeUrl);
+    if (typeUrl === undefined) return;
+    const { state: ts, created } = this.#typeState(typeUrl, now);
+    if (req.responseNonce !== "" && ts.inflight?.nonce === req.responseNonce) {
+      this.#settle(ts, req.errorDetail, now);
+    } else if (req.responseNonce !== "" && req.responseNonce !== ts.lastNonce) {
+      // Rule 5 (Delta): not an ACK of anything current, but its subscription changes still apply.
+      this.ctx.logger.debug({ stream: this.id, typeUrl, nonce: req.responseNonce }, "Delta request with a stale nonce: applying its subscription changes only");
+    }
+    this.#subscribeDelta(ts, req, created, now);
+    this.schedule();
+  }
+
+  /** The transport can take writes again. */
+  drained(): void {
+    this.#blocked = false;
+    this.schedule();
+  }
+
+  /**
+   * Pumps after the current I/O callbacks: requests that arrived together (a reconnecting
+   * client's subscriptions) and snapshot changes set together are answered as one.
+   */
+  schedule(): void {
+    if (this.#scheduled || this.#closed) return;
+    this.#scheduled = true;
+    this.ctx.clock.defer(() => {
+      this.#scheduled = false;
+      try {
+        this.pump();
+      } catch (e) {
+        this.ctx.logger.error({ err: e, stream: this.id }, "xDS push failed");
+        this.fail(GrpcStatus.INTERNAL, "internal error");
+      }
+    });
+  }
+
+  /** The client half-closed its side: finish ours cleanly. */
+  clientEnded(): void {
+    this.end("client closed the stream");
+  }
+
+  /** Ends the stream with status OK (stream age, server shutdown). */
+  end(reason: string): void {
+    if (this.#closed) return;
+    this.ctx.logger.debug({ stream: this.id, node: this.#node?.id, reason }, "ending xDS stream");
+    this.#cleanup();
+    this.call.end();
+  }
+
+  /** Ends the stream with an error status. */
+  fail(code: GrpcStatus, details: string): void {
+    if (this.#closed) return;
+    this.ctx.logger.warn({ stream: this.id, node: this.#node?.id, code, details }, "failing xDS stream");
+    this.#cleanup();
+    this.call.fail(code, details);
+  }
+
+  /** The transport went away (cancelled, errored, closed). */
+  transportClosed(): void {
+    this.#cleanup();
+  }
+
+  #cleanup(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ageTimer !== undefined) this.ctx.clock.clearTimeout(this.#ageTimer);
+    this.ctx.leave(this);
+    if (this.#node) this.ctx.status.recordClose(this.id, this.ctx.clock.now());
+  }
+
+  // Rule 8: the stream is keyed on the node of its first request; later ones may omit it.
+  #identify(node: NodeIdentity | undefined, now: number): boolean {
+    if (this.#node) return true;
+    if (!node || node.id === "" || node.cluster === "") {
+      this.fail(GrpcStatus.INVALID_ARGUMENT, "the first request must carry node.id and node.cluster (the node group, <namespace>/<ProxyServer>)");
+      return false;
+    }
+    this.#node = node;
+    this.ctx.status.recordOpen(
+      { streamId: this.id, node, peer: this.call.peer, protocol: this.protocol, service: this.service, connectedAt: now },
+      (typeUrl) => this.#config(typeUrl),
+    );
+    this.ctx.join(this);
+    const { maxStreamAgeMs: age, maxStreamAgeJitter: jitter } = this.ctx;
+    if (age > 0) {
+      const delay = age * (1 + jitter * (2 * this.ctx.clock.random() - 1));
+      this.#ageTimer = this.ctx.clock.setTimeout(() => { this.end("maximum stream age reached"); }, Math.max(1, delay));
+    }
+    this.ctx.logger.info({ stream: this.id, node: node.id, group: node.cluster, peer: this.call.peer, protocol: this.protocol, service: this.service }, "xDS stream connected");
+    return true;
+  }
+
+  #typeUrl(requested: string): string | undefined {
+    if (this.fixedTypeUrl !== undefined) {
+      if (requested === "" || requested === this.fixedTypeUrl) return this.fixedTypeUrl;
+      this.fail(GrpcStatus.INVALID_ARGUMENT, `type_url ${requested} is not served by this service (expected ${this.fixedTypeUrl})`);
+      return undefined;
+    }
+    if (requested === "") {
+      this.fail(GrpcStatus.INVALID_ARGUMENT, "type_url is required on an aggregated (ADS) stream");
+      return undefined;
+    }
+    return requested;
+  }
+
+  #typeState(typeUrl: string, now: number): { state: TypeState; created: boolean } {
+    const existing = this.#types.get(typeUrl);
+    if (existing) return { state: existing, created: false };
+    const state: TypeState = {
+      typeUrl, wildcard: false, legacy: false, names: new Set(), held: new Map(), acked: new Map(), kept: new Map(),
+      inflight: undefined, lastNonce: "", lastVersion: "", firstPending: true, resyncOnly: false, subscriptionChanged: true, narrowed: false, subscribedAt: now,
+    };
+    this.#types.set(typeUrl, state);
+    const rank = (t: string): number => {
+      const i = ENVOY_TYPE_ORDER.indexOf(t);
+      return i === -1 ? ENVOY_TYPE_ORDER.length : i;
+    };
+    this.#order = [...this.#types.values()].sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1));
+    return { state, created: true };
+  }
+
+  #legacyWildcardAllowed(typeUrl: string): boolean {
+    return this.ctx.cache.typeSpec(typeUrl)?.legacyWildcard ?? true;
+  }
+
+  // Rules 3, 4, 6: the request answers the response in flight.
+  #settle(ts: TypeState, error: ErrorDetail | undefined, now: number): void {
+    const inflight = ts.inflight;
+    if (!inflight) return;
+    ts.inflight = undefined;
+    if (error) {
+      this.ctx.status.recordNack(this.id, inflight.push, { version: inflight.version, nonce: inflight.nonce, at: now, code: error.code, message: error.message }, ts.typeUrl);
+    } else {
+      ts.acked = inflight.next;
+      // A full-state (LDS/CDS) ACK says exactly what the client holds.
+      if (this.protocol === "sotw" && !incrementalInSotw(ts.typeUrl)) ts.kept = NO_HELD;
+      if (this.#node) this.ctx.memory.remember(this.#node.id, ts.typeUrl, inflight.version, inflight.next, "acked");
+      this.ctx.status.recordAck(this.id, inflight.push, { version: inflight.version, nonce: inflight.nonce, at: now }, ts.typeUrl);
+    }
+  }
+
+  /** A reconnecting SotW client holds what it last ACKed if it names that version. */
+  #recallSotw(ts: TypeState, version: string): void {
+    if (version === "" || !this.#node) return;
+    const remembered = this.ctx.memory.recall(this.#node.id, ts.typeUrl, version);
+    if (remembered) {
+      ts.held = remembered.held;
+      ts.acked = remembered.held;
+      // EDS/RDS: besides that response, it may keep anything earlier ones gave it.
+      if (!incrementalInSotw(ts.typeUrl)) return;
+    }
+    // Otherwise it holds something we cannot pin down: assume anything it was recently given,
+    // until an ACK on this stream says what it has.
+    const kept = new Map<string, Held>();
+    for (const r of this.ctx.memory.candidates(this.#node.id, ts.typeUrl)) for (const [n, h] of r.held) kept.set(n, h);
+    ts.kept = kept;
+  }
+
+  /** A SotW request that is not acted upon still tells which names the client no longer holds. */
+  #forgetUnrequested(ts: TypeState, requested: readonly string[]): void {
+    if (requested.length === 0 || requested.includes("*")) return;
+    const names = new Set(requested);
+    const keep = (m: ReadonlyMap<string, Held>): ReadonlyMap<string, Held> =>
+      [...m.keys()].every((n) => names.has(n)) ? m : new Map([...m].filter(([n]) => names.has(n)));
+    ts.held = keep(ts.held);
+    ts.acked = keep(ts.acked);
+    ts.kept = keep(ts.kept);
+  }
+
+  // Rule 9: empty first request = wildcard for LDS/CDS, "*" = explicit wildcard.
+  #subscribeSotw(ts: TypeState, requested: readonly string[], created: boolean, now: number): void {
+    if (created) ts.legacy = requested.length === 0 && this.#legacyWildcardAllowed(ts.typeUrl);
+    else if (requested.length > 0) ts.legacy = false;
+    const wildcard = requested.includes("*") || (ts.legacy && requested.length === 0);
+    const names = new Set(requested.filter((n) => n !== "*"));
+    let added = wildcard && !ts.wildcard;
+    for (const n of names) if (!ts.names.has(n)) added = true;
+    if ((ts.wildcard && !wildcard) || [...ts.names].some((n) => !names.has(n))) ts.narrowed = true;
+    ts.wildcard = wildcard;
+    ts.names = names;
+    this.#noteSubscription(ts, added, now);
+    this.#prune(ts);
+  }
+
+  // Rules 17, 19: Delta subscriptions change incrementally; a reconnect declares what it holds.
+  #subscribeDelta(ts: TypeState, req: DeltaRequest, created: boolean, now: number): void {
+    let added = false;
+    if (created) {
+      ts.wildcard = (req.subscribe.length === 0 && this.#legacyWildcardAllowed(ts.typeUrl)) || req.subscribe.includes("*");
+      added = ts.wildcard;
+      const current = this.group === undefined ? undefined : this.ctx.cache.getSnapshot(this.group)?.types.get(ts.typeUrl);
+      const held = new Map<string, Held>();
+      const node = this.#node;
+      for (const [name, version] of req.initialVersions) {
+        const res = current?.resources.get(name);
+        const known = res?.version === version ? res : node ? this.ctx.memory.resource(node.id, ts.typeUrl, name, version)?.res : undefined;
+        held.set(name, { version, res: known });
+      }
+      ts.held = held;
+      ts.acked = held;
+      ts.resyncOnly = req.initialVersions.size > 0;
+    } else if (req.subscribe.includes("*") && !ts.wildcard) {
+      ts.wildcard = true;
+      added = true;
+    }
+    for (const n of req.subscribe) {
+      if (n === "*" || ts.names.has(n)) continue;
+      ts.names.add(n);
+      added = true;
+    }
+    for (const n of req.unsubscribe) {
+      if (n === "*") ts.wildcard = false;
+      else ts.names.delete(n);
+    }
+    this.#noteSubscription(ts, added, now);
+    this.#prune(ts);
+  }
+
+  #noteSubscription(ts: TypeState, added: boolean, now: number): void {
+    if (!added) return;
+    ts.subscriptionChanged = true;
+    ts.subscribedAt = now;
+  }
+
+  /** Forget what the client holds of names it no longer subscribes to. */
+  #prune(ts: TypeState): void {
+    if (ts.wildcard) return;
+    const keep = (m: ReadonlyMap<string, Held>): ReadonlyMap<string, Held> => {
+      for (const name of m.keys()) {
+        if (!ts.names.has(name)) return new Map([...m].filter(([n]) => ts.names.has(n)));
+      }
+      return m;
+    };
+    ts.held = keep(ts.held);
+    ts.acked = keep(ts.acked);
+    ts.kept = keep(ts.kept);
+  }
+
+  // ------------------------------------------------------------------ responses
+
+  /** Sends whatever is due, in make-before-break order: CDS, EDS, LDS, RDS, then other types. */
+  pump(): void {
+    if (this.#stopped()) return;
+    const group = this.group;
+    if (group === undefined) return;
+    const snapshot = this.ctx.cache.getSnapshot(group);
+    if (!snapshot) return;
+    for (const ts of this.#order) {
+      if (this.#stopped()) return;
+      if (ts.inflight) continue; // rule 21: one response per type in flight, built when it leaves
+      const typeSnap = snapshot.types.get(ts.typeUrl);
+      const retained = this.#retained(ts, typeSnap);
+      const plan = this.protocol === "sotw" ? planSotw(ts, typeSnap, retained) : planDelta(ts, typeSnap, retained);
+      if (!plan) continue;
+      // Make-before-break ordering only exists within one aggregated stream.
+      const waiting = this.fixedTypeUrl === undefined ? waitingFor(ts, plan.changed, this.#types) : undefined;
+      if (waiting !== undefined) {
+        this.ctx.logger.debug({ stream: this.id, typeUrl: ts.typeUrl, waiting }, "holding back until the client has what this needs");
+        continue;
+      }
+      this.#send(ts, plan, snapshot, typeSnap);
+    }
+  }
+
+  /** Closed, or waiting for the transport to drain. */
+  #stopped(): boolean {
+    return this.#closed || this.#blocked;
+  }
+
+  #retained(ts: TypeState, typeSnap: TypeSnapshot | undefined): ReadonlyMap<string, CachedResource> {
+    if (this.fixedTypeUrl !== undefined) return NOTHING_RETAINED;
+    const node = this.#node;
+    return retainedFor(ts, typeSnap?.resources ?? NOTHING_RETAINED, this.#types,
+      (t) => (node ? this.ctx.memory.candidates(node.id, t).map((r) => r.held) : []));
+  }
+
+  #send(ts: TypeState, plan: Plan, snapshot: Snapshot, typeSnap: TypeSnapshot | undefined): void {
+    const nonce = this.ctx.nonce();
+    const response = this.protocol === "sotw"
+      ? sotwResponse(plan.version, ts.typeUrl, nonce, plan.entries)
+      : deltaResponse(plan.version, ts.typeUrl, nonce, plan.entries, plan.removed);
+    const now = this.ctx.clock.now();
+    const bySubscription = ts.firstPending || ts.subscriptionChanged;
+    const changeAt = bySubscription ? ts.subscribedAt : typeSnap?.changedAt ?? snapshot.createdAt;
+    const push = this.ctx.status.recordSent(this.id, snapshot.group, ts.typeUrl, {
+      version: plan.version, nonce, at: now, resources: plan.count, removed: plan.removed.length, bytes: response.byteLength,
+    }, bySubscription ? "subscription" : "change", changeAt);
+    ts.inflight = { nonce, version: plan.version, next: plan.next, push };
+    if (this.#node) this.ctx.memory.remember(this.#node.id, ts.typeUrl, plan.version, plan.next, "sent");
+    ts.held = plan.next;
+    if (this.protocol === "sotw" && incrementalInSotw(ts.typeUrl)) {
+      const kept = new Map(ts.kept);
+      for (const [n, h] of plan.next) kept.set(n, h);
+      ts.kept = kept;
+      if (this.#node) this.ctx.memory.remember(this.#node.id, ts.typeUrl, plan.version, kept, "kept");
+    }
+    ts.lastNonce = nonce;
+    ts.lastVersion = plan.version;
+    ts.firstPending = false;
+    ts.subscriptionChanged = false;
+    // Rule 21: respect transport backpressure; nothing more is written until drained().
+    if (!this.call.write(response)) this.#blocked = true;
+  }
+
+  #config(typeUrl: string): StreamConfig | undefined {
+    const ts = this.#types.get(typeUrl);
+    if (!ts) return undefined;
+    const list = (m: ReadonlyMap<string, Held>): HeldResource[] =>
+      [...m].filter(([, h]) => h.version !== "").map(([name, h]) => ({ name, version: h.version, resource: h.res?.resource }));
+    return { acked: list(ts.acked), sent: list(ts.held) };
+  }
+}

@@ -1,0 +1,101 @@
+// The session engine on an in-process transport: write backpressure and stream maximum age, with
+// an injected clock (no real time involved).
+import { describe, expect, test } from "vitest";
+import { SnapshotCache } from "../../../src/xds/cache/index.js";
+import { decodeSotwRequest, serializeResponse, type WireResponse } from "../../../src/xds/server/codec.js";
+import { XdsEngine, type Clock, type StreamCall } from "../../../src/xds/server/index.js";
+import { ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/protos.js";
+import { decodeSotwResponse, encodeSotwRequest, type SotwRequestInit, type SotwResponse } from "../../support/envoy/wire.js";
+import { ALPHA, GROUP, publish, rendered } from "./fixtures.js";
+
+class FakeCall implements StreamCall {
+  readonly written: SotwResponse[] = [];
+  accept = true;
+  ended = 0;
+  failed: { code: number; details: string }[] = [];
+  readonly peer = "in-process";
+  write(response: WireResponse): boolean {
+    this.written.push(decodeSotwResponse(serializeResponse(response)));
+    return this.accept;
+  }
+  end(): void { this.ended += 1; }
+  fail(code: number, details: string): void { this.failed.push({ code, details }); }
+}
+
+class FakeClock implements Clock {
+  t = 1_000;
+  timers: { at: number; fn: () => void; cleared: boolean }[] = [];
+  now(): number { return this.t; }
+  setTimeout(fn: () => void, ms: number): unknown {
+    const timer = { at: this.t + ms, fn, cleared: false };
+    this.timers.push(timer);
+    return timer;
+  }
+  clearTimeout(handle: unknown): void { (handle as { cleared: boolean }).cleared = true; }
+  random(): number { return 0.5; }
+  defer(fn: () => void): void { fn(); }
+  advance(ms: number): void {
+    this.t += ms;
+    for (const timer of this.timers.splice(0)) {
+      if (!timer.cleared && timer.at <= this.t) timer.fn();
+      else if (!timer.cleared) this.timers.push(timer);
+    }
+  }
+}
+
+/** What grpc-js would hand the session: requests decoded from real bytes. */
+function request(init: SotwRequestInit) {
+  return decodeSotwRequest(encodeSotwRequest(init));
+}
+
+const NODE = { id: "envoy-0", cluster: GROUP };
+
+describe("session transport", () => {
+  test("write backpressure: nothing is written until the transport drains, then only the newest state", () => {
+    const cache = new SnapshotCache();
+    publish(cache, GROUP, rendered([ALPHA]));
+    const engine = new XdsEngine({ cache, clock: new FakeClock(), maxStreamAgeMs: 0 });
+    const call = new FakeCall();
+    const session = engine.openSession(call, "sotw");
+    call.accept = false;
+    session.handleSotw(request({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: ["clusters-alpha/kube-apiserver:6443"] }));
+    expect(call.written.map((w) => w.typeUrl)).toEqual([ENDPOINT_TYPE_URL]);
+    session.handleSotw(request({ type_url: LISTENER_TYPE_URL }));
+    for (let i = 0; i < 5; i += 1) publish(cache, GROUP, rendered([{ ...ALPHA, workers: [`192.168.10.${String(60 + i)}/32`] }]));
+    expect(call.written).toHaveLength(1);
+    call.accept = true;
+    session.drained();
+    expect(call.written.map((w) => w.typeUrl)).toEqual([ENDPOINT_TYPE_URL, LISTENER_TYPE_URL]);
+    expect(call.written[1]?.versionInfo).toBe(cache.getSnapshot(GROUP)?.types.get(LISTENER_TYPE_URL)?.version);
+    engine.close();
+  });
+
+  test("stream maximum age: the stream ends cleanly (status OK) after the jittered age, and leaves status", () => {
+    const cache = new SnapshotCache();
+    publish(cache, GROUP, rendered([ALPHA]));
+    const clock = new FakeClock();
+    const engine = new XdsEngine({ cache, clock, maxStreamAgeMs: 60_000, maxStreamAgeJitter: 0.1 });
+    const call = new FakeCall();
+    const session = engine.openSession(call, "sotw");
+    session.handleSotw(request({ node: NODE, type_url: LISTENER_TYPE_URL }));
+    expect(engine.status.streams()).toHaveLength(1);
+    clock.advance(59_999);
+    expect(call.ended).toBe(0);
+    clock.advance(1);
+    expect(call.ended).toBe(1);
+    expect(call.failed).toEqual([]);
+    expect(engine.status.streams()).toHaveLength(0);
+    expect(engine.streamCount()).toBe(0);
+    expect(engine.status.node(NODE.id)?.connectedStreams).toBe(0);
+  });
+
+  test("a maximum age of 0 never ends a stream", () => {
+    const cache = new SnapshotCache();
+    const clock = new FakeClock();
+    const engine = new XdsEngine({ cache, clock, maxStreamAgeMs: 0 });
+    const call = new FakeCall();
+    engine.openSession(call, "sotw").handleSotw(request({ node: NODE, type_url: LISTENER_TYPE_URL }));
+    expect(clock.timers).toHaveLength(0);
+    expect(engine.streamCount()).toBe(1);
+  });
+});
