@@ -40,6 +40,8 @@ program
   )
   .requiredOption("--manifests <dir>", "directory of manifests (see `oooi render --help`)")
   .option("--out <dir>", "also write the rendered files here, replacing only what changed")
+  .option("--xds-listen <host:port>", "serve ADS (Envoy's xDS) here (port 0 picks one)", "127.0.0.1:18000")
+  .option("--no-xds", "do not start the xDS server")
   .option("--dns-listen <host:port>", "answer DNS here with the split-horizon views (port 0 picks one)", hostPort, { host: "127.0.0.1", port: 5353 })
   .option("--no-dns", "do not start the DNS responder")
   .option("--dns-server <ns/name>", "DNSServer the responder serves (default: the first Infra with DNS enabled)")
@@ -50,7 +52,7 @@ program
   .option("--kea-lease-file <path>", "memfile lease file of the local Kea (default /var/lib/kea/kea-leases4.csv)")
   .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
   .option("--log-level <level>", "trace, debug, info, warn or error", "info")
-  .action((opts: { manifests: string; out?: string; keaSocket?: string; dhcpInterface?: string; dhcpServer?: string; keaHooksDir?: string; keaLeaseFile?: string; dnsListen: { host: string; port: number }; dns: boolean; dnsServer?: string; debounce: number; logLevel: string }) => {
+  .action((opts: { manifests: string; out?: string; keaSocket?: string; dhcpInterface?: string; dhcpServer?: string; keaHooksDir?: string; keaLeaseFile?: string; dnsListen: { host: string; port: number }; dns: boolean; xdsListen: string; xds: boolean; dnsServer?: string; debounce: number; logLevel: string }) => {
     const log = pino({ level: opts.logLevel, base: { cmd: "serve" } }, pino.destination(2));
     const served = serve({
       manifests: opts.manifests,
@@ -62,6 +64,7 @@ program
       ...(opts.keaHooksDir === undefined ? {} : { keaHooksDir: opts.keaHooksDir }),
       ...(opts.keaLeaseFile === undefined ? {} : { keaLeaseFile: opts.keaLeaseFile }),
       ...(opts.dns ? { dnsListen: opts.dnsListen } : {}),
+      ...(opts.xds ? { xdsListen: opts.xdsListen } : {}),
       ...(opts.dnsServer === undefined ? {} : { dnsServer: opts.dnsServer }),
     }, log);
     served.ready.catch((e: unknown) => {

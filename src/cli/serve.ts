@@ -10,6 +10,9 @@ import type { ApplierEvent } from "../dhcp/applier.js";
 import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
 import { startDnsResponder, type DnsResponder } from "../dns/server/index.js";
 import type { DnsModel, Topology } from "../model/types.js";
+import type { ServerCredentials } from "@grpc/grpc-js";
+import { SnapshotCache } from "../xds/cache/index.js";
+import { startXdsServer, type XdsServer } from "../xds/server/index.js";
 
 export interface ServeOptions {
   readonly manifests: string;
@@ -27,6 +30,9 @@ export interface ServeOptions {
   readonly dnsListen?: { readonly host: string; readonly port: number };
   /** DNSServer ("namespace/name") the responder serves; default the first with DNS enabled. */
   readonly dnsServer?: string;
+  /** Serve ADS here ("host:port", port 0 picks one); undefined = no xDS server. */
+  readonly xdsListen?: string;
+  readonly xdsCredentials?: ServerCredentials;
 }
 
 export interface Served {
@@ -96,6 +102,18 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     }));
   }
 
+  let xds: Promise<XdsServer> | undefined;
+  if (opts.xdsListen !== undefined) {
+    const cache = new SnapshotCache();
+    xds = startXdsServer({ cache, listen: opts.xdsListen, logger: log, ...(opts.xdsCredentials === undefined ? {} : { credentials: opts.xdsCredentials }) }).then((server) => {
+      log.info({ port: server.port }, `xDS (ADS) server listening on ${hostOf(opts.xdsListen ?? "")}:${String(server.port)}`);
+      return server;
+    });
+    subs.add(outputs$.subscribe((out) => {
+      if (out !== undefined) publishSnapshots(cache, out, log);
+    }));
+  }
+
   let dns: Promise<DnsResponder> | undefined;
   if (opts.dnsListen !== undefined) {
     const listen = opts.dnsListen;
@@ -112,11 +130,12 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   }
 
   return {
-    ready: (dns ?? Promise.resolve()).then(() => undefined),
+    ready: Promise.all([dns, xds]).then(() => undefined),
     close: async () => {
       subs.unsubscribe();
       kea?.close();
       if (dns !== undefined) await (await dns).close();
+      if (xds !== undefined) await (await xds).close();
     },
   };
 }
@@ -139,4 +158,26 @@ function logKeaEvent(log: Logger, socket: string, e: ApplierEvent): void {
 /** The DNS model of DNSServer `name` ("namespace/name"), or the first Infra's with DNS enabled. */
 export function selectDnsModel(topologies: readonly Topology[], name?: string): DnsModel | undefined {
   return topologies.find((t) => t.dns !== undefined && (name === undefined || t.dns.name === name))?.dns;
+}
+
+/**
+ * Every rendered proxy becomes the snapshot of its node group ("<namespace>/<ProxyServer>");
+ * groups whose Infra vanished or stopped rendering are dropped, so their Envoys get nothing stale.
+ */
+export function publishSnapshots(cache: SnapshotCache, out: Outputs, log: Logger): void {
+  const live = new Set<string>();
+  for (const r of out.infras) {
+    const group = r.topology.proxy?.node;
+    if (group === undefined || r.envoy === undefined) continue;
+    live.add(group);
+    const set = cache.setEnvoySnapshot(group, r.envoy);
+    if (!set.ok) log.error({ group }, `snapshot refused, Envoys keep the previous one: ${set.errors.join("; ")}`);
+  }
+  for (const group of cache.groups()) {
+    if (!live.has(group)) cache.deleteSnapshot(group);
+  }
+}
+
+function hostOf(listen: string): string {
+  return listen.slice(0, listen.lastIndexOf(":"));
 }

@@ -1,0 +1,58 @@
+// Issue 3 item 5 through the real CLI: Envoy-like clients on `oooi serve`'s ADS port receive the
+// example's configuration, and a YAML edit (a worker's Machine address) arrives as a new LDS
+// version on the open streams — no reconnect — routing the new address to its own control plane.
+import { spawn } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { EnvoyLikeClient } from "../support/envoy/client.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const CLI = join(ROOT, "dist", "cli", "main.js");
+const dir = mkdtempSync(join(tmpdir(), "oooi-serve-xds-"));
+afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("oooi serve serves ADS", () => {
+  it("pushes a Machine address change to every connected Envoy without a reconnect", async () => {
+    cpSync(join(ROOT, "examples", "standalone"), dir, { recursive: true });
+    const child = spawn(process.execPath, [CLI, "serve", "--manifests", dir, "--xds-listen", "127.0.0.1:0", "--no-dns", "--debounce", "20"], { stdio: ["ignore", "ignore", "pipe"] });
+    let log = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => { log += d; });
+    const clients: EnvoyLikeClient[] = [];
+    try {
+      await until(() => /xDS \(ADS\) server listening on [\d.]+:\d+/.test(log), "xDS server listening");
+      const port = /xDS \(ADS\) server listening on [\d.]+:(\d+)/.exec(log)?.[1] ?? "";
+      for (const [i, protocol] of (["sotw", "delta", "sotw"] as const).entries()) {
+        const c = new EnvoyLikeClient({ address: `127.0.0.1:${port}`, node: { id: `envoy-${String(i)}`, cluster: "clusters/tenant-vlan-proxy" }, protocol });
+        clients.push(c);
+        c.connect();
+      }
+      const kube = (src: string) => ({ destinationPort: 6443, sourceIp: src, transportProtocol: "tls" as const });
+      for (const c of clients) await c.waitFor(() => c.route(kube("127.0.8.10"))?.chain.cluster === "clusters-alpha/kube-apiserver:6443", "alpha's worker routed");
+      const before = clients.map((c) => c.version(LISTENER_TYPE_URL));
+      const streams = clients.map((c) => c.streamCount);
+      expect(clients[0]?.route(kube("127.0.8.30"))).toBeUndefined(); // nobody's worker yet
+
+      const file = join(dir, "observed.yaml");
+      writeFileSync(file, readFileSync(file, "utf8").replace("address: 127.0.8.11", "address: 127.0.8.30"));
+      for (const c of clients) await c.waitFor(() => c.route(kube("127.0.8.30"))?.chain.cluster === "clusters-alpha/kube-apiserver:6443", "new address routed");
+      expect(clients.map((c) => c.version(LISTENER_TYPE_URL))).not.toEqual(before);
+      expect(clients.every((c) => c.route(kube("127.0.8.11")) === undefined)).toBe(true);
+      expect(clients.map((c) => c.streamCount)).toEqual(streams);
+      expect(clients.flatMap((c) => c.violations)).toEqual([]);
+    } finally {
+      for (const c of clients) c.close();
+      child.kill("SIGTERM");
+    }
+  });
+});
