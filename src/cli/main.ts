@@ -2,8 +2,10 @@
 // The `oooi` command line.
 import { Command, InvalidArgumentError } from "commander";
 import { pino } from "pino";
+import { registerDhcpAgentCommand } from "./dhcp-agent.js";
 import { renderCommand } from "./render.js";
 import { serve } from "./serve.js";
+import { registerDebugCommand } from "./debug.js";
 
 const program = new Command()
   .name("oooi")
@@ -92,5 +94,8 @@ function positiveInt(value: string): number {
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("not a non-negative integer");
   return n;
 }
+
+registerDhcpAgentCommand(program);
+registerDebugCommand(program);
 
 await program.parseAsync(process.argv);

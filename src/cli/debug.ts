@@ -1,0 +1,366 @@
+// `oooi debug`: a client of the xDS server's oooi.debug.v1 service. `nodes` prints who is connected
+// and how far each stream is in sync, `config` prints what one node holds, `pushes` the recent
+// push history with latencies.
+import { InvalidArgumentError, type Command } from "commander";
+import { stringify as toYaml } from "yaml";
+import { DebugClient, XdsUnreachableError } from "../xds/introspect/debug-client.js";
+import type { NodeMessage, PushMessage, ResourceMessage, TypeConfigMessage, TypeStateMessage } from "../xds/introspect/debug-client.js";
+import { millisOf, typeLabel, typeMatches } from "../xds/introspect/state.js";
+import { fromStruct } from "../xds/introspect/struct.js";
+import { clientCredentials, readTlsFiles } from "../xds/introspect/tls.js";
+
+/** Default address of the xDS server (`oooi serve --xds-listen`'s default). */
+export const DEFAULT_XDS_ADDRESS = "127.0.0.1:18000";
+
+/** Where `oooi debug` writes and how it ends; injectable so tests see what a user sees. */
+export interface DebugIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  /** Sets the exit status. */
+  readonly exit: (code: number) => void;
+  /** Clock (ms) for ages such as "connected 5m ago". */
+  readonly now: () => number;
+  /** Highlight with ANSI colours. */
+  readonly color: boolean;
+}
+
+/** Connection options common to every `oooi debug` subcommand. */
+export interface ConnectOptions {
+  readonly xds: string;
+  readonly tls?: boolean;
+  readonly tlsCa?: string;
+  readonly tlsCert?: string;
+  readonly tlsKey?: string;
+  readonly timeout: number;
+}
+
+function processIo(): DebugIo {
+  return {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    exit: (code) => { process.exitCode = code; },
+    now: () => Date.now(),
+    color: process.stdout.isTTY && (process.env["NO_COLOR"] ?? "") === "",
+  };
+}
+
+/** Adds `oooi debug nodes|config|pushes` to `program`. */
+export function registerDebugCommand(program: Command, io: DebugIo = processIo()): Command {
+  const debug = program
+    .command("debug")
+    .description(
+      "Inspect a running xDS server (oooi serve / oooi operator) through its oooi.debug.v1 service,\n" +
+      "served on the xDS port next to ADS, CSDS, grpc.health.v1 and server reflection.\n\n" +
+      "  oooi debug nodes                 connected Envoy / dhcp-agent nodes and their sync state per type\n" +
+      "  oooi debug config NODE           the configuration one node was sent and acknowledged (YAML or JSON)\n" +
+      "  oooi debug pushes                recent pushes with change→sent and change→ACK latencies\n\n" +
+      "Sync states: synced (the latest response was ACKed), stale (awaiting the ACK), NACK (the node\n" +
+      "rejected the latest response: the reason is printed), not sent (subscribed, nothing to send yet).",
+    );
+
+  withConnect(debug.command("nodes"))
+    .description("List connected nodes: one row per xDS stream, one column per resource type (versions shortened).")
+    .option("--cluster <ns/name>", "only nodes of this node group (Envoy node.cluster)")
+    .option("--all", "also list nodes that disconnected recently")
+    .option("-o, --output <format>", "table or json", choice(["table", "json"]), "table")
+    .action(async (opts: ConnectOptions & { cluster?: string; all?: boolean; output: string }) => {
+      io.exit(await debugNodes(opts, io));
+    });
+
+  withConnect(debug.command("config").argument("<node>", "Envoy node.id of the node (see `oooi debug nodes`)"))
+    .description("Print the resources a node holds, per type: as acknowledged, and as sent when a newer version is pending or was rejected.")
+    .option("-t, --type <type>", "only this type: lds, cds, eds, rds, a type URL or a message name such as KeaConfig")
+    .option("-o, --output <format>", "yaml or json", choice(["yaml", "json"]), "yaml")
+    .action(async (node: string, opts: ConnectOptions & { type?: string; output: string }) => {
+      io.exit(await debugConfig(node, opts, io));
+    });
+
+  withConnect(debug.command("pushes"))
+    .description("Recent pushes, oldest first: cause, version, size and change→sent / change→ACK latencies.")
+    .option("--node <id>", "only pushes to this node")
+    .option("--cluster <ns/name>", "only pushes of this node group")
+    .option("-t, --type <type>", "only this type (lds, cds, eds, rds, a type URL or message name)")
+    .option("-n, --limit <n>", "at most this many of the newest pushes", positiveInt, 50)
+    .option("-o, --output <format>", "table or json", choice(["table", "json"]), "table")
+    .action(async (opts: ConnectOptions & { node?: string; cluster?: string; type?: string; limit: number; output: string }) => {
+      io.exit(await debugPushes(opts, io));
+    });
+  return debug;
+}
+
+function withConnect(cmd: Command): Command {
+  return cmd
+    .option("--xds <host:port>", "address of the xDS server", DEFAULT_XDS_ADDRESS)
+    .option("--tls", "connect with TLS, trusting the system's CA roots (implied by --tls-ca/--tls-cert)")
+    .option("--tls-ca <file>", "PEM CA that signs the server's certificate")
+    .option("--tls-cert <file>", "PEM client certificate, when the server requires mTLS")
+    .option("--tls-key <file>", "PEM key of the client certificate")
+    .option("--timeout <ms>", "give up on an unanswered call after this long", positiveInt, 5000);
+}
+
+function choice(values: readonly string[]): (v: string) => string {
+  return (v) => {
+    if (!values.includes(v)) throw new InvalidArgumentError(`expected one of ${values.join(", ")}`);
+    return v;
+  };
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("expected a positive integer");
+  return n;
+}
+
+function connect(opts: ConnectOptions): DebugClient {
+  const tls = opts.tls === true || opts.tlsCa !== undefined || opts.tlsCert !== undefined || opts.tlsKey !== undefined;
+  const files = tls ? readTlsFiles({ ca: opts.tlsCa, cert: opts.tlsCert, key: opts.tlsKey }) : undefined;
+  return new DebugClient({ address: opts.xds, timeoutMs: opts.timeout, ...(files ? { credentials: clientCredentials(files) } : {}) });
+}
+
+/** Runs `fn` with a client; prints a one-line error (no stack) and returns 1 on failure. */
+async function withClient(opts: ConnectOptions, io: DebugIo, fn: (client: DebugClient) => Promise<number>): Promise<number> {
+  let client: DebugClient | undefined;
+  try {
+    client = connect(opts);
+    return await fn(client);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    io.err(`oooi debug: ${message}\n`);
+    if (e instanceof XdsUnreachableError) io.err("(is `oooi serve` or `oooi operator` running there? set the address with --xds HOST:PORT)\n");
+    return 1;
+  } finally {
+    client?.close();
+  }
+}
+
+// ---------------------------------------------------------------- nodes
+
+/** `oooi debug nodes`: prints the node table; returns the exit status. */
+export async function debugNodes(opts: ConnectOptions & { cluster?: string; all?: boolean; output?: string }, io: DebugIo): Promise<number> {
+  return withClient(opts, io, async (client) => {
+    const nodes = await client.listNodes({ ...(opts.cluster ? { cluster: opts.cluster } : {}), include_disconnected: opts.all === true });
+    if (opts.output === "json") {
+      io.out(`${JSON.stringify(nodes.map(nodeJson), null, 2)}\n`);
+      return 0;
+    }
+    io.out(formatNodes(nodes, { now: io.now(), color: io.color, address: opts.xds }));
+    return 0;
+  });
+}
+
+/** Renders ListNodes as a table (one row per stream), then the NACK reasons. */
+export function formatNodes(nodes: readonly NodeMessage[], o: { now: number; color: boolean; address: string }): string {
+  if (nodes.length === 0) return `no xDS nodes connected to ${o.address}\n`;
+  const typeUrls = [...new Set(nodes.flatMap((n) => [...n.streams.flatMap((s) => s.types), ...n.types].map((t) => t.type_url)))]
+    .sort((a, b) => (typeLabel(a) < typeLabel(b) ? -1 : typeLabel(a) > typeLabel(b) ? 1 : 0));
+  const header = ["NODE", "CLUSTER", "PEER", "PROTO", "CONNECTED", ...typeUrls.map((t) => columnLabel(t))];
+  const rows: Cell[][] = [];
+  const nacks: string[] = [];
+  for (const n of nodes) {
+    if (n.streams.length === 0) {
+      const byType = new Map(n.types.map((t) => [t.type_url, t]));
+      rows.push([n.id, n.cluster, "-", "-", `gone ${age(o.now, millisOf(n.last_seen_time))}`, ...typeUrls.map((t) => ackedCell(byType.get(t)))]);
+      continue;
+    }
+    for (const s of n.streams) {
+      const byType = new Map(s.types.map((t) => [t.type_url, t]));
+      rows.push([
+        n.id, n.cluster, s.peer.replace(/^ipv[46]:/, ""), s.protocol === "PROTOCOL_DELTA" ? "delta" : "sotw",
+        `${age(o.now, millisOf(s.connected_time))} ago`, ...typeUrls.map((t) => stateCell(byType.get(t))),
+      ]);
+      for (const t of s.types) {
+        if (t.status === "SYNC_STATUS_ERROR" && t.last_nack) {
+          const when = age(o.now, millisOf(t.last_nack.time));
+          const repeats = t.last_nack.repeats > 1 ? `, ${t.last_nack.repeats} times` : "";
+          nacks.push(`  ${n.id} ${typeLabel(t.type_url)} ${short(t.last_nack.version)} (${when} ago${repeats}): ${t.last_nack.message}`);
+        }
+      }
+    }
+  }
+  let text = table(header, rows, o.color);
+  const streams = nodes.reduce((sum, n) => sum + n.streams.length, 0);
+  text += `\n${plural(nodes.length, "node")}, ${plural(streams, "stream")}`;
+  text += nacks.length > 0 ? `; ${paint(`${plural(nacks.length, "rejected type")} (NACK)`, "red", o.color)}\n` : "\n";
+  if (nacks.length > 0) text += `\n${paint("NACKs (the node keeps its last acknowledged version):", "red", o.color)}\n${nacks.join("\n")}\n`;
+  return text;
+}
+
+/** "LDS" for Envoy types, the bare message name ("KEACONFIG") for others. */
+function columnLabel(typeUrl: string): string {
+  const label = typeLabel(typeUrl);
+  return label.slice(label.lastIndexOf(".") + 1).toUpperCase();
+}
+
+type Cell = string | { text: string; color: "red" | "yellow" | "green" | "dim" };
+
+function stateCell(t: TypeStateMessage | undefined): Cell {
+  if (!t) return "-";
+  switch (t.status) {
+    case "SYNC_STATUS_SYNCED": return { text: short(t.acked_version), color: "green" };
+    case "SYNC_STATUS_STALE": return { text: `${short(t.acked_version) || "none"}→${short(t.sent_version)}?`, color: "yellow" };
+    case "SYNC_STATUS_ERROR": return { text: `NACK ${short(t.sent_version)}`, color: "red" };
+    case "SYNC_STATUS_NOT_SENT": return { text: "not sent", color: "dim" };
+    default: return "?";
+  }
+}
+
+function ackedCell(t: TypeStateMessage | undefined): Cell {
+  return t && t.acked_version !== "" ? { text: short(t.acked_version), color: "dim" } : "-";
+}
+
+function nodeJson(n: NodeMessage): object {
+  return {
+    id: n.id, cluster: n.cluster, user_agent: n.user_agent, last_seen: iso(n.last_seen_time),
+    streams: n.streams.map((s) => ({
+      stream_id: s.stream_id, peer: s.peer, protocol: s.protocol.replace("PROTOCOL_", "").toLowerCase(), service: s.service,
+      connected_since: iso(s.connected_time), types: s.types.map(typeJson),
+    })),
+  };
+}
+
+function typeJson(t: TypeStateMessage): Record<string, unknown> {
+  return {
+    type: typeLabel(t.type_url), type_url: t.type_url, status: t.status.replace("SYNC_STATUS_", ""),
+    ...(t.acked_version ? { acked_version: t.acked_version, acked_at: iso(t.acked_time) } : {}),
+    ...(t.sent_version ? { sent_version: t.sent_version, sent_at: iso(t.sent_time) } : {}),
+    ...(t.last_nack ? { last_nack: { version: t.last_nack.version, at: iso(t.last_nack.time), message: t.last_nack.message, repeats: t.last_nack.repeats } } : {}),
+  };
+}
+
+// ---------------------------------------------------------------- config
+
+/** `oooi debug config NODE`: prints the node's configuration as YAML or JSON; returns the exit status. */
+export async function debugConfig(node: string, opts: ConnectOptions & { type?: string; output?: string }, io: DebugIo): Promise<number> {
+  return withClient(opts, io, async (client) => {
+    const res = await client.nodeConfig({ node_id: node });
+    const wanted = opts.type;
+    const configs = wanted === undefined ? res.configs : res.configs.filter((c) => c.state !== null && typeMatches(c.state.type_url, wanted));
+    if (wanted !== undefined && configs.length === 0) {
+      const has = [...new Set(res.configs.map((c) => typeLabel(c.state?.type_url ?? "")))].join(", ") || "nothing";
+      io.err(`oooi debug: node ${node} holds no type matching "${wanted}" (it holds: ${has})\n`);
+      return 1;
+    }
+    const doc = {
+      node: res.node.id, cluster: res.node.cluster, user_agent: res.node.user_agent,
+      ...(res.node.streams.length === 0 ? { connected: false } : {}),
+      types: configs.map(configJson),
+    };
+    io.out(opts.output === "json" ? `${JSON.stringify(doc, null, 2)}\n` : toYaml(doc, { lineWidth: 0 }));
+    return 0;
+  });
+}
+
+function configJson(c: TypeConfigMessage): Record<string, unknown> {
+  const acked = c.acked.map(resourceJson);
+  const sameAsAcked = c.sent.length === c.acked.length && c.sent.every((s, i) => s.name === c.acked[i]?.name && s.version === c.acked[i].version);
+  return {
+    stream_id: c.stream_id,
+    ...(c.state ? typeJson(c.state) : {}),
+    resources: acked,
+    // What was sent but is not (yet) what the node runs: pending an ACK, or rejected.
+    ...(sameAsAcked ? {} : { sent: c.sent.map(resourceJson) }),
+  };
+}
+
+function resourceJson(r: ResourceMessage): Record<string, unknown> {
+  return { name: r.name, version: r.version, ...(r.config ? { config: fromStruct(r.config) } : {}) };
+}
+
+// ---------------------------------------------------------------- pushes
+
+/** `oooi debug pushes`: prints the push history; returns the exit status. */
+export async function debugPushes(opts: ConnectOptions & { node?: string; cluster?: string; type?: string; limit?: number; output?: string }, io: DebugIo): Promise<number> {
+  return withClient(opts, io, async (client) => {
+    const wanted = opts.type;
+    let pushes = await client.pushHistory({ ...(opts.node ? { node_id: opts.node } : {}), ...(opts.cluster ? { cluster: opts.cluster } : {}) });
+    if (wanted !== undefined) pushes = pushes.filter((p) => typeMatches(p.type_url, wanted));
+    if (opts.limit !== undefined) pushes = pushes.slice(-opts.limit);
+    if (opts.output === "json") {
+      io.out(`${JSON.stringify(pushes.map(pushJson), null, 2)}\n`);
+      return 0;
+    }
+    io.out(formatPushes(pushes, { now: io.now(), color: io.color }));
+    return 0;
+  });
+}
+
+/** Renders PushHistory as a table. */
+export function formatPushes(pushes: readonly PushMessage[], o: { now: number; color: boolean }): string {
+  if (pushes.length === 0) return "no pushes recorded\n";
+  const header = ["SENT", "NODE", "TYPE", "CAUSE", "VERSION", "RES", "BYTES", "CHANGE→SENT", "CHANGE→ACK"];
+  const rows: Cell[][] = pushes.map((p) => {
+    const nacked = p.nack_time !== null;
+    const ack: Cell = nacked ? { text: "NACK", color: "red" } : p.change_to_ack ? ms(millisOf(p.change_to_ack)) : { text: "pending", color: "yellow" };
+    return [
+      `${age(o.now, millisOf(p.sent_time))} ago`, p.node_id, typeLabel(p.type_url), p.cause === "PUSH_CAUSE_CHANGE" ? "change" : "subscribe",
+      short(p.version), String(p.resources + p.removed), String(p.bytes), ms(millisOf(p.change_to_sent)), ack,
+    ];
+  });
+  return table(header, rows, o.color);
+}
+
+function pushJson(p: PushMessage): object {
+  return {
+    node: p.node_id, cluster: p.cluster, stream_id: p.stream_id, type: typeLabel(p.type_url), type_url: p.type_url,
+    protocol: p.protocol.replace("PROTOCOL_", "").toLowerCase(), cause: p.cause === "PUSH_CAUSE_CHANGE" ? "change" : "subscription",
+    version: p.version, nonce: p.nonce, resources: p.resources, removed: p.removed, bytes: p.bytes,
+    changed_at: iso(p.change_time), sent_at: iso(p.sent_time),
+    ...(p.ack_time ? { acked_at: iso(p.ack_time) } : {}), ...(p.nack_time ? { nacked_at: iso(p.nack_time) } : {}),
+    change_to_sent_ms: millisOf(p.change_to_sent), ...(p.change_to_ack ? { change_to_ack_ms: millisOf(p.change_to_ack) } : {}),
+  };
+}
+
+// ---------------------------------------------------------------- formatting
+
+/** A content-hash version shortened to 8 characters, as git does. */
+function short(version: string): string {
+  return version.length > 12 ? version.slice(0, 8) : version;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function iso(t: { seconds?: number | string | null; nanos?: number | null } | null): string | undefined {
+  const m = millisOf(t);
+  return m === undefined ? undefined : new Date(m).toISOString();
+}
+
+function ms(value: number | undefined): string {
+  if (value === undefined) return "-";
+  if (value < 10 && !Number.isInteger(value)) return `${value.toFixed(1)}ms`;
+  return value < 10_000 ? `${Math.round(value)}ms` : `${(value / 1000).toFixed(1)}s`;
+}
+
+/** "42s", "5m03s", "2h10m", "3d4h" between `at` and `now`. */
+function age(now: number, at: number | undefined): string {
+  if (at === undefined) return "?";
+  const s = Math.max(0, Math.floor((now - at) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, "0")}m`;
+  return `${Math.floor(s / 86400)}d${Math.floor(s / 3600) % 24}h`;
+}
+
+const ANSI = { red: "\u001b[31;1m", yellow: "\u001b[33m", green: "\u001b[32m", dim: "\u001b[2m" } as const;
+
+function paint(text: string, color: keyof typeof ANSI, on: boolean): string {
+  return on ? `${ANSI[color]}${text}\u001b[0m` : text;
+}
+
+/** Left-aligned columns two spaces apart; colour codes do not count towards widths. */
+function table(header: readonly string[], rows: readonly (readonly Cell[])[], color: boolean): string {
+  const text = (c: Cell | undefined): string => (c === undefined ? "" : typeof c === "string" ? c : c.text);
+  // Surrogate pairs count as one column.
+  const width = (t: string): number => t.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, "_").length;
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => width(text(r[i])))));
+  const line = (cells: readonly Cell[]): string => cells
+    .map((c, i) => {
+      const t = text(c);
+      const padded = i === cells.length - 1 ? t : t + " ".repeat((widths[i] ?? 0) - width(t));
+      return typeof c === "string" ? padded : paint(t, c.color, color) + padded.slice(t.length);
+    })
+    .join("  ")
+    .trimEnd();
+  return `${[line(header), ...rows.map(line)].join("\n")}\n`;
+}

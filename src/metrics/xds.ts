@@ -1,0 +1,69 @@
+// xDS metrics from the status record's events: pushes, change→sent and change→ACK latencies, NACKs,
+// open streams and bytes; and, when given the cache, the size of the configuration being served.
+import type { SnapshotCache } from "../xds/cache/cache.js";
+import { ENVOY_TYPE_URLS, typeLabel } from "../xds/introspect/state.js";
+import type { NackRecord, PushRecord, StreamStatus, XdsStatusView } from "../xds/status.js";
+import type { Metrics } from "./metrics.js";
+
+/** Options of attachXdsMetrics. */
+export interface XdsMetricsOptions {
+  /**
+   * The snapshot cache: only types it serves are counted (responses to unknown types are not
+   * configuration), and oooi_xds_snapshot_bytes reports its size. Without it, only the four
+   * Envoy types count.
+   */
+  readonly cache?: SnapshotCache;
+}
+
+/** Records xDS metrics from `status` events into `metrics`; returns the function that stops it. */
+export function attachXdsMetrics(metrics: Metrics, status: XdsStatusView, options: XdsMetricsOptions = {}): () => void {
+  const cache = options.cache;
+  const envoy = new Set(ENVOY_TYPE_URLS);
+  const served = (typeUrl: string): boolean => (cache ? cache.typeSpec(typeUrl) !== undefined : envoy.has(typeUrl));
+
+  const onPush = (p: PushRecord): void => {
+    if (!served(p.typeUrl)) return;
+    const labels = { type: typeLabel(p.typeUrl), cause: p.cause };
+    metrics.xdsPushes.inc(labels);
+    metrics.xdsPushedBytes.inc({ type: labels.type }, p.bytes);
+    metrics.xdsPushSentSeconds.observe(labels, Math.max(0, p.sentAt - p.changeAt) / 1000);
+  };
+  const onAck = (p: PushRecord): void => {
+    if (!served(p.typeUrl) || p.ackAt === undefined) return;
+    metrics.xdsPushAckSeconds.observe({ type: typeLabel(p.typeUrl), cause: p.cause }, Math.max(0, p.ackAt - p.changeAt) / 1000);
+  };
+  const onNack = (p: PushRecord, _nack: NackRecord, info: { first: boolean }): void => {
+    if (!served(p.typeUrl)) return;
+    metrics.xdsNacks.inc({ type: typeLabel(p.typeUrl), repeat: String(!info.first) });
+  };
+  const onOpen = (s: StreamStatus): void => { metrics.xdsStreams.inc({ protocol: s.protocol }); };
+  const onClose = (s: StreamStatus): void => { metrics.xdsStreams.dec({ protocol: s.protocol }); };
+
+  // Streams opened before attaching are counted once, then tracked by events.
+  const open = status.streams();
+  for (const protocol of ["sotw", "delta"] as const) metrics.xdsStreams.set({ protocol }, open.filter((s) => s.protocol === protocol).length);
+
+  if (cache) {
+    metrics.gauge("oooi_xds_snapshot_bytes", "Encoded size of the configuration served, summed over node groups, by resource type.", ["type"], (g) => {
+      const sums = new Map<string, number>();
+      for (const group of cache.groups()) {
+        for (const [t, ts] of cache.getSnapshot(group)?.types ?? []) sums.set(typeLabel(t), (sums.get(typeLabel(t)) ?? 0) + ts.bytes);
+      }
+      g.reset();
+      for (const [type, bytes] of sums) g.set({ type }, bytes);
+    });
+  }
+
+  status.on("push", onPush);
+  status.on("ack", onAck);
+  status.on("nack", onNack);
+  status.on("stream-open", onOpen);
+  status.on("stream-close", onClose);
+  return () => {
+    status.off("push", onPush);
+    status.off("ack", onAck);
+    status.off("nack", onNack);
+    status.off("stream-open", onOpen);
+    status.off("stream-close", onClose);
+  };
+}

@@ -1,0 +1,83 @@
+// Client of oooi.debug.v1.DebugService (what `oooi debug` and tests use): promise-returning calls
+// with a deadline, and connection failures turned into one readable error.
+import {
+  credentials, makeClientConstructor, status as GrpcStatus, type ChannelCredentials, type Client, type ServiceError,
+} from "@grpc/grpc-js";
+import { DEBUG_SERVICE, loadDebugDefinition, service } from "./protos.js";
+import type {
+  GetNodeConfigRequest, ListNodesRequest, NodeMessage, PushHistoryRequest, PushMessage, TypeConfigMessage,
+} from "./debug-service.js";
+
+export type {
+  GetNodeConfigRequest, ListNodesRequest, NackMessage, NodeMessage, PushHistoryRequest, PushMessage, ResourceMessage,
+  StreamMessage, TypeConfigMessage, TypeStateMessage,
+} from "./debug-service.js";
+
+/** The xDS server could not be reached (refused, TLS failure, or no answer before the deadline). */
+export class XdsUnreachableError extends Error {
+  constructor(readonly address: string, readonly reason: string) {
+    super(`cannot reach the xDS server at ${address}: ${reason}`);
+  }
+}
+
+/** Options of a DebugClient. */
+export interface DebugClientOptions {
+  /** "host:port" of the xDS server. */
+  readonly address: string;
+  /** TLS credentials (default: plaintext). */
+  readonly credentials?: ChannelCredentials;
+  /** Per-call deadline in ms (default 5000). */
+  readonly timeoutMs?: number;
+}
+
+type Unary = (req: object, options: { deadline: Date }, cb: (err: ServiceError | null, res?: unknown) => void) => void;
+
+/** A connection to oooi.debug.v1.DebugService. */
+export class DebugClient {
+  readonly #client: Client & Record<string, Unary>;
+  readonly #timeoutMs: number;
+
+  constructor(readonly options: DebugClientOptions) {
+    const Ctor = makeClientConstructor(service(loadDebugDefinition(), DEBUG_SERVICE), DEBUG_SERVICE);
+    this.#client = new Ctor(options.address, options.credentials ?? credentials.createInsecure()) as Client & Record<string, Unary>;
+    this.#timeoutMs = options.timeoutMs ?? 5000;
+  }
+
+  /** Connected nodes (and recently disconnected ones when asked). */
+  async listNodes(req: ListNodesRequest = {}): Promise<NodeMessage[]> {
+    return (await this.#call<{ nodes: NodeMessage[] }>("ListNodes", req)).nodes;
+  }
+
+  /** What a node holds, per stream and type. */
+  async nodeConfig(req: GetNodeConfigRequest): Promise<{ node: NodeMessage; configs: TypeConfigMessage[] }> {
+    return this.#call("GetNodeConfig", req);
+  }
+
+  /** Recent pushes, oldest first. */
+  async pushHistory(req: PushHistoryRequest = {}): Promise<PushMessage[]> {
+    return (await this.#call<{ pushes: PushMessage[] }>("PushHistory", req)).pushes;
+  }
+
+  /** Closes the channel. */
+  close(): void {
+    this.#client.close();
+  }
+
+  async #call<T>(method: string, req: object): Promise<T> {
+    const fn = this.#client[method];
+    if (fn === undefined) throw new Error(`${DEBUG_SERVICE} has no method ${method}`);
+    return new Promise<T>((resolve, reject) => {
+      fn.call(this.#client, req, { deadline: new Date(Date.now() + this.#timeoutMs) }, (err, res) => {
+        if (err) reject(toError(this.options.address, err));
+        else resolve(res as T);
+      });
+    });
+  }
+}
+
+function toError(address: string, err: ServiceError): Error {
+  if (err.code === GrpcStatus.UNAVAILABLE) return new XdsUnreachableError(address, err.details || "unavailable");
+  if (err.code === GrpcStatus.DEADLINE_EXCEEDED) return new XdsUnreachableError(address, "no answer before the deadline");
+  if (err.code === GrpcStatus.UNIMPLEMENTED) return new Error(`the server at ${address} does not serve ${DEBUG_SERVICE} (not an oooi xDS server, or an older one)`);
+  return new Error(err.details || err.message);
+}
