@@ -11,7 +11,9 @@ import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
 import { startDnsResponder, type DnsResponder } from "../dns/server/index.js";
 import type { DnsModel, Topology } from "../model/types.js";
 import type { ServerCredentials } from "@grpc/grpc-js";
+import { renderKea } from "../dhcp/render/index.js";
 import { SnapshotCache } from "../xds/cache/index.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../xds/kea-config.js";
 import { startXdsServer, type XdsServer } from "../xds/server/index.js";
 
 export interface ServeOptions {
@@ -105,6 +107,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   let xds: Promise<XdsServer> | undefined;
   if (opts.xdsListen !== undefined) {
     const cache = new SnapshotCache();
+    cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
     xds = startXdsServer({ cache, listen: opts.xdsListen, logger: log, ...(opts.xdsCredentials === undefined ? {} : { credentials: opts.xdsCredentials }) }).then((server) => {
       log.info({ port: server.port }, `xDS (ADS) server listening on ${hostOf(opts.xdsListen ?? "")}:${String(server.port)}`);
       return server;
@@ -161,8 +164,11 @@ export function selectDnsModel(topologies: readonly Topology[], name?: string): 
 }
 
 /**
- * Every rendered proxy becomes the snapshot of its node group ("<namespace>/<ProxyServer>");
- * groups whose Infra vanished or stopped rendering are dropped, so their Envoys get nothing stale.
+ * Every rendered proxy becomes the snapshot of its node group ("<namespace>/<ProxyServer>"), and
+ * every DHCPServer's Kea configuration the snapshot of its own ("<namespace>/<DHCPServer>", one
+ * KeaConfig of that name, rendered with the image defaults: the dhcp-agent keeps its Kea's own
+ * socket and interfaces). Groups whose Infra vanished or stopped rendering are dropped, so their
+ * clients get nothing stale.
  */
 export function publishSnapshots(cache: SnapshotCache, out: Outputs, log: Logger): void {
   const live = new Set<string>();
@@ -172,6 +178,13 @@ export function publishSnapshots(cache: SnapshotCache, out: Outputs, log: Logger
     live.add(group);
     const set = cache.setEnvoySnapshot(group, r.envoy);
     if (!set.ok) log.error({ group }, `snapshot refused, Envoys keep the previous one: ${set.errors.join("; ")}`);
+  }
+  for (const r of out.infras) {
+    const dhcp = r.topology.dhcp;
+    if (dhcp === undefined) continue;
+    live.add(dhcp.name);
+    const set = cache.setSnapshot(dhcp.name, new Map([[KEA_CONFIG_TYPE_URL, [keaConfigResource(dhcp.name, renderKea(dhcp))]]]));
+    if (!set.ok) log.error({ group: dhcp.name }, `KeaConfig refused, dhcp-agents keep the previous one: ${set.errors.join("; ")}`);
   }
   for (const group of cache.groups()) {
     if (!live.has(group)) cache.deleteSnapshot(group);
