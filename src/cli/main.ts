@@ -2,6 +2,8 @@
 // The `oooi` command line.
 import { Command, InvalidArgumentError } from "commander";
 import { pino } from "pino";
+import type { ServerCredentials } from "@grpc/grpc-js";
+import { serverCredentialsFromFiles } from "../xds/introspect/index.js";
 import { registerDhcpAgentCommand } from "./dhcp-agent.js";
 import { renderCommand } from "./render.js";
 import { serve } from "./serve.js";
@@ -44,6 +46,10 @@ program
   .option("--out <dir>", "also write the rendered files here, replacing only what changed")
   .option("--xds-listen <host:port>", "serve ADS (Envoy's xDS) here (port 0 picks one)", "127.0.0.1:18000")
   .option("--no-xds", "do not start the xDS server")
+  .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
+  .option("--xds-tls-key <file>", "private key of --xds-tls-cert (PEM)")
+  .option("--xds-tls-ca <file>", "require client certificates signed by this CA (mTLS between Envoy and oooi)")
+  .option("--http-listen <host:port>", "serve Prometheus /metrics here", hostPort)
   .option("--dns-listen <host:port>", "answer DNS here with the split-horizon views (port 0 picks one)", hostPort, { host: "127.0.0.1", port: 5353 })
   .option("--no-dns", "do not start the DNS responder")
   .option("--dns-server <ns/name>", "DNSServer the responder serves (default: the first Infra with DNS enabled)")
@@ -54,8 +60,18 @@ program
   .option("--kea-lease-file <path>", "memfile lease file of the local Kea (default /var/lib/kea/kea-leases4.csv)")
   .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
   .option("--log-level <level>", "trace, debug, info, warn or error", "info")
-  .action((opts: { manifests: string; out?: string; keaSocket?: string; dhcpInterface?: string; dhcpServer?: string; keaHooksDir?: string; keaLeaseFile?: string; dnsListen: { host: string; port: number }; dns: boolean; xdsListen: string; xds: boolean; dnsServer?: string; debounce: number; logLevel: string }) => {
+  .action((opts: { manifests: string; out?: string; keaSocket?: string; dhcpInterface?: string; dhcpServer?: string; keaHooksDir?: string; keaLeaseFile?: string; dnsListen: { host: string; port: number }; dns: boolean; xdsListen: string; xds: boolean; xdsTlsCert?: string; xdsTlsKey?: string; xdsTlsCa?: string; httpListen?: { host: string; port: number }; dnsServer?: string; debounce: number; logLevel: string }) => {
     const log = pino({ level: opts.logLevel, base: { cmd: "serve" } }, pino.destination(2));
+    if ((opts.xdsTlsCert === undefined) !== (opts.xdsTlsKey === undefined) || (opts.xdsTlsCa !== undefined && opts.xdsTlsCert === undefined)) {
+      program.error("error: --xds-tls-cert and --xds-tls-key go together; --xds-tls-ca needs both", { exitCode: 2 });
+    }
+    let credentials: ServerCredentials | undefined;
+    try {
+      credentials = opts.xdsTlsCert === undefined || opts.xdsTlsKey === undefined ? undefined
+        : serverCredentialsFromFiles({ cert: opts.xdsTlsCert, key: opts.xdsTlsKey, ...(opts.xdsTlsCa === undefined ? {} : { ca: opts.xdsTlsCa }) });
+    } catch (e) {
+      program.error(`error: cannot load the xDS TLS files: ${(e as Error).message}`, { exitCode: 2 });
+    }
     const served = serve({
       manifests: opts.manifests,
       debounceMs: opts.debounce,
@@ -67,6 +83,8 @@ program
       ...(opts.keaLeaseFile === undefined ? {} : { keaLeaseFile: opts.keaLeaseFile }),
       ...(opts.dns ? { dnsListen: opts.dnsListen } : {}),
       ...(opts.xds ? { xdsListen: opts.xdsListen } : {}),
+      ...(credentials === undefined ? {} : { xdsCredentials: credentials }),
+      ...(opts.httpListen === undefined ? {} : { httpListen: opts.httpListen }),
       ...(opts.dnsServer === undefined ? {} : { dnsServer: opts.dnsServer }),
     }, log);
     served.ready.catch((e: unknown) => {

@@ -12,7 +12,10 @@ import { startDnsResponder, type DnsResponder } from "../dns/server/index.js";
 import type { DnsModel, Topology } from "../model/types.js";
 import type { ServerCredentials } from "@grpc/grpc-js";
 import { renderKea } from "../dhcp/render/index.js";
+import { createServer, type Server } from "node:http";
 import { SnapshotCache } from "../xds/cache/index.js";
+import { addIntrospection } from "../xds/introspect/index.js";
+import { Metrics, attachXdsMetrics, metricsHandler } from "../metrics/index.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../xds/kea-config.js";
 import { startXdsServer, type XdsServer } from "../xds/server/index.js";
 
@@ -35,6 +38,8 @@ export interface ServeOptions {
   /** Serve ADS here ("host:port", port 0 picks one); undefined = no xDS server. */
   readonly xdsListen?: string;
   readonly xdsCredentials?: ServerCredentials;
+  /** Serve /metrics (Prometheus) here; undefined = none. */
+  readonly httpListen?: { readonly host: string; readonly port: number };
 }
 
 export interface Served {
@@ -104,11 +109,31 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     }));
   }
 
+  const metrics = new Metrics({ processMetrics: true });
+  const onClose: (() => void)[] = [];
+  let http: Promise<Server> | undefined;
+  if (opts.httpListen !== undefined) {
+    const { host, port } = opts.httpListen;
+    http = new Promise<Server>((resolve, reject) => {
+      const server = createServer(metricsHandler(metrics));
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        const bound = server.address();
+        log.info(`metrics on http://${host}:${String(typeof bound === "object" && bound !== null ? bound.port : port)}/metrics`);
+        resolve(server);
+      });
+    });
+  }
+
   let xds: Promise<XdsServer> | undefined;
   if (opts.xdsListen !== undefined) {
     const cache = new SnapshotCache();
     cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
     xds = startXdsServer({ cache, listen: opts.xdsListen, logger: log, ...(opts.xdsCredentials === undefined ? {} : { credentials: opts.xdsCredentials }) }).then((server) => {
+      // CSDS, oooi.debug.v1, health and reflection share the ADS port (`oooi debug nodes`).
+      const introspection = addIntrospection(server.grpcServer, { status: server.status, cache });
+      onClose.push(() => { introspection.setServing(false); });
+      onClose.push(attachXdsMetrics(metrics, server.status, { cache }));
       log.info({ port: server.port }, `xDS (ADS) server listening on ${hostOf(opts.xdsListen ?? "")}:${String(server.port)}`);
       return server;
     });
@@ -133,9 +158,14 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   }
 
   return {
-    ready: Promise.all([dns, xds]).then(() => undefined),
+    ready: Promise.all([dns, xds, http]).then(() => undefined),
     close: async () => {
       subs.unsubscribe();
+      for (const f of onClose) f();
+      if (http !== undefined) {
+        const server = await http;
+        await new Promise((r) => server.close(r));
+      }
       kea?.close();
       if (dns !== undefined) await (await dns).close();
       if (xds !== undefined) await (await xds).close();

@@ -1,7 +1,8 @@
 // Issue 3 item 5 through the real CLI: Envoy-like clients on `oooi serve`'s ADS port receive the
 // example's configuration, and a YAML edit (a worker's Machine address) arrives as a new LDS
 // version on the open streams — no reconnect — routing the new address to its own control plane.
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import { EnvoyLikeClient } from "../support/envoy/client.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
+const exec = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "oooi-serve-xds-"));
 afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
 
@@ -25,7 +27,7 @@ async function until(check: () => boolean, what: string): Promise<void> {
 describe("oooi serve serves ADS", () => {
   it("pushes a Machine address change to every connected Envoy without a reconnect", async () => {
     cpSync(join(ROOT, "examples", "standalone"), dir, { recursive: true });
-    const child = spawn(process.execPath, [CLI, "serve", "--manifests", dir, "--xds-listen", "127.0.0.1:0", "--no-dns", "--debounce", "20"], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "serve", "--manifests", dir, "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--no-dns", "--debounce", "20"], { stdio: ["ignore", "ignore", "pipe"] });
     let log = "";
     child.stderr.setEncoding("utf8").on("data", (d: string) => { log += d; });
     const clients: EnvoyLikeClient[] = [];
@@ -50,6 +52,15 @@ describe("oooi serve serves ADS", () => {
       expect(clients.every((c) => c.route(kube("127.0.8.11")) === undefined)).toBe(true);
       expect(clients.map((c) => c.streamCount)).toEqual(streams);
       expect(clients.flatMap((c) => c.violations)).toEqual([]);
+
+      // What an operator on call would look at: `oooi debug nodes` and /metrics.
+      const nodes = await exec(process.execPath, [CLI, "debug", "nodes", "--xds", `127.0.0.1:${port}`]);
+      for (const id of ["envoy-0", "envoy-1", "envoy-2"]) expect(nodes.stdout).toContain(id);
+      expect(nodes.stdout).toContain("clusters/tenant-vlan-proxy");
+      const metricsPort = /metrics on http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(log)?.[1] ?? "";
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(text).toMatch(/oooi_xds_streams\{protocol="sotw"\} 2/);
+      expect(text).toMatch(/oooi_xds_pushes_total\{[^}]*type="lds"[^}]*\} [1-9]/);
     } finally {
       for (const c of clients) c.close();
       child.kill("SIGTERM");
