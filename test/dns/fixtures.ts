@@ -1,5 +1,6 @@
 // Hand-built DnsModels shaped like the model's output (REFERENCE §3), for the renderer tests.
 import type { ARecord, DnsModel, Zone } from "../../src/model/types.js";
+import { CONTROL_PLANE_HOSTS, KUBERNETES_ALIASES } from "../../src/model/backends.js";
 
 export const VLAN_CIDR = "192.0.2.0/24";
 export const DNS_IP = "192.0.2.3";
@@ -8,16 +9,11 @@ export const APPS_VIP = "192.0.2.200";
 /** The proxy Service ClusterIP the default view publishes when internalProxyService is set. */
 export const INTERNAL_IP = "172.30.12.34";
 
-export const KUBERNETES_ALIASES = [
-  "kubernetes",
-  "kubernetes.default",
-  "kubernetes.default.svc",
-  "kubernetes.default.svc.cluster.local",
-] as const;
+export { KUBERNETES_ALIASES };
 
 /** The static names of one hosted cluster's domain, as the model emits them. */
 export function clusterZone(domain: string, address: string, appsAddress?: string): Zone {
-  const records: ARecord[] = ["api", "api-int", "ignition", "konnectivity", "oauth"].map((l) => ({
+  const records: ARecord[] = CONTROL_PLANE_HOSTS.map((l) => ({
     name: `${l}.${domain}`,
     address,
   }));
