@@ -1,0 +1,57 @@
+// The operator's probe and metrics endpoint: /healthz (the process answers), /readyz (every watch
+// has listed once; 503 before), /metrics (Prometheus text).
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { OperatorMetrics } from "./metrics.js";
+
+/** Where to listen; port 0 picks a free one. */
+export interface HttpListen {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** A running probe server. */
+export interface ProbeServer {
+  readonly address: AddressInfo;
+  close(): Promise<void>;
+}
+
+/** Starts the probe server. */
+export async function startProbeServer(listen: HttpListen, probes: { ready: () => boolean; live: () => boolean; metrics: OperatorMetrics }): Promise<ProbeServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    const text = (code: number, body: string, type = "text/plain; charset=utf-8"): void => {
+      res.writeHead(code, { "Content-Type": type, "Content-Length": Buffer.byteLength(body) });
+      res.end(body);
+    };
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      text(405, "method not allowed\n");
+      return;
+    }
+    if (path === "/healthz" || path === "/livez") {
+      if (probes.live()) text(200, "ok\n");
+      else text(503, "shutting down\n");
+    } else if (path === "/readyz") {
+      if (probes.ready()) text(200, "ok\n");
+      else text(503, "watches not synced\n");
+    } else if (path === "/metrics") {
+      Promise.resolve(probes.metrics.render()).then((body) => { text(200, body, probes.metrics.contentType); }, (e: unknown) => {
+        text(500, `metrics unavailable: ${String(e)}\n`);
+      });
+    } else text(404, "not found\n");
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(listen.port, listen.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    address: server.address() as AddressInfo,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => { resolve(); });
+      server.closeAllConnections();
+    }),
+  };
+}

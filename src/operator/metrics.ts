@@ -1,0 +1,114 @@
+// The operator's metrics: a fixed catalogue and a narrow recording interface, so the composition
+// root can back it with prom-client (register one metric per catalogue entry and forward calls)
+// while tests and a bare install use the small text implementation below.
+
+/** Label values of one sample. */
+export type Labels = Readonly<Record<string, string>>;
+
+/** One metric of the catalogue. */
+export interface MetricDefinition {
+  readonly type: "counter" | "gauge" | "histogram";
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  /** Histogram bucket upper bounds (seconds). */
+  readonly buckets?: readonly number[];
+}
+
+/** Every metric the operator records. */
+export const OPERATOR_METRICS = {
+  oooi_kube_requests_total: { type: "counter", help: "Kubernetes API requests by method and HTTP status (0 = transport failure).", labelNames: ["method", "code"] },
+  oooi_watch_restarts_total: { type: "counter", help: "Watch restarts by resource and reason (expired, watchdog, error).", labelNames: ["resource", "reason"] },
+  oooi_informers_synced: { type: "gauge", help: "1 once every watched resource has been listed.", labelNames: [] },
+  oooi_cluster_snapshots_total: { type: "counter", help: "Cluster snapshots rendered (after coalescing).", labelNames: [] },
+  oooi_reconcile_total: { type: "counter", help: "Reconcile runs by result (ok, error, skipped).", labelNames: ["result"] },
+  oooi_reconcile_duration_seconds: { type: "histogram", help: "Duration of reconcile runs.", labelNames: [], buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30] },
+  oooi_writes_total: { type: "counter", help: "Writes by operation (apply, delete, status, finalizer) and kind.", labelNames: ["op", "kind"] },
+  oooi_write_errors_total: { type: "counter", help: "Failed writes by operation and kind.", labelNames: ["op", "kind"] },
+  oooi_leader: { type: "gauge", help: "1 while this replica holds the leader Lease.", labelNames: [] },
+  oooi_leader_transitions_total: { type: "counter", help: "Times this replica became or stopped being leader.", labelNames: ["to"] },
+} as const satisfies Record<string, MetricDefinition>;
+
+/** Name of a catalogued metric. */
+export type MetricName = keyof typeof OPERATOR_METRICS;
+
+/** Where the operator records metrics. */
+export interface OperatorMetrics {
+  /** Adds `value` (default 1) to a counter. */
+  inc(name: MetricName, labels?: Labels, value?: number): void;
+  /** Sets a gauge. */
+  set(name: MetricName, value: number, labels?: Labels): void;
+  /** Records one histogram observation. */
+  observe(name: MetricName, value: number, labels?: Labels): void;
+  /** Prometheus text exposition of everything recorded. */
+  render(): string | Promise<string>;
+  /** Content type of render()'s output. */
+  readonly contentType: string;
+}
+
+const key = (labels: Labels | undefined): string =>
+  JSON.stringify(Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+interface Histogram { buckets: number[]; sum: number; count: number; labels: Labels }
+
+/** A dependency-free OperatorMetrics (Prometheus text format 0.0.4). */
+export class TextMetrics implements OperatorMetrics {
+  readonly contentType = "text/plain; version=0.0.4; charset=utf-8";
+  readonly #values = new Map<MetricName, Map<string, { labels: Labels; value: number }>>();
+  readonly #histograms = new Map<MetricName, Map<string, Histogram>>();
+
+  inc(name: MetricName, labels: Labels = {}, value = 1): void {
+    const m = this.#series(name);
+    const k = key(labels);
+    m.set(k, { labels, value: (m.get(k)?.value ?? 0) + value });
+  }
+
+  set(name: MetricName, value: number, labels: Labels = {}): void {
+    this.#series(name).set(key(labels), { labels, value });
+  }
+
+  observe(name: MetricName, value: number, labels: Labels = {}): void {
+    const def: MetricDefinition = OPERATOR_METRICS[name];
+    const bounds = def.buckets ?? [];
+    let m = this.#histograms.get(name);
+    if (m === undefined) {
+      m = new Map();
+      this.#histograms.set(name, m);
+    }
+    const k = key(labels);
+    const h = m.get(k) ?? { buckets: bounds.map(() => 0), sum: 0, count: 0, labels };
+    bounds.forEach((b, i) => { if (value <= b) h.buckets[i] = (h.buckets[i] ?? 0) + 1; });
+    h.sum += value;
+    h.count++;
+    m.set(k, h);
+  }
+
+  render(): string {
+    const lines: string[] = [];
+    for (const [name, d] of Object.entries(OPERATOR_METRICS) as [MetricName, MetricDefinition][]) {
+      lines.push(`# HELP ${name} ${d.help}`, `# TYPE ${name} ${d.type}`);
+      if (d.type === "histogram") {
+        for (const h of this.#histograms.get(name)?.values() ?? []) {
+          (d.buckets ?? []).forEach((b, i) => lines.push(`${name}_bucket${fmt({ ...h.labels, le: String(b) })} ${h.buckets[i] ?? 0}`));
+          lines.push(`${name}_bucket${fmt({ ...h.labels, le: "+Inf" })} ${h.count}`, `${name}_sum${fmt(h.labels)} ${h.sum}`, `${name}_count${fmt(h.labels)} ${h.count}`);
+        }
+      } else {
+        for (const s of this.#values.get(name)?.values() ?? []) lines.push(`${name}${fmt(s.labels)} ${s.value}`);
+      }
+    }
+    return `${lines.join("\n")}\n`;
+  }
+
+  #series(name: MetricName): Map<string, { labels: Labels; value: number }> {
+    let m = this.#values.get(name);
+    if (m === undefined) {
+      m = new Map();
+      this.#values.set(name, m);
+    }
+    return m;
+  }
+}
+
+function fmt(labels: Labels): string {
+  const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"')}"`);
+  return parts.length === 0 ? "" : `{${parts.join(",")}}`;
+}

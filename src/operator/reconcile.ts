@@ -1,0 +1,309 @@
+// One reconcile pass of the leader: server-side-apply the desired objects whose content changed,
+// prune what is no longer desired, keep the attachment finalizer until an attachment's
+// cross-namespace objects are gone, and write status. Every decision compares content hashes with
+// what is observed (and with what this process applied but has not observed yet), so a converged
+// cluster costs zero writes however often this runs.
+import { API_VERSION, GROUP, VERSION, type InfraClusterAttachment } from "../api/schema.js";
+import type { Outputs } from "../pipeline/outputs.js";
+import type { Clock } from "../watchers/kube/clock.js";
+import type { Observed } from "../watchers/kube/observed.js";
+import { apiPrefix, type ResourceName } from "../watchers/kube/resources.js";
+import { statusCode, type KubeObject, type KubeRest } from "../watchers/kube/rest.js";
+import { applyBody, desiredHash, observedHash } from "./applied.js";
+import type { DataPlaneView } from "./dataplane.js";
+import { desiredState, type DesiredState } from "./desired/index.js";
+import {
+  ATTACHMENT_FINALIZER, ATTACHMENTS_ANNOTATION, CLEANUP_BY_FINALIZER, CLEANUP_LABEL, COMPONENT_LABEL, contentHash,
+  INFRA_LABEL, MANAGED_BY, MANAGED_BY_LABEL, MANAGED_KINDS, type DesiredObject,
+} from "./desired/objects.js";
+import type { OperatorSettings } from "./desired/settings.js";
+import type { OperatorMetrics } from "./metrics.js";
+import { statusBody, statusUpdates } from "./status.js";
+
+/** Thrown (and swallowed by the caller) when leadership was lost mid-pass: the pass stops writing. */
+export class NotLeaderError extends Error {}
+
+/** Minimal pino-compatible logger. */
+export interface ReconcileLogger {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** Options of Reconciler. */
+export interface ReconcilerOptions {
+  readonly rest: KubeRest;
+  readonly settings: OperatorSettings;
+  readonly dataPlane: DataPlaneView;
+  readonly clock: Clock;
+  readonly logger: ReconcileLogger;
+  readonly metrics: OperatorMetrics;
+  /** Checked before every write. */
+  readonly isLeader: () => boolean;
+  /**
+   * A status identical to one this process wrote is not rewritten within this period even if the
+   * observed status still differs: protects against an API server that alters what we write
+   * (default 5 min).
+   */
+  readonly statusCooldownMs?: number;
+}
+
+/** What one pass did. */
+export interface ReconcileResult {
+  readonly applied: number;
+  readonly deleted: number;
+  readonly finalizers: number;
+  readonly statuses: number;
+  readonly desired: DesiredState;
+}
+
+/** A write this process made: its content hash and the observed resourceVersion it was decided on. */
+interface AppliedRecord {
+  readonly hash: string;
+  readonly seenRv: string | undefined;
+  readonly at: number;
+  /** For the DNS ConfigMaps: the applied data (SOA serials continue from it until it is observed). */
+  readonly data?: Readonly<Record<string, string>>;
+}
+
+const RESOURCE_OF_KIND: Readonly<Record<string, ResourceName>> = {
+  ServiceAccount: "serviceaccounts", NetworkAttachmentDefinition: "networkattachments", ConfigMap: "configmaps",
+  PersistentVolumeClaim: "pvcs", DHCPServer: "dhcpservers", DNSServer: "dnsservers", ProxyServer: "proxyservers",
+  NetworkPolicy: "networkpolicies", Service: "services", Deployment: "deployments",
+};
+
+const keyOf = (kind: string, namespace: string | undefined, name: string): string => `${kind}/${namespace ?? ""}/${name}`;
+const isTransport = (e: unknown): boolean => statusCode(e) === undefined && !(e instanceof NotLeaderError);
+
+/** Applies desired state, prunes, handles finalizers and writes status. */
+export class Reconciler {
+  readonly #o: ReconcilerOptions;
+  readonly #applied = new Map<string, AppliedRecord>();
+
+  constructor(o: ReconcilerOptions) {
+    this.#o = o;
+  }
+
+  /**
+   * Files of the last rendering, for renderAll's `previous`: each DNS ConfigMap as observed, or as
+   * this process last applied it while that write is not observed yet — SOA serials then always
+   * continue from what the cluster holds, across restarts and leader changes.
+   */
+  dnsPrevious(observed: Observed): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const cm of observed.raw.configmaps.values()) {
+      if (cm.metadata?.labels?.[COMPONENT_LABEL] !== "dns") continue;
+      const key = keyOf("ConfigMap", cm.metadata.namespace, cm.metadata.name ?? "");
+      const mine = this.#applied.get(key);
+      const data = mine?.data !== undefined && mine.seenRv === cm.metadata.resourceVersion && observedHash(cm) !== mine.hash
+        ? mine.data : (cm["data"] ?? {}) as Record<string, string>;
+      for (const [k, v] of Object.entries(data)) out.set(`${cm.metadata.namespace ?? ""}/${cm.metadata.name ?? ""}/${k}`, v);
+    }
+    return out;
+  }
+
+  /** One pass over a snapshot and its rendering. Throws when some write failed (the caller retries). */
+  async reconcile(observed: Observed, outputs: Outputs): Promise<ReconcileResult> {
+    const desired = desiredState({ state: observed.state, outputs, settings: this.#o.settings, networkAttachments: observed.networkAttachments });
+    const failures: unknown[] = [];
+    const counts = { applied: 0, deleted: 0, finalizers: 0, statuses: 0 };
+    const attempt = async (op: string, kind: string, write: () => Promise<boolean>): Promise<void> => {
+      try {
+        if (await write()) {
+          this.#o.metrics.inc("oooi_writes_total", { op, kind });
+          if (op === "apply") counts.applied++;
+          else if (op === "delete") counts.deleted++;
+          else if (op === "finalizer") counts.finalizers++;
+          else counts.statuses++;
+        }
+      } catch (e) {
+        if (e instanceof NotLeaderError || isTransport(e)) throw e;
+        this.#o.metrics.inc("oooi_write_errors_total", { op, kind });
+        this.#o.logger.warn({ op, kind, err: (e as Error).message }, "write failed; retrying later");
+        failures.push(e);
+      }
+    };
+
+    // 1. Finalizers first, so no attachment can vanish before its cleanup is possible.
+    for (const a of observed.raw.attachments.values()) {
+      if (a.metadata?.deletionTimestamp !== undefined || (a.metadata?.finalizers ?? []).includes(ATTACHMENT_FINALIZER)) continue;
+      await attempt("finalizer", "InfraClusterAttachment", () => this.#setFinalizers(a, [...(a.metadata?.finalizers ?? []), ATTACHMENT_FINALIZER]));
+    }
+
+    // 2. Each Infra's namespaced objects, in apply order.
+    for (const infra of desired.infras) {
+      for (const o of infra.objects) await attempt("apply", o.kind, () => this.#apply(o, observed));
+    }
+
+    // 3. Cross-namespace objects, except those still needed by an Infra that lost its topology.
+    const held = heldAttachments(observed, desired);
+    const listsHeld = (o: KubeObject | undefined): boolean => attachmentsOf(o).some((a) => held.has(a));
+    for (const o of desired.crossNamespace) {
+      const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
+      const wanted = new Set(attachmentsOf(o));
+      if (attachmentsOf(live).some((a) => held.has(a) && !wanted.has(a))) continue;
+      await attempt("apply", o.kind, () => this.#apply(o, observed));
+    }
+
+    // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
+    const desiredKeys = new Set([...desired.infras.flatMap((i) => i.objects), ...desired.crossNamespace]
+      .map((o) => keyOf(o.kind, o.metadata.namespace, o.metadata.name)));
+    const infraKeys = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
+    for (const k of MANAGED_KINDS) {
+      const resource = RESOURCE_OF_KIND[k.kind];
+      if (resource === undefined) continue;
+      for (const live of observed.raw[resource].values()) {
+        const m = live.metadata ?? {};
+        const labels = m.labels ?? {};
+        if (labels[MANAGED_BY_LABEL] !== MANAGED_BY || m.deletionTimestamp !== undefined) continue;
+        if (desiredKeys.has(keyOf(k.kind, m.namespace, m.name ?? ""))) continue;
+        const cleanup = labels[CLEANUP_LABEL] === CLEANUP_BY_FINALIZER;
+        const infra = labels[INFRA_LABEL];
+        const prunable = cleanup
+          ? !listsHeld(live)
+          : infra !== undefined && infraKeys.has(`${m.namespace ?? ""}/${infra}`);
+        if (!prunable) continue;
+        await attempt("delete", k.kind, () => this.#delete(k.apiVersion, k.plural, k.kind, m.namespace ?? "", m.name ?? ""));
+      }
+    }
+
+    // 5. Release terminating attachments whose cross-namespace objects no longer name them.
+    const named = new Set<string>();
+    for (const np of observed.raw.networkpolicies.values()) for (const a of attachmentsOf(np)) named.add(a);
+    for (const a of observed.raw.attachments.values()) {
+      const m = a.metadata ?? {};
+      if (m.deletionTimestamp === undefined || !(m.finalizers ?? []).includes(ATTACHMENT_FINALIZER)) continue;
+      if (named.has(`${m.namespace ?? ""}/${m.name ?? ""}`)) continue;
+      await attempt("finalizer", "InfraClusterAttachment", () => this.#setFinalizers(a, (m.finalizers ?? []).filter((f) => f !== ATTACHMENT_FINALIZER)));
+    }
+
+    // 6. Status.
+    const now = this.#o.clock.now();
+    for (const u of statusUpdates({ observed, outputs, desired, dataPlane: this.#o.dataPlane, now })) {
+      const key = `status:${keyOf(u.kind, u.namespace, u.name)}`;
+      const hash = contentHash(withoutTransitionTimes(u.status));
+      const mine = this.#applied.get(key);
+      if (u.upToDate) {
+        this.#applied.set(key, { hash, seenRv: u.resourceVersion, at: now });
+        continue;
+      }
+      if (mine?.hash === hash && (mine.seenRv === u.resourceVersion || now - mine.at < (this.#o.statusCooldownMs ?? 300_000))) continue;
+      await attempt("status", u.kind, async () => {
+        this.#guard();
+        await this.#o.rest.request({
+          method: "PATCH",
+          path: `${apiPrefix(GROUP, VERSION)}/namespaces/${encodeURIComponent(u.namespace)}/${u.plural}/${encodeURIComponent(u.name)}/status`,
+          query: { fieldManager: this.#o.settings.fieldManager, force: "true" },
+          contentType: "application/apply-patch+yaml",
+          body: statusBody(u),
+        });
+        this.#applied.set(key, { hash, seenRv: u.resourceVersion, at: now });
+        return true;
+      });
+    }
+
+    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} write(s) failed`);
+    return { ...counts, desired };
+  }
+
+  #guard(): void {
+    if (!this.#o.isLeader()) throw new NotLeaderError("not the leader");
+  }
+
+  #live(kind: string, namespace: string | undefined, name: string, observed: Observed): KubeObject | undefined {
+    const resource = RESOURCE_OF_KIND[kind];
+    return resource === undefined ? undefined : observed.raw[resource].get(`${namespace ?? ""}/${name}`);
+  }
+
+  /** Server-side apply when the content differs from both the observed object and our unobserved last write. */
+  async #apply(o: DesiredObject, observed: Observed): Promise<boolean> {
+    const key = keyOf(o.kind, o.metadata.namespace, o.metadata.name);
+    const hash = desiredHash(o);
+    const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
+    const rv = live?.metadata?.resourceVersion;
+    const now = this.#o.clock.now();
+    const dnsData = o.kind === "ConfigMap" && o.metadata.labels[COMPONENT_LABEL] === "dns" ? o["data"] as Record<string, string> : undefined;
+    if (live !== undefined && observedHash(live) === hash) {
+      this.#applied.set(key, { hash, seenRv: rv, at: now });
+      return false;
+    }
+    const mine = this.#applied.get(key);
+    if (mine?.hash === hash && mine.seenRv === rv) return false;
+    // Being deleted (foreground deletion of its owner, say): wait until it is gone, then create.
+    if (live?.metadata?.deletionTimestamp !== undefined) return false;
+    this.#guard();
+    const kind = MANAGED_KINDS.find((k) => k.kind === o.kind && k.apiVersion === o.apiVersion);
+    if (kind === undefined) throw new Error(`${o.apiVersion} ${o.kind} is not a managed kind`);
+    await this.#o.rest.request({
+      method: "PATCH",
+      path: objectPath(o.apiVersion, kind.plural, o.metadata.namespace, o.metadata.name),
+      query: { fieldManager: this.#o.settings.fieldManager, force: "true" },
+      contentType: "application/apply-patch+yaml",
+      body: applyBody(o, hash),
+    });
+    this.#applied.set(key, { hash, seenRv: rv, at: now, ...(dnsData === undefined ? {} : { data: dnsData }) });
+    return true;
+  }
+
+  async #delete(apiVersion: string, plural: string, kind: string, namespace: string, name: string): Promise<boolean> {
+    this.#guard();
+    try {
+      await this.#o.rest.request({ method: "DELETE", path: objectPath(apiVersion, plural, namespace, name), query: { propagationPolicy: "Background" } });
+    } catch (e) {
+      if (statusCode(e) === 404) return false;
+      throw e;
+    }
+    this.#applied.delete(keyOf(kind, namespace, name));
+    this.#o.logger.info({ kind, namespace, name }, "pruned");
+    return true;
+  }
+
+  /** Merge patch of metadata.finalizers, guarded by resourceVersion (409 when it moved meanwhile). */
+  async #setFinalizers(a: KubeObject, finalizers: string[]): Promise<boolean> {
+    this.#guard();
+    const m = a.metadata ?? {};
+    await this.#o.rest.request({
+      method: "PATCH",
+      path: objectPath(API_VERSION, "infraclusterattachments", m.namespace, m.name ?? ""),
+      contentType: "application/merge-patch+json",
+      body: { metadata: { finalizers: finalizers.length === 0 ? null : finalizers, resourceVersion: m.resourceVersion } },
+    });
+    this.#o.logger.info({ attachment: `${m.namespace ?? ""}/${m.name ?? ""}`, finalizers }, finalizers.includes(ATTACHMENT_FINALIZER) ? "finalizer added" : "cleanup done; finalizer removed");
+    return true;
+  }
+}
+
+function objectPath(apiVersion: string, plural: string, namespace: string | undefined, name: string): string {
+  const slash = apiVersion.indexOf("/");
+  const prefix = slash < 0 ? apiPrefix("", apiVersion) : apiPrefix(apiVersion.slice(0, slash), apiVersion.slice(slash + 1));
+  return `${prefix}${namespace === undefined ? "" : `/namespaces/${encodeURIComponent(namespace)}`}/${plural}/${encodeURIComponent(name)}`;
+}
+
+/** "<namespace>/<name>" attachments an object is kept for (its ATTACHMENTS_ANNOTATION). */
+function attachmentsOf(o: { metadata?: { annotations?: Readonly<Record<string, string>> } } | undefined): string[] {
+  const v = o?.metadata?.annotations?.[ATTACHMENTS_ANNOTATION];
+  return v === undefined || v === "" ? [] : v.split(",");
+}
+
+/**
+ * Live attachments whose Infra exists but has no desired state right now (invalid, not observed
+ * yet): their cross-namespace objects are kept as they are until the Infra is servable again.
+ */
+function heldAttachments(observed: Observed, desired: DesiredState): Set<string> {
+  const servable = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
+  const existing = new Set([...observed.raw.infras.values()].map((i) => `${i.metadata?.namespace ?? ""}/${i.metadata?.name ?? ""}`));
+  const held = new Set<string>();
+  for (const a of observed.raw.attachments.values()) {
+    if (a.metadata?.deletionTimestamp !== undefined) continue;
+    const infraName = ((a["spec"] ?? {}) as Partial<InfraClusterAttachment["spec"]>).infraRef?.name;
+    const infra = `${a.metadata?.namespace ?? ""}/${infraName ?? ""}`;
+    if (existing.has(infra) && !servable.has(infra)) held.add(`${a.metadata?.namespace ?? ""}/${a.metadata?.name ?? ""}`);
+  }
+  return held;
+}
+
+function withoutTransitionTimes(status: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const conditions = status["conditions"];
+  if (!Array.isArray(conditions)) return { ...status };
+  return { ...status, conditions: (conditions as Record<string, unknown>[]).map((c) => Object.fromEntries(Object.entries(c).filter(([k]) => k !== "lastTransitionTime"))) };
+}

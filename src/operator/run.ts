@@ -1,0 +1,207 @@
+// `oooi operator`'s composition root: cluster watches → renderAll → onState (every replica, for its
+// own xDS cache) and, on the Lease holder only, reconcile → writes. Probes and metrics on HTTP.
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { AddressInfo } from "node:net";
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { Subscription } from "rxjs";
+import type { BackoffOptions } from "../dhcp/kea/backoff.js";
+import type { ClusterState } from "../model/types.js";
+import { renderAll, type Outputs } from "../pipeline/outputs.js";
+import { ClusterWatcher } from "../watchers/kube/cluster.js";
+import { SYSTEM_CLOCK, type Clock } from "../watchers/kube/clock.js";
+import type { Observed } from "../watchers/kube/observed.js";
+import { KubeRest } from "../watchers/kube/rest.js";
+import { NO_DATA_PLANE, type DataPlaneView } from "./dataplane.js";
+import type { OperatorSettings } from "./desired/settings.js";
+import { startProbeServer, type HttpListen, type ProbeServer } from "./http.js";
+import { DEFAULT_LEASE_TIMING, LeaderElector, type LeaseTiming } from "./leader.js";
+import { TextMetrics, type OperatorMetrics } from "./metrics.js";
+import { NotLeaderError, Reconciler } from "./reconcile.js";
+import { SerialRunner } from "./runner.js";
+
+/** pino-compatible logger. */
+export interface OperatorLogger {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** Name of the leader-election Lease in the operator's namespace. */
+export const LEASE_NAME = "oooi-operator";
+
+/** Everything `oooi operator` passes in. */
+export interface RunOperatorOptions {
+  readonly kubeConfig: KubeConfig;
+  /** Operator-wide settings; `settings.namespace` is where the Lease lives. */
+  readonly settings: OperatorSettings;
+  /** The xDS server's per-node-group ACK/NACK state (default: nothing ever synced). */
+  readonly dataPlane?: DataPlaneView;
+  /** Called on every replica with each new state and its rendering (feed the xDS cache from it). Never called with a partial state. */
+  readonly onState?: (state: ClusterState, outputs: Outputs) => void;
+  readonly logger: OperatorLogger;
+  readonly clock?: Clock;
+  /** Probe/metrics listener; undefined = none. */
+  readonly httpListen?: HttpListen;
+  /** Default: a TextMetrics. */
+  readonly metrics?: OperatorMetrics;
+  /** This replica's identity in the Lease (default: hostname plus a random suffix). */
+  readonly identity?: string;
+  /** false = this replica always writes (single replica, tests). Default true. */
+  readonly leaderElection?: boolean;
+  readonly leaseName?: string;
+  readonly leaseTiming?: LeaseTiming;
+  /** Reconcile again this often without a trigger (default 30 s; it writes nothing when converged). */
+  readonly resyncMs?: number;
+  /** Coalescing window of cluster changes (default 100 ms; the first change goes out at once). */
+  readonly debounceMs?: number;
+  readonly watch?: { readonly timeoutSeconds?: number; readonly watchdogMs?: number; readonly discoveryIntervalMs?: number };
+  readonly backoff?: BackoffOptions;
+  /** Called during close() after writes stopped and the Lease was released: close xDS streams here. */
+  readonly closeStreams?: () => Promise<void>;
+}
+
+/** A running operator. */
+export interface RunningOperator {
+  /** Resolves once every watch has listed (and the probe server listens). */
+  readonly ready: Promise<void>;
+  /** The probe server's address once listening. */
+  httpAddress(): AddressInfo | undefined;
+  isLeader(): boolean;
+  /** The latest snapshot (undefined before ready). */
+  observed(): Observed | undefined;
+  /** Stop writing, release the Lease, close streams (closeStreams), stop watching. */
+  close(): Promise<void>;
+}
+
+/** Starts the operator. */
+export function runOperator(opts: RunOperatorOptions): RunningOperator {
+  const clock = opts.clock ?? SYSTEM_CLOCK;
+  const log = opts.logger;
+  const metrics = opts.metrics ?? new TextMetrics();
+  const dataPlane = opts.dataPlane ?? NO_DATA_PLANE;
+  const rest = new KubeRest(opts.kubeConfig, {
+    onResponse: (method, _path, code) => { metrics.inc("oooi_kube_requests_total", { method, code: String(code) }); },
+  });
+  let stopping = false;
+
+  const watcher = new ClusterWatcher({
+    rest, logger: log, clock,
+    ...(opts.debounceMs === undefined ? {} : { debounceMs: opts.debounceMs }),
+    ...(opts.watch?.timeoutSeconds === undefined ? {} : { watchTimeoutSeconds: opts.watch.timeoutSeconds }),
+    ...(opts.watch?.watchdogMs === undefined ? {} : { watchdogMs: opts.watch.watchdogMs }),
+    ...(opts.watch?.discoveryIntervalMs === undefined ? {} : { discoveryIntervalMs: opts.watch.discoveryIntervalMs }),
+    ...(opts.backoff === undefined ? {} : { backoff: opts.backoff }),
+    onRestart: (resource, reason) => { metrics.inc("oooi_watch_restarts_total", { resource, reason }); },
+  });
+
+  const elector = opts.leaderElection === false ? undefined : new LeaderElector({
+    rest, namespace: opts.settings.namespace, name: opts.leaseName ?? LEASE_NAME,
+    identity: opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`,
+    timing: opts.leaseTiming ?? DEFAULT_LEASE_TIMING, clock, logger: log,
+    onChange: (leading) => {
+      metrics.set("oooi_leader", leading ? 1 : 0);
+      metrics.inc("oooi_leader_transitions_total", { to: leading ? "leader" : "follower" });
+      if (leading) runner.trigger();
+    },
+  });
+  const isLeader = (): boolean => !stopping && (elector === undefined || elector.isLeader());
+
+  const reconciler = new Reconciler({ rest, settings: opts.settings, dataPlane, clock, logger: log, metrics, isLeader });
+
+  // Rendering is memoized per snapshot and DNS history, so the reconcile pass reuses onState's.
+  let latest: Observed | undefined;
+  let rendered: { seq: number; previous: string; outputs: Outputs } | undefined;
+  const render = (obs: Observed): Outputs => {
+    const previous = reconciler.dnsPrevious(obs);
+    const previousKey = JSON.stringify([...previous]);
+    if (rendered?.seq === obs.seq && rendered.previous === previousKey) return rendered.outputs;
+    const outputs = renderAll(obs.state, { kea: { hooksDirectory: opts.settings.keaHooksDirectory }, previous });
+    rendered = { seq: obs.seq, previous: previousKey, outputs };
+    return outputs;
+  };
+
+  const runner = new SerialRunner(async () => {
+    const obs = latest;
+    if (obs === undefined || !isLeader()) return;
+    const started = clock.now();
+    try {
+      const r = await reconciler.reconcile(obs, render(obs));
+      metrics.inc("oooi_reconcile_total", { result: "ok" });
+      const writes = r.applied + r.deleted + r.finalizers + r.statuses;
+      if (writes > 0) log.info({ applied: r.applied, deleted: r.deleted, finalizers: r.finalizers, statuses: r.statuses }, "reconciled");
+    } catch (e) {
+      if (e instanceof NotLeaderError) {
+        metrics.inc("oooi_reconcile_total", { result: "skipped" });
+        return;
+      }
+      metrics.inc("oooi_reconcile_total", { result: "error" });
+      throw e;
+    } finally {
+      metrics.observe("oooi_reconcile_duration_seconds", (clock.now() - started) / 1000);
+    }
+  }, {
+    clock, resyncMs: opts.resyncMs ?? 30_000,
+    ...(opts.backoff === undefined ? {} : { backoff: opts.backoff }),
+    onError: (e, attempt) => { log.warn({ attempt, err: e instanceof Error ? e.message : String(e) }, "reconcile failed; retrying with backoff"); },
+  });
+
+  const subscription: Subscription = watcher.snapshots$.subscribe((obs) => {
+    latest = obs;
+    metrics.inc("oooi_cluster_snapshots_total");
+    let outputs: Outputs;
+    try {
+      outputs = render(obs);
+    } catch (e) {
+      log.error({ err: (e as Error).message }, "rendering failed; keeping the last good configuration");
+      return;
+    }
+    try {
+      opts.onState?.(obs.state, outputs);
+    } catch (e) {
+      log.error({ err: (e as Error).message }, "state consumer failed");
+    }
+    runner.trigger();
+  });
+  const unsubscribeDataPlane = dataPlane.subscribe?.(() => { runner.trigger(); });
+
+  watcher.start();
+  elector?.start();
+  let probe: ProbeServer | undefined;
+  const probeStarted = opts.httpListen === undefined ? Promise.resolve() : startProbeServer(opts.httpListen, {
+    live: () => !stopping, ready: () => watcher.isReady() && !stopping, metrics,
+  }).then((p) => {
+    probe = p;
+    log.info({ host: p.address.address, port: p.address.port }, "probes and metrics listening");
+  });
+  const ready = Promise.all([watcher.ready, probeStarted]).then(() => {
+    metrics.set("oooi_informers_synced", 1);
+  });
+
+  return {
+    ready,
+    httpAddress: () => probe?.address,
+    isLeader,
+    observed: () => latest,
+    close: async () => {
+      if (stopping) return;
+      stopping = true;
+      await runner.stop();
+      await elector?.stop(true);
+      metrics.set("oooi_leader", 0);
+      if (opts.closeStreams !== undefined) {
+        try {
+          await opts.closeStreams();
+        } catch (e) {
+          log.warn({ err: (e as Error).message }, "closing xDS streams failed");
+        }
+      }
+      unsubscribeDataPlane?.();
+      subscription.unsubscribe();
+      await watcher.close();
+      await probeStarted.catch(() => undefined);
+      await probe?.close();
+    },
+  };
+}

@@ -1,0 +1,224 @@
+// The status the operator writes on Infras, attachments and children: the Ready condition (with
+// observedGeneration, and lastTransitionTime moving only when status flips), Infra component
+// readiness (workload available AND data plane on the current config), attachment counts and the
+// data plane's ACK/NACK on children. Only fields the CRD schema declares are written, so the API
+// server never prunes what we compare against. Pure.
+import { API_VERSION } from "../api/schema.js";
+import { kindDefinition } from "../api/validate.js";
+import { refKey } from "../model/problems.js";
+import { readyCondition } from "../model/status.js";
+import type { ObjectRef, Problem, Topology } from "../model/types.js";
+import type { Outputs } from "../pipeline/outputs.js";
+import type { Observed } from "../watchers/kube/observed.js";
+import type { ResourceName } from "../watchers/kube/resources.js";
+import type { KubeObject } from "../watchers/kube/rest.js";
+import { metaTime } from "../watchers/kube/clock.js";
+import { desiredHash, observedHash } from "./applied.js";
+import type { DataPlaneView } from "./dataplane.js";
+import { canonicalJson, COMPONENT_LABEL, type DesiredObject } from "./desired/objects.js";
+import type { DesiredState } from "./desired/index.js";
+
+/** The status one object should have, and whether it already has it. */
+export interface StatusUpdate {
+  readonly kind: string;
+  readonly plural: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** Every field the operator owns; absent ones are removed by the apply. */
+  readonly status: Readonly<Record<string, unknown>>;
+  readonly upToDate: boolean;
+  readonly resourceVersion: string | undefined;
+}
+
+/** Everything status is computed from. */
+export interface StatusInput {
+  readonly observed: Observed;
+  readonly outputs: Outputs;
+  readonly desired: DesiredState;
+  readonly dataPlane: DataPlaneView;
+  /** Clock time (ms) for new transitions. */
+  readonly now: number;
+}
+
+type Component = "dhcp" | "dns" | "proxy";
+const COMPONENTS: readonly Component[] = ["dhcp", "dns", "proxy"];
+
+const KINDS: Readonly<Record<string, { resource: ResourceName; plural: string; owned: readonly string[] }>> = {
+  Infra: { resource: "infras", plural: "infras", owned: ["conditions", "observedGeneration", "componentStatus", "attachments"] },
+  InfraClusterAttachment: { resource: "attachments", plural: "infraclusterattachments", owned: ["conditions", "observedGeneration", "domain", "controlPlaneNamespace"] },
+  DHCPServer: { resource: "dhcpservers", plural: "dhcpservers", owned: ["conditions", "observedGeneration", "ackedVersion", "lastNack"] },
+  DNSServer: { resource: "dnsservers", plural: "dnsservers", owned: ["conditions", "observedGeneration", "configMapName"] },
+  ProxyServer: { resource: "proxyservers", plural: "proxyservers", owned: ["conditions", "observedGeneration", "ackedVersion", "lastNack"] },
+};
+
+/** Status fields the operator writes on `kind`: its own fields that the CRD schema declares. */
+export function ownedStatusFields(kind: string): string[] {
+  const declared = Object.keys(kindDefinition(kind)?.status.properties ?? {});
+  return (KINDS[kind]?.owned ?? []).filter((f) => declared.includes(f));
+}
+
+/** One update per observed object that renderAll reports on. */
+export function statusUpdates(input: StatusInput): StatusUpdate[] {
+  const { observed, outputs, desired } = input;
+  const desiredProblems = new Map<string, Problem[]>();
+  for (const p of desired.problems) desiredProblems.set(refKey(p.object), [...(desiredProblems.get(refKey(p.object)) ?? []), p]);
+  const modelProblems = new Map<string, Problem[]>();
+  for (const p of outputs.model.problems) modelProblems.set(refKey(p.object), [...(modelProblems.get(refKey(p.object)) ?? []), p]);
+  const topologies = new Map(outputs.model.topologies.map((t) => [`${t.infra.namespace}/${t.infra.name}`, t]));
+  const desiredInfras = new Map(desired.infras.map((d) => [`${d.infra.namespace}/${d.infra.name}`, d.objects]));
+
+  const out: StatusUpdate[] = [];
+  for (const entry of outputs.status) {
+    const k = KINDS[entry.kind];
+    if (k === undefined) continue;
+    const raw = observed.raw[k.resource].get(`${entry.namespace}/${entry.name}`);
+    if (raw === undefined) continue;
+    const ref: ObjectRef = { kind: entry.kind, namespace: entry.namespace, name: entry.name };
+    const generation = raw.metadata?.generation;
+    const fields: Record<string, unknown> = {};
+    let ready = entry.status.conditions[0] ?? { type: "Ready", status: "False", reason: "Unknown", message: "" };
+
+    if (entry.kind === "Infra") {
+      const key = `${entry.namespace}/${entry.name}`;
+      const problems = [...(modelProblems.get(refKey(ref)) ?? []), ...(desiredProblems.get(refKey(ref)) ?? [])];
+      ready = readyCondition(problems);
+      const t = topologies.get(key);
+      const objects = desiredInfras.get(key);
+      if (t !== undefined) {
+        fields["attachments"] = entry.status["attachments"];
+        const components = componentReadiness(t, objects ?? [], observed, input.dataPlane);
+        fields["componentStatus"] = Object.fromEntries(components.map((c) => [`${c.component}Ready`, c.ready]));
+        const waiting = components.filter((c) => !c.ready);
+        if (ready.status === "True" && waiting.length > 0) {
+          ready = {
+            type: "Ready", status: "False", reason: "ComponentsNotReady",
+            message: waiting.map((c) => `${c.component}: ${c.why}`).join("; "),
+          };
+        }
+      }
+    } else if (entry.kind === "InfraClusterAttachment") {
+      fields["domain"] = entry.status["domain"];
+      fields["controlPlaneNamespace"] = entry.status["controlPlaneNamespace"];
+    } else if (entry.kind === "ProxyServer" || entry.kind === "DHCPServer") {
+      const node = `${entry.namespace}/${entry.name}`;
+      const nack = input.dataPlane.lastNack(node);
+      fields["ackedVersion"] = input.dataPlane.ackedVersion(node);
+      fields["lastNack"] = nack;
+      if (nack !== undefined && ready.status === "True") {
+        ready = { type: "Ready", status: "False", reason: "ConfigurationRejected", message: `the data plane rejected the configuration: ${nack}` };
+      }
+    } else {
+      const infra = (raw.metadata?.labels ?? {})["hostedcluster.densityops.com/infra"];
+      const cm = (desiredInfras.get(`${entry.namespace}/${infra ?? ""}`) ?? [])
+        .find((o) => o.kind === "ConfigMap" && o.metadata.labels[COMPONENT_LABEL] === "dns");
+      fields["configMapName"] = cm?.metadata.name;
+    }
+
+    const previous = readyOf(raw);
+    const condition = {
+      type: "Ready",
+      status: ready.status,
+      reason: ready.reason,
+      message: ready.message.length > 32_000 ? `${ready.message.slice(0, 32_000)}…` : ready.message,
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
+      lastTransitionTime: previous?.["status"] === ready.status && typeof previous["lastTransitionTime"] === "string"
+        ? previous["lastTransitionTime"] : metaTime(input.now),
+    };
+    fields["conditions"] = [condition];
+    if (generation !== undefined) fields["observedGeneration"] = generation;
+    const owned = ownedStatusFields(entry.kind);
+    const status: Record<string, unknown> = {};
+    for (const f of owned) if (fields[f] !== undefined) status[f] = fields[f];
+    out.push({
+      kind: entry.kind, plural: k.plural, namespace: entry.namespace, name: entry.name, status,
+      upToDate: canonicalJson(status) === canonicalJson(ownedOf(raw, owned)),
+      resourceVersion: raw.metadata?.resourceVersion,
+    });
+  }
+  return out;
+}
+
+/** The status apply configuration for one update. */
+export function statusBody(u: StatusUpdate): Record<string, unknown> {
+  return { apiVersion: API_VERSION, kind: u.kind, metadata: { name: u.name, namespace: u.namespace }, status: u.status };
+}
+
+/** One component's readiness and, when not ready, why. */
+export interface ComponentReadiness {
+  readonly component: Component;
+  readonly ready: boolean;
+  readonly why: string;
+}
+
+/**
+ * Per enabled component: its Deployment exists with the current spec and is available, and its data
+ * plane is on the current config — Envoy and the dhcp-agent ACKed their snapshot over xDS; CoreDNS
+ * (which speaks no xDS) has its ConfigMap at the current content.
+ */
+export function componentReadiness(t: Topology, objects: readonly DesiredObject[], observed: Observed, dataPlane: DataPlaneView): ComponentReadiness[] {
+  const out: ComponentReadiness[] = [];
+  for (const component of COMPONENTS) {
+    if (t.children[component] === undefined) continue;
+    const mine = objects.filter((o) => o.metadata.labels[COMPONENT_LABEL] === component);
+    const why = whyNotReady(component, t, mine, observed, dataPlane);
+    out.push({ component, ready: why === undefined, why: why ?? "" });
+  }
+  return out;
+}
+
+function whyNotReady(component: Component, t: Topology, objects: readonly DesiredObject[], observed: Observed, dataPlane: DataPlaneView): string | undefined {
+  const deployment = objects.find((o) => o.kind === "Deployment");
+  if (deployment === undefined) return "no workload is deployed (see the Infra's problems)";
+  const name = `${deployment.metadata.namespace ?? ""}/${deployment.metadata.name}`;
+  const live = observed.raw.deployments.get(name);
+  if (live === undefined) return `Deployment ${deployment.metadata.name} does not exist yet`;
+  if (observedHash(live) !== desiredHash(deployment)) return `Deployment ${deployment.metadata.name} is not updated yet`;
+  const unavailable = deploymentUnavailable(live);
+  if (unavailable !== undefined) return `Deployment ${deployment.metadata.name} ${unavailable}`;
+  if (component === "dns") {
+    const cm = objects.find((o) => o.kind === "ConfigMap");
+    const liveCm = cm === undefined ? undefined : observed.raw.configmaps.get(`${cm.metadata.namespace ?? ""}/${cm.metadata.name}`);
+    if (cm !== undefined && observedHash(liveCm) !== desiredHash(cm)) return `ConfigMap ${cm.metadata.name} is not at the current configuration yet`;
+    return undefined;
+  }
+  const node = component === "proxy" ? t.proxy?.node : t.dhcp?.name;
+  if (node === undefined) return "no data plane configuration";
+  if (dataPlane.synced(node)) return undefined;
+  const nack = dataPlane.lastNack(node);
+  return nack === undefined ? `data plane ${node} has not acknowledged the current configuration` : `data plane ${node} rejected the configuration: ${nack}`;
+}
+
+/** Why a Deployment is not available at its current generation, or undefined when it is. */
+export function deploymentUnavailable(d: KubeObject): string | undefined {
+  const spec = (d["spec"] ?? {}) as { replicas?: number };
+  const status = (d["status"] ?? {}) as {
+    observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number;
+    conditions?: { type?: string; status?: string }[];
+  };
+  const want = spec.replicas ?? 1;
+  if ((status.observedGeneration ?? 0) < (d.metadata?.generation ?? 0)) return "has not observed its current spec";
+  if ((status.updatedReplicas ?? 0) < want) return `is rolling out (${status.updatedReplicas ?? 0}/${want} updated)`;
+  if (want < 1 || (status.availableReplicas ?? 0) < 1) return `has no available replica (${status.availableReplicas ?? 0}/${want})`;
+  const available = status.conditions?.find((c) => c.type === "Available");
+  if (available !== undefined && available.status !== "True") return "is not Available";
+  return undefined;
+}
+
+function readyOf(raw: KubeObject): Record<string, unknown> | undefined {
+  const conditions = ((raw["status"] ?? {}) as { conditions?: unknown }).conditions;
+  if (!Array.isArray(conditions)) return undefined;
+  return (conditions as Record<string, unknown>[]).find((c) => c["type"] === "Ready");
+}
+
+/** The observed status restricted to the owned fields, conditions to the Ready one. */
+function ownedOf(raw: KubeObject, owned: readonly string[]): Record<string, unknown> {
+  const status = (raw["status"] ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const f of owned) {
+    if (f === "conditions") {
+      const ready = readyOf(raw);
+      if (ready !== undefined) out[f] = [ready];
+    } else if (status[f] !== undefined) out[f] = status[f];
+  }
+  return out;
+}

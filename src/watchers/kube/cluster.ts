@@ -1,0 +1,189 @@
+// Every watched resource as one stream of cluster snapshots. Optional (third-party) resources are
+// watched only while discovery says they are served, re-checked periodically. Nothing is emitted
+// before every reflector's first list: a partial view would make the operator prune what it
+// cannot see.
+import { asyncScheduler, map, Observable, share, Subject, throttleTime } from "rxjs";
+import type { BackoffOptions } from "../../dhcp/kea/backoff.js";
+import { backoffDelay } from "../../dhcp/kea/backoff.js";
+import { sleep, SYSTEM_CLOCK, type Clock } from "./clock.js";
+import { buildObserved, type DecodeCache, type Observed, type RawObjects } from "./observed.js";
+import { Reflector, type RestartReason } from "./reflector.js";
+import { apiPrefix, WATCHED_RESOURCES, type ResourceName, type WatchedResource } from "./resources.js";
+import { statusCode, type KubeObject, type KubeRest } from "./rest.js";
+
+/** Minimal pino-compatible logger. */
+export interface WatchLogger {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** Options of ClusterWatcher. */
+export interface ClusterWatcherOptions {
+  readonly rest: KubeRest;
+  readonly logger: WatchLogger;
+  readonly clock?: Clock;
+  /** Coalescing window: the first change is emitted at once, later ones at most once per window (default 100 ms). */
+  readonly debounceMs?: number;
+  readonly watchTimeoutSeconds?: number;
+  readonly watchdogMs?: number;
+  /** How often discovery is re-checked for optional resources (default 60 s). */
+  readonly discoveryIntervalMs?: number;
+  readonly backoff?: BackoffOptions;
+  /** Restrict or replace the watched set (tests). */
+  readonly resources?: readonly WatchedResource[];
+  readonly onRestart?: (resource: string, reason: RestartReason) => void;
+}
+
+/** Watches the cluster; `snapshots$` emits an Observed after the initial sync and after every burst of changes. */
+export class ClusterWatcher {
+  /** Hot, shared: subscribe before or after start(); emits only once every resource has synced. */
+  readonly snapshots$: Observable<Observed>;
+  readonly #opts: ClusterWatcherOptions;
+  readonly #clock: Clock;
+  readonly #resources: readonly WatchedResource[];
+  readonly #reflectors = new Map<ResourceName, Reflector>();
+  readonly #served = new Map<ResourceName, boolean>();
+  readonly #changes = new Subject<void>();
+  readonly #stop = new AbortController();
+  readonly #cache: DecodeCache = new WeakMap();
+  #seq = 0;
+  #ready = false;
+  #readyResolve: () => void = () => undefined;
+  #discovery: Promise<void> | undefined;
+  #last: Observed | undefined;
+  /** Resolves once every resource has completed its first list. */
+  readonly ready: Promise<void>;
+
+  constructor(opts: ClusterWatcherOptions) {
+    this.#opts = opts;
+    this.#clock = opts.clock ?? SYSTEM_CLOCK;
+    this.#resources = opts.resources ?? WATCHED_RESOURCES;
+    this.ready = new Promise((resolve) => { this.#readyResolve = resolve; });
+    this.snapshots$ = this.#changes.pipe(
+      throttleTime(opts.debounceMs ?? 100, asyncScheduler, { leading: true, trailing: true }),
+      map(() => this.snapshot()),
+      share(),
+    );
+  }
+
+  /** Whether every resource has been listed at least once. */
+  isReady(): boolean {
+    return this.#ready;
+  }
+
+  /** The latest snapshot emitted (undefined before ready). */
+  get last(): Observed | undefined {
+    return this.#last;
+  }
+
+  /** Starts discovery and the reflectors. */
+  start(): void {
+    this.#discovery ??= this.#discoveryLoop();
+  }
+
+  /** Stops every watch; the stream completes. */
+  async close(): Promise<void> {
+    this.#stop.abort();
+    await this.#discovery;
+    await Promise.all([...this.#reflectors.values()].map((r) => r.stop()));
+    this.#changes.complete();
+  }
+
+  /** The current view (every unserved optional resource empty). */
+  snapshot(): Observed {
+    const empty = new Map<string, KubeObject>();
+    const raw: Partial<Record<ResourceName, Map<string, KubeObject>>> = {};
+    for (const r of WATCHED_RESOURCES) raw[r.name] = new Map(this.#reflectors.get(r.name)?.items ?? empty);
+    const obs = buildObserved(raw as RawObjects, ++this.#seq, this.#cache);
+    this.#last = obs;
+    return obs;
+  }
+
+  async #discoveryLoop(): Promise<void> {
+    const signal = this.#stop.signal;
+    let attempt = 0;
+    while (!signal.aborted) {
+      let delay = this.#opts.discoveryIntervalMs ?? 60_000;
+      try {
+        await this.#discover(signal);
+        attempt = 0;
+      } catch (e) {
+        if (isAborted(signal)) break;
+        attempt++;
+        this.#opts.logger.warn({ err: (e as Error).message }, "API discovery failed; keeping the watched set");
+        delay = backoffDelay(attempt, this.#opts.backoff ?? { initialMs: 200, maxMs: 30_000 });
+      }
+      await sleep(this.#clock, delay, signal);
+    }
+  }
+
+  async #discover(signal: AbortSignal): Promise<void> {
+    const groups = new Map<string, WatchedResource[]>();
+    for (const r of this.#resources) {
+      if (!r.optional) continue;
+      const key = apiPrefix(r.group, r.version);
+      groups.set(key, [...(groups.get(key) ?? []), r]);
+    }
+    for (const [path, resources] of groups) {
+      let served: Set<string>;
+      try {
+        const doc = await this.#opts.rest.request<{ resources?: { name?: string }[] }>({ method: "GET", path, signal });
+        served = new Set((doc.resources ?? []).map((x) => x.name ?? ""));
+      } catch (e) {
+        if (statusCode(e) !== 404) throw e;
+        served = new Set();
+      }
+      for (const r of resources) this.#setServed(r, served.has(r.plural));
+    }
+    for (const r of this.#resources) if (!r.optional) this.#setServed(r, true);
+    await this.#checkReady();
+  }
+
+  #setServed(r: WatchedResource, served: boolean): void {
+    const was = this.#served.get(r.name);
+    this.#served.set(r.name, served);
+    if (was === served) return;
+    if (served) {
+      if (was !== undefined || r.optional) this.#opts.logger.info({ resource: r.plural, group: r.group }, "API serves it; watching");
+      const reflector = new Reflector(this.#opts.rest, r, {
+        clock: this.#clock,
+        ...(this.#opts.watchTimeoutSeconds === undefined ? {} : { watchTimeoutSeconds: this.#opts.watchTimeoutSeconds }),
+        ...(this.#opts.watchdogMs === undefined ? {} : { watchdogMs: this.#opts.watchdogMs }),
+        ...(this.#opts.backoff === undefined ? {} : { backoff: this.#opts.backoff }),
+        onChange: () => { if (this.#ready) this.#changes.next(); },
+        onRestart: (reason, error) => {
+          this.#opts.onRestart?.(r.plural, reason);
+          const log = reason === "error" ? this.#opts.logger.warn.bind(this.#opts.logger) : this.#opts.logger.debug.bind(this.#opts.logger);
+          log({ resource: r.plural, reason, err: error instanceof Error ? error.message : String(error) }, "watch restarted");
+        },
+      });
+      this.#reflectors.set(r.name, reflector);
+      // One that appears after the initial sync joins when listed (its list triggers a snapshot).
+      reflector.start();
+    } else if (was === true) {
+      this.#opts.logger.info({ resource: r.plural, group: r.group }, "API no longer serves it; dropping its objects");
+      const reflector = this.#reflectors.get(r.name);
+      this.#reflectors.delete(r.name);
+      void reflector?.stop();
+      if (this.#ready) this.#changes.next();
+    }
+  }
+
+  async #checkReady(): Promise<void> {
+    if (this.#ready) return;
+    const pending = [...this.#reflectors.values()];
+    const all = Promise.all(pending.map((r) => r.whenSynced()));
+    await Promise.race([all, new Promise<void>((resolve) => { this.#stop.signal.addEventListener("abort", () => { resolve(); }, { once: true }); })]);
+    if (isAborted(this.#stop.signal) || this.isReady()) return;
+    this.#ready = true;
+    this.#opts.logger.info({ resources: pending.length }, "every watched resource listed");
+    this.#readyResolve();
+    this.#changes.next();
+  }
+}
+
+// A function call, so TypeScript does not narrow `aborted` across awaits.
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}

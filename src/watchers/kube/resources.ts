@@ -1,0 +1,65 @@
+// What the operator watches: one list+watch per resource, cluster-wide, narrowed by label where the
+// operator only needs its own objects. Optional resources are third-party CRDs watched only while
+// discovery says the API serves them.
+import { GROUP, VERSION } from "../../api/schema.js";
+import { MANAGED_SELECTOR } from "../../operator/desired/objects.js";
+
+/** One watched REST resource. */
+export interface WatchedResource {
+  /** Stable name, also the snapshot key. */
+  readonly name: ResourceName;
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly labelSelector?: string;
+  /** Watched only while served (third-party CRDs); an unserved one counts as synced and empty. */
+  readonly optional: boolean;
+}
+
+/** Names of the watched resources. */
+export type ResourceName =
+  | "infras" | "attachments" | "dhcpservers" | "dnsservers" | "proxyservers"
+  | "hostedclusters" | "nodepools" | "machines" | "vmis" | "networkattachments"
+  | "services" | "namespaces" | "deployments" | "configmaps" | "serviceaccounts" | "pvcs" | "networkpolicies";
+
+const ours = (name: ResourceName, plural: string, kind: string, labelSelector?: string): WatchedResource =>
+  ({ name, group: GROUP, version: VERSION, plural, kind, namespaced: true, optional: false, ...(labelSelector === undefined ? {} : { labelSelector }) });
+const managed = (name: ResourceName, group: string, version: string, plural: string, kind: string): WatchedResource =>
+  ({ name, group, version, plural, kind, namespaced: true, optional: false, labelSelector: MANAGED_SELECTOR });
+const external = (name: ResourceName, group: string, version: string, plural: string, kind: string): WatchedResource =>
+  ({ name, group, version, plural, kind, namespaced: true, optional: true });
+
+/** Every resource the operator watches. */
+export const WATCHED_RESOURCES: readonly WatchedResource[] = [
+  ours("infras", "infras", "Infra"),
+  ours("attachments", "infraclusterattachments", "InfraClusterAttachment"),
+  ours("dhcpservers", "dhcpservers", "DHCPServer", MANAGED_SELECTOR),
+  ours("dnsservers", "dnsservers", "DNSServer", MANAGED_SELECTOR),
+  ours("proxyservers", "proxyservers", "ProxyServer", MANAGED_SELECTOR),
+  external("hostedclusters", "hypershift.openshift.io", "v1beta1", "hostedclusters", "HostedCluster"),
+  external("nodepools", "hypershift.openshift.io", "v1beta1", "nodepools", "NodePool"),
+  external("machines", "cluster.x-k8s.io", "v1beta1", "machines", "Machine"),
+  external("vmis", "kubevirt.io", "v1", "virtualmachineinstances", "VirtualMachineInstance"),
+  // All NADs: the Infra's own NAD is copied into the per-component ones (and ours are labelled).
+  external("networkattachments", "k8s.cni.cncf.io", "v1", "network-attachment-definitions", "NetworkAttachmentDefinition"),
+  // All Services: control-plane targets and internalProxyService resolve through them.
+  { name: "services", group: "", version: "v1", plural: "services", kind: "Service", namespaced: true, optional: false },
+  { name: "namespaces", group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, optional: false },
+  managed("deployments", "apps", "v1", "deployments", "Deployment"),
+  managed("configmaps", "", "v1", "configmaps", "ConfigMap"),
+  managed("serviceaccounts", "", "v1", "serviceaccounts", "ServiceAccount"),
+  managed("pvcs", "", "v1", "persistentvolumeclaims", "PersistentVolumeClaim"),
+  managed("networkpolicies", "networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy"),
+];
+
+/** API path prefix of a group/version: /api/v1 or /apis/<group>/<version>. */
+export function apiPrefix(group: string, version: string): string {
+  return group === "" ? `/api/${version}` : `/apis/${group}/${version}`;
+}
+
+/** Collection path of a resource, cluster-wide or in one namespace. */
+export function collectionPath(r: Pick<WatchedResource, "group" | "version" | "plural">, namespace?: string): string {
+  return `${apiPrefix(r.group, r.version)}${namespace === undefined ? "" : `/namespaces/${encodeURIComponent(namespace)}`}/${r.plural}`;
+}

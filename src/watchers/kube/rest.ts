@@ -1,0 +1,201 @@
+// A small Kubernetes REST client on node:http(s), configured and authenticated by client-node's
+// KubeConfig. Why not client-node's informers/typed clients: its informers stop for good on any
+// error but 410 and never ask for bookmarks, its Watch has no way to detect a silent connection,
+// and the operator's writes (server-side apply, status subresources, generic pruning) are plain
+// REST calls on paths it already knows — owning the loop makes every request explicit (RBAC is
+// derived from them) and every failure mode testable.
+import { request as httpRequest, type Agent, type IncomingMessage } from "node:http";
+import { request as httpsRequest, type RequestOptions } from "node:https";
+import { createInterface } from "node:readline";
+import type { KubeConfig } from "@kubernetes/client-node";
+
+/** An API call the server answered with an error status (a metav1.Status body when it gave one). */
+export class KubeApiError extends Error {
+  constructor(readonly code: number, readonly reason: string, message: string) {
+    super(message);
+    this.name = "KubeApiError";
+  }
+}
+
+/** HTTP status of an API error, or undefined for transport failures (refused, reset, timeout). */
+export function statusCode(e: unknown): number | undefined {
+  return e instanceof KubeApiError ? e.code : undefined;
+}
+
+/** A JSON object as the API returns it. */
+export type KubeObject = Record<string, unknown> & { metadata?: KubeMetadata };
+
+/** The metadata fields the watchers and the operator read. */
+export interface KubeMetadata {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: { uid?: string; kind?: string; name?: string }[];
+}
+
+/** One REST call. */
+export interface KubeRequest {
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Absolute API path, e.g. /apis/apps/v1/namespaces/x/deployments/y. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  readonly body?: unknown;
+  /** Content type of the body (default application/json). */
+  readonly contentType?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** One watch event line. */
+export interface WatchEvent {
+  readonly type: string;
+  readonly object: KubeObject;
+}
+
+/** Options of KubeRest. */
+export interface KubeRestOptions {
+  /** Gives up on a non-watch request after this long (default 30 s). */
+  readonly requestTimeoutMs?: number;
+  /** Told about every answered request (status 0 = transport failure), for metrics. */
+  readonly onResponse?: (method: string, path: string, status: number) => void;
+}
+
+/** REST access to the cluster of a KubeConfig's current context. */
+export class KubeRest {
+  readonly #kc: KubeConfig;
+  readonly #server: string;
+  readonly #timeoutMs: number;
+  readonly #onResponse: ((method: string, path: string, status: number) => void) | undefined;
+  #agent: Agent | undefined;
+
+  constructor(kc: KubeConfig, opts: KubeRestOptions = {}) {
+    const cluster = kc.getCurrentCluster();
+    if (cluster === null) throw new Error("kubeconfig has no current cluster");
+    this.#kc = kc;
+    this.#server = cluster.server.replace(/\/+$/, "");
+    this.#timeoutMs = opts.requestTimeoutMs ?? 30_000;
+    this.#onResponse = opts.onResponse;
+  }
+
+  /** A request's JSON answer; throws KubeApiError on an error status. */
+  async request<T = KubeObject>(req: KubeRequest): Promise<T> {
+    const res = await this.#send(req, this.#timeoutMs);
+    const text = await readAll(res);
+    const code = res.statusCode ?? 0;
+    this.#onResponse?.(req.method, req.path, code);
+    if (code >= 400) throw apiError(code, text);
+    return (text === "" ? {} : JSON.parse(text)) as T;
+  }
+
+  /**
+   * Streams a watch: calls onEvent per line until the server ends the stream (resolves) or the
+   * connection fails (rejects). An error status before the stream starts rejects with KubeApiError.
+   * Abort `signal` to end it (resolves).
+   */
+  async watch(path: string, query: Readonly<Record<string, string | undefined>>, onEvent: (e: WatchEvent) => void, signal: AbortSignal): Promise<void> {
+    let res: IncomingMessage;
+    try {
+      res = await this.#send({ method: "GET", path, query: { ...query, watch: "true" }, signal }, 0);
+    } catch (e) {
+      if (signal.aborted) return;
+      throw e;
+    }
+    const code = res.statusCode ?? 0;
+    this.#onResponse?.("WATCH", path, code);
+    if (code >= 400) throw apiError(code, await readAll(res));
+    await new Promise<void>((resolve, reject) => {
+      const lines = createInterface({ input: res, crlfDelay: Infinity });
+      let failed: unknown;
+      lines.on("line", (line) => {
+        if (line.trim() === "" || failed !== undefined) return;
+        try {
+          onEvent(JSON.parse(line) as WatchEvent);
+        } catch (e) {
+          failed = e;
+          res.destroy();
+        }
+      });
+      res.on("aborted", () => { failed ??= new Error("watch connection reset"); });
+      res.on("error", (e) => { failed ??= e; });
+      // readline re-emits its input's errors; unhandled, that would throw.
+      lines.on("error", (e) => { failed ??= e; });
+      let settled = false;
+      const settle = (): void => {
+        if (settled) return;
+        settled = true;
+        lines.close();
+        if (signal.aborted) resolve();
+        else if (failed !== undefined) reject(failed instanceof Error ? failed : new Error("watch stream failed"));
+        else if (!res.complete) reject(new Error("watch connection reset"));
+        else resolve();
+      };
+      // A destroyed response ends readline without "end"; "close" always comes.
+      lines.on("close", settle);
+      res.on("close", settle);
+      // The request's own signal does not end a response already streaming.
+      const stop = (): void => { res.destroy(); };
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
+      res.on("close", () => { signal.removeEventListener("abort", stop); });
+    });
+  }
+
+  async #send(req: KubeRequest, timeoutMs: number): Promise<IncomingMessage> {
+    const opts: RequestOptions = {};
+    await this.#kc.applyToHTTPSOptions(opts);
+    // One agent for the client's life (applyToHTTPSOptions makes a new one per call).
+    this.#agent ??= opts.agent as Agent | undefined;
+    const url = new URL(this.#server + req.path);
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
+    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    const headers: Record<string, string> = { Accept: "application/json" };
+    for (const [k, v] of Object.entries(opts.headers ?? {})) if (typeof v === "string") headers[k] = v;
+    if (opts.auth !== undefined && opts.auth !== null) headers["Authorization"] = `Basic ${Buffer.from(opts.auth).toString("base64")}`;
+    if (body !== undefined) {
+      headers["Content-Type"] = req.contentType ?? "application/json";
+      headers["Content-Length"] = String(Buffer.byteLength(body));
+    }
+    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const r = send(url, {
+        method: req.method, headers, ...(this.#agent === undefined ? {} : { agent: this.#agent }),
+        ...(req.signal === undefined ? {} : { signal: req.signal }),
+      }, resolve);
+      if (timeoutMs > 0) r.setTimeout(timeoutMs, () => { r.destroy(new Error(`${req.method} ${req.path}: no answer in ${timeoutMs} ms`)); });
+      r.on("error", (e) => {
+        this.#onResponse?.(req.method, req.path, 0);
+        reject(e);
+      });
+      r.end(body);
+    });
+  }
+}
+
+function readAll(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on("data", (c: Buffer) => chunks.push(c));
+    res.on("end", () => { resolve(Buffer.concat(chunks).toString("utf8")); });
+    res.on("error", reject);
+  });
+}
+
+function apiError(code: number, text: string): KubeApiError {
+  try {
+    const s = JSON.parse(text) as { reason?: unknown; message?: unknown };
+    return new KubeApiError(code, typeof s.reason === "string" ? s.reason : "", typeof s.message === "string" ? s.message : text);
+  } catch {
+    return new KubeApiError(code, "", text.slice(0, 200));
+  }
+}
+
+/** The error a watch ERROR event carries (a metav1.Status object). */
+export function watchError(obj: KubeObject): KubeApiError {
+  const code = typeof obj["code"] === "number" ? obj["code"] : 500;
+  return new KubeApiError(code, typeof obj["reason"] === "string" ? obj["reason"] : "", typeof obj["message"] === "string" ? obj["message"] : "watch error");
+}

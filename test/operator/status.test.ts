@@ -1,0 +1,82 @@
+// Status computation on its own (pure): lastTransitionTime moves only when the Ready status flips,
+// observedGeneration is the object's generation, only schema-declared fields are written, and
+// Deployment availability is read the way the Deployment controller reports it.
+import { describe, expect, it } from "vitest";
+import { kindDefinition } from "../../src/api/validate.js";
+import { NO_DATA_PLANE } from "../../src/operator/dataplane.js";
+import { desiredState } from "../../src/operator/desired/index.js";
+import { operatorSettings } from "../../src/operator/desired/settings.js";
+import { deploymentUnavailable, ownedStatusFields, statusUpdates } from "../../src/operator/status.js";
+import { renderAll } from "../../src/pipeline/outputs.js";
+import { buildObserved } from "../../src/watchers/kube/observed.js";
+import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
+import type { KubeObject } from "../../src/watchers/kube/rest.js";
+import { exampleObjects } from "./support.js";
+
+const BUCKET: Record<string, ResourceName> = {
+  Infra: "infras", InfraClusterAttachment: "attachments", HostedCluster: "hostedclusters", NodePool: "nodepools",
+  Machine: "machines", VirtualMachineInstance: "vmis", Service: "services", Namespace: "namespaces",
+};
+
+function observedWith(infraStatus: unknown): ReturnType<typeof buildObserved> {
+  const raw = Object.fromEntries(WATCHED_RESOURCES.map((r) => [r.name, new Map<string, KubeObject>()])) as Record<ResourceName, Map<string, KubeObject>>;
+  for (const o of exampleObjects() as KubeObject[]) {
+    const bucket = BUCKET[String(o["kind"])];
+    if (bucket === undefined) continue;
+    const meta = { ...o.metadata, uid: `uid-${o.metadata?.name ?? ""}`, generation: 3, resourceVersion: "7" };
+    const obj: KubeObject = o["kind"] === "Infra" ? { ...o, metadata: meta, status: infraStatus } : { ...o, metadata: meta };
+    raw[bucket].set(`${meta.namespace ?? ""}/${meta.name ?? ""}`, obj);
+  }
+  return buildObserved(raw, 1);
+}
+
+function infraUpdate(infraStatus: unknown, now: number) {
+  const observed = observedWith(infraStatus);
+  const outputs = renderAll(observed.state);
+  const desired = desiredState({ state: observed.state, outputs, settings: operatorSettings() });
+  const u = statusUpdates({ observed, outputs, desired, dataPlane: NO_DATA_PLANE, now }).find((x) => x.kind === "Infra");
+  if (u === undefined) throw new Error("no Infra update");
+  return u;
+}
+
+const T0 = "2024-05-01T10:00:00Z";
+const NOW = Date.parse("2025-01-01T00:00:00Z");
+
+describe("status", () => {
+  it("keeps lastTransitionTime while Ready keeps its status, moves it on a flip", () => {
+    const same = infraUpdate({ conditions: [{ type: "Ready", status: "False", reason: "Other", message: "x", lastTransitionTime: T0 }] }, NOW);
+    const ready = (same.status["conditions"] as Record<string, unknown>[])[0];
+    expect(ready).toMatchObject({ type: "Ready", status: "False", reason: "ComponentsNotReady", observedGeneration: 3, lastTransitionTime: T0 });
+    expect(same.upToDate).toBe(false);
+
+    const flipped = infraUpdate({ conditions: [{ type: "Ready", status: "True", reason: "ReconciliationSucceeded", message: "", lastTransitionTime: T0 }] }, NOW);
+    expect((flipped.status["conditions"] as Record<string, unknown>[])[0]?.["lastTransitionTime"]).toBe("2025-01-01T00:00:00Z");
+    expect(flipped.status).toMatchObject({ observedGeneration: 3, componentStatus: { dhcpReady: false, dnsReady: false, proxyReady: false }, attachments: { total: 2 } });
+  });
+
+  it("is up to date when the observed status equals it, whatever else the status holds", () => {
+    const first = infraUpdate({}, NOW);
+    const again = infraUpdate({ ...first.status, somethingElse: { by: "another controller" } }, NOW + 60_000);
+    expect(again.upToDate).toBe(true);
+    expect(again.status).toEqual(first.status);
+  });
+
+  it("writes only fields the CRD schema declares", () => {
+    for (const kind of ["Infra", "InfraClusterAttachment", "DHCPServer", "DNSServer", "ProxyServer"]) {
+      const declared = Object.keys(kindDefinition(kind)?.status.properties ?? {});
+      const owned = ownedStatusFields(kind);
+      expect(owned, kind).toContain("conditions");
+      for (const f of owned) expect(declared, `${kind}.status.${f}`).toContain(f);
+    }
+    expect(ownedStatusFields("ProxyServer")).toEqual(expect.arrayContaining(["ackedVersion", "lastNack"]));
+  });
+
+  it("reads Deployment availability at the current generation", () => {
+    const d = (status: object, generation = 2, replicas = 2): KubeObject => ({ metadata: { generation }, spec: { replicas }, status });
+    expect(deploymentUnavailable(d({ observedGeneration: 2, updatedReplicas: 2, availableReplicas: 2, conditions: [{ type: "Available", status: "True" }] }))).toBeUndefined();
+    expect(deploymentUnavailable(d({ observedGeneration: 1, updatedReplicas: 2, availableReplicas: 2 }))).toMatch(/not observed/);
+    expect(deploymentUnavailable(d({ observedGeneration: 2, updatedReplicas: 1, availableReplicas: 2 }))).toMatch(/rolling out/);
+    expect(deploymentUnavailable(d({ observedGeneration: 2, updatedReplicas: 2, availableReplicas: 0 }))).toMatch(/no available replica/);
+    expect(deploymentUnavailable(d({ observedGeneration: 2, updatedReplicas: 2, availableReplicas: 2, conditions: [{ type: "Available", status: "False" }] }))).toMatch(/not Available/);
+  });
+});

@@ -1,0 +1,201 @@
+// Shared rig for the operator tests: a fake API server seeded with the standalone example (plus
+// the Infra's NAD), a controllable data plane, a manual clock, and fast timings.
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseAllDocuments } from "yaml";
+import type { ClusterState } from "../../src/model/types.js";
+import type { DataPlaneView } from "../../src/operator/dataplane.js";
+import { operatorSettings } from "../../src/operator/desired/settings.js";
+import type { OperatorLogger, RunOperatorOptions, RunningOperator } from "../../src/operator/run.js";
+import { runOperator } from "../../src/operator/run.js";
+import { TextMetrics } from "../../src/operator/metrics.js";
+import type { Outputs } from "../../src/pipeline/outputs.js";
+import type { Clock, TimerHandle } from "../../src/watchers/kube/clock.js";
+import {
+  BUILTIN_KINDS, EXTERNAL_KINDS, FakeApiServer, OOOI_KINDS, kubeConfigFor, type KubeObject,
+} from "../support/fake-apiserver/index.js";
+import type { JsonObject } from "../support/fake-apiserver/types.js";
+
+const EXAMPLES = fileURLToPath(new URL("../../examples/standalone/", import.meta.url));
+
+/** The example's objects, as plain JSON. */
+export function exampleObjects(): JsonObject[] {
+  const out: JsonObject[] = [];
+  for (const f of readdirSync(EXAMPLES).filter((n) => n.endsWith(".yaml")).sort()) {
+    for (const doc of parseAllDocuments(readFileSync(join(EXAMPLES, f), "utf8"))) {
+      const v = doc.toJS() as JsonObject | null;
+      if (v !== null) out.push(v);
+    }
+  }
+  return out;
+}
+
+/** The Infra's Multus NAD (a bridge on VLAN 100), which the per-component NADs copy. */
+export const INFRA_NAD: JsonObject = {
+  apiVersion: "k8s.cni.cncf.io/v1", kind: "NetworkAttachmentDefinition",
+  metadata: { name: "vlan100", namespace: "clusters" },
+  spec: { config: JSON.stringify({ cniVersion: "0.3.1", name: "vlan100", type: "bridge", bridge: "br-vlan100", vlan: 100, ipam: {} }) },
+};
+
+/** A fake serving every kind the operator touches, with the example seeded. */
+export async function seededFake(extra: { bookmarkIntervalMs?: number } = {}): Promise<FakeApiServer> {
+  const fake = await FakeApiServer.start({
+    kinds: [...BUILTIN_KINDS, ...EXTERNAL_KINDS, ...OOOI_KINDS],
+    namespaces: ["default", "kube-system", "clusters", "oooi-system"],
+    ...extra,
+  });
+  for (const o of exampleObjects()) fake.seed(o);
+  fake.seed(INFRA_NAD);
+  return fake;
+}
+
+/** A DataPlaneView the test steers. */
+export class FakeDataPlane implements DataPlaneView {
+  syncedAll = true;
+  readonly nacks = new Map<string, string>();
+  readonly #listeners = new Set<() => void>();
+
+  synced(nodeGroup: string): boolean {
+    return this.syncedAll && !this.nacks.has(nodeGroup);
+  }
+
+  lastNack(nodeGroup: string): string | undefined {
+    return this.nacks.get(nodeGroup);
+  }
+
+  ackedVersion(): string | undefined {
+    return this.syncedAll ? "v1" : undefined;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Changes something and notifies. */
+  update(change: (self: this) => void): void {
+    change(this);
+    for (const l of this.#listeners) l();
+  }
+}
+
+/** Logger that drops everything (set OOOI_TEST_LOG=1 to see it). */
+export const quietLogger: OperatorLogger = process.env["OOOI_TEST_LOG"] === "1"
+  ? { debug: (o, m) => { console.log("debug", m, o); }, info: (o, m) => { console.log("info", m, o); }, warn: (o, m) => { console.log("warn", m, o); }, error: (o, m) => { console.log("error", m, o); } }
+  : { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Every onState call, newest last. */
+export interface StateLog {
+  readonly calls: { state: ClusterState; outputs: Outputs }[];
+  last(): { state: ClusterState; outputs: Outputs } | undefined;
+}
+
+/** An operator on the fake with test timings; returns it with its state log and metrics. */
+export function startOperator(fake: FakeApiServer, opts: Partial<RunOperatorOptions> = {}): { op: RunningOperator; states: StateLog; metrics: TextMetrics; dataPlane: FakeDataPlane } {
+  const calls: { state: ClusterState; outputs: Outputs }[] = [];
+  const metrics = new TextMetrics();
+  const dataPlane = new FakeDataPlane();
+  const op = runOperator({
+    kubeConfig: kubeConfigFor(fake.url),
+    settings: operatorSettings({ namespace: "oooi-system" }),
+    dataPlane,
+    logger: quietLogger,
+    metrics,
+    onState: (state, outputs) => { calls.push({ state, outputs }); },
+    debounceMs: 20,
+    resyncMs: 250,
+    leaseTiming: { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 },
+    backoff: { initialMs: 20, maxMs: 200 },
+    watch: { timeoutSeconds: 30, discoveryIntervalMs: 500 },
+    ...opts,
+  });
+  return { op, states: { calls, last: () => calls[calls.length - 1] }, metrics, dataPlane };
+}
+
+/** Sum of a counter's samples in a TextMetrics exposition, optionally only those whose labels contain `filter`. */
+export function counter(metrics: TextMetrics, name: string, filter = ""): number {
+  let sum = 0;
+  for (const line of metrics.render().split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (!line.includes(filter)) continue;
+    sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return sum;
+}
+
+/** A stored object (undefined when absent). */
+export function stored(fake: FakeApiServer, apiVersion: string, kind: string, namespace: string, name: string): KubeObject | undefined {
+  const k = fake.store.kindByGvk(apiVersion, kind);
+  if (k === undefined) throw new Error(`${apiVersion} ${kind} not served`);
+  try {
+    return fake.store.get(k, namespace, name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stored objects of a kind, optionally in one namespace. */
+export function storedList(fake: FakeApiServer, apiVersion: string, kind: string, namespace?: string): KubeObject[] {
+  const k = fake.store.kindByGvk(apiVersion, kind);
+  if (k === undefined) throw new Error(`${apiVersion} ${kind} not served`);
+  return fake.store.list(k, namespace, {}).items;
+}
+
+/** Plays the Deployment controller: every Deployment's status says all replicas are updated and available. */
+export function markDeploymentsAvailable(fake: FakeApiServer): number {
+  let n = 0;
+  for (const d of storedList(fake, "apps/v1", "Deployment")) {
+    const m = d["metadata"] as { generation?: number };
+    const replicas = ((d["spec"] ?? {}) as { replicas?: number }).replicas ?? 1;
+    const status = { observedGeneration: m.generation ?? 1, replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, conditions: [{ type: "Available", status: "True" }] };
+    if (JSON.stringify(d["status"]) === JSON.stringify(status)) continue;
+    fake.seed({ ...d, apiVersion: "apps/v1", kind: "Deployment", status });
+    n++;
+  }
+  return n;
+}
+
+/** The Ready condition of a stored object's status. */
+export function readyOf(o: KubeObject | undefined): Record<string, unknown> | undefined {
+  const conditions = ((o?.["status"] ?? {}) as { conditions?: Record<string, unknown>[] }).conditions ?? [];
+  return conditions.find((c) => c["type"] === "Ready");
+}
+
+/** A clock the test advances by hand. */
+export class ManualClock implements Clock {
+  #now = Date.parse("2025-01-01T00:00:00Z");
+  #timers: { at: number; callback: () => void; handle: TimerHandle }[] = [];
+
+  now(): number {
+    return this.#now;
+  }
+
+  setTimeout(callback: () => void, ms: number): TimerHandle {
+    const handle = {};
+    this.#timers.push({ at: this.#now + ms, callback, handle });
+    return handle;
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    this.#timers = this.#timers.filter((t) => t.handle !== handle);
+  }
+
+  /** Moves time forward, firing due timers in order. */
+  advance(ms: number): void {
+    const end = this.#now + ms;
+    for (;;) {
+      const due = this.#timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
+      if (due === undefined) break;
+      this.#timers = this.#timers.filter((t) => t !== due);
+      this.#now = Math.max(this.#now, due.at);
+      due.callback();
+    }
+    this.#now = end;
+  }
+
+  /** Timers waiting. */
+  get pending(): number {
+    return this.#timers.length;
+  }
+}
