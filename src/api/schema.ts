@@ -215,6 +215,8 @@ export const DHCPServerStatus = obj({
   observedGeneration: opt(Type.Integer()),
   activeLeases: opt(Type.Integer()),
   totalLeases: opt(Type.Integer()),
+  ackedVersion: opt(Type.String({ description: "KeaConfig version the dhcp-agent last ACKed." })),
+  lastNack: opt(Type.String({ description: "Kea's message for the last configuration it rejected." })),
 });
 
 export const DNSRecordView = Type.Union([Type.Literal("vlan"), Type.Literal("default")]);

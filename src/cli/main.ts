@@ -8,6 +8,8 @@ import { registerDhcpAgentCommand } from "./dhcp-agent.js";
 import { renderCommand } from "./render.js";
 import { serve } from "./serve.js";
 import { registerDebugCommand } from "./debug.js";
+import { registerOperatorCommand } from "./operator.js";
+import { hostPort } from "./options.js";
 
 const program = new Command()
   .name("oooi")
@@ -99,14 +101,6 @@ program
     process.once("SIGTERM", stop);
   });
 
-/** "127.0.0.1:5353", "[::1]:53" or ":5353" (all IPv4 interfaces). */
-function hostPort(value: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
-  const port = Number(m?.[3]);
-  if (m === null || !Number.isInteger(port) || port > 65535) throw new InvalidArgumentError("expected host:port, e.g. 127.0.0.1:5353");
-  return { host: m[1] ?? (m[2] === "" || m[2] === undefined ? "0.0.0.0" : m[2]), port };
-}
-
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("not a non-negative integer");
@@ -115,5 +109,6 @@ function positiveInt(value: string): number {
 
 registerDhcpAgentCommand(program);
 registerDebugCommand(program);
+registerOperatorCommand(program);
 
 await program.parseAsync(process.argv);

@@ -11,12 +11,12 @@ import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
 import { startDnsResponder, type DnsResponder } from "../dns/server/index.js";
 import type { DnsModel, Topology } from "../model/types.js";
 import type { ServerCredentials } from "@grpc/grpc-js";
-import { renderKea } from "../dhcp/render/index.js";
 import { createServer, type Server } from "node:http";
 import { SnapshotCache } from "../xds/cache/index.js";
 import { addIntrospection } from "../xds/introspect/index.js";
 import { Metrics, attachXdsMetrics, metricsHandler } from "../metrics/index.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../xds/kea-config.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../xds/kea-config.js";
+import { publishSnapshots } from "../pipeline/snapshots.js";
 import { startXdsServer, type XdsServer } from "../xds/server/index.js";
 
 export interface ServeOptions {
@@ -191,34 +191,6 @@ function logKeaEvent(log: Logger, socket: string, e: ApplierEvent): void {
 /** The DNS model of DNSServer `name` ("namespace/name"), or the first Infra's with DNS enabled. */
 export function selectDnsModel(topologies: readonly Topology[], name?: string): DnsModel | undefined {
   return topologies.find((t) => t.dns !== undefined && (name === undefined || t.dns.name === name))?.dns;
-}
-
-/**
- * Every rendered proxy becomes the snapshot of its node group ("<namespace>/<ProxyServer>"), and
- * every DHCPServer's Kea configuration the snapshot of its own ("<namespace>/<DHCPServer>", one
- * KeaConfig of that name, rendered with the image defaults: the dhcp-agent keeps its Kea's own
- * socket and interfaces). Groups whose Infra vanished or stopped rendering are dropped, so their
- * clients get nothing stale.
- */
-export function publishSnapshots(cache: SnapshotCache, out: Outputs, log: Logger): void {
-  const live = new Set<string>();
-  for (const r of out.infras) {
-    const group = r.topology.proxy?.node;
-    if (group === undefined || r.envoy === undefined) continue;
-    live.add(group);
-    const set = cache.setEnvoySnapshot(group, r.envoy);
-    if (!set.ok) log.error({ group }, `snapshot refused, Envoys keep the previous one: ${set.errors.join("; ")}`);
-  }
-  for (const r of out.infras) {
-    const dhcp = r.topology.dhcp;
-    if (dhcp === undefined) continue;
-    live.add(dhcp.name);
-    const set = cache.setSnapshot(dhcp.name, new Map([[KEA_CONFIG_TYPE_URL, [keaConfigResource(dhcp.name, renderKea(dhcp))]]]));
-    if (!set.ok) log.error({ group: dhcp.name }, `KeaConfig refused, dhcp-agents keep the previous one: ${set.errors.join("; ")}`);
-  }
-  for (const group of cache.groups()) {
-    if (!live.has(group)) cache.deleteSnapshot(group);
-  }
 }
 
 function hostOf(listen: string): string {

@@ -1,0 +1,11 @@
+// Option parsers shared by the commands.
+import { InvalidArgumentError } from "commander";
+
+/** "127.0.0.1:5353", "[::1]:53" or ":5353" (all IPv4 interfaces). */
+export function hostPort(value: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
+  const port = Number(m?.[3]);
+  if (m === null || !Number.isInteger(port) || port > 65535) throw new InvalidArgumentError("expected host:port, e.g. 127.0.0.1:5353");
+  return { host: m[1] ?? (m[2] === "" || m[2] === undefined ? "0.0.0.0" : m[2]), port };
+}
+

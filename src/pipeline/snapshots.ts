@@ -1,0 +1,36 @@
+// Rendered outputs → the xDS cache: the one place producers meet the ADS server (serve and operator).
+import type { SnapshotCache } from "../xds/cache/index.js";
+import { KEA_CONFIG_TYPE_URL, keaConfigResource } from "../xds/kea-config.js";
+import type { Outputs } from "./outputs.js";
+
+export interface SnapshotLogger {
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * Every rendered proxy becomes the snapshot of its node group ("<namespace>/<ProxyServer>"), and
+ * every DHCPServer's Kea configuration the snapshot of its own ("<namespace>/<DHCPServer>", one
+ * KeaConfig of that name; the dhcp-agent keeps its Kea's own socket and interfaces). Groups whose
+ * Infra vanished or stopped rendering are dropped, so their clients get nothing stale. A snapshot
+ * the cache refuses leaves the previous one in place.
+ */
+export function publishSnapshots(cache: SnapshotCache, out: Outputs, log: SnapshotLogger): void {
+  const live = new Set<string>();
+  for (const r of out.infras) {
+    const group = r.topology.proxy?.node;
+    if (group === undefined || r.envoy === undefined) continue;
+    live.add(group);
+    const set = cache.setEnvoySnapshot(group, r.envoy);
+    if (!set.ok) log.error({ group }, `snapshot refused, Envoys keep the previous one: ${set.errors.join("; ")}`);
+  }
+  for (const r of out.infras) {
+    const name = r.topology.dhcp?.name;
+    if (name === undefined || r.kea === undefined) continue;
+    live.add(name);
+    const set = cache.setSnapshot(name, new Map([[KEA_CONFIG_TYPE_URL, [keaConfigResource(name, r.kea)]]]));
+    if (!set.ok) log.error({ group: name }, `KeaConfig refused, dhcp-agents keep the previous one: ${set.errors.join("; ")}`);
+  }
+  for (const group of cache.groups()) {
+    if (!live.has(group)) cache.deleteSnapshot(group);
+  }
+}
