@@ -16,7 +16,8 @@ import { NO_DATA_PLANE, type DataPlaneView } from "./dataplane.js";
 import type { OperatorSettings } from "./desired/settings.js";
 import { startProbeServer, type HttpListen, type ProbeServer } from "./http.js";
 import { DEFAULT_LEASE_TIMING, LeaderElector, type LeaseTiming } from "./leader.js";
-import { TextMetrics, type OperatorMetrics } from "./metrics.js";
+import { OPERATOR_METRICS, type OperatorMetrics } from "./metrics.js";
+import { Metrics } from "../metrics/index.js";
 import { NotLeaderError, Reconciler } from "./reconcile.js";
 import { SerialRunner } from "./runner.js";
 
@@ -44,7 +45,7 @@ export interface RunOperatorOptions {
   readonly clock?: Clock;
   /** Probe/metrics listener; undefined = none. */
   readonly httpListen?: HttpListen;
-  /** Default: a TextMetrics. */
+  /** Default: the catalogue on a fresh prom-client registry. */
   readonly metrics?: OperatorMetrics;
   /** This replica's identity in the Lease (default: hostname plus a random suffix). */
   readonly identity?: string;
@@ -79,7 +80,7 @@ export interface RunningOperator {
 export function runOperator(opts: RunOperatorOptions): RunningOperator {
   const clock = opts.clock ?? SYSTEM_CLOCK;
   const log = opts.logger;
-  const metrics = opts.metrics ?? new TextMetrics();
+  const metrics = opts.metrics ?? new Metrics().recorder(OPERATOR_METRICS);
   const dataPlane = opts.dataPlane ?? NO_DATA_PLANE;
   const rest = new KubeRest(opts.kubeConfig, {
     onResponse: (method, _path, code) => { metrics.inc("oooi_kube_requests_total", { method, code: String(code) }); },

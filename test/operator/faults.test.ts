@@ -59,7 +59,7 @@ describe("faults", () => {
     f.failNext(20, { match: { verb: ["watch", "list"] } });
     f.resetWatches({ abrupt: true });
     await moveWorker(f, states, "127.0.8.32");
-    expect(counter(metrics, "oooi_watch_restarts_total", 'reason="error"')).toBeGreaterThan(0);
+    expect(await counter(metrics, "oooi_watch_restarts_total", 'reason="error"')).toBeGreaterThan(0);
 
     // 409 on server-side apply: the pass fails, is retried, and the change lands.
     f.conflictNext(3, { verb: "patch", resource: "proxyservers" });
@@ -70,7 +70,7 @@ describe("faults", () => {
       const ps = stored(f, API_VERSION, "ProxyServer", "clusters", "tenant-vlan-proxy");
       expect((ps?.["spec"] as { proxyImage?: string }).proxyImage).toBe("example.com/envoy:v2");
     }, 15_000);
-    expect(counter(metrics, "oooi_write_errors_total", 'kind="ProxyServer"')).toBeGreaterThanOrEqual(1);
+    expect(await counter(metrics, "oooi_write_errors_total", 'kind="ProxyServer"')).toBeGreaterThanOrEqual(1);
 
     // The API goes away for a while; the data plane keeps its state; afterwards everything resumes.
     const before = states.calls.length;

@@ -82,7 +82,7 @@ describe("idle", () => {
     });
 
     f.requests.clear();
-    const reconciles = counter(metrics, "oooi_reconcile_total", 'result="ok"');
+    const reconciles = await counter(metrics, "oooi_reconcile_total", 'result="ok"');
     await sleep(1_000);
     // Every resumed watch gets 410 Gone and re-lists — still nothing to write.
     f.expireNextWatch({ count: 17 });
@@ -93,7 +93,7 @@ describe("idle", () => {
     expect(writes.map((w) => `${w.verb} ${w.resource ?? ""} ${w.name ?? ""}`)).toEqual([]);
     expect(f.requests.count({ verb: "update", resource: "leases" })).toBeGreaterThan(5);
     // The period was not idle for the machinery: passes ran, watches ended and resumed.
-    expect(counter(metrics, "oooi_reconcile_total", 'result="ok"') - reconciles).toBeGreaterThan(10);
+    expect(await counter(metrics, "oooi_reconcile_total", 'result="ok"') - reconciles).toBeGreaterThan(10);
     expect(f.requests.count({ verb: "watch" })).toBeGreaterThan(17);
     expect(f.requests.count({ verb: "list" })).toBeGreaterThanOrEqual(17);
   });

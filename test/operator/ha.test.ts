@@ -31,8 +31,8 @@ describe("two replicas", () => {
       expect(b.states.last()?.outputs.files).toEqual(a.states.last()?.outputs.files);
     });
     expect(b.op.isLeader()).toBe(false);
-    expect(counter(a.metrics, "oooi_writes_total")).toBeGreaterThan(15);
-    expect(counter(b.metrics, "oooi_writes_total")).toBe(0);
+    expect(await counter(a.metrics, "oooi_writes_total")).toBeGreaterThan(15);
+    expect(await counter(b.metrics, "oooi_writes_total")).toBe(0);
 
     // Probes and metrics of the leader.
     const addr = a.op.httpAddress();
@@ -56,9 +56,9 @@ describe("two replicas", () => {
     if (k === undefined) throw new Error("not served");
     f.store.delete(k, "clusters", "tenant-vlan-dns", {});
     expect(stored(f, "v1", "ConfigMap", "clusters", "tenant-vlan-dns")).toBeUndefined();
-    await eventually(() => {
+    await eventually(async () => {
       expect(stored(f, "v1", "ConfigMap", "clusters", "tenant-vlan-dns")?.["data"]).toEqual(cm?.["data"]);
-      expect(counter(b.metrics, "oooi_writes_total", 'kind="ConfigMap"')).toBeGreaterThanOrEqual(1);
+      expect(await counter(b.metrics, "oooi_writes_total", 'kind="ConfigMap"')).toBeGreaterThanOrEqual(1);
     });
     expect((stored(f, "coordination.k8s.io/v1", "Lease", "oooi-system", "oooi-operator")?.["spec"] as { holderIdentity?: string; leaseTransitions?: number })).toMatchObject({ holderIdentity: "replica-b" });
   });

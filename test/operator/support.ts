@@ -9,7 +9,8 @@ import type { DataPlaneView } from "../../src/operator/dataplane.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
 import type { OperatorLogger, RunOperatorOptions, RunningOperator } from "../../src/operator/run.js";
 import { runOperator } from "../../src/operator/run.js";
-import { TextMetrics } from "../../src/operator/metrics.js";
+import { OPERATOR_METRICS, type OperatorMetrics } from "../../src/operator/metrics.js";
+import { Metrics } from "../../src/metrics/index.js";
 import type { Outputs } from "../../src/pipeline/outputs.js";
 import type { Clock, TimerHandle } from "../../src/watchers/kube/clock.js";
 import {
@@ -92,9 +93,9 @@ export interface StateLog {
 }
 
 /** An operator on the fake with test timings; returns it with its state log and metrics. */
-export function startOperator(fake: FakeApiServer, opts: Partial<RunOperatorOptions> = {}): { op: RunningOperator; states: StateLog; metrics: TextMetrics; dataPlane: FakeDataPlane } {
+export function startOperator(fake: FakeApiServer, opts: Partial<RunOperatorOptions> = {}): { op: RunningOperator; states: StateLog; metrics: OperatorMetrics; dataPlane: FakeDataPlane } {
   const calls: { state: ClusterState; outputs: Outputs }[] = [];
-  const metrics = new TextMetrics();
+  const metrics = new Metrics().recorder(OPERATOR_METRICS);
   const dataPlane = new FakeDataPlane();
   const op = runOperator({
     kubeConfig: kubeConfigFor(fake.url),
@@ -113,10 +114,10 @@ export function startOperator(fake: FakeApiServer, opts: Partial<RunOperatorOpti
   return { op, states: { calls, last: () => calls[calls.length - 1] }, metrics, dataPlane };
 }
 
-/** Sum of a counter's samples in a TextMetrics exposition, optionally only those whose labels contain `filter`. */
-export function counter(metrics: TextMetrics, name: string, filter = ""): number {
+/** Sum of a counter's samples in the Prometheus exposition, optionally only those whose labels contain `filter`. */
+export async function counter(metrics: OperatorMetrics, name: string, filter = ""): Promise<number> {
   let sum = 0;
-  for (const line of metrics.render().split("\n")) {
+  for (const line of (await metrics.render()).split("\n")) {
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
     if (!line.includes(filter)) continue;
     sum += Number(line.slice(line.lastIndexOf(" ") + 1));
