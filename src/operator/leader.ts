@@ -3,7 +3,7 @@
 // the candidate's own clock (no clock comparison across machines); the holder renews every retry
 // period and stops leading when it could not renew within the renew deadline, which is shorter
 // than the lease duration, so two leaders never overlap while clocks run at similar rates.
-import { microTime, sleep, SYSTEM_CLOCK, type Clock } from "../watchers/kube/clock.js";
+import { microTime, sleep, SYSTEM_CLOCK, type Clock } from "../util/clock.js";
 import { statusCode, type KubeObject, type KubeRest } from "../watchers/kube/rest.js";
 
 /** Timing of the election (client-go's defaults for controllers: 15 s / 10 s / 2 s). */

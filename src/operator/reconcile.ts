@@ -5,7 +5,7 @@
 // cluster costs zero writes however often this runs.
 import { API_VERSION, GROUP, VERSION, type InfraClusterAttachment } from "../api/schema.js";
 import type { Outputs } from "../pipeline/outputs.js";
-import type { Clock } from "../watchers/kube/clock.js";
+import type { Clock } from "../util/clock.js";
 import type { Observed } from "../watchers/kube/observed.js";
 import { apiPrefix, type ResourceName } from "../watchers/kube/resources.js";
 import { statusCode, type KubeObject, type KubeRest } from "../watchers/kube/rest.js";

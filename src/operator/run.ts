@@ -9,7 +9,7 @@ import type { BackoffOptions } from "../dhcp/kea/backoff.js";
 import type { ClusterState } from "../model/types.js";
 import { renderAll, type Outputs } from "../pipeline/outputs.js";
 import { ClusterWatcher } from "../watchers/kube/cluster.js";
-import { SYSTEM_CLOCK, type Clock } from "../watchers/kube/clock.js";
+import { SYSTEM_CLOCK, type Clock } from "../util/clock.js";
 import type { Observed } from "../watchers/kube/observed.js";
 import { KubeRest } from "../watchers/kube/rest.js";
 import { NO_DATA_PLANE, type DataPlaneView } from "./dataplane.js";

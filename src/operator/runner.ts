@@ -2,7 +2,7 @@
 // failed run is retried with jittered backoff, and a periodic resync re-runs it anyway (the task
 // itself makes no write when nothing changed).
 import { backoffDelay, type BackoffOptions } from "../dhcp/kea/backoff.js";
-import type { Clock, TimerHandle } from "../watchers/kube/clock.js";
+import type { Clock, TimerHandle } from "../util/clock.js";
 
 /** Options of SerialRunner. */
 export interface SerialRunnerOptions {

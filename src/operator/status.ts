@@ -12,7 +12,7 @@ import type { Outputs } from "../pipeline/outputs.js";
 import type { Observed } from "../watchers/kube/observed.js";
 import type { ResourceName } from "../watchers/kube/resources.js";
 import type { KubeObject } from "../watchers/kube/rest.js";
-import { metaTime } from "../watchers/kube/clock.js";
+import { metaTime } from "../util/clock.js";
 import { desiredHash, observedHash } from "./applied.js";
 import type { DataPlaneView } from "./dataplane.js";
 import { canonicalJson, COMPONENT_LABEL, type DesiredObject } from "./desired/objects.js";

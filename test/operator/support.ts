@@ -12,7 +12,7 @@ import { runOperator } from "../../src/operator/run.js";
 import { OPERATOR_METRICS, type OperatorMetrics } from "../../src/operator/metrics.js";
 import { Metrics } from "../../src/metrics/index.js";
 import type { Outputs } from "../../src/pipeline/outputs.js";
-import type { Clock, TimerHandle } from "../../src/watchers/kube/clock.js";
+import type { Clock, TimerHandle } from "../../src/util/clock.js";
 import {
   BUILTIN_KINDS, EXTERNAL_KINDS, FakeApiServer, OOOI_KINDS, kubeConfigFor, type KubeObject,
 } from "../support/fake-apiserver/index.js";

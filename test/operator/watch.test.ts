@@ -10,7 +10,7 @@ import type { Observed } from "../../src/watchers/kube/observed.js";
 import { Reflector } from "../../src/watchers/kube/reflector.js";
 import { WATCHED_RESOURCES } from "../../src/watchers/kube/resources.js";
 import { KubeRest } from "../../src/watchers/kube/rest.js";
-import { SYSTEM_CLOCK } from "../../src/watchers/kube/clock.js";
+import { SYSTEM_CLOCK } from "../../src/util/clock.js";
 import {
   BUILTIN_KINDS, eventually, FakeApiServer, kubeConfigFor, MACHINE, OOOI_KINDS,
 } from "../support/fake-apiserver/index.js";

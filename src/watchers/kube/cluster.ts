@@ -5,7 +5,7 @@
 import { asyncScheduler, map, Observable, share, Subject, throttleTime } from "rxjs";
 import type { BackoffOptions } from "../../dhcp/kea/backoff.js";
 import { backoffDelay } from "../../dhcp/kea/backoff.js";
-import { sleep, SYSTEM_CLOCK, type Clock } from "./clock.js";
+import { sleep, SYSTEM_CLOCK, type Clock } from "../../util/clock.js";
 import { buildObserved, type DecodeCache, type Observed, type RawObjects } from "./observed.js";
 import { Reflector, type RestartReason } from "./reflector.js";
 import { apiPrefix, WATCHED_RESOURCES, type ResourceName, type WatchedResource } from "./resources.js";

@@ -9,5 +9,5 @@ export { WATCHED_RESOURCES, apiPrefix, collectionPath } from "./resources.js";
 export type { ResourceName, WatchedResource } from "./resources.js";
 export { KubeApiError, KubeRest, statusCode } from "./rest.js";
 export type { KubeObject, KubeMetadata, KubeRequest, KubeRestOptions, WatchEvent } from "./rest.js";
-export { SYSTEM_CLOCK, sleep } from "./clock.js";
-export type { Clock, TimerHandle } from "./clock.js";
+export { SYSTEM_CLOCK, sleep } from "../../util/clock.js";
+export type { Clock, TimerHandle } from "../../util/clock.js";

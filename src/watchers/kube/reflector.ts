@@ -3,7 +3,7 @@
 // retries with jittered backoff. Objects are kept through failures: consumers keep seeing the last
 // list, never an empty one because the API went away.
 import { backoffDelay, type BackoffOptions } from "../../dhcp/kea/backoff.js";
-import { sleep, type Clock, type TimerHandle } from "./clock.js";
+import { sleep, type Clock, type TimerHandle } from "../../util/clock.js";
 import { collectionPath, type WatchedResource } from "./resources.js";
 import { KubeApiError, statusCode, watchError, type KubeObject, type KubeRest, type WatchEvent } from "./rest.js";
 

@@ -1,11 +1,9 @@
-// Time and randomness the server depends on, injectable so tests can drive stream ages and
-// latencies deterministically.
+// The server's time: the shared clock (src/util/clock.ts) plus what stream scheduling needs,
+// injectable so tests drive stream ages and latencies deterministically.
+import { SYSTEM_CLOCK, type Clock as BaseClock } from "../../util/clock.js";
 
-/** Milliseconds clock, one-shot timers and a random source. */
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
+/** Milliseconds clock and one-shot timers, a random source, and a deferral point. */
+export interface Clock extends BaseClock {
   /** Uniform in [0, 1): jitter for stream maximum ages. */
   random(): number;
   /** Runs `fn` after the current I/O callbacks (batches requests and snapshot changes). */
@@ -14,13 +12,7 @@ export interface Clock {
 
 /** Wall clock with unref'd timers (a pending stream-age timer never keeps the process alive). */
 export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref();
-    return t;
-  },
-  clearTimeout: (handle) => { clearTimeout(handle as NodeJS.Timeout); },
+  ...SYSTEM_CLOCK,
   random: () => Math.random(),
   defer: (fn) => { setImmediate(fn); },
 };

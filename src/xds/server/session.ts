@@ -17,6 +17,7 @@ import type {
   HeldResource, Logger, NodeIdentity, StreamConfig, XdsProtocol, XdsStatus,
 } from "../status.js";
 import type { Clock } from "./clock.js";
+import type { TimerHandle } from "../../util/clock.js";
 import type { Held, NodeMemory } from "./memory.js";
 import {
   incrementalInSotw, NO_HELD, planDelta, planSotw, retainedFor, waitingFor, type Plan, type TypeState,
@@ -66,7 +67,7 @@ export class Session {
   #blocked = false;
   #closed = false;
   #scheduled = false;
-  #ageTimer: unknown;
+  #ageTimer: TimerHandle | undefined;
 
   constructor(
     private readonly ctx: SessionContext,

@@ -26,12 +26,12 @@ class FakeClock implements Clock {
   t = 1_000;
   timers: { at: number; fn: () => void; cleared: boolean }[] = [];
   now(): number { return this.t; }
-  setTimeout(fn: () => void, ms: number): unknown {
+  setTimeout(fn: () => void, ms: number): object {
     const timer = { at: this.t + ms, fn, cleared: false };
     this.timers.push(timer);
     return timer;
   }
-  clearTimeout(handle: unknown): void { (handle as { cleared: boolean }).cleared = true; }
+  clearTimeout(handle: object): void { (handle as { cleared: boolean }).cleared = true; }
   random(): number { return 0.5; }
   defer(fn: () => void): void { fn(); }
   advance(ms: number): void {

@@ -1,5 +1,5 @@
-// Time as the watchers and the operator see it: injectable, so tests drive leases, backoff and
-// watchdogs without sleeping.
+// Time as the watchers, the operator and the xDS server see it: injectable, so tests drive leases,
+// backoff, watchdogs and stream ages without sleeping.
 
 /** Opaque timer handle of a Clock. */
 export type TimerHandle = object;
