@@ -4,7 +4,7 @@ import { formatIPv4 } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";
 import type { ClusterState, ObjectRef } from "./types.js";
-import { workerAddresses } from "./workers.js";
+import { indexWorkerSources, workerAddresses } from "./workers.js";
 
 export interface ResolvedAttachment {
   readonly ref: ObjectRef;
@@ -46,6 +46,7 @@ export function resolveAttachments(
   problems: Problems,
 ): Map<string, ResolvedAttachment[]> {
   const namespaces = existingNamespaces(state);
+  const workerIndex = indexWorkerSources(state);
   const sorted = [...state.attachments].sort((a, b) => cmp(refKey(attachmentRef(a)), refKey(attachmentRef(b))));
 
   const byHostedCluster = groupBy(sorted, (a) => {
@@ -105,7 +106,7 @@ export function resolveAttachments(
     const rawWorkers = new Map<InfraClusterAttachment, number[]>();
     if (infra !== undefined) {
       for (const a of served) {
-        const addrs = workerAddresses(state, hostedClusterOf(a), controlPlaneNamespaceOf(a), infra.cidr);
+        const addrs = workerAddresses(workerIndex, hostedClusterOf(a), controlPlaneNamespaceOf(a), infra.cidr);
         rawWorkers.set(a, addrs);
         for (const addr of addrs) claims.set(addr, [...(claims.get(addr) ?? []), a]);
       }

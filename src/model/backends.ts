@@ -1,8 +1,7 @@
 // REFERENCE §2: the backends each served attachment contributes to its Infra's proxy.
-import type { Service } from "../api/external.js";
 import { aggregate, formatCidr, formatIPv4, parseIPv4 } from "./ipv4.js";
 import type { ResolvedAttachment } from "./attachments.js";
-import type { ResolvedInfra } from "./infra.js";
+import type { ResolvedInfra, ServiceIndex } from "./infra.js";
 import { cmp, type Problems } from "./problems.js";
 import type { Backend, BackendKind, Endpoint, ListenerPort, ProxyModel, Upstream } from "./types.js";
 
@@ -46,7 +45,7 @@ export function appsVip(a: ResolvedAttachment): string | undefined {
   return ip !== undefined && parseIPv4(ip) !== undefined ? ip : undefined;
 }
 
-export function buildProxy(infra: ResolvedInfra, attachments: readonly ResolvedAttachment[], services: readonly Service[], problems: Problems): ProxyModel | undefined {
+export function buildProxy(infra: ResolvedInfra, attachments: readonly ResolvedAttachment[], services: ServiceIndex, problems: Problems): ProxyModel | undefined {
   if (infra.proxy === undefined) return undefined;
   const backends: Backend[] = [];
   const upstreams = new Map<string, Upstream>();
@@ -101,8 +100,8 @@ export function buildProxy(infra: ResolvedInfra, attachments: readonly ResolvedA
 }
 
 /** The Service's ClusterIP:port; empty (with a pending problem) while it is missing or headless. */
-function serviceEndpoints(a: ResolvedAttachment, name: string, port: number, services: readonly Service[], problems: Problems): Endpoint[] {
-  const svc = services.find((s) => s.metadata.namespace === a.controlPlaneNamespace && s.metadata.name === name);
+function serviceEndpoints(a: ResolvedAttachment, name: string, port: number, services: ServiceIndex, problems: Problems): Endpoint[] {
+  const svc = services.get(`${a.controlPlaneNamespace}/${name}`);
   const where = `${a.controlPlaneNamespace}/${name}`;
   if (svc === undefined) {
     problems.pending(a.ref, "", "WaitingForServices", `Service ${where} not found; its routes refuse connections until it exists`);

@@ -4,7 +4,7 @@ import { resolveAttachments, type ResolvedAttachment } from "./attachments.js";
 import { buildDhcp } from "./dhcp.js";
 import { buildDns } from "./dns.js";
 import { buildProxy, DEFAULT_TIMEOUT_SECONDS } from "./backends.js";
-import { resolveInfra, type ResolvedInfra } from "./infra.js";
+import { resolveInfra, type ResolvedInfra, type ServiceIndex } from "./infra.js";
 import { cmp, Problems } from "./problems.js";
 import type { AttachmentModel, BuildResult, ClusterState, DhcpModel, DnsModel, ProxyModel, Topology } from "./types.js";
 import { formatIPv4 } from "./ipv4.js";
@@ -21,11 +21,12 @@ export function build(state: ClusterState): BuildResult {
     for (const e of w.errors) problems.warning(w.ref, e.field, "UnknownField", e.message);
   }
 
+  const services: ServiceIndex = new Map(state.services.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]));
   const infras = new Map<string, ResolvedInfra>();
   const sortedInfras = [...state.infras].sort((a, b) =>
     cmp(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`));
   for (const infra of sortedInfras) {
-    const resolved = resolveInfra(infra, state.services, problems);
+    const resolved = resolveInfra(infra, services, problems);
     if (resolved !== undefined) infras.set(`${infra.metadata.namespace}/${infra.metadata.name}`, resolved);
   }
 
@@ -33,7 +34,7 @@ export function build(state: ClusterState): BuildResult {
   const topologies: Topology[] = [];
   for (const [key, infra] of infras) {
     const atts = attachments.get(key) ?? [];
-    const proxy = buildProxy(infra, atts, state.services, problems);
+    const proxy = buildProxy(infra, atts, services, problems);
     const dns = buildDns(infra, atts);
     const dhcp = buildDhcp(infra, state.vmis, problems);
     topologies.push({

@@ -8,6 +8,9 @@ import type { ObjectRef } from "./types.js";
 
 export const RESOLV_CONF = "resolv.conf";
 
+/** Observed Services by "<namespace>/<name>", built once per model build. */
+export type ServiceIndex = ReadonlyMap<string, Service>;
+
 export interface ResolvedInfra {
   readonly ref: ObjectRef;
   readonly infra: Infra;
@@ -50,7 +53,7 @@ const F = {
  * components (or the gateway) on one address, components outside the DHCP pool, a resolvable
  * internalProxyService. Returns undefined when the Infra cannot be served.
  */
-export function resolveInfra(infra: Infra, services: readonly Service[], problems: Problems): ResolvedInfra | undefined {
+export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Problems): ResolvedInfra | undefined {
   const ref: ObjectRef = { kind: "Infra", namespace: infra.metadata.namespace, name: infra.metadata.name };
   const mark = problems.count;
   const nc = infra.spec.networkConfig;
@@ -185,7 +188,7 @@ function resolveUpstreams(ref: ObjectRef, entries: readonly string[], problems: 
 
 /** `internalProxyService`: a ClusterIP, or svc[.ns[.svc[.cluster.local]]] resolved to the Service's ClusterIP. */
 function resolveInternalProxy(
-  ref: ObjectRef, value: string, defaultNamespace: string, cidr: Cidr, services: readonly Service[], problems: Problems,
+  ref: ObjectRef, value: string, defaultNamespace: string, cidr: Cidr, services: ServiceIndex, problems: Problems,
 ): string | undefined {
   const field = `${F.proxy}.internalProxyService`;
   const literal = parseIPv4(value);
@@ -203,7 +206,7 @@ function resolveInternalProxy(
   }
   const name = m[1] ?? "";
   const namespace = m[4] ?? defaultNamespace;
-  const svc = services.find((s) => s.metadata.namespace === namespace && s.metadata.name === name);
+  const svc = services.get(`${namespace}/${name}`);
   const ip = svc?.spec?.clusterIP;
   if (svc === undefined) {
     problems.pending(ref, field, "InternalProxyServicePending", `Service ${namespace}/${name} not found; the default DNS view stays empty until it exists`);

@@ -8,6 +8,30 @@ export interface WorkerSources {
   readonly vmis: readonly VirtualMachineInstance[];
 }
 
+/** The sources indexed once per build, so each attachment costs its own Machines, not everyone's. */
+export interface WorkerIndex {
+  readonly machinesByNamespace: ReadonlyMap<string, readonly Machine[]>;
+  /** "<namespace>/<name>" → NodePool. */
+  readonly nodePools: ReadonlyMap<string, NodePool>;
+  /** "<namespace>/<name>" → VMI. */
+  readonly vmis: ReadonlyMap<string, VirtualMachineInstance>;
+}
+
+export function indexWorkerSources(src: WorkerSources): WorkerIndex {
+  const machinesByNamespace = new Map<string, Machine[]>();
+  for (const m of src.machines) {
+    const list = machinesByNamespace.get(m.metadata.namespace);
+    if (list === undefined) machinesByNamespace.set(m.metadata.namespace, [m]);
+    else list.push(m);
+  }
+  const key = (o: { metadata: { namespace: string; name: string } }) => `${o.metadata.namespace}/${o.metadata.name}`;
+  return {
+    machinesByNamespace,
+    nodePools: new Map(src.nodePools.map((p) => [key(p), p])),
+    vmis: new Map(src.vmis.map((v) => [key(v), v])),
+  };
+}
+
 /**
  * Addresses inside `cidr` of the hosted cluster's KubeVirt workers: CAPI Machines in the
  * control-plane namespace whose NodePool (annotation hypershift.openshift.io/nodePool,
@@ -15,14 +39,13 @@ export interface WorkerSources {
  * that reports no VLAN address yet falls back to its VirtualMachineInstance (same name).
  */
 export function workerAddresses(
-  src: WorkerSources,
+  src: WorkerIndex,
   hostedCluster: { readonly namespace: string; readonly name: string },
   controlPlaneNamespace: string,
   cidr: Cidr,
 ): number[] {
   const out = new Set<number>();
-  for (const m of src.machines) {
-    if (m.metadata.namespace !== controlPlaneNamespace) continue;
+  for (const m of src.machinesByNamespace.get(controlPlaneNamespace) ?? []) {
     const pool = nodePoolOf(m, src.nodePools, hostedCluster.namespace);
     if (pool?.spec?.clusterName !== hostedCluster.name || pool.spec.platform?.type !== "KubeVirt") continue;
     let found = false;
@@ -34,20 +57,20 @@ export function workerAddresses(
       }
     }
     if (!found) {
-      const vmi = src.vmis.find((v) => v.metadata.namespace === controlPlaneNamespace && v.metadata.name === m.metadata.name);
+      const vmi = src.vmis.get(`${controlPlaneNamespace}/${m.metadata.name}`);
       if (vmi !== undefined) for (const addr of vmiAddresses(vmi, cidr)) out.add(addr);
     }
   }
   return [...out].sort((a, b) => a - b);
 }
 
-function nodePoolOf(m: Machine, pools: readonly NodePool[], defaultNamespace: string): NodePool | undefined {
+function nodePoolOf(m: Machine, pools: ReadonlyMap<string, NodePool>, defaultNamespace: string): NodePool | undefined {
   const ann = m.metadata.annotations?.[NODEPOOL_ANNOTATION];
   if (ann === undefined || ann === "") return undefined;
   const slash = ann.indexOf("/");
   const namespace = slash < 0 ? defaultNamespace : ann.slice(0, slash);
   const name = slash < 0 ? ann : ann.slice(slash + 1);
-  return pools.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
+  return pools.get(`${namespace}/${name}`);
 }
 
 /** Every interface address a VMI reports inside `cidr`. */

@@ -2,7 +2,7 @@
 // overlapping filter chains, partial wildcards) or silently break on (a reference to a cluster,
 // route table or endpoint set that is not there). Pure; returns messages, never throws.
 import {
-  describeCombo, expandMatch, readChains, type ChainView,
+  describeCombo, expandMatch, readChains, type ChainView, type MatchCombo,
 } from "./render/chain-match.js";
 import type { EnvoyResources } from "./render/index.js";
 import { asArray, asNumber, asString, get } from "./render/json.js";
@@ -123,7 +123,7 @@ function overlaps(listener: string, chains: readonly ChainView[]): string[] {
   const reported = new Set<string>();
   chains.forEach((chain, i) => {
     for (const combo of expandMatch(chain.match)) {
-      const key = JSON.stringify(combo);
+      const key = comboKey(combo);
       const prior = owners.get(key) ?? [];
       for (const prev of prior) {
         const pair = `${prev}/${i}`;
@@ -138,6 +138,11 @@ function overlaps(listener: string, chains: readonly ChainView[]): string[] {
     }
   });
   return errors;
+}
+
+/** A combo as a map key: every criterion, NUL-separated (cheap; this runs per combination). */
+function comboKey(c: MatchCombo): string {
+  return `${String(c.destinationPort)}\0${c.prefixRange}\0${c.serverName}\0${c.transportProtocol}\0${c.applicationProtocol}\0${c.directSourcePrefixRange}\0${c.sourceType}\0${c.sourcePrefixRange}\0${String(c.sourcePort)}`;
 }
 
 function checkRouteConfig(rc: unknown, clusters: ReadonlySet<string>): string[] {
