@@ -1,0 +1,130 @@
+// Scenario 2, one big shared VLAN: one Infra on a /16 with 500 hosted clusters × 100 workers
+// (50,000 worker source addresses), 3 SotW and 3 Delta ADS streams of the same node group. One
+// worker changes address: time from the state change through the full model build, render and
+// snapshot until every stream holds the new listener; bytes each stream received for it; what else
+// the streams were sent (Delta must resend no unchanged cluster).
+import { renderAll } from "../../src/pipeline/outputs.js";
+import { SnapshotCache } from "../../src/xds/cache/index.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/render/type-urls.js";
+import { startXdsServer } from "../../src/xds/server/index.js";
+import { NS } from "../../test/support/fixtures.js";
+import { endedSummary, Fleet } from "./fleet.js";
+import { nowMs, TYPE_CODES, type StreamKind, type StreamSpec } from "./protocol.js";
+import { allSynced, consistencyMs, listenerVersion, poll, publish, ServerLog } from "./publish.js";
+import { clusterName, groupOf, infraState, moveMachine, spareAddress, workerName, type InfraShape } from "./state.js";
+import { median, progress, round, seeded, summary } from "./stats.js";
+
+/** Sizes and repetitions of scenario 2. */
+export interface BigVlanOptions {
+  readonly clusters: number;
+  readonly workers: number;
+  readonly replicas: number;
+  readonly changes: number;
+  readonly layout: InfraShape["layout"];
+  /** Also time renderAll (DNS, DHCP and status too) once. */
+  readonly renderAll: boolean;
+}
+
+interface PerProtocol {
+  latency: number[];
+  bytes: number[];
+  listenerResources: number[];
+  /** Responses of any other type received after a change. */
+  otherResponses: number;
+}
+
+/** Runs scenario 2 with one address layout and returns its result object. */
+export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown>> {
+  const shape: InfraShape = { index: 0, base: ((10 << 24) | (200 << 16)) >>> 0, prefix: 16, clusters: o.clusters, workers: o.workers, layout: o.layout };
+  let state = infraState(shape);
+  const group = groupOf(0);
+  const cache = new SnapshotCache();
+  const server = await startXdsServer({ cache, maxStreamAgeMs: 0 });
+  const log = new ServerLog(server.status);
+  const address = `127.0.0.1:${String(server.port)}`;
+  const fleet = Fleet.start(2);
+  try {
+    const first = publish(cache, state);
+    const snapshotBytes = [...(cache.getSnapshot(group)?.types.values() ?? [])].reduce((n, t) => n + t.bytes, 0);
+    const kinds: StreamKind[] = [...Array<StreamKind>(o.replicas).fill("sotw"), ...Array<StreamKind>(o.replicas).fill("delta")];
+    const specs: StreamSpec[] = kinds.map((kind, id) => ({ id, address, kind, node: `${group}/envoy-${kind}-${String(id)}`, group }));
+    const holds = (version: string): boolean => specs.every((s) => fleet.latest(s.id, TYPE_CODES.listener)?.version === version);
+    fleet.open(specs);
+    await fleet.until(() => holds(listenerVersion(cache, group)), 120_000, "the first listener on every stream");
+    await poll(() => allSynced(server.status, specs.length), 120_000, "every stream to ACK");
+    progress(`big-vlan (${o.layout}): ${String(specs.length)} streams synced`);
+
+    const by: Record<"sotw" | "delta", PerProtocol> = {
+      sotw: { latency: [], bytes: [], listenerResources: [], otherResponses: 0 },
+      delta: { latency: [], bytes: [], listenerResources: [], otherResponses: 0 },
+    };
+    const all: number[] = [];
+    const push: number[] = [];
+    const stages = { build: [] as number[], render: [] as number[], cache: [] as number[] };
+    const pick = seeded(2);
+    for (let n = 0; n < o.changes; n += 1) {
+      const c = pick(o.clusters);
+      const w = pick(o.workers);
+      const hc = clusterName(0, c);
+      state = moveMachine(state, `${NS}-${hc}`, workerName(0, c, w), `${hc}-workers`, spareAddress(shape, n + 1));
+      const stop = fleet.onReceipt((r) => {
+        if (r[1] !== TYPE_CODES.listener) by[specs[r[0]]?.kind === "delta" ? "delta" : "sotw"].otherResponses += 1;
+      });
+      const t0 = nowMs();
+      const p = publish(cache, state);
+      const version = listenerVersion(cache, group);
+      await fleet.until(() => holds(version), 120_000, "the new listener");
+      await log.untilAcked(group, LISTENER_TYPE_URL, version, specs.length, 120_000);
+      stop();
+      stages.build.push(p.buildMs);
+      stages.render.push(p.renderMs);
+      stages.cache.push(p.cacheMs);
+      let last = 0;
+      for (const s of specs) {
+        const l = fleet.latest(s.id, TYPE_CODES.listener);
+        if (l === undefined) continue;
+        const k = s.kind === "delta" ? "delta" : "sotw";
+        by[k].bytes.push(l.bytes);
+        by[k].listenerResources.push(l.count);
+        last = Math.max(last, l.at);
+      }
+      for (const k of ["sotw", "delta"] as const) {
+        by[k].latency.push(Math.max(...specs.filter((s) => s.kind === k).map((s) => fleet.latest(s.id, TYPE_CODES.listener)?.at ?? Number.NaN)) - t0);
+      }
+      all.push(last - t0);
+      push.push(last - p.doneAt);
+      progress(`big-vlan (${o.layout}): change ${String(n + 1)}/${String(o.changes)}: ${String(Math.round(last - t0))} ms`);
+    }
+
+    let renderAllMs: number | undefined;
+    if (o.renderAll) {
+      const t = nowMs();
+      renderAll(state);
+      renderAllMs = round(nowMs() - t);
+    }
+    const total = summary(all);
+    return {
+      name: "xds.big_vlan", layout: o.layout,
+      hosted_clusters: o.clusters, workers: o.clusters * o.workers, streams: { sotw: o.replicas, delta: o.replicas },
+      snapshot_bytes: snapshotBytes, changes: all.length,
+      p50_ms: total.p50, p99_ms: total.p99,
+      sotw_p99_ms: summary(by.sotw.latency).p99, delta_p99_ms: summary(by.delta.latency).p99,
+      // Full rebuild of the Infra: model build + renderEnvoy (setEnvoySnapshot's encoding separate).
+      render_ms: round(median(stages.build.map((b, i) => b + (stages.render[i] ?? 0)))),
+      build_ms: round(median(stages.build)), render_envoy_ms: round(median(stages.render)), cache_ms: round(median(stages.cache)),
+      first_render_ms: round(first.buildMs + first.renderMs),
+      ...(renderAllMs === undefined ? {} : { render_all_ms: renderAllMs }),
+      push_p50_ms: summary(push).p50, push_p99_ms: summary(push).p99,
+      bytes_per_push: { sotw: Math.round(median(by.sotw.bytes)), delta: Math.round(median(by.delta.bytes)) },
+      listener_resources_per_push: { sotw: median(by.sotw.listenerResources), delta: median(by.delta.listenerResources) },
+      other_responses_after_changes: { sotw: by.sotw.otherResponses, delta: by.delta.otherResponses },
+      // One checkConsistency of the Infra's resources; renderEnvoy and setEnvoySnapshot each run one.
+      consistency_check_ms: round(consistencyMs(state, 3)),
+      streams_ended: fleet.ended.length, ...endedSummary(fleet),
+    };
+  } finally {
+    await fleet.closeStreams().catch(() => undefined);
+    await fleet.stop();
+    await server.close();
+  }
+}

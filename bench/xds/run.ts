@@ -1,0 +1,59 @@
+// xDS benchmark (issue 3): three scenarios, each printed as one JSON line on stdout (progress on
+// stderr). `node dist-bench/bench/xds/run.js` runs every scenario in a fresh child process of its
+// own (with --expose-gc), so one scenario's heap never weighs on another's timings or memory
+// figures; the clients of each scenario run in further child processes (see clients.ts).
+//   XDS_BENCH_ONLY=1,2,3   scenarios to run (default all)
+//   XDS_BENCH_QUICK=1      small sizes, for a smoke test of the harness
+//   XDS_BENCH_FULL_CHANGES scenario 1's full-path changes (default 3; each takes tens of seconds)
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { bigVlan } from "./big-vlan.js";
+import { fanout } from "./fanout.js";
+import { manyInfras } from "./many-infras.js";
+import { emit, progress } from "./stats.js";
+
+const quick = process.env["XDS_BENCH_QUICK"] === "1";
+
+async function scenario(n: string): Promise<void> {
+  if (n === "1") {
+    const fullChanges = Number(process.env["XDS_BENCH_FULL_CHANGES"] ?? "3");
+    emit(await manyInfras(quick
+      ? { infras: 20, replicas: 3, clusters: 5, workers: 100, changes: 20, fullChanges: 2, processes: 2 }
+      : { infras: 300, replicas: 3, clusters: 5, workers: 100, changes: 150, fullChanges, processes: 2 }));
+  } else if (n === "2") {
+    const interleaved = await bigVlan(quick
+      ? { clusters: 50, workers: 100, replicas: 3, changes: 3, layout: "interleaved", renderAll: true }
+      : { clusters: 500, workers: 100, replicas: 3, changes: 8, layout: "interleaved", renderAll: true });
+    const blocks = await bigVlan(quick
+      ? { clusters: 50, workers: 100, replicas: 3, changes: 3, layout: "blocks", renderAll: false }
+      : { clusters: 500, workers: 100, replicas: 3, changes: 8, layout: "blocks", renderAll: false });
+    // One line per scenario: the blocks layout nested in the (worst-case) interleaved result.
+    emit({ ...interleaved, blocks_layout: Object.fromEntries(Object.entries(blocks).filter(([k]) => k !== "name")) });
+  } else if (n === "3") {
+    emit(await fanout(quick
+      ? { streams: 100, clusters: 12, workers: 140, rounds: 5, processes: 2 }
+      : { streams: 1000, clusters: 12, workers: 140, rounds: 30, processes: 2 }));
+  } else {
+    throw new Error(`unknown scenario ${n}`);
+  }
+}
+
+const one = process.env["XDS_BENCH_SCENARIO"];
+if (one !== undefined) {
+  await scenario(one);
+  process.exit(0);
+} else {
+  const started = Date.now();
+  const self = fileURLToPath(import.meta.url);
+  for (const n of (process.env["XDS_BENCH_ONLY"] ?? "1,2,3").split(",").map((s) => s.trim())) {
+    const code = await new Promise<number | null>((resolve) => {
+      fork(self, [], { execArgv: ["--expose-gc"], env: { ...process.env, XDS_BENCH_SCENARIO: n }, stdio: "inherit" })
+        .on("exit", (c) => { resolve(c); });
+    });
+    if (code !== 0) {
+      progress(`scenario ${n} failed (exit ${String(code)})`);
+      process.exitCode = 1;
+    }
+  }
+  progress(`done in ${String(Math.round((Date.now() - started) / 1000))} s`);
+}
