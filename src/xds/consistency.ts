@@ -8,8 +8,22 @@ import type { EnvoyResources } from "./render/index.js";
 import { asArray, asNumber, asString, get } from "./render/json.js";
 import { HTTP_CONNECTION_MANAGER_TYPE_URL, TCP_PROXY_TYPE_URL } from "./render/type-urls.js";
 
-/** Problems that make the resource set unfit to push; [] when Envoy would accept it as a whole. */
+/** Results by resource set: the renderer and the cache both check, the work is done once. */
+const checked = new WeakMap<EnvoyResources, readonly string[]>();
+
+/**
+ * Problems that make the resource set unfit to push; [] when Envoy would accept it as a whole.
+ * Resource sets are immutable once rendered, so the result is remembered per set.
+ */
 export function checkConsistency(res: EnvoyResources): string[] {
+  const memo = checked.get(res);
+  if (memo !== undefined) return [...memo];
+  const errors = computeConsistency(res);
+  checked.set(res, errors);
+  return [...errors];
+}
+
+function computeConsistency(res: EnvoyResources): string[] {
   const errors: string[] = [];
   const clusters = names(res.clusters, "name", "cluster name", errors);
   const assignments = names(res.endpoints, "cluster_name", "ClusterLoadAssignment for cluster", errors);

@@ -64,11 +64,15 @@ export class SnapshotCache {
    * Subscribers hear about it only when some type's version changed.
    */
   setSnapshot(group: string, input: SnapshotInput): SetSnapshotResult {
+    return this.#set(group, input, undefined);
+  }
+
+  #set(group: string, input: SnapshotInput, envoy: EnvoyResources | undefined): SetSnapshotResult {
     const errors: string[] = [];
     for (const typeUrl of input.keys()) {
       if (!this.#specs.has(typeUrl)) errors.push(`resource type ${typeUrl} is not registered`);
     }
-    if (ENVOY_TYPES.some((t) => input.has(t))) errors.push(...checkConsistency(envoyResources(input)));
+    if (ENVOY_TYPES.some((t) => input.has(t))) errors.push(...checkConsistency(envoy ?? envoyResources(input)));
     if (errors.length > 0) return { ok: false, errors };
 
     const previous = this.#snapshots.get(group);
@@ -103,7 +107,8 @@ export class SnapshotCache {
 
   /** setSnapshot for a rendered Envoy configuration (renderEnvoy's output). */
   setEnvoySnapshot(group: string, resources: EnvoyResources): SetSnapshotResult {
-    return this.setSnapshot(group, envoyInput(resources));
+    // The same set renderEnvoy already checked: checkConsistency remembers it.
+    return this.#set(group, envoyInput(resources), resources);
   }
 
   /** Removes a group's snapshot; connected streams keep what they have and get nothing new. */
