@@ -59,7 +59,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       }
       const ignored = summarizeIgnored(load.ignored);
       if (ignored !== "") log.debug(`ignored ${ignored}`);
-      const next = renderAll(load.state, acc.last === undefined ? {} : { previous: acc.last.files });
+      const next = renderAll(load.state, acc.last === undefined ? {} : { previous: acc.last.files, reuse: acc.last });
       return { last: next, next };
     }, { last: undefined, next: undefined }),
     map((s) => s.next),

@@ -118,7 +118,11 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     const previous = reconciler.dnsPrevious(obs);
     const previousKey = JSON.stringify([...previous]);
     if (rendered?.seq === obs.seq && rendered.previous === previousKey) return rendered.outputs;
-    const outputs = renderAll(obs.state, { kea: { hooksDirectory: opts.settings.keaHooksDirectory }, previous });
+    const outputs = renderAll(obs.state, {
+      kea: { hooksDirectory: opts.settings.keaHooksDirectory },
+      previous,
+      ...(rendered === undefined ? {} : { reuse: rendered.outputs }),
+    });
     rendered = { seq: obs.seq, previous: previousKey, outputs };
     return outputs;
   };

@@ -5,7 +5,7 @@ import { renderCoreDns } from "../dns/render/index.js";
 import { build } from "../model/build.js";
 import { objectStatuses, type ReadyCondition } from "../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../model/types.js";
-import { renderEnvoy, type EnvoyResources } from "../xds/render/index.js";
+import { renderEnvoy, type EnvoyRender, type EnvoyResources } from "../xds/render/index.js";
 
 export const STATUS_FILE = "status.json";
 export const ENVOY_FILE = "envoy.json";
@@ -14,6 +14,8 @@ export const KEA_FILE = "kea-dhcp4.json";
 /** What one Infra renders to; a part is undefined when disabled or refused by its consistency check. */
 export interface RenderedInfra {
   readonly topology: Topology;
+  /** Canonical JSON of the proxy model the Envoy resources were rendered from (reuse key). */
+  readonly proxyKey: string | undefined;
   readonly envoy: EnvoyResources | undefined;
   readonly coreDns: Readonly<Record<string, string>> | undefined;
   readonly kea: { Dhcp4: object } | undefined;
@@ -40,6 +42,11 @@ export interface RenderOptions {
   readonly kea?: KeaRenderOptions;
   /** Files of the previous rendering (same relative paths), so DNS serials only move on change. */
   readonly previous?: ReadonlyMap<string, string>;
+  /**
+   * The previous outputs of the same pipeline: a proxy whose model did not change keeps its
+   * rendered resources (the same objects, so the xDS cache neither re-checks nor re-encodes them).
+   */
+  readonly reuse?: Outputs;
 }
 
 export function renderAll(state: ClusterState, options: RenderOptions = {}): Outputs {
@@ -48,14 +55,23 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
   const infras: RenderedInfra[] = [];
   const childStatus: StatusEntry[] = [];
 
+  const reusable = new Map<string, RenderedInfra>();
+  for (const r of options.reuse?.infras ?? []) {
+    if (r.topology.proxy !== undefined && r.envoy !== undefined) reusable.set(r.topology.proxy.node, r);
+  }
+
   for (const t of model.topologies) {
     let envoy: EnvoyResources | undefined;
+    let proxyKey: string | undefined;
     if (t.proxy !== undefined && t.children.proxy !== undefined) {
       const dir = childDir(t.children.proxy.metadata);
-      const r = renderEnvoy(t.proxy);
+      proxyKey = JSON.stringify(t.proxy);
+      const same = reusable.get(t.proxy.node);
+      const r: EnvoyRender = same?.proxyKey === proxyKey && same.envoy !== undefined ? { ok: true, resources: same.envoy } : renderEnvoy(t.proxy);
       if (r.ok) {
         envoy = r.resources;
-        files.set(`${dir}/${ENVOY_FILE}`, json(envoy));
+        const path = `${dir}/${ENVOY_FILE}`;
+        files.set(path, (envoy === same?.envoy ? options.reuse?.files.get(path) : undefined) ?? json(envoy));
       }
       childStatus.push(child("ProxyServer", t.children.proxy.metadata, r.ok ? [] : r.errors,
         r.ok ? `${r.resources.listeners.length} listeners, ${r.resources.clusters.length} clusters for ${t.proxy.backends.length} backends` : ""));
@@ -78,7 +94,7 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
       files.set(`${childDir(t.children.dhcp.metadata)}/${KEA_FILE}`, json(kea));
       childStatus.push(child("DHCPServer", t.children.dhcp.metadata, [], `${t.dhcp.reservations.length} reservations`));
     }
-    infras.push({ topology: t, envoy, coreDns, kea });
+    infras.push({ topology: t, proxyKey, envoy, coreDns, kea });
   }
 
   const status = [...objectStatuses(state, model).map((s) => entry(s.object, s.ready, s.problems, extraStatus(s.object, model))), ...childStatus]
