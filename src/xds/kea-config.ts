@@ -2,8 +2,9 @@
 // carried as a google.protobuf.Struct. The schema is read from proto/ at runtime (the same path
 // from src/xds under vitest and from dist/xds after the build); JSON ↔ Struct is converted here
 // because protobufjs has no proto3 JSON mapping for Struct.
+import { oooiProtoDir } from "../util/proto-dir.js";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import protobuf from "protobufjs";
 import type { ResourceInput } from "./cache/cache.js";
 import type { ResourceTypeSpec } from "./cache/types.js";
@@ -32,18 +33,15 @@ interface ValueFields {
   readonly list: string;
 }
 
-/** The proto/ directory: two levels up from this module in both src/xds and dist/xds. */
-export function protoDir(): string {
-  return fileURLToPath(new URL("../../proto/", import.meta.url));
-}
+
 
 function schema(): NonNullable<typeof cached> {
   if (cached) return cached;
-  const dir = protoDir();
-  if (!existsSync(`${dir}${PROTO_FILE}`)) throw new Error(`cannot find ${PROTO_FILE} under ${dir}`);
+  const dir = oooiProtoDir();
+  if (!existsSync(join(dir, PROTO_FILE))) throw new Error(`cannot find ${PROTO_FILE} under ${dir}`);
   const root = new protobuf.Root();
   // google/protobuf/struct.proto is bundled with protobufjs; only our own file is read from disk.
-  root.resolvePath = (_origin, target) => (target.startsWith("google/protobuf/") ? target : `${dir}${target}`);
+  root.resolvePath = (_origin, target) => (target.startsWith("google/protobuf/") ? target : join(dir, target));
   root.loadSync(PROTO_FILE, { keepCase: true });
   root.resolveAll();
   const config = root.lookupType("oooi.dhcp.v1.KeaConfig");

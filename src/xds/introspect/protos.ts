@@ -5,7 +5,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import { loadSync, type Options, type PackageDefinition, type ServiceDefinition } from "@grpc/proto-loader";
 import { protoPath as healthProtoPath } from "grpc-health-check";
 
@@ -47,15 +46,8 @@ export function envoyIncludeDirs(): string[] {
   return ["envoy-api", "xds", "googleapis", "protoc-gen-validate"].map((d) => path.join(deps, d));
 }
 
-/**
- * The repository's proto/ folder. This module sits three levels below the repository root both
- * as source (src/xds/introspect) and compiled (dist/xds/introspect); OOOI_PROTO_DIR overrides.
- */
-export function oooiProtoDir(): string {
-  const override = process.env["OOOI_PROTO_DIR"];
-  if (override !== undefined && override !== "") return override;
-  return fileURLToPath(new URL("../../../proto", import.meta.url));
-}
+import { oooiProtoDir } from "../../util/proto-dir.js";
+export { oooiProtoDir };
 
 /** Loaded definitions: services by name, and everything together for reflection. */
 export interface IntrospectionProtos {

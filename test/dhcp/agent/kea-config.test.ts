@@ -1,14 +1,14 @@
 // The KeaConfig resource: real protobuf bytes out of the cache's encoder, the Struct wire form
 // read back field by field, and the agent's decoder restoring the exact rendered JSON.
+import { oooiProtoDir } from "../../../src/util/proto-dir.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
 import { renderKea } from "../../../src/dhcp/render/index.js";
 import { withLocalPaths } from "../../../src/dhcp/agent/index.js";
 import {
-  KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, decodeKeaConfig, encodeKeaConfig, keaConfigResource, protoDir,
+  KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, decodeKeaConfig, encodeKeaConfig, keaConfigResource,
 } from "../../../src/xds/kea-config.js";
 import { keaCache } from "./support.js";
 import { openPool, wideDeny } from "../support/models.js";
@@ -70,10 +70,9 @@ describe("KeaConfig resource", () => {
     expect(again.ok && again.changed).toEqual([]);
   });
 
-  it("finds proto/ from src/xds and from dist/xds alike", () => {
-    expect(existsSync(join(protoDir(), "oooi/dhcp/v1/kea_config.proto"))).toBe(true);
-    const fromDist = fileURLToPath(new URL("../../proto/", pathToFileURL(join(ROOT, "dist", "xds", "kea-config.js"))));
-    expect(fromDist).toBe(protoDir());
+  it("finds the repository's proto/ from the running code", () => {
+    expect(existsSync(join(oooiProtoDir(), "oooi/dhcp/v1/kea_config.proto"))).toBe(true);
+    expect(oooiProtoDir()).toBe(join(ROOT, "proto"));
   });
 });
 
