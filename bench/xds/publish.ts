@@ -26,6 +26,31 @@ export interface Published {
   readonly changed: readonly string[];
 }
 
+/**
+ * One Infra's slice, the way an incremental pipeline with per-Infra change tracking would publish
+ * it: build of the slice, renderEnvoy, setEnvoySnapshot of its group only (other groups untouched).
+ */
+export function publishSlice(cache: SnapshotCache, state: ClusterState): Published {
+  const t0 = nowMs();
+  const model = build(state);
+  const t1 = nowMs();
+  const rendered = model.topologies.flatMap((t) => {
+    if (t.proxy === undefined) return [];
+    const r = renderEnvoy(t.proxy);
+    if (!r.ok) throw new Error(`render of ${t.proxy.node} refused: ${r.errors.slice(0, 3).join("; ")}`);
+    return [{ group: t.proxy.node, resources: r.resources }];
+  });
+  const t2 = nowMs();
+  const changed: string[] = [];
+  for (const { group, resources } of rendered) {
+    const r = cache.setEnvoySnapshot(group, resources);
+    if (!r.ok) throw new Error(`snapshot of ${group} refused: ${r.errors.slice(0, 3).join("; ")}`);
+    if (r.changed.length > 0) changed.push(group);
+  }
+  const t3 = nowMs();
+  return { buildMs: t1 - t0, renderMs: t2 - t1, cacheMs: t3 - t2, doneAt: t3, changed };
+}
+
 /** The last outputs published into each cache: what the real pipeline keeps between changes. */
 const lastOutputs = new WeakMap<SnapshotCache, Outputs>();
 

@@ -5,6 +5,7 @@ import { renderCoreDns } from "../dns/render/index.js";
 import { build } from "../model/build.js";
 import { objectStatuses, type ReadyCondition } from "../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../model/types.js";
+import { refKey } from "../model/problems.js";
 import { renderEnvoy, type EnvoyRender, type EnvoyResources } from "../xds/render/index.js";
 
 export const STATUS_FILE = "status.json";
@@ -14,8 +15,8 @@ export const KEA_FILE = "kea-dhcp4.json";
 /** What one Infra renders to; a part is undefined when disabled or refused by its consistency check. */
 export interface RenderedInfra {
   readonly topology: Topology;
-  /** Canonical JSON of the proxy model the Envoy resources were rendered from (reuse key). */
-  readonly proxyKey: string | undefined;
+  /** Canonical JSON of the models each part was rendered from (reuse keys). */
+  readonly keys: { readonly proxy?: string; readonly dns?: string; readonly dhcp?: string };
   readonly envoy: EnvoyResources | undefined;
   readonly coreDns: Readonly<Record<string, string>> | undefined;
   readonly kea: { Dhcp4: object } | undefined;
@@ -56,22 +57,21 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
   const childStatus: StatusEntry[] = [];
 
   const reusable = new Map<string, RenderedInfra>();
-  for (const r of options.reuse?.infras ?? []) {
-    if (r.topology.proxy !== undefined && r.envoy !== undefined) reusable.set(r.topology.proxy.node, r);
-  }
+  for (const r of options.reuse?.infras ?? []) reusable.set(refKey(r.topology.infra), r);
+  const reusedFile = (path: string): string | undefined => options.reuse?.files.get(path);
 
   for (const t of model.topologies) {
+    const same = reusable.get(refKey(t.infra));
+    const keys: { proxy?: string; dns?: string; dhcp?: string } = {};
     let envoy: EnvoyResources | undefined;
-    let proxyKey: string | undefined;
     if (t.proxy !== undefined && t.children.proxy !== undefined) {
       const dir = childDir(t.children.proxy.metadata);
-      proxyKey = JSON.stringify(t.proxy);
-      const same = reusable.get(t.proxy.node);
-      const r: EnvoyRender = same?.proxyKey === proxyKey && same.envoy !== undefined ? { ok: true, resources: same.envoy } : renderEnvoy(t.proxy);
+      keys.proxy = JSON.stringify(t.proxy);
+      const r: EnvoyRender = same?.keys.proxy === keys.proxy && same.envoy !== undefined ? { ok: true, resources: same.envoy } : renderEnvoy(t.proxy);
       if (r.ok) {
         envoy = r.resources;
         const path = `${dir}/${ENVOY_FILE}`;
-        files.set(path, (envoy === same?.envoy ? options.reuse?.files.get(path) : undefined) ?? json(envoy));
+        files.set(path, (envoy === same?.envoy ? reusedFile(path) : undefined) ?? json(envoy));
       }
       childStatus.push(child("ProxyServer", t.children.proxy.metadata, r.ok ? [] : r.errors,
         r.ok ? `${r.resources.listeners.length} listeners, ${r.resources.clusters.length} clusters for ${t.proxy.backends.length} backends` : ""));
@@ -81,7 +81,11 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     if (t.dns !== undefined && t.children.dns !== undefined) {
       const dir = childDir(t.children.dns.metadata);
       const previous = previousUnder(options.previous, dir);
-      coreDns = { ...renderCoreDns(t.dns, previous === undefined ? {} : { previous }).files };
+      keys.dns = JSON.stringify(t.dns);
+      // Same model and the same files to continue from: the rendering (serials included) is the same.
+      const unchanged = same?.keys.dns === keys.dns && same.coreDns !== undefined
+        && Object.entries(same.coreDns).every(([k, text]) => previous?.[k] === text);
+      coreDns = unchanged ? same.coreDns : { ...renderCoreDns(t.dns, previous === undefined ? {} : { previous }).files };
       for (const [key, text] of Object.entries(coreDns)) files.set(`${dir}/${key}`, text);
       const [vlan, pods] = t.dns.views;
       childStatus.push(child("DNSServer", t.children.dns.metadata, [],
@@ -90,11 +94,13 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
 
     let kea: { Dhcp4: object } | undefined;
     if (t.dhcp !== undefined && t.children.dhcp !== undefined) {
-      kea = renderKea(t.dhcp, options.kea);
-      files.set(`${childDir(t.children.dhcp.metadata)}/${KEA_FILE}`, json(kea));
+      keys.dhcp = JSON.stringify([t.dhcp, options.kea]);
+      kea = same?.keys.dhcp === keys.dhcp && same.kea !== undefined ? same.kea : renderKea(t.dhcp, options.kea);
+      const path = `${childDir(t.children.dhcp.metadata)}/${KEA_FILE}`;
+      files.set(path, (kea === same?.kea ? reusedFile(path) : undefined) ?? json(kea));
       childStatus.push(child("DHCPServer", t.children.dhcp.metadata, [], `${t.dhcp.reservations.length} reservations`));
     }
-    infras.push({ topology: t, proxyKey, envoy, coreDns, kea });
+    infras.push({ topology: t, keys, envoy, coreDns, kea });
   }
 
   const status = [...objectStatuses(state, model).map((s) => entry(s.object, s.ready, s.problems, extraStatus(s.object, model))), ...childStatus]
