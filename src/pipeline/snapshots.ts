@@ -3,6 +3,17 @@ import type { SnapshotCache } from "../xds/cache/index.js";
 import { KEA_CONFIG_TYPE_URL, keaConfigResource } from "../xds/kea-config.js";
 import type { Outputs } from "./outputs.js";
 
+/** One KeaConfig resource per rendered configuration object, so an unchanged one is not re-encoded. */
+const keaResources = new WeakMap<object, ReturnType<typeof keaConfigResource>>();
+
+function keaResource(name: string, kea: { readonly Dhcp4: object }): ReturnType<typeof keaConfigResource> {
+  const cached = keaResources.get(kea);
+  if (cached?.name === name) return cached;
+  const made = keaConfigResource(name, kea);
+  keaResources.set(kea, made);
+  return made;
+}
+
 export interface SnapshotLogger {
   error(obj: object, msg: string): void;
 }
@@ -27,7 +38,7 @@ export function publishSnapshots(cache: SnapshotCache, out: Outputs, log: Snapsh
     const name = r.topology.dhcp?.name;
     if (name === undefined || r.kea === undefined) continue;
     live.add(name);
-    const set = cache.setSnapshot(name, new Map([[KEA_CONFIG_TYPE_URL, [keaConfigResource(name, r.kea)]]]));
+    const set = cache.setSnapshot(name, new Map([[KEA_CONFIG_TYPE_URL, [keaResource(name, r.kea)]]]));
     if (!set.ok) log.error({ group: name }, `KeaConfig refused, dhcp-agents keep the previous one: ${set.errors.join("; ")}`);
   }
   for (const group of cache.groups()) {
