@@ -59,6 +59,7 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
   const reusable = new Map<string, RenderedInfra>();
   for (const r of options.reuse?.infras ?? []) reusable.set(refKey(r.topology.infra), r);
   const reusedFile = (path: string): string | undefined => options.reuse?.files.get(path);
+  const previousByDir = groupByDir(options.previous);
 
   for (const t of model.topologies) {
     const same = reusable.get(refKey(t.infra));
@@ -80,7 +81,7 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     let coreDns: Record<string, string> | undefined;
     if (t.dns !== undefined && t.children.dns !== undefined) {
       const dir = childDir(t.children.dns.metadata);
-      const previous = previousUnder(options.previous, dir);
+      const previous = options.previous === undefined ? undefined : (previousByDir.get(dir) ?? {});
       keys.dns = JSON.stringify(t.dns);
       // Same model and the same files to continue from: the rendering (serials included) is the same.
       const unchanged = same?.keys.dns === keys.dns && same.coreDns !== undefined
@@ -148,10 +149,17 @@ function childDir(meta: { namespace: string; name: string }): string {
   return `${meta.namespace}/${meta.name}`;
 }
 
-function previousUnder(previous: ReadonlyMap<string, string> | undefined, dir: string): Record<string, string> | undefined {
-  if (previous === undefined) return undefined;
-  const out: Record<string, string> = {};
-  for (const [path, text] of previous) if (path.startsWith(`${dir}/`)) out[path.slice(dir.length + 1)] = text;
+/** Previous files grouped by child directory ("<namespace>/<child>") → file name → content. */
+function groupByDir(previous: ReadonlyMap<string, string> | undefined): Map<string, Record<string, string>> {
+  const out = new Map<string, Record<string, string>>();
+  for (const [path, text] of previous ?? []) {
+    const cut = path.lastIndexOf("/");
+    if (cut < 0) continue;
+    const dir = path.slice(0, cut);
+    const files = out.get(dir) ?? {};
+    files[path.slice(cut + 1)] = text;
+    out.set(dir, files);
+  }
   return out;
 }
 
