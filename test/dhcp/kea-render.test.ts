@@ -113,7 +113,7 @@ describe("renderKea", () => {
       expect(b).toBe(a);
       const macsOut = subnetOf(renderKea({ ...wideDeny, reservations: shuffled }).Dhcp4).reservations.map((r) => r["hw-address"]);
       expect(macsOut).toEqual([...macs].sort());
-    }));
+    }), { seed: 29 });
   });
 });
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_VIEW_NS_ADDRESS, renderCoreDns } from "../../src/dns/render/index.js";
+import { defaultViewNsAddress, renderCoreDns } from "../../src/dns/render/index.js";
 import type { DnsModel } from "../../src/model/types.js";
 import fc from "fast-check";
 import { isolatedModel } from "./arbitraries.js";
@@ -61,7 +61,7 @@ function expectAllZonesLoad(m: DnsModel): void {
     const r = checkZone(origin, files[key] ?? "");
     expect(r.output, key).toContain(`zone ${origin}/IN: loaded serial 1`);
     expect(r.status, r.output).toBe(0);
-    const ns = viewName === "vlan" ? m.serverIP : DEFAULT_VIEW_NS_ADDRESS;
+    const ns = viewName === "vlan" ? m.serverIP : defaultViewNsAddress(m.views.flatMap((v) => (v.sourceCidr === undefined ? [] : [v.sourceCidr])));
     expect(dumpedA(r.output), key).toEqual(expectedA(view, origin, ns));
   }
 }

@@ -2,7 +2,7 @@
 // per (view, zone) for the file plugin. Pure and deterministic; never throws on model content —
 // unusable names, addresses or CIDRs are left out rather than written into CoreDNS syntax.
 import type { DnsModel, DnsView } from "../../model/types.js";
-import { formatCidr, formatIPv4, parseCidr, parseIPv4 } from "../../model/ipv4.js";
+import { cidrContains, formatCidr, formatIPv4, parseCidr, parseIPv4 } from "../../model/ipv4.js";
 import { RESOLV_CONF, renderCorefile, type ServerBlock, type ViewFilter } from "./corefile.js";
 import { normalizeDomain, relativeOwner, zoneFileKey } from "./names.js";
 import { renderZoneFile, type OwnedRecord } from "./zonefile.js";
@@ -30,10 +30,22 @@ export const DEFAULT_MOUNT_DIR = "/etc/coredns";
 /**
  * Glue address of the NS name in zones served to unfiltered (pod-network) clients. Those clients
  * reach CoreDNS through its Service ClusterIP, which the model does not know, and nothing delegates
- * to these zones, so the NS exists only because a zone needs one. Loopback names no other host and
- * is never a VLAN address, so the default view can never leak one through its glue.
+ * to these zones, so the NS exists only because a zone needs one. Loopback names no other host;
+ * when a VLAN is itself on loopback (a test rig), the IPv4 dummy address (RFC 7600) stands in, so
+ * the glue is never a VLAN address.
  */
 export const DEFAULT_VIEW_NS_ADDRESS = "127.0.0.1";
+const NS_ADDRESS_CANDIDATES = [DEFAULT_VIEW_NS_ADDRESS, "192.0.0.8", "198.18.0.8"] as const;
+
+/** The default view's glue: the first candidate no filtered view's CIDR contains. */
+export function defaultViewNsAddress(vlanCidrs: readonly string[]): string {
+  const inside = (ip: string) => vlanCidrs.some((c) => {
+    const cidr = parseCidr(c);
+    const addr = parseIPv4(ip);
+    return cidr !== undefined && addr !== undefined && cidrContains(cidr, addr);
+  });
+  return NS_ADDRESS_CANDIDATES.find((ip) => !inside(ip)) ?? DEFAULT_VIEW_NS_ADDRESS;
+}
 
 // CoreDNS's forward plugin accepts at most 15 upstreams.
 const MAX_UPSTREAMS = 15;
@@ -120,7 +132,8 @@ function planViews(dns: DnsModel): { filtered: ViewPlan[]; unfiltered: ViewPlan 
       });
     } else if (unfiltered === undefined) {
       // Only one unfiltered block per zone:port can exist; a second unfiltered view is ignored.
-      unfiltered = { name: view.name, filter: undefined, nsAddress: DEFAULT_VIEW_NS_ADDRESS, zones };
+      const vlans = dns.views.flatMap((v) => (v.sourceCidr === undefined ? [] : [v.sourceCidr.trim()]));
+      unfiltered = { name: view.name, filter: undefined, nsAddress: defaultViewNsAddress(vlans), zones };
     }
   }
   return { filtered, unfiltered };
