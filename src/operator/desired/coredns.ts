@@ -2,9 +2,9 @@
 // and the pod-network Service. Pure.
 import { COREFILE_KEY, DEFAULT_MOUNT_DIR } from "../../dns/render/index.js";
 import { DNS_PORT, HEALTH_ADDRESS, READY_ADDRESS } from "../../dns/render/corefile.js";
-import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject, type OwnerReference } from "./objects.js";
+import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject } from "./objects.js";
 import { NETWORKS_ANNOTATION } from "./network.js";
-import { deployment, nonRootContainer, podSecurity, resources } from "./pod.js";
+import { deployment, nonRootContainer, podSecurity, resources, type WorkloadInput } from "./pod.js";
 
 /** CoreDNS images run as user nonroot (uid 65532). */
 export const COREDNS_UID = 65532;
@@ -41,17 +41,11 @@ export function corefileStructure(corefile: string): string {
 }
 
 /** What the DNS workload needs from the caller. */
-export interface CoreDnsWorkloadInput {
-  readonly infraName: string;
-  readonly namespace: string;
+export interface CoreDnsWorkloadInput extends WorkloadInput {
   /** The renderer's ConfigMap data: Corefile plus zone files. */
   readonly files: Readonly<Record<string, string>>;
   readonly image: string;
   readonly pinUserIds: boolean;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly podLabels: Readonly<Record<string, string>>;
-  readonly networksAnnotation: string;
-  readonly owner: OwnerReference;
 }
 
 /** The ConfigMap `<infra>-dns`, the Deployment `<infra>-dns` and the Service `<infra>-dns`. */

@@ -3,7 +3,7 @@
 // attachments. Pure.
 import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject, type OwnerReference } from "./objects.js";
 import { NETWORKS_ANNOTATION } from "./network.js";
-import { deployment, nonRootContainer, podSecurity, POD_IDENTITY_ENV, resources } from "./pod.js";
+import { deployment, nonRootContainer, podSecurity, POD_IDENTITY_ENV, resources, type WorkloadInput } from "./pod.js";
 
 /** ConfigMap key of the bootstrap. */
 export const BOOTSTRAP_KEY = "bootstrap.json";
@@ -120,18 +120,12 @@ export function envoyBootstrap(nodeCluster: string, xds: { host: string; port: n
 }
 
 /** What the proxy workload needs from the caller. */
-export interface EnvoyWorkloadInput {
-  readonly infraName: string;
-  readonly namespace: string;
+export interface EnvoyWorkloadInput extends WorkloadInput {
   /** "<namespace>/<ProxyServer name>". */
   readonly nodeCluster: string;
   readonly xds: { readonly host: string; readonly port: number };
   readonly image: string;
   readonly pinUserIds: boolean;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly podLabels: Readonly<Record<string, string>>;
-  readonly networksAnnotation: string;
-  readonly owner: OwnerReference;
 }
 
 /** The bootstrap ConfigMap `<infra>-proxy-bootstrap` and the Deployment `<infra>-proxy`. */

@@ -10,9 +10,9 @@
 // `<infra>-dhcp` needs an SCC allowing uid 0 and NET_RAW.
 import { bootstrapKeaConfig } from "../../dhcp/kea/bootstrap.js";
 import { DEFAULT_CONTROL_SOCKET, DEFAULT_LEASE_FILE } from "../../dhcp/render/index.js";
-import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject, type OwnerReference } from "./objects.js";
+import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject } from "./objects.js";
 import { NETWORKS_ANNOTATION } from "./network.js";
-import { deployment, podSecurity, POD_IDENTITY_ENV, resources, rootContainer } from "./pod.js";
+import { deployment, podSecurity, POD_IDENTITY_ENV, resources, rootContainer, type WorkloadInput } from "./pod.js";
 
 /** Writable directory of the live kea-dhcp4.json (config-write rewrites it). */
 export const KEA_CONFIG_DIR = "/etc/kea";
@@ -26,9 +26,7 @@ export const KEA_SOCKET_DIR = DEFAULT_CONTROL_SOCKET.slice(0, DEFAULT_CONTROL_SO
 export const KEA_LEASE_DIR = DEFAULT_LEASE_FILE.slice(0, DEFAULT_LEASE_FILE.lastIndexOf("/"));
 
 /** What the DHCP workload needs from the caller. */
-export interface KeaWorkloadInput {
-  readonly infraName: string;
-  readonly namespace: string;
+export interface KeaWorkloadInput extends WorkloadInput {
   /** "<namespace>/<DHCPServer name>": the agent's xDS node group. */
   readonly node: string;
   readonly xdsAddress: string;
@@ -39,10 +37,6 @@ export interface KeaWorkloadInput {
   readonly interfaceName: string;
   readonly leaseStorage: string;
   readonly leaseStorageClass: string | undefined;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly podLabels: Readonly<Record<string, string>>;
-  readonly networksAnnotation: string;
-  readonly owner: OwnerReference;
 }
 
 /** ServiceAccount, seed ConfigMap, lease PVC and Deployment, all named `<infra>-dhcp…`. */

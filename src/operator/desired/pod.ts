@@ -1,6 +1,17 @@
 // Pod-spec fragments shared by the three workloads. Pure.
 import type { DesiredObject, OwnerReference } from "./objects.js";
 
+/** What every component's workload is built from: where it lives, how it is labelled and attached. */
+export interface WorkloadInput {
+  readonly infraName: string;
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly podLabels: Readonly<Record<string, string>>;
+  /** Multus networks annotation giving the pod its static VLAN address. */
+  readonly networksAnnotation: string;
+  readonly owner: OwnerReference;
+}
+
 /** Downward-API environment: the pod's own name and namespace (data-plane node ids derive from them). */
 export const POD_IDENTITY_ENV = [
   { name: "POD_NAME", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } } },
