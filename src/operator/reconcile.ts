@@ -62,6 +62,8 @@ interface AppliedRecord {
   readonly hash: string;
   readonly seenRv: string | undefined;
   readonly at: number;
+  /** False when the record only notes that the observed object already matched (nothing was written). */
+  readonly wrote?: boolean;
   /** For the DNS ConfigMaps: the applied data (SOA serials continue from it until it is observed). */
   readonly data?: Readonly<Record<string, string>>;
 }
@@ -184,10 +186,15 @@ export class Reconciler {
       const hash = contentHash(withoutTransitionTimes(u.status));
       const mine = this.#applied.get(key);
       if (u.upToDate) {
-        this.#applied.set(key, { hash, seenRv: u.resourceVersion, at: now });
+        this.#applied.set(key, { hash, seenRv: u.resourceVersion, at: now, wrote: false });
         continue;
       }
-      if (mine?.hash === hash && (mine.seenRv === u.resourceVersion || now - mine.at < (this.#o.statusCooldownMs ?? 300_000))) continue;
+      // Skip only a status we wrote ourselves and have not seen come back yet (or, within the
+      // cooldown, one the server keeps normalizing). A status we merely saw up to date that has
+      // since changed under us (e.g. an older write of ours arriving late) is written again at once.
+      const pending = mine?.hash === hash && mine.wrote !== false
+        && (mine.seenRv === u.resourceVersion || now - mine.at < (this.#o.statusCooldownMs ?? 300_000));
+      if (pending) continue;
       await attempt("status", u.kind, async () => {
         this.#guard();
         await this.#o.rest.request({

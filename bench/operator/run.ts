@@ -1,0 +1,95 @@
+// Operator benchmark (issue 6): `oooi operator`'s composition against the fake API server seeded
+// with INFRAS × ATTACHMENTS × MACHINES, in four processes so each one's memory and CPU are its own:
+//   driver  — the measured operator (runOperator + SnapshotCache + startXdsServer + publishSnapshots)
+//             and the scenario; forked with --expose-gc so RSS is read after a full collection
+//   fake    — the fake API server (seeded, plus a Deployment-controller stand-in)
+//   envoys  — one Envoy-like ADS client per proxy node group
+//   baseline — afterwards, alone: the pure build+render+publish path for the same cluster
+// Prints one JSON object per line (progress on stderr). Environment:
+//   OPERATOR_BENCH_QUICK=1       10 × 5 × 50, 5 isolated + 100 streamed changes (harness smoke test)
+//   OPERATOR_BENCH_SCALE=I,A,M   Infras, attachments per Infra, Machines per attachment (100,5,50)
+//   OPERATOR_BENCH_ISOLATED      changes made one at a time (20)
+//   OPERATOR_BENCH_STREAM        changes made at a fixed rate (1000)
+//   OPERATOR_BENCH_RATE          their rate per second (10)
+//   OPERATOR_BENCH_BASELINE      changes through the pure path (10)
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { purePath } from "./baseline.js";
+import { driverMain, type Plan } from "./driver.js";
+import { envoysMain } from "./envoys-process.js";
+import { fakeMain } from "./fake-process.js";
+import type { Scale } from "./scale.js";
+import { emit, progress, summary } from "./stats.js";
+
+const quick = process.env["OPERATOR_BENCH_QUICK"] === "1";
+const env = (name: string, dflt: number): number => {
+  const v = process.env[name];
+  return v === undefined || v === "" ? dflt : Number(v);
+};
+
+function scale(): Scale {
+  const given = process.env["OPERATOR_BENCH_SCALE"];
+  const [infras = 100, attachments = 5, machines = 50] = given === undefined
+    ? (quick ? [10, 5, 50] : [100, 5, 50])
+    : given.split(",").map(Number);
+  if (attachments * machines > 254) throw new Error("at most 254 Machines per Infra (their addresses fill 10.<i>.1.0/24)");
+  if (infras > 256) throw new Error("at most 256 Infras (VLAN 10.<i>.0.0/22)");
+  return { infras, attachments, machines };
+}
+
+function plan(): Plan {
+  return {
+    scale: scale(),
+    isolated: env("OPERATOR_BENCH_ISOLATED", quick ? 5 : 20),
+    stream: env("OPERATOR_BENCH_STREAM", quick ? 100 : 1000),
+    streamPerSecond: env("OPERATOR_BENCH_RATE", 10),
+    quietMs: 5_000,
+    convergeTimeoutMs: 240_000,
+  };
+}
+
+function baseline(): void {
+  const s = scale();
+  const changes = env("OPERATOR_BENCH_BASELINE", 10);
+  const t = purePath(s, changes);
+  emit({
+    name: "operator.baseline_pure_path",
+    scale: s,
+    what: "copy watched maps + buildObserved + renderAll + publishSnapshots, one Machine address change each, no API server, no reconcile",
+    changes,
+    total_ms: summary(t.total),
+    observe_ms: summary(t.observe),
+    render_all_ms: summary(t.renderAll),
+    publish_ms: summary(t.publish),
+    groups_changed_per_change: summary(t.groupsChanged),
+  });
+}
+
+async function child(role: string): Promise<number | null> {
+  const self = fileURLToPath(import.meta.url);
+  return new Promise((resolve) => {
+    fork(self, [], { execArgv: ["--expose-gc"], env: { ...process.env, OPERATOR_BENCH_ROLE: role }, stdio: "inherit" })
+      .on("exit", (code) => { resolve(code); });
+  });
+}
+
+const role = process.env["OPERATOR_BENCH_ROLE"];
+if (role === "fake") await fakeMain(scale());
+else if (role === "envoys") envoysMain();
+else if (role === "driver") {
+  await driverMain(plan());
+  process.exit(0);
+} else if (role === "baseline") {
+  baseline();
+  process.exit(0);
+} else {
+  const started = Date.now();
+  for (const r of ["driver", "baseline"]) {
+    const code = await child(r);
+    if (code !== 0) {
+      progress(`${r} failed (exit ${String(code)})`);
+      process.exitCode = 1;
+    }
+  }
+  progress(`done in ${String(Math.round((Date.now() - started) / 1000))} s`);
+}
