@@ -65,6 +65,7 @@ export function buildProxy(infra: ResolvedInfra, attachments: readonly ResolvedA
           name: upstream,
           endpoints: serviceEndpoints(a, service, row.servicePort, services, problems),
           connectTimeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
+          target: { service, namespace: a.controlPlaneNamespace, port: row.servicePort },
         });
       }
       backends.push({
@@ -83,7 +84,7 @@ export function buildProxy(infra: ResolvedInfra, attachments: readonly ResolvedA
     const ports = a.attachment.spec.appsIngress?.ports ?? {};
     for (const [kind, listener, port] of [["apps-https", 443, ports.https ?? 443], ["apps-http", 80, ports.http ?? 80]] as const) {
       const upstream = `vip/${vip}:${port}`;
-      upstreams.set(upstream, { name: upstream, endpoints: [{ address: vip, port }], connectTimeoutSeconds: DEFAULT_TIMEOUT_SECONDS });
+      upstreams.set(upstream, { name: upstream, endpoints: [{ address: vip, port }], connectTimeoutSeconds: DEFAULT_TIMEOUT_SECONDS, target: { service: vip, namespace: undefined, port } });
       backends.push({
         name: `${prefix}/${kind}`, kind, attachment: prefix, port: listener,
         serverNames: [`*.apps.${a.domain}`], sourcePrefixRanges: [], upstream,

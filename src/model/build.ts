@@ -135,7 +135,8 @@ function proxyServer(infra: ResolvedInfra, proxy: ProxyModel): ProxyServer {
       xdsPort: 18000,
       backends: proxy.backends.map((b) => {
         const [hostname, ...alternates] = b.serverNames;
-        const target = parseUpstream(b.upstream);
+        const up = upstreams.get(b.upstream);
+        const target = up?.target ?? { service: b.upstream, namespace: undefined, port: 0 };
         return {
           name: b.name,
           ...(hostname === undefined ? {} : { hostname }),
@@ -145,23 +146,11 @@ function proxyServer(infra: ResolvedInfra, proxy: ProxyModel): ProxyServer {
           targetService: target.service,
           ...(target.namespace === undefined ? {} : { targetNamespace: target.namespace }),
           targetPort: target.port,
-          timeoutSeconds: upstreams.get(b.upstream)?.connectTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+          timeoutSeconds: up?.connectTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
         };
       }),
       ...(infra.proxy?.proxyImage === undefined ? {} : { proxyImage: infra.proxy.proxyImage }),
       ...(infra.proxy?.managerImage === undefined ? {} : { managerImage: infra.proxy.managerImage }),
     },
-  };
-}
-
-/** Upstream names are "<namespace>/<service>:<port>" or "vip/<ip>:<port>". */
-function parseUpstream(name: string): { service: string; namespace: string | undefined; port: number } {
-  const slash = name.indexOf("/");
-  const colon = name.lastIndexOf(":");
-  const ns = name.slice(0, slash);
-  return {
-    service: name.slice(slash + 1, colon),
-    namespace: ns === "vip" ? undefined : ns,
-    port: Number(name.slice(colon + 1)),
   };
 }

@@ -70,6 +70,8 @@ export interface Upstream {
   /** Resolved endpoints; empty while the Service is missing or headless (Envoy then refuses connections). */
   readonly endpoints: readonly Endpoint[];
   readonly connectTimeoutSeconds: number;
+  /** What the user named: a Service (namespace, name, port) or, without namespace, a literal IP. */
+  readonly target: { readonly service: string; readonly namespace: string | undefined; readonly port: number };
 }
 
 /** One REFERENCE §2 row for one attachment: how a connection is matched and where it goes. */

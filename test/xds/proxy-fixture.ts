@@ -45,7 +45,7 @@ export function attachmentBackends(a: AttachmentSpec): Backend[] {
 /** Upstreams of one attachment; `endpointsFor` returns the resolved endpoints of a cluster. */
 export function attachmentUpstreams(a: AttachmentSpec, endpointsFor: (name: string) => Upstream["endpoints"]): Upstream[] {
   const names = new Set(attachmentBackends(a).map((b) => b.upstream));
-  return [...names].map((name) => ({ name, endpoints: endpointsFor(name), connectTimeoutSeconds: 30 }));
+  return [...names].map((name) => ({ name, endpoints: endpointsFor(name), connectTimeoutSeconds: 30, target: { service: "svc", namespace: "ns", port: 1 } }));
 }
 
 /** Builds a ProxyModel sorted the way the model sorts it. */

@@ -25,7 +25,7 @@ function listener(res: EnvoyResources, name: string): object {
   return l;
 }
 
-const upstream = (name: string, endpoints: Upstream["endpoints"] = []): Upstream => ({ name, endpoints, connectTimeoutSeconds: 30 });
+const upstream = (name: string, endpoints: Upstream["endpoints"] = []): Upstream => ({ name, endpoints, connectTimeoutSeconds: 30, target: { service: "svc", namespace: "ns", port: 1 } });
 const backend = (b: Partial<Backend> & Pick<Backend, "name" | "port" | "upstream">): Backend => ({
   kind: "kube-apiserver", attachment: "ns/a", serverNames: [], sourcePrefixRanges: [], ...b,
 });
@@ -35,7 +35,7 @@ describe("renderEnvoy output shape", () => {
     const res = ok({
       node: "ns/p", serverIP: "192.0.2.1",
       backends: [backend({ name: "ns/a/kube-apiserver", port: 6443, serverNames: ["api.a.example.com"], upstream: "cp/kube-apiserver:6443" })],
-      upstreams: [{ name: "cp/kube-apiserver:6443", endpoints: [{ address: "10.0.0.9", port: 6443 }], connectTimeoutSeconds: 2.5 }],
+      upstreams: [{ name: "cp/kube-apiserver:6443", endpoints: [{ address: "10.0.0.9", port: 6443 }], connectTimeoutSeconds: 2.5, target: { service: "svc", namespace: "ns", port: 1 } }],
     });
     expect(res).toStrictEqual({
       listeners: [{
@@ -218,7 +218,7 @@ describe("renderEnvoy refuses what Envoy would reject or misroute", () => {
         backend({ name: "b", port: 443, serverNames: ["x.example"], sourcePrefixRanges: ["10.0.0.1/24", "nonsense"], upstream: "u" }),
         backend({ name: "h", port: 80, serverNames: ["*.apps.x"], sourcePrefixRanges: ["10.0.0.0/24"], upstream: "u" }),
       ],
-      upstreams: [{ name: "u", endpoints: [{ address: "kube-apiserver.cp.svc", port: 6443 }, { address: "10.0.0.1", port: 0 }], connectTimeoutSeconds: 0 }],
+      upstreams: [{ name: "u", endpoints: [{ address: "kube-apiserver.cp.svc", port: 6443 }, { address: "10.0.0.1", port: 0 }], connectTimeoutSeconds: 0, target: { service: "svc", namespace: "ns", port: 1 } }],
     })).toStrictEqual([
       'backend "b": source prefix range "10.0.0.1/24" is not an IPv4 CIDR',
       'backend "b": source prefix range "nonsense" is not an IPv4 CIDR',
