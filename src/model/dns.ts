@@ -3,16 +3,19 @@ import { appsVip, CONTROL_PLANE_HOSTS, KUBERNETES_ALIASES } from "./backends.js"
 import type { ResolvedAttachment } from "./attachments.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp } from "./problems.js";
-import type { ARecord, DnsModel, DnsView, Zone } from "./types.js";
+import type { DnsModel, DnsView, Zone } from "./types.js";
 
 export const DEFAULT_CACHE_SECONDS = 30;
 export const DEFAULT_RELOAD_SECONDS = 5;
 
 /**
- * One zone per served domain (control-plane names and the *.apps wildcard) and one per
- * kubernetes alias, in each view. The VLAN view answers with the proxy's VLAN address and the
- * apps VIP; the default view answers only with the proxy's pod-network address and is empty
- * when there is none — pods never learn a VLAN address.
+ * One zone per published name in each view: api, api-int, oauth, ignition, konnectivity of every
+ * served domain, `apps.<domain>` holding the *.apps wildcard, and each kubernetes alias. Never a
+ * zone for the domain itself: oooi answers only the names it publishes and every other name under
+ * the domain is forwarded, so records published elsewhere keep resolving (the original: "All
+ * other names are forwarded"). The VLAN view answers with the proxy's VLAN address and the apps
+ * VIP; the default view answers only with the proxy's pod-network address and is empty when
+ * there is none — pods never learn a VLAN address.
  */
 export function buildDns(infra: ResolvedInfra, attachments: readonly ResolvedAttachment[]): DnsModel | undefined {
   if (infra.dns === undefined) return undefined;
@@ -35,20 +38,18 @@ export function buildDns(infra: ResolvedInfra, attachments: readonly ResolvedAtt
 function zonesFor(served: readonly ResolvedAttachment[], proxy: string | undefined, view: DnsView["name"]): Zone[] {
   if (proxy === undefined) return [];
   const zones: Zone[] = [];
+  const single = (name: string, address: string): Zone => ({ origin: name, records: [{ name, address }] });
   for (const a of served) {
-    const records: ARecord[] = CONTROL_PLANE_HOSTS.map((h) => ({ name: `${h}.${a.domain}`, address: proxy }));
+    for (const h of CONTROL_PLANE_HOSTS) zones.push(single(`${h}.${a.domain}`, proxy));
     const vip = appsVip(a);
     // VLAN clients reach the apps VIP directly; pods go through the proxy, which routes *.apps by SNI/Host.
-    if (vip !== undefined) records.push({ name: `*.apps.${a.domain}`, address: view === "vlan" ? vip : proxy });
-    zones.push({ origin: a.domain, records: sortRecords(records) });
+    if (vip !== undefined) {
+      zones.push({ origin: `apps.${a.domain}`, records: [{ name: `*.apps.${a.domain}`, address: view === "vlan" ? vip : proxy }] });
+    }
   }
   // DNS cannot pick a hosted cluster for the aliases; Envoy does, by worker source address.
   if (served.some((a) => a.workers.length > 0)) {
-    for (const alias of KUBERNETES_ALIASES) zones.push({ origin: alias, records: [{ name: alias, address: proxy }] });
+    for (const alias of KUBERNETES_ALIASES) zones.push(single(alias, proxy));
   }
   return zones.sort((x, y) => cmp(x.origin, y.origin));
-}
-
-function sortRecords(records: ARecord[]): ARecord[] {
-  return records.sort((x, y) => cmp(x.name, y.name) || cmp(x.address, y.address));
 }

@@ -81,13 +81,23 @@ describe("DNS views", () => {
   it("VLAN view answers with the proxy's VLAN address and the apps VIP", () => {
     const [vlan] = only(three()).dns?.views ?? [];
     expect(vlan?.sourceCidr).toBe("192.0.2.0/24");
+    // One zone per published name, none for the domain itself: other names under it are forwarded.
     expect(vlan?.zones.map((z) => [z.origin, z.records.map((r) => `${r.name}=${r.address}`).join(" ")])).toEqual([
+      ["api-int.one.example.com", "api-int.one.example.com=192.0.2.4"],
+      ["api-int.two.example.com", "api-int.two.example.com=192.0.2.4"],
+      ["api.one.example.com", "api.one.example.com=192.0.2.4"],
+      ["api.two.example.com", "api.two.example.com=192.0.2.4"],
+      ["apps.one.example.com", "*.apps.one.example.com=192.0.2.200"],
+      ["ignition.one.example.com", "ignition.one.example.com=192.0.2.4"],
+      ["ignition.two.example.com", "ignition.two.example.com=192.0.2.4"],
+      ["konnectivity.one.example.com", "konnectivity.one.example.com=192.0.2.4"],
+      ["konnectivity.two.example.com", "konnectivity.two.example.com=192.0.2.4"],
       ["kubernetes", "kubernetes=192.0.2.4"],
       ["kubernetes.default", "kubernetes.default=192.0.2.4"],
       ["kubernetes.default.svc", "kubernetes.default.svc=192.0.2.4"],
       ["kubernetes.default.svc.cluster.local", "kubernetes.default.svc.cluster.local=192.0.2.4"],
-      ["one.example.com", "*.apps.one.example.com=192.0.2.200 api-int.one.example.com=192.0.2.4 api.one.example.com=192.0.2.4 ignition.one.example.com=192.0.2.4 konnectivity.one.example.com=192.0.2.4 oauth.one.example.com=192.0.2.4"],
-      ["two.example.com", "api-int.two.example.com=192.0.2.4 api.two.example.com=192.0.2.4 ignition.two.example.com=192.0.2.4 konnectivity.two.example.com=192.0.2.4 oauth.two.example.com=192.0.2.4"],
+      ["oauth.one.example.com", "oauth.one.example.com=192.0.2.4"],
+      ["oauth.two.example.com", "oauth.two.example.com=192.0.2.4"],
     ]);
   });
 
@@ -95,7 +105,7 @@ describe("DNS views", () => {
     const [, pods] = only(three()).dns?.views ?? [];
     const addresses = new Set(pods?.zones.flatMap((z) => z.records.map((r) => r.address)));
     expect([...addresses]).toEqual(["10.96.0.44"]);
-    expect(pods?.zones.find((z) => z.origin === "one.example.com")?.records.map((r) => r.name)).toContain("*.apps.one.example.com");
+    expect(pods?.zones.find((z) => z.origin === "apps.one.example.com")?.records.map((r) => r.name)).toContain("*.apps.one.example.com");
   });
 
   it("default view is empty when internalProxyService is unset", () => {
