@@ -1,0 +1,92 @@
+// Every example rendered through the real pipeline, and what the user's Verification list
+// (seeds: split-horizon DNS page) says each view must answer — derived from the manifests, not
+// from the model: proxy.serverIP and the apps VIP from the VLAN, the internalProxyService
+// ClusterIP (or nothing of ours at all) from the pod network, everything else forwarded.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { renderAll } from "../../../src/pipeline/outputs.js";
+import { loadManifestDir } from "../../../src/watchers/manifests.js";
+import type { ClusterState, Topology } from "../../../src/model/types.js";
+
+export const EXAMPLES_DIR = join(import.meta.dirname, "..", "..", "..", "examples");
+
+export const EXAMPLES = readdirSync(EXAMPLES_DIR, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+
+/** One DNSServer of an example: its ConfigMap data and the topology it came from. */
+export interface RenderedDnsServer {
+  readonly name: string;
+  readonly files: Readonly<Record<string, string>>;
+  readonly topology: Topology;
+  readonly vlanCidr: string;
+}
+
+export interface RenderedExample {
+  readonly state: ClusterState;
+  readonly servers: readonly RenderedDnsServer[];
+}
+
+/** Loads and renders `example` as `oooi render` does; one entry per DNSServer it writes. */
+export async function renderExample(example: string): Promise<RenderedExample> {
+  const load = await loadManifestDir(join(EXAMPLES_DIR, example));
+  if (!load.ok) throw new Error(`example ${example} unreadable: ${JSON.stringify(load.error)}`);
+  const out = renderAll(load.state);
+  const servers = out.infras.flatMap((r): RenderedDnsServer[] => {
+    const dns = r.topology.dns;
+    const cidr = dns?.views[0].sourceCidr;
+    if (r.coreDns === undefined || dns === undefined || cidr === undefined) return [];
+    return [{ name: dns.name, files: r.coreDns, topology: r.topology, vlanCidr: cidr }];
+  });
+  return { state: load.state, servers };
+}
+
+/** What a name must get from one view: these A addresses authoritatively, or the upstream's answer. */
+export type Expected = { readonly kind: "ours"; readonly address: string } | { readonly kind: "forwarded" };
+
+export interface Expectation {
+  readonly name: string;
+  readonly vlan: Expected;
+  readonly pods: Expected;
+}
+
+/** The Verification list for every served hosted cluster of one DNSServer, plus names oooi must not own. */
+export function verificationList(state: ClusterState, server: RenderedDnsServer): Expectation[] {
+  const infra = state.infras.find((i) => i.metadata.namespace === server.topology.infra.namespace && i.metadata.name === server.topology.infra.name);
+  const proxy = infra?.spec.infraComponents?.proxy?.serverIP;
+  if (proxy === undefined) throw new Error(`${server.name}: the example has no proxy.serverIP`);
+  const internal = internalProxyIP(state, infra?.spec.infraComponents?.proxy?.internalProxyService);
+  const ours = (vlan: string | undefined, pods: string | undefined): Pick<Expectation, "vlan" | "pods"> => ({
+    vlan: vlan === undefined ? { kind: "forwarded" } : { kind: "ours", address: vlan },
+    pods: pods === undefined ? { kind: "forwarded" } : { kind: "ours", address: pods },
+  });
+  const served = server.topology.attachments.filter((a) => a.served);
+  const workersKnown = served.some((a) => a.workerAddresses.length > 0);
+  const list: Expectation[] = [
+    { name: "kubernetes.default.svc", ...ours(workersKnown ? proxy : undefined, workersKnown ? internal : undefined) },
+    { name: "kubernetes", ...ours(workersKnown ? proxy : undefined, workersKnown ? internal : undefined) },
+    { name: "www.example.net", ...ours(undefined, undefined) },
+  ];
+  for (const a of served) {
+    const manifest = state.attachments.find((m) => m.metadata.namespace === a.ref.namespace && m.metadata.name === a.ref.name);
+    const status = manifest?.status?.appsIngressStatus;
+    const vip = manifest?.spec.appsIngress?.enabled === true && status?.phase === "Ready" ? status.externalIP : undefined;
+    for (const host of ["api", "api-int", "oauth", "ignition", "konnectivity"]) {
+      list.push({ name: `${host}.${a.domain}`, ...ours(proxy, internal) });
+    }
+    list.push(
+      { name: `console-openshift-console.apps.${a.domain}`, ...ours(vip, vip === undefined ? undefined : internal) },
+      // Issue 18: oooi does not own the domain; a record published elsewhere keeps resolving.
+      { name: `foo.${a.domain}`, ...ours(undefined, undefined) },
+      { name: a.domain, ...ours(undefined, undefined) },
+    );
+  }
+  return list;
+}
+
+/** internalProxyService as the model must resolve it: a literal IP, or the named Service's ClusterIP. */
+function internalProxyIP(state: ClusterState, ref: string | undefined): string | undefined {
+  if (ref === undefined) return undefined;
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(ref)) return ref;
+  const [name, namespace] = ref.split(".");
+  const ip = state.services.find((s) => s.metadata.name === name && s.metadata.namespace === namespace)?.spec?.clusterIP;
+  return ip === undefined || ip === "None" ? undefined : ip;
+}
