@@ -23,20 +23,32 @@ export interface RenderedDnsServer {
 export interface RenderedExample {
   readonly state: ClusterState;
   readonly servers: readonly RenderedDnsServer[];
+  /** Every file of the rendering, for the next rendering's `previous` (SOA serials). */
+  readonly files: ReadonlyMap<string, string>;
+}
+
+/** Loads `example`'s manifests. */
+export async function loadExample(example: string): Promise<ClusterState> {
+  const load = await loadManifestDir(join(EXAMPLES_DIR, example));
+  if (!load.ok) throw new Error(`example ${example} unreadable: ${JSON.stringify(load.error)}`);
+  return load.state;
 }
 
 /** Loads and renders `example` as `oooi render` does; one entry per DNSServer it writes. */
 export async function renderExample(example: string): Promise<RenderedExample> {
-  const load = await loadManifestDir(join(EXAMPLES_DIR, example));
-  if (!load.ok) throw new Error(`example ${example} unreadable: ${JSON.stringify(load.error)}`);
-  const out = renderAll(load.state);
+  return renderState(await loadExample(example));
+}
+
+/** Renders `state` through the real pipeline, continuing the serials of `previous`. */
+export function renderState(state: ClusterState, previous?: RenderedExample): RenderedExample {
+  const out = renderAll(state, previous === undefined ? {} : { previous: previous.files });
   const servers = out.infras.flatMap((r): RenderedDnsServer[] => {
     const dns = r.topology.dns;
     const cidr = dns?.views[0].sourceCidr;
     if (r.coreDns === undefined || dns === undefined || cidr === undefined) return [];
     return [{ name: dns.name, files: r.coreDns, topology: r.topology, vlanCidr: cidr }];
   });
-  return { state: load.state, servers };
+  return { state, servers, files: out.files };
 }
 
 /** What a name must get from one view: these A addresses authoritatively, or the upstream's answer. */

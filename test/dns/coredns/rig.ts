@@ -23,6 +23,8 @@ export interface LoopbackRewrite {
   readonly upstream: { readonly host: string; readonly port: number };
   /** A view CIDR → the CIDR written instead; identity when absent. */
   readonly cidr?: (cidr: string) => string;
+  /** Drops the `cache` plugin (see StartOptions.withoutCache). */
+  readonly withoutCache?: boolean;
 }
 
 /** The renderer's Corefile with only the loopback adaptations of `r` applied. */
@@ -33,6 +35,7 @@ export function rewriteCorefile(corefile: string, r: LoopbackRewrite): string {
     .flatMap((line) => {
       const block = /^(\S+):53 \{$/.exec(line);
       if (block !== null) return [`${block[1] ?? ""}:${r.port} {`, "    bind 127.0.0.1"];
+      if (r.withoutCache === true && /^\s+cache \d+$/.test(line)) return [];
       return [line
         .replace(/^(\s+)health :\d+$/, `$1health 127.0.0.1:${r.healthPort}`)
         .replace(/^(\s+)ready :\d+$/, `$1ready 127.0.0.1:${r.readyPort}`)
@@ -91,6 +94,12 @@ export interface CoreDns {
 export interface StartOptions {
   readonly upstream: { readonly host: string; readonly port: number };
   readonly cidr?: (cidr: string) => string;
+  /**
+   * Without `cache`: for tests of what the file and reload plugins serve after a change, which the
+   * cache would otherwise hide for up to the records' TTL, and for comparisons with the embedded
+   * responder, which has no cache (CoreDNS's cache also sets AA on every reply it serves).
+   */
+  readonly withoutCache?: boolean;
 }
 
 const READY_TIMEOUT_MS = 45_000;
@@ -121,9 +130,13 @@ async function startOnce(binary: string, files: Readonly<Record<string, string>>
     dir,
     upstream: options.upstream,
     ...(options.cidr === undefined ? {} : { cidr: options.cidr }),
+    withoutCache: options.withoutCache === true,
   };
   const write = (data: Readonly<Record<string, string>>): void => {
-    for (const [key, text] of Object.entries(data)) {
+    // Zone files before the Corefile, so a reloaded Corefile never names a file not yet written.
+    const keys = Object.keys(data).sort((a, b) => Number(a === COREFILE_KEY) - Number(b === COREFILE_KEY));
+    for (const key of keys) {
+      const text = data[key] ?? "";
       const content = key === COREFILE_KEY ? rewriteCorefile(text, rewrite) : text;
       writeFileSync(join(dir, `.${key}.tmp`), content);
       renameSync(join(dir, `.${key}.tmp`), join(dir, key));
