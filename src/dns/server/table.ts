@@ -129,18 +129,26 @@ function buildZone(
 
   const glueFor = (records: readonly ZoneRecord[]): ZoneRecord[] =>
     records.flatMap((r) => (r.type === "NS" ? (byName.get(r.host) ?? []).filter((g) => g.type === "A") : []));
-  const positive = (records: readonly ZoneRecord[]): Sections => {
-    const glue = glueFor(records);
-    const body = Buffer.concat([...records.map((r) => encode(r, true)), ...glue.map((g) => encode(g, false))]);
-    return { rcode: RCODE.NOERROR, aa: true, ancount: records.length, nscount: 0, arcount: glue.length, body };
+  const apexNs = (byName.get(zone.origin) ?? []).filter((r) => r.type === "NS");
+  // As CoreDNS's file plugin answers: an NS answer carries its glue as additional records; any
+  // other answer carries the zone's NS set as authority, without glue.
+  const positive = (rrset: readonly ZoneRecord[]): Sections => {
+    const authority = rrset.some((r) => r.type === "NS") ? [] : apexNs;
+    const glue = authority.length === 0 ? glueFor(rrset) : [];
+    const body = Buffer.concat([
+      ...rrset.map((r) => encode(r, true)),
+      ...authority.map((r) => encode(r, false)),
+      ...glue.map((g) => encode(g, false)),
+    ]);
+    return { rcode: RCODE.NOERROR, aa: true, ancount: rrset.length, nscount: authority.length, arcount: glue.length, body };
   };
+  // No ANY entry: CoreDNS's file plugin has no ANY RRset to return and answers NODATA, and so do we.
   const answersOf = (records: readonly ZoneRecord[]): Map<number, Sections> => {
     const out = new Map<number, Sections>();
     for (const type of [TYPE.A, TYPE.NS, TYPE.SOA]) {
       const rrset = records.filter((r) => TYPE[r.type] === type);
       if (rrset.length > 0) out.set(type, positive(rrset));
     }
-    out.set(TYPE.ANY, positive(records));
     return out;
   };
 

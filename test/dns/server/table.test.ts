@@ -88,9 +88,10 @@ describe("answer table", () => {
     expect((await ask(h, "api.a.example", 1, undefined)).header.rcode).toBe(2);
   });
 
-  it("answers ANY with every record at the name and refuses zone transfers and other classes", async () => {
+  // CoreDNS's file plugin has no ANY RRset and answers NODATA (differential.test.ts holds us to it).
+  it("answers ANY with NODATA and refuses zone transfers and other classes", async () => {
     const any = await ask(h, "a.example", 255, VLAN_IP);
-    expect(any.answers.map((a) => a.type).sort()).toEqual([2, 6]);
+    expect([any.header.rcode, any.answers.length, any.authorities.map((a) => a.type)]).toEqual([0, 0, [6]]);
     expect((await ask(h, "a.example", 252, VLAN_IP)).header.rcode).toBe(5);
     const chaos = h.handle(encodeQuery({ id: 1, rd: false, name: "version.bind", type: 16, qclass: 3, edns: undefined }), VLAN_IP, 512);
     expect(chaos instanceof Buffer ? (chaos[3] ?? 0) & 0x0f : -1).toBe(5);
