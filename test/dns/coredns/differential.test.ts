@@ -15,20 +15,13 @@ import { scenario } from "../../support/arbitrary.js";
 import { which } from "../../dhcp/support/run.js";
 import { digBatch, type Query, type Reply } from "./batch.js";
 import { EXAMPLES, renderExample } from "./examples.js";
-import { clientIn, COREDNS, loopbackCidr, startCoreDns } from "./rig.js";
+import { clientIn, COREDNS, modelOnLoopback, startCoreDns } from "./rig.js";
 import { startUpstream, type Upstream } from "./upstream.js";
 
 const digMissing = (await which("dig")) === undefined;
 const POD_CLIENT = "127.0.0.1";
 const SEED = 1811;
 const RANDOM_TOPOLOGIES = 12;
-
-/** The model with its VLAN moved onto loopback and the test upstream as its only resolver. */
-function onLoopback(model: DnsModel): DnsModel {
-  const [vlan, pods] = model.views;
-  if (vlan.sourceCidr === undefined) throw new Error(`${model.name}: no VLAN view`);
-  return { ...model, views: [{ ...vlan, sourceCidr: loopbackCidr(vlan.sourceCidr) }, pods], upstreams: ["127.0.0.1"] };
-}
 
 /** Every name worth asking about in `model`, with the qtypes that tell the servers apart. */
 function queriesFor(model: DnsModel): Query[] {
@@ -75,7 +68,7 @@ interface Difference {
 }
 
 async function differences(model: DnsModel, upstream: Upstream, tcp: boolean): Promise<Difference[]> {
-  const loopback = onLoopback(model);
+  const loopback = modelOnLoopback(model);
   const coredns = await startCoreDns(renderCoreDns(loopback).files, { upstream, withoutCache: true });
   const responder = await startDnsResponder(loopback, { host: "127.0.0.1", port: 0, upstreamPort: upstream.port });
   try {

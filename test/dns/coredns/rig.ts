@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { peerBinary } from "../../support/peers.js";
 import { COREFILE_KEY, DEFAULT_MOUNT_DIR } from "../../../src/dns/render/index.js";
+import type { DnsModel } from "../../../src/model/types.js";
 
 export const COREDNS = peerBinary("coredns-v1.14.7/coredns", "coredns");
 
@@ -52,6 +53,13 @@ export function loopbackCidr(cidr: string): string {
   const [ip = "", bits = ""] = cidr.split("/");
   if (Number(bits) < 8) throw new Error(`${cidr}: cannot move a prefix shorter than /8 onto loopback`);
   return `127.${ip.split(".").slice(1).join(".")}/${bits}`;
+}
+
+/** `model` with its VLAN view on loopback and the loopback resolver as its only upstream. */
+export function modelOnLoopback(model: DnsModel): DnsModel {
+  const [vlan, pods] = model.views;
+  if (vlan.sourceCidr === undefined) throw new Error(`${model.name}: no VLAN view`);
+  return { ...model, views: [{ ...vlan, sourceCidr: loopbackCidr(vlan.sourceCidr) }, pods], upstreams: ["127.0.0.1"] };
 }
 
 /** A source address inside a loopback CIDR (its network address + 5), for `dig -b`. */
