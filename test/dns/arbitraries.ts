@@ -49,3 +49,26 @@ export const isolatedModel: fc.Arbitrary<DnsModel> = fc
       reloadSeconds: 5,
     }));
   });
+
+// Origins that nest inside one another, as per-name zones do when one cluster domain lies below
+// another's published name (api.<d> holding x.api.<d>'s zone), next to unrelated random ones.
+const nestingOrigin = fc.constantFrom("example.com", "api.example.com", "apps.example.com", "x.apps.example.com", "y.x.apps.example.com", "kubernetes", "kubernetes.default");
+
+/** Any model: nesting and random origins in both views, addresses anywhere, VLAN /9 to /30. */
+export const anyModel: fc.Arbitrary<DnsModel> = fc
+  .tuple(vlanCidr.filter((c) => !c.endsWith("/8")), fc.uniqueArray(fc.oneof({ arbitrary: nestingOrigin, weight: 4 }, { arbitrary: domain, weight: 1 }), { minLength: 2, maxLength: 6 }))
+  .chain(([cidr, origins]) => fc.record({
+    vlan: fc.subarray(origins).chain((os) => zones(os, u32.map(formatIPv4))),
+    def: fc.subarray(origins).chain((os) => zones(os, u32.map(formatIPv4))),
+    serverIP: inside(cidr),
+  }).map((g): DnsModel => ({
+    name: "ns/dns",
+    serverIP: g.serverIP,
+    views: [
+      { name: "vlan", sourceCidr: cidr, zones: g.vlan },
+      { name: "default", sourceCidr: undefined, zones: g.def },
+    ],
+    upstreams: ["127.0.0.1"],
+    cacheSeconds: 30,
+    reloadSeconds: 5,
+  })));

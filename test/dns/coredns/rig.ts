@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { peerBinary } from "../../support/peers.js";
 import { COREFILE_KEY, DEFAULT_MOUNT_DIR } from "../../../src/dns/render/index.js";
+import { cidrContains, parseCidr, parseIPv4 } from "../../../src/model/ipv4.js";
 import type { DnsModel } from "../../../src/model/types.js";
 
 export const COREDNS = peerBinary("coredns-v1.14.7/coredns", "coredns");
@@ -62,12 +63,23 @@ export function modelOnLoopback(model: DnsModel): DnsModel {
   return { ...model, views: [{ ...vlan, sourceCidr: loopbackCidr(vlan.sourceCidr) }, pods], upstreams: ["127.0.0.1"] };
 }
 
-/** A source address inside a loopback CIDR (its network address + 5), for `dig -b`. */
+/** A source address inside a CIDR (its network address + 1), for `dig -b`. */
 export function clientIn(cidr: string): string {
   const [ip = ""] = cidr.split("/");
   const octets = ip.split(".").map(Number);
-  octets[3] = (octets[3] ?? 0) + 5;
+  octets[3] = (octets[3] ?? 0) + 1;
   return octets.join(".");
+}
+
+/** A pod-network source: a loopback address outside `vlanCidr`. */
+export function podClientOutside(vlanCidr: string): string {
+  const cidr = parseCidr(vlanCidr);
+  const candidate = ["127.0.0.1", "127.255.255.254", "127.128.0.1"].find((ip) => {
+    const addr = parseIPv4(ip);
+    return cidr === undefined || addr === undefined || !cidrContains(cidr, addr);
+  });
+  if (candidate === undefined) throw new Error(`${vlanCidr} covers every pod-network test source`);
+  return candidate;
 }
 
 /** A port free for both UDP and TCP on 127.0.0.1 at the time of asking. */
