@@ -1,4 +1,7 @@
-// Hand-built DnsModels shaped like the model's output (REFERENCE §3), for the renderer tests.
+// Hand-built DnsModels for the renderer tests. The renderer serves any zone set; these put a
+// hosted cluster's names in one zone for its domain, which exercises records below an apex and
+// wildcards beside other names. The model itself publishes one zone per name (issue 18): that
+// shape is covered by the golden files and by real CoreDNS in test/dns/coredns.
 import type { ARecord, DnsModel, Zone } from "../../src/model/types.js";
 import { CONTROL_PLANE_HOSTS, KUBERNETES_ALIASES } from "../../src/model/backends.js";
 
@@ -11,7 +14,7 @@ export const INTERNAL_IP = "172.30.12.34";
 
 export { KUBERNETES_ALIASES };
 
-/** The static names of one hosted cluster's domain, as the model emits them. */
+/** The static names of one hosted cluster's domain, in one zone. */
 export function clusterZone(domain: string, address: string, appsAddress?: string): Zone {
   const records: ARecord[] = CONTROL_PLANE_HOSTS.map((l) => ({
     name: `${l}.${domain}`,

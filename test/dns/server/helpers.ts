@@ -34,7 +34,12 @@ function zonesFor(address: string, apps: string, extra: readonly ARecord[] = [])
   return zones.sort((a, b) => (a.origin < b.origin ? -1 : 1));
 }
 
-/** The seed's DnsModel with the VLAN on loopback; `vlanExtra` adds records to the VLAN's cluster zone. */
+/**
+ * The seed's names as one zone for the domain, with the VLAN on loopback; `vlanExtra` adds records
+ * to the VLAN's cluster zone. A zone with records below its apex exercises more of the responder
+ * than the model's per-name zones do (those, and foo.D being forwarded, are in
+ * domain-not-owned.test.ts and test/dns/coredns).
+ */
 export function seedModel(upstreams: DnsModel["upstreams"], vlanExtra: readonly ARecord[] = [], proxy = PROXY_IP): DnsModel {
   return {
     name: "clusters/example-dns",
