@@ -5,8 +5,8 @@
 //   names starting "nx"    → NXDOMAIN with an SOA in the authority section
 //   other types            → NODATA with the same SOA
 import { createHash } from "node:crypto";
-import { createSocket } from "node:dgram";
-import { createServer, type Socket } from "node:net";
+import { createSocket, type Socket as UdpSocket } from "node:dgram";
+import { createServer, type Server, type Socket } from "node:net";
 import { Packet } from "dns2";
 
 /** A query as the upstream saw it. */
@@ -68,24 +68,20 @@ export async function startUpstream(host = "127.0.0.1"): Promise<Upstream> {
       while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
         const msg = buf.subarray(2, 2 + buf.readUInt16BE(0));
         buf = buf.subarray(2 + msg.length);
-        const reply = answer(msg, seen);
+        let reply: Buffer;
+        try {
+          reply = answer(msg, seen);
+        } catch {
+          socket.destroy();
+          return;
+        }
         const len = Buffer.alloc(2);
         len.writeUInt16BE(reply.length);
         socket.write(Buffer.concat([len, reply]));
       }
     });
   });
-  await new Promise<void>((resolve) => tcp.listen(0, host, resolve));
-  const address = tcp.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
-  const udp = createSocket("udp4");
-  await new Promise<void>((resolve, reject) => {
-    udp.once("error", reject);
-    udp.bind(port, host, () => {
-      udp.off("error", reject);
-      resolve();
-    });
-  });
+  const { udp, port } = await listenBoth(tcp, host);
   udp.on("message", (msg, rinfo) => {
     try {
       udp.send(answer(msg, seen), rinfo.port, rinfo.address);
@@ -105,4 +101,25 @@ export async function startUpstream(host = "127.0.0.1"): Promise<Upstream> {
       ]);
     },
   };
+}
+
+/** Listens with `tcp` on a free port and binds a UDP socket to the same one; retries when UDP's is taken. */
+async function listenBoth(tcp: Server, host: string): Promise<{ udp: UdpSocket; port: number }> {
+  for (;;) {
+    await new Promise<void>((resolve) => tcp.listen(0, host, resolve));
+    const address = tcp.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    const udp = createSocket("udp4");
+    const bound = await new Promise<boolean>((resolve) => {
+      const failed = (): void => { resolve(false); };
+      udp.once("error", failed);
+      udp.bind(port, host, () => {
+        udp.off("error", failed);
+        resolve(true);
+      });
+    });
+    if (bound) return { udp, port };
+    udp.close();
+    await new Promise<void>((resolve) => tcp.close(() => { resolve(); }));
+  }
 }
