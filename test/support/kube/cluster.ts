@@ -210,22 +210,22 @@ export class KubeCluster {
     }
   }
 
-  /** Writes a kubeconfig for this cluster authenticating with `token`; returns its path. */
-  writeKubeconfig(name: string, token: string, namespace = "default"): string {
+  /** Writes a kubeconfig for this cluster (or `server`, a relay to it) authenticating with `token`; returns its path. */
+  writeKubeconfig(name: string, token: string, server = this.url): string {
     const path = join(this.dir, `${name}.kubeconfig`);
     writeFileSync(path, JSON.stringify({
       apiVersion: "v1", kind: "Config", "current-context": name,
-      clusters: [{ name: "test", cluster: { server: this.url, "certificate-authority": this.pki.caCert } }],
+      clusters: [{ name: "test", cluster: { server, "certificate-authority": this.pki.caCert } }],
       users: [{ name, user: { token } }],
-      contexts: [{ name, context: { cluster: "test", user: name, namespace } }],
+      contexts: [{ name, context: { cluster: "test", user: name, namespace: "default" } }],
     }, null, 2));
     return path;
   }
 
   /** A client-node KubeConfig for `token` (what the operator is given). */
-  kubeConfigFor(name: string, token: string): KubeConfig {
+  kubeConfigFor(name: string, token: string, server = this.url): KubeConfig {
     const kc = new KubeConfig();
-    kc.loadFromFile(this.writeKubeconfig(name, token));
+    kc.loadFromFile(this.writeKubeconfig(name, token, server));
     return kc;
   }
 
