@@ -29,7 +29,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("watch after etcd compaction", () => {
   afterAll(async () => {
     await op?.close();
     await relay?.stop();
-  });
+  }, 120_000);
 
   it("gets 410 Gone from the real API server, re-lists, and acts on what changed meanwhile", async () => {
     const leaseTime = async (): Promise<string | undefined> =>
@@ -68,5 +68,5 @@ describe.skipIf(KUBE_SKIP !== undefined)("watch after etcd compaction", () => {
       expect(await counter(metrics, "oooi_watch_restarts_total", 'resource="infras",reason="expired"')).toBeGreaterThan(0);
       expect(await leaseTime()).toBe("45m");
     }, 30_000);
-  });
+  }, 120_000);
 });

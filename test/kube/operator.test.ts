@@ -77,7 +77,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
     const lease = await get<{ spec: { holderIdentity?: string } }>("/apis/coordination.k8s.io/v1/namespaces/oooi-system/leases/oooi-operator");
     expect(lease.spec.holderIdentity).toBeTruthy();
     await expectNothingRefused();
-  });
+  }, 120_000);
 
   it("writes status through the status subresource: observedGeneration follows, generation does not move", async () => {
     // No kubelets here: play the Deployment controller's part by writing the workloads' status.
@@ -97,7 +97,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
       expect(fields.find((f) => f.manager === FIELD_MANAGER && f.subresource === "status")?.operation).toBe("Apply");
     }, 30_000);
     await expectNothingRefused();
-  });
+  }, 120_000);
 
   it("server-side apply: a manager applying the operator's field is refused with a conflict naming it; its own fields survive the operator's next apply", async () => {
     const path = `${GROUP_PATH}/namespaces/clusters/dhcpservers/tenant-vlan-dhcp`;
@@ -129,7 +129,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
       expect(after.metadata.managedFields?.map((f) => f.manager)).toEqual(expect.arrayContaining([FIELD_MANAGER, "someone-else"]));
     }, 30_000);
     await expectNothingRefused();
-  });
+  }, 120_000);
 
   it("holds a deleted attachment until its NetworkPolicy is gone, then the real API server removes it", async () => {
     await kube().must("DELETE", `${GROUP_PATH}/namespaces/clusters/infraclusterattachments/alpha`);
@@ -141,7 +141,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
     // beta is untouched.
     expect((await kube().call("GET", "/apis/networking.k8s.io/v1/namespaces/clusters-beta/networkpolicies/allow-infrastructure")).status).toBe(200);
     await expectNothingRefused();
-  });
+  }, 120_000);
 
   it("deleting the Infra: kube-controller-manager's garbage collector removes every child it owns", async () => {
     const owned = async (): Promise<string[]> => {
@@ -162,5 +162,5 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
     // The Infra's own NAD (not the operator's) stays.
     expect((await kube().call("GET", "/apis/k8s.cni.cncf.io/v1/namespaces/clusters/network-attachment-definitions/vlan100")).status).toBe(200);
     await expectNothingRefused();
-  });
+  }, 120_000);
 });
