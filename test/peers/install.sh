@@ -45,6 +45,8 @@ go_build_wrapped() {
     sed -n 's/^[[:space:]]*\(replace[[:space:]]\)\{0,1\}\([^[:space:]]*\)[[:space:]]*=>[[:space:]]*\.\{1,2\}\/.*$/\2/p' "$gomod" \
       | while read -r dep; do
           [ "$dep" = "$mod" ] && continue
+          # Only siblings it requires (etcd also points modules it forbids at a missing directory).
+          grep -Eq "^[[:space:]]*(require[[:space:]]+)?$dep[[:space:]]+v" "$gomod" || continue
           echo "replace $dep => $dep $SIBLING_VERSION"
         done
   } >"$wrap/go.mod"
