@@ -20,8 +20,10 @@ type Items = { items: Obj[] };
 
 describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as deploy/'s ServiceAccount", () => {
   let token = "";
-  const kube = useKubeCluster({}, async (cluster) => {
+  const kube = useKubeCluster({ controllerManager: false }, async (cluster) => {
     await installCrds(cluster);
+    // After the CRDs, so its garbage collector watches the Infra's kinds from the start.
+    await cluster.startControllerManager();
     await seedExample(cluster);
     token = await operatorToken(cluster);
   });

@@ -27,7 +27,7 @@ const ETCD = peerBinary(`etcd-${ETCD_VERSION}/etcd`, "kube");
 export const KUBE_SKIP: string | undefined = APISERVER.skipReason ?? KCM.skipReason ?? ETCD.skipReason;
 
 export interface KubeClusterOptions {
-  /** Run kube-controller-manager (garbage collector, namespace controller). Default true. */
+  /** Start kube-controller-manager with the cluster (else later, with startControllerManager()). Default true. */
   readonly controllerManager?: boolean;
   /**
    * kube-apiserver's watch cache. Off, every watch is served by etcd itself, so a watch from a
@@ -82,6 +82,7 @@ export class KubeCluster {
   readonly kubeconfig: string;
   readonly #components: Component[] = [];
   readonly #ca: Buffer;
+  #kcmToken = "";
 
   private constructor(dir: string, pki: ClusterPki, url: string, etcdUrl: string, adminToken: string) {
     this.dir = dir;
@@ -99,7 +100,7 @@ export class KubeCluster {
     }
     const dir = mkdtempSync(join(tmpdir(), "oooi-kube-"));
     const pki = writeClusterPki(dir);
-    const [etcdPort, peerPort, apiPort, kcmPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const [etcdPort, peerPort, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
     const etcdUrl = `http://127.0.0.1:${String(etcdPort)}`;
     const adminToken = randomBytes(16).toString("hex");
     const kcmToken = randomBytes(16).toString("hex");
@@ -142,16 +143,8 @@ export class KubeCluster {
         "--profiling=false",
       ]);
       await cluster.#waitFor("kube-apiserver", async () => (await cluster.call("GET", "/readyz")).status === 200);
-      if (opts.controllerManager !== false) {
-        const kcmConfig = cluster.writeKubeconfig("kube-controller-manager", kcmToken);
-        cluster.#spawn("kube-controller-manager", KCM.path, [
-          "--kubeconfig", kcmConfig, "--authentication-kubeconfig", kcmConfig, "--authorization-kubeconfig", kcmConfig,
-          "--bind-address", "127.0.0.1", "--secure-port", String(kcmPort), "--cert-dir", join(dir, "kcm-certs"),
-          "--controllers", "garbagecollector,namespace",
-          "--leader-elect=false", "--use-service-account-credentials=false", "--profiling=false",
-        ]);
-        await cluster.#waitFor("kube-controller-manager", () => cluster.#kcmHealthy(kcmPort));
-      }
+      cluster.#kcmToken = kcmToken;
+      if (opts.controllerManager !== false) await cluster.startControllerManager();
       return cluster;
     } catch (e) {
       await cluster.stop();
@@ -187,6 +180,24 @@ export class KubeCluster {
   async #etcdHealthy(): Promise<boolean> {
     const r = await this.etcd("/health", undefined, "GET");
     return (r as { health?: string }).health === "true";
+  }
+
+  /**
+   * Starts kube-controller-manager (garbage collector, namespace controller). Start it after
+   * installing CRDs when its garbage collector must act on them at once: it otherwise notices new
+   * resources only at its next discovery resync (30 s).
+   */
+  async startControllerManager(): Promise<void> {
+    if (KCM.path === undefined || this.#components.some((c) => c.name === "kube-controller-manager")) return;
+    const port = await freePort();
+    const config = this.writeKubeconfig("kube-controller-manager", this.#kcmToken);
+    this.#spawn("kube-controller-manager", KCM.path, [
+      "--kubeconfig", config, "--authentication-kubeconfig", config, "--authorization-kubeconfig", config,
+      "--bind-address", "127.0.0.1", "--secure-port", String(port), "--cert-dir", join(this.dir, "kcm-certs"),
+      "--controllers", "garbagecollector,namespace",
+      "--leader-elect=false", "--use-service-account-credentials=false", "--profiling=false",
+    ]);
+    await this.#waitFor("kube-controller-manager", () => this.#kcmHealthy(port));
   }
 
   #kcmHealthy(port: number): Promise<boolean> {
