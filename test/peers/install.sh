@@ -53,7 +53,9 @@ go_build_wrapped() {
   local pkg
   for pkg in "$@"; do
     echo "building $pkg ($modver) into $dir" >&2
-    (cd "$wrap" && go build -trimpath -ldflags "-s -w $ldflags" -o "$dir/$(basename "$pkg")" "$pkg") >&2
+    # Linked beside the target and moved into place, so an interrupted build leaves no half binary.
+    (cd "$wrap" && go build -trimpath -ldflags "-s -w $ldflags" -o "$wrap/out" "$pkg") >&2
+    mv "$wrap/out" "$dir/$(basename "$pkg")"
   done
 }
 
