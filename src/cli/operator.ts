@@ -86,8 +86,11 @@ export function registerOperatorCommand(program: Command): void {
           await xds.close();
         },
       });
-      const address = op.httpAddress();
-      if (address !== undefined) log.info(`probes and metrics on http://${address.address}:${String(address.port)}`);
+      // The probe server listens asynchronously: its address (port 0 = a free one) is known once ready.
+      void op.ready.then(() => {
+        const address = op.httpAddress();
+        if (address !== undefined) log.info(`probes and metrics on http://${address.address}:${String(address.port)}`);
+      }, () => undefined);
 
       let stopping = false;
       const stop = (signal: string) => {

@@ -1,0 +1,37 @@
+// The third-party kinds oooi watches (HyperShift, CAPI, KubeVirt, Multus) as minimal CRDs of our
+// own: the right group, version, names and scope, and a schema that keeps whatever is sent. They
+// are not the upstream definitions: they let a real API server serve, list and watch these kinds
+// (with their real discovery, RBAC and watch semantics), not validate them.
+
+interface ForeignKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+}
+
+const FOREIGN: readonly ForeignKind[] = [
+  { group: "hypershift.openshift.io", version: "v1beta1", kind: "HostedCluster", plural: "hostedclusters" },
+  { group: "hypershift.openshift.io", version: "v1beta1", kind: "NodePool", plural: "nodepools" },
+  { group: "cluster.x-k8s.io", version: "v1beta1", kind: "Machine", plural: "machines" },
+  { group: "kubevirt.io", version: "v1", kind: "VirtualMachineInstance", plural: "virtualmachineinstances" },
+  { group: "k8s.cni.cncf.io", version: "v1", kind: "NetworkAttachmentDefinition", plural: "network-attachment-definitions" },
+];
+
+/** apiextensions.k8s.io/v1 CRDs for the foreign kinds (no status subresource: tests write status with the object). */
+export function foreignCrds(): Record<string, unknown>[] {
+  return FOREIGN.map((k) => ({
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${k.plural}.${k.group}` },
+    spec: {
+      group: k.group,
+      scope: "Namespaced",
+      names: { kind: k.kind, plural: k.plural, singular: k.kind.toLowerCase(), listKind: `${k.kind}List` },
+      versions: [{
+        name: k.version, served: true, storage: true,
+        schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+      }],
+    },
+  }));
+}

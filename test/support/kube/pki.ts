@@ -1,0 +1,43 @@
+// Certificates and keys for a throwaway loopback cluster: a CA, kube-apiserver's serving
+// certificate (127.0.0.1 and localhost), and the service-account signing key pair. openssl makes
+// the certificates (node:crypto cannot issue X.509); every file lands in `dir`.
+import { execFileSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** Paths of the PEM files a cluster starts with. */
+export interface ClusterPki {
+  readonly caCert: string;
+  readonly servingCert: string;
+  readonly servingKey: string;
+  /** kube-apiserver signs service-account tokens with this (--service-account-signing-key-file). */
+  readonly saKey: string;
+  /** ...and verifies them with this (--service-account-key-file). */
+  readonly saPub: string;
+}
+
+function openssl(args: string[]): void {
+  execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
+}
+
+/** Writes a fresh CA, serving certificate and service-account key pair into `dir`. */
+export function writeClusterPki(dir: string): ClusterPki {
+  const f = (name: string): string => join(dir, name);
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  openssl(["req", "-x509", ...ec, "-keyout", f("ca.key"), "-out", f("ca.crt"), "-days", "2", "-subj", "/CN=oooi-test-ca"]);
+  openssl(["req", ...ec, "-keyout", f("serving.key"), "-out", f("serving.csr"), "-subj", "/CN=kube-apiserver"]);
+  // The client verifies the name it dialled: both loopback spellings, and the in-cluster names.
+  writeFileSync(f("serving.ext"), [
+    "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default.svc",
+    "extendedKeyUsage=serverAuth",
+    "keyUsage=digitalSignature,keyEncipherment",
+  ].join("\n") + "\n");
+  openssl(["x509", "-req", "-in", f("serving.csr"), "-CA", f("ca.crt"), "-CAkey", f("ca.key"), "-CAcreateserial",
+    "-out", f("serving.crt"), "-days", "2", "-extfile", f("serving.ext")]);
+
+  const sa = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  writeFileSync(f("sa.key"), sa.privateKey.export({ type: "pkcs8", format: "pem" }));
+  writeFileSync(f("sa.pub"), sa.publicKey.export({ type: "spki", format: "pem" }));
+  return { caCert: f("ca.crt"), servingCert: f("serving.crt"), servingKey: f("serving.key"), saKey: f("sa.key"), saPub: f("sa.pub") };
+}
