@@ -58,6 +58,7 @@ function attachmentModel(a: ResolvedAttachment): AttachmentModel {
     ref: a.ref,
     domain: a.domain,
     controlPlaneNamespace: a.controlPlaneNamespace,
+    hostedCluster: `${a.hostedCluster.namespace}/${a.hostedCluster.name}`,
     served: a.served,
     workerAddresses: a.workers.map(formatIPv4),
   };
