@@ -53,6 +53,8 @@ export function resolveAttachments(
   state: ClusterState,
   infras: ReadonlyMap<string, ResolvedInfra>,
   problems: Problems,
+  /** Filled with the winner of every claim (claimKey → "<namespace>/<name>"). */
+  holders: Map<string, string> = new Map(),
 ): Map<string, ResolvedAttachment[]> {
   const namespaces = existingNamespaces(state);
   const workerIndex = indexWorkerSources(state);
@@ -66,6 +68,7 @@ export function resolveAttachments(
   for (const [hcKey, group] of groupBy(live, (a) => claimKey.hostedCluster(hostedClusterOf(a)))) {
     const [winner, ...newcomers] = byClaimAge(group, incumbents.get(hcKey));
     if (winner === undefined) continue;
+    holders.set(hcKey, nameOf(winner));
     const hc = hcKey.slice("hostedCluster:".length);
     for (const a of newcomers) {
       refusedHC.add(a);
@@ -102,6 +105,7 @@ export function resolveAttachments(
     for (const [domain, same] of groupBy(candidates, domainOf)) {
       const [winner, ...newcomers] = byClaimAge(same, incumbents.get(claimKey.domain(infraKey, domain)));
       if (winner === undefined) continue;
+      holders.set(claimKey.domain(infraKey, domain), nameOf(winner));
       served.push(winner);
       for (const a of newcomers) {
         problems.error(attachmentRef(a), "spec.dns", "DuplicateHostname",
@@ -114,6 +118,7 @@ export function resolveAttachments(
     }
 
     const workers = workersOf(served, infra, infraKey, incumbents, workerIndex, problems);
+    for (const [a, addrs] of workers) for (const addr of addrs) holders.set(claimKey.worker(infraKey, formatIPv4(addr)), nameOf(a));
     out.set(infraKey, group.filter((a) => live.includes(a)).map((a): ResolvedAttachment => ({
       ref: attachmentRef(a),
       attachment: a,

@@ -219,4 +219,6 @@ export interface BuildResult {
   readonly topologies: readonly Topology[];
   /** Sorted by object then field. */
   readonly problems: readonly Problem[];
+  /** Who won each claim (claimKey → "<namespace>/<name>"): the next build's ClusterState.incumbents. */
+  readonly claims: ReadonlyMap<string, string>;
 }

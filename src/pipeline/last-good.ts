@@ -3,7 +3,6 @@
 // is refused is replaced by its last accepted one), the model built from it, and the new memory.
 // Pure; the caller injects the time and keeps the memory between renderings.
 import type { Infra, InfraClusterAttachment } from "../api/schema.js";
-import { claimKey } from "../model/attachments.js";
 import { build } from "../model/build.js";
 import { compareProblems, refKey } from "../model/problems.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem } from "../model/types.js";
@@ -121,22 +120,10 @@ function remember(
     for (const [key, last] of old) if (present.has(key) && !out.has(key)) out.set(key, last);
     return out;
   };
-  const incumbents = new Map<string, string>();
-  for (const t of result.topologies) {
-    const infraKey = `${t.infra.namespace}/${t.infra.name}`;
-    for (const a of t.attachments) {
-      if (!a.served) continue;
-      const holder = `${a.ref.namespace}/${a.ref.name}`;
-      const [hcNamespace = "", hcName = ""] = a.hostedCluster.split("/");
-      incumbents.set(claimKey.hostedCluster({ namespace: hcNamespace, name: hcName }), holder);
-      incumbents.set(claimKey.domain(infraKey, a.domain), holder);
-      for (const w of a.workerAddresses) incumbents.set(claimKey.worker(infraKey, w), holder);
-    }
-  }
   return {
     infras: next("Infra", state.infras, memory.infras),
     attachments: next("InfraClusterAttachment", state.attachments, memory.attachments),
-    incumbents,
+    incumbents: result.claims,
   };
 }
 
