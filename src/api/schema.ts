@@ -226,14 +226,16 @@ export const DNSServerSpec = obj({
     serverIP: ipv4("Static VLAN address of CoreDNS."),
     proxyIP: opt(ipv4("The proxy's VLAN address (VLAN view answers); absent when the proxy is disabled.")),
     internalProxyIP: opt(ipv4("The proxy's ClusterIP (default view answers).")),
-    secondaryNetworkCIDR: Type.String({ pattern: IPV4_CIDR, description: "Clients inside it get the VLAN view." }),
+    secondaryNetworkCIDR: opt(Type.String({ pattern: IPV4_CIDR, description: "Clients inside it get the VLAN view (the original's DNSServer may omit it)." })),
     ...ChildNetwork,
+    dnsPort: opt(Type.Integer({ minimum: 1, maximum: 65535, description: "Accepted for compatibility with the original operator; ignored: CoreDNS listens on 53." })),
   }),
   staticEntries: opt(Type.Array(obj({
     hostname: Type.String({ minLength: 1 }),
     ip: ipv4("A record value."),
-    view: DNSRecordView,
+    view: opt(Type.Union([Type.Literal("vlan"), Type.Literal("default")], { description: "View the record is published in; the original's entries have none." })),
   }))),
+  hostedClusterDomain: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: domains come from the Infra's attachments." })),
   upstreamDNS: opt(Type.Array(Type.String())),
   image: opt(Type.String()),
   reloadInterval: opt(Type.String({ pattern: SIMPLE_DURATION, default: "5s" })),
@@ -256,11 +258,14 @@ export const ProxyBackend = obj({
   targetNamespace: opt(Type.String()),
   targetPort: Type.Integer({ minimum: 1, maximum: 65535 }),
   timeoutSeconds: opt(Type.Integer({ minimum: 1, default: 30 })),
+  protocol: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: every backend is TCP (TLS passthrough or plain HTTP by port)." })),
 });
 
 export const ProxyServerSpec = obj({
   networkConfig: obj({ serverIP: ipv4("Static VLAN address of Envoy."), ...ChildNetwork }),
   xdsPort: opt(Type.Integer({ minimum: 1, maximum: 65535, default: 18000 })),
+  port: opt(Type.Integer({ minimum: 1, maximum: 65535, description: "Accepted for compatibility with the original operator; ignored: listeners are 443, 6443 and 80." })),
+  logLevel: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: Envoy logs at its default level." })),
   backends: opt(Type.Array(ProxyBackend)),
   proxyImage: opt(Type.String()),
   managerImage: opt(Type.String()),

@@ -59,7 +59,9 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       }
       const ignored = summarizeIgnored(load.ignored);
       if (ignored !== "") log.debug(`ignored ${ignored}`);
-      const next = renderAll(load.state, acc.last === undefined ? {} : { previous: acc.last.files, reuse: acc.last });
+      // An object whose new version is refused keeps being served as it was last accepted.
+      const now = new Date().toISOString();
+      const next = renderAll(load.state, acc.last === undefined ? { now } : { previous: acc.last.files, reuse: acc.last, lastGood: acc.last.lastGood, now });
       return { last: next, next };
     }, { last: undefined, next: undefined }),
     map((s) => s.next),

@@ -4,7 +4,7 @@ import { formatIPv4 } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";
 import type { ClusterState, ObjectRef } from "./types.js";
-import { indexWorkerSources, workerAddresses } from "./workers.js";
+import { indexWorkerSources, workerAddresses, type WorkerIndex } from "./workers.js";
 
 export interface ResolvedAttachment {
   readonly ref: ObjectRef;
@@ -35,106 +35,155 @@ export function controlPlaneNamespaceOf(a: InfraClusterAttachment): string {
   return a.spec.controlPlaneNamespace ?? `${hc.namespace}-${hc.name}`;
 }
 
+/** Claim keys, shared with src/pipeline/last-good.ts which remembers who held each one. */
+export const claimKey = {
+  hostedCluster: (hc: { namespace: string; name: string }): string => `hostedCluster:${hc.namespace}/${hc.name}`,
+  domain: (infraKey: string, domain: string): string => `domain:${infraKey}:${domain}`,
+  worker: (infraKey: string, addr: string): string => `worker:${infraKey}:${addr}`,
+};
+
 /**
- * Attachments of every Infra. Cluster-wide rule: a HostedCluster is attached at most once
- * (all claimants excluded). Per-Infra rules: one domain per attachment (all claimants
- * excluded); a worker address claimed by two attachments is dropped from both.
+ * Attachments of every Infra. Conflicts follow "the oldest claim wins" (REFERENCE §1, as Gateway
+ * API resolves them): among the attachments claiming one HostedCluster (cluster-wide), one domain
+ * or one worker address (per Infra), the one that held it in the last accepted configuration
+ * (state.incumbents) keeps it, else the one created first, then by namespace/name. The winner is
+ * told nothing; every newcomer is refused with a reason naming the winner, and its Infra says so once.
  */
 export function resolveAttachments(
   state: ClusterState,
   infras: ReadonlyMap<string, ResolvedInfra>,
   problems: Problems,
+  /** Filled with the winner of every claim (claimKey → "<namespace>/<name>"). */
+  holders: Map<string, string> = new Map(),
 ): Map<string, ResolvedAttachment[]> {
   const namespaces = existingNamespaces(state);
   const workerIndex = indexWorkerSources(state);
+  const incumbents = state.incumbents ?? new Map<string, string>();
   const sorted = [...state.attachments].sort((a, b) => cmp(refKey(attachmentRef(a)), refKey(attachmentRef(b))));
+  const infraOf = (a: InfraClusterAttachment): string => `${a.metadata.namespace}/${a.spec.infraRef.name}`;
+  // Finished cleanup: the object is about to disappear and claims nothing.
+  const live = sorted.filter((a) => a.metadata.deletionTimestamp === undefined || (a.metadata.finalizers ?? []).length > 0);
 
-  const byHostedCluster = groupBy(sorted, (a) => {
-    const hc = hostedClusterOf(a);
-    return `${hc.namespace}/${hc.name}`;
-  });
-  const duplicateHC = new Set<InfraClusterAttachment>();
-  for (const [hc, group] of byHostedCluster) {
-    if (group.length < 2) continue;
-    for (const a of group) {
-      duplicateHC.add(a);
-      const others = group.filter((o) => o !== a).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+  const refusedHC = new Set<InfraClusterAttachment>();
+  for (const [hcKey, group] of groupBy(live, (a) => claimKey.hostedCluster(hostedClusterOf(a)))) {
+    const [winner, ...newcomers] = byClaimAge(group, incumbents.get(hcKey));
+    if (winner === undefined) continue;
+    holders.set(hcKey, nameOf(winner));
+    const hc = hcKey.slice("hostedCluster:".length);
+    for (const a of newcomers) {
+      refusedHC.add(a);
       problems.error(attachmentRef(a), "spec.hostedClusterRef", "DuplicateHostedCluster",
-        `HostedCluster ${hc} is also attached by ${others.join(", ")}; none of them is served until only one remains`);
+        `HostedCluster ${hc} is already attached by ${nameOf(winner)}; this attachment is not served while that one exists`);
+      const infra = infras.get(infraOf(a));
+      if (infra !== undefined) {
+        problems.warning(infra.ref, "", "DuplicateHostedCluster",
+          `attachment ${a.metadata.name} is refused: HostedCluster ${hc} is already attached by ${nameOf(winner)}`);
+      }
     }
   }
 
   const out = new Map<string, ResolvedAttachment[]>();
-  for (const [infraKey, group] of groupBy(sorted, (a) => `${a.metadata.namespace}/${a.spec.infraRef.name}`)) {
+  for (const [infraKey, group] of groupBy(sorted, infraOf)) {
     const infra = infras.get(infraKey);
+    if (infra === undefined) {
+      for (const a of group) reportMissingInfra(state, a, infraKey, problems);
+      continue;
+    }
     const candidates: InfraClusterAttachment[] = [];
     for (const a of group) {
-      const ref = attachmentRef(a);
-      if (infra === undefined) {
-        const exists = state.infras.some((i) => `${i.metadata.namespace}/${i.metadata.name}` === infraKey)
-          || (state.invalid ?? []).some((i) => i.ref.kind === "Infra" && `${i.ref.namespace}/${i.ref.name}` === infraKey);
-        if (exists) problems.pending(ref, "spec.infraRef.name", "InfraNotReady", `Infra ${infraKey} is invalid; see its status`);
-        else problems.error(ref, "spec.infraRef.name", "InfraNotFound", `Infra ${infraKey} does not exist in namespace ${a.metadata.namespace}`);
-        continue;
-      }
-      if (duplicateHC.has(a)) continue;
+      if (refusedHC.has(a) || !live.includes(a)) continue;
       const cp = controlPlaneNamespaceOf(a);
       if (!namespaces.has(cp)) {
-        problems.pending(ref, "spec.controlPlaneNamespace", "WaitingForControlPlaneNamespace", `control-plane namespace ${cp} does not exist yet`);
+        problems.pending(attachmentRef(a), "spec.controlPlaneNamespace", "WaitingForControlPlaneNamespace",
+          `control-plane namespace ${cp} does not exist yet`);
         continue;
       }
-      if (a.metadata.deletionTimestamp !== undefined && (a.metadata.finalizers ?? []).length === 0) continue;
       candidates.push(a);
     }
 
-    const duplicateDomain = new Set<InfraClusterAttachment>();
+    const served: InfraClusterAttachment[] = [];
     for (const [domain, same] of groupBy(candidates, domainOf)) {
-      if (same.length < 2) continue;
-      for (const a of same) {
-        duplicateDomain.add(a);
-        const others = same.filter((o) => o !== a).map((o) => o.metadata.name);
+      const [winner, ...newcomers] = byClaimAge(same, incumbents.get(claimKey.domain(infraKey, domain)));
+      if (winner === undefined) continue;
+      holders.set(claimKey.domain(infraKey, domain), nameOf(winner));
+      served.push(winner);
+      for (const a of newcomers) {
         problems.error(attachmentRef(a), "spec.dns", "DuplicateHostname",
-          `domain ${domain} is also claimed by ${others.join(", ")} on Infra ${infraKey}; none of them is served`);
-        if (infra !== undefined) {
-          problems.warning(infra.ref, "", "DuplicateHostname", `attachments ${same.map((o) => o.metadata.name).join(", ")} claim the same domain ${domain}`);
-        }
+          `domain ${domain} is already served by ${winner.metadata.name} on Infra ${infraKey}; this attachment is not served`);
+      }
+      if (newcomers.length > 0) {
+        problems.warning(infra.ref, "", "DuplicateHostname",
+          `${newcomers.map((o) => o.metadata.name).join(", ")} refused: domain ${domain} is already served by ${winner.metadata.name}`);
       }
     }
 
-    const served = candidates.filter((a) => !duplicateDomain.has(a));
-    const claims = new Map<number, InfraClusterAttachment[]>();
-    const rawWorkers = new Map<InfraClusterAttachment, number[]>();
-    if (infra !== undefined) {
-      for (const a of served) {
-        const addrs = workerAddresses(workerIndex, hostedClusterOf(a), controlPlaneNamespaceOf(a), infra.cidr);
-        rawWorkers.set(a, addrs);
-        for (const addr of addrs) claims.set(addr, [...(claims.get(addr) ?? []), a]);
-      }
-      for (const [addr, who] of claims) {
-        if (who.length < 2) continue;
-        const names = who.map((o) => o.metadata.name).join(", ");
-        for (const a of who) {
-          problems.warning(attachmentRef(a), "", "DuplicateSourceIP",
-            `worker address ${formatIPv4(addr)} is reported by ${names}; it is routed to none of them`);
-        }
-        problems.warning(infra.ref, "", "DuplicateSourceIP", `worker address ${formatIPv4(addr)} is reported by ${names}`);
-      }
-    }
-
-    out.set(infraKey, group.filter((a) => infra !== undefined && !duplicateHC.has(a)).map((a): ResolvedAttachment => {
-      const isServed = served.includes(a);
-      return {
-        ref: attachmentRef(a),
-        attachment: a,
-        domain: domainOf(a),
-        controlPlaneNamespace: controlPlaneNamespaceOf(a),
-        hostedCluster: hostedClusterOf(a),
-        served: isServed,
-        workers: isServed ? (rawWorkers.get(a) ?? []).filter((addr) => (claims.get(addr) ?? []).length === 1) : [],
-      };
-    }));
+    const workers = workersOf(served, infra, infraKey, incumbents, workerIndex, problems);
+    for (const [a, addrs] of workers) for (const addr of addrs) holders.set(claimKey.worker(infraKey, formatIPv4(addr)), nameOf(a));
+    out.set(infraKey, group.filter((a) => live.includes(a)).map((a): ResolvedAttachment => ({
+      ref: attachmentRef(a),
+      attachment: a,
+      domain: domainOf(a),
+      controlPlaneNamespace: controlPlaneNamespaceOf(a),
+      hostedCluster: hostedClusterOf(a),
+      served: served.includes(a),
+      workers: workers.get(a) ?? [],
+    })));
   }
   return out;
+}
+
+/** Worker addresses per served attachment; an address reported for several goes to the oldest claim. */
+function workersOf(
+  served: readonly InfraClusterAttachment[], infra: ResolvedInfra, infraKey: string,
+  incumbents: ReadonlyMap<string, string>, workerIndex: WorkerIndex, problems: Problems,
+): Map<InfraClusterAttachment, number[]> {
+  const raw = new Map<InfraClusterAttachment, number[]>();
+  const claims = new Map<number, InfraClusterAttachment[]>();
+  for (const a of served) {
+    const addrs = workerAddresses(workerIndex, hostedClusterOf(a), controlPlaneNamespaceOf(a), infra.cidr);
+    raw.set(a, addrs);
+    for (const addr of addrs) claims.set(addr, [...(claims.get(addr) ?? []), a]);
+  }
+  const lost = new Set<string>();
+  for (const [addr, who] of claims) {
+    const text = formatIPv4(addr);
+    const [winner, ...newcomers] = byClaimAge(who, incumbents.get(claimKey.worker(infraKey, text)));
+    if (winner === undefined || newcomers.length === 0) continue;
+    for (const a of newcomers) {
+      lost.add(`${nameOf(a)}@${text}`);
+      problems.warning(attachmentRef(a), "", "DuplicateSourceIP",
+        `worker address ${text} is already routed to ${winner.metadata.name}; it is not routed to this attachment`);
+    }
+    problems.warning(infra.ref, "", "DuplicateSourceIP",
+      `worker address ${text} is reported by ${who.map((o) => o.metadata.name).join(", ")}; it stays routed to ${winner.metadata.name}`);
+  }
+  const out = new Map<InfraClusterAttachment, number[]>();
+  for (const [a, addrs] of raw) out.set(a, addrs.filter((addr) => !lost.has(`${nameOf(a)}@${formatIPv4(addr)}`)));
+  return out;
+}
+
+function reportMissingInfra(state: ClusterState, a: InfraClusterAttachment, infraKey: string, problems: Problems): void {
+  const ref = attachmentRef(a);
+  const exists = state.infras.some((i) => `${i.metadata.namespace}/${i.metadata.name}` === infraKey)
+    || (state.invalid ?? []).some((i) => i.ref.kind === "Infra" && `${i.ref.namespace}/${i.ref.name}` === infraKey);
+  if (exists) problems.pending(ref, "spec.infraRef.name", "InfraNotReady", `Infra ${infraKey} is invalid; see its status`);
+  else problems.error(ref, "spec.infraRef.name", "InfraNotFound", `Infra ${infraKey} does not exist in namespace ${a.metadata.namespace}`);
+}
+
+/**
+ * Claimants, oldest claim first: the incumbent (holder in the last accepted configuration), then
+ * by metadata.creationTimestamp (RFC 3339 in UTC sorts as text; absent sorts first, as in a
+ * manifest directory), then namespace/name — Gateway API's conflict resolution.
+ */
+export function byClaimAge(claimants: readonly InfraClusterAttachment[], incumbent: string | undefined): InfraClusterAttachment[] {
+  const rank = (a: InfraClusterAttachment): number => (nameOf(a) === incumbent ? 0 : 1);
+  return [...claimants].sort((a, b) => rank(a) - rank(b)
+    || cmp(a.metadata.creationTimestamp ?? "", b.metadata.creationTimestamp ?? "")
+    || cmp(nameOf(a), nameOf(b)));
+}
+
+function nameOf(a: InfraClusterAttachment): string {
+  return `${a.metadata.namespace}/${a.metadata.name}`;
 }
 
 /** A namespace exists when a Namespace object names it or any observed object lives in it. */

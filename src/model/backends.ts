@@ -75,6 +75,12 @@ export function buildProxy(infra: ResolvedInfra, attachments: readonly ResolvedA
     }
 
     const s = a.attachment.status?.appsIngressStatus;
+    const metallb = a.attachment.spec.appsIngress?.metallb;
+    if (a.attachment.spec.appsIngress?.enabled === true && (metallb?.addressPoolName ?? "") === "") {
+      // The original reports this as Degraded/InvalidConfiguration rather than accepting it silently.
+      problems.warning(a.ref, "spec.appsIngress.metallb.addressPoolName", "InvalidConfiguration",
+        `apps ingress is enabled without a MetalLB address pool (metallb.addressPoolName, ipAddressPoolRange); no pool is installed, so *.apps.${a.domain} gets a route only once the ingress reports an IP`);
+    }
     const vip = appsVip(a);
     if (a.attachment.spec.appsIngress?.enabled === true && s?.phase === "Ready" && vip === undefined) {
       problems.warning(a.ref, "status.appsIngressStatus", "AppsIngressWithoutIP",

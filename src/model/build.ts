@@ -30,7 +30,8 @@ export function build(state: ClusterState): BuildResult {
     if (resolved !== undefined) infras.set(`${infra.metadata.namespace}/${infra.metadata.name}`, resolved);
   }
 
-  const attachments = resolveAttachments(state, infras, problems);
+  const claims = new Map<string, string>();
+  const attachments = resolveAttachments(state, infras, problems, claims);
   const topologies: Topology[] = [];
   for (const [key, infra] of infras) {
     const atts = attachments.get(key) ?? [];
@@ -50,7 +51,7 @@ export function build(state: ClusterState): BuildResult {
       attachments: atts.map(attachmentModel),
     });
   }
-  return { topologies, problems: problems.sorted() };
+  return { topologies, problems: problems.sorted(), claims };
 }
 
 function attachmentModel(a: ResolvedAttachment): AttachmentModel {
@@ -58,6 +59,7 @@ function attachmentModel(a: ResolvedAttachment): AttachmentModel {
     ref: a.ref,
     domain: a.domain,
     controlPlaneNamespace: a.controlPlaneNamespace,
+    hostedCluster: `${a.hostedCluster.namespace}/${a.hostedCluster.name}`,
     served: a.served,
     workerAddresses: a.workers.map(formatIPv4),
   };

@@ -135,6 +135,7 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
     problems.error(ref, `${F.dhcp}.leaseTime`, "InvalidSpec", `${JSON.stringify(leaseTime)} is not a duration of at least 1m`);
   }
 
+  warnLegacyFields(ref, infra, problems);
   const upstreams = resolveUpstreams(ref, nc.dnsServers ?? [RESOLV_CONF], problems);
 
   let internalIP: string | undefined;
@@ -171,6 +172,26 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
   };
 }
 
+/**
+ * The original's single-cluster Infra fields. They are accepted so its manifests load, but a hosted
+ * cluster is served only through an InfraClusterAttachment (REFERENCE §1): say which field replaces each.
+ */
+const LEGACY_FIELDS: readonly { field: string; get: (i: Infra) => string | undefined; replacement: string }[] = [
+  { field: `${F.dns}.clusterName`, get: (i) => i.spec.infraComponents?.dns?.clusterName, replacement: "spec.dns.clusterName" },
+  { field: `${F.dns}.baseDomain`, get: (i) => i.spec.infraComponents?.dns?.baseDomain, replacement: "spec.dns.baseDomain" },
+  { field: `${F.proxy}.controlPlaneNamespace`, get: (i) => i.spec.infraComponents?.proxy?.controlPlaneNamespace, replacement: "spec.controlPlaneNamespace" },
+  { field: `${F.proxy}.apiServerService`, get: (i) => i.spec.infraComponents?.proxy?.apiServerService, replacement: "spec.apiServerService" },
+];
+
+function warnLegacyFields(ref: ObjectRef, infra: Infra, problems: Problems): void {
+  for (const l of LEGACY_FIELDS) {
+    const value = l.get(infra);
+    if (value === undefined || value === "") continue;
+    problems.warning(ref, l.field, "LegacyField",
+      `${JSON.stringify(value)} is ignored: a hosted cluster is served only through an InfraClusterAttachment with infraRef.name ${infra.metadata.name}; set its ${l.replacement} instead`);
+  }
+}
+
 function resolveUpstreams(ref: ObjectRef, entries: readonly string[], problems: Problems): readonly string[] | "resolv.conf" {
   const ips: string[] = [];
   let inherit = false;
@@ -191,6 +212,8 @@ function resolveInternalProxy(
   ref: ObjectRef, value: string, defaultNamespace: string, cidr: Cidr, services: ServiceIndex, problems: Problems,
 ): string | undefined {
   const field = `${F.proxy}.internalProxyService`;
+  // "svc.ns.svc.cluster.local." is the same name as without the final dot (the original accepts both).
+  value = value.endsWith(".") ? value.slice(0, -1) : value;
   const literal = parseIPv4(value);
   if (literal !== undefined) {
     if (cidrContains(cidr, literal)) {

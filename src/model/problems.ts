@@ -38,7 +38,8 @@ export function sameRef(a: ObjectRef, b: ObjectRef): boolean {
   return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
 }
 
-function compareProblems(a: Problem, b: Problem): number {
+/** Problem order: object, field, reason, message. */
+export function compareProblems(a: Problem, b: Problem): number {
   return (
     cmp(refKey(a.object), refKey(b.object)) || cmp(a.field, b.field) || cmp(a.reason, b.reason) || cmp(a.message, b.message)
   );

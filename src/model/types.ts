@@ -21,6 +21,12 @@ export interface ClusterState {
   readonly invalid?: readonly InvalidObject[];
   /** Valid objects' undeclared fields (ignored, reported as warnings). */
   readonly unknownFields?: readonly InvalidObject[];
+  /**
+   * Claim (src/model/attachments.ts claimKey) → "<namespace>/<name>" of the attachment that held it
+   * in the last accepted configuration, so an edit cannot take a claim away from its holder.
+   * Remembered by src/pipeline/last-good.ts; absent = decide by creationTimestamp alone.
+   */
+  readonly incumbents?: ReadonlyMap<string, string>;
 }
 
 export interface InvalidObject {
@@ -185,6 +191,8 @@ export interface AttachmentModel {
   /** clusterName.baseDomain, lower case. */
   readonly domain: string;
   readonly controlPlaneNamespace: string;
+  /** "<namespace>/<name>" of the HostedCluster it attaches. */
+  readonly hostedCluster: string;
   /** Served = its backends and records are in the output. */
   readonly served: boolean;
   /** Worker source addresses (dotted quads, sorted) known for it. */
@@ -211,4 +219,6 @@ export interface BuildResult {
   readonly topologies: readonly Topology[];
   /** Sorted by object then field. */
   readonly problems: readonly Problem[];
+  /** Who won each claim (claimKey → "<namespace>/<name>"): the next build's ClusterState.incumbents. */
+  readonly claims: ReadonlyMap<string, string>;
 }

@@ -15,6 +15,7 @@ export interface WorkerIndex {
   readonly nodePools: ReadonlyMap<string, NodePool>;
   /** "<namespace>/<name>" → VMI. */
   readonly vmis: ReadonlyMap<string, VirtualMachineInstance>;
+  readonly vmisByNamespace: ReadonlyMap<string, readonly VirtualMachineInstance[]>;
 }
 
 export function indexWorkerSources(src: WorkerSources): WorkerIndex {
@@ -24,11 +25,14 @@ export function indexWorkerSources(src: WorkerSources): WorkerIndex {
     if (list === undefined) machinesByNamespace.set(m.metadata.namespace, [m]);
     else list.push(m);
   }
+  const vmisByNamespace = new Map<string, VirtualMachineInstance[]>();
+  for (const v of src.vmis) vmisByNamespace.set(v.metadata.namespace, [...(vmisByNamespace.get(v.metadata.namespace) ?? []), v]);
   const key = (o: { metadata: { namespace: string; name: string } }) => `${o.metadata.namespace}/${o.metadata.name}`;
   return {
     machinesByNamespace,
     nodePools: new Map(src.nodePools.map((p) => [key(p), p])),
     vmis: new Map(src.vmis.map((v) => [key(v), v])),
+    vmisByNamespace,
   };
 }
 
@@ -36,7 +40,9 @@ export function indexWorkerSources(src: WorkerSources): WorkerIndex {
  * Addresses inside `cidr` of the hosted cluster's KubeVirt workers: CAPI Machines in the
  * control-plane namespace whose NodePool (annotation hypershift.openshift.io/nodePool,
  * "<namespace>/<name>") belongs to the HostedCluster and is of platform KubeVirt. A Machine
- * that reports no VLAN address yet falls back to its VirtualMachineInstance (same name).
+ * that reports no VLAN address yet falls back to its VirtualMachineInstance (same name). A VMI in
+ * the control-plane namespace with no Machine (yet) counts too, as the newest original reads every
+ * VMI there. Addresses are trimmed: a Machine address with surrounding spaces is still an address.
  */
 export function workerAddresses(
   src: WorkerIndex,
@@ -45,12 +51,13 @@ export function workerAddresses(
   cidr: Cidr,
 ): number[] {
   const out = new Set<number>();
-  for (const m of src.machinesByNamespace.get(controlPlaneNamespace) ?? []) {
+  const machines = src.machinesByNamespace.get(controlPlaneNamespace) ?? [];
+  for (const m of machines) {
     const pool = nodePoolOf(m, src.nodePools, hostedCluster.namespace);
     if (pool?.spec?.clusterName !== hostedCluster.name || pool.spec.platform?.type !== "KubeVirt") continue;
     let found = false;
     for (const a of m.status?.addresses ?? []) {
-      const addr = parseIPv4(a.address ?? "");
+      const addr = parseIPv4((a.address ?? "").trim());
       if (addr !== undefined && cidrContains(cidr, addr)) {
         out.add(addr);
         found = true;
@@ -60,6 +67,10 @@ export function workerAddresses(
       const vmi = src.vmis.get(`${controlPlaneNamespace}/${m.metadata.name}`);
       if (vmi !== undefined) for (const addr of vmiAddresses(vmi, cidr)) out.add(addr);
     }
+  }
+  const named = new Set(machines.map((m) => m.metadata.name));
+  for (const vmi of src.vmisByNamespace.get(controlPlaneNamespace) ?? []) {
+    if (!named.has(vmi.metadata.name)) for (const addr of vmiAddresses(vmi, cidr)) out.add(addr);
   }
   return [...out].sort((a, b) => a - b);
 }
@@ -78,7 +89,7 @@ export function vmiAddresses(vmi: VirtualMachineInstance, cidr: Cidr): number[] 
   const out: number[] = [];
   for (const i of vmi.status?.interfaces ?? []) {
     for (const text of [i.ipAddress, ...(i.ipAddresses ?? [])]) {
-      const addr = parseIPv4(stripPrefix(text ?? ""));
+      const addr = parseIPv4(stripPrefix((text ?? "").trim()));
       if (addr !== undefined && cidrContains(cidr, addr) && !out.includes(addr)) out.push(addr);
     }
   }

@@ -106,7 +106,7 @@ export class Reconciler {
 
   /** One pass over a snapshot and its rendering. Throws when some write failed (the caller retries). */
   async reconcile(observed: Observed, outputs: Outputs): Promise<ReconcileResult> {
-    const desired = desiredState({ state: observed.state, outputs, settings: this.#o.settings, networkAttachments: observed.networkAttachments });
+    const desired = desiredState({ state: outputs.state, outputs, settings: this.#o.settings, networkAttachments: observed.networkAttachments });
     const failures: unknown[] = [];
     const counts = { applied: 0, deleted: 0, finalizers: 0, statuses: 0 };
     const attempt = async (op: string, kind: string, write: () => Promise<boolean>): Promise<void> => {

@@ -121,7 +121,8 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     const outputs = renderAll(obs.state, {
       kea: { hooksDirectory: opts.settings.keaHooksDirectory },
       previous,
-      ...(rendered === undefined ? {} : { reuse: rendered.outputs }),
+      ...(rendered === undefined ? {} : { reuse: rendered.outputs, lastGood: rendered.outputs.lastGood }),
+      now: new Date(clock.now()).toISOString(),
     });
     rendered = { seq: obs.seq, previous: previousKey, outputs };
     return outputs;

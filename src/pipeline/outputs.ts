@@ -2,7 +2,7 @@
 // Pure: the CLI does the writing.
 import { renderKea, type KeaRenderOptions } from "../dhcp/render/index.js";
 import { renderCoreDns } from "../dns/render/index.js";
-import { build } from "../model/build.js";
+import { buildWithLastGood, NO_LAST_GOOD, type LastGood } from "./last-good.js";
 import { objectStatuses, type ReadyCondition } from "../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../model/types.js";
 import { refKey } from "../model/problems.js";
@@ -32,7 +32,11 @@ export interface StatusEntry {
 }
 
 export interface Outputs {
+  /** The state the model was built from: the input with refused versions replaced by their last good ones. */
+  readonly state: ClusterState;
   readonly model: BuildResult;
+  /** Pass back as RenderOptions.lastGood on the next rendering. */
+  readonly lastGood: LastGood;
   readonly infras: readonly RenderedInfra[];
   /** Relative path ("<namespace>/<child>/<file>") → content. */
   readonly files: ReadonlyMap<string, string>;
@@ -48,10 +52,15 @@ export interface RenderOptions {
    * rendered resources (the same objects, so the xDS cache neither re-checks nor re-encodes them).
    */
   readonly reuse?: Outputs;
+  /** Last accepted version of every object (previous Outputs.lastGood); none = nothing to fall back on. */
+  readonly lastGood?: LastGood;
+  /** When this rendering happens (RFC 3339), recorded as the acceptance time of new versions. */
+  readonly now?: string;
 }
 
 export function renderAll(state: ClusterState, options: RenderOptions = {}): Outputs {
-  const model = build(state);
+  const built = buildWithLastGood(state, options.lastGood ?? NO_LAST_GOOD, options.now ?? "an unknown time");
+  const model = built.result;
   const files = new Map<string, string>();
   const infras: RenderedInfra[] = [];
   const childStatus: StatusEntry[] = [];
@@ -104,10 +113,10 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     infras.push({ topology: t, keys, envoy, coreDns, kea });
   }
 
-  const status = [...objectStatuses(state, model).map((s) => entry(s.object, s.ready, s.problems, extraStatus(s.object, model))), ...childStatus]
+  const status = [...objectStatuses(built.state, model).map((s) => entry(s.object, s.ready, s.problems, extraStatus(s.object, model))), ...childStatus]
     .sort((a, b) => cmpEntry(a, b));
   files.set(STATUS_FILE, json({ objects: status }));
-  return { model, infras, files, status };
+  return { state: built.state, model, infras, files, status, lastGood: built.memory };
 }
 
 function extraStatus(ref: ObjectRef, model: BuildResult): Record<string, unknown> {

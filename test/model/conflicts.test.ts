@@ -112,29 +112,65 @@ const rows: Row[] = [
     topologies: [],
   },
   {
-    name: "duplicate HostedCluster across attachments excludes both",
+    name: "duplicate HostedCluster: the first by name keeps it when neither has a creationTimestamp",
     state: combine({ infras: [infra()], attachments: [attachment("a", { hc: "one" }), attachment("b", { hc: "one" }), attachment("two")] }, one, hostedCluster("two", 2, [])),
     problems: [
-      "InfraClusterAttachment/a spec.hostedClusterRef DuplicateHostedCluster error",
+      "Infra/vlan100  DuplicateHostedCluster warning",
       "InfraClusterAttachment/b spec.hostedClusterRef DuplicateHostedCluster error",
     ],
     topologies: ["vlan100"],
-    served: ["vlan100: two"],
+    served: ["vlan100: a, two"],
   },
   {
-    name: "duplicate domain on one Infra excludes both",
-    state: combine({ infras: [infra()], attachments: [attachment("one", { cluster: "same" }), attachment("two", { cluster: "same" })] }, one, hostedCluster("two", 2, [])),
+    name: "duplicate HostedCluster: the one created first keeps it, whatever its name",
+    state: combine({ infras: [infra()], attachments: [
+      attachment("a", { hc: "one", created: "2026-02-01T00:00:00Z" }), attachment("b", { hc: "one", created: "2026-01-01T00:00:00Z" }),
+    ] }, one),
+    problems: [
+      "Infra/vlan100  DuplicateHostedCluster warning",
+      "InfraClusterAttachment/a spec.hostedClusterRef DuplicateHostedCluster error",
+    ],
+    topologies: ["vlan100"],
+    served: ["vlan100: b"],
+  },
+  {
+    name: "duplicate HostedCluster across Infras: the newcomer's Infra carries the reason and counts it",
+    state: combine({ infras: [infra(), infra("other", { networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1" },
+      infraComponents: { dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" }, dns: { serverIP: "198.51.100.3" }, proxy: { serverIP: "198.51.100.4" } } })],
+    attachments: [attachment("a", { hc: "one", created: "2026-01-01T00:00:00Z" }), attachment("b", { hc: "one", infra: "other", created: "2026-03-01T00:00:00Z" })] }, one),
+    problems: [
+      "Infra/other  DuplicateHostedCluster warning",
+      "InfraClusterAttachment/b spec.hostedClusterRef DuplicateHostedCluster error",
+    ],
+    topologies: ["other", "vlan100"],
+    served: ["other: ", "vlan100: a"],
+  },
+  {
+    name: "duplicate domain: the incumbent keeps it even when the newcomer is older",
+    state: { ...combine({ infras: [infra()], attachments: [
+      attachment("one", { cluster: "same", created: "2026-03-01T00:00:00Z" }), attachment("two", { cluster: "same", created: "2026-01-01T00:00:00Z" }),
+    ] }, one, hostedCluster("two", 2, [])), incumbents: new Map([["domain:clusters/vlan100:same.example.com", "clusters/one"]]) },
     problems: [
       "Infra/vlan100  DuplicateHostname warning",
-      "Infra/vlan100  DuplicateHostname warning",
-      "InfraClusterAttachment/one spec.dns DuplicateHostname error",
       "InfraClusterAttachment/two spec.dns DuplicateHostname error",
     ],
     topologies: ["vlan100"],
-    served: ["vlan100: "],
+    served: ["vlan100: one"],
   },
   {
-    name: "duplicate worker source IP is dropped from every claimant, both stay served",
+    name: "duplicate domain on one Infra: the oldest keeps it, the Infra says so once",
+    state: combine({ infras: [infra()], attachments: [attachment("one", { cluster: "same" }), attachment("two", { cluster: "same" }), attachment("three", { cluster: "same" })] },
+      one, hostedCluster("two", 2, []), hostedCluster("three", 3, [])),
+    problems: [
+      "Infra/vlan100  DuplicateHostname warning",
+      "InfraClusterAttachment/three spec.dns DuplicateHostname error",
+      "InfraClusterAttachment/two spec.dns DuplicateHostname error",
+    ],
+    topologies: ["vlan100"],
+    served: ["vlan100: one"],
+  },
+  {
+    name: "duplicate worker source IP stays with the oldest claimant; the newcomer is told",
     state: combine(
       { infras: [infra()], attachments: [attachment("one"), attachment("two")] },
       hostedCluster("one", 1, ["192.0.2.10", "192.0.2.11"]),
@@ -142,7 +178,6 @@ const rows: Row[] = [
     ),
     problems: [
       "Infra/vlan100  DuplicateSourceIP warning",
-      "InfraClusterAttachment/one  DuplicateSourceIP warning",
       "InfraClusterAttachment/two  DuplicateSourceIP warning",
     ],
     topologies: ["vlan100"],
@@ -186,16 +221,16 @@ describe("conflict rules", () => {
     for (const p of result.problems) expect(p.message.length).toBeGreaterThan(10);
   });
 
-  it("a duplicate worker address is routed to neither claimant", () => {
+  it("a duplicate worker address is routed to the oldest claimant only", () => {
     const result = build(combine(
       { infras: [infra()], attachments: [attachment("one"), attachment("two")] },
       hostedCluster("one", 1, ["192.0.2.10", "192.0.2.11"]),
       hostedCluster("two", 2, ["192.0.2.11", "192.0.2.12"]),
     ));
     const t = result.topologies[0];
-    expect(t?.attachments.map((a) => a.workerAddresses)).toEqual([["192.0.2.10"], ["192.0.2.12"]]);
+    expect(t?.attachments.map((a) => a.workerAddresses)).toEqual([["192.0.2.10", "192.0.2.11"], ["192.0.2.12"]]);
     const ranges = t?.proxy?.backends.filter((b) => b.kind === "kubernetes-service").map((b) => b.sourcePrefixRanges);
-    expect(ranges).toEqual([["192.0.2.10/32"], ["192.0.2.12/32"]]);
+    expect(ranges).toEqual([["192.0.2.10/31"], ["192.0.2.12/32"]]);
   });
 
   it("a Machine of a non-KubeVirt NodePool contributes no worker address", () => {

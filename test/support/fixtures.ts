@@ -43,12 +43,14 @@ export function infra(name = "vlan100", spec: DeepPartial<Infra["spec"]> = {}, n
 
 export function attachment(name: string, opts: {
   infra?: string; cluster?: string; baseDomain?: string; hc?: string; namespace?: string;
+  /** metadata.creationTimestamp (RFC 3339). */
+  created?: string;
   spec?: DeepPartial<InfraClusterAttachment["spec"]>; status?: InfraClusterAttachment["status"];
 } = {}): InfraClusterAttachment {
   const hc = opts.hc ?? name;
   const a = decoded({
     apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "InfraClusterAttachment",
-    metadata: { name, namespace: opts.namespace ?? NS },
+    metadata: { name, namespace: opts.namespace ?? NS, ...(opts.created === undefined ? {} : { creationTimestamp: opts.created }) },
     spec: merge({
       infraRef: { name: opts.infra ?? "vlan100" },
       hostedClusterRef: { name: hc, namespace: NS },

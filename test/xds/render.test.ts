@@ -116,10 +116,11 @@ describe("renderEnvoy output shape", () => {
     }
   });
 
-  test("a chain without SNI matches on source ranges only and sets no transport protocol", () => {
+  test("a chain without SNI matches TLS from its source ranges only", () => {
     const res = ok(richModel());
     const chains = (listener(res, "kube-6443") as { filter_chains: { name: string; filter_chain_match?: object }[] }).filter_chains;
     expect(chains.find((c) => c.name === "clusters/beta/kubernetes-service")?.filter_chain_match).toStrictEqual({
+      transport_protocol: "tls",
       source_prefix_ranges: [{ address_prefix: "192.168.10.30", prefix_len: 32 }, { address_prefix: "192.168.10.40", prefix_len: 30 }],
     });
     expect(chains.find((c) => c.name === "clusters/alpha/kubernetes-hostname")).toBeUndefined();
@@ -207,7 +208,7 @@ describe("renderEnvoy refuses what Envoy would reject or misroute", () => {
     expect(errs).toStrictEqual([]);
     const same = proxyModel([ALPHA, { ...delta, workers: ["192.168.10.20/31"] }], sampleEndpoints);
     expect(errors(same)).toContain(
-      'listener "kube-6443": filter chains "clusters/alpha/kubernetes-service" and "clusters/delta/kubernetes-service" have overlapping matching rules (source_prefix_range 192.168.10.20/31)',
+      'listener "kube-6443": filter chains "clusters/alpha/kubernetes-service" and "clusters/delta/kubernetes-service" have overlapping matching rules (transport_protocol tls, source_prefix_range 192.168.10.20/31)',
     );
   });
 
@@ -244,7 +245,8 @@ describe("rendered listeners route connections as REFERENCE §2 says", () => {
     const port = Number(name.slice(name.lastIndexOf("-") + 1));
     return selectFilterChain(listener(res, name), {
       destinationPort: port, destinationIp: "192.168.10.5",
-      transportProtocol: conn.serverName === undefined ? "raw_buffer" : "tls", ...conn,
+      // A TLS client that sends no SNI (one dialling the kubernetes Service by IP) is still TLS.
+      transportProtocol: "tls", ...conn,
     })?.cluster;
   };
 
@@ -267,8 +269,9 @@ describe("rendered listeners route connections as REFERENCE §2 says", () => {
     expect(pick(name, serverName === undefined ? { sourceIp } : { sourceIp, serverName })).toBe(cluster);
   });
 
-  test("the kubernetes-service chain is a source-only match reached without SNI, on TLS too", () => {
-    expect(pick("kube-6443", { sourceIp: "192.168.10.20", transportProtocol: "tls" })).toBe("clusters-alpha/kube-apiserver:6443");
+  test("the kubernetes-service chain is reached by TLS without SNI from a worker, never by plain TCP", () => {
+    expect(pick("kube-6443", { sourceIp: "192.168.10.20" })).toBe("clusters-alpha/kube-apiserver:6443");
+    expect(pick("kube-6443", { sourceIp: "192.168.10.20", transportProtocol: "raw_buffer" })).toBeUndefined();
   });
 
   test("the HTTP listener's chain has no tcp_proxy cluster", () => {

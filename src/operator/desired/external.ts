@@ -51,20 +51,24 @@ export function externalService(input: ExternalServiceInput): DesiredObject | un
   };
 }
 
-/** User-set names first (as written, deduplicated), then the added names sorted, case-insensitively unique. */
+/**
+ * User-set names first (as written, deduplicated), then the added names sorted; unique ignoring
+ * case and a trailing dot ("oauth.x." and "oauth.x" are one DNS name).
+ */
 export function mergeHostnames(userValue: string | undefined, added: readonly string[]): string {
   const seen = new Set<string>();
+  const key = (name: string): string => name.toLowerCase().replace(/\.$/, "");
   const out: string[] = [];
   for (const raw of (userValue ?? "").split(",")) {
     const name = raw.trim();
-    if (name === "" || seen.has(name.toLowerCase())) continue;
-    seen.add(name.toLowerCase());
+    if (key(name) === "" || seen.has(key(name))) continue;
+    seen.add(key(name));
     out.push(name);
   }
   const extra: string[] = [];
   for (const name of [...added].sort(cmp)) {
-    if (name === "" || seen.has(name.toLowerCase())) continue;
-    seen.add(name.toLowerCase());
+    if (key(name) === "" || seen.has(key(name))) continue;
+    seen.add(key(name));
     extra.push(name);
   }
   return [...out, ...extra].join(",");

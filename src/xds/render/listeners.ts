@@ -72,13 +72,16 @@ function socketAddress(port: number): object {
 function tlsChain(b: Backend, errors: string[]): object {
   const serverNames = [...new Set(b.serverNames)].sort(compareText);
   const ranges = sourceRanges(b, errors);
+  // Every chain on 443/6443 is TLS passthrough, the source-matched kubernetes-service chain too
+  // (the original's test expects transport_protocol: tls there): a plain-TCP client matches nothing.
   const match = {
-    ...(serverNames.length > 0 ? { server_names: serverNames, transport_protocol: "tls" } : {}),
+    ...(serverNames.length > 0 ? { server_names: serverNames } : {}),
+    transport_protocol: "tls",
     ...(ranges.length > 0 ? { source_prefix_ranges: ranges } : {}),
   };
   return {
     name: b.name,
-    ...(Object.keys(match).length > 0 ? { filter_chain_match: match } : {}),
+    filter_chain_match: match,
     filters: [{
       name: TCP_PROXY_FILTER,
       typed_config: { "@type": TCP_PROXY_TYPE_URL, stat_prefix: statPrefix(b.name), cluster: b.upstream },
