@@ -1,12 +1,14 @@
 // Cross-resource checks on a rendered snapshot: what Envoy would reject (duplicate names,
-// overlapping filter chains, partial wildcards) or silently break on (a reference to a cluster,
-// route table or endpoint set that is not there). Pure; returns messages, never throws.
+// overlapping filter chains, partial wildcards, the value rules of required-fields.ts) or silently
+// break on (a reference to a cluster, route table or endpoint set that is not there). Pure;
+// returns messages, never throws.
 import {
   describeCombo, expandMatch, readChains, type ChainView, type MatchCombo,
 } from "./render/chain-match.js";
 import type { EnvoyResources } from "./render/index.js";
 import { asArray, asNumber, asString, get } from "./render/json.js";
 import { HTTP_CONNECTION_MANAGER_TYPE_URL, TCP_PROXY_TYPE_URL } from "./render/type-urls.js";
+import { checkRequiredFields } from "./required-fields.js";
 
 /** Results by resource set: the renderer and the cache both check, the work is done once. */
 const checked = new WeakMap<EnvoyResources, readonly string[]>();
@@ -24,7 +26,7 @@ export function checkConsistency(res: EnvoyResources): string[] {
 }
 
 function computeConsistency(res: EnvoyResources): string[] {
-  const errors: string[] = [];
+  const errors: string[] = checkRequiredFields(res);
   const clusters = names(res.clusters, "name", "cluster name", errors);
   const assignments = names(res.endpoints, "cluster_name", "ClusterLoadAssignment for cluster", errors);
   const routeConfigs = names(res.routes, "name", "route configuration name", errors);

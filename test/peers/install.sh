@@ -83,9 +83,22 @@ install_kube() {
 }
 
 # envoy-check: Envoy's validation rules (go-control-plane), test/peers/envoy-check.
+# The cache directory is named for a content hash of the module's files (go.mod, go.sum, *.go),
+# so an edited checker is rebuilt; test/support/envoy-check.ts computes the same hash:
+# sha256 of the `sha256sum` lines of those files in C-locale name order, first 16 hex digits.
+envoy_check_hash() {
+  (cd "$here/envoy-check" && LC_ALL=C ls go.mod go.sum *.go | LC_ALL=C sort | xargs sha256sum) | sha256sum | cut -c1-16
+}
+
 install_envoy_check() {
-  echo "envoy-check is not wired yet" >&2
-  return 1
+  local dir="$cache/envoy-check-$(envoy_check_hash)"
+  if [ ! -x "$dir/envoy-check" ]; then
+    echo "building envoy-check into $dir" >&2
+    mkdir -p "$dir"
+    (cd "$here/envoy-check" && go build -trimpath -o "$dir/envoy-check.tmp.$$" .) >&2
+    mv -f "$dir/envoy-check.tmp.$$" "$dir/envoy-check"
+  fi
+  echo "$dir/envoy-check"
 }
 
 peers=("$@")

@@ -76,6 +76,30 @@ describe("checkConsistency", () => {
       const rc = r.routes[0] as { virtual_hosts: { name: string; domains: string[] }[] };
       rc.virtual_hosts.push({ ...structuredClone(rc.virtual_hosts[0] ?? { name: "", domains: [] }), name: "copy", domains: ["*.APPS.alpha.example.com"] });
     }, ['route configuration "http-80": domain "*.apps.alpha.example.com" is in virtual hosts "clusters/alpha/apps-http" and "copy"']],
+    // The value rules of Envoy's protoc-gen-validate annotations (test/peers/envoy-check proves Envoy's side).
+    ["a tcp_proxy has no stat_prefix", (r) => {
+      const chain = (r.listeners[1] as { filter_chains: { filters: { typed_config: Record<string, unknown> }[] }[] }).filter_chains[0];
+      delete chain?.filters[0]?.typed_config["stat_prefix"];
+    }, ['listener "https-443" filter chain "clusters/alpha/apps-https": tcp_proxy has no stat_prefix']],
+    ["an http_connection_manager has an empty stat_prefix", (r) => {
+      const chain = (r.listeners[0] as { filter_chains: { filters: { typed_config: Record<string, unknown> }[] }[] }).filter_chains[0];
+      const config = chain?.filters[0]?.typed_config;
+      if (config) config["stat_prefix"] = "";
+    }, ['listener "http-80" filter chain "http-80": http_connection_manager has no stat_prefix']],
+    ["a connect_timeout is 0s", (r) => {
+      (r.clusters[0] as Record<string, unknown>)["connect_timeout"] = "0s";
+    }, ['cluster "clusters-alpha/ignition-server-proxy:443": connect_timeout "0s" is not greater than 0s']],
+    ["a connect_timeout is negative", (r) => {
+      (r.clusters[0] as Record<string, unknown>)["connect_timeout"] = "-1.500s";
+    }, ['cluster "clusters-alpha/ignition-server-proxy:443": connect_timeout "-1.500s" is not greater than 0s']],
+    ["a cluster and its ClusterLoadAssignment are named \"\"", (r) => {
+      (r.clusters[0] as Record<string, unknown>)["name"] = "";
+      (r.endpoints[0] as Record<string, unknown>)["cluster_name"] = "";
+    }, [
+      "a cluster has an empty name",
+      "a ClusterLoadAssignment has an empty cluster_name",
+      'listener "https-443" filter chain "clusters/alpha/ignition-server": tcp_proxy cluster "clusters-alpha/ignition-server-proxy:443" does not exist',
+    ]],
   ])("reports when %s", (_what, mutate, expected) => {
     const r = base();
     mutate(r);

@@ -15,7 +15,8 @@ export function renderClusters(upstreams: readonly Upstream[], errors: string[])
       name: u.name,
       type: "EDS",
       eds_cluster_config: { eds_config: adsConfigSource() },
-      connect_timeout: timeout ?? "0s",
+      // Without a usable timeout the render fails above; no placeholder for the checks to trip over twice.
+      ...(timeout === undefined ? {} : { connect_timeout: timeout }),
     };
   });
 }

@@ -182,6 +182,25 @@ let needed: Set<string>;
   return out ?? NOTHING;
 }
 
+/**
+ * Rule 15 on updates: "Warming of Cluster is completed only when a ClusterLoadAssignment response
+ * is supplied by management server ... both during Envoy initialization and when the Cluster is
+ * updated" (https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#resource-warming).
+ * After updated clusters are sent, their ClusterLoadAssignments count as not held, so the next EDS plan on
+ * the stream sends them again even when the endpoints did not change; otherwise the updated cluster
+ * stays warming (found by the Envoy stand-in, test/xds/server/warming.test.ts).
+ */
+export function rewarmEndpoints(clusters: readonly CachedResource[], types: ReadonlyMap<string, TypeState>): void {
+  const eds = types.get(ENDPOINT_TYPE_URL);
+  if (!eds) return;
+  let held: Map<string, Held> | undefined;
+  for (const c of clusters) {
+    const e = c.references.endpoints;
+    if (e !== undefined && eds.held.has(e)) (held ??= new Map(eds.held)).delete(e);
+  }
+  if (held) eds.held = held;
+}
+
 /** EDS and RDS: a SotW response leaving a name out does not delete it on the client. */
 export function incrementalInSotw(typeUrl: string): boolean {
   return typeUrl === ENDPOINT_TYPE_URL || typeUrl === ROUTE_TYPE_URL;

@@ -13,6 +13,7 @@ import { status as GrpcStatus } from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
 import type { CachedResource, Snapshot, TypeSnapshot } from "../cache/snapshot.js";
 import { ENVOY_TYPE_ORDER } from "../cache/types.js";
+import { CLUSTER_TYPE_URL } from "../render/type-urls.js";
 import type {
   HeldResource, Logger, NodeIdentity, StreamConfig, XdsProtocol, XdsStatus,
 } from "../status.js";
@@ -20,7 +21,7 @@ import type { Clock } from "./clock.js";
 import type { TimerHandle } from "../../util/clock.js";
 import type { Held, NodeMemory } from "./memory.js";
 import {
-  incrementalInSotw, NO_HELD, planDelta, planSotw, retainedFor, waitingFor, type Plan, type TypeState,
+  incrementalInSotw, NO_HELD, planDelta, planSotw, retainedFor, rewarmEndpoints, waitingFor, type Plan, type TypeState,
 } from "./plan.js";
 import {
   deltaResponse, sotwResponse, type DeltaRequest, type ErrorDetail, type SotwRequest, type WireResponse,
@@ -413,6 +414,11 @@ export class Session {
     }, bySubscription ? "subscription" : "change", changeAt);
     ts.inflight = { nonce, version: plan.version, next: plan.next, push };
     if (this.#node) this.ctx.memory.remember(this.#node.id, ts.typeUrl, plan.version, plan.next, "sent");
+    // On ADS the EDS answer follows on this stream, right after the updated clusters it warms.
+    if (ts.typeUrl === CLUSTER_TYPE_URL && this.fixedTypeUrl === undefined) {
+      const previous = ts.held;
+      rewarmEndpoints(plan.changed.filter((c) => previous.get(c.name)?.res !== undefined), this.#types);
+    }
     ts.held = plan.next;
     if (this.protocol === "sotw" && incrementalInSotw(ts.typeUrl)) {
       const kept = new Map(ts.kept);

@@ -1,22 +1,32 @@
-// An Envoy-like ADS client: what Envoy does on an ADS stream, minus the proxying. Wildcard CDS and
-// LDS; EDS subscribed for the EDS clusters it received and RDS for the route tables its listeners
-// name (sent before the ACK of the response that introduced them, as Envoy does); clusters warm
-// only once their endpoints arrived; ACK or NACK through a validation hook; Delta reconnects with
-// initial_resource_versions. An order checker records every make-before-break violation: a
-// listener or route table using a cluster that is not warm, or a cluster removed while in use.
-// The current configuration is kept so tests can select filter chains like Envoy would.
+// An Envoy-like ADS client: what Envoy does on an ADS stream, minus the proxying, written from
+// Envoy's documentation and importing nothing of the server it tests. Wildcard CDS and LDS; EDS
+// subscribed for the EDS clusters it received and RDS for the route tables its listeners name (sent
+// before the ACK of the response that introduced them, as Envoy does); warming as the xDS protocol
+// describes it (https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#resource-warming):
+// a new or changed EDS cluster serves only once an EDS response for it arrives after it (until
+// then the previous version, if any, keeps serving), a listener once its route configurations are
+// there. NACKs on its own what Envoy rejects (rules.ts), and through a test's validation hook;
+// Delta reconnects with initial_resource_versions. An order checker records every make-before-break
+// violation: a listener or route table using a cluster that is not warm, or a cluster removed
+// while in use. The configuration is kept so tests can select filter chains like Envoy would.
 import { EventEmitter } from "node:events";
 import { Client, credentials, Metadata, type ChannelCredentials, type ClientDuplexStream } from "@grpc/grpc-js";
-import { referencesOf } from "../../../src/xds/cache/refs.js";
-import {
-  CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL,
-} from "../../../src/xds/protos.js";
-import { selectFilterChain, type ConnectionInfo, type SelectedChain } from "../../../src/xds/select.js";
+import { TYPE_URLS } from "./protos.js";
 import { METHODS } from "./raw.js";
+import { edsServiceName, listenerClusters, rdsNames, routeClusters } from "./refs.js";
+import { envoyRejects } from "./rules.js";
+import { selectChain, type ConnectionInfo, type SelectedChain } from "./select.js";
 import {
   decodeDeltaResponse, decodeSotwResponse, encodeDeltaRequest, encodeSotwRequest,
   type DecodedResource, type DeltaRequestInit, type DeltaResponse, type SotwRequestInit, type SotwResponse,
 } from "./wire.js";
+
+export type { ConnectionInfo, SelectedChain } from "./select.js";
+
+const CLUSTER_TYPE_URL = TYPE_URLS.cluster;
+const ENDPOINT_TYPE_URL = TYPE_URLS.endpoint;
+const LISTENER_TYPE_URL = TYPE_URLS.listener;
+const ROUTE_TYPE_URL = TYPE_URLS.route;
 
 /** Returns an error text to NACK a response, or undefined to accept it. */
 export type Validator = (typeUrl: string, resources: readonly DecodedResource[]) => string | undefined;
@@ -96,6 +106,10 @@ export class EnvoyLikeClient {
   #sentNode = false;
   #streams = 0;
   readonly #barriers = new Map<string, () => void>();
+  /** Cluster name → the version that serves. */
+  readonly #serving = new Map<string, HeldResource>();
+  /** Cluster name → a newer EDS version waiting for its ClusterLoadAssignment. */
+  readonly #warming = new Map<string, HeldResource>();
   validate: Validator | undefined;
 
   constructor(readonly options: EnvoyLikeOptions) {
@@ -130,18 +144,31 @@ export class EnvoyLikeClient {
     return this.#streams;
   }
 
-  /** A cluster is warm once it exists and, for EDS, its endpoints arrived. */
+  /** A cluster is warm once some version of it serves: for EDS, one whose endpoints arrived after it. */
   isWarm(cluster: string): boolean {
-    const c = this.clusters.get(cluster);
-    if (!c) return false;
-    const e = referencesOf(CLUSTER_TYPE_URL, c.json).endpoints;
-    return e === undefined || this.endpoints.has(e);
+    return this.#serving.has(cluster);
+  }
+
+  /** Clusters whose newest version still waits for its EDS response (an older one may be serving). */
+  get warmingClusters(): readonly string[] {
+    return [...this.#warming.keys()].sort();
+  }
+
+  /** The version of a cluster that serves traffic (the previous one while a change warms). */
+  servingCluster(name: string): HeldResource | undefined {
+    return this.#serving.get(name);
+  }
+
+  /** A listener is warm once every route configuration it loads over RDS is here. */
+  isListenerWarm(name: string): boolean {
+    const l = this.listeners.get(name);
+    return l !== undefined && rdsNames(l.json).every((r) => this.routes.has(r));
   }
 
   /** The filter chain Envoy would pick on listener `name` for `conn`. */
   selectFilterChain(name: string, conn: ConnectionInfo): SelectedChain | undefined {
     const l = this.listeners.get(name);
-    return l && selectFilterChain(l.json, conn);
+    return l && selectChain(l.json, conn);
   }
 
   /** Where a connection goes: the listener bound to its port, the chain, the cluster's endpoints. */
@@ -149,7 +176,7 @@ export class EnvoyLikeClient {
     for (const [name, l] of this.listeners) {
       const port = (l.json["address"] as { socket_address?: { port_value?: number } } | undefined)?.socket_address?.port_value;
       if (port !== conn.destinationPort) continue;
-      const chain = selectFilterChain(l.json, conn);
+      const chain = selectChain(l.json, conn);
       if (!chain) return undefined;
       const cla = chain.cluster === undefined ? undefined : this.endpoints.get(chain.cluster)?.json;
       const endpoints = ((cla?.["endpoints"] ?? []) as { lb_endpoints?: { endpoint?: { address?: { socket_address?: { address: string; port_value: number } } } }[] }[])
@@ -329,7 +356,7 @@ export class EnvoyLikeClient {
     for (const r of res.resources) incoming.set(r.name, { version: res.versionInfo, json: r.json });
     const fullState = t === CLUSTER_TYPE_URL || t === LISTENER_TYPE_URL;
     const removed = fullState ? [...st.resources.keys()].filter((n) => !incoming.has(n)) : [];
-    const error = dup ?? this.validate?.(t, res.resources);
+    const error = dup ?? rejection(t, res.resources) ?? this.validate?.(t, res.resources);
     this.#finish(t, res, error, incoming, removed, res.versionInfo);
   }
 
@@ -346,7 +373,7 @@ export class EnvoyLikeClient {
       incoming.set(r.name, { version: r.version, json: r.json });
     }
     const removed = res.removed.filter((n) => st.resources.has(n));
-    const error = dup ?? this.validate?.(t, res.resources);
+    const error = dup ?? rejection(t, res.resources) ?? this.validate?.(t, res.resources);
     this.#finish(t, res, error, incoming, removed, res.systemVersionInfo);
   }
 
@@ -372,10 +399,12 @@ export class EnvoyLikeClient {
       for (const n of removed) st.resources.delete(n);
       // Like Envoy, keep only named resources it still subscribes to (a response may cross an unsubscription).
       const named = t === ENDPOINT_TYPE_URL || t === ROUTE_TYPE_URL;
+      const rewarm = t === CLUSTER_TYPE_URL ? this.#warmClusters(incoming, removed) : false;
       for (const [n, r] of incoming) if (!named || st.names.has(n)) st.resources.set(n, r);
       st.version = version;
+      if (t === ENDPOINT_TYPE_URL) this.#endpointsArrived(incoming);
       // Envoy subscribes to what the new resources need before acknowledging them.
-      if (t === CLUSTER_TYPE_URL) this.#resubscribe(ENDPOINT_TYPE_URL, this.#edsNames());
+      if (t === CLUSTER_TYPE_URL) this.#resubscribe(ENDPOINT_TYPE_URL, this.#edsNames(), rewarm);
       if (t === LISTENER_TYPE_URL) this.#resubscribe(ROUTE_TYPE_URL, this.#rdsNames());
     }
     const record: ResponseRecord = {
@@ -388,10 +417,44 @@ export class EnvoyLikeClient {
     this.events.emit("response", record);
   }
 
+  /**
+   * A new or changed EDS cluster warms: it waits for an EDS response while the version it replaces
+   * (if any) keeps serving; other clusters serve at once. Returns whether one started warming.
+   */
+  #warmClusters(incoming: ReadonlyMap<string, HeldResource>, removed: readonly string[]): boolean {
+    for (const n of removed) {
+      this.#serving.delete(n);
+      this.#warming.delete(n);
+    }
+    let started = false;
+    for (const [n, r] of incoming) {
+      const newest = this.#warming.get(n) ?? this.#serving.get(n);
+      if (newest !== undefined && JSON.stringify(newest.json) === JSON.stringify(r.json)) continue;
+      if (edsServiceName(r.json) === undefined) {
+        this.#serving.set(n, r);
+        this.#warming.delete(n);
+      } else {
+        this.#warming.set(n, r);
+        started = true;
+      }
+    }
+    return started;
+  }
+
+  /** An EDS response completes the warming of every cluster waiting for one of its assignments. */
+  #endpointsArrived(incoming: ReadonlyMap<string, HeldResource>): void {
+    for (const [n, r] of this.#warming) {
+      const service = edsServiceName(r.json);
+      if (service === undefined || !incoming.has(service)) continue;
+      this.#serving.set(n, r);
+      this.#warming.delete(n);
+    }
+  }
+
   #edsNames(): Set<string> {
     const out = new Set<string>();
     for (const c of this.clusters.values()) {
-      const e = referencesOf(CLUSTER_TYPE_URL, c.json).endpoints;
+      const e = edsServiceName(c.json);
       if (e !== undefined) out.add(e);
     }
     return out;
@@ -399,14 +462,22 @@ export class EnvoyLikeClient {
 
   #rdsNames(): Set<string> {
     const out = new Set<string>();
-    for (const l of this.listeners.values()) for (const r of referencesOf(LISTENER_TYPE_URL, l.json).routes) out.add(r);
+    for (const l of this.listeners.values()) for (const r of rdsNames(l.json)) out.add(r);
     return out;
   }
 
-  #resubscribe(t: EnvoyType, names: Set<string>): void {
+  /**
+   * Sends the type's subscription when its names changed, or when `rewarm`: a warming cluster opens
+   * its own EDS watch, and Envoy's SotW mux then re-sends the request even with unchanged names.
+   */
+  #resubscribe(t: EnvoyType, names: Set<string>, rewarm = false): void {
     const st = this.#state(t);
     const subscribe = [...names].filter((n) => !st.names.has(n)).sort();
     const unsubscribe = [...st.names].filter((n) => !names.has(n)).sort();
+    if (rewarm && this.protocol === "sotw" && st.requested && subscribe.length === 0 && unsubscribe.length === 0) {
+      this.#request(t, undefined);
+      return;
+    }
     if (subscribe.length === 0 && unsubscribe.length === 0 && st.requested) return;
     if (subscribe.length === 0 && unsubscribe.length === 0 && names.size === 0) return;
     st.names = names;
@@ -419,7 +490,7 @@ export class EnvoyLikeClient {
   #checkOrder(t: EnvoyType, incoming: ReadonlyMap<string, HeldResource>, removed: readonly string[]): void {
     if (t === LISTENER_TYPE_URL || t === ROUTE_TYPE_URL) {
       for (const [name, r] of incoming) {
-        for (const c of referencesOf(t, r.json).clusters) {
+        for (const c of t === LISTENER_TYPE_URL ? listenerClusters(r.json) : routeClusters(r.json)) {
           if (!this.isWarm(c)) this.violations.push(`${t === LISTENER_TYPE_URL ? "listener" : "route configuration"} "${name}" arrived using cluster "${c}", which is not warm`);
         }
       }
@@ -428,10 +499,20 @@ export class EnvoyLikeClient {
       for (const c of removed) {
         for (const [kind, map, type] of [["listener", this.listeners, LISTENER_TYPE_URL], ["route configuration", this.routes, ROUTE_TYPE_URL]] as const) {
           for (const [name, r] of map) {
-            if (referencesOf(type, r.json).clusters.includes(c)) this.violations.push(`cluster "${c}" removed while ${kind} "${name}" uses it`);
+            const uses = type === LISTENER_TYPE_URL ? listenerClusters(r.json) : routeClusters(r.json);
+            if (uses.includes(c)) this.violations.push(`cluster "${c}" removed while ${kind} "${name}" uses it`);
           }
         }
       }
     }
   }
+}
+
+/** The first resource of a response Envoy would reject, as its NACK text. */
+function rejection(typeUrl: string, resources: readonly DecodedResource[]): string | undefined {
+  for (const r of resources) {
+    const error = envoyRejects(typeUrl, r.json);
+    if (error !== undefined) return error;
+  }
+  return undefined;
 }

@@ -1,7 +1,7 @@
 // Client side of the xDS wire: DiscoveryRequests encoded with the real Envoy types, responses
 // decoded with them and every resource unpacked from its Any (so a malformed response fails here,
-// as it would in Envoy).
-import { decodeResource, messageType } from "../../../src/xds/protos.js";
+// as it would in Envoy). Types come from ./protos.ts, never from the server's code.
+import { decodeToJson, encodeMessage, typeOf } from "./protos.js";
 
 /** A state-of-the-world request as a client writes it. */
 export interface SotwRequestInit {
@@ -71,14 +71,12 @@ export function declaredName(typeUrl: string, json: Record<string, unknown>): st
 
 /** Serializes a SotW request. */
 export function encodeSotwRequest(req: SotwRequestInit): Buffer {
-  const t = messageType("envoy.service.discovery.v3.DiscoveryRequest");
-  return Buffer.from(t.encode(t.fromObject(req)).finish());
+  return encodeMessage("envoy.service.discovery.v3.DiscoveryRequest", req);
 }
 
 /** Serializes a Delta request. */
 export function encodeDeltaRequest(req: DeltaRequestInit): Buffer {
-  const t = messageType("envoy.service.discovery.v3.DeltaDiscoveryRequest");
-  return Buffer.from(t.encode(t.fromObject(req)).finish());
+  return encodeMessage("envoy.service.discovery.v3.DeltaDiscoveryRequest", req);
 }
 
 interface RawAny { type_url?: string; value?: Uint8Array }
@@ -86,13 +84,13 @@ interface RawAny { type_url?: string; value?: Uint8Array }
 function unpack(any: RawAny | undefined, name: string | undefined, version: string): DecodedResource {
   const typeUrl = any?.type_url ?? "";
   const value = any?.value ?? new Uint8Array();
-  const json = decodeResource(typeUrl, value);
+  const json = decodeToJson(typeUrl, value);
   return { name: name ?? declaredName(typeUrl, json), version, typeUrl, value, json };
 }
 
 /** Decodes a DiscoveryResponse and every resource in it. */
 export function decodeSotwResponse(bytes: Buffer): SotwResponse {
-  const t = messageType("envoy.service.discovery.v3.DiscoveryResponse");
+  const t = typeOf("envoy.service.discovery.v3.DiscoveryResponse");
   const m = t.decode(bytes) as unknown as {
     version_info: string; type_url: string; nonce: string; resources: RawAny[]; control_plane?: { identifier?: string };
   };
@@ -105,7 +103,7 @@ export function decodeSotwResponse(bytes: Buffer): SotwResponse {
 
 /** Decodes a DeltaDiscoveryResponse and every resource in it. */
 export function decodeDeltaResponse(bytes: Buffer): DeltaResponse {
-  const t = messageType("envoy.service.discovery.v3.DeltaDiscoveryResponse");
+  const t = typeOf("envoy.service.discovery.v3.DeltaDiscoveryResponse");
   const m = t.decode(bytes) as unknown as {
     system_version_info: string; type_url: string; nonce: string; removed_resources: string[];
     resources: { name: string; version: string; resource?: RawAny }[];

@@ -18,6 +18,23 @@ describe("SnapshotCache", () => {
     expect(cache.getSnapshot(GROUP)).toBe(before);
   });
 
+  test.each<[string, (r: ReturnType<typeof rendered>) => void, RegExp]>([
+    ["a tcp_proxy without stat_prefix", (r) => {
+      const l = r.listeners.find((x) => (x as { name?: string }).name === "https-443") as
+        { filter_chains: { filters: { typed_config: Record<string, unknown> }[] }[] };
+      delete l.filter_chains[0]?.filters[0]?.typed_config["stat_prefix"];
+    }, /tcp_proxy has no stat_prefix/],
+    ["a connect_timeout of 0s", (r) => { (r.clusters[0] as Record<string, unknown>)["connect_timeout"] = "0s"; }, /is not greater than 0s/],
+    ["an empty cluster name", (r) => { (r.clusters[0] as Record<string, unknown>)["name"] = ""; }, /a cluster has an empty name/],
+  ])("refuses what Envoy's validation rules reject: %s", (_what, breakIt, says) => {
+    const cache = new SnapshotCache();
+    const broken = structuredClone(rendered([ALPHA]));
+    breakIt(broken);
+    const r = cache.setEnvoySnapshot(GROUP, broken);
+    expect(r.ok ? "" : r.errors.join("\n")).toMatch(says);
+    expect(cache.getSnapshot(GROUP)).toBeUndefined();
+  });
+
   test("refuses unknown types, unencodable resources and mismatched names", () => {
     const cache = new SnapshotCache();
     const unknown = cache.setSnapshot(GROUP, new Map([["type.googleapis.com/nope.Nope", [{ name: "x", resource: {} }]]]));
