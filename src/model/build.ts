@@ -36,7 +36,12 @@ export function build(state: ClusterState): BuildResult {
     const atts = attachments.get(key) ?? [];
     const proxy = buildProxy(infra, atts, services, problems);
     const dns = buildDns(infra, atts);
-    const dhcp = buildDhcp(infra, state.vmis, problems);
+    const dhcp = buildDhcp(infra, {
+      vmis: state.vmis,
+      attachments: state.attachments.filter((a) => `${a.metadata.namespace}/${a.spec.infraRef.name}` === key),
+      previous: state.dhcpAllocations?.get(`${key}-dhcp`) ?? [],
+      now: state.now ?? 0,
+    }, problems);
     topologies.push({
       infra: infra.ref,
       children: {

@@ -1,7 +1,7 @@
 // The pure model's vocabulary: what the cluster looks like (ClusterState), what each Infra
 // should serve (Topology), and what is wrong (Problem). Renderers read only these types.
 import type {
-  DHCPServer, DNSServer, Infra, InfraClusterAttachment, ProxyServer, UnknownClientPolicy,
+  DHCPAllocation, DHCPServer, DNSServer, Infra, InfraClusterAttachment, ProxyServer, UnknownClientPolicy,
 } from "../api/schema.js";
 import type {
   HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance,
@@ -21,6 +21,13 @@ export interface ClusterState {
   readonly invalid?: readonly InvalidObject[];
   /** Valid objects' undeclared fields (ignored, reported as warnings). */
   readonly unknownFields?: readonly InvalidObject[];
+  /**
+   * Durable DHCP state: each DHCPServer's ("<namespace>/<name>") allocation table as last
+   * persisted (its status in the operator, a state file in serve). Absent = none yet.
+   */
+  readonly dhcpAllocations?: ReadonlyMap<string, readonly DHCPAllocation[]>;
+  /** Milliseconds since the Unix epoch, injected so the model stays pure (DHCP grace periods). */
+  readonly now?: number;
 }
 
 export interface InvalidObject {
@@ -173,8 +180,10 @@ export interface DhcpModel {
   readonly dnsServers: readonly string[];
   readonly validLifetimeSeconds: number;
   readonly unknownClients: UnknownClientPolicy;
-  /** Sorted by hwAddress. */
+  /** Sorted by hwAddress: one per allocation, live or within its grace period. */
   readonly reservations: readonly Reservation[];
+  /** The new allocation table, to persist (sorted by MAC). */
+  readonly allocations: readonly DHCPAllocation[];
 }
 
 // ---------------------------------------------------------------- topology

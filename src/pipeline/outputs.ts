@@ -1,5 +1,6 @@
 // ClusterState → every file `oooi render` and `oooi serve` write, and the status of every object.
 // Pure: the CLI does the writing.
+import type { DHCPAllocation } from "../api/schema.js";
 import { renderKea, type KeaRenderOptions } from "../dhcp/render/index.js";
 import { renderCoreDns } from "../dns/render/index.js";
 import { build } from "../model/build.js";
@@ -48,10 +49,19 @@ export interface RenderOptions {
    * rendered resources (the same objects, so the xDS cache neither re-checks nor re-encodes them).
    */
   readonly reuse?: Outputs;
+  /** The durable DHCP allocation tables (per DHCPServer "<namespace>/<name>") and the clock. */
+  readonly dhcp?: { readonly allocations: ReadonlyMap<string, readonly DHCPAllocation[]>; readonly now: number };
+}
+
+/** Each DHCPServer's new allocation table, to persist ("<namespace>/<name>" → table). */
+export function allocationTables(outputs: Outputs): Map<string, readonly DHCPAllocation[]> {
+  const out = new Map<string, readonly DHCPAllocation[]>();
+  for (const t of outputs.model.topologies) if (t.dhcp !== undefined) out.set(t.dhcp.name, t.dhcp.allocations);
+  return out;
 }
 
 export function renderAll(state: ClusterState, options: RenderOptions = {}): Outputs {
-  const model = build(state);
+  const model = build(options.dhcp === undefined ? state : { ...state, dhcpAllocations: options.dhcp.allocations, now: options.dhcp.now });
   const files = new Map<string, string>();
   const infras: RenderedInfra[] = [];
   const childStatus: StatusEntry[] = [];
