@@ -4,7 +4,7 @@ import { formatIPv4 } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";
 import type { ClusterState, ObjectRef } from "./types.js";
-import { indexWorkerSources, workerAddresses } from "./workers.js";
+import { indexWorkerSources, workerAddresses, type AllocatedAddresses } from "./workers.js";
 
 export interface ResolvedAttachment {
   readonly ref: ObjectRef;
@@ -44,6 +44,8 @@ export function resolveAttachments(
   state: ClusterState,
   infras: ReadonlyMap<string, ResolvedInfra>,
   problems: Problems,
+  /** Per Infra running DHCP: "<namespace>/<VMI>" → allocated addresses, the workers' only source. */
+  allocated: ReadonlyMap<string, AllocatedAddresses> = new Map(),
 ): Map<string, ResolvedAttachment[]> {
   const namespaces = existingNamespaces(state);
   const workerIndex = indexWorkerSources(state);
@@ -106,7 +108,7 @@ export function resolveAttachments(
     const rawWorkers = new Map<InfraClusterAttachment, number[]>();
     if (infra !== undefined) {
       for (const a of served) {
-        const addrs = workerAddresses(workerIndex, hostedClusterOf(a), controlPlaneNamespaceOf(a), infra.cidr);
+        const addrs = workerAddresses(workerIndex, hostedClusterOf(a), controlPlaneNamespaceOf(a), infra.cidr, allocated.get(infraKey));
         rawWorkers.set(a, addrs);
         for (const addr of addrs) claims.set(addr, [...(claims.get(addr) ?? []), a]);
       }

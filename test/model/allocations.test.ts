@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { DHCPAllocation } from "../../src/api/schema.js";
 import { build } from "../../src/model/build.js";
 import type { BuildResult, ClusterState } from "../../src/model/types.js";
-import { attachment, combine, infra, NS, vmi } from "../support/fixtures.js";
+import { attachment, combine, hostedCluster, infra, NS, vmi } from "../support/fixtures.js";
 
 const DHCP = `${NS}/vlan100-dhcp`;
 const T0 = Date.parse("2026-01-01T00:00:00Z");
@@ -101,5 +101,31 @@ describe("DHCP allocation", () => {
   it("garbage in the persisted table is ignored, never thrown on", () => {
     const junk = [{ mac: "nope", ip: "1.2.3", vmi: "" }, { mac: 7, ip: null }] as unknown as DHCPAllocation[];
     expect(() => run([a("vm", 1)], junk)).not.toThrow();
+  });
+
+  it("worker source addresses come from the allocations: a worker reporting another's address moves no route", () => {
+    // alpha's worker has not reported yet; beta's worker (Machine and VMI) reports alpha's address.
+    const cpA = `${NS}-alpha`;
+    const cpB = `${NS}-beta`;
+    const withWorkers = (previous: readonly DHCPAllocation[], reportB: string | undefined) => build({
+      ...combine(
+        { infras: [infra()], attachments: [attachment("alpha"), attachment("beta")] },
+        hostedCluster("alpha", 1, ["192.0.2.250"]), hostedCluster("beta", 2, reportB === undefined ? [] : [reportB]),
+        { vmis: [vmi(cpA, "alpha-worker-0", "02:00:00:00:0a:01"), vmi(cpB, "beta-worker-0", "02:00:00:00:0b:01", reportB)] },
+      ),
+      dhcpAllocations: new Map([[DHCP, previous]]),
+      now: T0,
+    });
+    const first = withWorkers([], undefined);
+    const alphaIp = table(first).find((x) => x.vmi === `${cpA}/alpha-worker-0`)?.ip ?? "";
+    const workers = (r: BuildResult, name: string) => r.topologies[0]?.attachments.find((x) => x.ref.name === name)?.workerAddresses;
+    // The Machine's report (.250) is not the source: the allocation is.
+    expect(workers(first, "alpha")).toEqual([alphaIp]);
+    const next = withWorkers(table(first), alphaIp);
+    expect(workers(next, "alpha")).toEqual([alphaIp]);
+    const betaIp = table(next).find((x) => x.vmi === `${cpB}/beta-worker-0`)?.ip;
+    expect(workers(next, "beta")).toEqual([betaIp]);
+    expect(betaIp).not.toBe(alphaIp);
+    expect(next.problems.map((p) => p.reason)).not.toContain("DuplicateSourceIP");
   });
 });
