@@ -119,7 +119,7 @@ function dhcpServer(infra: ResolvedInfra, dhcp: DhcpModel): DHCPServer {
         ...(dhcp.pool === undefined ? {} : { rangeStart: dhcp.pool.start, rangeEnd: dhcp.pool.end }),
         leaseTime: d?.leaseTime ?? "1h",
       },
-      options: [],
+      options: dhcp.options.map((o) => ({ code: o.code, value: o.value })),
       ...(d?.image === undefined ? {} : { image: d.image }),
       interface: dhcp.interface,
       unknownClients: dhcp.unknownClients,

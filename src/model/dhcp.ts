@@ -3,6 +3,7 @@
 import type { VirtualMachineInstance } from "../api/external.js";
 import { MAC_PATTERN, type InfraClusterAttachment } from "../api/schema.js";
 import { buildAllocations, type Allocation, type Excluded, type LiveInterface } from "./allocations.js";
+import { resolveDhcpOptions } from "./dhcp-options.js";
 import { formatIPv4, isHostAddress, maskOf, parseIPv4 } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, type Problems } from "./problems.js";
@@ -61,6 +62,7 @@ export function buildDhcp(infra: ResolvedInfra, inputs: DhcpInputs, problems: Pr
     reservations: allocations.map((a): Reservation => ({
       hwAddress: a.mac, ipAddress: a.ip, hostname: a.vmi.slice(a.vmi.indexOf("/") + 1), vmi: a.vmi,
     })),
+    options: resolveDhcpOptions(infra.ref, "spec.infraComponents.dhcp.options", infra.infra.spec.infraComponents?.dhcp?.options ?? [], problems),
     allocations,
   };
 }

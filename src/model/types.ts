@@ -166,6 +166,18 @@ export interface Reservation {
   readonly vmi: string;
 }
 
+/** One extra DHCP option (src/model/dhcp-options.ts), checked. */
+export interface DhcpOption {
+  readonly code: number;
+  /** As the user wrote it (copied to the DHCPServer's spec.options). */
+  readonly value: string;
+  /** Kea's option name where oooi knows the option; else it is sent by code. */
+  readonly name?: string;
+  /** Kea's data: text (csvFormat) or hex wire bytes. */
+  readonly data: string;
+  readonly csvFormat: boolean;
+}
+
 export interface DhcpModel {
   /** "<namespace>/<DHCPServer name>". */
   readonly name: string;
@@ -182,6 +194,8 @@ export interface DhcpModel {
   readonly unknownClients: UnknownClientPolicy;
   /** Sorted by hwAddress: one per allocation, live or within its grace period. */
   readonly reservations: readonly Reservation[];
+  /** Extra options for every client, sorted by code. */
+  readonly options: readonly DhcpOption[];
   /** The new allocation table, to persist (sorted by MAC). */
   readonly allocations: readonly DHCPAllocation[];
 }

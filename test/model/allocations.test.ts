@@ -129,3 +129,33 @@ describe("DHCP allocation", () => {
     expect(next.problems.map((p) => p.reason)).not.toContain("DuplicateSourceIP");
   });
 });
+
+describe("DHCP options", () => {
+  const withOptions = (options: { code: number; value: string }[]) => run([], [], { spec: { infraComponents: { dhcp: { options } } } });
+
+  it("MTU, NTP, domain search and classless static routes become Kea option-data; the DHCPServer lists them", () => {
+    const r = withOptions([
+      { code: 121, value: "10.128.0.0/14 - 192.0.2.1, 0.0.0.0/0 - 192.0.2.1" },
+      { code: 26, value: "1450" }, { code: 42, value: "192.0.2.5, 192.0.2.6" }, { code: 119, value: "example.com,corp.example.com" },
+    ]);
+    expect(r.problems).toEqual([]);
+    expect(r.topologies[0]?.dhcp?.options.map((o) => [o.code, o.name, o.data, o.csvFormat])).toEqual([
+      [26, "interface-mtu", "1450", true],
+      [42, "ntp-servers", "192.0.2.5, 192.0.2.6", true],
+      [119, "domain-search", "example.com, corp.example.com", true],
+      // RFC 3442: width 14, 10.128 (2 octets), router; width 0, no octets, router.
+      [121, "classless-static-route", "0E0A80C000020100C0000201", false],
+    ]);
+    expect(r.topologies[0]?.children.dhcp?.spec.options?.map((o) => o.code)).toEqual([26, 42, 119, 121]);
+  });
+
+  it("a wrong value or an option oooi sets itself is an error on its field path; the rest is served", () => {
+    const r = withOptions([{ code: 26, value: "huge" }, { code: 3, value: "192.0.2.9" }, { code: 121, value: "10.0.0.0 via x" }, { code: 42, value: "192.0.2.5" }]);
+    expect(r.problems.map((p) => `${p.field} ${p.reason}`)).toEqual([
+      "spec.infraComponents.dhcp.options[0].value InvalidSpec",
+      "spec.infraComponents.dhcp.options[1].code InvalidSpec",
+      "spec.infraComponents.dhcp.options[2].value InvalidSpec",
+    ]);
+    expect(r.topologies[0]?.dhcp?.options.map((o) => o.code)).toEqual([42]);
+  });
+});
