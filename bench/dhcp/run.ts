@@ -6,12 +6,18 @@
 //       config of the same subnet, in the same run: ratio = ours / minimal (should be ≥ 0.9).
 //       The clients are the 1,000 VMs' MACs (ours denies unknown MACs); the minimal config
 //       leases them pool addresses, so a second baseline adds the same reservations bare.
+//   (c) Allocation (issue 10): 5,000 VMIs in a /16 through the pure allocator, from an empty table
+//       and with 5,000 already allocated plus one new; baseline in the same run: the scan the old
+//       model did per build (every address of the CIDR into a free list). Needs nothing external.
 // Prints one JSON object per line.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { KeaSync, selectDhcpModel } from "../../src/dhcp/kea/index.js";
 import { build } from "../../src/model/build.js";
+import { buildAllocations, type AllocationInput, type LiveInterface } from "../../src/model/allocations.js";
+import { isHostAddress, parseCidr } from "../../src/model/ipv4.js";
+import { Problems } from "../../src/model/problems.js";
 import type { VirtualMachineInstance } from "../../src/api/external.js";
 import type { ClusterState, DhcpModel } from "../../src/model/types.js";
 import { combine, infra, NS, vmi } from "../../test/support/fixtures.js";
@@ -171,7 +177,51 @@ async function benchPerf(): Promise<void> {
   });
 }
 
+const ALLOC_VMIS = 5_000;
+const ALLOC_RUNS = 30;
+
+function timed(runs: number, f: () => unknown): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    f();
+    out.push(performance.now() - t0);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+function benchAllocation(): void {
+  const cidr = parseCidr("10.64.0.0/16");
+  if (cidr === undefined) throw new Error("bad CIDR");
+  const live: LiveInterface[] = Array.from({ length: ALLOC_VMIS }, (_, i) => ({ mac: mac(i), vmi: `${NS}/vm-${String(i)}`, reported: undefined }));
+  const input: AllocationInput = {
+    infra: { kind: "Infra", namespace: NS, name: "vlan100" }, cidr,
+    pool: { first: cidr.first + 256, last: cidr.last - 1 },
+    excluded: [{ first: cidr.first + 1, last: cidr.first + 4, what: "components" }],
+    previous: [], live, now: Date.parse("2026-01-01T00:00:00Z"), graceSeconds: 3600,
+  };
+  const cold = timed(ALLOC_RUNS, () => buildAllocations(input, new Problems()));
+  const table = buildAllocations(input, new Problems());
+  const steadyInput = { ...input, previous: table, live: [...live, { mac: mac(ALLOC_VMIS), vmi: `${NS}/new`, reported: undefined }] };
+  const steady = timed(ALLOC_RUNS, () => buildAllocations(steadyInput, new Problems()));
+  // Baseline: what the old model did on every build before placing anyone — every host address
+  // of the CIDR checked against the taken set into a free list.
+  const taken = new Set(table.map((_, i) => cidr.first + 256 + i));
+  const scan = timed(ALLOC_RUNS, () => {
+    const free: number[] = [];
+    for (let a = cidr.first; a <= cidr.last; a++) if (isHostAddress(cidr, a) && !taken.has(a)) free.push(a);
+    return free;
+  });
+  emit({
+    name: "dhcp.allocate_5000_vmis_slash16", vmis: ALLOC_VMIS, runs: ALLOC_RUNS,
+    p50_ms: round(percentile(steady, 50)), p99_ms: round(percentile(steady, 99)),
+    cold_p50_ms: round(percentile(cold, 50)), cold_p99_ms: round(percentile(cold, 99)),
+    baseline_cidr_scan_p50_ms: round(percentile(scan, 50)), ratio: round(percentile(steady, 50) / percentile(scan, 50)),
+  });
+}
+
 async function main(): Promise<void> {
+  benchAllocation();
   const skip = await keaSkipReason();
   if (skip !== undefined) throw new Error(`cannot run: ${skip}`);
   for (const size of SIZES) {

@@ -71,6 +71,17 @@ export const UnknownClientPolicy = Type.Union([Type.Literal("deny"), Type.Litera
   description: "What Kea does for a MAC that belongs to no known VMI: deny (no lease) or pool (a lease from rangeStart-rangeEnd).",
 });
 
+/**
+ * One DHCP option by code (the original's `options[{code,value}]`). Value syntax per code is
+ * checked by the model (src/model/dhcp-options.ts), with the field path of the entry.
+ */
+function DHCPOption() {
+  return obj({
+    code: Type.Integer({ minimum: 1, maximum: 254, description: "DHCP option code, e.g. 26 (MTU), 42 (NTP servers), 119 (domain search), 121 (classless static routes)." }),
+    value: Type.String({ description: "Option value in Kea's text form: an integer, comma-separated addresses or names, or for 121 \"dest/prefix - router\" pairs." }),
+  });
+}
+
 export const DHCPConfig = obj({
   enabled: opt(Type.Boolean({ default: true, description: "Deploy the Kea DHCPv4 server." })),
   serverIP: opt(ipv4("Static VLAN address of the DHCP server; required when enabled.")),
@@ -80,6 +91,7 @@ export const DHCPConfig = obj({
   image: opt(Type.String({ description: "Kea container image." })),
   unknownClients: opt(UnknownClientPolicy),
   interface: opt(Type.String({ minLength: 1, default: "net1", description: "Interface Kea listens on inside its pod (the Multus attachment)." })),
+  options: opt(Type.Array(DHCPOption(), { description: "Extra DHCP options for every client (added to the DHCPServer's options)." })),
 }, "Kea DHCPv4 on the VLAN.");
 
 export const DNSConfig = obj({
@@ -204,11 +216,20 @@ export const DHCPServerSpec = obj({
     rangeEnd: opt(ipv4("Last pool address.")),
     leaseTime: opt(Type.String({ pattern: GO_DURATION, default: "1h" })),
   }),
-  options: opt(Type.Array(obj({ code: Type.Integer({ minimum: 1, maximum: 254 }), value: Type.String() }))),
+  options: opt(Type.Array(DHCPOption())),
   image: opt(Type.String()),
   interface: opt(Type.String({ default: "net1" })),
   unknownClients: opt(UnknownClientPolicy),
 });
+
+/** One address held by one MAC; `releasedAt` set once its VMI is gone (kept for the lease time). */
+export const DHCPAllocation = obj({
+  mac: Type.String({ pattern: MAC }),
+  ip: ipv4("Address allocated to the MAC."),
+  vmi: Type.String({ description: "<namespace>/<name> of the VMI that last held it." }),
+  releasedAt: opt(Type.String({ format: "date-time", description: "When the VMI went away; the address is kept for the MAC until the lease time has passed." })),
+});
+export type DHCPAllocation = Static<typeof DHCPAllocation>;
 
 export const DHCPServerStatus = obj({
   conditions: opt(Conditions),
@@ -217,6 +238,9 @@ export const DHCPServerStatus = obj({
   totalLeases: opt(Type.Integer()),
   ackedVersion: opt(Type.String({ description: "KeaConfig version the dhcp-agent last ACKed." })),
   lastNack: opt(Type.String({ description: "Kea's message for the last configuration it rejected." })),
+  allocations: opt(Type.Array(DHCPAllocation, {
+    description: "The durable address table: which MAC holds which address. Read back at start, so addresses survive operator restarts and leader changes.",
+  })),
 });
 
 export const DNSRecordView = Type.Union([Type.Literal("vlan"), Type.Literal("default")]);

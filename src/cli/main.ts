@@ -59,7 +59,7 @@ program
   .option("--dhcp-interface <if>", "interface the local Kea serves on (default: the DHCPServer's, net1)")
   .option("--dhcp-server <ns/name>", "DHCPServer the local Kea serves (default: the first Infra with DHCP enabled)")
   .option("--kea-hooks-dir <dir>", "directory holding libdhcp_lease_cmds.so on this host")
-  .option("--kea-lease-file <path>", "memfile lease file of the local Kea (default /var/lib/kea/kea-leases4.csv)")
+  .option("--kea-lease-file <path>", "memfile lease file of the local Kea (default: keep the lease database Kea runs with)")
   .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
   .option("--log-level <level>", "trace, debug, info, warn or error", "info")
   .action((opts: { manifests: string; out?: string; keaSocket?: string; dhcpInterface?: string; dhcpServer?: string; keaHooksDir?: string; keaLeaseFile?: string; dnsListen: { host: string; port: number }; dns: boolean; xdsListen: string; xds: boolean; xdsTlsCert?: string; xdsTlsKey?: string; xdsTlsCa?: string; httpListen?: { host: string; port: number }; dnsServer?: string; debounce: number; logLevel: string }) => {
@@ -74,21 +74,28 @@ program
     } catch (e) {
       program.error(`error: cannot load the xDS TLS files: ${(e as Error).message}`, { exitCode: 2 });
     }
-    const served = serve({
-      manifests: opts.manifests,
-      debounceMs: opts.debounce,
-      ...(opts.out === undefined ? {} : { out: opts.out }),
-      ...(opts.keaSocket === undefined ? {} : { keaSocket: opts.keaSocket }),
-      ...(opts.dhcpInterface === undefined ? {} : { dhcpInterface: opts.dhcpInterface }),
-      ...(opts.dhcpServer === undefined ? {} : { dhcpServer: opts.dhcpServer }),
-      ...(opts.keaHooksDir === undefined ? {} : { keaHooksDir: opts.keaHooksDir }),
-      ...(opts.keaLeaseFile === undefined ? {} : { keaLeaseFile: opts.keaLeaseFile }),
-      ...(opts.dns ? { dnsListen: opts.dnsListen } : {}),
-      ...(opts.xds ? { xdsListen: opts.xdsListen } : {}),
-      ...(credentials === undefined ? {} : { xdsCredentials: credentials }),
-      ...(opts.httpListen === undefined ? {} : { httpListen: opts.httpListen }),
-      ...(opts.dnsServer === undefined ? {} : { dnsServer: opts.dnsServer }),
-    }, log);
+    let served: ReturnType<typeof serve>;
+    try {
+      served = serve({
+        manifests: opts.manifests,
+        debounceMs: opts.debounce,
+        ...(opts.out === undefined ? {} : { out: opts.out }),
+        ...(opts.keaSocket === undefined ? {} : { keaSocket: opts.keaSocket }),
+        ...(opts.dhcpInterface === undefined ? {} : { dhcpInterface: opts.dhcpInterface }),
+        ...(opts.dhcpServer === undefined ? {} : { dhcpServer: opts.dhcpServer }),
+        ...(opts.keaHooksDir === undefined ? {} : { keaHooksDir: opts.keaHooksDir }),
+        ...(opts.keaLeaseFile === undefined ? {} : { keaLeaseFile: opts.keaLeaseFile }),
+        ...(opts.dns ? { dnsListen: opts.dnsListen } : {}),
+        ...(opts.xds ? { xdsListen: opts.xdsListen } : {}),
+        ...(credentials === undefined ? {} : { xdsCredentials: credentials }),
+        ...(opts.httpListen === undefined ? {} : { httpListen: opts.httpListen }),
+        ...(opts.dnsServer === undefined ? {} : { dnsServer: opts.dnsServer }),
+      }, log);
+    } catch (e) {
+      // The DHCP state file in --out is unusable: starting empty could move live VMs' addresses.
+      program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
+      return;
+    }
     served.ready.catch((e: unknown) => {
       log.fatal(`cannot start: ${(e as Error).message}`);
       process.exit(1);

@@ -2,7 +2,10 @@
 // change is rendered and pushed to the outputs that are configured.
 import { EMPTY, Subscription, catchError, concatMap, from, map, scan, share } from "rxjs";
 import type { Logger } from "pino";
+import { join } from "node:path";
+import { ALLOCATIONS_FILE, AllocationStore, readAllocationFile } from "../pipeline/allocation-store.js";
 import { FileSink } from "../pipeline/file-sink.js";
+import { SYSTEM_CLOCK } from "../util/clock.js";
 import { renderAll, type Outputs } from "../pipeline/outputs.js";
 import { formatManifestError, summarizeIgnored, type ManifestLoad } from "../watchers/manifests.js";
 import { watchManifestDir } from "../watchers/manifest-watch.js";
@@ -50,6 +53,8 @@ export interface Served {
 
 /** Renders on every change of the manifest directory; unreadable input keeps the last good outputs. */
 export function serve(opts: ServeOptions, log: Logger): Served {
+  // Durable DHCP allocations: read back from --out (throws on an unusable file), written with the outputs.
+  const allocations = new AllocationStore(opts.out === undefined ? new Map() : readAllocationFile(join(opts.out, ALLOCATIONS_FILE)));
   const loads$ = watchManifestDir(opts.manifests, { debounceMs: opts.debounceMs });
   const outputs$ = loads$.pipe(
     scan<ManifestLoad, { last: Outputs | undefined; next: Outputs | undefined }>((acc, load) => {
@@ -60,8 +65,11 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       const ignored = summarizeIgnored(load.ignored);
       if (ignored !== "") log.debug(`ignored ${ignored}`);
       // An object whose new version is refused keeps being served as it was last accepted.
-      const now = new Date().toISOString();
-      const next = renderAll(load.state, acc.last === undefined ? { now } : { previous: acc.last.files, reuse: acc.last, lastGood: acc.last.lastGood, now });
+      const current = { dhcpAllocations: allocations.tables, now: SYSTEM_CLOCK.now() };
+      const next = renderAll(load.state, acc.last === undefined
+        ? current
+        : { ...current, previous: acc.last.files, reuse: acc.last, lastGood: acc.last.lastGood });
+      allocations.update(next);
       return { last: next, next };
     }, { last: undefined, next: undefined }),
     map((s) => s.next),
@@ -82,7 +90,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     const sink = new FileSink(opts.out);
     const dir = opts.out;
     subs.add(outputs$.pipe(
-      concatMap((out) => out === undefined ? EMPTY : from(sink.sync(out.files)).pipe(
+      concatMap((out) => out === undefined ? EMPTY : from(sink.sync(new Map([...out.files, [ALLOCATIONS_FILE, allocations.encode()]]))).pipe(
         catchError((e: unknown) => {
           log.error({ dir }, `cannot write outputs: ${(e as Error).message}`);
           return EMPTY;

@@ -45,6 +45,11 @@ export interface KeaApplierOptions {
   /** Milliseconds since the Unix epoch (sub-millisecond resolution by default). */
   readonly now?: () => number;
   readonly onEvent?: (event: ApplierEvent) => void;
+  /**
+   * Keep the lease database Kea runs with instead of the rendered one (`serve --kea-socket`
+   * without `--kea-lease-file`): a Kea someone started with its own lease file keeps its leases.
+   */
+  readonly keepLeaseDatabase?: boolean;
 }
 
 /** What Kea was started with and must keep: the channel we talk over and where it serves. */
@@ -52,6 +57,10 @@ export interface Pinned {
   readonly controlSocket: unknown;
   /** undefined when Kea was started listening nowhere: then the applied config chooses. */
   readonly interfaces: readonly string[] | undefined;
+  /** Kea's own `lease-database`, kept when keepLeaseDatabase is set. */
+  readonly leaseDatabase?: unknown;
+  /** Kea was already serving subnets (from its persisted config) when the applier first reached it. */
+  readonly serving: boolean;
 }
 
 interface Job {
@@ -184,6 +193,11 @@ export class KeaApplier {
     }
     const pid = await this.keaPid();
     this.pinned ??= await this.learn();
+    // A Kea restarted from its persisted config serves every reservation on its own; nothing we
+    // send before our first success may take that away with an empty config.
+    if (this.last === undefined && this.pinned.serving && subnetCount(config.Dhcp4) === 0) {
+      return { status: "rejected", hash: "", command: "apply", result: 1, text: "refusing to replace the subnets Kea serves with a configuration that has none" };
+    }
     const dhcp4 = overlay(config.Dhcp4, this.pinned);
     const full = { Dhcp4: dhcp4 };
     const hash = configHash(full);
@@ -227,7 +241,12 @@ export class KeaApplier {
     const dhcp4 = (answer.arguments as { Dhcp4?: Record<string, unknown> } | undefined)?.Dhcp4 ?? {};
     const ifaces = (dhcp4["interfaces-config"] as { interfaces?: unknown } | undefined)?.interfaces;
     const list = Array.isArray(ifaces) ? ifaces.filter((i): i is string => typeof i === "string") : [];
-    const pinned: Pinned = { controlSocket: dhcp4["control-socket"], interfaces: list.length === 0 ? undefined : list };
+    const pinned: Pinned = {
+      controlSocket: dhcp4["control-socket"],
+      interfaces: list.length === 0 ? undefined : list,
+      ...(this.options.keepLeaseDatabase === true && dhcp4["lease-database"] !== undefined ? { leaseDatabase: dhcp4["lease-database"] } : {}),
+      serving: subnetCount(dhcp4) > 0,
+    };
     this.emit({ type: "learned", controlSocket: pinned.controlSocket, interfaces: pinned.interfaces });
     return pinned;
   }
@@ -250,15 +269,22 @@ export class KeaApplier {
 
 /**
  * The configuration as sent: the caller's, with Kea's own control socket and (when Kea was
- * started listening somewhere) its interfaces, so no config can cut the applier off.
+ * started listening somewhere) its interfaces, so no config can cut the applier off; and with
+ * keepLeaseDatabase, Kea's own lease database.
  */
 export function overlay(dhcp4: object, pinned: Pinned): object {
   const out: Record<string, unknown> = { ...(dhcp4 as Record<string, unknown>) };
   if (pinned.controlSocket !== undefined) out["control-socket"] = pinned.controlSocket;
+  if (pinned.leaseDatabase !== undefined) out["lease-database"] = pinned.leaseDatabase;
   if (pinned.interfaces !== undefined) {
     const current = out["interfaces-config"];
     const base = current !== null && typeof current === "object" ? current as Record<string, unknown> : {};
     out["interfaces-config"] = { ...base, interfaces: [...pinned.interfaces] };
   }
   return out;
+}
+
+function subnetCount(dhcp4: object): number {
+  const subnets = (dhcp4 as { subnet4?: unknown }).subnet4;
+  return Array.isArray(subnets) ? subnets.length : 0;
 }

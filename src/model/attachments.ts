@@ -4,7 +4,7 @@ import { formatIPv4 } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";
 import type { ClusterState, ObjectRef } from "./types.js";
-import { indexWorkerSources, workerAddresses, type WorkerIndex } from "./workers.js";
+import { indexWorkerSources, workerAddresses, type AllocatedAddresses, type WorkerIndex } from "./workers.js";
 
 export interface ResolvedAttachment {
   readonly ref: ObjectRef;
@@ -55,6 +55,8 @@ export function resolveAttachments(
   problems: Problems,
   /** Filled with the winner of every claim (claimKey → "<namespace>/<name>"). */
   holders: Map<string, string> = new Map(),
+  /** Per Infra running DHCP: "<namespace>/<VMI>" → allocated addresses, the workers' only source. */
+  allocated: ReadonlyMap<string, AllocatedAddresses> = new Map(),
 ): Map<string, ResolvedAttachment[]> {
   const namespaces = existingNamespaces(state);
   const workerIndex = indexWorkerSources(state);
@@ -117,7 +119,7 @@ export function resolveAttachments(
       }
     }
 
-    const workers = workersOf(served, infra, infraKey, incumbents, workerIndex, problems);
+    const workers = workersOf(served, infra, infraKey, incumbents, workerIndex, allocated.get(infraKey), problems);
     for (const [a, addrs] of workers) for (const addr of addrs) holders.set(claimKey.worker(infraKey, formatIPv4(addr)), nameOf(a));
     out.set(infraKey, group.filter((a) => live.includes(a)).map((a): ResolvedAttachment => ({
       ref: attachmentRef(a),
@@ -135,12 +137,13 @@ export function resolveAttachments(
 /** Worker addresses per served attachment; an address reported for several goes to the oldest claim. */
 function workersOf(
   served: readonly InfraClusterAttachment[], infra: ResolvedInfra, infraKey: string,
-  incumbents: ReadonlyMap<string, string>, workerIndex: WorkerIndex, problems: Problems,
+  incumbents: ReadonlyMap<string, string>, workerIndex: WorkerIndex, allocated: AllocatedAddresses | undefined,
+  problems: Problems,
 ): Map<InfraClusterAttachment, number[]> {
   const raw = new Map<InfraClusterAttachment, number[]>();
   const claims = new Map<number, InfraClusterAttachment[]>();
   for (const a of served) {
-    const addrs = workerAddresses(workerIndex, hostedClusterOf(a), controlPlaneNamespaceOf(a), infra.cidr);
+    const addrs = workerAddresses(workerIndex, hostedClusterOf(a), controlPlaneNamespaceOf(a), infra.cidr, allocated);
     raw.set(a, addrs);
     for (const addr of addrs) claims.set(addr, [...(claims.get(addr) ?? []), a]);
   }

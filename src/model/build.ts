@@ -7,7 +7,8 @@ import { buildProxy, DEFAULT_TIMEOUT_SECONDS } from "./backends.js";
 import { resolveInfra, type ResolvedInfra, type ServiceIndex } from "./infra.js";
 import { cmp, Problems } from "./problems.js";
 import type { AttachmentModel, BuildResult, ClusterState, DhcpModel, DnsModel, ProxyModel, Topology } from "./types.js";
-import { formatIPv4 } from "./ipv4.js";
+import { formatIPv4, parseIPv4 } from "./ipv4.js";
+import type { AllocatedAddresses } from "./workers.js";
 
 /** Label put on every generated child, naming its Infra. */
 export const INFRA_LABEL = "hostedcluster.densityops.com/infra";
@@ -31,13 +32,27 @@ export function build(state: ClusterState): BuildResult {
   }
 
   const claims = new Map<string, string>();
-  const attachments = resolveAttachments(state, infras, problems, claims);
+  // DHCP first: where it runs, its allocations are the worker addresses of the attachments.
+  const dhcps = new Map<string, DhcpModel | undefined>();
+  const allocated = new Map<string, AllocatedAddresses>();
+  for (const [key, infra] of infras) {
+    const dhcp = buildDhcp(infra, {
+      vmis: state.vmis,
+      attachments: state.attachments.filter((a) => `${a.metadata.namespace}/${a.spec.infraRef.name}` === key),
+      previous: state.dhcpAllocations?.get(`${key}-dhcp`) ?? [],
+      now: state.now ?? 0,
+    }, problems);
+    dhcps.set(key, dhcp);
+    if (dhcp !== undefined) allocated.set(key, allocatedAddresses(dhcp));
+  }
+
+  const attachments = resolveAttachments(state, infras, problems, claims, allocated);
   const topologies: Topology[] = [];
   for (const [key, infra] of infras) {
     const atts = attachments.get(key) ?? [];
     const proxy = buildProxy(infra, atts, services, problems);
     const dns = buildDns(infra, atts);
-    const dhcp = buildDhcp(infra, state.vmis, problems);
+    const dhcp = dhcps.get(key);
     topologies.push({
       infra: infra.ref,
       children: {
@@ -52,6 +67,19 @@ export function build(state: ClusterState): BuildResult {
     });
   }
   return { topologies, problems: problems.sorted(), claims };
+}
+
+/** The allocation table as workerAddresses reads it; released entries belong to no worker. */
+function allocatedAddresses(dhcp: DhcpModel): AllocatedAddresses {
+  const byVmi = new Map<string, number[]>();
+  const taken = new Set<number>();
+  for (const a of dhcp.allocations) {
+    const addr = parseIPv4(a.ip);
+    if (addr === undefined) continue;
+    taken.add(addr);
+    if (a.releasedAt === undefined) byVmi.set(a.vmi, [...(byVmi.get(a.vmi) ?? []), addr]);
+  }
+  return { byVmi, taken };
 }
 
 function attachmentModel(a: ResolvedAttachment): AttachmentModel {
@@ -93,7 +121,7 @@ function dhcpServer(infra: ResolvedInfra, dhcp: DhcpModel): DHCPServer {
         ...(dhcp.pool === undefined ? {} : { rangeStart: dhcp.pool.start, rangeEnd: dhcp.pool.end }),
         leaseTime: d?.leaseTime ?? "1h",
       },
-      options: [],
+      options: dhcp.options.map((o) => ({ code: o.code, value: o.value })),
       ...(d?.image === undefined ? {} : { image: d.image }),
       interface: dhcp.interface,
       unknownClients: dhcp.unknownClients,

@@ -1,27 +1,32 @@
-// REFERENCE §4: the Kea subnet, its options, and one stable reservation per VMI interface on the VLAN.
-import { createHash } from "node:crypto";
+// REFERENCE §4: ResolvedInfra + VMIs + the persisted allocation table → the Kea subnet, its
+// options and one reservation per allocation. Pure; problems go to the collector.
 import type { VirtualMachineInstance } from "../api/external.js";
-import { MAC_PATTERN } from "../api/schema.js";
+import { MAC_PATTERN, type InfraClusterAttachment } from "../api/schema.js";
+import { buildAllocations, type Allocation, type Excluded, type LiveInterface } from "./allocations.js";
+import { resolveDhcpOptions } from "./dhcp-options.js";
 import { formatIPv4, isHostAddress, maskOf, parseIPv4 } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, type Problems } from "./problems.js";
 import type { DhcpModel, Reservation } from "./types.js";
 import { stripPrefix } from "./workers.js";
 
-interface Candidate {
-  readonly vmi: VirtualMachineInstance;
-  readonly mac: string;
-  /** The address the VMI already holds on this network, if any. */
-  readonly current: number | undefined;
+/** What the DHCP model needs besides the Infra: the persisted table and the injected clock. */
+export interface DhcpInputs {
+  readonly vmis: readonly VirtualMachineInstance[];
+  /** Attachments of this Infra: their MetalLB ranges are never given to a VMI. */
+  readonly attachments: readonly InfraClusterAttachment[];
+  /** The allocation table as last persisted (DHCPServer status, or serve's state file). */
+  readonly previous: readonly Allocation[];
+  /** Milliseconds since the Unix epoch. */
+  readonly now: number;
 }
 
 /**
- * Reservations keep an address for as long as its VMI exists: the address a VMI already holds
- * is reserved for it; a VMI without one gets a deterministic free address (from a hash of its
- * MAC) outside the dynamic pool and away from the gateway and the component addresses. Live
- * migration keeps the MAC, hence the reservation.
+ * The Kea subnet and one reservation per allocation (src/model/allocations.ts): every live VMI
+ * interface on the VLAN, and MACs whose VMI went away less than a lease time ago, so a
+ * restarted or migrated VM (same MAC) comes back on its address.
  */
-export function buildDhcp(infra: ResolvedInfra, vmis: readonly VirtualMachineInstance[], problems: Problems): DhcpModel | undefined {
+export function buildDhcp(infra: ResolvedInfra, inputs: DhcpInputs, problems: Problems): DhcpModel | undefined {
   const d = infra.dhcp;
   if (d === undefined) return undefined;
   const dnsServers = infra.dns !== undefined ? [infra.dns.serverIP] : infra.upstreams === "resolv.conf" ? [] : [...infra.upstreams];
@@ -30,50 +35,18 @@ export function buildDhcp(infra: ResolvedInfra, vmis: readonly VirtualMachineIns
       "DNS is disabled and dnsServers is \"resolv.conf\": DHCP clients are given no resolver");
   }
 
-  const reserved = new Set<number>();
-  for (const text of [infra.gateway, d.serverIP, infra.dns?.serverIP, infra.proxy?.serverIP]) {
-    const addr = text === undefined ? undefined : parseIPv4(text);
-    if (addr !== undefined) reserved.add(addr);
-  }
-  const inPool = (addr: number) => d.pool !== undefined && addr >= d.pool.start && addr <= d.pool.end;
-
-  const candidates = collectCandidates(infra, vmis, problems);
-  const seenMac = new Set<string>();
-  const taken = new Set<number>(reserved);
-  const out: Reservation[] = [];
-  const later: Candidate[] = [];
-
-  // First every VMI that already holds a usable address keeps it, even inside the pool (oldest
-  // first on a clash): Kea then must check reservations before handing out pool addresses.
-  for (const c of candidates) {
-    if (seenMac.has(c.mac)) {
-      problems.warning(infra.ref, "", "DuplicateMAC", `MAC ${c.mac} of VMI ${key(c.vmi)} is used by another VMI; only the first gets a reservation`);
-      continue;
-    }
-    seenMac.add(c.mac);
-    if (c.current !== undefined && !taken.has(c.current)) {
-      taken.add(c.current);
-      out.push(reservation(c, c.current));
-    } else {
-      later.push(c);
-    }
-  }
-
-  // Then the others get a deterministic free address outside the pool.
-  const free: number[] = [];
-  for (let a = infra.cidr.first; a <= infra.cidr.last; a++) {
-    if (isHostAddress(infra.cidr, a) && !taken.has(a) && !inPool(a)) free.push(a);
-  }
-  const freeSet = new Set(free);
-  for (const c of later) {
-    const addr = pick(c.mac, free, freeSet);
-    if (addr === undefined) {
-      problems.warning(infra.ref, "spec.networkConfig.cidr", "AddressesExhausted", `no free address outside the DHCP pool for VMI ${key(c.vmi)} (${c.mac})`);
-      continue;
-    }
-    freeSet.delete(addr);
-    out.push(reservation(c, addr));
-  }
+  const hostFirst = infra.cidr.prefix >= 31 ? infra.cidr.first : infra.cidr.first + 1;
+  const hostLast = infra.cidr.prefix >= 31 ? infra.cidr.last : infra.cidr.last - 1;
+  const allocations = buildAllocations({
+    infra: infra.ref,
+    cidr: infra.cidr,
+    pool: d.pool === undefined ? { first: hostFirst, last: hostLast } : { first: d.pool.start, last: d.pool.end },
+    excluded: excludedAddresses(infra, inputs.attachments, problems),
+    previous: inputs.previous,
+    live: collectInterfaces(infra, inputs.vmis, problems),
+    now: inputs.now,
+    graceSeconds: d.leaseSeconds,
+  }, problems);
 
   return {
     name: `${infra.ref.namespace}/${infra.ref.name}-dhcp`,
@@ -86,32 +59,66 @@ export function buildDhcp(infra: ResolvedInfra, vmis: readonly VirtualMachineIns
     dnsServers,
     validLifetimeSeconds: d.leaseSeconds,
     unknownClients: d.unknownClients,
-    reservations: out.sort((x, y) => cmp(x.hwAddress, y.hwAddress)),
+    reservations: allocations.map((a): Reservation => ({
+      hwAddress: a.mac, ipAddress: a.ip, hostname: a.vmi.slice(a.vmi.indexOf("/") + 1), vmi: a.vmi,
+    })),
+    options: resolveDhcpOptions(infra.ref, "spec.infraComponents.dhcp.options", infra.infra.spec.infraComponents?.dhcp?.options ?? [], problems),
+    allocations,
   };
 }
 
-function reservation(c: Candidate, addr: number): Reservation {
-  return { hwAddress: c.mac, ipAddress: formatIPv4(addr), hostname: c.vmi.metadata.name, vmi: key(c.vmi) };
+/** The gateway, the three components and every attachment's MetalLB range. */
+function excludedAddresses(infra: ResolvedInfra, attachments: readonly InfraClusterAttachment[], problems: Problems): Excluded[] {
+  const out: Excluded[] = [];
+  const single = (text: string | undefined, what: string) => {
+    const addr = text === undefined ? undefined : parseIPv4(text);
+    if (addr !== undefined) out.push({ first: addr, last: addr, what });
+  };
+  single(infra.gateway, "the gateway");
+  single(infra.dhcp?.serverIP, "the DHCP server");
+  single(infra.dns?.serverIP, "the DNS server");
+  single(infra.proxy?.serverIP, "the proxy");
+  for (const a of attachments) {
+    const text = a.spec.appsIngress?.metallb?.ipAddressPoolRange;
+    if (text === undefined || text === "") continue;
+    const range = parseRange(text);
+    const what = `the MetalLB range of ${a.metadata.namespace}/${a.metadata.name}`;
+    if (range === undefined) {
+      problems.warning({ kind: "InfraClusterAttachment", namespace: a.metadata.namespace, name: a.metadata.name },
+        "spec.appsIngress.metallb.ipAddressPoolRange", "InvalidAddressRange",
+        `${JSON.stringify(text)} is neither "first-last" nor a CIDR; DHCP cannot keep it free of VMIs`);
+      continue;
+    }
+    out.push({ ...range, what });
+  }
+  return out;
+}
+
+/** MetalLB's address forms: "a.b.c.d-e.f.g.h" (spaces allowed) or "a.b.c.d/p". */
+export function parseRange(text: string): { first: number; last: number } | undefined {
+  const dash = text.split("-").map((t) => t.trim());
+  if (dash.length === 2) {
+    const first = parseIPv4(dash[0] ?? "");
+    const last = parseIPv4(dash[1] ?? "");
+    return first !== undefined && last !== undefined && first <= last ? { first, last } : undefined;
+  }
+  const slash = text.indexOf("/");
+  const base = parseIPv4(text.slice(0, slash < 0 ? text.length : slash).trim());
+  const prefix = slash < 0 ? 32 : Number(text.slice(slash + 1).trim());
+  if (base === undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > 32) return undefined;
+  const size = 2 ** (32 - prefix);
+  const first = base - (base % size);
+  return { first, last: first + size - 1 };
 }
 
 function key(v: VirtualMachineInstance): string {
   return `${v.metadata.namespace}/${v.metadata.name}`;
 }
 
-/** Hash of the MAC picks the starting point; the next free address after it is taken. */
-function pick(mac: string, free: readonly number[], freeSet: ReadonlySet<number>): number | undefined {
-  if (freeSet.size === 0) return undefined;
-  const start = createHash("sha256").update(mac).digest().readUInt32BE(0) % free.length;
-  for (let i = 0; i < free.length; i++) {
-    const addr = free[(start + i) % free.length];
-    if (addr !== undefined && freeSet.has(addr)) return addr;
-  }
-  return undefined;
-}
-
 /** VMI interfaces attached to the Infra's NAD, oldest VMI first so clashes resolve stably. */
-function collectCandidates(infra: ResolvedInfra, vmis: readonly VirtualMachineInstance[], problems: Problems): Candidate[] {
-  const out: Candidate[] = [];
+function collectInterfaces(infra: ResolvedInfra, vmis: readonly VirtualMachineInstance[], problems: Problems): LiveInterface[] {
+  const out: LiveInterface[] = [];
+  const seenMac = new Map<string, string>();
   const sorted = [...vmis].sort((a, b) =>
     cmp(a.metadata.creationTimestamp ?? "", b.metadata.creationTimestamp ?? "") || cmp(key(a), key(b)));
   for (const vmi of sorted) {
@@ -125,15 +132,21 @@ function collectCandidates(infra: ResolvedInfra, vmis: readonly VirtualMachineIn
         problems.warning(infra.ref, "", "VMIWithoutMAC", `VMI ${key(vmi)} interface ${net.name ?? "?"} has no MAC address yet; it gets a reservation once KubeVirt reports one`);
         continue;
       }
-      let current: number | undefined;
+      const holder = seenMac.get(macText);
+      if (holder !== undefined) {
+        problems.warning(infra.ref, "", "DuplicateMAC", `MAC ${macText} of VMI ${key(vmi)} is already used by VMI ${holder}; only the older one gets an address`);
+        continue;
+      }
+      seenMac.set(macText, key(vmi));
+      let reported: number | undefined;
       for (const text of [status?.ipAddress, ...(status?.ipAddresses ?? [])]) {
         const addr = parseIPv4(stripPrefix(text ?? ""));
         if (addr !== undefined && isHostAddress(infra.cidr, addr)) {
-          current = addr;
+          reported = addr;
           break;
         }
       }
-      out.push({ vmi, mac: macText, current });
+      out.push({ vmi: key(vmi), mac: macText, reported });
     }
   }
   return out;

@@ -1,7 +1,7 @@
 // The pure model's vocabulary: what the cluster looks like (ClusterState), what each Infra
 // should serve (Topology), and what is wrong (Problem). Renderers read only these types.
 import type {
-  DHCPServer, DNSServer, Infra, InfraClusterAttachment, ProxyServer, UnknownClientPolicy,
+  DHCPAllocation, DHCPServer, DNSServer, Infra, InfraClusterAttachment, ProxyServer, UnknownClientPolicy,
 } from "../api/schema.js";
 import type {
   HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance,
@@ -27,6 +27,13 @@ export interface ClusterState {
    * Remembered by src/pipeline/last-good.ts; absent = decide by creationTimestamp alone.
    */
   readonly incumbents?: ReadonlyMap<string, string>;
+  /**
+   * Durable DHCP state: each DHCPServer's ("<namespace>/<name>") allocation table as last
+   * persisted (its status in the operator, a state file in serve). Absent = none yet.
+   */
+  readonly dhcpAllocations?: ReadonlyMap<string, readonly DHCPAllocation[]>;
+  /** Milliseconds since the Unix epoch, injected so the model stays pure (DHCP grace periods). */
+  readonly now?: number;
 }
 
 export interface InvalidObject {
@@ -165,6 +172,18 @@ export interface Reservation {
   readonly vmi: string;
 }
 
+/** One extra DHCP option (src/model/dhcp-options.ts), checked. */
+export interface DhcpOption {
+  readonly code: number;
+  /** As the user wrote it (copied to the DHCPServer's spec.options). */
+  readonly value: string;
+  /** Kea's option name where oooi knows the option; else it is sent by code. */
+  readonly name?: string;
+  /** Kea's data: text (csvFormat) or hex wire bytes. */
+  readonly data: string;
+  readonly csvFormat: boolean;
+}
+
 export interface DhcpModel {
   /** "<namespace>/<DHCPServer name>". */
   readonly name: string;
@@ -179,8 +198,12 @@ export interface DhcpModel {
   readonly dnsServers: readonly string[];
   readonly validLifetimeSeconds: number;
   readonly unknownClients: UnknownClientPolicy;
-  /** Sorted by hwAddress. */
+  /** Sorted by hwAddress: one per allocation, live or within its grace period. */
   readonly reservations: readonly Reservation[];
+  /** Extra options for every client, sorted by code. */
+  readonly options: readonly DhcpOption[];
+  /** The new allocation table, to persist (sorted by MAC). */
+  readonly allocations: readonly DHCPAllocation[];
 }
 
 // ---------------------------------------------------------------- topology

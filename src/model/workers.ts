@@ -8,6 +8,14 @@ export interface WorkerSources {
   readonly vmis: readonly VirtualMachineInstance[];
 }
 
+/** What DHCP allocated on one Infra's VLAN. */
+export interface AllocatedAddresses {
+  /** "<namespace>/<VMI name>" → addresses its MACs hold now. */
+  readonly byVmi: ReadonlyMap<string, readonly number[]>;
+  /** Every allocated address, including those kept for a VM that is restarting. */
+  readonly taken: ReadonlySet<number>;
+}
+
 /** The sources indexed once per build, so each attachment costs its own Machines, not everyone's. */
 export interface WorkerIndex {
   readonly machinesByNamespace: ReadonlyMap<string, readonly Machine[]>;
@@ -43,22 +51,33 @@ export function indexWorkerSources(src: WorkerSources): WorkerIndex {
  * that reports no VLAN address yet falls back to its VirtualMachineInstance (same name). A VMI in
  * the control-plane namespace with no Machine (yet) counts too, as the newest original reads every
  * VMI there. Addresses are trimmed: a Machine address with surrounding spaces is still an address.
+ *
+ * Where oooi runs DHCP it is the address authority (REFERENCE §4): a Machine whose VMI is observed
+ * gets its VMI's allocated addresses and nothing it reports; a Machine with no VMI observed keeps
+ * its reported addresses minus any allocated to someone. A guest reporting another's address can
+ * thus neither take nor drop the owner's routes.
  */
 export function workerAddresses(
   src: WorkerIndex,
   hostedCluster: { readonly namespace: string; readonly name: string },
   controlPlaneNamespace: string,
   cidr: Cidr,
+  allocated?: AllocatedAddresses,
 ): number[] {
   const out = new Set<number>();
   const machines = src.machinesByNamespace.get(controlPlaneNamespace) ?? [];
   for (const m of machines) {
     const pool = nodePoolOf(m, src.nodePools, hostedCluster.namespace);
     if (pool?.spec?.clusterName !== hostedCluster.name || pool.spec.platform?.type !== "KubeVirt") continue;
+    const vmiKey = `${controlPlaneNamespace}/${m.metadata.name}`;
+    if (allocated !== undefined && src.vmis.has(vmiKey)) {
+      for (const addr of allocated.byVmi.get(vmiKey) ?? []) out.add(addr);
+      continue;
+    }
     let found = false;
     for (const a of m.status?.addresses ?? []) {
       const addr = parseIPv4((a.address ?? "").trim());
-      if (addr !== undefined && cidrContains(cidr, addr)) {
+      if (addr !== undefined && cidrContains(cidr, addr) && allocated?.taken.has(addr) !== true) {
         out.add(addr);
         found = true;
       }
@@ -70,7 +89,10 @@ export function workerAddresses(
   }
   const named = new Set(machines.map((m) => m.metadata.name));
   for (const vmi of src.vmisByNamespace.get(controlPlaneNamespace) ?? []) {
-    if (!named.has(vmi.metadata.name)) for (const addr of vmiAddresses(vmi, cidr)) out.add(addr);
+    if (named.has(vmi.metadata.name)) continue;
+    const vmiKey = `${controlPlaneNamespace}/${vmi.metadata.name}`;
+    const addrs = allocated === undefined ? vmiAddresses(vmi, cidr) : allocated.byVmi.get(vmiKey) ?? [];
+    for (const addr of addrs) out.add(addr);
   }
   return [...out].sort((a, b) => a - b);
 }

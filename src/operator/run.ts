@@ -8,6 +8,7 @@ import type { Subscription } from "rxjs";
 import type { BackoffOptions } from "../dhcp/kea/backoff.js";
 import type { ClusterState } from "../model/types.js";
 import { renderAll, type Outputs } from "../pipeline/outputs.js";
+import { persistedAllocations } from "./allocations.js";
 import { ClusterWatcher } from "../watchers/kube/cluster.js";
 import { SYSTEM_CLOCK, type Clock } from "../util/clock.js";
 import type { Observed } from "../watchers/kube/observed.js";
@@ -121,8 +122,10 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     const outputs = renderAll(obs.state, {
       kea: { hooksDirectory: opts.settings.keaHooksDirectory },
       previous,
+      // Durable DHCP state: what the leader last wrote to each DHCPServer's status.
+      dhcpAllocations: persistedAllocations(obs.raw.dhcpservers),
+      now: clock.now(),
       ...(rendered === undefined ? {} : { reuse: rendered.outputs, lastGood: rendered.outputs.lastGood }),
-      now: new Date(clock.now()).toISOString(),
     });
     rendered = { seq: obs.seq, previous: previousKey, outputs };
     return outputs;

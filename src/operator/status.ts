@@ -46,7 +46,7 @@ const COMPONENTS: readonly Component[] = ["dhcp", "dns", "proxy"];
 const KINDS: Readonly<Record<string, { resource: ResourceName; plural: string; owned: readonly string[] }>> = {
   Infra: { resource: "infras", plural: "infras", owned: ["conditions", "observedGeneration", "componentStatus", "attachments"] },
   InfraClusterAttachment: { resource: "attachments", plural: "infraclusterattachments", owned: ["conditions", "observedGeneration", "domain", "controlPlaneNamespace"] },
-  DHCPServer: { resource: "dhcpservers", plural: "dhcpservers", owned: ["conditions", "observedGeneration", "ackedVersion", "lastNack"] },
+  DHCPServer: { resource: "dhcpservers", plural: "dhcpservers", owned: ["conditions", "observedGeneration", "ackedVersion", "lastNack", "allocations"] },
   DNSServer: { resource: "dnsservers", plural: "dnsservers", owned: ["conditions", "observedGeneration", "configMapName"] },
   ProxyServer: { resource: "proxyservers", plural: "proxyservers", owned: ["conditions", "observedGeneration", "ackedVersion", "lastNack"] },
 };
@@ -103,6 +103,12 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       const node = `${entry.namespace}/${entry.name}`;
       const nack = input.dataPlane.lastNack(node);
       fields["ackedVersion"] = input.dataPlane.ackedVersion(node);
+      // The durable address table (src/model/allocations.ts), read back by the next leader.
+      // Without a DHCP model this round (Infra invalid for a while) the table is kept as it was.
+      if (entry.kind === "DHCPServer") {
+        fields["allocations"] = outputs.model.topologies.find((t) => t.dhcp?.name === node)?.dhcp?.allocations
+          ?? (raw["status"] as { allocations?: unknown } | undefined)?.allocations;
+      }
       fields["lastNack"] = nack;
       if (nack !== undefined && ready.status === "True") {
         ready = { type: "Ready", status: "False", reason: "ConfigurationRejected", message: `the data plane rejected the configuration: ${nack}` };

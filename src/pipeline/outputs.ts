@@ -1,5 +1,7 @@
 // ClusterState → every file `oooi render` and `oooi serve` write, and the status of every object.
 // Pure: the CLI does the writing.
+import { metaTime } from "../util/clock.js";
+import type { DHCPAllocation } from "../api/schema.js";
 import { renderKea, type KeaRenderOptions } from "../dhcp/render/index.js";
 import { renderCoreDns } from "../dns/render/index.js";
 import { buildWithLastGood, NO_LAST_GOOD, type LastGood } from "./last-good.js";
@@ -54,12 +56,30 @@ export interface RenderOptions {
   readonly reuse?: Outputs;
   /** Last accepted version of every object (previous Outputs.lastGood); none = nothing to fall back on. */
   readonly lastGood?: LastGood;
-  /** When this rendering happens (RFC 3339), recorded as the acceptance time of new versions. */
-  readonly now?: string;
+  /**
+   * When this rendering happens (milliseconds since the epoch): the acceptance time of new versions
+   * and the clock of DHCP grace periods. Injected so rendering stays pure.
+   */
+  readonly now?: number;
+  /** The durable DHCP allocation tables (per DHCPServer "<namespace>/<name>"), as last persisted. */
+  readonly dhcpAllocations?: ReadonlyMap<string, readonly DHCPAllocation[]>;
+}
+
+/** Each DHCPServer's new allocation table, to persist ("<namespace>/<name>" → table). */
+export function allocationTables(outputs: Outputs): Map<string, readonly DHCPAllocation[]> {
+  const out = new Map<string, readonly DHCPAllocation[]>();
+  for (const t of outputs.model.topologies) if (t.dhcp !== undefined) out.set(t.dhcp.name, t.dhcp.allocations);
+  return out;
 }
 
 export function renderAll(state: ClusterState, options: RenderOptions = {}): Outputs {
-  const built = buildWithLastGood(state, options.lastGood ?? NO_LAST_GOOD, options.now ?? "an unknown time");
+  const input: ClusterState = {
+    ...state,
+    ...(options.dhcpAllocations === undefined ? {} : { dhcpAllocations: options.dhcpAllocations }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  };
+  const acceptedAt = options.now === undefined ? "an unknown time" : metaTime(options.now);
+  const built = buildWithLastGood(input, options.lastGood ?? NO_LAST_GOOD, acceptedAt);
   const model = built.result;
   const files = new Map<string, string>();
   const infras: RenderedInfra[] = [];

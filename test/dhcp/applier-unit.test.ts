@@ -48,11 +48,17 @@ describe("KeaApplier without Kea", () => {
 describe("overlay", () => {
   const cfg = { "control-socket": { "socket-name": "/default", "socket-type": "unix" }, "interfaces-config": { "dhcp-socket-type": "raw", interfaces: ["net1"] }, subnet4: [] };
   it("keeps Kea's control socket and interfaces, and the rest of interfaces-config", () => {
-    const out = overlay(cfg, { controlSocket: { "socket-name": "/run/x", "socket-type": "unix" }, interfaces: ["eth0"] });
+    const out = overlay(cfg, { controlSocket: { "socket-name": "/run/x", "socket-type": "unix" }, interfaces: ["eth0"], serving: false });
     expect(out).toEqual({ ...cfg, "control-socket": { "socket-name": "/run/x", "socket-type": "unix" }, "interfaces-config": { "dhcp-socket-type": "raw", interfaces: ["eth0"] } });
   });
   it("lets the config choose interfaces when Kea was started listening nowhere", () => {
-    expect(overlay(cfg, { controlSocket: cfg["control-socket"], interfaces: undefined })).toEqual(cfg);
+    expect(overlay(cfg, { controlSocket: cfg["control-socket"], interfaces: undefined, serving: false })).toEqual(cfg);
+  });
+  it("keeps Kea's own lease database when told to (serve --kea-socket without --kea-lease-file)", () => {
+    const own = { type: "memfile", name: "/srv/kea/own-leases.csv", persist: true };
+    const rendered = { ...cfg, "lease-database": { type: "memfile", name: "/var/lib/kea/kea-leases4.csv" } };
+    expect(overlay(rendered, { controlSocket: cfg["control-socket"], interfaces: undefined, leaseDatabase: own, serving: false })["lease-database" as keyof object])
+      .toEqual(own);
   });
 });
 

@@ -53,7 +53,9 @@ describe("renderKea", () => {
     expect(subnet.subnet).toBe("10.20.0.0/22");
     expect(option(cfg, "subnet-mask")).toBe("255.255.252.0");
     expect(option(cfg, "routers")).toBe("10.20.0.1");
-    expect(subnet["option-data"].map((o) => o.name)).toEqual(["domain-name-servers", "routers", "subnet-mask"]);
+    expect(subnet["option-data"].map((o) => o.name)).toEqual(["domain-name-servers", "routers", "subnet-mask", "interface-mtu", "classless-static-route"]);
+    // The user's options follow oooi's; option 121 goes as RFC 3442 bytes (Kea 2.2 has no text form for it).
+    expect(subnet["option-data"].at(-1)).toEqual({ code: 121, name: "classless-static-route", data: "080A0A140001", "csv-format": false });
   });
 
   it("advertises every DNS server in order, and no option 6 when there is none", () => {

@@ -51,9 +51,9 @@ function applyEdit(s: Scenario, edit: Edit, i: number, j: number): { state: Clus
 describe("one bad edit", () => {
   it("never changes how another hosted cluster is served", () => {
     fc.assert(fc.property(scenario, fc.constantFrom(...EDITS), fc.nat(), fc.nat(), (s, edit, i, j) => {
-      const before = renderAll(s.state, { now: "2026-01-01T00:00:00Z" });
+      const before = renderAll(s.state, { now: Date.parse("2026-01-01T00:00:00Z") });
       const { state, own } = applyEdit(s, edit, i, j);
-      const after = renderAll(state, { lastGood: before.lastGood, now: "2026-01-02T00:00:00Z", previous: before.files });
+      const after = renderAll(state, { lastGood: before.lastGood, now: Date.parse("2026-01-02T00:00:00Z"), previous: before.files });
       for (const a of s.state.attachments) {
         if (a.metadata.name === own) continue;
         expect(servedAs(after, a.metadata), `${edit} on ${own ?? "the Infra"}: ${a.metadata.name}`).toEqual(servedAs(before, a.metadata));

@@ -150,13 +150,15 @@ describe("DHCP", () => {
     expect(only(base([])).dhcp?.dnsServers).toEqual(["192.0.2.3"]);
   });
 
-  it("reserves the address a VMI already holds, and a stable free one outside the pool otherwise", () => {
+  // Issue 10: new addresses come from the pool rangeStart-rangeEnd (the original leases workers
+  // from it); this test used to expect one outside the pool.
+  it("reserves the address a VMI already holds, and a stable free one inside the pool otherwise", () => {
     const vms = [vmi(`${NS}-one`, "w1", "02:00:00:00:00:01", "192.0.2.10"), vmi(`${NS}-one`, "w2", "02:00:00:00:00:02")];
     const first = only(base(vms)).dhcp?.reservations ?? [];
     expect(first.find((r) => r.hostname === "w1")?.ipAddress).toBe("192.0.2.10");
     const w2 = first.find((r) => r.hostname === "w2")?.ipAddress ?? "";
     const last = Number(w2.split(".")[3]);
-    expect(last < 100 || last > 199).toBe(true);
+    expect(last >= 100 && last <= 199).toBe(true);
     expect([1, 2, 3, 4, 10]).not.toContain(last);
     // Same state → same address; and once w2 reports it, it keeps it even as others appear.
     expect(only(base(vms)).dhcp?.reservations).toEqual(first);

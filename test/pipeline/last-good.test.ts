@@ -5,8 +5,8 @@ import { readyCondition } from "../../src/model/status.js";
 import type { ClusterState, ObjectRef } from "../../src/model/types.js";
 import { attachment, combine, hostedCluster, infra, NS } from "../support/fixtures.js";
 
-const T0 = "2026-01-01T10:00:00Z";
-const T1 = "2026-01-01T11:00:00Z";
+const T0 = Date.parse("2026-01-01T10:00:00Z");
+const T1 = Date.parse("2026-01-01T11:00:00Z");
 const alpha = attachment("alpha");
 const beta = attachment("beta");
 const base = combine({ infras: [infra()], attachments: [alpha, beta] }, hostedCluster("alpha", 1, ["192.0.2.10"]), hostedCluster("beta", 2, ["192.0.2.20"]));
@@ -59,11 +59,11 @@ describe("last good per object", () => {
     expect(dataFiles(second)).toEqual(dataFiles(first));
     const cond = ready(second, refused);
     expect([cond.status, cond.reason]).toEqual(["False", reason]);
-    expect(cond.message).toContain(`the configuration accepted at ${T0} is still served`);
+    expect(cond.message).toContain(`the configuration accepted at ${"2026-01-01T10:00:00Z"} is still served`);
     // Still refused on the next rendering, still dated from the first acceptance.
-    const third = renderAll(edit, { lastGood: second.lastGood, now: "2026-01-01T12:00:00Z", previous: second.files });
+    const third = renderAll(edit, { lastGood: second.lastGood, now: Date.parse("2026-01-01T12:00:00Z"), previous: second.files });
     expect(dataFiles(third)).toEqual(dataFiles(first));
-    expect(ready(third, refused).message).toContain(T0);
+    expect(ready(third, refused).message).toContain("2026-01-01T10:00:00Z");
   });
 
   it.each(rows)("$name, never accepted before, serves nothing of that object", ({ edit, refused }) => {
@@ -79,7 +79,7 @@ describe("last good per object", () => {
     const bad = renderAll({ ...edited, infras: [infra("vlan100", { networkConfig: { gateway: "10.0.0.1" } })] }, { lastGood: first.lastGood, now: T1 });
     const fixed = renderAll({ ...edited, infras: [infra("vlan100", { networkConfig: { dnsServers: ["198.51.100.54"] } })] }, { lastGood: bad.lastGood, now: T1 });
     expect(ready(fixed, INFRA).status).toBe("True");
-    expect(fixed.lastGood.infras.get("Infra/clusters/vlan100")?.acceptedAt).toBe(T1);
+    expect(fixed.lastGood.infras.get("Infra/clusters/vlan100")?.acceptedAt).toBe("2026-01-01T11:00:00Z");
     expect(dataFiles(fixed)).not.toEqual(dataFiles(first));
   });
 

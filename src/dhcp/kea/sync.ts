@@ -12,7 +12,7 @@ export interface KeaSyncOptions {
   readonly socketPath: string;
   /** Interface to serve on (`--dhcp-interface`), replacing the DHCPServer's; Kea's own list still wins when it was started with one. */
   readonly interface?: string;
-  /** memfile lease file; default the renderer's (the lease volume path). */
+  /** memfile lease file; default: keep the lease database the running Kea uses. */
   readonly leaseFile?: string;
   /** Directory of libdhcp_lease_cmds.so on this host; default the renderer's. */
   readonly hooksDirectory?: string;
@@ -25,7 +25,9 @@ export class KeaSync {
   readonly applier: KeaApplier;
 
   constructor(private readonly options: KeaSyncOptions) {
-    this.applier = new KeaApplier(options.socketPath, options.applier);
+    // Without an explicit lease file, the lease database Kea was started with is kept (as its
+    // control socket and interfaces are): its leases stay where their owner put them.
+    this.applier = new KeaApplier(options.socketPath, { ...options.applier, keepLeaseDatabase: options.leaseFile === undefined });
   }
 
   /** The configuration a model becomes on this Kea. Pure. */

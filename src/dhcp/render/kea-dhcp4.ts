@@ -116,7 +116,12 @@ function optionData(dhcp: DhcpModel): KeaOptionData[] {
   if (dhcp.dnsServers.length > 0) out.push({ data: dhcp.dnsServers.join(", "), name: "domain-name-servers" });
   if (dhcp.routers !== "") out.push({ data: dhcp.routers, name: "routers" });
   out.push({ data: dhcp.netmask, name: "subnet-mask" });
-  return out.sort((a, b) => compare(a.name, b.name));
+  out.sort((a, b) => compare(a.name ?? "", b.name ?? ""));
+  // The user's options after oooi's own, by code (the model refuses codes oooi sets itself).
+  for (const o of dhcp.options) {
+    out.push({ code: o.code, ...(o.name === undefined ? {} : { name: o.name }), data: o.data, ...(o.csvFormat ? {} : { "csv-format": false }) });
+  }
+  return out;
 }
 
 function renderReservation(r: Reservation): KeaReservation {

@@ -1,11 +1,13 @@
 // The subset of the Kea 2.2 Dhcp4 configuration schema that oooi writes. Field names are Kea's
 // own (kebab-case JSON keys), so a rendered object serializes straight into kea-dhcp4.json.
 
-/** One DHCP option value, by Kea's option name (e.g. "routers" = option 3). */
+/** One DHCP option value, by Kea's option name (e.g. "routers" = option 3) and/or its code. */
 export interface KeaOptionData {
-  readonly name: string;
-  /** Kea's textual form; lists are comma-separated. */
+  readonly name?: string;
+  readonly code?: number;
+  /** Kea's textual form (lists comma-separated), or hex bytes with csv-format false. */
   readonly data: string;
+  readonly "csv-format"?: boolean;
 }
 
 /** A static binding MAC → IPv4 address (and hostname, option 12) inside a subnet. */

@@ -1,5 +1,5 @@
 // The Kea workload of a DHCPServer: kea-dhcp4 plus the `oooi dhcp-agent` sidecar that drives its
-// control socket, the lease PVC, and the seed configuration. Pure.
+// control socket, the PVC holding leases and the live config, and the seed configuration. Pure.
 //
 // Why uid 0: kea-dhcp4 answers on raw sockets (clients have no address yet), which needs
 // CAP_NET_RAW in the effective set; Kubernetes gives added capabilities to non-root processes
@@ -14,8 +14,6 @@ import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject } from "./objec
 import { NETWORKS_ANNOTATION } from "./network.js";
 import { deployment, podSecurity, POD_IDENTITY_ENV, resources, rootContainer, type WorkloadInput } from "./pod.js";
 
-/** Writable directory of the live kea-dhcp4.json (config-write rewrites it). */
-export const KEA_CONFIG_DIR = "/etc/kea";
 /** ConfigMap key (and file name) of the Kea configuration. */
 export const KEA_CONFIG_KEY = "kea-dhcp4.json";
 /** Where the seed ConfigMap is mounted for the init container. */
@@ -24,6 +22,11 @@ export const KEA_SEED_DIR = "/etc/kea-seed";
 export const KEA_SOCKET_DIR = DEFAULT_CONTROL_SOCKET.slice(0, DEFAULT_CONTROL_SOCKET.lastIndexOf("/"));
 /** Directory of the lease file, the lease PVC. */
 export const KEA_LEASE_DIR = DEFAULT_LEASE_FILE.slice(0, DEFAULT_LEASE_FILE.lastIndexOf("/"));
+/**
+ * The live kea-dhcp4.json, on the lease PVC: config-write rewrites it after every applied
+ * config, so a Kea restarted while the control plane is down serves every reservation from it.
+ */
+export const KEA_CONFIG_PATH = `${KEA_LEASE_DIR}/${KEA_CONFIG_KEY}`;
 
 /** What the DHCP workload needs from the caller. */
 export interface KeaWorkloadInput extends WorkloadInput {
@@ -66,18 +69,18 @@ export function keaWorkload(input: KeaWorkloadInput): DesiredObject[] {
     },
   };
 
-  const configPath = `${KEA_CONFIG_DIR}/${KEA_CONFIG_KEY}`;
-  // Every pod starts from the seed (no subnet yet); the agent applies the current
-  // config over the socket within a round trip. Leases persist on the PVC meanwhile.
+  const configPath = KEA_CONFIG_PATH;
+  // The seed only fills an empty volume: a config Kea persisted (config-write) is never replaced
+  // by the seed's `subnet4: []`, so Kea comes back serving what it served before.
   const seedContainer = {
     name: "seed-config",
     image: input.keaImage,
-    command: ["cp", `${KEA_SEED_DIR}/${KEA_CONFIG_KEY}`, configPath],
+    command: ["sh", "-c", `[ -s ${configPath} ] || cp ${KEA_SEED_DIR}/${KEA_CONFIG_KEY} ${configPath}`],
     resources: resources("10m", "16Mi", "64Mi"),
     securityContext: rootContainer([]),
     volumeMounts: [
       { name: "seed", mountPath: KEA_SEED_DIR, readOnly: true },
-      { name: "config", mountPath: KEA_CONFIG_DIR },
+      { name: "leases", mountPath: KEA_LEASE_DIR },
     ],
   };
   const kea = {
@@ -94,7 +97,6 @@ export function keaWorkload(input: KeaWorkloadInput): DesiredObject[] {
     resources: resources("50m", "64Mi", "256Mi"),
     securityContext: rootContainer(["NET_RAW"]),
     volumeMounts: [
-      { name: "config", mountPath: KEA_CONFIG_DIR },
       { name: "run", mountPath: KEA_SOCKET_DIR },
       { name: "leases", mountPath: KEA_LEASE_DIR },
     ],
@@ -123,7 +125,6 @@ export function keaWorkload(input: KeaWorkloadInput): DesiredObject[] {
       containers: [kea, agent],
       volumes: [
         { name: "seed", configMap: { name: seedName } },
-        { name: "config", emptyDir: {} },
         { name: "run", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } },
         { name: "leases", persistentVolumeClaim: { claimName: pvcName } },
       ],

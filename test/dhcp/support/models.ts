@@ -19,6 +19,12 @@ export const wideDeny: DhcpModel = {
   dnsServers: ["10.20.0.3", "192.0.2.53"],
   validLifetimeSeconds: 3600,
   unknownClients: "deny",
+  // The renderer reads reservations only; the allocation table is the model's bookkeeping.
+  allocations: [],
+  options: [
+    { code: 26, value: "1450", name: "interface-mtu", data: "1450", csvFormat: true },
+    { code: 121, value: "10.0.0.0/8 - 10.20.0.1", name: "classless-static-route", data: "080A0A140001", csvFormat: false },
+  ],
   reservations: [
     reservation("02:00:00:00:00:2b", "10.20.2.11", "worker-b"),
     reservation("02:00:00:00:00:0a", "10.20.2.10", "worker-a"),
@@ -38,6 +44,8 @@ export const openPool: DhcpModel = {
   dnsServers: [],
   validLifetimeSeconds: 1800,
   unknownClients: "pool",
+  allocations: [],
+  options: [],
   reservations: [],
 };
 
@@ -53,6 +61,8 @@ export const reservationsOnly: DhcpModel = {
   dnsServers: ["172.16.8.3"],
   validLifetimeSeconds: 86400,
   unknownClients: "deny",
+  allocations: [],
+  options: [],
   reservations: [reservation("0a:58:0a:00:00:01", "172.16.8.20", "cp-worker-0")],
 };
 

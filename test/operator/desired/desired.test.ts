@@ -301,10 +301,14 @@ describe("workloads", () => {
     expect(String(at(cm, "data", "Corefile"))).toContain("health :8080");
   });
 
-  it("Kea: NET_RAW only, seeded config on a writable volume, socket shared with the agent, lease PVC", () => {
+  // Issue 18: the live config moved from an emptyDir to the PVC, seeded only when none persisted.
+  it("Kea: NET_RAW only, config persisted on the lease PVC (seeded only when empty), socket shared with the agent", () => {
     const kea = container("vlan100-dhcp", "kea-dhcp4");
     expect(at(kea, "securityContext", "capabilities")).toEqual({ drop: ["ALL"], add: ["NET_RAW"] });
-    expect(kea["command"]).toEqual(["kea-dhcp4", "-c", "/etc/kea/kea-dhcp4.json"]);
+    expect(kea["command"]).toEqual(["kea-dhcp4", "-c", "/var/lib/kea/kea-dhcp4.json"]);
+    const init = (at(pod("vlan100-dhcp"), "spec", "initContainers") as Json[])[0] ?? {};
+    expect(init["command"]).toEqual(["sh", "-c", "[ -s /var/lib/kea/kea-dhcp4.json ] || cp /etc/kea-seed/kea-dhcp4.json /var/lib/kea/kea-dhcp4.json"]);
+    expect(init["volumeMounts"]).toContainEqual({ name: "leases", mountPath: "/var/lib/kea" });
     const agent = container("vlan100-dhcp", "dhcp-agent");
     expect(agent["args"]).toEqual(["dhcp-agent", "--kea-socket", "/run/kea/kea4-ctrl-socket", "--xds", "oooi-xds.oooi-system.svc:18000", "--node", "clusters/vlan100-dhcp"]);
     expect(at(agent, "securityContext", "capabilities")).toEqual({ drop: ["ALL"] });
@@ -314,6 +318,7 @@ describe("workloads", () => {
     expect(at(seed, "Dhcp4", "lease-database", "name")).toBe("/var/lib/kea/kea-leases4.csv");
     const volumes = at(pod("vlan100-dhcp"), "spec", "volumes") as Json[];
     expect(volumes.find((v) => v["name"] === "leases")).toEqual({ name: "leases", persistentVolumeClaim: { claimName: "vlan100-dhcp-leases" } });
+    expect(volumes.map((v) => v["name"])).not.toContain("config");
     expect(at(find(d, "PersistentVolumeClaim/clusters/vlan100-dhcp-leases"), "spec")).toEqual({ accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "128Mi" } } });
   });
 

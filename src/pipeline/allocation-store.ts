@@ -1,0 +1,76 @@
+// The DHCP allocation tables between renderings, and their persisted form: `oooi serve --out DIR`
+// keeps them in DIR/dhcp-allocations.json, read back at start, so addresses survive a restart of
+// serve. The operator keeps the same tables in each DHCPServer's status instead
+// (src/operator/allocations.ts).
+import { readFileSync } from "node:fs";
+import type { DHCPAllocation } from "../api/schema.js";
+import { allocationTables, type Outputs } from "./outputs.js";
+
+/** File name, relative to --out. */
+export const ALLOCATIONS_FILE = "dhcp-allocations.json";
+
+export type AllocationTables = ReadonlyMap<string, readonly DHCPAllocation[]>;
+
+/** A state file that exists but cannot be used: serve must not start over on an empty table silently. */
+export class AllocationFileError extends Error {
+  constructor(readonly path: string, reason: string) {
+    super(`${path}: ${reason}`);
+    this.name = "AllocationFileError";
+  }
+}
+
+/**
+ * Tables as last written. A missing file is an empty start; an unreadable one throws
+ * AllocationFileError (starting empty would hand live VMs' addresses to others).
+ */
+export function readAllocationFile(path: string): Map<string, readonly DHCPAllocation[]> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return new Map();
+    throw new AllocationFileError(path, (e as Error).message);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new AllocationFileError(path, `not JSON: ${(e as Error).message}`);
+  }
+  const servers = (parsed as { dhcpServers?: unknown } | null)?.dhcpServers;
+  if (servers === null || typeof servers !== "object" || Array.isArray(servers)) {
+    throw new AllocationFileError(path, "no dhcpServers object");
+  }
+  // Entries are checked by the model (it drops what it cannot serve); here only the shape.
+  const out = new Map<string, readonly DHCPAllocation[]>();
+  for (const [name, table] of Object.entries(servers as Record<string, unknown>)) {
+    if (Array.isArray(table)) out.set(name, table as DHCPAllocation[]);
+  }
+  return out;
+}
+
+export function encodeAllocationFile(tables: AllocationTables): string {
+  const sorted = [...tables.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `${JSON.stringify({ dhcpServers: Object.fromEntries(sorted) }, null, 2)}\n`;
+}
+
+/** The tables kept across renderings: a DHCPServer missing from one rendering (its Infra briefly invalid) keeps its table. */
+export class AllocationStore {
+  #tables: Map<string, readonly DHCPAllocation[]>;
+
+  constructor(initial: AllocationTables = new Map()) {
+    this.#tables = new Map(initial);
+  }
+
+  get tables(): AllocationTables {
+    return this.#tables;
+  }
+
+  update(outputs: Outputs): void {
+    this.#tables = new Map([...this.#tables, ...allocationTables(outputs)]);
+  }
+
+  encode(): string {
+    return encodeAllocationFile(this.#tables);
+  }
+}

@@ -1,0 +1,65 @@
+// The operator's durable DHCP state: the leader writes each DHCPServer's allocation table to its
+// status; a restarted operator or a new leader renders from it, so no VMI's address moves.
+import { describe, expect, it } from "vitest";
+import type { DHCPAllocation } from "../../src/api/schema.js";
+import { persistedAllocations } from "../../src/operator/allocations.js";
+import { NO_DATA_PLANE } from "../../src/operator/dataplane.js";
+import { desiredState } from "../../src/operator/desired/index.js";
+import { operatorSettings } from "../../src/operator/desired/settings.js";
+import { statusUpdates } from "../../src/operator/status.js";
+import { renderAll } from "../../src/pipeline/outputs.js";
+import { buildObserved } from "../../src/watchers/kube/observed.js";
+import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
+import type { KubeObject } from "../../src/watchers/kube/rest.js";
+import { exampleObjects } from "./support.js";
+
+const BUCKET: Record<string, ResourceName> = {
+  Infra: "infras", InfraClusterAttachment: "attachments", HostedCluster: "hostedclusters", NodePool: "nodepools",
+  Machine: "machines", VirtualMachineInstance: "vmis", Service: "services", Namespace: "namespaces",
+};
+const NOW = Date.parse("2026-01-01T00:00:00Z");
+
+/** The standalone example as the watchers see it, plus its DHCPServer carrying `allocations`. */
+function observed(allocations: readonly DHCPAllocation[] | undefined, dropVmi?: string) {
+  const raw = Object.fromEntries(WATCHED_RESOURCES.map((r) => [r.name, new Map<string, KubeObject>()])) as Record<ResourceName, Map<string, KubeObject>>;
+  for (const o of exampleObjects() as KubeObject[]) {
+    const bucket = BUCKET[String(o["kind"])];
+    if (bucket === undefined || o.metadata?.name === dropVmi) continue;
+    raw[bucket].set(`${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`, o);
+  }
+  const first = renderAll(buildObserved(raw, 1).state);
+  const child = first.model.topologies[0]?.children.dhcp;
+  if (child === undefined) throw new Error("example has no DHCPServer");
+  const key = `${child.metadata.namespace}/${child.metadata.name}`;
+  raw.dhcpservers.set(key, { ...child, metadata: { ...child.metadata, resourceVersion: "1" }, ...(allocations === undefined ? {} : { status: { allocations } }) });
+  return { obs: buildObserved(raw, 2), key };
+}
+
+function reconcileOnce(allocations: readonly DHCPAllocation[] | undefined, now: number, dropVmi?: string) {
+  const { obs, key } = observed(allocations, dropVmi);
+  const outputs = renderAll(obs.state, { dhcpAllocations: persistedAllocations(obs.raw.dhcpservers), now });
+  const desired = desiredState({ state: obs.state, outputs, settings: operatorSettings() });
+  const update = statusUpdates({ observed: obs, outputs, desired, dataPlane: NO_DATA_PLANE, now }).find((u) => u.kind === "DHCPServer");
+  return { written: update?.status["allocations"] as DHCPAllocation[] | undefined, reservations: outputs.model.topologies[0]?.dhcp?.reservations, key };
+}
+
+describe("operator DHCP allocations", () => {
+  it("writes the table to the DHCPServer status and renders from it after a restart", () => {
+    const first = reconcileOnce(undefined, NOW);
+    expect(first.written?.length).toBeGreaterThan(0);
+    // A new leader reads what the last one wrote: same table, nothing to write.
+    const next = reconcileOnce(first.written, NOW + 60_000);
+    expect(next.written).toEqual(first.written);
+  });
+
+  it("a VMI gone (VM restarting) keeps its reservation from the persisted table, then comes back on it", () => {
+    const first = reconcileOnce(undefined, NOW);
+    const held = first.written?.find((a) => a.vmi.endsWith("/alpha-workers-0"));
+    expect(held).toBeDefined();
+    const gone = reconcileOnce(first.written, NOW + 1000, "alpha-workers-0");
+    expect(gone.written?.find((a) => a.mac === held?.mac)).toMatchObject({ ip: held?.ip, releasedAt: new Date(NOW + 1000).toISOString() });
+    expect(gone.reservations?.map((r) => r.ipAddress)).toContain(held?.ip);
+    const back = reconcileOnce(gone.written, NOW + 120_000);
+    expect(back.written?.find((a) => a.mac === held?.mac)).toEqual(held);
+  });
+});
