@@ -2,7 +2,9 @@
 // change is rendered and pushed to the outputs that are configured.
 import { EMPTY, Subscription, catchError, concatMap, from, map, scan, share } from "rxjs";
 import type { Logger } from "pino";
+import { stat } from "node:fs/promises";
 import { FileSink } from "../pipeline/file-sink.js";
+import { checkOutputDir } from "../pipeline/output-guard.js";
 import { renderAll, type Outputs } from "../pipeline/outputs.js";
 import { formatManifestError, summarizeIgnored, type ManifestLoad } from "../watchers/manifests.js";
 import { watchManifestDir } from "../watchers/manifest-watch.js";
@@ -48,6 +50,23 @@ export interface Served {
   close(): Promise<void>;
 }
 
+/**
+ * Why serve cannot start with these folders (exit 2), or undefined: the manifests folder must
+ * exist — a typo'd path would otherwise serve nothing forever — and --out must not touch it.
+ */
+export async function checkServeFolders(opts: Pick<ServeOptions, "manifests" | "out">): Promise<string | undefined> {
+  try {
+    if (!(await stat(opts.manifests)).isDirectory()) return `--manifests ${opts.manifests} is not a folder`;
+  } catch (e) {
+    return `--manifests ${opts.manifests} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+  }
+  if (opts.out === undefined) return undefined;
+  // serve writes only the files it indexes, so a non-empty folder (`npm start`'s .oooi-out from
+  // before the index existed) is fine; the manifests folder is not.
+  const guard = await checkOutputDir(opts.out, opts.manifests, { requireOwned: false });
+  return guard.ok ? undefined : guard.message;
+}
+
 /** Renders on every change of the manifest directory; unreadable input keeps the last good outputs. */
 export function serve(opts: ServeOptions, log: Logger): Served {
   const loads$ = watchManifestDir(opts.manifests, { debounceMs: opts.debounceMs });
@@ -77,10 +96,11 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   }));
 
   if (opts.out !== undefined) {
-    const sink = new FileSink(opts.out);
+    // Continues from the previous run's index: what it wrote and no longer renders is removed.
+    const sink = FileSink.open(opts.out);
     const dir = opts.out;
     subs.add(outputs$.pipe(
-      concatMap((out) => out === undefined ? EMPTY : from(sink.sync(out.files)).pipe(
+      concatMap((out) => out === undefined ? EMPTY : from(sink.then((s) => s.sync(out.files))).pipe(
         catchError((e: unknown) => {
           log.error({ dir }, `cannot write outputs: ${(e as Error).message}`);
           return EMPTY;
