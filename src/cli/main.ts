@@ -28,16 +28,20 @@ program
     "  OUT/<namespace>/<infra>-dns/Corefile + zones   CoreDNS ConfigMap data (VLAN view + pod-network view)\n" +
     "  OUT/<namespace>/<infra>-dhcp/kea-dhcp4.json    Kea DHCPv4 configuration\n" +
     "  OUT/status.json                                Ready condition and problems of every object\n\n" +
-    "Exit status: 0 rendered (even when some objects have problems: see status.json),\n" +
-    "2 a manifest cannot be read (the message names file and line) or --out is refused, 1 the output cannot be written.\n\n" +
+    "Every problem is printed on stderr as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason), typos with\n" +
+    "the field they probably meant; status.json holds the same.\n\n" +
+    "Exit status: 0 rendered (even when some objects have problems, unless --strict),\n" +
+    "1 --strict and some object has an error, or the output cannot be written,\n" +
+    "2 a manifest cannot be read (the message names file and line) or --out is refused.\n\n" +
     "--out may not be, contain or lie inside --manifests. oooi lists the files it writes in OUT/.oooi-index.json\n" +
     "and on the next render removes only those that are no longer rendered; your own files in OUT stay.",
   )
   .requiredOption("--manifests <dir>", "directory of YAML/JSON manifests: Infra, InfraClusterAttachment and the observed HostedCluster, NodePool, Machine, VirtualMachineInstance, Service, Namespace objects")
   .requiredOption("--out <dir>", "output folder: new, empty, or one an earlier render wrote")
   .option("--force", "write into a non-empty folder that holds no earlier render (its other files are kept)")
+  .option("--strict", "exit 1 when any object has a problem of severity error (for CI, like istioctl analyze)")
   .option("--kea-hooks-dir <dir>", "directory holding libdhcp_lease_cmds.so in the Kea image")
-  .action(async (opts: { manifests: string; out: string; keaHooksDir?: string; force?: boolean }) => {
+  .action(async (opts: { manifests: string; out: string; keaHooksDir?: string; force?: boolean; strict?: boolean }) => {
     process.exitCode = await renderCommand(opts, (line) => process.stderr.write(`${line}\n`));
   });
 

@@ -6,7 +6,8 @@ import { stat } from "node:fs/promises";
 import { FileSink } from "../pipeline/file-sink.js";
 import { checkOutputDir } from "../pipeline/output-guard.js";
 import { renderAll, type Outputs } from "../pipeline/outputs.js";
-import { formatManifestError, summarizeIgnored, type ManifestLoad } from "../watchers/manifests.js";
+import { formatManifestError, summarizeIgnored, type ManifestError, type ManifestLoad } from "../watchers/manifests.js";
+import { noInfraWarning, problemLines, ProblemMemory } from "./problem-report.js";
 import { watchManifestDir } from "../watchers/manifest-watch.js";
 import type { ApplierEvent } from "../dhcp/applier.js";
 import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
@@ -70,15 +71,15 @@ export async function checkServeFolders(opts: Pick<ServeOptions, "manifests" | "
 /** Renders on every change of the manifest directory; unreadable input keeps the last good outputs. */
 export function serve(opts: ServeOptions, log: Logger): Served {
   const loads$ = watchManifestDir(opts.manifests, { debounceMs: opts.debounceMs });
+  const report = new LoadReport(log, opts.manifests);
   const outputs$ = loads$.pipe(
     scan<ManifestLoad, { last: Outputs | undefined; next: Outputs | undefined }>((acc, load) => {
       if (!load.ok) {
-        log.error({ file: load.error.file, line: load.error.line }, `manifests unreadable, keeping the last good configuration: ${formatManifestError(load.error)}`);
+        report.unreadable(load.error);
         return { last: acc.last, next: undefined };
       }
-      const ignored = summarizeIgnored(load.ignored);
-      if (ignored !== "") log.debug(`ignored ${ignored}`);
       const next = renderAll(load.state, acc.last === undefined ? {} : { previous: acc.last.files, reuse: acc.last });
+      report.rendered(load, next);
       return { last: next, next };
     }, { last: undefined, next: undefined }),
     map((s) => s.next),
@@ -86,15 +87,8 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   );
 
   const subs = new Subscription();
-  subs.add(outputs$.subscribe((out) => {
-    if (out === undefined) return;
-    for (const s of out.status) {
-      const c = s.status.conditions[0];
-      if (c !== undefined && c.status !== "True") log.warn({ object: `${s.kind} ${s.namespace}/${s.name}`, reason: c.reason }, c.message);
-    }
-    log.info({ infras: out.infras.length, problems: out.model.problems.length }, "rendered");
-  }));
-
+  // Reading and reporting run even when no output is configured.
+  subs.add(outputs$.subscribe());
   if (opts.out !== undefined) {
     // Continues from the previous run's index: what it wrote and no longer renders is removed.
     const sink = FileSink.open(opts.out);
@@ -191,6 +185,56 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       if (xds !== undefined) await (await xds).close();
     },
   };
+}
+
+/**
+ * serve's log of what it read: each problem once, when it appears (warn, with file:line:column),
+ * and once when it goes (info) — a reload that changes nothing logs nothing.
+ */
+class LoadReport {
+  readonly #log: Logger;
+  readonly #dir: string;
+  readonly #problems = new ProblemMemory();
+  #unreadable: string | undefined;
+  #notice: string | undefined;
+  #files: ReadonlyMap<string, string> | undefined;
+
+  constructor(log: Logger, dir: string) {
+    this.#log = log;
+    this.#dir = dir;
+  }
+
+  unreadable(error: ManifestError): void {
+    const text = formatManifestError(error);
+    if (text !== this.#unreadable) {
+      const at = { file: error.file, line: error.line, column: error.column };
+      this.#log.warn(at, `${text} — manifests unreadable, keeping the last good configuration${this.#files === undefined ? " (none yet)" : ""}`);
+    }
+    this.#unreadable = text;
+  }
+
+  rendered(load: Extract<ManifestLoad, { ok: true }>, out: Outputs): void {
+    if (this.#unreadable !== undefined) this.#log.info(`manifests readable again: ${this.#unreadable} is resolved`);
+    this.#unreadable = undefined;
+    const ignored = summarizeIgnored(load.ignored);
+    if (ignored !== "") this.#log.debug(`ignored ${ignored}`);
+    const notice = noInfraWarning(this.#dir, load);
+    if (notice !== undefined && notice !== this.#notice) this.#log.warn(notice);
+    this.#notice = notice;
+    const { added, resolved } = this.#problems.update(problemLines(out.status, load.sources));
+    for (const p of added) {
+      this.#log.warn({ object: p.object, field: p.field, reason: p.reason, severity: p.severity, ...p.position }, p.text);
+    }
+    for (const text of resolved) this.#log.info(`resolved: ${text}`);
+    if (this.#files === undefined || !sameFiles(this.#files, out.files)) {
+      this.#log.info({ infras: out.infras.length, problems: out.model.problems.length }, "rendered");
+    }
+    this.#files = out.files;
+  }
+}
+
+function sameFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 }
 
 function logKeaEvent(log: Logger, socket: string, e: ApplierEvent): void {
