@@ -45,9 +45,9 @@ export class ServeProcess {
     this.exited = new Promise((resolve) => { this.child.once("exit", (code) => { resolve(code); }); });
   }
 
-  /** The pino lines logged so far, parsed. */
+  /** The complete pino lines logged so far, parsed (a line still being written is left for later). */
   lines(): { level: number; msg: string; [k: string]: unknown }[] {
-    return this.log.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { level: number; msg: string });
+    return this.log.split("\n").slice(0, -1).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { level: number; msg: string });
   }
 
   async stop(): Promise<void> {
