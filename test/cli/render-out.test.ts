@@ -113,3 +113,46 @@ describe("oooi render --out keeps what it did not write", () => {
     expect(readFileSync(notes, "utf8")).toBe("mine\n");
   });
 });
+
+describe("oooi render reports every problem of a file in one pass", () => {
+  const typoed = (): string => {
+    const { manifests } = workspace();
+    const infra = join(manifests, "infra.yaml");
+    writeFileSync(infra, readFileSync(infra, "utf8").replace("    gateway:", "    gatway:").replace('cidr: "192.0.2.0/24"', 'cidr: "300.0.2.0/24"'));
+    return manifests;
+  };
+
+  it("names the typo with its fix, the required field and the invalid value at their lines; exit 0 without --strict", async () => {
+    const manifests = typoed();
+    const r = await oooi(["render", "--manifests", manifests, "--out", join(manifests, "..", "out")]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.split("\n");
+    expect(lines).toContain("warning infra.yaml:9:5: Infra clusters/tenant-vlan100: spec.networkConfig.gatway: unknown field — did you mean gateway? (UnknownField)");
+    expect(lines).toContain("error   infra.yaml:7:3: Infra clusters/tenant-vlan100: spec.networkConfig.gateway: required (InvalidSpec)");
+    expect(lines.some((l) => l.startsWith("error   infra.yaml:8:5: Infra clusters/tenant-vlan100: spec.networkConfig.cidr: \"300.0.2.0/24\": must be"))).toBe(true);
+  });
+
+  it("--strict exits 1 when an object has an error, and 0 when there are only warnings", async () => {
+    const manifests = typoed();
+    const strict = await oooi(["render", "--manifests", manifests, "--out", join(manifests, "..", "out"), "--strict"]);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/--strict: 2 errors/) // required gateway, invalid cidr (the attachment only waits);
+
+    const { manifests: clean } = workspace();
+    const infra = join(clean, "infra.yaml");
+    // An unknown field alone is a warning: rendered, and --strict passes.
+    writeFileSync(infra, readFileSync(infra, "utf8").replace("    gateway:", "    gatewayy: x\n    gateway:"));
+    const warned = await oooi(["render", "--manifests", clean, "--out", join(clean, "..", "out"), "--strict"]);
+    expect(warned.code, warned.stderr).toBe(0);
+    expect(warned.stderr).toMatch(/spec\.networkConfig\.gatewayy: unknown field — did you mean gateway\?/);
+  });
+
+  it("warns, naming what it found, when there is no Infra", async () => {
+    const dir = join(scratch, "no-infra");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "svc.yaml"), "apiVersion: v1\nkind: Service\nmetadata: {name: a, namespace: b}\n");
+    const r = await oooi(["render", "--manifests", dir, "--out", join(scratch, "no-infra-out")]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning no Infra in ${dir}: found 1 Service in 1 file`);
+  });
+});
