@@ -49,10 +49,14 @@ program
   .command("serve")
   .description(
     "Run the whole pipeline with no cluster: manifests are read from a directory and watched;\n" +
-    "every change is rendered within one debounce window (the first change at once).",
+    "every change is rendered within one debounce window (the first change at once).\n\n" +
+    "Every edit is seen: in-place writes, rename-over (sed -i, editors' atomic saves, git checkout),\n" +
+    "deletes, new sub-folders; editors' scratch files are ignored. Each problem is logged once, at warn,\n" +
+    "as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason); unreadable YAML keeps the last good configuration.\n" +
+    "Exit status 2 when --manifests is missing or --out is, contains or lies inside it.",
   )
   .requiredOption("--manifests <dir>", "directory of manifests (see `oooi render --help`)")
-  .option("--out <dir>", "also write the rendered files here, replacing only what changed")
+  .option("--out <dir>", "also write the rendered files here, replacing only what changed; files listed in OUT/.oooi-index.json by an earlier run and no longer rendered are removed, nothing else")
   .option("--xds-listen <host:port>", "serve ADS (Envoy's xDS) here (port 0 picks one)", "127.0.0.1:18000")
   .option("--no-xds", "do not start the xDS server")
   .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
