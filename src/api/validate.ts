@@ -9,8 +9,15 @@ export interface FieldError {
   message: string;
 }
 
-/** Valid objects may still carry `unknown` fields: kept, ignored, and worth a warning (as kubectl's field validation gives). */
-export type Decoded<T> = { ok: true; value: T; unknown: FieldError[] } | { ok: false; errors: FieldError[] };
+/**
+ * Objects may carry `unknown` fields: kept, ignored, and worth a warning (as kubectl's field
+ * validation gives). An invalid object reports them too, so a typo and the "required" it causes
+ * are seen in one pass.
+ */
+export type Decoded<T> = { ok: true; value: T; unknown: FieldError[] } | { ok: false; errors: FieldError[]; unknown: FieldError[] };
+
+/** Top-level fields of a Kubernetes object; anything else there is a typo or a mis-indented block. */
+const TOP_LEVEL_FIELDS = ["apiVersion", "kind", "metadata", "spec", "status"] as const;
 
 export function kindDefinition(kind: string): KindDefinition | undefined {
   return KINDS.find((k) => k.kind === kind);
@@ -58,8 +65,8 @@ function describe(message: string, schema: unknown, value: unknown): string {
  */
 export function decodeResource<Spec>(raw: unknown, expectKind: string): Decoded<Resource<Spec, unknown>> {
   const def = kindDefinition(expectKind);
-  if (def === undefined) return { ok: false, errors: [{ field: "kind", message: `unknown kind ${expectKind}` }] };
-  if (typeof raw !== "object" || raw === null) return { ok: false, errors: [{ field: "", message: "not an object" }] };
+  if (def === undefined) return { ok: false, errors: [{ field: "kind", message: `unknown kind ${expectKind}` }], unknown: [] };
+  if (typeof raw !== "object" || raw === null) return { ok: false, errors: [{ field: "", message: "not an object" }], unknown: [] };
   const r = raw as Record<string, unknown>;
   const errors: FieldError[] = [];
   if (r["apiVersion"] !== API_VERSION) errors.push({ field: "apiVersion", message: `must be ${API_VERSION}` });
@@ -68,12 +75,46 @@ export function decodeResource<Spec>(raw: unknown, expectKind: string): Decoded<
   const spec = structuredClone(r["spec"] ?? {});
   Value.Default(def.spec, spec);
   errors.push(...schemaErrors(def.spec, spec, "/spec"));
-  if (errors.length > 0) return { ok: false, errors };
-  return {
-    ok: true,
-    value: { ...(structuredClone(r) as unknown as Resource<Spec, unknown>), spec: spec as Spec },
-    unknown: unknownFields(def.spec, spec, "spec"),
-  };
+  const unknown = [
+    ...Object.keys(r).filter((k) => !(TOP_LEVEL_FIELDS as readonly string[]).includes(k))
+      .map((k) => ({ field: k, message: unknownFieldMessage(k, TOP_LEVEL_FIELDS) })),
+    ...unknownFields(def.spec, spec, "spec"),
+  ];
+  if (errors.length > 0) return { ok: false, errors, unknown };
+  return { ok: true, value: { ...(structuredClone(r) as unknown as Resource<Spec, unknown>), spec: spec as Spec }, unknown };
+}
+
+/** "unknown field — did you mean gateway?" when a declared sibling is a likely intended name. */
+export function unknownFieldMessage(name: string, known: readonly string[]): string {
+  const guess = nearestName(name, known);
+  return guess === undefined ? "unknown field, ignored" : `unknown field — did you mean ${guess}?`;
+}
+
+/** The known name closest to `name` by edit distance, if close enough to be a typo (≤ a third of its length, at least 1). */
+export function nearestName(name: string, known: readonly string[]): string | undefined {
+  const limit = Math.max(1, Math.floor(name.length / 3));
+  let best: { name: string; distance: number } | undefined;
+  for (const k of known) {
+    const d = editDistance(name.toLowerCase(), k.toLowerCase());
+    if (d <= limit && (best === undefined || d < best.distance)) best = { name: k, distance: d };
+  }
+  return best?.name;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent transpositions cost 1. */
+export function editDistance(a: string, b: string): number {
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) (rows[0] as number[])[j] = j;
+  const at = (i: number, j: number): number => rows[i]?.[j] ?? 0;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, at(i - 2, j - 2) + 1);
+      (rows[i] as number[])[j] = d;
+    }
+  }
+  return at(a.length, b.length);
 }
 
 /** Fields the schema does not declare (a typo or a mis-indented line), with their paths. */
@@ -87,7 +128,7 @@ export function unknownFields(schema: TSchema, value: unknown, path: string): Fi
   const out: FieldError[] = [];
   for (const [k, v] of Object.entries(value)) {
     const sub = s.properties[k];
-    if (sub === undefined) out.push({ field: `${path}.${k}`, message: "unknown field, ignored" });
+    if (sub === undefined) out.push({ field: `${path}.${k}`, message: unknownFieldMessage(k, Object.keys(s.properties)) });
     else out.push(...unknownFields(sub, v, `${path}.${k}`));
   }
   return out;

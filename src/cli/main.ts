@@ -6,7 +6,7 @@ import type { ServerCredentials } from "@grpc/grpc-js";
 import { serverCredentialsFromFiles } from "../xds/introspect/index.js";
 import { registerDhcpAgentCommand } from "./dhcp-agent.js";
 import { renderCommand } from "./render.js";
-import { serve } from "./serve.js";
+import { checkServeFolders, serve } from "./serve.js";
 import { registerDebugCommand } from "./debug.js";
 import { registerOperatorCommand } from "./operator.js";
 import { hostPort } from "./options.js";
@@ -28,13 +28,20 @@ program
     "  OUT/<namespace>/<infra>-dns/Corefile + zones   CoreDNS ConfigMap data (VLAN view + pod-network view)\n" +
     "  OUT/<namespace>/<infra>-dhcp/kea-dhcp4.json    Kea DHCPv4 configuration\n" +
     "  OUT/status.json                                Ready condition and problems of every object\n\n" +
-    "Exit status: 0 rendered (even when some objects have problems: see status.json),\n" +
-    "2 a manifest cannot be read (the message names file and line), 1 the output cannot be written.",
+    "Every problem is printed on stderr as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason), typos with\n" +
+    "the field they probably meant; status.json holds the same.\n\n" +
+    "Exit status: 0 rendered (even when some objects have problems, unless --strict),\n" +
+    "1 --strict and some object has an error, or the output cannot be written,\n" +
+    "2 a manifest cannot be read (the message names file and line) or --out is refused.\n\n" +
+    "--out may not be, contain or lie inside --manifests. oooi lists the files it writes in OUT/.oooi-index.json\n" +
+    "and on the next render removes only those that are no longer rendered; your own files in OUT stay.",
   )
   .requiredOption("--manifests <dir>", "directory of YAML/JSON manifests: Infra, InfraClusterAttachment and the observed HostedCluster, NodePool, Machine, VirtualMachineInstance, Service, Namespace objects")
-  .requiredOption("--out <dir>", "output directory (replaced)")
+  .requiredOption("--out <dir>", "output folder: new, empty, or one an earlier render wrote")
+  .option("--force", "write into a non-empty folder that holds no earlier render (its other files are kept)")
+  .option("--strict", "exit 1 when any object has a problem of severity error (for CI, like istioctl analyze)")
   .option("--kea-hooks-dir <dir>", "directory holding libdhcp_lease_cmds.so in the Kea image")
-  .action(async (opts: { manifests: string; out: string; keaHooksDir?: string }) => {
+  .action(async (opts: { manifests: string; out: string; keaHooksDir?: string; force?: boolean; strict?: boolean }) => {
     process.exitCode = await renderCommand(opts, (line) => process.stderr.write(`${line}\n`));
   });
 
@@ -42,10 +49,14 @@ program
   .command("serve")
   .description(
     "Run the whole pipeline with no cluster: manifests are read from a directory and watched;\n" +
-    "every change is rendered within one debounce window (the first change at once).",
+    "every change is rendered within one debounce window (the first change at once).\n\n" +
+    "Every edit is seen: in-place writes, rename-over (sed -i, editors' atomic saves, git checkout),\n" +
+    "deletes, new sub-folders; editors' scratch files are ignored. Each problem is logged once, at warn,\n" +
+    "as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason); unreadable YAML keeps the last good configuration.\n" +
+    "Exit status 2 when --manifests is missing or --out is, contains or lies inside it.",
   )
   .requiredOption("--manifests <dir>", "directory of manifests (see `oooi render --help`)")
-  .option("--out <dir>", "also write the rendered files here, replacing only what changed")
+  .option("--out <dir>", "also write the rendered files here, replacing only what changed; files listed in OUT/.oooi-index.json by an earlier run and no longer rendered are removed, nothing else")
   .option("--xds-listen <host:port>", "serve ADS (Envoy's xDS) here (port 0 picks one)", "127.0.0.1:18000")
   .option("--no-xds", "do not start the xDS server")
   .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
@@ -62,8 +73,10 @@ program
   .option("--kea-lease-file <path>", "memfile lease file of the local Kea (default: keep the lease database Kea runs with)")
   .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
   .option("--log-level <level>", "trace, debug, info, warn or error", "info")
-  .action((opts: { manifests: string; out?: string; keaSocket?: string; dhcpInterface?: string; dhcpServer?: string; keaHooksDir?: string; keaLeaseFile?: string; dnsListen: { host: string; port: number }; dns: boolean; xdsListen: string; xds: boolean; xdsTlsCert?: string; xdsTlsKey?: string; xdsTlsCa?: string; httpListen?: { host: string; port: number }; dnsServer?: string; debounce: number; logLevel: string }) => {
+  .action(async (opts: { manifests: string; out?: string; keaSocket?: string; dhcpInterface?: string; dhcpServer?: string; keaHooksDir?: string; keaLeaseFile?: string; dnsListen: { host: string; port: number }; dns: boolean; xdsListen: string; xds: boolean; xdsTlsCert?: string; xdsTlsKey?: string; xdsTlsCa?: string; httpListen?: { host: string; port: number }; dnsServer?: string; debounce: number; logLevel: string }) => {
     const log = pino({ level: opts.logLevel, base: { cmd: "serve" } }, pino.destination(2));
+    const refused = await checkServeFolders(opts);
+    if (refused !== undefined) program.error(`error: ${refused}`, { exitCode: 2 });
     if ((opts.xdsTlsCert === undefined) !== (opts.xdsTlsKey === undefined) || (opts.xdsTlsCa !== undefined && opts.xdsTlsCert === undefined)) {
       program.error("error: --xds-tls-cert and --xds-tls-key go together; --xds-tls-ca needs both", { exitCode: 2 });
     }

@@ -1,39 +1,51 @@
 // `oooi render`: one shot, manifests in, the contract's files out.
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { FileSink } from "../pipeline/file-sink.js";
+import { checkOutputDir } from "../pipeline/output-guard.js";
 import { renderAll } from "../pipeline/outputs.js";
 import { formatManifestError, loadManifestDir, summarizeIgnored } from "../watchers/manifests.js";
+import { noInfraWarning, problemLines } from "./problem-report.js";
 
 export interface RenderCommandOptions {
   readonly manifests: string;
   readonly out: string;
   readonly keaHooksDir?: string;
+  /** Write into a non-empty folder that holds no earlier render. */
+  readonly force?: boolean;
+  /** Exit 1 when any object has a problem of severity error (CI). */
+  readonly strict?: boolean;
 }
 
-/** Exit codes of the contract: 0 rendered (problems or not), 2 unreadable input, 1 cannot write. */
+/**
+ * Exit codes of the contract: 0 rendered (problems or not), 2 unreadable input or a refused --out,
+ * 1 cannot write, or — with --strict — rendered but some object has an error.
+ */
 export async function renderCommand(opts: RenderCommandOptions, log: (line: string) => void): Promise<number> {
   const load = await loadManifestDir(opts.manifests);
   if (!load.ok) {
     log(`oooi render: cannot read manifests: ${formatManifestError(load.error)}`);
     return 2;
   }
+  const guard = await checkOutputDir(opts.out, opts.manifests, { requireOwned: opts.force !== true });
+  if (!guard.ok) {
+    log(`oooi render: ${guard.message}`);
+    return 2;
+  }
   const ignored = summarizeIgnored(load.ignored);
   if (ignored !== "") log(`ignored ${ignored} (not inputs of the model)`);
+  const empty = noInfraWarning(opts.manifests, load);
+  if (empty !== undefined) log(`warning ${empty}`);
 
   const out = renderAll(load.state, opts.keaHooksDir === undefined ? {} : { kea: { hooksDirectory: opts.keaHooksDir } });
   try {
-    // The output directory is ours: stale children of a deleted Infra must not linger.
-    await rm(opts.out, { recursive: true, force: true });
-    for (const [rel, text] of out.files) {
-      const path = join(opts.out, rel);
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, text);
-    }
+    // Stale children of a deleted Infra go, as listed by the previous render's index; nothing else.
+    await (await FileSink.open(opts.out)).sync(out.files);
   } catch (e) {
     log(`oooi render: cannot write ${opts.out}: ${(e as Error).message}`);
     return 1;
   }
 
+  const problems = problemLines(out.status, load.sources);
+  for (const p of problems) log(`${p.severity.padEnd(7)} ${p.text}`);
   for (const s of out.status) {
     const c = s.status.conditions[0];
     if (c === undefined) continue;
@@ -41,5 +53,10 @@ export async function renderCommand(opts: RenderCommandOptions, log: (line: stri
     log(`${mark} ${s.kind} ${s.namespace}/${s.name}: ${c.reason}${c.status === "True" ? "" : ` — ${c.message}`}`);
   }
   log(`wrote ${out.files.size} files to ${opts.out}`);
+  const errors = problems.filter((p) => p.severity === "error").length;
+  if (opts.strict === true && errors > 0) {
+    log(`oooi render --strict: ${String(errors)} error${errors === 1 ? "" : "s"}`);
+    return 1;
+  }
   return 0;
 }

@@ -2,12 +2,15 @@
 // change is rendered and pushed to the outputs that are configured.
 import { EMPTY, Subscription, catchError, concatMap, from, map, scan, share } from "rxjs";
 import type { Logger } from "pino";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ALLOCATIONS_FILE, AllocationStore, readAllocationFile } from "../pipeline/allocation-store.js";
 import { FileSink } from "../pipeline/file-sink.js";
+import { checkOutputDir } from "../pipeline/output-guard.js";
 import { SYSTEM_CLOCK } from "../util/clock.js";
 import { renderAll, type Outputs } from "../pipeline/outputs.js";
-import { formatManifestError, summarizeIgnored, type ManifestLoad } from "../watchers/manifests.js";
+import { formatManifestError, summarizeIgnored, type ManifestError, type ManifestLoad } from "../watchers/manifests.js";
+import { noInfraWarning, problemLines, ProblemMemory } from "./problem-report.js";
 import { watchManifestDir } from "../watchers/manifest-watch.js";
 import type { ApplierEvent } from "../dhcp/applier.js";
 import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
@@ -51,25 +54,42 @@ export interface Served {
   close(): Promise<void>;
 }
 
+/**
+ * Why serve cannot start with these folders (exit 2), or undefined: the manifests folder must
+ * exist — a typo'd path would otherwise serve nothing forever — and --out must not touch it.
+ */
+export async function checkServeFolders(opts: Pick<ServeOptions, "manifests" | "out">): Promise<string | undefined> {
+  try {
+    if (!(await stat(opts.manifests)).isDirectory()) return `--manifests ${opts.manifests} is not a folder`;
+  } catch (e) {
+    return `--manifests ${opts.manifests} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+  }
+  if (opts.out === undefined) return undefined;
+  // serve writes only the files it indexes, so a non-empty folder (`npm start`'s .oooi-out from
+  // before the index existed) is fine; the manifests folder is not.
+  const guard = await checkOutputDir(opts.out, opts.manifests, { requireOwned: false });
+  return guard.ok ? undefined : guard.message;
+}
+
 /** Renders on every change of the manifest directory; unreadable input keeps the last good outputs. */
 export function serve(opts: ServeOptions, log: Logger): Served {
   // Durable DHCP allocations: read back from --out (throws on an unusable file), written with the outputs.
   const allocations = new AllocationStore(opts.out === undefined ? new Map() : readAllocationFile(join(opts.out, ALLOCATIONS_FILE)));
   const loads$ = watchManifestDir(opts.manifests, { debounceMs: opts.debounceMs });
+  const report = new LoadReport(log, opts.manifests);
   const outputs$ = loads$.pipe(
     scan<ManifestLoad, { last: Outputs | undefined; next: Outputs | undefined }>((acc, load) => {
       if (!load.ok) {
-        log.error({ file: load.error.file, line: load.error.line }, `manifests unreadable, keeping the last good configuration: ${formatManifestError(load.error)}`);
+        report.unreadable(load.error);
         return { last: acc.last, next: undefined };
       }
-      const ignored = summarizeIgnored(load.ignored);
-      if (ignored !== "") log.debug(`ignored ${ignored}`);
       // An object whose new version is refused keeps being served as it was last accepted.
       const current = { dhcpAllocations: allocations.tables, now: SYSTEM_CLOCK.now() };
       const next = renderAll(load.state, acc.last === undefined
         ? current
         : { ...current, previous: acc.last.files, reuse: acc.last, lastGood: acc.last.lastGood });
       allocations.update(next);
+      report.rendered(load, next);
       return { last: next, next };
     }, { last: undefined, next: undefined }),
     map((s) => s.next),
@@ -77,20 +97,16 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   );
 
   const subs = new Subscription();
-  subs.add(outputs$.subscribe((out) => {
-    if (out === undefined) return;
-    for (const s of out.status) {
-      const c = s.status.conditions[0];
-      if (c !== undefined && c.status !== "True") log.warn({ object: `${s.kind} ${s.namespace}/${s.name}`, reason: c.reason }, c.message);
-    }
-    log.info({ infras: out.infras.length, problems: out.model.problems.length }, "rendered");
-  }));
-
+  // Reading and reporting run even when no output is configured.
+  subs.add(outputs$.subscribe());
   if (opts.out !== undefined) {
-    const sink = new FileSink(opts.out);
+    // Continues from the previous run's index: what it wrote and no longer renders is removed.
+    const sink = FileSink.open(opts.out);
     const dir = opts.out;
     subs.add(outputs$.pipe(
-      concatMap((out) => out === undefined ? EMPTY : from(sink.sync(new Map([...out.files, [ALLOCATIONS_FILE, allocations.encode()]]))).pipe(
+      concatMap((out) => out === undefined
+        ? EMPTY
+        : from(sink.then((s) => s.sync(new Map([...out.files, [ALLOCATIONS_FILE, allocations.encode()]])))).pipe(
         catchError((e: unknown) => {
           log.error({ dir }, `cannot write outputs: ${(e as Error).message}`);
           return EMPTY;
@@ -181,6 +197,56 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       if (xds !== undefined) await (await xds).close();
     },
   };
+}
+
+/**
+ * serve's log of what it read: each problem once, when it appears (warn, with file:line:column),
+ * and once when it goes (info) — a reload that changes nothing logs nothing.
+ */
+class LoadReport {
+  readonly #log: Logger;
+  readonly #dir: string;
+  readonly #problems = new ProblemMemory();
+  #unreadable: string | undefined;
+  #notice: string | undefined;
+  #files: ReadonlyMap<string, string> | undefined;
+
+  constructor(log: Logger, dir: string) {
+    this.#log = log;
+    this.#dir = dir;
+  }
+
+  unreadable(error: ManifestError): void {
+    const text = formatManifestError(error);
+    if (text !== this.#unreadable) {
+      const at = { file: error.file, line: error.line, column: error.column };
+      this.#log.warn(at, `${text} — manifests unreadable, keeping the last good configuration${this.#files === undefined ? " (none yet)" : ""}`);
+    }
+    this.#unreadable = text;
+  }
+
+  rendered(load: Extract<ManifestLoad, { ok: true }>, out: Outputs): void {
+    if (this.#unreadable !== undefined) this.#log.info(`manifests readable again: ${this.#unreadable} is resolved`);
+    this.#unreadable = undefined;
+    const ignored = summarizeIgnored(load.ignored);
+    if (ignored !== "") this.#log.debug(`ignored ${ignored}`);
+    const notice = noInfraWarning(this.#dir, load);
+    if (notice !== undefined && notice !== this.#notice) this.#log.warn(notice);
+    this.#notice = notice;
+    const { added, resolved } = this.#problems.update(problemLines(out.status, load.sources));
+    for (const p of added) {
+      this.#log.warn({ object: p.object, field: p.field, reason: p.reason, severity: p.severity, ...p.position }, p.text);
+    }
+    for (const text of resolved) this.#log.info(`resolved: ${text}`);
+    if (this.#files === undefined || !sameFiles(this.#files, out.files)) {
+      this.#log.info({ infras: out.infras.length, problems: out.model.problems.length }, "rendered");
+    }
+    this.#files = out.files;
+  }
+}
+
+function sameFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 }
 
 function logKeaEvent(log: Logger, socket: string, e: ApplierEvent): void {

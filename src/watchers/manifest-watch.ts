@@ -1,41 +1,74 @@
 // The manifest directory as a stream: a load at subscription, then a reload after file changes.
-import { watch } from "node:fs";
-import { asyncScheduler, catchError, defer, from, Observable, startWith, switchMap, throttleTime } from "rxjs";
+// chokidar rather than Node's recursive fs.watch: on Linux the latter watches the inode a name had
+// when watching began, so a file replaced by rename (sed -i, an editor's atomic save, git checkout)
+// went silent for good. chokidar watches directories and re-attaches to the new file.
+import { basename, relative } from "node:path";
+import { watch } from "chokidar";
+import {
+  asyncScheduler, catchError, concat, defer, from, map, mergeMap, Observable, of, switchMap, throttleTime, timer, type SchedulerLike,
+} from "rxjs";
 import { loadManifestDir, type ManifestLoad } from "./manifests.js";
 
 /** Options of watchManifestDir. */
 export interface ManifestWatchOptions {
   /** Window in which a burst of file events (an editor save, a ConfigMap swap) is coalesced into one reload. */
-  debounceMs: number;
+  readonly debounceMs: number;
+  /** Clock of the coalescing window (a TestScheduler in marble tests). */
+  readonly scheduler?: SchedulerLike;
 }
 
-/** Emits every change notification under dir (recursively); errors when dir cannot be watched. */
-function fileEvents(dir: string): Observable<void> {
-  return new Observable<void>((sub) => {
-    let watcher: ReturnType<typeof watch>;
-    try {
-      watcher = watch(dir, { recursive: true }, () => { sub.next(); });
-    } catch (e) {
-      sub.error(e);
-      return undefined;
-    }
+/**
+ * Editors' scratch files and our own temporaries: a save of `infra.yaml` in vim alone creates
+ * 4913, .infra.yaml.swp and infra.yaml~; emacs leaves .#infra.yaml. None is a manifest, and
+ * reacting to them only costs reloads. `.git` holds no manifests and changes on every checkout.
+ */
+export function isScratchPath(path: string): boolean {
+  const name = basename(path);
+  return name === ".git" || name === "4913" || name.endsWith("~") || name.startsWith(".#")
+    || /\.sw[a-px]$/.test(name) || /\.(tmp|oooi-tmp)$/.test(name);
+}
+
+/** The watcher has scanned the folder (changes from now on are reported), or something changed under it. */
+export type WatchEvent = { readonly type: "ready" } | { readonly type: "change"; readonly path: string };
+
+/** Every change under dir (recursively), `path` relative to dir, after one "ready"; errors when dir cannot be watched. */
+export function fileEvents(dir: string): Observable<WatchEvent> {
+  return new Observable<WatchEvent>((sub) => {
+    const watcher = watch(dir, { ignoreInitial: true, ignored: (path: string) => isScratchPath(path) });
+    watcher.on("ready", () => { sub.next({ type: "ready" }); });
+    watcher.on("all", (_event, path) => { sub.next({ type: "change", path: relative(dir, path) }); });
     watcher.on("error", (e) => { sub.error(e); });
-    return () => { watcher.close(); };
+    return () => { void watcher.close(); };
   });
 }
 
 /**
- * The manifest directory's content over time: the first load at once, then one reload per burst of
- * changes (the first change of a burst reloads at once, later ones are coalesced into one reload at
- * the end of the window). A newer load supersedes one still running. When the directory cannot be
- * watched (missing, removed) the stream emits that load's result and completes.
+ * chokidar reports a file's change at most once per 50 ms and drops the others without a trailing
+ * event, so writeFile's truncate may be reported and its write not: every reported change is echoed
+ * once after this gap, and the load it causes reads whatever the dropped events wrote.
+ */
+export const CHANGE_ECHO_MS = 60;
+
+/**
+ * Loads once the watcher is ready (so no change falls between the first read and the watch), then
+ * per burst of changes: at once at the first change, and once at the end of its window for the
+ * rest (throttle with leading and trailing edge). A newer load supersedes one still running.
+ */
+export function reloadOnEvents<T>(events: Observable<WatchEvent>, load: () => Observable<T>, opts: ManifestWatchOptions): Observable<T> {
+  const scheduler = opts.scheduler ?? asyncScheduler;
+  const echo = () => timer(CHANGE_ECHO_MS, scheduler).pipe(map(() => undefined));
+  return events.pipe(
+    mergeMap((e) => (e.type === "ready" ? of(undefined) : concat(of(undefined), echo()))),
+    throttleTime(opts.debounceMs, scheduler, { leading: true, trailing: true }),
+    switchMap(load),
+  );
+}
+
+/**
+ * The manifest directory's content over time: the first load once watching, then loads per burst
+ * of changes. When the directory cannot be watched the stream emits one load's result and completes.
  */
 export function watchManifestDir(dir: string, opts: ManifestWatchOptions): Observable<ManifestLoad> {
   const load = () => defer(() => from(loadManifestDir(dir)));
-  return fileEvents(dir).pipe(
-    throttleTime(opts.debounceMs, asyncScheduler, { leading: true, trailing: true }),
-    startWith(undefined),
-    switchMap(load),
-    catchError(() => load()),
-  );
+  return reloadOnEvents(fileEvents(dir), load, opts).pipe(catchError(() => load()));
 }

@@ -3,13 +3,14 @@
 // model turns them into status conditions); only unreadable input fails the whole load.
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { isMap, isSeq, LineCounter, parseAllDocuments, type Document, type Node as YamlNode } from "yaml";
+import { isMap, isSeq, LineCounter, parseAllDocuments, type Document, type Node as YamlNode, type YAMLError } from "yaml";
 import { decodeResource } from "../api/validate.js";
 import { GROUP, type Infra, type InfraClusterAttachment, type ObjectMeta } from "../api/schema.js";
 import type {
   HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance,
 } from "../api/external.js";
 import type { ClusterState, InvalidObject } from "../model/types.js";
+import { ManifestSources } from "./manifest-sources.js";
 
 /** Why a manifest directory could not be read: the file (relative to the directory) and 1-based position. */
 export interface ManifestError {
@@ -30,7 +31,7 @@ export interface IgnoredObject {
 
 /** The result of reading a manifest directory: the cluster state it describes, or the first unreadable input. */
 export type ManifestLoad =
-  | { ok: true; state: ClusterState; files: string[]; ignored: IgnoredObject[] }
+  | { ok: true; state: ClusterState; files: string[]; ignored: IgnoredObject[]; sources: ManifestSources }
   | { ok: false; error: ManifestError };
 
 /** One file's content, `path` as it should appear in messages. */
@@ -68,6 +69,9 @@ interface Located {
   file: string;
   line: number;
   column: number;
+  /** The object's YAML node and its file's line counter, for positions of fields. */
+  node: YamlNode | undefined;
+  lines: LineCounter;
 }
 
 type Bucket = "infras" | "attachments" | "hostedClusters" | "nodePools" | "machines" | "vmis" | "services" | "namespaces";
@@ -92,13 +96,7 @@ function objectsOf(file: ManifestFile): Located[] {
   if (!Array.isArray(docs)) return [];
   const out: Located[] = [];
   for (const doc of docs) {
-    const err = doc.errors[0];
-    if (err !== undefined) {
-      const pos = err.linePos?.[0];
-      throw new LoadError({
-        file: file.path, ...(pos === undefined ? {} : { line: pos.line, column: pos.col }), message: plainMessage(err.message),
-      });
-    }
+    if (doc.errors.length > 0) throw new LoadError(yamlError(doc.errors, file));
     const value = toJs(doc, file.path, lc);
     if (value === null || value === undefined) continue;
     const at = positionOf(doc.contents, lc);
@@ -108,10 +106,31 @@ function objectsOf(file: ManifestFile): Located[] {
     if (typeof value["kind"] === "string" && value["kind"].endsWith("List") && "items" in value) {
       out.push(...listItems(doc, value, file.path, lc));
     } else {
-      out.push({ obj: value, file: file.path, ...at });
+      out.push({ obj: value, file: file.path, ...at, node: doc.contents ?? undefined, lines: lc });
     }
   }
   return out;
+}
+
+/**
+ * The first YAML error at the line to edit. A line indented deeper than its siblings continues the
+ * previous value, and the yaml library reports that value's line; the line at fault is where the
+ * multi-line key it made ends.
+ */
+function yamlError(errors: readonly YAMLError[], file: ManifestFile): ManifestError {
+  const [first] = errors;
+  const pos = first?.linePos?.[0];
+  const message = plainMessage(first?.message ?? "invalid YAML");
+  const multiline = errors.find((e) => e.code === "MULTILINE_IMPLICIT_KEY")?.linePos;
+  if (first?.code === "BLOCK_AS_IMPLICIT_KEY" && multiline?.[1] !== undefined && multiline[1].line > multiline[0].line) {
+    const line = multiline[1].line;
+    const text = file.text.split("\n")[line - 1] ?? "";
+    return {
+      file: file.path, line, column: text.length - text.trimStart().length + 1,
+      message: `${message}: this line is indented deeper than the key above it, so it continues the value on line ${String(multiline[0].line)}`,
+    };
+  }
+  return { file: file.path, ...(pos === undefined ? {} : { line: pos.line, column: pos.col }), message };
 }
 
 function toJs(doc: Document, file: string, lc: LineCounter): unknown {
@@ -134,7 +153,7 @@ function listItems(doc: Document, list: Record<string, unknown>, file: string, l
   return items.map((item: unknown, i) => {
     const at = positionOf(nodes[i] as YamlNode | undefined, lc);
     if (!isRecord(item)) throw new LoadError({ file, ...at, message: `items[${i}] is a ${describeValue(item)}, not a mapping` });
-    return { obj: item, file, ...at };
+    return { obj: item, file, ...at, node: nodes[i] as YamlNode | undefined, lines: lc };
   });
 }
 
@@ -197,6 +216,7 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
   const warnings: InvalidObject[] = [];
   const ignored: IgnoredObject[] = [];
   const seen = new Map<string, Located>();
+  const sources = new ManifestSources();
   try {
     for (const file of sorted) {
       for (const raw of objectsOf(file)) {
@@ -216,10 +236,11 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
           ignored.push({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.meta.namespace, name: o.meta.name, file: o.file });
         } else if (bucket === "infras" || bucket === "attachments") {
           const decoded = decodeResource(o.obj, o.kind);
-          if (decoded.ok) {
-            buckets[bucket].push(decoded.value);
-            if (decoded.unknown.length > 0) warnings.push({ ref: { kind: o.kind, namespace: o.meta.namespace, name: o.meta.name }, errors: decoded.unknown });
-          } else invalid.push({ ref: { kind: o.kind, namespace: o.meta.namespace, name: o.meta.name }, errors: decoded.errors });
+          const ref = { kind: o.kind, namespace: o.meta.namespace, name: o.meta.name };
+          sources.add(ref, { file: o.file, node: o.node, lines: o.lines });
+          if (decoded.ok) buckets[bucket].push(decoded.value);
+          else invalid.push({ ref, errors: decoded.errors });
+          if (decoded.unknown.length > 0) warnings.push({ ref, errors: decoded.unknown });
         } else {
           buckets[bucket].push(o.obj);
         }
@@ -244,7 +265,7 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
     unknownFields: warnings.sort(byRef),
   };
   ignored.sort((a, b) => compare(a.kind, b.kind) || compare(a.namespace, b.namespace) || compare(a.name, b.name));
-  return { ok: true, state, files: sorted.map((f) => f.path), ignored };
+  return { ok: true, state, files: sorted.map((f) => f.path), ignored, sources };
 }
 
 function byRef(a: InvalidObject, b: InvalidObject): number {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { decodeResource, jsonPointerToField, kindDefinition, type FieldError } from "../../src/api/validate.js";
+import { decodeResource, editDistance, jsonPointerToField, kindDefinition, nearestName, type FieldError } from "../../src/api/validate.js";
 import { InfraSpec, type InfraClusterAttachmentSpec, type InfraSpec as InfraSpecT } from "../../src/api/schema.js";
 
 const infra = (spec: unknown, extra: Record<string, unknown> = {}) => ({
@@ -215,4 +215,35 @@ describe("unknown fields", () => {
     const r = decodeResource(raw, "Infra");
     expect(r.ok && r.unknown).toEqual([{ field: "spec.infraComponents.internalProxyService", message: "unknown field, ignored" }]);
   });
+});
+
+describe("typos: did you mean, in the same pass as every other error", () => {
+  it("reports a typo'd gateway with its fix together with the required field and an invalid value", () => {
+    const r = decodeResource(infra({
+      networkConfig: { cidr: "300.0.2.0/24", gatway: "192.0.2.1", networkAttachmentDefinition: "v" },
+      infraComponents: { dns: { serverIP: "192.0.2.3", enabeld: true } },
+    }, { sepc: {} }), "Infra");
+    expect(r.ok).toBe(false);
+    expect(r.ok ? [] : r.errors.map((e) => e.field).sort()).toEqual(["spec.networkConfig.cidr", "spec.networkConfig.gateway"]);
+    expect(r.unknown).toEqual([
+      { field: "sepc", message: "unknown field — did you mean spec?" },
+      { field: "spec.networkConfig.gatway", message: "unknown field — did you mean gateway?" },
+      { field: "spec.infraComponents.dns.enabeld", message: "unknown field — did you mean enabled?" },
+    ]);
+  });
+
+  it.each([
+    ["gatway", ["cidr", "gateway", "dnsServers"], "gateway"],
+    ["GATEWAY", ["gateway"], "gateway"],
+    ["ciddr", ["cidr", "gateway"], "cidr"],
+    ["enabeld", ["enabled", "image"], "enabled"],
+    ["zzz", ["cidr", "gateway"], undefined],
+    ["dns", ["dhcp", "proxy"], undefined],
+  ])("nearestName(%s) = %s", (name, known, expected) => {
+    expect(nearestName(name, known)).toBe(expected);
+  });
+
+  it.each([["", "", 0], ["abc", "abc", 0], ["gatway", "gateway", 1], ["ab", "ba", 1], ["kitten", "sitting", 3]])(
+    "editDistance(%s, %s) = %i", (a, b, d) => { expect(editDistance(a, b)).toBe(d); },
+  );
 });

@@ -1,9 +1,12 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+// The manifest watcher against the real filesystem: every kind of edit a person, an editor, sed -i
+// or git makes is seen; editors' scratch files are not. The coalescing window is a marble test.
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { filter, firstValueFrom, lastValueFrom, take, timeout, toArray, type Observable, type Subscription } from "rxjs";
+import { filter, firstValueFrom, of, timeout, type Observable, type Subscription } from "rxjs";
+import { TestScheduler } from "rxjs/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { watchManifestDir } from "../../src/watchers/manifest-watch.js";
+import { CHANGE_ECHO_MS, fileEvents, isScratchPath, reloadOnEvents, watchManifestDir, type WatchEvent } from "../../src/watchers/manifest-watch.js";
 import type { ManifestLoad } from "../../src/watchers/manifests.js";
 
 const service = (name: string) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: n}\n`;
@@ -82,11 +85,49 @@ describe("watchManifestDir", () => {
     expect(rec.seen.length - before).toBeLessThan(writes);
   });
 
-  it("emits the failed load and completes when the directory is missing", async () => {
-    const all = await lastValueFrom(watchManifestDir(join(dir, "missing"), { debounceMs: 50 }).pipe(take(5), toArray(), timeout(GUARD.first)));
-    expect(all).toHaveLength(1);
-    expect(all[0]?.ok).toBe(false);
-    expect(all[0]?.ok === false ? all[0].error.message : "").toMatch(/ENOENT/);
+  it("sees a file replaced by rename (sed -i, an editor's atomic save) and in-place writes after it", async () => {
+    const file = join(dir, "svc.yaml");
+    await writeFile(file, service("v1"));
+    rec = new Recorder(watchManifestDir(dir, { debounceMs: 20 }));
+    await rec.next((l) => serviceNames(l).includes("v1"));
+    await writeFile(join(dir, "svc.yaml.new"), service("renamed"));
+    await rename(join(dir, "svc.yaml.new"), file);
+    await rec.next((l) => serviceNames(l).includes("renamed"));
+    // Node's recursive fs.watch stayed on the replaced inode: this write went unseen.
+    await writeFile(file, service("in-place"));
+    await rec.next((l) => serviceNames(l).includes("in-place"));
+    await writeFile(file, service("again"));
+    await rec.next((l) => serviceNames(l).includes("again"));
+  });
+
+  it("sees a file deleted and re-created, and a whole sub-folder removed", async () => {
+    await mkdir(join(dir, "sub"));
+    await writeFile(join(dir, "sub", "a.yaml"), service("a"));
+    rec = new Recorder(watchManifestDir(dir, { debounceMs: 20 }));
+    await rec.next((l) => serviceNames(l).includes("a"));
+    await rm(join(dir, "sub", "a.yaml"));
+    await rec.next((l) => l.ok && serviceNames(l).length === 0);
+    await writeFile(join(dir, "sub", "a.yaml"), service("back"));
+    await rec.next((l) => serviceNames(l).includes("back"));
+    await rm(join(dir, "sub"), { recursive: true });
+    await rec.next((l) => l.ok && serviceNames(l).length === 0);
+    await mkdir(join(dir, "sub2", "deeper"), { recursive: true });
+    await writeFile(join(dir, "sub2", "deeper", "b.yaml"), service("deep"));
+    await rec.next((l) => serviceNames(l).includes("deep"));
+  });
+
+  it("reports the folder gone when it is removed, and its content once it is back", async () => {
+    const folder = join(dir, "m");
+    await mkdir(folder);
+    await writeFile(join(folder, "svc.yaml"), service("first"));
+    rec = new Recorder(watchManifestDir(folder, { debounceMs: 20 }));
+    await rec.next((l) => serviceNames(l).includes("first"));
+    await rm(folder, { recursive: true });
+    const gone = await rec.next((l) => !l.ok);
+    expect(gone.ok ? "" : gone.error.message).toMatch(/ENOENT/);
+    await mkdir(folder);
+    await writeFile(join(folder, "svc.yaml"), service("back"));
+    await rec.next((l) => serviceNames(l).includes("back"));
   });
 
   it("stops watching on unsubscribe", async () => {
@@ -98,5 +139,70 @@ describe("watchManifestDir", () => {
     // Wait for any stray emission through an independent watcher that does see the change.
     await firstValueFrom(watchManifestDir(dir, { debounceMs: 10 }).pipe(filter((l) => serviceNames(l).includes("late")), timeout(GUARD.first)));
     expect(r.seen.length).toBe(count);
+  });
+});
+
+describe("fileEvents", () => {
+  let dir: string;
+  beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), "oooi-events-")); });
+  afterEach(async () => { await rm(dir, { recursive: true, force: true }); });
+
+  it.each([
+    ["4913", true], [".infra.yaml.swp", true], [".infra.yaml.swx", true], ["infra.yaml~", true], [".#infra.yaml", true],
+    ["infra.yaml.tmp", true], ["envoy.json.oooi-tmp", true], [".git", true],
+    ["infra.yaml", false], ["sub", false], ["..data", false], ["tmp.yaml", false],
+  ])("isScratchPath(%s) = %s", (name, scratch) => {
+    expect(isScratchPath(join(dir, name))).toBe(scratch);
+  });
+
+  it("reports manifest edits and none of an editor's scratch files", async () => {
+    const seen: string[] = [];
+    const sub = fileEvents(dir).subscribe((e) => { if (e.type === "change") seen.push(e.path); });
+    try {
+      // chokidar reports nothing before it has scanned the folder: wait until a probe is seen.
+      await writeUntilSeen(join(dir, "probe.yaml"), seen, "probe.yaml");
+      for (const name of ["4913", ".infra.yaml.swp", "infra.yaml~", ".#infra.yaml", "infra.yaml.tmp"]) {
+        await writeFile(join(dir, name), "scratch");
+      }
+      await mkdir(join(dir, ".git"));
+      await writeFile(join(dir, ".git", "HEAD"), "ref");
+      await writeFile(join(dir, "infra.yaml"), "kind: Namespace\n");
+      await waitFor(() => seen.includes("infra.yaml"));
+      expect(seen.filter((p) => p !== "probe.yaml" && p !== "infra.yaml")).toEqual([]);
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+});
+
+async function waitFor(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + GUARD.first;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not reached");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function writeUntilSeen(path: string, seen: readonly string[], rel: string): Promise<void> {
+  const deadline = Date.now() + GUARD.first;
+  for (let i = 0; !seen.includes(rel); i++) {
+    if (Date.now() > deadline) throw new Error(`${rel} never reported`);
+    await writeFile(path, `# ${String(i)}\n`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("reloadOnEvents (marble)", () => {
+  it("loads when ready, at the first change of a burst, at the end of its window, and once more after the echo gap", () => {
+    expect(CHANGE_ECHO_MS).toBe(60); // the marble below is drawn for it
+    const scheduler = new TestScheduler((actual, expected) => { expect(actual).toEqual(expected); });
+    scheduler.run(({ cold, expectObservable }) => {
+      const change = { type: "change", path: "x.yaml" } as const;
+      // 10 ms window. ready at 0 → load; changes at 2, 4, 6 fall in its window → one load at 10;
+      // the change at 24 → load at 24; the echoes at 62, 64, 66 → loads at 62 and 72; 24's echo → 84.
+      const events = cold<WatchEvent>("r-a-b-c 17ms d|", { r: { type: "ready" }, a: change, b: change, c: change, d: change });
+      expectObservable(reloadOnEvents(events, () => of("L"), { debounceMs: 10, scheduler }))
+        .toBe("L 9ms L 13ms L 37ms L 9ms L 11ms (L|)");
+    });
   });
 });

@@ -6,6 +6,7 @@ import {
   formatManifestError, loadManifestDir, parseManifests, summarizeIgnored, type ManifestError, type ManifestFile, type ManifestLoad,
 } from "../../src/watchers/manifests.js";
 import type { ClusterState } from "../../src/model/types.js";
+import { ManifestSources } from "../../src/watchers/manifest-sources.js";
 
 const infra = (name: string, ns?: string, cidr = "192.0.2.0/24") => `
 apiVersion: hostedcluster.densityops.com/v1alpha1
@@ -90,7 +91,8 @@ describe("parseManifests: unreadable input", () => {
       { line: 6, column: 1, message: "Flow sequence in block collection must be sufficiently indented and end with a ]" }],
     ["bad indentation in the second document (line counts from the file start)",
       `${obj("v1", "Service", "a")}---\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n   namespace: x\n`,
-      { line: 9, column: 9, message: "Nested mappings are not allowed in compact mappings" }],
+      // The over-indented line 10 is the one to fix; the yaml library alone points at line 9's value.
+      { line: 10, column: 4, message: "Nested mappings are not allowed in compact mappings: this line is indented deeper than the key above it, so it continues the value on line 9" }],
     ["duplicate key", "apiVersion: v1\nkind: Service\nkind: Namespace\n", { line: 3, column: 1, message: "Map keys must be unique" }],
     ["tab indentation", "apiVersion: v1\nmetadata:\n\tname: a\n", { line: 3, column: 1, message: "Tabs are not allowed as indentation" }],
     ["a sequence document", "---\n- a\n- b\n", { line: 2, column: 1, message: "document is a sequence, not a mapping (a Kubernetes object)" }],
@@ -300,6 +302,6 @@ describe("loadManifestDir", () => {
     const empty: ClusterState = {
       infras: [], attachments: [], hostedClusters: [], nodePools: [], machines: [], vmis: [], services: [], namespaces: [], invalid: [], unknownFields: [],
     };
-    expect(r).toEqual({ ok: true, state: empty, files: [], ignored: [] });
+    expect(r).toEqual({ ok: true, state: empty, files: [], ignored: [], sources: expect.any(ManifestSources) as unknown });
   });
 });

@@ -43,10 +43,9 @@ export function buildObserved(raw: RawObjects, seq: number, cache: DecodeCache =
         cache.set(o, d);
       }
       const ref = { kind, namespace: o.metadata?.namespace ?? "", name: o.metadata?.name ?? "" };
-      if (d.ok) {
-        out.push(d.value as T);
-        if (d.unknown.length > 0) unknown.push({ ref, errors: d.unknown });
-      } else invalid.push({ ref, errors: d.errors });
+      if (d.ok) out.push(d.value as T);
+      else invalid.push({ ref, errors: d.errors });
+      if (d.unknown.length > 0) unknown.push({ ref, errors: d.unknown });
     }
     return out;
   };

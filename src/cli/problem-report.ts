@@ -1,0 +1,66 @@
+// Status entries (+ where each object was read from) → one readable line per problem, for
+// render's stderr and serve's log; and which lines are new since the previous rendering, so serve
+// tells each problem once rather than on every reload.
+import type { StatusEntry } from "../pipeline/outputs.js";
+import type { ManifestSources, SourcePosition } from "../watchers/manifest-sources.js";
+import type { ManifestLoad } from "../watchers/manifests.js";
+
+export interface ProblemLine {
+  readonly severity: "error" | "pending" | "warning";
+  readonly object: string;
+  readonly field: string;
+  readonly reason: string;
+  readonly position: SourcePosition | undefined;
+  /** The complete message: "infra.yaml:9:5: Infra clusters/x: spec.networkConfig.gatway: unknown field — did you mean gateway? (UnknownField)". */
+  readonly text: string;
+}
+
+export function problemLines(status: readonly StatusEntry[], sources?: ManifestSources): ProblemLine[] {
+  const lines: ProblemLine[] = [];
+  for (const s of status) {
+    const object = `${s.kind} ${s.namespace === "" ? "" : `${s.namespace}/`}${s.name}`;
+    for (const p of s.problems) {
+      const position = sources?.locate(s, p.field);
+      const where = position === undefined ? "" : `${position.file}:${String(position.line)}:${String(position.column)}: `;
+      const text = `${where}${object}: ${p.field === "" ? "" : `${p.field}: `}${p.message} (${p.reason})`;
+      lines.push({ severity: p.severity, object, field: p.field, reason: p.reason, position, text });
+    }
+  }
+  return lines;
+}
+
+/** Remembers the previous rendering's lines: `update` returns those that appeared and those that went away. */
+export class ProblemMemory {
+  #last = new Set<string>();
+
+  update(lines: readonly ProblemLine[]): { readonly added: readonly ProblemLine[]; readonly resolved: readonly string[] } {
+    const now = new Set(lines.map((l) => l.text));
+    const added = lines.filter((l) => !this.#last.has(l.text));
+    const resolved = [...this.#last].filter((t) => !now.has(t));
+    this.#last = now;
+    return { added, resolved };
+  }
+}
+
+/**
+ * "no Infra in DIR: found 2 Service, 1 HostedCluster in 2 files" when a folder has nothing to serve
+ * (a wrong --manifests is the likely cause); undefined when it holds an Infra, valid or not.
+ */
+export function noInfraWarning(dir: string, load: Extract<ManifestLoad, { ok: true }>): string | undefined {
+  const { state } = load;
+  if (state.infras.length > 0 || (state.invalid ?? []).some((i) => i.ref.kind === "Infra")) return undefined;
+  if (load.files.length === 0) return `no Infra in ${dir}: the folder holds no manifest files (*.yaml, *.yml, *.json)`;
+  const counts = new Map<string, number>();
+  const count = (kind: string, n: number) => { if (n > 0) counts.set(kind, (counts.get(kind) ?? 0) + n); };
+  count("InfraClusterAttachment", state.attachments.length);
+  for (const i of state.invalid ?? []) count(i.ref.kind, 1);
+  count("HostedCluster", state.hostedClusters.length);
+  count("NodePool", state.nodePools.length);
+  count("Machine", state.machines.length);
+  count("VirtualMachineInstance", state.vmis.length);
+  count("Service", state.services.length);
+  count("Namespace", state.namespaces.length);
+  for (const o of load.ignored) count(o.kind, 1);
+  const found = counts.size === 0 ? "no objects" : [...counts].map(([k, n]) => `${String(n)} ${k}`).join(", ");
+  return `no Infra in ${dir}: found ${found} in ${String(load.files.length)} file${load.files.length === 1 ? "" : "s"}; nothing is served`;
+}

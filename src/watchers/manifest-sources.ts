@@ -1,0 +1,58 @@
+// Where each object of our kinds was read from: (kind, namespace, name, field path) → file:line:column,
+// so a problem found later (schema, model) is reported at the line a person has to edit.
+import { isMap, isScalar, isSeq, type LineCounter, type Node as YamlNode } from "yaml";
+import type { ObjectRef } from "../model/types.js";
+
+/** A 1-based position in a manifest file (the file relative to the manifests folder). */
+export interface SourcePosition {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+interface ObjectSource {
+  readonly file: string;
+  readonly node: YamlNode | undefined;
+  readonly lines: LineCounter;
+}
+
+/** "spec.dnsServers[0]" → ["spec", "dnsServers", 0]. */
+function segments(field: string): (string | number)[] {
+  return field.split(/\.|(?=\[)/).filter((s) => s !== "").map((s) => (/^\[\d+\]$/.test(s) ? Number(s.slice(1, -1)) : s));
+}
+
+const refKey = (ref: ObjectRef): string => `${ref.kind} ${ref.namespace}/${ref.name}`;
+
+export class ManifestSources {
+  readonly #objects = new Map<string, ObjectSource>();
+
+  add(ref: ObjectRef, source: ObjectSource): void {
+    this.#objects.set(refKey(ref), source);
+  }
+
+  /**
+   * The position of `field` in the object: its key when present, else the deepest enclosing key
+   * that is (a missing required field is reported where it belongs), else the object itself.
+   */
+  locate(ref: ObjectRef, field: string): SourcePosition | undefined {
+    const source = this.#objects.get(refKey(ref));
+    if (source === undefined) return undefined;
+    let node: unknown = source.node;
+    let at: YamlNode | undefined = source.node;
+    for (const seg of segments(field)) {
+      if (isMap(node) && typeof seg === "string") {
+        const pair = node.items.find((p) => isScalar(p.key) && p.key.value === seg);
+        if (pair === undefined) break;
+        at = isScalar(pair.key) ? pair.key : at;
+        node = pair.value;
+      } else if (isSeq(node) && typeof seg === "number" && isNodeLike(node.items[seg])) {
+        node = node.items[seg];
+        at = node as YamlNode;
+      } else break;
+    }
+    const pos = source.lines.linePos(at?.range?.[0] ?? 0);
+    return { file: source.file, line: pos.line, column: pos.col };
+  }
+}
+
+const isNodeLike = (v: unknown): boolean => typeof v === "object" && v !== null && "range" in v;

@@ -1,0 +1,57 @@
+// The built `oooi` CLI in a child process, as a user runs it: one-shot runs and a long-running serve
+// whose stderr (pino JSON lines) a test can wait on.
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+export const CLI = join(ROOT, "dist", "cli", "main.js");
+const exec = promisify(execFile);
+
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export async function oooi(args: readonly string[]): Promise<CliRun> {
+  try {
+    const r = await exec(process.execPath, [CLI, ...args]);
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+/** Polls `check` until it holds; the timeout guards against a hang under load, it measures nothing. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A running `oooi serve`; `log` accumulates its stderr, `exited` resolves with its exit code. */
+export class ServeProcess {
+  log = "";
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+
+  constructor(args: readonly string[]) {
+    this.child = spawn(process.execPath, [CLI, "serve", ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    this.child.stderr?.setEncoding("utf8").on("data", (d: string) => { this.log += d; });
+    this.exited = new Promise((resolve) => { this.child.once("exit", (code) => { resolve(code); }); });
+  }
+
+  /** The complete pino lines logged so far, parsed (a line still being written is left for later). */
+  lines(): { level: number; msg: string; [k: string]: unknown }[] {
+    return this.log.split("\n").slice(0, -1).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { level: number; msg: string });
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGTERM");
+    await this.exited;
+  }
+}
