@@ -46,7 +46,12 @@ describe("oooi serve serves ADS", () => {
       expect(clients[0]?.route(kube("127.0.8.30"))).toBeUndefined(); // nobody's worker yet
 
       const file = join(dir, "observed.yaml");
-      writeFileSync(file, readFileSync(file, "utf8").replace("address: 127.0.8.11", "address: 127.0.8.30"));
+      // Where oooi runs DHCP a worker's address is its VMI's allocation, which never moves (issue
+      // 10); so the edit detaches the VMI from the Machine (renamed) and the Machine reports a new
+      // address, which is then its source. (This edit used to change only the Machine's address.)
+      const edited = readFileSync(file, "utf8").replace("address: 127.0.8.11", "address: 127.0.8.30");
+      const vmiName = edited.indexOf("name: alpha-workers-1", edited.indexOf("name: alpha-workers-1") + 1);
+      writeFileSync(file, `${edited.slice(0, vmiName)}name: alpha-workers-1-detached${edited.slice(vmiName + "name: alpha-workers-1".length)}`);
       for (const c of clients) await c.waitFor(() => c.route(kube("127.0.8.30"))?.chain.cluster === "clusters-alpha/kube-apiserver:6443", "new address routed");
       expect(clients.map((c) => c.version(LISTENER_TYPE_URL))).not.toEqual(before);
       expect(clients.every((c) => c.route(kube("127.0.8.11")) === undefined)).toBe(true);
