@@ -90,8 +90,8 @@ describe.skipIf(skipReason !== undefined)(title("KeaSync against a real kea-dhcp
     expect(a?.dns).toEqual(["192.0.2.3"]);
     const bIp = reserved(m, MAC_B);
     expect(b, b?.log).toMatchObject({ bound: true, ip: bIp, hostname: "worker-b" });
-    // Free = outside the pool, not the gateway or a component address.
-    expect(lastOctet(bIp) < 100 || lastOctet(bIp) > 199).toBe(true);
+    // Free = inside the pool (issue 10; this used to expect outside it), not the gateway or a component address.
+    expect(lastOctet(bIp) >= 100 && lastOctet(bIp) <= 199).toBe(true);
     expect(["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4", "192.0.2.50"]).not.toContain(bIp);
 
     // Renewal asking for the held address, then a fresh DISCOVER: the same address each time.
@@ -163,7 +163,8 @@ describe.skipIf(skipReason !== undefined)(title("KeaSync against a real kea-dhcp
     // The applier notices the new Kea process and re-sends, although the config is unchanged.
     expect(await second.update(m)).toMatchObject({ status: "applied" });
     expect((await keaCommand(r.work.controlSocket, "status-get")).arguments?.["pid"]).toBe(kea.pid);
-    expect(await second.leaseCounts()).toEqual({ activeLeases: 3, totalLeases: 100 + 3 });
+    // The pool plus the one reservation outside it (worker-a kept .50; B and C are allocated in the pool).
+    expect(await second.leaseCounts()).toEqual({ activeLeases: 3, totalLeases: 100 + 1 });
   });
 
   it("a config Kea rejects is reported with Kea's message and Kea keeps serving the previous one", async () => {

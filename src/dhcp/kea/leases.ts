@@ -2,8 +2,8 @@
 //   activeLeases: leases from lease4-get-all in state 0 ("default") that have not expired yet;
 //     Kea reclaims expired leases only periodically, so expiry is checked here too.
 //   totalLeases:  addresses Kea can hand out under the running configuration: every pool's size
-//     plus every reservation outside the pools (with the `deny` policy most VMIs are reserved
-//     outside the pool, so Kea's pool-only `total-addresses` statistic would undercount).
+//     plus every reservation outside the pools (VMIs that kept an address from before oooi may be
+//     reserved outside the pool, which Kea's pool-only `total-addresses` statistic would miss).
 import { parseIPv4 } from "../../model/ipv4.js";
 
 /** The two DHCPServer status counters. */
