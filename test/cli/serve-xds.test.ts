@@ -49,7 +49,7 @@ describe("oooi serve serves ADS", () => {
       // pushed here is a worker going away: its Machine and its VMI deleted.
       const file = join(dir, "observed.yaml");
       const docs = readFileSync(file, "utf8").split(/^---$/m);
-      writeFileSync(file, docs.filter((d) => !/^  name: alpha-workers-1$/m.test(d)).join("---"));
+      writeFileSync(file, docs.filter((d) => !/^ {2}name: alpha-workers-1$/m.test(d)).join("---"));
       for (const c of clients) await c.waitFor(() => c.route(kube("127.0.8.11")) === undefined, "the gone worker no longer routed");
       expect(clients.map((c) => c.version(LISTENER_TYPE_URL))).not.toEqual(before);
       expect(clients.every((c) => c.route(kube("127.0.8.10"))?.chain.cluster === alpha)).toBe(true);
