@@ -93,9 +93,17 @@ describe("operator against the fake API server", () => {
     expect(readyOf(stored(f, API_VERSION, "Infra", "clusters", "tenant-vlan"))?.["lastTransitionTime"]).toEqual(expect.any(String));
     expect(firstTransition).toEqual(expect.any(String));
 
-    // A worker address change reaches onState (the xDS cache's feed) with the new source range.
+    // A new worker (a Machine whose VMI is not observed yet) reaches onState (the xDS cache's feed)
+    // with its source range. An existing worker's report would move nothing: where oooi runs DHCP
+    // its VMI's allocation is its source.
     const machine = stored(f, "cluster.x-k8s.io/v1beta1", "Machine", "clusters-alpha", "alpha-workers-1");
-    f.seed({ ...machine, status: { addresses: [{ type: "InternalIP", address: "127.0.8.77" }] } });
+    const annotations = (machine?.["metadata"] as { annotations?: Record<string, string> } | undefined)?.annotations ?? {};
+    f.seed({
+      apiVersion: "cluster.x-k8s.io/v1beta1", kind: "Machine",
+      metadata: { name: "alpha-workers-9", namespace: "clusters-alpha", annotations },
+      spec: machine?.["spec"] ?? {},
+      status: { addresses: [{ type: "InternalIP", address: "127.0.8.77" }] },
+    });
     await eventually(() => {
       const backends = states.last()?.outputs.model.topologies[0]?.proxy?.backends ?? [];
       const svc = backends.find((b) => b.name === "clusters/alpha/kubernetes-service");
