@@ -1,7 +1,7 @@
 // The durable address table of one DHCPServer: previous allocations + the live VMI interfaces
 // + now → the new allocation table and problems. Pure (no clock, no I/O); never throws.
 //
-// Rules (REFERENCE §4): a MAC that holds an address keeps it while a VMI with that MAC exists and
+// Rules (docs/reference.md#dhcp-allocations, #dhcp-grace): a MAC that holds an address keeps it while a VMI with that MAC exists and
 // for `graceSeconds` after the last one went away (a VM restart or live migration makes a new VMI
 // with the same MAC). A new MAC adopts the address its VMI reports when that address is free and
 // allowed, else gets one from the pool by a probe that starts at a hash of the MAC and steps over

@@ -43,7 +43,7 @@ export const claimKey = {
 };
 
 /**
- * Attachments of every Infra. Conflicts follow "the oldest claim wins" (REFERENCE §1, as Gateway
+ * Attachments of every Infra. Conflicts follow "the oldest claim wins" (docs/reference.md#conflicts, as Gateway
  * API resolves them): among the attachments claiming one HostedCluster (cluster-wide), one domain
  * or one worker address (per Infra), the one that held it in the last accepted configuration
  * (state.incumbents) keeps it, else the one created first, then by namespace/name. The winner is

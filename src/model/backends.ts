@@ -1,4 +1,4 @@
-// REFERENCE §2: the backends each served attachment contributes to its Infra's proxy.
+// docs/reference.md#backends: the backends each served attachment contributes to its Infra's proxy.
 import { aggregate, formatCidr, formatIPv4, parseIPv4 } from "./ipv4.js";
 import type { ResolvedAttachment } from "./attachments.js";
 import type { ResolvedInfra, ServiceIndex } from "./infra.js";
@@ -56,7 +56,7 @@ export function buildProxy(infra: ResolvedInfra, attachments: readonly ResolvedA
     const apiServer = a.attachment.spec.apiServerService ?? "kube-apiserver";
     const prefix = `${a.ref.namespace}/${a.ref.name}`;
     for (const row of ROWS) {
-      // Source-matched routes exist only while worker addresses are known (REFERENCE §2).
+      // Source-matched routes exist only while worker addresses are known (docs/reference.md#worker-addresses).
       if (row.bySource && sources.length === 0) continue;
       const service = row.service(apiServer);
       const upstream = `${a.controlPlaneNamespace}/${service}:${row.servicePort}`;

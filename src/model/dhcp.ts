@@ -1,4 +1,4 @@
-// REFERENCE §4: ResolvedInfra + VMIs + the persisted allocation table → the Kea subnet, its
+// docs/reference.md#dhcp: ResolvedInfra + VMIs + the persisted allocation table → the Kea subnet, its
 // options and one reservation per allocation. Pure; problems go to the collector.
 import type { VirtualMachineInstance } from "../api/external.js";
 import { MAC_PATTERN, type InfraClusterAttachment } from "../api/schema.js";

@@ -1,4 +1,4 @@
-// REFERENCE §3: the records of the VLAN view and of the default (pod-network) view.
+// docs/reference.md#dns: the records of the VLAN view and of the default (pod-network) view.
 import { appsVip, CONTROL_PLANE_HOSTS, KUBERNETES_ALIASES } from "./backends.js";
 import type { ResolvedAttachment } from "./attachments.js";
 import type { ResolvedInfra } from "./infra.js";

@@ -174,7 +174,7 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
 
 /**
  * The original's single-cluster Infra fields. They are accepted so its manifests load, but a hosted
- * cluster is served only through an InfraClusterAttachment (REFERENCE §1): say which field replaces each.
+ * cluster is served only through an InfraClusterAttachment (docs/reference.md#infra): say which field replaces each.
  */
 const LEGACY_FIELDS: readonly { field: string; get: (i: Infra) => string | undefined; replacement: string }[] = [
   { field: `${F.dns}.clusterName`, get: (i) => i.spec.infraComponents?.dns?.clusterName, replacement: "spec.dns.clusterName" },

@@ -87,7 +87,7 @@ export interface Upstream {
   readonly target: { readonly service: string; readonly namespace: string | undefined; readonly port: number };
 }
 
-/** One REFERENCE §2 row for one attachment: how a connection is matched and where it goes. */
+/** One docs/reference.md#backends row for one attachment: how a connection is matched and where it goes. */
 export interface Backend {
   /** Unique per proxy: "<attachment namespace>/<attachment name>/<kind>". */
   readonly name: string;

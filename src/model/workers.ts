@@ -27,14 +27,8 @@ export interface WorkerIndex {
 }
 
 export function indexWorkerSources(src: WorkerSources): WorkerIndex {
-  const machinesByNamespace = new Map<string, Machine[]>();
-  for (const m of src.machines) {
-    const list = machinesByNamespace.get(m.metadata.namespace);
-    if (list === undefined) machinesByNamespace.set(m.metadata.namespace, [m]);
-    else list.push(m);
-  }
-  const vmisByNamespace = new Map<string, VirtualMachineInstance[]>();
-  for (const v of src.vmis) vmisByNamespace.set(v.metadata.namespace, [...(vmisByNamespace.get(v.metadata.namespace) ?? []), v]);
+  const machinesByNamespace = byNamespace(src.machines);
+  const vmisByNamespace = byNamespace(src.vmis);
   const key = (o: { metadata: { namespace: string; name: string } }) => `${o.metadata.namespace}/${o.metadata.name}`;
   return {
     machinesByNamespace,
@@ -42,6 +36,17 @@ export function indexWorkerSources(src: WorkerSources): WorkerIndex {
     vmis: new Map(src.vmis.map((v) => [key(v), v])),
     vmisByNamespace,
   };
+}
+
+/** Appends in place: copying the list per object made the index quadratic (bench:dhcp, 5,000 VMIs). */
+function byNamespace<T extends { readonly metadata: { readonly namespace: string } }>(objects: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const o of objects) {
+    const list = out.get(o.metadata.namespace);
+    if (list === undefined) out.set(o.metadata.namespace, [o]);
+    else list.push(o);
+  }
+  return out;
 }
 
 /**
@@ -52,7 +57,7 @@ export function indexWorkerSources(src: WorkerSources): WorkerIndex {
  * the control-plane namespace with no Machine (yet) counts too, as the newest original reads every
  * VMI there. Addresses are trimmed: a Machine address with surrounding spaces is still an address.
  *
- * Where oooi runs DHCP it is the address authority (REFERENCE §4): a Machine whose VMI is observed
+ * Where oooi runs DHCP it is the address authority (docs/reference.md#dhcp-authority): a Machine whose VMI is observed
  * gets its VMI's allocated addresses and nothing it reports; a Machine with no VMI observed keeps
  * its reported addresses minus any allocated to someone. A guest reporting another's address can
  * thus neither take nor drop the owner's routes.

@@ -1,4 +1,4 @@
-// Last good per object (REFERENCE §1): the decoded state plus the memory of every Infra's and
+// Last good per object (docs/reference.md#last-good): the decoded state plus the memory of every Infra's and
 // attachment's last accepted version → the state to build from (an object whose current version
 // is refused is replaced by its last accepted one), the model built from it, and the new memory.
 // Pure; the caller injects the time and keeps the memory between renderings.

@@ -1,5 +1,5 @@
 // "The oldest claim wins" end to end: a newcomer claiming what a working attachment owns changes
-// none of the files the incumbent is served from (REFERENCE §1, Conflicts).
+// none of the files the incumbent is served from (docs/reference.md#conflicts).
 import { describe, expect, it } from "vitest";
 import { renderAll, STATUS_FILE } from "../../src/pipeline/outputs.js";
 import type { ClusterState } from "../../src/model/types.js";

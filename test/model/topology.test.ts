@@ -1,4 +1,4 @@
-// Objects in, model out: backends (REFERENCE §2), DNS views (§3), DHCP (§4).
+// Objects in, model out: backends (docs/reference.md#backends), DNS views (docs/reference.md#dns), DHCP (docs/reference.md#dhcp).
 import { describe, expect, it } from "vitest";
 import { build } from "../../src/model/build.js";
 import type { ClusterState, Topology } from "../../src/model/types.js";

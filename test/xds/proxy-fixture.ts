@@ -1,4 +1,4 @@
-// Hand-built ProxyModels shaped like REFERENCE §2: every backend kind of one attachment, for
+// Hand-built ProxyModels shaped like docs/reference.md#backends: every backend kind of one attachment, for
 // several attachments sharing one proxy.
 import type { Backend, BackendKind, ListenerPort, ProxyModel, Upstream } from "../../src/model/types.js";
 
@@ -17,7 +17,7 @@ export interface AttachmentSpec {
 
 const KUBERNETES_ALIASES = ["kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"];
 
-/** The backends of one attachment, in REFERENCE §2 order. */
+/** The backends of one attachment, in docs/reference.md#backends order. */
 export function attachmentBackends(a: AttachmentSpec): Backend[] {
   const api = `${a.cp}/kube-apiserver:6443`;
   const backend = (kind: BackendKind, port: ListenerPort, serverNames: string[], upstream: string, sources: readonly string[] = []): Backend => ({

@@ -239,7 +239,7 @@ describe("renderEnvoy refuses what Envoy would reject or misroute", () => {
   });
 });
 
-describe("rendered listeners route connections as REFERENCE §2 says", () => {
+describe("rendered listeners route connections as docs/reference.md#backends says", () => {
   const res = ok(richModel());
   const pick = (name: string, conn: Omit<ConnectionInfo, "destinationPort" | "transportProtocol"> & Partial<ConnectionInfo>): string | undefined => {
     const port = Number(name.slice(name.lastIndexOf("-") + 1));

@@ -82,7 +82,7 @@ export function coreDnsWorkload(input: CoreDnsWorkloadInput): DesiredObject[] {
     },
     podSpec: {
       securityContext: podSecurity(),
-      // "resolv.conf" upstreams mean the node's resolvers (REFERENCE §1), not the cluster DNS.
+      // "resolv.conf" upstreams mean the node's resolvers (docs/reference.md#infra), not the cluster DNS.
       dnsPolicy: "Default",
       terminationGracePeriodSeconds: 30,
       containers: [coredns],

@@ -16,7 +16,7 @@ export const ADMIN_PORT = 9901;
  * admin /ready (LIVE only once the initial xDS fetch is done; 503 while draining).
  */
 export const READY_PORT = 8081;
-/** Ports the xDS-delivered listeners bind (REFERENCE §2). */
+/** Ports the xDS-delivered listeners bind (docs/reference.md#backends). */
 export const PROXY_PORTS = [
   { name: "https", port: 443 },
   { name: "kube-apiserver", port: 6443 },

@@ -1,4 +1,4 @@
-// `<infra>-proxy-external`: the proxy's LoadBalancer Service (REFERENCE §1). Pure.
+// `<infra>-proxy-external`: the proxy's LoadBalancer Service (docs/reference.md#infra). Pure.
 import type { InfraSpec } from "../../api/schema.js";
 import type { DesiredObject, OwnerReference } from "./objects.js";
 import { cmp, isLabelKey, isLabelValue } from "./objects.js";

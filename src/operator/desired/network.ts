@@ -1,6 +1,6 @@
 // How a component's pod gets its static VLAN address (serverIP) through Multus. Pure.
 //
-// Design. REFERENCE §1 asks for a NetworkAttachmentDefinition with static IPAM per component. Such
+// Design. docs/reference.md#children asks for a NetworkAttachmentDefinition with static IPAM per component. Such
 // a NAD must repeat the Infra NAD's plugin config (bridge/macvlan/ovs …, VLAN id, MTU) with the
 // `ipam` replaced, so it is generated from the observed Infra NAD:
 //   - classic CNI configs (a single plugin or a conflist): `<infra>-<component>` in the Infra's

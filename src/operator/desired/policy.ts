@@ -1,5 +1,5 @@
 // NetworkPolicy `allow-infrastructure` in each served control-plane namespace: admits the proxy
-// pods of the Infras serving it (REFERENCE §1). Cross-namespace, so no ownerReference: it is
+// pods of the Infras serving it (docs/reference.md#children). Cross-namespace, so no ownerReference: it is
 // labelled for the attachment finalizer and annotated with the attachments that need it. Pure.
 import type { DesiredObject } from "./objects.js";
 import {

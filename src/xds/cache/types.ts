@@ -19,7 +19,7 @@ export interface ResourceTypeSpec {
   readonly legacyWildcard: boolean;
 }
 
-/** Order in which ADS pushes types within one change: make before break (REFERENCE §5 rule 14). */
+/** Order in which ADS pushes types within one change: make before break (docs/xds-protocol.md#rule-14). */
 export const ENVOY_TYPE_ORDER: readonly string[] = [CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL];
 
 function envoySpec(typeUrl: string, nameField: string, legacyWildcard: boolean): ResourceTypeSpec {

@@ -374,7 +374,7 @@ export class Session {
     if (!snapshot) return;
     for (const ts of this.#order) {
       if (this.#stopped()) return;
-      if (ts.inflight) continue; // rule 21: one response per type in flight, built when it leaves
+      if (ts.inflight) continue; // docs/xds-protocol.md#rule-21: one response per type in flight, built when it leaves
       const typeSnap = snapshot.types.get(ts.typeUrl);
       const retained = this.#retained(ts, typeSnap);
       const plan = this.protocol === "sotw" ? planSotw(ts, typeSnap, retained) : planDelta(ts, typeSnap, retained);

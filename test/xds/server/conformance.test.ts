@@ -1,5 +1,6 @@
-// REFERENCE §5, one test per rule, against the real server on 127.0.0.1:0. Raw streams where a
-// rule needs exact control over requests; the Envoy-like client where it is about behaviour.
+// docs/xds-protocol.md, one test per rule ("rule N" is docs/xds-protocol.md#rule-N), against the
+// real server on 127.0.0.1:0. Raw streams where a rule needs exact control over requests; the
+// Envoy-like client where it is about behaviour.
 // "Nothing was sent" is proven with a barrier: a request for a fresh type that always gets a
 // response, which the server writes after anything the earlier request would have caused.
 import { afterEach, describe, expect, test } from "vitest";
@@ -67,7 +68,7 @@ function movedEndpoint(cluster: string, address: string) {
   return (name: string) => (name === cluster ? [{ address, port: 6443 }] : sampleEndpoints(name));
 }
 
-describe("REFERENCE §5: xDS protocol rules", () => {
+describe("docs/xds-protocol.md: xDS protocol rules", () => {
   test("rule 1: every response has a nonce unique on its stream; nonces never carry over a reconnect", async () => {
     const r = await start();
     publish(r.cache, GROUP, rendered([ALPHA]));
