@@ -1,4 +1,5 @@
 // Which attachments an Infra serves, and with which worker addresses.
+import { groupBy } from "../util/group.js";
 import type { InfraClusterAttachment } from "../api/schema.js";
 import { formatIPv4 } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
@@ -198,13 +199,3 @@ function existingNamespaces(state: ClusterState): Set<string> {
   return out;
 }
 
-function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = out.get(k);
-    if (list === undefined) out.set(k, [item]);
-    else list.push(item);
-  }
-  return out;
-}

@@ -3,11 +3,12 @@
 // readiness (workload available AND data plane on the current config), attachment counts and the
 // data plane's ACK/NACK on children. Only fields the CRD schema declares are written, so the API
 // server never prunes what we compare against. Pure.
+import { groupBy } from "../util/group.js";
 import { API_VERSION } from "../api/schema.js";
 import { kindDefinition } from "../api/validate.js";
 import { refKey } from "../model/problems.js";
 import { readyCondition } from "../model/status.js";
-import type { ObjectRef, Problem, Topology } from "../model/types.js";
+import type { ObjectRef, Topology } from "../model/types.js";
 import type { Outputs } from "../pipeline/outputs.js";
 import type { Observed } from "../watchers/kube/observed.js";
 import type { ResourceName } from "../watchers/kube/resources.js";
@@ -60,10 +61,8 @@ export function ownedStatusFields(kind: string): string[] {
 /** One update per observed object that renderAll reports on. */
 export function statusUpdates(input: StatusInput): StatusUpdate[] {
   const { observed, outputs, desired } = input;
-  const desiredProblems = new Map<string, Problem[]>();
-  for (const p of desired.problems) desiredProblems.set(refKey(p.object), [...(desiredProblems.get(refKey(p.object)) ?? []), p]);
-  const modelProblems = new Map<string, Problem[]>();
-  for (const p of outputs.model.problems) modelProblems.set(refKey(p.object), [...(modelProblems.get(refKey(p.object)) ?? []), p]);
+  const desiredProblems = groupBy(desired.problems, (p) => refKey(p.object));
+  const modelProblems = groupBy(outputs.model.problems, (p) => refKey(p.object));
   const topologies = new Map(outputs.model.topologies.map((t) => [`${t.infra.namespace}/${t.infra.name}`, t]));
   const desiredInfras = new Map(desired.infras.map((d) => [`${d.infra.namespace}/${d.infra.name}`, d.objects]));
 

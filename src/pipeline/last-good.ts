@@ -2,6 +2,7 @@
 // attachment's last accepted version → the state to build from (an object whose current version
 // is refused is replaced by its last accepted one), the model built from it, and the new memory.
 // Pure; the caller injects the time and keeps the memory between renderings.
+import { groupBy } from "../util/group.js";
 import type { Infra, InfraClusterAttachment } from "../api/schema.js";
 import { build } from "../model/build.js";
 import { compareProblems, refKey } from "../model/problems.js";
@@ -128,13 +129,7 @@ function remember(
 }
 
 function errorsByObject(problems: readonly Problem[]): Map<string, Problem[]> {
-  const out = new Map<string, Problem[]>();
-  for (const p of problems) {
-    if (p.severity !== "error") continue;
-    const key = refKey(p.object);
-    out.set(key, [...(out.get(key) ?? []), p]);
-  }
-  return out;
+  return groupBy(problems.filter((p) => p.severity === "error"), (p) => refKey(p.object));
 }
 
 function refOf(kind: Kind, o: Obj): ObjectRef {

@@ -1,6 +1,7 @@
 // The operator's desired state: for every servable Infra, each Kubernetes object to
 // server-side-apply, plus the cross-namespace NetworkPolicies. Pure, deterministic (sorted),
 // never throws: an Infra whose objects cannot be valid gets none, with a problem saying why.
+import { groupBy } from "../../util/group.js";
 import type { Infra } from "../../api/schema.js";
 import { parseCidr } from "../../model/ipv4.js";
 import { refKey } from "../../model/problems.js";
@@ -69,8 +70,7 @@ export function desiredState(input: DesiredInput): DesiredState {
     .filter((a) => a.metadata.deletionTimestamp !== undefined)
     .map((a) => `${a.metadata.namespace}/${a.metadata.name}`));
   // Ready = served, not terminating, and nothing blocking in its own problems (readyCondition).
-  const problemsByRef = new Map<string, Problem[]>();
-  for (const p of input.outputs.model.problems) problemsByRef.set(refKey(p.object), [...(problemsByRef.get(refKey(p.object)) ?? []), p]);
+  const problemsByRef = groupBy(input.outputs.model.problems, (p) => refKey(p.object));
   const ready = (ref: ObjectRef): boolean => readyCondition(problemsByRef.get(refKey(ref)) ?? []).status === "True";
   const out: DesiredInfra[] = [];
   const claims: PolicyClaim[] = [];

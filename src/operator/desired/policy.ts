@@ -1,6 +1,7 @@
 // NetworkPolicy `allow-infrastructure` in each served control-plane namespace: admits the proxy
 // pods of the Infras serving it (docs/reference.md#children). Cross-namespace, so no ownerReference: it is
 // labelled for the attachment finalizer and annotated with the attachments that need it. Pure.
+import { groupBy } from "../../util/group.js";
 import type { DesiredObject } from "./objects.js";
 import {
   ATTACHMENTS_ANNOTATION, CLEANUP_BY_FINALIZER, CLEANUP_LABEL, cmp, MANAGED_BY, MANAGED_BY_LABEL,
@@ -28,8 +29,7 @@ export interface PolicyClaim {
 
 /** One policy per control-plane namespace, admitting every claiming proxy (sorted, deduplicated). */
 export function networkPolicies(claims: readonly PolicyClaim[]): DesiredObject[] {
-  const byNamespace = new Map<string, PolicyClaim[]>();
-  for (const c of claims) byNamespace.set(c.controlPlaneNamespace, [...(byNamespace.get(c.controlPlaneNamespace) ?? []), c]);
+  const byNamespace = groupBy(claims, (c) => c.controlPlaneNamespace);
   return [...byNamespace.keys()].sort(cmp).map((ns) => {
     const group = byNamespace.get(ns) ?? [];
     const peers = new Map<string, Record<string, unknown>>();
