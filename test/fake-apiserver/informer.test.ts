@@ -91,8 +91,8 @@ describe("makeInformer against the fake", () => {
     fake.compact();
     fake.resetWatches();
     await eventually(() => { expect(fake.requests.count({ verb: "list" })).toBe(2); });
-    const watches = fake.requests.all({ verb: "watch" });
-    expect(watches.length).toBeGreaterThanOrEqual(3);
+    // The watch after the re-list follows the list asynchronously: wait for it rather than race it.
+    await eventually(() => { expect(fake.requests.all({ verb: "watch" }).length).toBeGreaterThanOrEqual(3); });
     expect(rec.errors).toEqual([]);
     await eventually(() => { expect(fake.openWatches()).toBe(1); });
     await core.createNamespacedConfigMap({ namespace: "default", body: cm("later") });
