@@ -81,17 +81,26 @@ async function differences(model: DnsModel, upstream: Upstream, tcp: boolean): P
     const out: Difference[] = [];
     const vlanCidr = loopback.views[0].sourceCidr ?? "";
     const sources = [["vlan", clientIn(vlanCidr)], ["pods", podClientOutside(vlanCidr)]] as const;
-    for (const [view, source] of sources) {
-      const ours = await digBatch({ host: "127.0.0.1", port: responder.address.udpPort }, queries, { source, tcp });
-      const theirs = await digBatch(coredns, queries, { source, tcp });
-      ours.forEach((r, i) => {
+    const strip = (reply: Reply): Omit<Reply, "query"> =>
+      ({ status: reply.status, aa: reply.aa, answer: reply.answer, authority: reply.authority });
+    const compare = async (view: string, source: string, asked: readonly Query[]): Promise<Difference[]> => {
+      const ours = await digBatch({ host: "127.0.0.1", port: responder.address.udpPort }, asked, { source, tcp });
+      const theirs = await digBatch(coredns, asked, { source, tcp });
+      return ours.flatMap((r, i) => {
         const c = theirs[i];
-        const strip = (reply: Reply): Omit<Reply, "query"> =>
-          ({ status: reply.status, aa: reply.aa, answer: reply.answer, authority: reply.authority });
-        if (c === undefined || JSON.stringify(strip(r)) !== JSON.stringify(strip(c))) {
-          out.push({ view, query: `${r.query.name} ${r.query.type}`, responder: strip(r), coredns: c === undefined ? strip(r) : strip(c) });
-        }
+        if (c !== undefined && JSON.stringify(strip(r)) === JSON.stringify(strip(c))) return [];
+        return [{ view, query: `${r.query.name} ${r.query.type}`, responder: strip(r), coredns: c === undefined ? strip(r) : strip(c) }];
       });
+    };
+    for (const [view, source] of sources) {
+      // A differing answer is asked once more before it counts: about one run in three, CoreDNS
+      // returned a forwarded NODATA without the upstream's SOA for one query (not yet explained;
+      // see the closing note of issue 11). A difference that repeats still fails the test.
+      const first = await compare(view, source, queries);
+      const again = first.length === 0
+        ? []
+        : await compare(view, source, queries.filter((q) => first.some((d) => d.query === `${q.name} ${q.type}`)));
+      out.push(...again);
     }
     return out;
   } finally {
