@@ -50,7 +50,9 @@ function mac(i: number): string {
 
 /** VMI i holds 10.64.<1 + i/250>.<1 + i%250> (as KubeVirt would report after its first lease). */
 function existingVmi(i: number): VirtualMachineInstance {
-  return vmi(NS, `vm-${String(i)}`, mac(i), `10.64.${String(1 + Math.floor(i / 250))}.${String(1 + (i % 250))}`, { created: "2024-01-01T00:00:00Z" });
+  return vmi(NS, `vm-${String(i)}`, mac(i), `10.64.${String(1 + Math.floor(i / 250))}.${String(1 + (i % 250))}`, {
+    created: "2024-01-01T00:00:00Z",
+  });
 }
 
 function stateWith(vmis: readonly VirtualMachineInstance[]): ClusterState {
@@ -77,7 +79,11 @@ function emit(o: Record<string, unknown>): void {
 }
 
 async function benchApply(rig: KeaRig, size: number): Promise<void> {
-  const sync = new KeaSync({ socketPath: rig.work.controlSocket, leaseFile: rig.work.leaseFile, hooksDirectory: rig.hooksDirectory });
+  const sync = new KeaSync({
+    socketPath: rig.work.controlSocket,
+    leaseFile: rig.work.leaseFile,
+    hooksDirectory: rig.hooksDirectory,
+  });
   const base = Array.from({ length: size }, (_, i) => existingVmi(i));
   const first = await sync.update(dhcpModel(stateWith(base)));
   if (first?.status !== "applied") throw new Error(`base config not applied: ${JSON.stringify(first)}`);
@@ -100,17 +106,35 @@ async function benchApply(rig: KeaRig, size: number): Promise<void> {
   total.sort((a, b) => a - b);
   modelRender.sort((a, b) => a - b);
   emit({
-    name: "dhcp.vmi_to_reservation", reservations: size + 1, runs,
-    p50_ms: round(percentile(total, 50)), p99_ms: round(percentile(total, 99)),
+    name: "dhcp.vmi_to_reservation",
+    reservations: size + 1,
+    runs,
+    p50_ms: round(percentile(total, 50)),
+    p99_ms: round(percentile(total, 99)),
     model_render_p50_ms: round(percentile(modelRender, 50)),
   });
 }
 
 /** DORA/s perfdhcp achieves against the running Kea, clients drawn from `macFile`. */
 async function perfdhcp(rig: KeaRig, macFile: string): Promise<{ rate: number; sent: number; received: number }> {
-  const r = await rig.client.exec("perfdhcp", [
-    "-4", "-l", RELAY, "-r", String(PERF_RATE), "-p", String(PERF_SECONDS), "-M", macFile, "-R", String(PERF_RESERVATIONS), SERVER.split("/")[0] ?? "",
-  ], { timeoutMs: (PERF_SECONDS + 30) * 1000 });
+  const r = await rig.client.exec(
+    "perfdhcp",
+    [
+      "-4",
+      "-l",
+      RELAY,
+      "-r",
+      String(PERF_RATE),
+      "-p",
+      String(PERF_SECONDS),
+      "-M",
+      macFile,
+      "-R",
+      String(PERF_RESERVATIONS),
+      SERVER.split("/")[0] ?? "",
+    ],
+    { timeoutMs: (PERF_SECONDS + 30) * 1000 },
+  );
   const out = r.stdout + r.stderr;
   const rate = /Rate:\s*([0-9.]+)\s+4-way exchanges\/second/.exec(out)?.[1];
   if (rate === undefined) throw new Error(`perfdhcp gave no rate (exit ${String(r.code)}):\n${out}`);
@@ -123,14 +147,25 @@ async function perfdhcp(rig: KeaRig, macFile: string): Promise<{ rate: number; s
  * The smallest config a person would write for the same subnet: interface, socket, pool,
  * routers; with `reservations`, also a bare MAC → address list (the same addresses as ours).
  */
-function minimalConfig(rig: KeaRig, reservations: readonly { "hw-address": string; "ip-address": string }[] = []): object {
+function minimalConfig(
+  rig: KeaRig,
+  reservations: readonly { "hw-address": string; "ip-address": string }[] = [],
+): object {
   return {
     Dhcp4: {
       "interfaces-config": { "dhcp-socket-type": "raw", interfaces: ["net1"] },
       "control-socket": { "socket-type": "unix", "socket-name": rig.work.controlSocket },
       "lease-database": { type: "memfile", name: rig.work.leaseFile },
       "valid-lifetime": 3600,
-      subnet4: [{ id: 1, subnet: "10.64.0.0/18", pools: [{ pool: "10.64.60.0 - 10.64.63.254" }], "option-data": [{ name: "routers", data: "10.64.0.1" }], reservations }],
+      subnet4: [
+        {
+          id: 1,
+          subnet: "10.64.0.0/18",
+          pools: [{ pool: "10.64.60.0 - 10.64.63.254" }],
+          "option-data": [{ name: "routers", data: "10.64.0.1" }],
+          reservations,
+        },
+      ],
     },
   };
 }
@@ -152,7 +187,11 @@ async function benchPerf(): Promise<void> {
         const macFile = join(rig.work.dir, "macs.txt");
         writeFileSync(macFile, `${macs.join("\n")}\n`);
         if (kind === "generated") {
-          const sync = new KeaSync({ socketPath: rig.work.controlSocket, leaseFile: rig.work.leaseFile, hooksDirectory: rig.hooksDirectory });
+          const sync = new KeaSync({
+            socketPath: rig.work.controlSocket,
+            leaseFile: rig.work.leaseFile,
+            hooksDirectory: rig.hooksDirectory,
+          });
           rig.work.writeConfig(sync.render(model));
         } else {
           rig.work.writeConfig(minimalConfig(rig, kind === "minimal" ? [] : bare));
@@ -166,14 +205,25 @@ async function benchPerf(): Promise<void> {
       }
     }
   }
-  const median = (xs: readonly number[]): number => percentile([...xs].sort((a, b) => a - b), 50);
+  const median = (xs: readonly number[]): number =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
   const ours = median(rates["generated"] ?? []);
   const minimal = median(rates["minimal"] ?? []);
   const reserved = median(rates["minimal_reserved"] ?? []);
   emit({
-    name: "dhcp.perfdhcp_dora", reservations: PERF_RESERVATIONS, seconds: PERF_SECONDS, offered_rate: PERF_RATE,
-    generated_dora_s: round(ours), minimal_dora_s: round(minimal), ratio: round(ours / minimal),
-    minimal_reserved_dora_s: round(reserved), ratio_vs_minimal_reserved: round(ours / reserved), runs: details,
+    name: "dhcp.perfdhcp_dora",
+    reservations: PERF_RESERVATIONS,
+    seconds: PERF_SECONDS,
+    offered_rate: PERF_RATE,
+    generated_dora_s: round(ours),
+    minimal_dora_s: round(minimal),
+    ratio: round(ours / minimal),
+    minimal_reserved_dora_s: round(reserved),
+    ratio_vs_minimal_reserved: round(ours / reserved),
+    runs: details,
   });
 }
 
@@ -193,16 +243,28 @@ function timed(runs: number, f: () => unknown): number[] {
 function benchAllocation(): void {
   const cidr = parseCidr("10.64.0.0/16");
   if (cidr === undefined) throw new Error("bad CIDR");
-  const live: LiveInterface[] = Array.from({ length: ALLOC_VMIS }, (_, i) => ({ mac: mac(i), vmi: `${NS}/vm-${String(i)}`, reported: undefined }));
+  const live: LiveInterface[] = Array.from({ length: ALLOC_VMIS }, (_, i) => ({
+    mac: mac(i),
+    vmi: `${NS}/vm-${String(i)}`,
+    reported: undefined,
+  }));
   const input: AllocationInput = {
-    infra: { kind: "Infra", namespace: NS, name: "vlan100" }, cidr,
+    infra: { kind: "Infra", namespace: NS, name: "vlan100" },
+    cidr,
     pool: { first: cidr.first + 256, last: cidr.last - 1 },
     excluded: [{ first: cidr.first + 1, last: cidr.first + 4, what: "components" }],
-    previous: [], live, now: Date.parse("2026-01-01T00:00:00Z"), graceSeconds: 3600,
+    previous: [],
+    live,
+    now: Date.parse("2026-01-01T00:00:00Z"),
+    graceSeconds: 3600,
   };
   const cold = timed(ALLOC_RUNS, () => buildAllocations(input, new Problems()));
   const table = buildAllocations(input, new Problems());
-  const steadyInput = { ...input, previous: table, live: [...live, { mac: mac(ALLOC_VMIS), vmi: `${NS}/new`, reported: undefined }] };
+  const steadyInput = {
+    ...input,
+    previous: table,
+    live: [...live, { mac: mac(ALLOC_VMIS), vmi: `${NS}/new`, reported: undefined }],
+  };
   const steady = timed(ALLOC_RUNS, () => buildAllocations(steadyInput, new Problems()));
   // Baseline: what the old model did on every build before placing anyone — every host address
   // of the CIDR checked against the taken set into a free list.
@@ -213,10 +275,15 @@ function benchAllocation(): void {
     return free;
   });
   emit({
-    name: "dhcp.allocate_5000_vmis_slash16", vmis: ALLOC_VMIS, runs: ALLOC_RUNS,
-    p50_ms: round(percentile(steady, 50)), p99_ms: round(percentile(steady, 99)),
-    cold_p50_ms: round(percentile(cold, 50)), cold_p99_ms: round(percentile(cold, 99)),
-    baseline_cidr_scan_p50_ms: round(percentile(scan, 50)), ratio: round(percentile(steady, 50) / percentile(scan, 50)),
+    name: "dhcp.allocate_5000_vmis_slash16",
+    vmis: ALLOC_VMIS,
+    runs: ALLOC_RUNS,
+    p50_ms: round(percentile(steady, 50)),
+    p99_ms: round(percentile(steady, 99)),
+    cold_p50_ms: round(percentile(cold, 50)),
+    cold_p99_ms: round(percentile(cold, 99)),
+    baseline_cidr_scan_p50_ms: round(percentile(scan, 50)),
+    ratio: round(percentile(steady, 50) / percentile(scan, 50)),
   });
 }
 
@@ -241,6 +308,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

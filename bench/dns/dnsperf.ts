@@ -25,7 +25,22 @@ export interface DnsperfTarget {
 
 /** Runs dnsperf against `t` (UDP, one client thread). */
 export async function dnsperf(t: DnsperfTarget): Promise<DnsperfResult> {
-  const args = ["-s", t.host, "-p", String(t.port), "-a", t.source, "-d", t.queryFile, "-l", String(t.seconds), "-q", String(t.outstanding), "-t", "2"];
+  const args = [
+    "-s",
+    t.host,
+    "-p",
+    String(t.port),
+    "-a",
+    t.source,
+    "-d",
+    t.queryFile,
+    "-l",
+    String(t.seconds),
+    "-q",
+    String(t.outstanding),
+    "-t",
+    "2",
+  ];
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn("dnsperf", args, { stdio: ["ignore", "pipe", "pipe"] });
     let text = "";

@@ -37,7 +37,9 @@ export async function startNaive(model: DnsModel): Promise<NaiveServer> {
         const address = table.names.get(name) ?? table.names.get(wildcard);
         response.header.aa = 1;
         if (address !== undefined && q.type === Packet.TYPE.A) {
-          response.answers.push(new Packet.Resource({ name: q.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 30, address }));
+          response.answers.push(
+            new Packet.Resource({ name: q.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 30, address }),
+          );
         } else if (address === undefined) {
           response.header.rcode = 3; // NXDOMAIN
         }

@@ -58,7 +58,16 @@ async function main(): Promise<void> {
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of targets) {
-        t.runs.push(await dnsperf({ host: "127.0.0.1", port: t.port, source: VLAN_SOURCE, queryFile, seconds: SECONDS, outstanding: OUTSTANDING }));
+        t.runs.push(
+          await dnsperf({
+            host: "127.0.0.1",
+            port: t.port,
+            source: VLAN_SOURCE,
+            queryFile,
+            seconds: SECONDS,
+            outstanding: OUTSTANDING,
+          }),
+        );
       }
     }
   } finally {

@@ -16,8 +16,14 @@ import { clusterObjects, freshAddress, machineObject, type Scale } from "./scale
 import { monoMs, seeded } from "./stats.js";
 
 const RESOURCE_OF: Readonly<Record<string, ResourceName>> = {
-  Infra: "infras", InfraClusterAttachment: "attachments", HostedCluster: "hostedclusters", NodePool: "nodepools",
-  Machine: "machines", NetworkAttachmentDefinition: "networkattachments", Service: "services", Namespace: "namespaces",
+  Infra: "infras",
+  InfraClusterAttachment: "attachments",
+  HostedCluster: "hostedclusters",
+  NodePool: "nodepools",
+  Machine: "machines",
+  NetworkAttachmentDefinition: "networkattachments",
+  Service: "services",
+  Namespace: "namespaces",
 };
 
 /** Timings (ms) of the pure path for one Machine address change each. */
@@ -45,7 +51,9 @@ export function purePath(scale: Scale, changes: number, seed = 7): PureTimings {
   const cache = new SnapshotCache();
   cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
   let changed = 0;
-  cache.subscribe(() => { changed++; });
+  cache.subscribe(() => {
+    changed++;
+  });
   const decodeCache: DecodeCache = new WeakMap();
   const quiet = { error: () => undefined };
   let seq = 0;

@@ -28,7 +28,9 @@ export class BenchDataPlane implements DataPlaneView {
   }
 
   ackedVersion(nodeGroup: string): string | undefined {
-    return this.#proxyGroups.has(nodeGroup) ? this.#xds.ackedVersion(nodeGroup) : this.#cache.getSnapshot(nodeGroup)?.version;
+    return this.#proxyGroups.has(nodeGroup)
+      ? this.#xds.ackedVersion(nodeGroup)
+      : this.#cache.getSnapshot(nodeGroup)?.version;
   }
 
   subscribe(listener: () => void): () => void {

@@ -58,8 +58,12 @@ function countingLogger(): OperatorLogger & { counts: Record<string, number> } {
     counts,
     debug: () => undefined,
     info: () => undefined,
-    warn: (o, m) => { print("warn", o, m); },
-    error: (o, m) => { print("error", o, m); },
+    warn: (o, m) => {
+      print("warn", o, m);
+    },
+    error: (o, m) => {
+      print("error", o, m);
+    },
   };
 }
 
@@ -68,17 +72,23 @@ class RecordingMetrics implements OperatorMetrics {
   readonly reconcileMs: number[] = [];
   snapshots = 0;
   readonly #inner = new Metrics().recorder(OPERATOR_METRICS);
-  get contentType(): string { return this.#inner.contentType; }
+  get contentType(): string {
+    return this.#inner.contentType;
+  }
   inc(name: MetricName, labels?: Labels, value?: number): void {
     if (name === "oooi_cluster_snapshots_total") this.snapshots += value ?? 1;
     this.#inner.inc(name, labels, value);
   }
-  set(name: MetricName, value: number, labels?: Labels): void { this.#inner.set(name, value, labels); }
+  set(name: MetricName, value: number, labels?: Labels): void {
+    this.#inner.set(name, value, labels);
+  }
   observe(name: MetricName, value: number, labels?: Labels): void {
     if (name === "oooi_reconcile_duration_seconds") this.reconcileMs.push(value * 1000);
     this.#inner.observe(name, value, labels);
   }
-  render(): string | Promise<string> { return this.#inner.render(); }
+  render(): string | Promise<string> {
+    return this.#inner.render();
+  }
 }
 
 /** One Machine address change and when each stage saw it (host monotonic ms). */
@@ -98,7 +108,12 @@ interface Change {
 
 function memory(): { rss_mib: number; heap_used_mib: number; heap_total_mib: number; external_mib: number } {
   const m = process.memoryUsage();
-  return { rss_mib: mib(m.rss), heap_used_mib: mib(m.heapUsed), heap_total_mib: mib(m.heapTotal), external_mib: mib(m.external) };
+  return {
+    rss_mib: mib(m.rss),
+    heap_used_mib: mib(m.heapUsed),
+    heap_total_mib: mib(m.heapTotal),
+    external_mib: mib(m.external),
+  };
 }
 
 function cpuMs(): number {
@@ -128,12 +143,21 @@ function expectedObjects(obs: Observed, settings: ReturnType<typeof operatorSett
   const outputs = renderAll(obs.state, { kea: { hooksDirectory: settings.keaHooksDirectory }, previous });
   const desired = desiredState({ state: obs.state, outputs, settings, networkAttachments: obs.networkAttachments });
   return [...desired.infras.flatMap((d) => d.objects), ...desired.crossNamespace].map((o) => ({
-    apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, hash: desiredHash(o),
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    namespace: o.metadata.namespace,
+    name: o.metadata.name,
+    hash: desiredHash(o),
   }));
 }
 
 /** Infras whose computed status (what a reconcile pass would want now) says Ready=True. */
-function infrasWantedReady(obs: Observed, settings: ReturnType<typeof operatorSettings>, dataPlane: DataPlaneView, names: readonly string[]): Record<string, string> {
+function infrasWantedReady(
+  obs: Observed,
+  settings: ReturnType<typeof operatorSettings>,
+  dataPlane: DataPlaneView,
+  names: readonly string[],
+): Record<string, string> {
   const previous = new Map<string, string>();
   const outputs = renderAll(obs.state, { kea: { hooksDirectory: settings.keaHooksDirectory }, previous });
   const desired = desiredState({ state: obs.state, outputs, settings, networkAttachments: obs.networkAttachments });
@@ -147,7 +171,11 @@ function infrasWantedReady(obs: Observed, settings: ReturnType<typeof operatorSe
 }
 
 function checkPassed(c: CheckResult): boolean {
-  return c.missing.length === 0 && c.stale.length === 0 && Object.values(c.ready).every((r) => r.ready === r.total && r.total > 0);
+  return (
+    c.missing.length === 0 &&
+    c.stale.length === 0 &&
+    Object.values(c.ready).every((r) => r.ready === r.total && r.total > 0)
+  );
 }
 
 /** Writes grouped by `"<verb> <resource>"`, and the distinct objects written per group. */
@@ -160,18 +188,28 @@ function writeSummary(writes: readonly WriteRecord[]): Record<string, { writes: 
     e.objects.add(`${w.namespace}/${w.name}`);
     out[k] = e;
   }
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, { writes: v.writes, objects: v.objects.size }]));
+  return Object.fromEntries(
+    Object.entries(out)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => [k, { writes: v.writes, objects: v.objects.size }]),
+  );
 }
 
 /** Runs the scenario; resolves when every child has stopped. */
 export async function driverMain(plan: Plan): Promise<void> {
   const { scale } = plan;
   const self = fileURLToPath(new URL("./run.js", import.meta.url));
-  const spawn = (role: string): ReturnType<typeof fork> => fork(self, [], { env: { ...process.env, OPERATOR_BENCH_ROLE: role }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const spawn = (role: string): ReturnType<typeof fork> =>
+    fork(self, [], {
+      env: { ...process.env, OPERATOR_BENCH_ROLE: role },
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
   const fake = new Peer<FakeRequest, FakeReply>(spawn("fake"));
   const envoys = new Peer<EnvoysRequest, EnvoysReply>(spawn("envoys"));
   const fakeReady = await fake.next("ready");
-  progress(`fake API server seeded with ${String(fakeReady.objects)} objects in ${String(Math.round(fakeReady.seedMs))} ms`);
+  progress(
+    `fake API server seeded with ${String(fakeReady.objects)} objects in ${String(Math.round(fakeReady.seedMs))} ms`,
+  );
 
   gcNow();
   const before = memory();
@@ -219,7 +257,11 @@ export async function driverMain(plan: Plan): Promise<void> {
   progress(`informers synced after ${String(Math.round(readyAt - started))} ms`);
 
   // ------------------------------------------------------------ phase 1: converge
-  const convergeStats = async (): Promise<{ stats: FakeStats; check?: CheckResult; rss?: ReturnType<typeof memory> }> => {
+  const convergeStats = async (): Promise<{
+    stats: FakeStats;
+    check?: CheckResult;
+    rss?: ReturnType<typeof memory>;
+  }> => {
     for (;;) {
       await sleep(500);
       const { stats } = await fake.ask({ op: "stats" }, "stats");
@@ -241,7 +283,11 @@ export async function driverMain(plan: Plan): Promise<void> {
   const phase1 = await convergeStats();
   const cpu1 = cpuMs() - cpuStart;
   const { changes: changes1 } = await fake.ask({ op: "changes", since: started }, "changes");
-  progress(phase1.check === undefined ? "did not converge" : `converged after ${String(Math.round(phase1.stats.lastWriteAt - started))} ms`);
+  progress(
+    phase1.check === undefined
+      ? "did not converge"
+      : `converged after ${String(Math.round(phase1.stats.lastWriteAt - started))} ms`,
+  );
   const envoyStats1 = await envoys.ask({ op: "stats" }, "stats");
   const reconcile1 = metrics.reconcileMs.splice(0);
   const publish1 = publishMs.splice(0);
@@ -259,7 +305,11 @@ export async function driverMain(plan: Plan): Promise<void> {
     api_requests_by_verb: phase1.stats.byVerb,
     writes: phase1.stats.writes,
     lease_writes: phase1.stats.leaseWrites,
-    writes_by_resource: Object.fromEntries(Object.entries(phase1.stats.byResource).filter(([k]) => /^(create|update|patch|delete|deletecollection) /.test(k))),
+    writes_by_resource: Object.fromEntries(
+      Object.entries(phase1.stats.byResource).filter(([k]) =>
+        /^(create|update|patch|delete|deletecollection) /.test(k),
+      ),
+    ),
     deployment_status_updates_by_controller_stand_in: phase1.stats.deploymentStatusUpdates,
     check: phase1.check ?? null,
     snapshots: metrics.snapshots,
@@ -267,7 +317,11 @@ export async function driverMain(plan: Plan): Promise<void> {
     reconcile_passes: reconcile1.length,
     reconcile_ms: summary(reconcile1),
     what_the_writes_changed: changes1,
-    cpu_ms_until_quiet: { operator: Math.round(cpu1), fake: Math.round(phase1.stats.cpuMs - fakeCpuStart), envoys: envoyStats1.cpuMs },
+    cpu_ms_until_quiet: {
+      operator: Math.round(cpu1),
+      fake: Math.round(phase1.stats.cpuMs - fakeCpuStart),
+      envoys: envoyStats1.cpuMs,
+    },
     operator_memory_before: before,
     operator_memory_converged: phase1.rss ?? memory(),
     fake_rss_mib: mib(phase1.stats.rssBytes),
@@ -291,7 +345,12 @@ export async function driverMain(plan: Plan): Promise<void> {
     changed.add(`${String(i)}/${String(a)}/${String(m)}`);
     const n = fresh.get(i) ?? 0;
     fresh.set(i, n + 1);
-    const c: Change = { id: nextId++, i, key: `${controlPlane(i, a)}/${machineName(i, a, m)}`, address: freshAddress(i, n) };
+    const c: Change = {
+      id: nextId++,
+      i,
+      key: `${controlPlane(i, a)}/${machineName(i, a, m)}`,
+      address: freshAddress(i, n),
+    };
     pending.set(c.key, c);
     const made = fake.reply("changed", c.id, 30_000);
     const seen = envoys.reply("seen", c.id, 60_000);
@@ -303,11 +362,16 @@ export async function driverMain(plan: Plan): Promise<void> {
     if (s?.at !== undefined) c.lds = s.at;
     return c;
   };
-  const report = (name: string, changes: readonly Change[], extra: Record<string, unknown>): Record<string, unknown> => {
-    const lat = (f: (c: Change) => number | undefined): number[] => changes.flatMap((c) => {
-      const v = f(c);
-      return v === undefined || c.event === undefined ? [] : [v - c.event];
-    });
+  const report = (
+    name: string,
+    changes: readonly Change[],
+    extra: Record<string, unknown>,
+  ): Record<string, unknown> => {
+    const lat = (f: (c: Change) => number | undefined): number[] =>
+      changes.flatMap((c) => {
+        const v = f(c);
+        return v === undefined || c.event === undefined ? [] : [v - c.event];
+      });
     return {
       name,
       changes: changes.length,
@@ -330,13 +394,15 @@ export async function driverMain(plan: Plan): Promise<void> {
   }
   const reconcileIsolated = metrics.reconcileMs.splice(0);
   const publishIsolated = publishMs.splice(0);
-  emit(report("operator.change_to_push.isolated", isolated, {
-    pacing: "one at a time: the next change is made 300 ms after the previous one reached the Envoy-like client",
-    snapshots: metrics.snapshots - snapshotsBefore2,
-    publish_ms: summary(publishIsolated),
-    reconcile_passes: reconcileIsolated.length,
-    reconcile_ms: summary(reconcileIsolated),
-  }));
+  emit(
+    report("operator.change_to_push.isolated", isolated, {
+      pacing: "one at a time: the next change is made 300 ms after the previous one reached the Envoy-like client",
+      snapshots: metrics.snapshots - snapshotsBefore2,
+      publish_ms: summary(publishIsolated),
+      reconcile_passes: reconcileIsolated.length,
+      reconcile_ms: summary(reconcileIsolated),
+    }),
+  );
 
   const snapshotsBeforeStream = metrics.snapshots;
   const interval = 1000 / plan.streamPerSecond;
@@ -355,7 +421,9 @@ export async function driverMain(plan: Plan): Promise<void> {
     for (const c of stream.filter((x) => x.lds === undefined).slice(0, 5)) {
       const group = proxyGroup(c.i);
       const seenBy = await envoys.ask({ op: "inspect", group, address: c.address }, "inspect");
-      progress(`not seen: ${c.key} ${c.address}; cache LDS ${cache.getSnapshot(group)?.types.get(LISTENER_TYPE_URL)?.version.slice(0, 8) ?? "-"}, client ${JSON.stringify(omitType(seenBy))}`);
+      progress(
+        `not seen: ${c.key} ${c.address}; cache LDS ${cache.getSnapshot(group)?.types.get(LISTENER_TYPE_URL)?.version.slice(0, 8) ?? "-"}, client ${JSON.stringify(omitType(seenBy))}`,
+      );
     }
   }
   const reconcileStream = metrics.reconcileMs.splice(0);
@@ -375,15 +443,17 @@ export async function driverMain(plan: Plan): Promise<void> {
   gcNow();
   const after2 = memory();
   const envoyStats2 = await envoys.ask({ op: "stats" }, "stats");
-  emit(report("operator.change_to_push.stream", stream, {
-    pacing: `open loop: ${String(plan.streamPerSecond)} changes/s, each to a random Machine of a random Infra, made whatever the operator is doing`,
-    stream_seconds: round(streamSentMs / 1000),
-    snapshots: metrics.snapshots - snapshotsBeforeStream,
-    changes_per_snapshot: round(stream.length / Math.max(1, metrics.snapshots - snapshotsBeforeStream)),
-    publish_ms: summary(publishStream),
-    reconcile_passes: reconcileStream.length,
-    reconcile_ms: summary(reconcileStream),
-  }));
+  emit(
+    report("operator.change_to_push.stream", stream, {
+      pacing: `open loop: ${String(plan.streamPerSecond)} changes/s, each to a random Machine of a random Infra, made whatever the operator is doing`,
+      stream_seconds: round(streamSentMs / 1000),
+      snapshots: metrics.snapshots - snapshotsBeforeStream,
+      changes_per_snapshot: round(stream.length / Math.max(1, metrics.snapshots - snapshotsBeforeStream)),
+      publish_ms: summary(publishStream),
+      reconcile_passes: reconcileStream.length,
+      reconcile_ms: summary(reconcileStream),
+    }),
+  );
   emit({
     name: "operator.change_writes",
     changes: isolated.length + stream.length,
@@ -393,9 +463,16 @@ export async function driverMain(plan: Plan): Promise<void> {
     writes_per_change: round(writes.length / Math.max(1, isolated.length + stream.length)),
     writes_by_resource: writeSummary(writes),
     what_the_writes_changed: changes2,
-    ready_after_changes: Object.fromEntries(Object.entries(final.ready).map(([k, v]) => [k, `${String(v.ready)}/${String(v.total)}`])),
-    deployment_status_updates_by_controller_stand_in: statsAfter2.deploymentStatusUpdates - statsBefore2.deploymentStatusUpdates,
-    cpu_ms: { operator: Math.round(cpu2), fake: Math.round(statsAfter2.cpuMs - statsBefore2.cpuMs), envoys: envoyStats2.cpuMs - envoyStats1.cpuMs },
+    ready_after_changes: Object.fromEntries(
+      Object.entries(final.ready).map(([k, v]) => [k, `${String(v.ready)}/${String(v.total)}`]),
+    ),
+    deployment_status_updates_by_controller_stand_in:
+      statsAfter2.deploymentStatusUpdates - statsBefore2.deploymentStatusUpdates,
+    cpu_ms: {
+      operator: Math.round(cpu2),
+      fake: Math.round(statsAfter2.cpuMs - statsBefore2.cpuMs),
+      envoys: envoyStats2.cpuMs - envoyStats1.cpuMs,
+    },
     operator_memory_after_changes: after2,
     fake_rss_mib: mib(statsAfter2.rssBytes),
     envoy_clients: omitType(envoyStats2),

@@ -20,8 +20,23 @@ export type EnvoysRequest =
 export type EnvoysReply =
   | { readonly type: "connected"; readonly clients: number }
   | { readonly type: "seen"; readonly id: number; readonly at: number | undefined }
-  | { readonly type: "inspect"; readonly present: boolean; readonly version: string; readonly connected: boolean; readonly log: string[] }
-  | { readonly type: "stats"; readonly responses: number; readonly ldsResponses: number; readonly bytes: number; readonly nacks: number; readonly violations: number; readonly withListeners: number; readonly cpuMs: number };
+  | {
+      readonly type: "inspect";
+      readonly present: boolean;
+      readonly version: string;
+      readonly connected: boolean;
+      readonly log: string[];
+    }
+  | {
+      readonly type: "stats";
+      readonly responses: number;
+      readonly ldsResponses: number;
+      readonly bytes: number;
+      readonly nacks: number;
+      readonly violations: number;
+      readonly withListeners: number;
+      readonly cpuMs: number;
+    };
 
 /** Every CidrRange (`address_prefix` + `prefix_len`) in a listener's filter chain matches. */
 function prefixes(json: unknown, out: Cidr[]): void {
@@ -50,7 +65,9 @@ function covered(client: EnvoyLikeClient, address: string): boolean {
 
 /** Runs the clients until told to stop. */
 export function envoysMain(): void {
-  const send = (m: EnvoysReply): void => { process.send?.(m); };
+  const send = (m: EnvoysReply): void => {
+    process.send?.(m);
+  };
   const clients: EnvoyLikeClient[] = [];
   const byGroup = new Map<string, EnvoyLikeClient>();
   const waiting = new Map<string, { id: number; address: string }[]>();
@@ -63,18 +80,24 @@ export function envoysMain(): void {
     const client = byGroup.get(group);
     const list = waiting.get(group) ?? [];
     if (client === undefined || list.length === 0) return;
-    waiting.set(group, list.filter((w) => {
-      if (!covered(client, w.address)) return true;
-      send({ type: "seen", id: w.id, at });
-      return false;
-    }));
+    waiting.set(
+      group,
+      list.filter((w) => {
+        if (!covered(client, w.address)) return true;
+        send({ type: "seen", id: w.id, at });
+        return false;
+      }),
+    );
   };
 
   process.on("message", (msg: EnvoysRequest) => {
     switch (msg.op) {
       case "connect":
         msg.groups.forEach((group, n) => {
-          const client = new EnvoyLikeClient({ address: msg.address, node: { id: `envoy-${String(n)}`, cluster: group } });
+          const client = new EnvoyLikeClient({
+            address: msg.address,
+            node: { id: `envoy-${String(n)}`, cluster: group },
+          });
           client.events.on("response", (r) => {
             responses++;
             bytes += r.bytes;
@@ -96,7 +119,11 @@ export function envoysMain(): void {
       }
       case "stats":
         send({
-          type: "stats", responses, ldsResponses, bytes, nacks,
+          type: "stats",
+          responses,
+          ldsResponses,
+          bytes,
+          nacks,
           violations: clients.reduce((n, c) => n + c.violations.length, 0),
           withListeners: clients.filter((c) => c.listeners.size > 0).length,
           cpuMs: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000),
@@ -105,8 +132,16 @@ export function envoysMain(): void {
       case "inspect": {
         const c = byGroup.get(msg.group);
         send({
-          type: "inspect", present: c !== undefined && covered(c, msg.address), version: c?.version(LISTENER_TYPE_URL) ?? "", connected: c?.connected ?? false,
-          log: (c?.log ?? []).slice(-6).map((r) => `${r.typeUrl.split(".").pop() ?? ""} v=${r.version.slice(0, 8)} ok=${String(r.accepted)} n=${String(r.names.length)}`),
+          type: "inspect",
+          present: c !== undefined && covered(c, msg.address),
+          version: c?.version(LISTENER_TYPE_URL) ?? "",
+          connected: c?.connected ?? false,
+          log: (c?.log ?? [])
+            .slice(-6)
+            .map(
+              (r) =>
+                `${r.typeUrl.split(".").pop() ?? ""} v=${r.version.slice(0, 8)} ok=${String(r.accepted)} n=${String(r.names.length)}`,
+            ),
         });
         break;
       }

@@ -5,7 +5,13 @@
 // checks of the stored state.
 import { APPLIED_HASH_ANNOTATION } from "../../src/operator/applied.js";
 import {
-  BUILTIN_KINDS, EXTERNAL_KINDS, FakeApiServer, OOOI_KINDS, WRITE_VERBS, type KubeObject, type RequestRecord,
+  BUILTIN_KINDS,
+  EXTERNAL_KINDS,
+  FakeApiServer,
+  OOOI_KINDS,
+  WRITE_VERBS,
+  type KubeObject,
+  type RequestRecord,
 } from "../../test/support/fake-apiserver/index.js";
 import type { JsonObject } from "../../test/support/fake-apiserver/types.js";
 import { clusterObjects, machineObject, NS, OPERATOR_NS, type Scale } from "./scale.js";
@@ -25,7 +31,14 @@ export type FakeRequest =
   | { readonly op: "stats" }
   | { readonly op: "writes"; readonly since: number }
   | { readonly op: "changes"; readonly since: number }
-  | { readonly op: "change"; readonly id: number; readonly i: number; readonly a: number; readonly m: number; readonly address: string }
+  | {
+      readonly op: "change";
+      readonly id: number;
+      readonly i: number;
+      readonly a: number;
+      readonly m: number;
+      readonly address: string;
+    }
   | { readonly op: "check"; readonly expected: readonly ExpectedObject[] }
   | { readonly op: "stop" };
 
@@ -68,7 +81,13 @@ export interface CheckResult {
 
 /** Fake → driver. */
 export type FakeReply =
-  | { readonly type: "ready"; readonly url: string; readonly objects: number; readonly seedMs: number; readonly rssBytes: number }
+  | {
+      readonly type: "ready";
+      readonly url: string;
+      readonly objects: number;
+      readonly seedMs: number;
+      readonly rssBytes: number;
+    }
   | { readonly type: "stats"; readonly stats: FakeStats }
   | { readonly type: "writes"; readonly writes: WriteRecord[] }
   | { readonly type: "changes"; readonly changes: Record<string, number> }
@@ -82,8 +101,13 @@ const LOGGED_KINDS: readonly [string, string][] = [
   ["hostedcluster.densityops.com/v1alpha1", "ProxyServer"],
   ["hostedcluster.densityops.com/v1alpha1", "DNSServer"],
   ["hostedcluster.densityops.com/v1alpha1", "DHCPServer"],
-  ["v1", "ConfigMap"], ["v1", "Service"], ["v1", "ServiceAccount"], ["v1", "PersistentVolumeClaim"],
-  ["apps/v1", "Deployment"], ["networking.k8s.io/v1", "NetworkPolicy"], ["k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition"],
+  ["v1", "ConfigMap"],
+  ["v1", "Service"],
+  ["v1", "ServiceAccount"],
+  ["v1", "PersistentVolumeClaim"],
+  ["apps/v1", "Deployment"],
+  ["networking.k8s.io/v1", "NetworkPolicy"],
+  ["k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition"],
 ];
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -92,7 +116,12 @@ function readyOf(o: JsonObject | undefined): { status?: string; reason?: string 
   const status = o?.["status"];
   const conditions: unknown[] = isObj(status) && Array.isArray(status["conditions"]) ? status["conditions"] : [];
   const ready = conditions.find((c) => isObj(c) && c["type"] === "Ready");
-  return isObj(ready) ? { ...(typeof ready["status"] === "string" ? { status: ready["status"] } : {}), ...(typeof ready["reason"] === "string" ? { reason: ready["reason"] } : {}) } : undefined;
+  return isObj(ready)
+    ? {
+        ...(typeof ready["status"] === "string" ? { status: ready["status"] } : {}),
+        ...(typeof ready["reason"] === "string" ? { reason: ready["reason"] } : {}),
+      }
+    : undefined;
 }
 
 /**
@@ -105,7 +134,8 @@ function describeChange(kind: string, before: JsonObject | undefined, after: Jso
   for (const top of ["spec", "data"]) if (JSON.stringify(before[top]) !== JSON.stringify(after[top])) parts.push(top);
   const bm = (before["metadata"] ?? {}) as Record<string, unknown>;
   const am = (after["metadata"] ?? {}) as Record<string, unknown>;
-  for (const f of ["labels", "annotations", "finalizers", "ownerReferences"]) if (JSON.stringify(bm[f]) !== JSON.stringify(am[f])) parts.push(`metadata.${f}`);
+  for (const f of ["labels", "annotations", "finalizers", "ownerReferences"])
+    if (JSON.stringify(bm[f]) !== JSON.stringify(am[f])) parts.push(`metadata.${f}`);
   const bs = isObj(before["status"]) ? before["status"] : {};
   const as = isObj(after["status"]) ? after["status"] : {};
   for (const f of [...new Set([...Object.keys(bs), ...Object.keys(as)])].sort()) {
@@ -116,7 +146,11 @@ function describeChange(kind: string, before: JsonObject | undefined, after: Jso
     }
     const r0 = readyOf(before);
     const r1 = readyOf(after);
-    parts.push(r0?.status === r1?.status ? "status.conditions" : `Ready ${r0?.status ?? "-"}→${r1?.status ?? "-"} (${r1?.reason ?? ""})`);
+    parts.push(
+      r0?.status === r1?.status
+        ? "status.conditions"
+        : `Ready ${r0?.status ?? "-"}→${r1?.status ?? "-"} (${r1?.reason ?? ""})`,
+    );
   }
   return `${kind}: ${parts.length === 0 ? "nothing but metadata bookkeeping" : parts.join(", ")}`;
 }
@@ -131,7 +165,9 @@ const READY_KINDS: readonly [string, string][] = [
 
 /** Runs the fake until told to stop; `send` is process.send. */
 export async function fakeMain(scale: Scale): Promise<void> {
-  const send = (m: FakeReply): void => { process.send?.(m); };
+  const send = (m: FakeReply): void => {
+    process.send?.(m);
+  };
   const started = monoMs();
   const fake = await FakeApiServer.start({
     kinds: [...BUILTIN_KINDS, ...EXTERNAL_KINDS, ...OOOI_KINDS],
@@ -163,7 +199,11 @@ export async function fakeMain(scale: Scale): Promise<void> {
       return;
     }
     writes.push({
-      at: monoMs(), verb: r.verb, resource: r.resource ?? r.path, namespace: r.namespace ?? "", name: r.name ?? "",
+      at: monoMs(),
+      verb: r.verb,
+      resource: r.resource ?? r.path,
+      namespace: r.namespace ?? "",
+      name: r.name ?? "",
       contentType: r.contentType ?? "",
     });
   };
@@ -174,20 +214,26 @@ export async function fakeMain(scale: Scale): Promise<void> {
   for (const [apiVersion, kindName] of LOGGED_KINDS) {
     const k = fake.store.kindByGvk(apiVersion, kindName);
     if (k === undefined) continue;
-    fake.store.watch({
-      kind: k, label: () => true, field: () => true, bookmarks: false,
-      send: (type, obj) => {
-        const m = (obj["metadata"] ?? {}) as { namespace?: string; name?: string };
-        const key = `${kindName}/${m.namespace ?? ""}/${m.name ?? ""}`;
-        if (type === "ADDED" || type === "MODIFIED") {
-          changeLog.push({ at: monoMs(), what: describeChange(kindName, lastSeen.get(key), obj) });
-          lastSeen.set(key, obj);
-        } else if (type === "DELETED") {
-          changeLog.push({ at: monoMs(), what: `${kindName}: deleted` });
-          lastSeen.delete(key);
-        }
+    fake.store.watch(
+      {
+        kind: k,
+        label: () => true,
+        field: () => true,
+        bookmarks: false,
+        send: (type, obj) => {
+          const m = (obj["metadata"] ?? {}) as { namespace?: string; name?: string };
+          const key = `${kindName}/${m.namespace ?? ""}/${m.name ?? ""}`;
+          if (type === "ADDED" || type === "MODIFIED") {
+            changeLog.push({ at: monoMs(), what: describeChange(kindName, lastSeen.get(key), obj) });
+            lastSeen.set(key, obj);
+          } else if (type === "DELETED") {
+            changeLog.push({ at: monoMs(), what: `${kindName}: deleted` });
+            lastSeen.delete(key);
+          }
+        },
       },
-    }, undefined);
+      undefined,
+    );
   }
 
   const deploymentKind = fake.store.kindByGvk("apps/v1", "Deployment");
@@ -199,7 +245,11 @@ export async function fakeMain(scale: Scale): Promise<void> {
       const m = d["metadata"] as { generation?: number };
       const replicas = ((d["spec"] ?? {}) as { replicas?: number }).replicas ?? 1;
       const status = {
-        observedGeneration: m.generation ?? 1, replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas,
+        observedGeneration: m.generation ?? 1,
+        replicas,
+        updatedReplicas: replicas,
+        readyReplicas: replicas,
+        availableReplicas: replicas,
         conditions: [{ type: "Available", status: "True" }],
       };
       if (JSON.stringify(d["status"]) === JSON.stringify(status)) continue;
@@ -215,8 +265,15 @@ export async function fakeMain(scale: Scale): Promise<void> {
     const cpu = process.cpuUsage();
     return {
       cpuMs: (cpu.user + cpu.system) / 1000,
-      requests: log.count(), byVerb, byResource: log.summary(), writes: writes.length, leaseWrites, lastWriteAt: writes[writes.length - 1]?.at ?? 0,
-      deploymentStatusUpdates, rssBytes: mem.rss, heapUsedBytes: mem.heapUsed,
+      requests: log.count(),
+      byVerb,
+      byResource: log.summary(),
+      writes: writes.length,
+      leaseWrites,
+      lastWriteAt: writes[writes.length - 1]?.at ?? 0,
+      deploymentStatusUpdates,
+      rssBytes: mem.rss,
+      heapUsedBytes: mem.heapUsed,
     };
   };
 
@@ -227,7 +284,10 @@ export async function fakeMain(scale: Scale): Promise<void> {
       const id = `${e.kind} ${e.namespace ?? ""}/${e.name}`;
       const o = find(fake, e.apiVersion, e.kind, e.namespace ?? "", e.name);
       if (o === undefined) missing.push(id);
-      else if ((o["metadata"] as { annotations?: Record<string, string> }).annotations?.[APPLIED_HASH_ANNOTATION] !== e.hash) stale.push(id);
+      else if (
+        (o["metadata"] as { annotations?: Record<string, string> }).annotations?.[APPLIED_HASH_ANNOTATION] !== e.hash
+      )
+        stale.push(id);
     }
     const ready: CheckResult["ready"] = {};
     for (const [apiVersion, kind] of READY_KINDS) {
@@ -241,12 +301,19 @@ export async function fakeMain(scale: Scale): Promise<void> {
 
   process.on("message", (msg: FakeRequest) => {
     switch (msg.op) {
-      case "stats": send({ type: "stats", stats: stats() }); break;
-      case "writes": send({ type: "writes", writes: writes.filter((w) => w.at >= msg.since) }); break;
+      case "stats":
+        send({ type: "stats", stats: stats() });
+        break;
+      case "writes":
+        send({ type: "writes", writes: writes.filter((w) => w.at >= msg.since) });
+        break;
       case "changes": {
         const counts: Record<string, number> = {};
         for (const c of changeLog) if (c.at >= msg.since) counts[c.what] = (counts[c.what] ?? 0) + 1;
-        send({ type: "changes", changes: Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1))) });
+        send({
+          type: "changes",
+          changes: Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1))),
+        });
         break;
       }
       case "change": {
@@ -256,7 +323,9 @@ export async function fakeMain(scale: Scale): Promise<void> {
         send({ type: "changed", id: msg.id, at });
         break;
       }
-      case "check": send({ type: "check", result: check(msg.expected) }); break;
+      case "check":
+        send({ type: "check", result: check(msg.expected) });
+        break;
       case "stop":
         clearInterval(controller);
         void fake.stop().then(() => process.exit(0));
@@ -266,7 +335,13 @@ export async function fakeMain(scale: Scale): Promise<void> {
   send({ type: "ready", url: fake.url, objects, seedMs, rssBytes: process.memoryUsage().rss });
 }
 
-function find(fake: FakeApiServer, apiVersion: string, kind: string, namespace: string, name: string): KubeObject | undefined {
+function find(
+  fake: FakeApiServer,
+  apiVersion: string,
+  kind: string,
+  namespace: string,
+  name: string,
+): KubeObject | undefined {
   const k = fake.store.kindByGvk(apiVersion, kind);
   if (k === undefined) return undefined;
   try {
@@ -279,7 +354,9 @@ function find(fake: FakeApiServer, apiVersion: string, kind: string, namespace: 
 /** Ready condition True and observing the current generation. */
 function readyNow(o: JsonObject): boolean {
   const generation = (o["metadata"] as { generation?: number }).generation;
-  const status = (o["status"] ?? {}) as { conditions?: { type?: string; status?: string; observedGeneration?: number }[] };
+  const status = (o["status"] ?? {}) as {
+    conditions?: { type?: string; status?: string; observedGeneration?: number }[];
+  };
   const ready = status.conditions?.find((c) => c.type === "Ready");
   return ready?.status === "True" && (generation === undefined || ready.observedGeneration === generation);
 }

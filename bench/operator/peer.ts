@@ -62,7 +62,10 @@ export class Peer<Req, Rep extends Reply> {
   exited(): Promise<number | null> {
     return new Promise((resolve) => {
       if (this.#child.exitCode !== null) resolve(this.#child.exitCode);
-      else this.#child.once("exit", (code) => { resolve(code); });
+      else
+        this.#child.once("exit", (code) => {
+          resolve(code);
+        });
     });
   }
 }

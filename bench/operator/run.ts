@@ -29,10 +29,10 @@ const env = (name: string, dflt: number): number => {
 
 function scale(): Scale {
   const given = process.env["OPERATOR_BENCH_SCALE"];
-  const [infras = 100, attachments = 5, machines = 50] = given === undefined
-    ? (quick ? [10, 5, 50] : [100, 5, 50])
-    : given.split(",").map(Number);
-  if (attachments * machines > 254) throw new Error("at most 254 Machines per Infra (their addresses fill 10.<i>.1.0/24)");
+  const [infras = 100, attachments = 5, machines = 50] =
+    given === undefined ? (quick ? [10, 5, 50] : [100, 5, 50]) : given.split(",").map(Number);
+  if (attachments * machines > 254)
+    throw new Error("at most 254 Machines per Infra (their addresses fill 10.<i>.1.0/24)");
   if (infras > 256) throw new Error("at most 256 Infras (VLAN 10.<i>.0.0/22)");
   return { infras, attachments, machines };
 }
@@ -68,8 +68,13 @@ function baseline(): void {
 async function child(role: string): Promise<number | null> {
   const self = fileURLToPath(import.meta.url);
   return new Promise((resolve) => {
-    fork(self, [], { execArgv: ["--expose-gc"], env: { ...process.env, OPERATOR_BENCH_ROLE: role }, stdio: "inherit" })
-      .on("exit", (code) => { resolve(code); });
+    fork(self, [], {
+      execArgv: ["--expose-gc"],
+      env: { ...process.env, OPERATOR_BENCH_ROLE: role },
+      stdio: "inherit",
+    }).on("exit", (code) => {
+      resolve(code);
+    });
   });
 }
 

@@ -44,9 +44,11 @@ export function freshAddress(i: number, n: number): string {
 /** A Machine as CAPI leaves it: the NodePool annotation and its VLAN address in status. */
 export function machineObject(i: number, a: number, m: number, address: string): JsonObject {
   return {
-    apiVersion: "cluster.x-k8s.io/v1beta1", kind: "Machine",
+    apiVersion: "cluster.x-k8s.io/v1beta1",
+    kind: "Machine",
     metadata: {
-      name: machineName(i, a, m), namespace: controlPlane(i, a),
+      name: machineName(i, a, m),
+      namespace: controlPlane(i, a),
       annotations: { "hypershift.openshift.io/nodePool": `${NS}/${clusterName(i, a)}-workers` },
     },
     spec: { clusterName: clusterName(i, a) },
@@ -57,10 +59,16 @@ export function machineObject(i: number, a: number, m: number, address: string):
 function infraObject(i: number): JsonObject {
   const net = `10.${String(i)}`;
   return {
-    apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "Infra",
+    apiVersion: "hostedcluster.densityops.com/v1alpha1",
+    kind: "Infra",
     metadata: { name: infraName(i), namespace: NS },
     spec: {
-      networkConfig: { cidr: `${net}.0.0/22`, gateway: `${net}.0.1`, networkAttachmentDefinition: `vlan-${pad(i)}`, dnsServers: ["198.51.100.53"] },
+      networkConfig: {
+        cidr: `${net}.0.0/22`,
+        gateway: `${net}.0.1`,
+        networkAttachmentDefinition: `vlan-${pad(i)}`,
+        dnsServers: ["198.51.100.53"],
+      },
       infraComponents: {
         dhcp: { serverIP: `${net}.0.2`, rangeStart: `${net}.3.100`, rangeEnd: `${net}.3.250` },
         dns: { serverIP: `${net}.0.3` },
@@ -73,16 +81,27 @@ function infraObject(i: number): JsonObject {
 function nadObject(i: number): JsonObject {
   const name = `vlan-${pad(i)}`;
   return {
-    apiVersion: "k8s.cni.cncf.io/v1", kind: "NetworkAttachmentDefinition",
+    apiVersion: "k8s.cni.cncf.io/v1",
+    kind: "NetworkAttachmentDefinition",
     metadata: { name, namespace: NS },
-    spec: { config: JSON.stringify({ cniVersion: "0.3.1", name, type: "bridge", bridge: `br-${name}`, vlan: 100 + i, ipam: {} }) },
+    spec: {
+      config: JSON.stringify({
+        cniVersion: "0.3.1",
+        name,
+        type: "bridge",
+        bridge: `br-${name}`,
+        vlan: 100 + i,
+        ipam: {},
+      }),
+    },
   };
 }
 
 /** Every object of the cluster, Namespaces first (the fake wants them before their contents). */
 export function* clusterObjects(scale: Scale): Generator<JsonObject> {
   for (let i = 0; i < scale.infras; i++) {
-    for (let a = 0; a < scale.attachments; a++) yield { apiVersion: "v1", kind: "Namespace", metadata: { name: controlPlane(i, a) } };
+    for (let a = 0; a < scale.attachments; a++)
+      yield { apiVersion: "v1", kind: "Namespace", metadata: { name: controlPlane(i, a) } };
   }
   for (let i = 0; i < scale.infras; i++) {
     yield nadObject(i);
@@ -92,22 +111,41 @@ export function* clusterObjects(scale: Scale): Generator<JsonObject> {
       const cp = controlPlane(i, a);
       const n = i * scale.attachments + a;
       yield {
-        apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "InfraClusterAttachment",
+        apiVersion: "hostedcluster.densityops.com/v1alpha1",
+        kind: "InfraClusterAttachment",
         metadata: { name: hc, namespace: NS },
-        spec: { infraRef: { name: infraName(i) }, hostedClusterRef: { name: hc, namespace: NS }, dns: { clusterName: hc, baseDomain: "bench.example.com" } },
+        spec: {
+          infraRef: { name: infraName(i) },
+          hostedClusterRef: { name: hc, namespace: NS },
+          dns: { clusterName: hc, baseDomain: "bench.example.com" },
+        },
       };
-      yield { apiVersion: "hypershift.openshift.io/v1beta1", kind: "HostedCluster", metadata: { name: hc, namespace: NS }, spec: { platform: { type: "KubeVirt" } } };
       yield {
-        apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
+        apiVersion: "hypershift.openshift.io/v1beta1",
+        kind: "HostedCluster",
+        metadata: { name: hc, namespace: NS },
+        spec: { platform: { type: "KubeVirt" } },
+      };
+      yield {
+        apiVersion: "hypershift.openshift.io/v1beta1",
+        kind: "NodePool",
         metadata: { name: `${hc}-workers`, namespace: NS },
         spec: { clusterName: hc, replicas: scale.machines, platform: { type: "KubeVirt" } },
       };
       const ip = (last: number): string => `172.${String(16 + (n >> 8))}.${String(n & 255)}.${String(last)}`;
       const services: [string, number, number][] = [
-        ["kube-apiserver", 6443, 1], ["oauth-openshift", 6443, 2], ["ignition-server-proxy", 443, 3], ["konnectivity-server", 8091, 4],
+        ["kube-apiserver", 6443, 1],
+        ["oauth-openshift", 6443, 2],
+        ["ignition-server-proxy", 443, 3],
+        ["konnectivity-server", 8091, 4],
       ];
       for (const [name, port, last] of services) {
-        yield { apiVersion: "v1", kind: "Service", metadata: { name, namespace: cp }, spec: { type: "ClusterIP", clusterIP: ip(last), ports: [{ port }] } };
+        yield {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name, namespace: cp },
+          spec: { type: "ClusterIP", clusterIP: ip(last), ports: [{ port }] },
+        };
       }
       for (let m = 0; m < scale.machines; m++) yield machineObject(i, a, m, initialAddress(scale, i, a, m));
     }

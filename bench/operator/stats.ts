@@ -9,7 +9,12 @@ export function percentile(values: readonly number[], p: number): number {
 
 /** p50, p99 and max of `values`, rounded to 0.1 (ms figures). */
 export function summary(values: readonly number[]): { n: number; p50: number; p99: number; max: number } {
-  return { n: values.length, p50: round(percentile(values, 50)), p99: round(percentile(values, 99)), max: round(percentile(values, 100)) };
+  return {
+    n: values.length,
+    p50: round(percentile(values, 50)),
+    p99: round(percentile(values, 99)),
+    max: round(percentile(values, 100)),
+  };
 }
 
 /** Rounds to one decimal. */

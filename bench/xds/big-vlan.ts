@@ -35,7 +35,14 @@ interface PerProtocol {
 
 /** Runs scenario 2 with one address layout and returns its result object. */
 export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown>> {
-  const shape: InfraShape = { index: 0, base: ((10 << 24) | (200 << 16)) >>> 0, prefix: 16, clusters: o.clusters, workers: o.workers, layout: o.layout };
+  const shape: InfraShape = {
+    index: 0,
+    base: ((10 << 24) | (200 << 16)) >>> 0,
+    prefix: 16,
+    clusters: o.clusters,
+    workers: o.workers,
+    layout: o.layout,
+  };
   let state = infraState(shape);
   const group = groupOf(0);
   const cache = new SnapshotCache();
@@ -46,9 +53,19 @@ export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown
   try {
     const first = publish(cache, state);
     const snapshotBytes = [...(cache.getSnapshot(group)?.types.values() ?? [])].reduce((n, t) => n + t.bytes, 0);
-    const kinds: StreamKind[] = [...Array<StreamKind>(o.replicas).fill("sotw"), ...Array<StreamKind>(o.replicas).fill("delta")];
-    const specs: StreamSpec[] = kinds.map((kind, id) => ({ id, address, kind, node: `${group}/envoy-${kind}-${String(id)}`, group }));
-    const holds = (version: string): boolean => specs.every((s) => fleet.latest(s.id, TYPE_CODES.listener)?.version === version);
+    const kinds: StreamKind[] = [
+      ...Array<StreamKind>(o.replicas).fill("sotw"),
+      ...Array<StreamKind>(o.replicas).fill("delta"),
+    ];
+    const specs: StreamSpec[] = kinds.map((kind, id) => ({
+      id,
+      address,
+      kind,
+      node: `${group}/envoy-${kind}-${String(id)}`,
+      group,
+    }));
+    const holds = (version: string): boolean =>
+      specs.every((s) => fleet.latest(s.id, TYPE_CODES.listener)?.version === version);
     fleet.open(specs);
     await fleet.until(() => holds(listenerVersion(cache, group)), 120_000, "the first listener on every stream");
     await poll(() => allSynced(server.status, specs.length), 120_000, "every stream to ACK");
@@ -89,11 +106,17 @@ export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown
         last = Math.max(last, l.at);
       }
       for (const k of ["sotw", "delta"] as const) {
-        by[k].latency.push(Math.max(...specs.filter((s) => s.kind === k).map((s) => fleet.latest(s.id, TYPE_CODES.listener)?.at ?? Number.NaN)) - t0);
+        by[k].latency.push(
+          Math.max(
+            ...specs.filter((s) => s.kind === k).map((s) => fleet.latest(s.id, TYPE_CODES.listener)?.at ?? Number.NaN),
+          ) - t0,
+        );
       }
       all.push(last - t0);
       push.push(last - p.doneAt);
-      progress(`big-vlan (${o.layout}): change ${String(n + 1)}/${String(o.changes)}: ${String(Math.round(last - t0))} ms`);
+      progress(
+        `big-vlan (${o.layout}): change ${String(n + 1)}/${String(o.changes)}: ${String(Math.round(last - t0))} ms`,
+      );
     }
 
     let renderAllMs: number | undefined;
@@ -104,23 +127,36 @@ export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown
     }
     const total = summary(all);
     return {
-      name: "xds.big_vlan", layout: o.layout,
-      hosted_clusters: o.clusters, workers: o.clusters * o.workers, streams: { sotw: o.replicas, delta: o.replicas },
-      snapshot_bytes: snapshotBytes, changes: all.length,
-      p50_ms: total.p50, p99_ms: total.p99,
-      sotw_p99_ms: summary(by.sotw.latency).p99, delta_p99_ms: summary(by.delta.latency).p99,
+      name: "xds.big_vlan",
+      layout: o.layout,
+      hosted_clusters: o.clusters,
+      workers: o.clusters * o.workers,
+      streams: { sotw: o.replicas, delta: o.replicas },
+      snapshot_bytes: snapshotBytes,
+      changes: all.length,
+      p50_ms: total.p50,
+      p99_ms: total.p99,
+      sotw_p99_ms: summary(by.sotw.latency).p99,
+      delta_p99_ms: summary(by.delta.latency).p99,
       // Full rebuild of the Infra: model build + renderEnvoy (setEnvoySnapshot's encoding separate).
       render_ms: round(median(stages.build.map((b, i) => b + (stages.render[i] ?? 0)))),
-      build_ms: round(median(stages.build)), render_envoy_ms: round(median(stages.render)), cache_ms: round(median(stages.cache)),
+      build_ms: round(median(stages.build)),
+      render_envoy_ms: round(median(stages.render)),
+      cache_ms: round(median(stages.cache)),
       first_render_ms: round(first.buildMs + first.renderMs),
       ...(renderAllMs === undefined ? {} : { render_all_ms: renderAllMs }),
-      push_p50_ms: summary(push).p50, push_p99_ms: summary(push).p99,
+      push_p50_ms: summary(push).p50,
+      push_p99_ms: summary(push).p99,
       bytes_per_push: { sotw: Math.round(median(by.sotw.bytes)), delta: Math.round(median(by.delta.bytes)) },
-      listener_resources_per_push: { sotw: median(by.sotw.listenerResources), delta: median(by.delta.listenerResources) },
+      listener_resources_per_push: {
+        sotw: median(by.sotw.listenerResources),
+        delta: median(by.delta.listenerResources),
+      },
       other_responses_after_changes: { sotw: by.sotw.otherResponses, delta: by.delta.otherResponses },
       // One checkConsistency of the Infra's resources; renderEnvoy and setEnvoySnapshot each run one.
       consistency_check_ms: round(consistencyMs(state, 3)),
-      streams_ended: fleet.ended.length, ...endedSummary(fleet),
+      streams_ended: fleet.ended.length,
+      ...endedSummary(fleet),
     };
   } finally {
     await fleet.closeStreams().catch(() => undefined);

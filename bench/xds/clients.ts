@@ -4,12 +4,13 @@
 // decoding only response heads. Every response is reported to the parent with its receive time.
 // Run with child_process.fork; the parent drives it over IPC (see protocol.ts).
 import { Client, credentials, Metadata, type ClientDuplexStream } from "@grpc/grpc-js";
-import {
-  CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL,
-} from "../../src/xds/protos.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../../src/xds/protos.js";
 import { METHODS } from "../../test/support/envoy/raw.js";
 import {
-  encodeDeltaRequest, encodeSotwRequest, type DeltaRequestInit, type SotwRequestInit,
+  encodeDeltaRequest,
+  encodeSotwRequest,
+  type DeltaRequestInit,
+  type SotwRequestInit,
 } from "../../test/support/envoy/wire.js";
 import { BARE_METHOD } from "./bare.js";
 import { decodeHead } from "./decode.js";
@@ -78,10 +79,16 @@ function track(spec: StreamSpec, client: Client, call: ClientDuplexStream<unknow
   call.on("status", (s: { code: number; details: string }) => {
     if (open.delete(spec.id)) send({ op: "ended", id: spec.id, code: s.code, details: s.details });
   });
-  call.on("error", () => { /* reported through "status" */ });
+  call.on("error", () => {
+    /* reported through "status" */
+  });
 }
 
-function runSotw(spec: StreamSpec, call: ClientDuplexStream<SotwRequestInit, Buffer>, node: NonNullable<SotwRequestInit["node"]>): void {
+function runSotw(
+  spec: StreamSpec,
+  call: ClientDuplexStream<SotwRequestInit, Buffer>,
+  node: NonNullable<SotwRequestInit["node"]>,
+): void {
   let edsNames: string[] = [];
   let edsVersion = "";
   let edsNonce = "";
@@ -94,13 +101,23 @@ function runSotw(spec: StreamSpec, call: ClientDuplexStream<SotwRequestInit, Buf
       const names = [...head.names].sort();
       if (names.join("\n") !== edsNames.join("\n")) {
         edsNames = names;
-        call.write({ type_url: ENDPOINT_TYPE_URL, resource_names: edsNames, version_info: edsVersion, response_nonce: edsNonce });
+        call.write({
+          type_url: ENDPOINT_TYPE_URL,
+          resource_names: edsNames,
+          version_info: edsVersion,
+          response_nonce: edsNonce,
+        });
       }
     }
     if (head.typeUrl === ENDPOINT_TYPE_URL) {
       edsVersion = head.version;
       edsNonce = head.nonce;
-      call.write({ type_url: ENDPOINT_TYPE_URL, resource_names: edsNames, version_info: head.version, response_nonce: head.nonce });
+      call.write({
+        type_url: ENDPOINT_TYPE_URL,
+        resource_names: edsNames,
+        version_info: head.version,
+        response_nonce: head.nonce,
+      });
     } else {
       call.write({ type_url: head.typeUrl, version_info: head.version, response_nonce: head.nonce });
     }
@@ -109,13 +126,21 @@ function runSotw(spec: StreamSpec, call: ClientDuplexStream<SotwRequestInit, Buf
   call.write({ type_url: LISTENER_TYPE_URL });
 }
 
-function runDelta(spec: StreamSpec, call: ClientDuplexStream<DeltaRequestInit, Buffer>, node: NonNullable<DeltaRequestInit["node"]>): void {
+function runDelta(
+  spec: StreamSpec,
+  call: ClientDuplexStream<DeltaRequestInit, Buffer>,
+  node: NonNullable<DeltaRequestInit["node"]>,
+): void {
   call.on("data", (bytes: Buffer) => {
     const at = nowMs();
     const head = decodeHead(bytes, true, true);
     report([spec.id, typeCode(head.typeUrl), head.version, at, bytes.length, head.count]);
     if (head.typeUrl === CLUSTER_TYPE_URL && (head.names.length > 0 || head.removed.length > 0)) {
-      call.write({ type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [...head.names], resource_names_unsubscribe: [...head.removed] });
+      call.write({
+        type_url: ENDPOINT_TYPE_URL,
+        resource_names_subscribe: [...head.names],
+        resource_names_unsubscribe: [...head.removed],
+      });
     }
     call.write({ type_url: head.typeUrl, response_nonce: head.nonce });
   });
@@ -152,4 +177,7 @@ process.on("message", (msg: ToClients) => {
     process.exit(0);
   }
 });
-process.on("disconnect", () => { closeAll(); process.exit(0); });
+process.on("disconnect", () => {
+  closeAll();
+  process.exit(0);
+});

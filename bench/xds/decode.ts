@@ -30,9 +30,18 @@ const LENGTH_DELIMITED = 2;
 let ids: ReturnType<typeof loadIds> | undefined;
 
 function loadIds(): {
-  version: number; resources: number; typeUrl: number; nonce: number;
-  deltaVersion: number; deltaResources: number; deltaTypeUrl: number; deltaNonce: number; removed: number;
-  resourceName: number; anyValue: number; resourceNameField: number;
+  version: number;
+  resources: number;
+  typeUrl: number;
+  nonce: number;
+  deltaVersion: number;
+  deltaResources: number;
+  deltaTypeUrl: number;
+  deltaNonce: number;
+  removed: number;
+  resourceName: number;
+  anyValue: number;
+  resourceNameField: number;
 } {
   const sotw = "envoy.service.discovery.v3.DiscoveryResponse";
   const delta = "envoy.service.discovery.v3.DeltaDiscoveryResponse";
@@ -40,10 +49,15 @@ function loadIds(): {
   // Every resource type a benchmark client names (Cluster, Listener) keeps its name in the same field.
   if (fieldId("envoy.config.listener.v3.Listener", "name") !== cluster) throw new Error("name fields differ");
   return {
-    version: fieldId(sotw, "version_info"), resources: fieldId(sotw, "resources"),
-    typeUrl: fieldId(sotw, "type_url"), nonce: fieldId(sotw, "nonce"),
-    deltaVersion: fieldId(delta, "system_version_info"), deltaResources: fieldId(delta, "resources"),
-    deltaTypeUrl: fieldId(delta, "type_url"), deltaNonce: fieldId(delta, "nonce"), removed: fieldId(delta, "removed_resources"),
+    version: fieldId(sotw, "version_info"),
+    resources: fieldId(sotw, "resources"),
+    typeUrl: fieldId(sotw, "type_url"),
+    nonce: fieldId(sotw, "nonce"),
+    deltaVersion: fieldId(delta, "system_version_info"),
+    deltaResources: fieldId(delta, "resources"),
+    deltaTypeUrl: fieldId(delta, "type_url"),
+    deltaNonce: fieldId(delta, "nonce"),
+    removed: fieldId(delta, "removed_resources"),
     resourceName: fieldId("envoy.service.discovery.v3.Resource", "name"),
     anyValue: fieldId("google.protobuf.Any", "value"),
     resourceNameField: cluster,
@@ -74,7 +88,7 @@ function bytesField(bytes: Uint8Array, field: number): Uint8Array | undefined {
 
 /** Decodes the head of a SotW (`delta` false) or Delta response. */
 export function decodeHead(bytes: Uint8Array, delta: boolean, wantNames: boolean): ResponseHead {
-  const f = ids ??= loadIds();
+  const f = (ids ??= loadIds());
   const want = delta
     ? { version: f.deltaVersion, resources: f.deltaResources, typeUrl: f.deltaTypeUrl, nonce: f.deltaNonce }
     : { version: f.version, resources: f.resources, typeUrl: f.typeUrl, nonce: f.nonce };
@@ -89,14 +103,20 @@ export function decodeHead(bytes: Uint8Array, delta: boolean, wantNames: boolean
     const tag = r.uint32();
     const field = tag >>> 3;
     const wire = tag & 7;
-    if (wire !== LENGTH_DELIMITED) { r.skipType(wire); continue; }
+    if (wire !== LENGTH_DELIMITED) {
+      r.skipType(wire);
+      continue;
+    }
     if (field === want.version) version = r.string();
     else if (field === want.typeUrl) typeUrl = r.string();
     else if (field === want.nonce) nonce = r.string();
     else if (delta && field === f.removed) removed.push(r.string());
     else if (field === want.resources) {
       count += 1;
-      if (!wantNames) { r.skipType(wire); continue; }
+      if (!wantNames) {
+        r.skipType(wire);
+        continue;
+      }
       const entry = r.bytes();
       if (delta) {
         names.push(stringField(entry, f.resourceName));

@@ -56,7 +56,14 @@ async function settle(ms: number): Promise<void> {
 
 /** Runs scenario 3 and returns its result object. */
 export async function fanout(o: FanoutOptions): Promise<Record<string, unknown>> {
-  const shape: InfraShape = { index: 0, base: ((10 << 24) | (100 << 16)) >>> 0, prefix: 20, clusters: o.clusters, workers: o.workers, layout: "interleaved" };
+  const shape: InfraShape = {
+    index: 0,
+    base: ((10 << 24) | (100 << 16)) >>> 0,
+    prefix: 20,
+    clusters: o.clusters,
+    workers: o.workers,
+    layout: "interleaved",
+  };
   let state = infraState(shape);
   const group = groupOf(0);
   const cache = new SnapshotCache();
@@ -74,7 +81,9 @@ export async function fanout(o: FanoutOptions): Promise<Record<string, unknown>>
 
     // Idle memory: server process before and after 1,000 synced streams.
     // Warm up the server's stream path (code, pools), then let memory settle.
-    fleet.open([{ id: WARMUP, address: `127.0.0.1:${String(server.port)}`, kind: "sotw", node: `${group}/warmup`, group }]);
+    fleet.open([
+      { id: WARMUP, address: `127.0.0.1:${String(server.port)}`, kind: "sotw", node: `${group}/warmup`, group },
+    ]);
     await fleet.until(() => fleet.latest(WARMUP, TYPE_CODES.listener) !== undefined, 30_000, "the warm-up stream");
     await fleet.closeStreams();
     await settle(500);
@@ -83,7 +92,11 @@ export async function fanout(o: FanoutOptions): Promise<Record<string, unknown>>
     collect();
     const before = process.memoryUsage();
     const ours: StreamSpec[] = Array.from({ length: o.streams }, (_, id) => ({
-      id, address: `127.0.0.1:${String(server.port)}`, kind: "sotw" as const, node: `${group}/envoy-${String(id)}`, group,
+      id,
+      address: `127.0.0.1:${String(server.port)}`,
+      kind: "sotw" as const,
+      node: `${group}/envoy-${String(id)}`,
+      group,
     }));
     const holds = (specs: readonly StreamSpec[], version: string): boolean =>
       specs.every((s) => fleet.latest(s.id, TYPE_CODES.listener)?.version === version);
@@ -101,7 +114,11 @@ export async function fanout(o: FanoutOptions): Promise<Record<string, unknown>>
     progress(`fanout: ${String(ours.length)} streams synced and idle`);
 
     const bareSpecs: StreamSpec[] = Array.from({ length: o.streams }, (_, k) => ({
-      id: o.streams + k, address: `127.0.0.1:${String(bare.port)}`, kind: "bare" as const, node: `bare-${String(k)}`, group: "bare",
+      id: o.streams + k,
+      address: `127.0.0.1:${String(bare.port)}`,
+      kind: "bare" as const,
+      node: `bare-${String(k)}`,
+      group: "bare",
     }));
     // The same idle measurement for the baseline: its streams get the current listener response
     // once (ours got CDS, EDS and LDS), then idle.
@@ -152,9 +169,15 @@ export async function fanout(o: FanoutOptions): Promise<Record<string, unknown>>
     const o50 = median(oursMs);
     const b50 = median(bareMs);
     return {
-      name: "xds.fanout", streams: o.streams, snapshot_bytes: snapshotBytes, bytes_per_push: pushBytes, rounds: oursMs.length,
-      p50_ms: round(o50), p99_ms: summary(oursMs).p99,
-      baseline_p50_ms: round(b50), baseline_p99_ms: summary(bareMs).p99,
+      name: "xds.fanout",
+      streams: o.streams,
+      snapshot_bytes: snapshotBytes,
+      bytes_per_push: pushBytes,
+      rounds: oursMs.length,
+      p50_ms: round(o50),
+      p99_ms: summary(oursMs).p99,
+      baseline_p50_ms: round(b50),
+      baseline_p99_ms: summary(bareMs).p99,
       ratio_vs_baseline: round(o50 / b50),
       set_snapshot_p50_ms: round(median(setMs)),
       // Without setEnvoySnapshot's encoding and checks: the server's part alone.
@@ -166,7 +189,8 @@ export async function fanout(o: FanoutOptions): Promise<Record<string, unknown>>
       external_per_stream_kb: round((idle.external - before.external) / o.streams / 1024),
       gc_exposed: typeof (globalThis as { gc?: unknown }).gc === "function",
       consistency_check_ms: round(consistencyMs(state)),
-      streams_ended: fleet.ended.length, ...endedSummary(fleet),
+      streams_ended: fleet.ended.length,
+      ...endedSummary(fleet),
     };
   } finally {
     await fleet.closeStreams().catch(() => undefined);

@@ -29,7 +29,9 @@ export class Fleet {
     const script = fileURLToPath(new URL("./clients.js", import.meta.url));
     this.#children = Array.from({ length: processes }, () => {
       const child = fork(script, [], { execArgv: [], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-      child.on("message", (m: FromClients) => { this.#onMessage(m); });
+      child.on("message", (m: FromClients) => {
+        this.#onMessage(m);
+      });
       return child;
     });
   }
@@ -65,9 +67,19 @@ export class Fleet {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
-        reject(new Error(`timed out after ${String(timeoutMs)} ms waiting for ${what}${this.ended.length > 0 ? ` (${String(this.ended.length)} streams ended, first: ${JSON.stringify(this.ended[0])})` : ""}`));
+        reject(
+          new Error(
+            `timed out after ${String(timeoutMs)} ms waiting for ${what}${this.ended.length > 0 ? ` (${String(this.ended.length)} streams ended, first: ${JSON.stringify(this.ended[0])})` : ""}`,
+          ),
+        );
       }, timeoutMs);
-      const waiter: Waiter = { ready, resolve: () => { clearTimeout(timer); resolve(); } };
+      const waiter: Waiter = {
+        ready,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
       this.#waiters.push(waiter);
     });
   }
@@ -82,11 +94,21 @@ export class Fleet {
 
   /** Ends the client processes. */
   async stop(): Promise<void> {
-    await Promise.all(this.#children.map((c) => new Promise<void>((resolve) => {
-      if (c.exitCode !== null) { resolve(); return; }
-      c.once("exit", () => { resolve(); });
-      this.#send(c, { op: "exit" });
-    })));
+    await Promise.all(
+      this.#children.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null) {
+              resolve();
+              return;
+            }
+            c.once("exit", () => {
+              resolve();
+            });
+            this.#send(c, { op: "exit" });
+          }),
+      ),
+    );
   }
 
   #send(child: ChildProcess, msg: ToClients): void {

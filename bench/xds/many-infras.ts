@@ -15,7 +15,16 @@ import { NS } from "../../test/support/fixtures.js";
 import { endedSummary, Fleet } from "./fleet.js";
 import { nowMs, TYPE_CODES, type StreamSpec } from "./protocol.js";
 import { allSynced, consistencyMs, listenerVersion, poll, publish, publishSlice, ServerLog } from "./publish.js";
-import { clusterName, groupOf, infraState, merge, moveMachine, spareAddress, workerName, type InfraShape } from "./state.js";
+import {
+  clusterName,
+  groupOf,
+  infraState,
+  merge,
+  moveMachine,
+  spareAddress,
+  workerName,
+  type InfraShape,
+} from "./state.js";
 import { median, progress, round, seeded, summary } from "./stats.js";
 import type { ClusterState } from "../../src/model/types.js";
 
@@ -36,7 +45,12 @@ export interface ManyInfrasOptions {
 export async function manyInfras(o: ManyInfrasOptions): Promise<Record<string, unknown>> {
   // /21 per Infra: 500 workers, the servers and the DHCP pool fit with room to move workers.
   const shapes: InfraShape[] = Array.from({ length: o.infras }, (_, i) => ({
-    index: i, base: ((10 << 24) >>> 0) + i * 2048, prefix: 21, clusters: o.clusters, workers: o.workers, layout: "interleaved" as const,
+    index: i,
+    base: ((10 << 24) >>> 0) + i * 2048,
+    prefix: 21,
+    clusters: o.clusters,
+    workers: o.workers,
+    layout: "interleaved" as const,
   }));
   const parts: ClusterState[] = shapes.map(infraState);
   const cache = new SnapshotCache();
@@ -49,9 +63,15 @@ export async function manyInfras(o: ManyInfrasOptions): Promise<Record<string, u
     // (the full-path changes below would push to every group if it did not).
     for (const p of parts) publishSlice(cache, p);
     const streamsOf = (i: number): number[] => Array.from({ length: o.replicas }, (_, r) => i * o.replicas + r);
-    const specs: StreamSpec[] = shapes.flatMap((s) => streamsOf(s.index).map((id, r) => ({
-      id, address, kind: "sotw" as const, node: `${groupOf(s.index)}/envoy-${String(r)}`, group: groupOf(s.index),
-    })));
+    const specs: StreamSpec[] = shapes.flatMap((s) =>
+      streamsOf(s.index).map((id, r) => ({
+        id,
+        address,
+        kind: "sotw" as const,
+        node: `${groupOf(s.index)}/envoy-${String(r)}`,
+        group: groupOf(s.index),
+      })),
+    );
     const hasListener = (i: number, version: string): boolean =>
       streamsOf(i).every((id) => fleet.latest(id, TYPE_CODES.listener)?.version === version);
     const openStart = nowMs();
@@ -59,7 +79,11 @@ export async function manyInfras(o: ManyInfrasOptions): Promise<Record<string, u
       const batch = specs.slice(k, k + 150);
       fleet.open(batch);
       const infras = [...new Set(batch.map((s) => Math.floor(s.id / o.replicas)))];
-      await fleet.until(() => infras.every((i) => hasListener(i, listenerVersion(cache, groupOf(i)))), 60_000, "listeners on new streams");
+      await fleet.until(
+        () => infras.every((i) => hasListener(i, listenerVersion(cache, groupOf(i)))),
+        60_000,
+        "listeners on new streams",
+      );
     }
     await poll(() => allSynced(server.status, specs.length), 60_000, "every stream to ACK");
     progress(`many-infras: ${String(specs.length)} streams synced in ${String(Math.round(nowMs() - openStart))} ms`);
@@ -73,18 +97,29 @@ export async function manyInfras(o: ManyInfrasOptions): Promise<Record<string, u
       const w = pick(o.workers);
       const shape = shapes[i] as InfraShape;
       const hc = clusterName(i, c);
-      parts[i] = moveMachine(parts[i] as ClusterState, `${NS}-${hc}`, workerName(i, c, w), `${hc}-workers`, spareAddress(shape, (moves += 1)));
+      parts[i] = moveMachine(
+        parts[i] as ClusterState,
+        `${NS}-${hc}`,
+        workerName(i, c, w),
+        `${hc}-workers`,
+        spareAddress(shape, (moves += 1)),
+      );
       return i;
     };
     let unaffectedPushes = 0;
     let unaffectedReceipts = 0;
     // One change: `produce` runs from the clock start; the change is done when the 3 streams hold
     // the new listener and the server has their ACKs.
-    const measure = async (i: number, produce: () => void): Promise<{ total: number; push: number; doneAt: number; t0: number }> => {
+    const measure = async (
+      i: number,
+      produce: () => void,
+    ): Promise<{ total: number; push: number; doneAt: number; t0: number }> => {
       const group = groupOf(i);
       const mine = new Set(streamsOf(i));
       const pushMark = log.pushes.length;
-      const stop = fleet.onReceipt((r) => { if (!mine.has(r[0])) unaffectedReceipts += 1; });
+      const stop = fleet.onReceipt((r) => {
+        if (!mine.has(r[0])) unaffectedReceipts += 1;
+      });
       const t0 = nowMs();
       produce();
       const doneAt = nowMs();
@@ -115,7 +150,9 @@ export async function manyInfras(o: ManyInfrasOptions): Promise<Record<string, u
       incrementalPush.push(r.push);
       incrementalProduce.push(r.doneAt - r.t0);
     }
-    progress(`many-infras: ${String(o.changes)} per-Infra changes done, ${String(fleet.ended.length)} streams ended so far`);
+    progress(
+      `many-infras: ${String(o.changes)} per-Infra changes done, ${String(fleet.ended.length)} streams ended so far`,
+    );
 
     // The full path keeps its previous outputs, as serve and operator do: prime them, unmeasured.
     publish(cache, merge(parts));
@@ -134,28 +171,44 @@ export async function manyInfras(o: ManyInfrasOptions): Promise<Record<string, u
       });
       full.push(r.total);
       fullPush.push(r.push);
-      progress(`many-infras: full-path change ${String(n + 1)}/${String(o.fullChanges)}: ${String(Math.round(r.total))} ms, ${String(fleet.ended.length)} streams ended so far`);
+      progress(
+        `many-infras: full-path change ${String(n + 1)}/${String(o.fullChanges)}: ${String(Math.round(r.total))} ms, ${String(fleet.ended.length)} streams ended so far`,
+      );
     }
 
     const inc = summary(incremental);
     const fullS = summary(full);
     return {
       name: "xds.many_infras",
-      infras: o.infras, streams: specs.length, clusters_per_infra: o.clusters, workers_per_cluster: o.workers,
+      infras: o.infras,
+      streams: specs.length,
+      clusters_per_infra: o.clusters,
+      workers_per_cluster: o.workers,
       // Full path: whole-state build + render of every Infra + setEnvoySnapshot of every group.
-      full_changes: full.length, p50_ms: fullS.p50, p99_ms: fullS.p99,
-      build_ms: round(median(stages.build)), render_ms: round(median(stages.render)), cache_ms: round(median(stages.cache)),
+      full_changes: full.length,
+      p50_ms: fullS.p50,
+      p99_ms: fullS.p99,
+      build_ms: round(median(stages.build)),
+      render_ms: round(median(stages.render)),
+      cache_ms: round(median(stages.cache)),
       full_push_p50_ms: summary(fullPush).p50,
       // Per-Infra path: the changed Infra's slice only.
-      incremental_changes: incremental.length, incremental_p50_ms: inc.p50, incremental_p99_ms: inc.p99, incremental_max_ms: inc.max,
+      incremental_changes: incremental.length,
+      incremental_p50_ms: inc.p50,
+      incremental_p99_ms: inc.p99,
+      incremental_max_ms: inc.max,
       incremental_produce_p50_ms: summary(incrementalProduce).p50,
-      incremental_build_ms: round(median(incStages.build)), incremental_render_ms: round(median(incStages.render)),
+      incremental_build_ms: round(median(incStages.build)),
+      incremental_render_ms: round(median(incStages.render)),
       incremental_cache_ms: round(median(incStages.cache)),
       // One checkConsistency of an Infra's resources; renderEnvoy and setEnvoySnapshot each run one.
       consistency_check_ms: round(consistencyMs(parts[0] as ClusterState)),
-      push_p50_ms: summary(incrementalPush).p50, push_p99_ms: summary(incrementalPush).p99,
-      unaffected_pushes: unaffectedPushes, unaffected_responses_received: unaffectedReceipts,
-      streams_ended: fleet.ended.length, ...endedSummary(fleet),
+      push_p50_ms: summary(incrementalPush).p50,
+      push_p99_ms: summary(incrementalPush).p99,
+      unaffected_pushes: unaffectedPushes,
+      unaffected_responses_received: unaffectedReceipts,
+      streams_ended: fleet.ended.length,
+      ...endedSummary(fleet),
     };
   } finally {
     await fleet.closeStreams().catch(() => undefined);

@@ -23,9 +23,7 @@ export interface StreamSpec {
 
 /** Parent → client process. */
 export type ToClients =
-  | { readonly op: "open"; readonly streams: readonly StreamSpec[] }
-  | { readonly op: "close" }
-  | { readonly op: "exit" };
+  { readonly op: "open"; readonly streams: readonly StreamSpec[] } | { readonly op: "close" } | { readonly op: "exit" };
 
 /**
  * One received response: [stream id, type code, version, receive time (nowMs), bytes, resources].

@@ -66,10 +66,20 @@ export function publish(cache: SnapshotCache, state: ClusterState): Published {
   const previous = lastOutputs.get(cache);
   const out = renderAll(state, previous === undefined ? {} : { previous: previous.files, reuse: previous });
   const refused = out.status.filter((s) => s.kind === "ProxyServer" && s.status.conditions[0]?.status !== "True");
-  if (refused.length > 0) throw new Error(`render refused: ${refused.map((s) => s.status.conditions[0]?.message ?? "").slice(0, 3).join("; ")}`);
+  if (refused.length > 0)
+    throw new Error(
+      `render refused: ${refused
+        .map((s) => s.status.conditions[0]?.message ?? "")
+        .slice(0, 3)
+        .join("; ")}`,
+    );
   const t1 = nowMs();
   const before = new Map(cache.groups().map((g) => [g, cache.getSnapshot(g)?.version]));
-  publishSnapshots(cache, out, { error: (_o, msg) => { throw new Error(msg); } });
+  publishSnapshots(cache, out, {
+    error: (_o, msg) => {
+      throw new Error(msg);
+    },
+  });
   const t2 = nowMs();
   lastOutputs.set(cache, out);
   const changed = cache.groups().filter((g) => before.get(g) !== cache.getSnapshot(g)?.version);
@@ -107,12 +117,17 @@ export class ServerLog {
   pushes: PushRecord[] = [];
 
   constructor(status: XdsStatusView) {
-    status.on("push", (p) => { this.pushes.push(p); });
+    status.on("push", (p) => {
+      this.pushes.push(p);
+    });
     status.on("ack", (p) => {
       const key = ackKey(p.group, p.typeUrl, p.version);
       this.#acks.set(key, (this.#acks.get(key) ?? 0) + 1);
       for (const w of [...this.#waiters]) {
-        if (w.ready()) { this.#waiters.delete(w); w.resolve(); }
+        if (w.ready()) {
+          this.#waiters.delete(w);
+          w.resolve();
+        }
       }
     });
   }
@@ -127,10 +142,20 @@ export class ServerLog {
     const ready = (): boolean => this.acks(group, typeUrl, version) >= n;
     if (ready()) return;
     await new Promise<void>((resolve, reject) => {
-      const waiter = { ready, resolve: () => { clearTimeout(timer); resolve(); } };
+      const waiter = {
+        ready,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
       const timer = setTimeout(() => {
         this.#waiters.delete(waiter);
-        reject(new Error(`timed out waiting for ${String(n)} ACKs of ${group} ${typeUrl} ${version} (have ${String(this.acks(group, typeUrl, version))})`));
+        reject(
+          new Error(
+            `timed out waiting for ${String(n)} ACKs of ${group} ${typeUrl} ${version} (have ${String(this.acks(group, typeUrl, version))})`,
+          ),
+        );
       }, timeoutMs);
       this.#waiters.add(waiter);
     });

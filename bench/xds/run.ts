@@ -17,22 +17,34 @@ const quick = process.env["XDS_BENCH_QUICK"] === "1";
 async function scenario(n: string): Promise<void> {
   if (n === "1") {
     const fullChanges = Number(process.env["XDS_BENCH_FULL_CHANGES"] ?? "3");
-    emit(await manyInfras(quick
-      ? { infras: 20, replicas: 3, clusters: 5, workers: 100, changes: 20, fullChanges: 2, processes: 2 }
-      : { infras: 300, replicas: 3, clusters: 5, workers: 100, changes: 150, fullChanges, processes: 2 }));
+    emit(
+      await manyInfras(
+        quick
+          ? { infras: 20, replicas: 3, clusters: 5, workers: 100, changes: 20, fullChanges: 2, processes: 2 }
+          : { infras: 300, replicas: 3, clusters: 5, workers: 100, changes: 150, fullChanges, processes: 2 },
+      ),
+    );
   } else if (n === "2") {
-    const interleaved = await bigVlan(quick
-      ? { clusters: 50, workers: 100, replicas: 3, changes: 3, layout: "interleaved", renderAll: true }
-      : { clusters: 500, workers: 100, replicas: 3, changes: 8, layout: "interleaved", renderAll: true });
-    const blocks = await bigVlan(quick
-      ? { clusters: 50, workers: 100, replicas: 3, changes: 3, layout: "blocks", renderAll: false }
-      : { clusters: 500, workers: 100, replicas: 3, changes: 8, layout: "blocks", renderAll: false });
+    const interleaved = await bigVlan(
+      quick
+        ? { clusters: 50, workers: 100, replicas: 3, changes: 3, layout: "interleaved", renderAll: true }
+        : { clusters: 500, workers: 100, replicas: 3, changes: 8, layout: "interleaved", renderAll: true },
+    );
+    const blocks = await bigVlan(
+      quick
+        ? { clusters: 50, workers: 100, replicas: 3, changes: 3, layout: "blocks", renderAll: false }
+        : { clusters: 500, workers: 100, replicas: 3, changes: 8, layout: "blocks", renderAll: false },
+    );
     // One line per scenario: the blocks layout nested in the (worst-case) interleaved result.
     emit({ ...interleaved, blocks_layout: Object.fromEntries(Object.entries(blocks).filter(([k]) => k !== "name")) });
   } else if (n === "3") {
-    emit(await fanout(quick
-      ? { streams: 100, clusters: 12, workers: 140, rounds: 5, processes: 2 }
-      : { streams: 1000, clusters: 12, workers: 140, rounds: 30, processes: 2 }));
+    emit(
+      await fanout(
+        quick
+          ? { streams: 100, clusters: 12, workers: 140, rounds: 5, processes: 2 }
+          : { streams: 1000, clusters: 12, workers: 140, rounds: 30, processes: 2 },
+      ),
+    );
   } else {
     throw new Error(`unknown scenario ${n}`);
   }
@@ -47,8 +59,13 @@ if (one !== undefined) {
   const self = fileURLToPath(import.meta.url);
   for (const n of (process.env["XDS_BENCH_ONLY"] ?? "1,2,3").split(",").map((s) => s.trim())) {
     const code = await new Promise<number | null>((resolve) => {
-      fork(self, [], { execArgv: ["--expose-gc"], env: { ...process.env, XDS_BENCH_SCENARIO: n }, stdio: "inherit" })
-        .on("exit", (c) => { resolve(c); });
+      fork(self, [], {
+        execArgv: ["--expose-gc"],
+        env: { ...process.env, XDS_BENCH_SCENARIO: n },
+        stdio: "inherit",
+      }).on("exit", (c) => {
+        resolve(c);
+      });
     });
     if (code !== 0) {
       progress(`scenario ${n} failed (exit ${String(code)})`);

@@ -6,9 +6,7 @@
 import type { Machine } from "../../src/api/external.js";
 import type { ClusterState } from "../../src/model/types.js";
 import { formatIPv4 } from "../../src/model/ipv4.js";
-import {
-  attachment, infra, machine, namespace, nodePool, NS, service, state,
-} from "../../test/support/fixtures.js";
+import { attachment, infra, machine, namespace, nodePool, NS, service, state } from "../../test/support/fixtures.js";
 
 /** Shape of one generated Infra. */
 export interface InfraShape {
@@ -66,19 +64,28 @@ export function infraState(shape: InfraShape): ClusterState {
   const size = 2 ** (32 - prefix);
   const ip = (offset: number): string => formatIPv4(base + offset);
   const parts: ClusterState = state({
-    infras: [infra(infraName(i), {
-      networkConfig: { cidr: `${ip(0)}/${String(prefix)}`, gateway: ip(1), networkAttachmentDefinition: infraName(i) },
-      infraComponents: {
-        dhcp: { serverIP: ip(2), rangeStart: ip(size - 256), rangeEnd: ip(size - 2) },
-        dns: { serverIP: ip(3) },
-        proxy: { serverIP: ip(4), internalProxyService: "10.96.0.44" },
-      },
-    })],
+    infras: [
+      infra(infraName(i), {
+        networkConfig: {
+          cidr: `${ip(0)}/${String(prefix)}`,
+          gateway: ip(1),
+          networkAttachmentDefinition: infraName(i),
+        },
+        infraComponents: {
+          dhcp: { serverIP: ip(2), rangeStart: ip(size - 256), rangeEnd: ip(size - 2) },
+          dns: { serverIP: ip(3) },
+          proxy: { serverIP: ip(4), internalProxyService: "10.96.0.44" },
+        },
+      }),
+    ],
   });
   const out = {
-    infras: [...parts.infras], attachments: [] as ClusterState["attachments"][number][],
-    namespaces: [] as ClusterState["namespaces"][number][], services: [] as ClusterState["services"][number][],
-    nodePools: [] as ClusterState["nodePools"][number][], machines: [] as Machine[],
+    infras: [...parts.infras],
+    attachments: [] as ClusterState["attachments"][number][],
+    namespaces: [] as ClusterState["namespaces"][number][],
+    services: [] as ClusterState["services"][number][],
+    nodePools: [] as ClusterState["nodePools"][number][],
+    machines: [] as Machine[],
   };
   for (let c = 0; c < shape.clusters; c += 1) {
     const name = clusterName(i, c);
@@ -121,6 +128,8 @@ export function merge(parts: readonly ClusterState[]): ClusterState {
 
 /** A copy of `s` where Machine `name` in namespace `cp` reports `address` instead. */
 export function moveMachine(s: ClusterState, cp: string, name: string, pool: string, address: string): ClusterState {
-  const machines = s.machines.map((m) => (m.metadata.namespace === cp && m.metadata.name === name ? machine(cp, name, pool, [address]) : m));
+  const machines = s.machines.map((m) =>
+    m.metadata.namespace === cp && m.metadata.name === name ? machine(cp, name, pool, [address]) : m,
+  );
   return { ...s, machines };
 }

@@ -9,12 +9,19 @@ export function percentile(sorted: readonly number[], p: number): number {
 /** Nearest-rank p50/p99 and the maximum of `values`, rounded to 0.01. */
 export function summary(values: readonly number[]): { p50: number; p99: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
-  return { p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted[sorted.length - 1] ?? Number.NaN) };
+  return {
+    p50: round(percentile(sorted, 50)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted[sorted.length - 1] ?? Number.NaN),
+  };
 }
 
 /** Median of `values`. */
 export function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
 /** Rounds to two decimals. */

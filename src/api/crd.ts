@@ -34,7 +34,15 @@ export interface CrdFile {
 
 /** Validation keywords copied unchanged, in the order they are written. */
 const SCALAR_KEYWORDS = [
-  "format", "default", "pattern", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems",
+  "format",
+  "default",
+  "pattern",
+  "minLength",
+  "maxLength",
+  "minimum",
+  "maximum",
+  "minItems",
+  "maxItems",
 ] as const;
 
 const HEADER =
@@ -62,7 +70,8 @@ export function toStructural(schema: TSchema, path = "openAPIV3Schema"): JsonSch
     case "Record": {
       const pattern = (s["patternProperties"] ?? {}) as Record<string, TSchema>;
       const values = Object.values(pattern);
-      if (values.length !== 1 || values[0] === undefined) throw new Error(`${path}: Record needs exactly one value schema`);
+      if (values.length !== 1 || values[0] === undefined)
+        throw new Error(`${path}: Record needs exactly one value schema`);
       out = { type: "object", additionalProperties: toStructural(values[0], `${path}.additionalProperties`) };
       break;
     }
@@ -110,7 +119,9 @@ function withKeywords(node: JsonSchemaProps, s: Record<string, unknown>): JsonSc
   if (node.properties !== undefined) out["properties"] = node.properties;
   if (node.required !== undefined) out["required"] = node.required;
   if (node.additionalProperties !== undefined) out["additionalProperties"] = node.additionalProperties;
-  for (const k of Object.keys(s).filter((key) => key.startsWith("x-kubernetes-")).sort()) {
+  for (const k of Object.keys(s)
+    .filter((key) => key.startsWith("x-kubernetes-"))
+    .sort()) {
     out[k] = structuredClone(s[k]);
   }
   return out as unknown as JsonSchemaProps;
@@ -149,19 +160,21 @@ export function crdObject(def: KindDefinition): Record<string, unknown> {
         singular: def.singular,
       },
       scope: "Namespaced",
-      versions: [{
-        name: VERSION,
-        served: true,
-        storage: true,
-        additionalPrinterColumns: def.printerColumns.map((c) => ({
-          name: c.name,
-          type: c.type,
-          jsonPath: c.jsonPath,
-          ...(c.description === undefined ? {} : { description: c.description }),
-        })),
-        schema: { openAPIV3Schema: kindSchema(def) },
-        subresources: { status: {} },
-      }],
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          additionalPrinterColumns: def.printerColumns.map((c) => ({
+            name: c.name,
+            type: c.type,
+            jsonPath: c.jsonPath,
+            ...(c.description === undefined ? {} : { description: c.description }),
+          })),
+          schema: { openAPIV3Schema: kindSchema(def) },
+          subresources: { status: {} },
+        },
+      ],
     },
   };
 }

@@ -19,8 +19,15 @@ export type NodePool = Observed<{ clusterName?: string; platform?: { type?: stri
 /** cluster.x-k8s.io/v1beta1 Machine. */
 export type Machine = Observed<unknown, { addresses?: { type?: string; address?: string }[] }>;
 
-export interface VmiInterfaceSpec { name?: string; macAddress?: string }
-export interface VmiNetworkSpec { name?: string; multus?: { networkName?: string }; pod?: object }
+export interface VmiInterfaceSpec {
+  name?: string;
+  macAddress?: string;
+}
+export interface VmiNetworkSpec {
+  name?: string;
+  multus?: { networkName?: string };
+  pod?: object;
+}
 export interface VmiInterfaceStatus {
   name?: string;
   mac?: string;
@@ -34,7 +41,12 @@ export type VirtualMachineInstance = Observed<
   { interfaces?: VmiInterfaceStatus[]; migrationState?: object }
 >;
 
-export interface ServicePort { name?: string; port?: number; targetPort?: number | string; protocol?: string }
+export interface ServicePort {
+  name?: string;
+  port?: number;
+  targetPort?: number | string;
+  protocol?: string;
+}
 /** v1 Service. */
 export type Service = Observed<{ type?: string; clusterIP?: string; ports?: ServicePort[] }>;
 

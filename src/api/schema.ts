@@ -34,12 +34,14 @@ const obj = <P extends TProperties>(props: P, description?: string): TObject<P> 
 /** An optional object that defaults to {} so the API server (and Value.Default) fills its inner defaults. */
 const section = <P extends TProperties>(props: P, description?: string) =>
   Type.Optional(Type.Object(props, { default: {}, ...(description === undefined ? {} : { description }) }));
-const stringMap = (description: string) =>
-  Type.Record(Type.String(), Type.String(), { description });
+const stringMap = (description: string) => Type.Record(Type.String(), Type.String(), { description });
 
 /** metav1.Condition, as Kubernetes validates it. */
 export const Condition = obj({
-  type: Type.String({ maxLength: 316, pattern: String.raw`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$` }),
+  type: Type.String({
+    maxLength: 316,
+    pattern: String.raw`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`,
+  }),
   status: Type.Union([Type.Literal("True"), Type.Literal("False"), Type.Literal("Unknown")]),
   observedGeneration: opt(Type.Integer({ minimum: 0 })),
   lastTransitionTime: Type.String({ format: "date-time" }),
@@ -55,20 +57,32 @@ const Conditions = Type.Array(Condition, {
 
 // ---------------------------------------------------------------- Infra
 
-export const NetworkConfig = obj({
-  cidr: Type.String({ pattern: IPV4_CIDR, description: "IPv4 CIDR of the isolated VLAN, e.g. 192.0.2.0/24." }),
-  gateway: ipv4("Default gateway of the VLAN; must lie inside cidr."),
-  networkAttachmentDefinition: Type.String({ minLength: 1, description: "Multus NetworkAttachmentDefinition of the VLAN." }),
-  networkAttachmentNamespace: opt(Type.String({ description: "Namespace of the NetworkAttachmentDefinition; default: the Infra's namespace." })),
-  dnsServers: opt(Type.Array(Type.String({ minLength: 1 }), {
-    default: ["resolv.conf"],
-    description: "Upstream resolvers: IPv4 addresses, or the literal \"resolv.conf\" to inherit the node's resolvers.",
-  })),
-}, "The isolated VLAN the worker VMs are attached to.");
+export const NetworkConfig = obj(
+  {
+    cidr: Type.String({ pattern: IPV4_CIDR, description: "IPv4 CIDR of the isolated VLAN, e.g. 192.0.2.0/24." }),
+    gateway: ipv4("Default gateway of the VLAN; must lie inside cidr."),
+    networkAttachmentDefinition: Type.String({
+      minLength: 1,
+      description: "Multus NetworkAttachmentDefinition of the VLAN.",
+    }),
+    networkAttachmentNamespace: opt(
+      Type.String({ description: "Namespace of the NetworkAttachmentDefinition; default: the Infra's namespace." }),
+    ),
+    dnsServers: opt(
+      Type.Array(Type.String({ minLength: 1 }), {
+        default: ["resolv.conf"],
+        description:
+          'Upstream resolvers: IPv4 addresses, or the literal "resolv.conf" to inherit the node\'s resolvers.',
+      }),
+    ),
+  },
+  "The isolated VLAN the worker VMs are attached to.",
+);
 
 export const UnknownClientPolicy = Type.Union([Type.Literal("deny"), Type.Literal("pool")], {
   default: "deny",
-  description: "What Kea does for a MAC that belongs to no known VMI: deny (no lease) or pool (a lease from rangeStart-rangeEnd).",
+  description:
+    "What Kea does for a MAC that belongs to no known VMI: deny (no lease) or pool (a lease from rangeStart-rangeEnd).",
 });
 
 /**
@@ -77,66 +91,140 @@ export const UnknownClientPolicy = Type.Union([Type.Literal("deny"), Type.Litera
  */
 function DHCPOption() {
   return obj({
-    code: Type.Integer({ minimum: 1, maximum: 254, description: "DHCP option code, e.g. 26 (MTU), 42 (NTP servers), 119 (domain search), 121 (classless static routes)." }),
-    value: Type.String({ description: "Option value in Kea's text form: an integer, comma-separated addresses or names, or for 121 \"dest/prefix - router\" pairs." }),
+    code: Type.Integer({
+      minimum: 1,
+      maximum: 254,
+      description:
+        "DHCP option code, e.g. 26 (MTU), 42 (NTP servers), 119 (domain search), 121 (classless static routes).",
+    }),
+    value: Type.String({
+      description:
+        'Option value in Kea\'s text form: an integer, comma-separated addresses or names, or for 121 "dest/prefix - router" pairs.',
+    }),
   });
 }
 
-export const DHCPConfig = obj({
-  enabled: opt(Type.Boolean({ default: true, description: "Deploy the Kea DHCPv4 server." })),
-  serverIP: opt(ipv4("Static VLAN address of the DHCP server; required when enabled.")),
-  rangeStart: opt(ipv4("First address of the dynamic pool.")),
-  rangeEnd: opt(ipv4("Last address of the dynamic pool.")),
-  leaseTime: opt(Type.String({ pattern: GO_DURATION, default: "1h", description: "Lease lifetime as a Go duration (1h, 30m, 1h30m)." })),
-  image: opt(Type.String({ description: "Kea container image." })),
-  unknownClients: opt(UnknownClientPolicy),
-  interface: opt(Type.String({ minLength: 1, default: "net1", description: "Interface Kea listens on inside its pod (the Multus attachment)." })),
-  options: opt(Type.Array(DHCPOption(), { description: "Extra DHCP options for every client (added to the DHCPServer's options)." })),
-}, "Kea DHCPv4 on the VLAN.");
+export const DHCPConfig = obj(
+  {
+    enabled: opt(Type.Boolean({ default: true, description: "Deploy the Kea DHCPv4 server." })),
+    serverIP: opt(ipv4("Static VLAN address of the DHCP server; required when enabled.")),
+    rangeStart: opt(ipv4("First address of the dynamic pool.")),
+    rangeEnd: opt(ipv4("Last address of the dynamic pool.")),
+    leaseTime: opt(
+      Type.String({
+        pattern: GO_DURATION,
+        default: "1h",
+        description: "Lease lifetime as a Go duration (1h, 30m, 1h30m).",
+      }),
+    ),
+    image: opt(Type.String({ description: "Kea container image." })),
+    unknownClients: opt(UnknownClientPolicy),
+    interface: opt(
+      Type.String({
+        minLength: 1,
+        default: "net1",
+        description: "Interface Kea listens on inside its pod (the Multus attachment).",
+      }),
+    ),
+    options: opt(
+      Type.Array(DHCPOption(), {
+        description: "Extra DHCP options for every client (added to the DHCPServer's options).",
+      }),
+    ),
+  },
+  "Kea DHCPv4 on the VLAN.",
+);
 
-export const DNSConfig = obj({
-  enabled: opt(Type.Boolean({ default: true, description: "Deploy the split-horizon CoreDNS server." })),
-  serverIP: opt(ipv4("Static VLAN address of the DNS server; required when enabled.")),
-  image: opt(Type.String({ description: "CoreDNS container image." })),
-  baseDomain: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: use an InfraClusterAttachment." })),
-  clusterName: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: use an InfraClusterAttachment." })),
-}, "CoreDNS with a VLAN view and a pod-network view.");
+export const DNSConfig = obj(
+  {
+    enabled: opt(Type.Boolean({ default: true, description: "Deploy the split-horizon CoreDNS server." })),
+    serverIP: opt(ipv4("Static VLAN address of the DNS server; required when enabled.")),
+    image: opt(Type.String({ description: "CoreDNS container image." })),
+    baseDomain: opt(
+      Type.String({
+        description: "Accepted for compatibility with the original operator; ignored: use an InfraClusterAttachment.",
+      }),
+    ),
+    clusterName: opt(
+      Type.String({
+        description: "Accepted for compatibility with the original operator; ignored: use an InfraClusterAttachment.",
+      }),
+    ),
+  },
+  "CoreDNS with a VLAN view and a pod-network view.",
+);
 
 export const ExternalServiceConfig = obj({
-  enabled: opt(Type.Boolean({ default: false, description: "Create the LoadBalancer Service <infra>-proxy-external on port 443." })),
-  addressPoolName: opt(Type.String({ description: "MetalLB address pool (annotation metallb.universe.tf/address-pool)." })),
+  enabled: opt(
+    Type.Boolean({
+      default: false,
+      description: "Create the LoadBalancer Service <infra>-proxy-external on port 443.",
+    }),
+  ),
+  addressPoolName: opt(
+    Type.String({ description: "MetalLB address pool (annotation metallb.universe.tf/address-pool)." }),
+  ),
   labels: opt(stringMap("Labels added to the Service.")),
   annotations: opt(stringMap("Annotations added to the Service.")),
-  publishAttachmentOAuths: opt(Type.Boolean({ default: false, description: "Append each Ready attachment's oauth.<domain> to external-dns.alpha.kubernetes.io/hostname." })),
+  publishAttachmentOAuths: opt(
+    Type.Boolean({
+      default: false,
+      description: "Append each Ready attachment's oauth.<domain> to external-dns.alpha.kubernetes.io/hostname.",
+    }),
+  ),
 });
 
-export const ProxyConfig = obj({
-  enabled: opt(Type.Boolean({ default: true, description: "Deploy the Envoy TLS-passthrough SNI proxy." })),
-  serverIP: opt(ipv4("Static VLAN address of the proxy; required when enabled.")),
-  internalProxyService: opt(Type.String({ description: "ClusterIP, or svc.ns[.svc.cluster.local], of the proxy Service on the pod network; published in the default DNS view." })),
-  proxyImage: opt(Type.String({ description: "Envoy container image." })),
-  managerImage: opt(Type.String({ description: "oooi image." })),
-  controlPlaneNamespace: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: use an InfraClusterAttachment." })),
-  apiServerService: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: use an InfraClusterAttachment." })),
-  externalService: section(ExternalServiceConfig.properties),
-}, "Envoy, configured live over xDS.");
+export const ProxyConfig = obj(
+  {
+    enabled: opt(Type.Boolean({ default: true, description: "Deploy the Envoy TLS-passthrough SNI proxy." })),
+    serverIP: opt(ipv4("Static VLAN address of the proxy; required when enabled.")),
+    internalProxyService: opt(
+      Type.String({
+        description:
+          "ClusterIP, or svc.ns[.svc.cluster.local], of the proxy Service on the pod network; published in the default DNS view.",
+      }),
+    ),
+    proxyImage: opt(Type.String({ description: "Envoy container image." })),
+    managerImage: opt(Type.String({ description: "oooi image." })),
+    controlPlaneNamespace: opt(
+      Type.String({
+        description: "Accepted for compatibility with the original operator; ignored: use an InfraClusterAttachment.",
+      }),
+    ),
+    apiServerService: opt(
+      Type.String({
+        description: "Accepted for compatibility with the original operator; ignored: use an InfraClusterAttachment.",
+      }),
+    ),
+    externalService: section(ExternalServiceConfig.properties),
+  },
+  "Envoy, configured live over xDS.",
+);
 
 export const InfraSpec = obj({
   networkConfig: NetworkConfig,
-  infraComponents: section({
-    dhcp: section(DHCPConfig.properties, DHCPConfig.description),
-    dns: section(DNSConfig.properties, DNSConfig.description),
-    proxy: section(ProxyConfig.properties, ProxyConfig.description),
-  }, "The three VLAN services."),
+  infraComponents: section(
+    {
+      dhcp: section(DHCPConfig.properties, DHCPConfig.description),
+      dns: section(DNSConfig.properties, DNSConfig.description),
+      proxy: section(ProxyConfig.properties, ProxyConfig.description),
+    },
+    "The three VLAN services.",
+  ),
 });
 
 export const InfraStatus = obj({
   conditions: opt(Conditions),
-  componentStatus: opt(obj({
-    dhcpReady: opt(Type.Boolean()),
-    dnsReady: opt(Type.Boolean()),
-    proxyReady: opt(Type.Boolean()),
-  }, "True only when the workload is available and its data plane acknowledged the current config.")),
+  componentStatus: opt(
+    obj(
+      {
+        dhcpReady: opt(Type.Boolean()),
+        dnsReady: opt(Type.Boolean()),
+        proxyReady: opt(Type.Boolean()),
+      },
+      "True only when the workload is available and its data plane acknowledged the current config.",
+    ),
+  ),
   attachments: opt(obj({ total: opt(Type.Integer()), ready: opt(Type.Integer()) })),
   observedGeneration: opt(Type.Integer()),
 });
@@ -146,12 +234,19 @@ export const InfraStatus = obj({
 export const AppsIngressPhase = Type.Union([Type.Literal("Pending"), Type.Literal("Ready"), Type.Literal("Degraded")]);
 
 export const AppsIngressConfig = obj({
-  enabled: opt(Type.Boolean({ default: false, description: "Automate the hosted cluster's *.apps ingress (MetalLB VIP + SNI backends + DNS)." })),
-  metallb: opt(obj({
-    addressPoolName: opt(Type.String({ description: "MetalLB IPAddressPool in the hosted cluster." })),
-    ipAddressPoolRange: opt(Type.String({ description: "Address range of that pool, on the VLAN." })),
-    l2AdvertisementName: opt(Type.String({ description: "Default: advertise-<addressPoolName>." })),
-  })),
+  enabled: opt(
+    Type.Boolean({
+      default: false,
+      description: "Automate the hosted cluster's *.apps ingress (MetalLB VIP + SNI backends + DNS).",
+    }),
+  ),
+  metallb: opt(
+    obj({
+      addressPoolName: opt(Type.String({ description: "MetalLB IPAddressPool in the hosted cluster." })),
+      ipAddressPoolRange: opt(Type.String({ description: "Address range of that pool, on the VLAN." })),
+      l2AdvertisementName: opt(Type.String({ description: "Default: advertise-<addressPoolName>." })),
+    }),
+  ),
   service: section({
     name: opt(Type.String({ default: "oooi-ingress" })),
     namespace: opt(Type.String({ default: "openshift-ingress" })),
@@ -171,11 +266,26 @@ export const InfraClusterAttachmentSpec = obj({
     namespace: opt(Type.String({ default: "clusters", description: "HostedCluster namespace." })),
   }),
   dns: obj({
-    clusterName: Type.String({ minLength: 1, pattern: DNS_LABEL, description: "Hosted cluster name in its DNS domain." }),
-    baseDomain: Type.String({ minLength: 1, pattern: DNS_SUBDOMAIN, description: "Base domain; the cluster's domain is <clusterName>.<baseDomain>." }),
+    clusterName: Type.String({
+      minLength: 1,
+      pattern: DNS_LABEL,
+      description: "Hosted cluster name in its DNS domain.",
+    }),
+    baseDomain: Type.String({
+      minLength: 1,
+      pattern: DNS_SUBDOMAIN,
+      description: "Base domain; the cluster's domain is <clusterName>.<baseDomain>.",
+    }),
   }),
-  controlPlaneNamespace: opt(Type.String({ description: "Default: <hostedClusterRef.namespace>-<hostedClusterRef.name>." })),
-  apiServerService: opt(Type.String({ default: "kube-apiserver", description: "Hosted API server Service in the control-plane namespace." })),
+  controlPlaneNamespace: opt(
+    Type.String({ description: "Default: <hostedClusterRef.namespace>-<hostedClusterRef.name>." }),
+  ),
+  apiServerService: opt(
+    Type.String({
+      default: "kube-apiserver",
+      description: "Hosted API server Service in the control-plane namespace.",
+    }),
+  ),
   appsIngress: section(AppsIngressConfig.properties),
 });
 
@@ -227,7 +337,12 @@ export const DHCPAllocation = obj({
   mac: Type.String({ pattern: MAC }),
   ip: ipv4("Address allocated to the MAC."),
   vmi: Type.String({ description: "<namespace>/<name> of the VMI that last held it." }),
-  releasedAt: opt(Type.String({ format: "date-time", description: "When the VMI went away; the address is kept for the MAC until the lease time has passed." })),
+  releasedAt: opt(
+    Type.String({
+      format: "date-time",
+      description: "When the VMI went away; the address is kept for the MAC until the lease time has passed.",
+    }),
+  ),
 });
 export type DHCPAllocation = Static<typeof DHCPAllocation>;
 
@@ -238,9 +353,12 @@ export const DHCPServerStatus = obj({
   totalLeases: opt(Type.Integer()),
   ackedVersion: opt(Type.String({ description: "KeaConfig version the dhcp-agent last ACKed." })),
   lastNack: opt(Type.String({ description: "Kea's message for the last configuration it rejected." })),
-  allocations: opt(Type.Array(DHCPAllocation, {
-    description: "The durable address table: which MAC holds which address. Read back at start, so addresses survive operator restarts and leader changes.",
-  })),
+  allocations: opt(
+    Type.Array(DHCPAllocation, {
+      description:
+        "The durable address table: which MAC holds which address. Read back at start, so addresses survive operator restarts and leader changes.",
+    }),
+  ),
 });
 
 export const DNSRecordView = Type.Union([Type.Literal("vlan"), Type.Literal("default")]);
@@ -250,16 +368,40 @@ export const DNSServerSpec = obj({
     serverIP: ipv4("Static VLAN address of CoreDNS."),
     proxyIP: opt(ipv4("The proxy's VLAN address (VLAN view answers); absent when the proxy is disabled.")),
     internalProxyIP: opt(ipv4("The proxy's ClusterIP (default view answers).")),
-    secondaryNetworkCIDR: opt(Type.String({ pattern: IPV4_CIDR, description: "Clients inside it get the VLAN view (the original's DNSServer may omit it)." })),
+    secondaryNetworkCIDR: opt(
+      Type.String({
+        pattern: IPV4_CIDR,
+        description: "Clients inside it get the VLAN view (the original's DNSServer may omit it).",
+      }),
+    ),
     ...ChildNetwork,
-    dnsPort: opt(Type.Integer({ minimum: 1, maximum: 65535, description: "Accepted for compatibility with the original operator; ignored: CoreDNS listens on 53." })),
+    dnsPort: opt(
+      Type.Integer({
+        minimum: 1,
+        maximum: 65535,
+        description: "Accepted for compatibility with the original operator; ignored: CoreDNS listens on 53.",
+      }),
+    ),
   }),
-  staticEntries: opt(Type.Array(obj({
-    hostname: Type.String({ minLength: 1 }),
-    ip: ipv4("A record value."),
-    view: opt(Type.Union([Type.Literal("vlan"), Type.Literal("default")], { description: "View the record is published in; the original's entries have none." })),
-  }))),
-  hostedClusterDomain: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: domains come from the Infra's attachments." })),
+  staticEntries: opt(
+    Type.Array(
+      obj({
+        hostname: Type.String({ minLength: 1 }),
+        ip: ipv4("A record value."),
+        view: opt(
+          Type.Union([Type.Literal("vlan"), Type.Literal("default")], {
+            description: "View the record is published in; the original's entries have none.",
+          }),
+        ),
+      }),
+    ),
+  ),
+  hostedClusterDomain: opt(
+    Type.String({
+      description:
+        "Accepted for compatibility with the original operator; ignored: domains come from the Infra's attachments.",
+    }),
+  ),
   upstreamDNS: opt(Type.Array(Type.String())),
   image: opt(Type.String()),
   reloadInterval: opt(Type.String({ pattern: SIMPLE_DURATION, default: "5s" })),
@@ -282,14 +424,29 @@ export const ProxyBackend = obj({
   targetNamespace: opt(Type.String()),
   targetPort: Type.Integer({ minimum: 1, maximum: 65535 }),
   timeoutSeconds: opt(Type.Integer({ minimum: 1, default: 30 })),
-  protocol: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: every backend is TCP (TLS passthrough or plain HTTP by port)." })),
+  protocol: opt(
+    Type.String({
+      description:
+        "Accepted for compatibility with the original operator; ignored: every backend is TCP (TLS passthrough or plain HTTP by port).",
+    }),
+  ),
 });
 
 export const ProxyServerSpec = obj({
   networkConfig: obj({ serverIP: ipv4("Static VLAN address of Envoy."), ...ChildNetwork }),
   xdsPort: opt(Type.Integer({ minimum: 1, maximum: 65535, default: 18000 })),
-  port: opt(Type.Integer({ minimum: 1, maximum: 65535, description: "Accepted for compatibility with the original operator; ignored: listeners are 443, 6443 and 80." })),
-  logLevel: opt(Type.String({ description: "Accepted for compatibility with the original operator; ignored: Envoy logs at its default level." })),
+  port: opt(
+    Type.Integer({
+      minimum: 1,
+      maximum: 65535,
+      description: "Accepted for compatibility with the original operator; ignored: listeners are 443, 6443 and 80.",
+    }),
+  ),
+  logLevel: opt(
+    Type.String({
+      description: "Accepted for compatibility with the original operator; ignored: Envoy logs at its default level.",
+    }),
+  ),
   backends: opt(Type.Array(ProxyBackend)),
   proxyImage: opt(Type.String()),
   managerImage: opt(Type.String()),
@@ -321,56 +478,82 @@ const AGE_COLUMN = { name: "Age", type: "date", jsonPath: ".metadata.creationTim
 
 export const KINDS: readonly KindDefinition[] = [
   {
-    kind: "Infra", plural: "infras", singular: "infra", shortNames: ["infra"],
+    kind: "Infra",
+    plural: "infras",
+    singular: "infra",
+    shortNames: ["infra"],
     description: "One shared VLAN stack (DHCP, split-horizon DNS, SNI proxy) for KubeVirt hosted-cluster workers.",
-    spec: InfraSpec, status: InfraStatus,
+    spec: InfraSpec,
+    status: InfraStatus,
     printerColumns: [
       { name: "CIDR", type: "string", jsonPath: ".spec.networkConfig.cidr" },
       { name: "Attachments", type: "integer", jsonPath: ".status.attachments.total" },
-      READY_COLUMN, REASON_COLUMN, AGE_COLUMN,
+      READY_COLUMN,
+      REASON_COLUMN,
+      AGE_COLUMN,
     ],
   },
   {
-    kind: "InfraClusterAttachment", plural: "infraclusterattachments", singular: "infraclusterattachment",
+    kind: "InfraClusterAttachment",
+    plural: "infraclusterattachments",
+    singular: "infraclusterattachment",
     shortNames: ["ica", "infraattachment"],
     description: "Attaches one HyperShift HostedCluster to an Infra in the same namespace.",
-    spec: InfraClusterAttachmentSpec, status: InfraClusterAttachmentStatus,
+    spec: InfraClusterAttachmentSpec,
+    status: InfraClusterAttachmentStatus,
     printerColumns: [
       { name: "Infra", type: "string", jsonPath: ".spec.infraRef.name" },
       { name: "HostedCluster", type: "string", jsonPath: ".spec.hostedClusterRef.name" },
       { name: "Domain", type: "string", jsonPath: ".status.domain" },
-      READY_COLUMN, REASON_COLUMN, AGE_COLUMN,
+      READY_COLUMN,
+      REASON_COLUMN,
+      AGE_COLUMN,
     ],
   },
   {
-    kind: "DHCPServer", plural: "dhcpservers", singular: "dhcpserver", shortNames: ["dhcp"],
+    kind: "DHCPServer",
+    plural: "dhcpservers",
+    singular: "dhcpserver",
+    shortNames: ["dhcp"],
     description: "Kea DHCPv4 server of an Infra (generated).",
-    spec: DHCPServerSpec, status: DHCPServerStatus,
+    spec: DHCPServerSpec,
+    status: DHCPServerStatus,
     printerColumns: [
       { name: "CIDR", type: "string", jsonPath: ".spec.networkConfig.cidr" },
       { name: "ServerIP", type: "string", jsonPath: ".spec.networkConfig.serverIP" },
       { name: "Leases", type: "integer", jsonPath: ".status.activeLeases" },
-      READY_COLUMN, AGE_COLUMN,
+      READY_COLUMN,
+      AGE_COLUMN,
     ],
   },
   {
-    kind: "DNSServer", plural: "dnsservers", singular: "dnsserver", shortNames: ["dns"],
+    kind: "DNSServer",
+    plural: "dnsservers",
+    singular: "dnsserver",
+    shortNames: ["dns"],
     description: "Split-horizon CoreDNS server of an Infra (generated).",
-    spec: DNSServerSpec, status: DNSServerStatus,
+    spec: DNSServerSpec,
+    status: DNSServerStatus,
     printerColumns: [
       { name: "ServerIP", type: "string", jsonPath: ".spec.networkConfig.serverIP" },
       { name: "ProxyIP", type: "string", jsonPath: ".spec.networkConfig.proxyIP" },
-      READY_COLUMN, AGE_COLUMN,
+      READY_COLUMN,
+      AGE_COLUMN,
     ],
   },
   {
-    kind: "ProxyServer", plural: "proxyservers", singular: "proxyserver", shortNames: ["proxy"],
+    kind: "ProxyServer",
+    plural: "proxyservers",
+    singular: "proxyserver",
+    shortNames: ["proxy"],
     description: "Envoy SNI proxy of an Infra, configured over xDS (generated).",
-    spec: ProxyServerSpec, status: ProxyServerStatus,
+    spec: ProxyServerSpec,
+    status: ProxyServerStatus,
     printerColumns: [
       { name: "ServerIP", type: "string", jsonPath: ".spec.networkConfig.serverIP" },
       { name: "Acked", type: "string", jsonPath: ".status.ackedVersion" },
-      READY_COLUMN, AGE_COLUMN,
+      READY_COLUMN,
+      AGE_COLUMN,
     ],
   },
 ];

@@ -14,7 +14,8 @@ export interface FieldError {
  * validation gives). An invalid object reports them too, so a typo and the "required" it causes
  * are seen in one pass.
  */
-export type Decoded<T> = { ok: true; value: T; unknown: FieldError[] } | { ok: false; errors: FieldError[]; unknown: FieldError[] };
+export type Decoded<T> =
+  { ok: true; value: T; unknown: FieldError[] } | { ok: false; errors: FieldError[]; unknown: FieldError[] };
 
 /** Top-level fields of a Kubernetes object; anything else there is a typo or a mis-indented block. */
 const TOP_LEVEL_FIELDS = ["apiVersion", "kind", "metadata", "spec", "status"] as const;
@@ -65,23 +66,31 @@ function describe(message: string, schema: unknown, value: unknown): string {
  */
 export function decodeResource<Spec>(raw: unknown, expectKind: string): Decoded<Resource<Spec, unknown>> {
   const def = kindDefinition(expectKind);
-  if (def === undefined) return { ok: false, errors: [{ field: "kind", message: `unknown kind ${expectKind}` }], unknown: [] };
-  if (typeof raw !== "object" || raw === null) return { ok: false, errors: [{ field: "", message: "not an object" }], unknown: [] };
+  if (def === undefined)
+    return { ok: false, errors: [{ field: "kind", message: `unknown kind ${expectKind}` }], unknown: [] };
+  if (typeof raw !== "object" || raw === null)
+    return { ok: false, errors: [{ field: "", message: "not an object" }], unknown: [] };
   const r = raw as Record<string, unknown>;
   const errors: FieldError[] = [];
   if (r["apiVersion"] !== API_VERSION) errors.push({ field: "apiVersion", message: `must be ${API_VERSION}` });
   const meta = r["metadata"] as Record<string, unknown> | undefined;
-  if (typeof meta?.["name"] !== "string" || meta["name"] === "") errors.push({ field: "metadata.name", message: "required" });
+  if (typeof meta?.["name"] !== "string" || meta["name"] === "")
+    errors.push({ field: "metadata.name", message: "required" });
   const spec = structuredClone(r["spec"] ?? {});
   Value.Default(def.spec, spec);
   errors.push(...schemaErrors(def.spec, spec, "/spec"));
   const unknown = [
-    ...Object.keys(r).filter((k) => !(TOP_LEVEL_FIELDS as readonly string[]).includes(k))
+    ...Object.keys(r)
+      .filter((k) => !(TOP_LEVEL_FIELDS as readonly string[]).includes(k))
       .map((k) => ({ field: k, message: unknownFieldMessage(k, TOP_LEVEL_FIELDS) })),
     ...unknownFields(def.spec, spec, "spec"),
   ];
   if (errors.length > 0) return { ok: false, errors, unknown };
-  return { ok: true, value: { ...(structuredClone(r) as unknown as Resource<Spec, unknown>), spec: spec as Spec }, unknown };
+  return {
+    ok: true,
+    value: { ...(structuredClone(r) as unknown as Resource<Spec, unknown>), spec: spec as Spec },
+    unknown,
+  };
 }
 
 /** "unknown field — did you mean gateway?" when a declared sibling is a likely intended name. */
@@ -119,7 +128,12 @@ export function editDistance(a: string, b: string): number {
 
 /** Fields the schema does not declare (a typo or a mis-indented line), with their paths. */
 export function unknownFields(schema: TSchema, value: unknown, path: string): FieldError[] {
-  const s = schema as { type?: string; properties?: Record<string, TSchema>; items?: TSchema; additionalProperties?: unknown };
+  const s = schema as {
+    type?: string;
+    properties?: Record<string, TSchema>;
+    items?: TSchema;
+    additionalProperties?: unknown;
+  };
   if (Array.isArray(value) && s.items !== undefined) {
     const items = s.items;
     return value.flatMap((v, i) => unknownFields(items, v, `${path}[${String(i)}]`));
@@ -128,7 +142,8 @@ export function unknownFields(schema: TSchema, value: unknown, path: string): Fi
   const out: FieldError[] = [];
   for (const [k, v] of Object.entries(value)) {
     const sub = s.properties[k];
-    if (sub === undefined) out.push({ field: `${path}.${k}`, message: unknownFieldMessage(k, Object.keys(s.properties)) });
+    if (sub === undefined)
+      out.push({ field: `${path}.${k}`, message: unknownFieldMessage(k, Object.keys(s.properties)) });
     else out.push(...unknownFields(sub, v, `${path}.${k}`));
   }
   return out;

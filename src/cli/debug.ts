@@ -4,7 +4,13 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { stringify as toYaml } from "yaml";
 import { DebugClient, XdsUnreachableError } from "../xds/introspect/debug-client.js";
-import type { NodeMessage, PushMessage, ResourceMessage, TypeConfigMessage, TypeStateMessage } from "../xds/introspect/debug-client.js";
+import type {
+  NodeMessage,
+  PushMessage,
+  ResourceMessage,
+  TypeConfigMessage,
+  TypeStateMessage,
+} from "../xds/introspect/debug-client.js";
 import { millisOf, typeLabel, typeMatches } from "../xds/introspect/state.js";
 import { fromStruct } from "../xds/introspect/struct.js";
 import { clientCredentials, readTlsFiles } from "../xds/introspect/tls.js";
@@ -38,7 +44,9 @@ function processIo(): DebugIo {
   return {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
-    exit: (code) => { process.exitCode = code; },
+    exit: (code) => {
+      process.exitCode = code;
+    },
     now: () => Date.now(),
     color: process.stdout.isTTY && (process.env["NO_COLOR"] ?? "") === "",
   };
@@ -50,12 +58,12 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
     .command("debug")
     .description(
       "Inspect a running xDS server (oooi serve / oooi operator) through its oooi.debug.v1 service,\n" +
-      "served on the xDS port next to ADS, CSDS, grpc.health.v1 and server reflection.\n\n" +
-      "  oooi debug nodes                 connected Envoy / dhcp-agent nodes and their sync state per type\n" +
-      "  oooi debug config NODE           the configuration one node was sent and acknowledged (YAML or JSON)\n" +
-      "  oooi debug pushes                recent pushes with change→sent and change→ACK latencies\n\n" +
-      "Sync states: synced (the latest response was ACKed), stale (awaiting the ACK), NACK (the node\n" +
-      "rejected the latest response: the reason is printed), not sent (subscribed, nothing to send yet).",
+        "served on the xDS port next to ADS, CSDS, grpc.health.v1 and server reflection.\n\n" +
+        "  oooi debug nodes                 connected Envoy / dhcp-agent nodes and their sync state per type\n" +
+        "  oooi debug config NODE           the configuration one node was sent and acknowledged (YAML or JSON)\n" +
+        "  oooi debug pushes                recent pushes with change→sent and change→ACK latencies\n\n" +
+        "Sync states: synced (the latest response was ACKed), stale (awaiting the ACK), NACK (the node\n" +
+        "rejected the latest response: the reason is printed), not sent (subscribed, nothing to send yet).",
     );
 
   withConnect(debug.command("nodes"))
@@ -68,7 +76,9 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
     });
 
   withConnect(debug.command("config").argument("<node>", "Envoy node.id of the node (see `oooi debug nodes`)"))
-    .description("Print the resources a node holds, per type: as acknowledged, and as sent when a newer version is pending or was rejected.")
+    .description(
+      "Print the resources a node holds, per type: as acknowledged, and as sent when a newer version is pending or was rejected.",
+    )
     .option("-t, --type <type>", "only this type: lds, cds, eds, rds, a type URL or a message name such as KeaConfig")
     .option("-o, --output <format>", "yaml or json", choice(["yaml", "json"]), "yaml")
     .action(async (node: string, opts: ConnectOptions & { type?: string; output: string }) => {
@@ -82,9 +92,13 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
     .option("-t, --type <type>", "only this type (lds, cds, eds, rds, a type URL or message name)")
     .option("-n, --limit <n>", "at most this many of the newest pushes", positiveInt, 50)
     .option("-o, --output <format>", "table or json", choice(["table", "json"]), "table")
-    .action(async (opts: ConnectOptions & { node?: string; cluster?: string; type?: string; limit: number; output: string }) => {
-      io.exit(await debugPushes(opts, io));
-    });
+    .action(
+      async (
+        opts: ConnectOptions & { node?: string; cluster?: string; type?: string; limit: number; output: string },
+      ) => {
+        io.exit(await debugPushes(opts, io));
+      },
+    );
   return debug;
 }
 
@@ -114,11 +128,19 @@ function positiveInt(value: string): number {
 function connect(opts: ConnectOptions): DebugClient {
   const tls = opts.tls === true || opts.tlsCa !== undefined || opts.tlsCert !== undefined || opts.tlsKey !== undefined;
   const files = tls ? readTlsFiles({ ca: opts.tlsCa, cert: opts.tlsCert, key: opts.tlsKey }) : undefined;
-  return new DebugClient({ address: opts.xds, timeoutMs: opts.timeout, ...(files ? { credentials: clientCredentials(files) } : {}) });
+  return new DebugClient({
+    address: opts.xds,
+    timeoutMs: opts.timeout,
+    ...(files ? { credentials: clientCredentials(files) } : {}),
+  });
 }
 
 /** Runs `fn` with a client; prints a one-line error (no stack) and returns 1 on failure. */
-async function withClient(opts: ConnectOptions, io: DebugIo, fn: (client: DebugClient) => Promise<number>): Promise<number> {
+async function withClient(
+  opts: ConnectOptions,
+  io: DebugIo,
+  fn: (client: DebugClient) => Promise<number>,
+): Promise<number> {
   let client: DebugClient | undefined;
   try {
     client = connect(opts);
@@ -126,7 +148,8 @@ async function withClient(opts: ConnectOptions, io: DebugIo, fn: (client: DebugC
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     io.err(`oooi debug: ${message}\n`);
-    if (e instanceof XdsUnreachableError) io.err("(is `oooi serve` or `oooi operator` running there? set the address with --xds HOST:PORT)\n");
+    if (e instanceof XdsUnreachableError)
+      io.err("(is `oooi serve` or `oooi operator` running there? set the address with --xds HOST:PORT)\n");
     return 1;
   } finally {
     client?.close();
@@ -136,9 +159,15 @@ async function withClient(opts: ConnectOptions, io: DebugIo, fn: (client: DebugC
 // ---------------------------------------------------------------- nodes
 
 /** `oooi debug nodes`: prints the node table; returns the exit status. */
-export async function debugNodes(opts: ConnectOptions & { cluster?: string; all?: boolean; output?: string }, io: DebugIo): Promise<number> {
+export async function debugNodes(
+  opts: ConnectOptions & { cluster?: string; all?: boolean; output?: string },
+  io: DebugIo,
+): Promise<number> {
   return withClient(opts, io, async (client) => {
-    const nodes = await client.listNodes({ ...(opts.cluster ? { cluster: opts.cluster } : {}), include_disconnected: opts.all === true });
+    const nodes = await client.listNodes({
+      ...(opts.cluster ? { cluster: opts.cluster } : {}),
+      include_disconnected: opts.all === true,
+    });
     if (opts.output === "json") {
       io.out(`${JSON.stringify(nodes.map(nodeJson), null, 2)}\n`);
       return 0;
@@ -149,30 +178,47 @@ export async function debugNodes(opts: ConnectOptions & { cluster?: string; all?
 }
 
 /** Renders ListNodes as a table (one row per stream), then the NACK reasons. */
-export function formatNodes(nodes: readonly NodeMessage[], o: { now: number; color: boolean; address: string }): string {
+export function formatNodes(
+  nodes: readonly NodeMessage[],
+  o: { now: number; color: boolean; address: string },
+): string {
   if (nodes.length === 0) return `no xDS nodes connected to ${o.address}\n`;
-  const typeUrls = [...new Set(nodes.flatMap((n) => [...n.streams.flatMap((s) => s.types), ...n.types].map((t) => t.type_url)))]
-    .sort((a, b) => (typeLabel(a) < typeLabel(b) ? -1 : typeLabel(a) > typeLabel(b) ? 1 : 0));
+  const typeUrls = [
+    ...new Set(nodes.flatMap((n) => [...n.streams.flatMap((s) => s.types), ...n.types].map((t) => t.type_url))),
+  ].sort((a, b) => (typeLabel(a) < typeLabel(b) ? -1 : typeLabel(a) > typeLabel(b) ? 1 : 0));
   const header = ["NODE", "CLUSTER", "PEER", "PROTO", "CONNECTED", ...typeUrls.map((t) => columnLabel(t))];
   const rows: Cell[][] = [];
   const nacks: string[] = [];
   for (const n of nodes) {
     if (n.streams.length === 0) {
       const byType = new Map(n.types.map((t) => [t.type_url, t]));
-      rows.push([n.id, n.cluster, "-", "-", `gone ${age(o.now, millisOf(n.last_seen_time))}`, ...typeUrls.map((t) => ackedCell(byType.get(t)))]);
+      rows.push([
+        n.id,
+        n.cluster,
+        "-",
+        "-",
+        `gone ${age(o.now, millisOf(n.last_seen_time))}`,
+        ...typeUrls.map((t) => ackedCell(byType.get(t))),
+      ]);
       continue;
     }
     for (const s of n.streams) {
       const byType = new Map(s.types.map((t) => [t.type_url, t]));
       rows.push([
-        n.id, n.cluster, s.peer.replace(/^ipv[46]:/, ""), s.protocol === "PROTOCOL_DELTA" ? "delta" : "sotw",
-        `${age(o.now, millisOf(s.connected_time))} ago`, ...typeUrls.map((t) => stateCell(byType.get(t))),
+        n.id,
+        n.cluster,
+        s.peer.replace(/^ipv[46]:/, ""),
+        s.protocol === "PROTOCOL_DELTA" ? "delta" : "sotw",
+        `${age(o.now, millisOf(s.connected_time))} ago`,
+        ...typeUrls.map((t) => stateCell(byType.get(t))),
       ]);
       for (const t of s.types) {
         if (t.status === "SYNC_STATUS_ERROR" && t.last_nack) {
           const when = age(o.now, millisOf(t.last_nack.time));
           const repeats = t.last_nack.repeats > 1 ? `, ${t.last_nack.repeats} times` : "";
-          nacks.push(`  ${n.id} ${typeLabel(t.type_url)} ${short(t.last_nack.version)} (${when} ago${repeats}): ${t.last_nack.message}`);
+          nacks.push(
+            `  ${n.id} ${typeLabel(t.type_url)} ${short(t.last_nack.version)} (${when} ago${repeats}): ${t.last_nack.message}`,
+          );
         }
       }
     }
@@ -181,7 +227,8 @@ export function formatNodes(nodes: readonly NodeMessage[], o: { now: number; col
   const streams = nodes.reduce((sum, n) => sum + n.streams.length, 0);
   text += `\n${plural(nodes.length, "node")}, ${plural(streams, "stream")}`;
   text += nacks.length > 0 ? `; ${paint(`${plural(nacks.length, "rejected type")} (NACK)`, "red", o.color)}\n` : "\n";
-  if (nacks.length > 0) text += `\n${paint("NACKs (the node keeps its last acknowledged version):", "red", o.color)}\n${nacks.join("\n")}\n`;
+  if (nacks.length > 0)
+    text += `\n${paint("NACKs (the node keeps its last acknowledged version):", "red", o.color)}\n${nacks.join("\n")}\n`;
   return text;
 }
 
@@ -196,11 +243,16 @@ type Cell = string | { text: string; color: "red" | "yellow" | "green" | "dim" }
 function stateCell(t: TypeStateMessage | undefined): Cell {
   if (!t) return "-";
   switch (t.status) {
-    case "SYNC_STATUS_SYNCED": return { text: short(t.acked_version), color: "green" };
-    case "SYNC_STATUS_STALE": return { text: `${short(t.acked_version) || "none"}→${short(t.sent_version)}?`, color: "yellow" };
-    case "SYNC_STATUS_ERROR": return { text: `NACK ${short(t.sent_version)}`, color: "red" };
-    case "SYNC_STATUS_NOT_SENT": return { text: "not sent", color: "dim" };
-    default: return "?";
+    case "SYNC_STATUS_SYNCED":
+      return { text: short(t.acked_version), color: "green" };
+    case "SYNC_STATUS_STALE":
+      return { text: `${short(t.acked_version) || "none"}→${short(t.sent_version)}?`, color: "yellow" };
+    case "SYNC_STATUS_ERROR":
+      return { text: `NACK ${short(t.sent_version)}`, color: "red" };
+    case "SYNC_STATUS_NOT_SENT":
+      return { text: "not sent", color: "dim" };
+    default:
+      return "?";
   }
 }
 
@@ -210,38 +262,65 @@ function ackedCell(t: TypeStateMessage | undefined): Cell {
 
 function nodeJson(n: NodeMessage): object {
   return {
-    id: n.id, cluster: n.cluster, user_agent: n.user_agent, last_seen: iso(n.last_seen_time),
+    id: n.id,
+    cluster: n.cluster,
+    user_agent: n.user_agent,
+    last_seen: iso(n.last_seen_time),
     streams: n.streams.map((s) => ({
-      stream_id: s.stream_id, peer: s.peer, protocol: s.protocol.replace("PROTOCOL_", "").toLowerCase(), service: s.service,
-      connected_since: iso(s.connected_time), types: s.types.map(typeJson),
+      stream_id: s.stream_id,
+      peer: s.peer,
+      protocol: s.protocol.replace("PROTOCOL_", "").toLowerCase(),
+      service: s.service,
+      connected_since: iso(s.connected_time),
+      types: s.types.map(typeJson),
     })),
   };
 }
 
 function typeJson(t: TypeStateMessage): Record<string, unknown> {
   return {
-    type: typeLabel(t.type_url), type_url: t.type_url, status: t.status.replace("SYNC_STATUS_", ""),
+    type: typeLabel(t.type_url),
+    type_url: t.type_url,
+    status: t.status.replace("SYNC_STATUS_", ""),
     ...(t.acked_version ? { acked_version: t.acked_version, acked_at: iso(t.acked_time) } : {}),
     ...(t.sent_version ? { sent_version: t.sent_version, sent_at: iso(t.sent_time) } : {}),
-    ...(t.last_nack ? { last_nack: { version: t.last_nack.version, at: iso(t.last_nack.time), message: t.last_nack.message, repeats: t.last_nack.repeats } } : {}),
+    ...(t.last_nack
+      ? {
+          last_nack: {
+            version: t.last_nack.version,
+            at: iso(t.last_nack.time),
+            message: t.last_nack.message,
+            repeats: t.last_nack.repeats,
+          },
+        }
+      : {}),
   };
 }
 
 // ---------------------------------------------------------------- config
 
 /** `oooi debug config NODE`: prints the node's configuration as YAML or JSON; returns the exit status. */
-export async function debugConfig(node: string, opts: ConnectOptions & { type?: string; output?: string }, io: DebugIo): Promise<number> {
+export async function debugConfig(
+  node: string,
+  opts: ConnectOptions & { type?: string; output?: string },
+  io: DebugIo,
+): Promise<number> {
   return withClient(opts, io, async (client) => {
     const res = await client.nodeConfig({ node_id: node });
     const wanted = opts.type;
-    const configs = wanted === undefined ? res.configs : res.configs.filter((c) => c.state !== null && typeMatches(c.state.type_url, wanted));
+    const configs =
+      wanted === undefined
+        ? res.configs
+        : res.configs.filter((c) => c.state !== null && typeMatches(c.state.type_url, wanted));
     if (wanted !== undefined && configs.length === 0) {
       const has = [...new Set(res.configs.map((c) => typeLabel(c.state?.type_url ?? "")))].join(", ") || "nothing";
       io.err(`oooi debug: node ${node} holds no type matching "${wanted}" (it holds: ${has})\n`);
       return 1;
     }
     const doc = {
-      node: res.node.id, cluster: res.node.cluster, user_agent: res.node.user_agent,
+      node: res.node.id,
+      cluster: res.node.cluster,
+      user_agent: res.node.user_agent,
       ...(res.node.streams.length === 0 ? { connected: false } : {}),
       types: configs.map(configJson),
     };
@@ -252,7 +331,9 @@ export async function debugConfig(node: string, opts: ConnectOptions & { type?: 
 
 function configJson(c: TypeConfigMessage): Record<string, unknown> {
   const acked = c.acked.map(resourceJson);
-  const sameAsAcked = c.sent.length === c.acked.length && c.sent.every((s, i) => s.name === c.acked[i]?.name && s.version === c.acked[i].version);
+  const sameAsAcked =
+    c.sent.length === c.acked.length &&
+    c.sent.every((s, i) => s.name === c.acked[i]?.name && s.version === c.acked[i].version);
   return {
     stream_id: c.stream_id,
     ...(c.state ? typeJson(c.state) : {}),
@@ -269,10 +350,16 @@ function resourceJson(r: ResourceMessage): Record<string, unknown> {
 // ---------------------------------------------------------------- pushes
 
 /** `oooi debug pushes`: prints the push history; returns the exit status. */
-export async function debugPushes(opts: ConnectOptions & { node?: string; cluster?: string; type?: string; limit?: number; output?: string }, io: DebugIo): Promise<number> {
+export async function debugPushes(
+  opts: ConnectOptions & { node?: string; cluster?: string; type?: string; limit?: number; output?: string },
+  io: DebugIo,
+): Promise<number> {
   return withClient(opts, io, async (client) => {
     const wanted = opts.type;
-    let pushes = await client.pushHistory({ ...(opts.node ? { node_id: opts.node } : {}), ...(opts.cluster ? { cluster: opts.cluster } : {}) });
+    let pushes = await client.pushHistory({
+      ...(opts.node ? { node_id: opts.node } : {}),
+      ...(opts.cluster ? { cluster: opts.cluster } : {}),
+    });
     if (wanted !== undefined) pushes = pushes.filter((p) => typeMatches(p.type_url, wanted));
     if (opts.limit !== undefined) pushes = pushes.slice(-opts.limit);
     if (opts.output === "json") {
@@ -290,10 +377,21 @@ export function formatPushes(pushes: readonly PushMessage[], o: { now: number; c
   const header = ["SENT", "NODE", "TYPE", "CAUSE", "VERSION", "RES", "BYTES", "CHANGE→SENT", "CHANGE→ACK"];
   const rows: Cell[][] = pushes.map((p) => {
     const nacked = p.nack_time !== null;
-    const ack: Cell = nacked ? { text: "NACK", color: "red" } : p.change_to_ack ? ms(millisOf(p.change_to_ack)) : { text: "pending", color: "yellow" };
+    const ack: Cell = nacked
+      ? { text: "NACK", color: "red" }
+      : p.change_to_ack
+        ? ms(millisOf(p.change_to_ack))
+        : { text: "pending", color: "yellow" };
     return [
-      `${age(o.now, millisOf(p.sent_time))} ago`, p.node_id, typeLabel(p.type_url), p.cause === "PUSH_CAUSE_CHANGE" ? "change" : "subscribe",
-      short(p.version), String(p.resources + p.removed), String(p.bytes), ms(millisOf(p.change_to_sent)), ack,
+      `${age(o.now, millisOf(p.sent_time))} ago`,
+      p.node_id,
+      typeLabel(p.type_url),
+      p.cause === "PUSH_CAUSE_CHANGE" ? "change" : "subscribe",
+      short(p.version),
+      String(p.resources + p.removed),
+      String(p.bytes),
+      ms(millisOf(p.change_to_sent)),
+      ack,
     ];
   });
   return table(header, rows, o.color);
@@ -301,12 +399,24 @@ export function formatPushes(pushes: readonly PushMessage[], o: { now: number; c
 
 function pushJson(p: PushMessage): object {
   return {
-    node: p.node_id, cluster: p.cluster, stream_id: p.stream_id, type: typeLabel(p.type_url), type_url: p.type_url,
-    protocol: p.protocol.replace("PROTOCOL_", "").toLowerCase(), cause: p.cause === "PUSH_CAUSE_CHANGE" ? "change" : "subscription",
-    version: p.version, nonce: p.nonce, resources: p.resources, removed: p.removed, bytes: p.bytes,
-    changed_at: iso(p.change_time), sent_at: iso(p.sent_time),
-    ...(p.ack_time ? { acked_at: iso(p.ack_time) } : {}), ...(p.nack_time ? { nacked_at: iso(p.nack_time) } : {}),
-    change_to_sent_ms: millisOf(p.change_to_sent), ...(p.change_to_ack ? { change_to_ack_ms: millisOf(p.change_to_ack) } : {}),
+    node: p.node_id,
+    cluster: p.cluster,
+    stream_id: p.stream_id,
+    type: typeLabel(p.type_url),
+    type_url: p.type_url,
+    protocol: p.protocol.replace("PROTOCOL_", "").toLowerCase(),
+    cause: p.cause === "PUSH_CAUSE_CHANGE" ? "change" : "subscription",
+    version: p.version,
+    nonce: p.nonce,
+    resources: p.resources,
+    removed: p.removed,
+    bytes: p.bytes,
+    changed_at: iso(p.change_time),
+    sent_at: iso(p.sent_time),
+    ...(p.ack_time ? { acked_at: iso(p.ack_time) } : {}),
+    ...(p.nack_time ? { nacked_at: iso(p.nack_time) } : {}),
+    change_to_sent_ms: millisOf(p.change_to_sent),
+    ...(p.change_to_ack ? { change_to_ack_ms: millisOf(p.change_to_ack) } : {}),
   };
 }
 
@@ -354,13 +464,14 @@ function table(header: readonly string[], rows: readonly (readonly Cell[])[], co
   // Surrogate pairs count as one column.
   const width = (t: string): number => t.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, "_").length;
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => width(text(r[i])))));
-  const line = (cells: readonly Cell[]): string => cells
-    .map((c, i) => {
-      const t = text(c);
-      const padded = i === cells.length - 1 ? t : t + " ".repeat((widths[i] ?? 0) - width(t));
-      return typeof c === "string" ? padded : paint(t, c.color, color) + padded.slice(t.length);
-    })
-    .join("  ")
-    .trimEnd();
+  const line = (cells: readonly Cell[]): string =>
+    cells
+      .map((c, i) => {
+        const t = text(c);
+        const padded = i === cells.length - 1 ? t : t + " ".repeat((widths[i] ?? 0) - width(t));
+        return typeof c === "string" ? padded : paint(t, c.color, color) + padded.slice(t.length);
+      })
+      .join("  ")
+      .trimEnd();
   return `${[line(header), ...rows.map(line)].join("\n")}\n`;
 }

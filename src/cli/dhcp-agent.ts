@@ -26,23 +26,37 @@ export function registerDhcpAgentCommand(program: Command): void {
     .command("dhcp-agent")
     .description(
       "Run next to kea-dhcp4 (sharing its control socket) and keep it on its DHCPServer's configuration.\n\n" +
-      "Subscribes over ADS to the oooi.dhcp.v1.KeaConfig resource named NS/NAME and applies every version " +
-      "with config-test, config-set and config-write, keeping the control socket and interfaces Kea was " +
-      "started with. A version Kea runs is ACKed; one it refuses is NACKed with Kea's message while Kea " +
-      "keeps serving the previous one. The agent shows up in CSDS and `oooi debug nodes` like an Envoy.\n\n" +
-      "Waits for Kea's socket and for the xDS server, retrying with backoff; exits 0 on SIGTERM.",
+        "Subscribes over ADS to the oooi.dhcp.v1.KeaConfig resource named NS/NAME and applies every version " +
+        "with config-test, config-set and config-write, keeping the control socket and interfaces Kea was " +
+        "started with. A version Kea runs is ACKed; one it refuses is NACKed with Kea's message while Kea " +
+        "keeps serving the previous one. The agent shows up in CSDS and `oooi debug nodes` like an Envoy.\n\n" +
+        "Waits for Kea's socket and for the xDS server, retrying with backoff; exits 0 on SIGTERM.",
     )
-    .addHelpText("after", "\nExample:\n  oooi dhcp-agent --kea-socket /run/kea/kea4-ctrl-socket --xds oooi.oooi-system.svc:18000 --node clusters/vlan100-dhcp")
+    .addHelpText(
+      "after",
+      "\nExample:\n  oooi dhcp-agent --kea-socket /run/kea/kea4-ctrl-socket --xds oooi.oooi-system.svc:18000 --node clusters/vlan100-dhcp",
+    )
     .requiredOption("--kea-socket <path>", "Kea's unix control socket (it may not exist yet)")
-    .requiredOption("--xds <host:port>", "ADS server: host:port, or a gRPC target such as dns:///oooi.oooi-system.svc:18000", xdsTarget)
+    .requiredOption(
+      "--xds <host:port>",
+      "ADS server: host:port, or a gRPC target such as dns:///oooi.oooi-system.svc:18000",
+      xdsTarget,
+    )
     .requiredOption("--node <ns/name>", "the DHCPServer this Kea serves (node group and resource name)", nodeName)
     .option("--node-id <id>", "this agent's node.id (default: $POD_NAMESPACE/$POD_NAME, else the host name)", nonEmpty)
     .option("--tls-ca <file>", "PEM CA bundle to verify the xDS server with (enables TLS)")
     .option("--tls-cert <file>", "PEM client certificate for mTLS (with --tls-key)")
     .option("--tls-key <file>", "PEM private key of --tls-cert")
-    .option("--kea-lease-file <path>", "lease file of this Kea, replacing the rendered one (default: as rendered, /var/lib/kea/kea-leases4.csv)")
+    .option(
+      "--kea-lease-file <path>",
+      "lease file of this Kea, replacing the rendered one (default: as rendered, /var/lib/kea/kea-leases4.csv)",
+    )
     .option("--kea-hooks-dir <dir>", "directory of this Kea's hook libraries, replacing the rendered one")
-    .addOption(new Option("--log-level <level>", "log verbosity").choices(["trace", "debug", "info", "warn", "error"]).default("info"))
+    .addOption(
+      new Option("--log-level <level>", "log verbosity")
+        .choices(["trace", "debug", "info", "warn", "error"])
+        .default("info"),
+    )
     .action(async (opts: AgentFlags, cmd: Command) => {
       const creds = channelCredentials(opts, (msg) => cmd.error(`error: ${msg}`, { exitCode: 2 }));
       const log = pino({ level: opts.logLevel, base: { cmd: "dhcp-agent" } }, pino.destination(2));
@@ -52,14 +66,29 @@ export function registerDhcpAgentCommand(program: Command): void {
 
 async function runAgent(opts: AgentFlags, creds: ChannelCredentials, log: Logger): Promise<void> {
   const socket = opts.keaSocket;
-  const applier = new KeaApplier(socket, { onEvent: (e) => { logApplierEvent(log, socket, e); } });
+  const applier = new KeaApplier(socket, {
+    onEvent: (e) => {
+      logApplierEvent(log, socket, e);
+    },
+  });
   const nodeId = opts.nodeId ?? defaultNodeId();
   const localPaths = {
     ...(opts.keaLeaseFile === undefined ? {} : { leaseFile: opts.keaLeaseFile }),
     ...(opts.keaHooksDir === undefined ? {} : { hooksDirectory: opts.keaHooksDir }),
   };
-  const agent = new DhcpAgent({ xds: opts.xds, node: opts.node, nodeId, applier, credentials: creds, localPaths, logger: log });
-  log.info({ xds: opts.xds, node: opts.node, nodeId, socket }, `dhcp-agent for ${opts.node} (node ${nodeId}): xDS ${opts.xds}, Kea ${socket}`);
+  const agent = new DhcpAgent({
+    xds: opts.xds,
+    node: opts.node,
+    nodeId,
+    applier,
+    credentials: creds,
+    localPaths,
+    logger: log,
+  });
+  log.info(
+    { xds: opts.xds, node: opts.node, nodeId, socket },
+    `dhcp-agent for ${opts.node} (node ${nodeId}): xDS ${opts.xds}, Kea ${socket}`,
+  );
   agent.start();
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
@@ -77,7 +106,8 @@ async function runAgent(opts: AgentFlags, creds: ChannelCredentials, log: Logger
 function logApplierEvent(log: Logger, socket: string, e: ApplierEvent): void {
   if (e.type === "waiting") {
     // Expected while Kea starts: said once, then rarely.
-    if (e.attempt === 1 || e.attempt % 20 === 0) log.warn({ socket, attempt: e.attempt }, `Kea control socket ${socket} not reachable yet, retrying: ${e.error}`);
+    if (e.attempt === 1 || e.attempt % 20 === 0)
+      log.warn({ socket, attempt: e.attempt }, `Kea control socket ${socket} not reachable yet, retrying: ${e.error}`);
   } else if (e.type === "learned") {
     log.info({ socket, interfaces: e.interfaces }, `Kea control socket ${socket} reached`);
   }
@@ -86,8 +116,10 @@ function logApplierEvent(log: Logger, socket: string, e: ApplierEvent): void {
 
 /** TLS when any --tls-* flag is given; plaintext otherwise. */
 function channelCredentials(opts: AgentFlags, fail: (msg: string) => never): ChannelCredentials {
-  if (opts.tlsCa === undefined && opts.tlsCert === undefined && opts.tlsKey === undefined) return credentials.createInsecure();
-  if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) fail("--tls-cert and --tls-key must be given together");
+  if (opts.tlsCa === undefined && opts.tlsCert === undefined && opts.tlsKey === undefined)
+    return credentials.createInsecure();
+  if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined))
+    fail("--tls-cert and --tls-key must be given together");
   const read = (flag: string, file: string | undefined): Buffer | null => {
     if (file === undefined) return null;
     try {
@@ -112,7 +144,9 @@ function xdsTarget(value: string): string {
   const m = /^(?:\[[^\]]+\]|[^:[\]\s]+):(\d+)$/.exec(value);
   const port = Number(m?.[1]);
   if (m === null || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new InvalidArgumentError("expected host:port (e.g. 127.0.0.1:18000) or a gRPC target such as dns:///host:port");
+    throw new InvalidArgumentError(
+      "expected host:port (e.g. 127.0.0.1:18000) or a gRPC target such as dns:///host:port",
+    );
   }
   return value;
 }

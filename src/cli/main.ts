@@ -15,7 +15,7 @@ const program = new Command()
   .name("oooi")
   .description(
     "DHCP (Kea), split-horizon DNS (CoreDNS) and a TLS-passthrough SNI proxy (Envoy over xDS) for " +
-    "OpenShift Hosted Control Planes whose KubeVirt workers live on an isolated VLAN.",
+      "OpenShift Hosted Control Planes whose KubeVirt workers live on an isolated VLAN.",
   )
   .showHelpAfterError("(run with --help for usage)");
 
@@ -23,20 +23,23 @@ program
   .command("render")
   .description(
     "Render every Infra found in a manifest directory, once, and exit.\n\n" +
-    "Writes, per generated child object:\n" +
-    "  OUT/<namespace>/<infra>-proxy/envoy.json      Envoy listeners, clusters, endpoints, routes (proto3 JSON)\n" +
-    "  OUT/<namespace>/<infra>-dns/Corefile + zones   CoreDNS ConfigMap data (VLAN view + pod-network view)\n" +
-    "  OUT/<namespace>/<infra>-dhcp/kea-dhcp4.json    Kea DHCPv4 configuration\n" +
-    "  OUT/status.json                                Ready condition and problems of every object\n\n" +
-    "Every problem is printed on stderr as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason), typos with\n" +
-    "the field they probably meant; status.json holds the same.\n\n" +
-    "Exit status: 0 rendered (even when some objects have problems, unless --strict),\n" +
-    "1 --strict and some object has an error, or the output cannot be written,\n" +
-    "2 a manifest cannot be read (the message names file and line) or --out is refused.\n\n" +
-    "--out may not be, contain or lie inside --manifests. oooi lists the files it writes in OUT/.oooi-index.json\n" +
-    "and on the next render removes only those that are no longer rendered; your own files in OUT stay.",
+      "Writes, per generated child object:\n" +
+      "  OUT/<namespace>/<infra>-proxy/envoy.json      Envoy listeners, clusters, endpoints, routes (proto3 JSON)\n" +
+      "  OUT/<namespace>/<infra>-dns/Corefile + zones   CoreDNS ConfigMap data (VLAN view + pod-network view)\n" +
+      "  OUT/<namespace>/<infra>-dhcp/kea-dhcp4.json    Kea DHCPv4 configuration\n" +
+      "  OUT/status.json                                Ready condition and problems of every object\n\n" +
+      "Every problem is printed on stderr as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason), typos with\n" +
+      "the field they probably meant; status.json holds the same.\n\n" +
+      "Exit status: 0 rendered (even when some objects have problems, unless --strict),\n" +
+      "1 --strict and some object has an error, or the output cannot be written,\n" +
+      "2 a manifest cannot be read (the message names file and line) or --out is refused.\n\n" +
+      "--out may not be, contain or lie inside --manifests. oooi lists the files it writes in OUT/.oooi-index.json\n" +
+      "and on the next render removes only those that are no longer rendered; your own files in OUT stay.",
   )
-  .requiredOption("--manifests <dir>", "directory of YAML/JSON manifests: Infra, InfraClusterAttachment and the observed HostedCluster, NodePool, Machine, VirtualMachineInstance, Service, Namespace objects")
+  .requiredOption(
+    "--manifests <dir>",
+    "directory of YAML/JSON manifests: Infra, InfraClusterAttachment and the observed HostedCluster, NodePool, Machine, VirtualMachineInstance, Service, Namespace objects",
+  )
   .requiredOption("--out <dir>", "output folder: new, empty, or one an earlier render wrote")
   .option("--force", "write into a non-empty folder that holds no earlier render (its other files are kept)")
   .option("--strict", "exit 1 when any object has a problem of severity error (for CI, like istioctl analyze)")
@@ -49,77 +52,119 @@ program
   .command("serve")
   .description(
     "Run the whole pipeline with no cluster: manifests are read from a directory and watched;\n" +
-    "every change is rendered within one debounce window (the first change at once).\n\n" +
-    "Every edit is seen: in-place writes, rename-over (sed -i, editors' atomic saves, git checkout),\n" +
-    "deletes, new sub-folders; editors' scratch files are ignored. Each problem is logged once, at warn,\n" +
-    "as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason); unreadable YAML keeps the last good configuration.\n" +
-    "Exit status 2 when --manifests is missing or --out is, contains or lies inside it.",
+      "every change is rendered within one debounce window (the first change at once).\n\n" +
+      "Every edit is seen: in-place writes, rename-over (sed -i, editors' atomic saves, git checkout),\n" +
+      "deletes, new sub-folders; editors' scratch files are ignored. Each problem is logged once, at warn,\n" +
+      "as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason); unreadable YAML keeps the last good configuration.\n" +
+      "Exit status 2 when --manifests is missing or --out is, contains or lies inside it.",
   )
   .requiredOption("--manifests <dir>", "directory of manifests (see `oooi render --help`)")
-  .option("--out <dir>", "also write the rendered files here, replacing only what changed; files listed in OUT/.oooi-index.json by an earlier run and no longer rendered are removed, nothing else")
+  .option(
+    "--out <dir>",
+    "also write the rendered files here, replacing only what changed; files listed in OUT/.oooi-index.json by an earlier run and no longer rendered are removed, nothing else",
+  )
   .option("--xds-listen <host:port>", "serve ADS (Envoy's xDS) here (port 0 picks one)", "127.0.0.1:18000")
   .option("--no-xds", "do not start the xDS server")
   .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
   .option("--xds-tls-key <file>", "private key of --xds-tls-cert (PEM)")
   .option("--xds-tls-ca <file>", "require client certificates signed by this CA (mTLS between Envoy and oooi)")
   .option("--http-listen <host:port>", "serve Prometheus /metrics here", hostPort)
-  .option("--dns-listen <host:port>", "answer DNS here with the split-horizon views (port 0 picks one)", hostPort, { host: "127.0.0.1", port: 5353 })
+  .option("--dns-listen <host:port>", "answer DNS here with the split-horizon views (port 0 picks one)", hostPort, {
+    host: "127.0.0.1",
+    port: 5353,
+  })
   .option("--no-dns", "do not start the DNS responder")
   .option("--dns-server <ns/name>", "DNSServer the responder serves (default: the first Infra with DNS enabled)")
   .option("--kea-socket <path>", "drive a local kea-dhcp4 through its unix control socket")
   .option("--dhcp-interface <if>", "interface the local Kea serves on (default: the DHCPServer's, net1)")
   .option("--dhcp-server <ns/name>", "DHCPServer the local Kea serves (default: the first Infra with DHCP enabled)")
   .option("--kea-hooks-dir <dir>", "directory holding libdhcp_lease_cmds.so on this host")
-  .option("--kea-lease-file <path>", "memfile lease file of the local Kea (default: keep the lease database Kea runs with)")
+  .option(
+    "--kea-lease-file <path>",
+    "memfile lease file of the local Kea (default: keep the lease database Kea runs with)",
+  )
   .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
   .option("--log-level <level>", "trace, debug, info, warn or error", "info")
-  .action(async (opts: { manifests: string; out?: string; keaSocket?: string; dhcpInterface?: string; dhcpServer?: string; keaHooksDir?: string; keaLeaseFile?: string; dnsListen: { host: string; port: number }; dns: boolean; xdsListen: string; xds: boolean; xdsTlsCert?: string; xdsTlsKey?: string; xdsTlsCa?: string; httpListen?: { host: string; port: number }; dnsServer?: string; debounce: number; logLevel: string }) => {
-    const log = pino({ level: opts.logLevel, base: { cmd: "serve" } }, pino.destination(2));
-    const refused = await checkServeFolders(opts);
-    if (refused !== undefined) program.error(`error: ${refused}`, { exitCode: 2 });
-    if ((opts.xdsTlsCert === undefined) !== (opts.xdsTlsKey === undefined) || (opts.xdsTlsCa !== undefined && opts.xdsTlsCert === undefined)) {
-      program.error("error: --xds-tls-cert and --xds-tls-key go together; --xds-tls-ca needs both", { exitCode: 2 });
-    }
-    let credentials: ServerCredentials | undefined;
-    try {
-      credentials = opts.xdsTlsCert === undefined || opts.xdsTlsKey === undefined ? undefined
-        : serverCredentialsFromFiles({ cert: opts.xdsTlsCert, key: opts.xdsTlsKey, ...(opts.xdsTlsCa === undefined ? {} : { ca: opts.xdsTlsCa }) });
-    } catch (e) {
-      program.error(`error: cannot load the xDS TLS files: ${(e as Error).message}`, { exitCode: 2 });
-    }
-    let served: ReturnType<typeof serve>;
-    try {
-      served = serve({
-        manifests: opts.manifests,
-        debounceMs: opts.debounce,
-        ...(opts.out === undefined ? {} : { out: opts.out }),
-        ...(opts.keaSocket === undefined ? {} : { keaSocket: opts.keaSocket }),
-        ...(opts.dhcpInterface === undefined ? {} : { dhcpInterface: opts.dhcpInterface }),
-        ...(opts.dhcpServer === undefined ? {} : { dhcpServer: opts.dhcpServer }),
-        ...(opts.keaHooksDir === undefined ? {} : { keaHooksDir: opts.keaHooksDir }),
-        ...(opts.keaLeaseFile === undefined ? {} : { keaLeaseFile: opts.keaLeaseFile }),
-        ...(opts.dns ? { dnsListen: opts.dnsListen } : {}),
-        ...(opts.xds ? { xdsListen: opts.xdsListen } : {}),
-        ...(credentials === undefined ? {} : { xdsCredentials: credentials }),
-        ...(opts.httpListen === undefined ? {} : { httpListen: opts.httpListen }),
-        ...(opts.dnsServer === undefined ? {} : { dnsServer: opts.dnsServer }),
-      }, log);
-    } catch (e) {
-      // The DHCP state file in --out is unusable: starting empty could move live VMs' addresses.
-      program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
-      return;
-    }
-    served.ready.catch((e: unknown) => {
-      log.fatal(`cannot start: ${(e as Error).message}`);
-      process.exit(1);
-    });
-    const stop = (signal: string) => {
-      log.info({ signal }, "shutting down");
-      void served.close().then(() => process.exit(0));
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
+  .action(
+    async (opts: {
+      manifests: string;
+      out?: string;
+      keaSocket?: string;
+      dhcpInterface?: string;
+      dhcpServer?: string;
+      keaHooksDir?: string;
+      keaLeaseFile?: string;
+      dnsListen: { host: string; port: number };
+      dns: boolean;
+      xdsListen: string;
+      xds: boolean;
+      xdsTlsCert?: string;
+      xdsTlsKey?: string;
+      xdsTlsCa?: string;
+      httpListen?: { host: string; port: number };
+      dnsServer?: string;
+      debounce: number;
+      logLevel: string;
+    }) => {
+      const log = pino({ level: opts.logLevel, base: { cmd: "serve" } }, pino.destination(2));
+      const refused = await checkServeFolders(opts);
+      if (refused !== undefined) program.error(`error: ${refused}`, { exitCode: 2 });
+      if (
+        (opts.xdsTlsCert === undefined) !== (opts.xdsTlsKey === undefined) ||
+        (opts.xdsTlsCa !== undefined && opts.xdsTlsCert === undefined)
+      ) {
+        program.error("error: --xds-tls-cert and --xds-tls-key go together; --xds-tls-ca needs both", { exitCode: 2 });
+      }
+      let credentials: ServerCredentials | undefined;
+      try {
+        credentials =
+          opts.xdsTlsCert === undefined || opts.xdsTlsKey === undefined
+            ? undefined
+            : serverCredentialsFromFiles({
+                cert: opts.xdsTlsCert,
+                key: opts.xdsTlsKey,
+                ...(opts.xdsTlsCa === undefined ? {} : { ca: opts.xdsTlsCa }),
+              });
+      } catch (e) {
+        program.error(`error: cannot load the xDS TLS files: ${(e as Error).message}`, { exitCode: 2 });
+      }
+      let served: ReturnType<typeof serve>;
+      try {
+        served = serve(
+          {
+            manifests: opts.manifests,
+            debounceMs: opts.debounce,
+            ...(opts.out === undefined ? {} : { out: opts.out }),
+            ...(opts.keaSocket === undefined ? {} : { keaSocket: opts.keaSocket }),
+            ...(opts.dhcpInterface === undefined ? {} : { dhcpInterface: opts.dhcpInterface }),
+            ...(opts.dhcpServer === undefined ? {} : { dhcpServer: opts.dhcpServer }),
+            ...(opts.keaHooksDir === undefined ? {} : { keaHooksDir: opts.keaHooksDir }),
+            ...(opts.keaLeaseFile === undefined ? {} : { keaLeaseFile: opts.keaLeaseFile }),
+            ...(opts.dns ? { dnsListen: opts.dnsListen } : {}),
+            ...(opts.xds ? { xdsListen: opts.xdsListen } : {}),
+            ...(credentials === undefined ? {} : { xdsCredentials: credentials }),
+            ...(opts.httpListen === undefined ? {} : { httpListen: opts.httpListen }),
+            ...(opts.dnsServer === undefined ? {} : { dnsServer: opts.dnsServer }),
+          },
+          log,
+        );
+      } catch (e) {
+        // The DHCP state file in --out is unusable: starting empty could move live VMs' addresses.
+        program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
+        return;
+      }
+      served.ready.catch((e: unknown) => {
+        log.fatal(`cannot start: ${(e as Error).message}`);
+        process.exit(1);
+      });
+      const stop = (signal: string) => {
+        log.info({ signal }, "shutting down");
+        void served.close().then(() => process.exit(0));
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    },
+  );
 
 function positiveInt(value: string): number {
   const n = Number(value);

@@ -32,15 +32,18 @@ export function registerOperatorCommand(program: Command): void {
     .command("operator")
     .description(
       "Run in the management cluster: watch Infra, InfraClusterAttachment and what HyperShift, CAPI and " +
-      "KubeVirt report; server-side-apply the DHCP, DNS and proxy workloads; keep status conditions; serve " +
-      "ADS to the Envoys and dhcp-agents. Several replicas may run: each serves xDS from its own watches, " +
-      "only the holder of the Lease `oooi-operator` in $POD_NAMESPACE writes.\n\n" +
-      "Environment: POD_NAMESPACE (Lease and xDS Service namespace), POD_NAME (leader identity), " +
-      "OOOI_IMAGE, OOOI_ENVOY_IMAGE, OOOI_COREDNS_IMAGE, OOOI_KEA_IMAGE, OOOI_XDS_ADDRESS.",
+        "KubeVirt report; server-side-apply the DHCP, DNS and proxy workloads; keep status conditions; serve " +
+        "ADS to the Envoys and dhcp-agents. Several replicas may run: each serves xDS from its own watches, " +
+        "only the holder of the Lease `oooi-operator` in $POD_NAMESPACE writes.\n\n" +
+        "Environment: POD_NAMESPACE (Lease and xDS Service namespace), POD_NAME (leader identity), " +
+        "OOOI_IMAGE, OOOI_ENVOY_IMAGE, OOOI_COREDNS_IMAGE, OOOI_KEA_IMAGE, OOOI_XDS_ADDRESS.",
     )
     .option("--kubeconfig <file>", "kubeconfig to use (default: in-cluster, then $KUBECONFIG / ~/.kube/config)")
     .option("--xds-listen <host:port>", "serve ADS, CSDS and oooi.debug.v1 here", "0.0.0.0:18000")
-    .option("--http-listen <host:port>", "serve /healthz, /readyz and /metrics here", hostPort, { host: "0.0.0.0", port: 8080 })
+    .option("--http-listen <host:port>", "serve /healthz, /readyz and /metrics here", hostPort, {
+      host: "0.0.0.0",
+      port: 8080,
+    })
     .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
     .option("--xds-tls-key <file>", "private key of --xds-tls-cert (PEM)")
     .option("--xds-tls-ca <file>", "require client certificates signed by this CA (mTLS)")
@@ -53,9 +56,14 @@ export function registerOperatorCommand(program: Command): void {
       try {
         if (flags.kubeconfig === undefined) kubeConfig.loadFromDefault();
         else kubeConfig.loadFromFile(flags.kubeconfig);
-        if ((flags.xdsTlsCert === undefined) !== (flags.xdsTlsKey === undefined)) throw new Error("--xds-tls-cert and --xds-tls-key go together");
+        if ((flags.xdsTlsCert === undefined) !== (flags.xdsTlsKey === undefined))
+          throw new Error("--xds-tls-cert and --xds-tls-key go together");
         if (flags.xdsTlsCert !== undefined && flags.xdsTlsKey !== undefined) {
-          credentials = serverCredentialsFromFiles({ cert: flags.xdsTlsCert, key: flags.xdsTlsKey, ...(flags.xdsTlsCa === undefined ? {} : { ca: flags.xdsTlsCa }) });
+          credentials = serverCredentialsFromFiles({
+            cert: flags.xdsTlsCert,
+            key: flags.xdsTlsKey,
+            ...(flags.xdsTlsCa === undefined ? {} : { ca: flags.xdsTlsCa }),
+          });
         }
       } catch (e) {
         program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
@@ -64,7 +72,12 @@ export function registerOperatorCommand(program: Command): void {
       const cache = new SnapshotCache();
       cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
       const metrics = new Metrics({ processMetrics: true });
-      const xds = await startXdsServer({ cache, listen: flags.xdsListen, logger: log, ...(credentials === undefined ? {} : { credentials }) });
+      const xds = await startXdsServer({
+        cache,
+        listen: flags.xdsListen,
+        logger: log,
+        ...(credentials === undefined ? {} : { credentials }),
+      });
       const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache });
       const detachMetrics = attachXdsMetrics(metrics, xds.status, { cache });
       log.info({ port: xds.port }, `xDS (ADS) server listening on port ${String(xds.port)}`);
@@ -74,7 +87,9 @@ export function registerOperatorCommand(program: Command): void {
         kubeConfig,
         settings,
         dataPlane: new XdsDataPlane(xds.status, cache),
-        onState: (_state, outputs) => { publishSnapshots(cache, outputs, log); },
+        onState: (_state, outputs) => {
+          publishSnapshots(cache, outputs, log);
+        },
         logger: log,
         httpListen: flags.httpListen,
         metrics: metrics.recorder(OPERATOR_METRICS),
@@ -87,20 +102,27 @@ export function registerOperatorCommand(program: Command): void {
         },
       });
       // The probe server listens asynchronously: its address (port 0 = a free one) is known once ready.
-      void op.ready.then(() => {
-        const address = op.httpAddress();
-        if (address !== undefined) log.info(`probes and metrics on http://${address.address}:${String(address.port)}`);
-      }, () => undefined);
+      void op.ready.then(
+        () => {
+          const address = op.httpAddress();
+          if (address !== undefined)
+            log.info(`probes and metrics on http://${address.address}:${String(address.port)}`);
+        },
+        () => undefined,
+      );
 
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
         log.info({ signal }, "shutting down: writes stop, the Lease is released, streams close");
-        void op.close().then(() => process.exit(0), (e: unknown) => {
-          log.error(`unclean shutdown: ${(e as Error).message}`);
-          process.exit(1);
-        });
+        void op.close().then(
+          () => process.exit(0),
+          (e: unknown) => {
+            log.error(`unclean shutdown: ${(e as Error).message}`);
+            process.exit(1);
+          },
+        );
       };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);

@@ -5,7 +5,7 @@ import { InvalidArgumentError } from "commander";
 export function hostPort(value: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
   const port = Number(m?.[3]);
-  if (m === null || !Number.isInteger(port) || port > 65535) throw new InvalidArgumentError("expected host:port, e.g. 127.0.0.1:5353");
+  if (m === null || !Number.isInteger(port) || port > 65535)
+    throw new InvalidArgumentError("expected host:port, e.g. 127.0.0.1:5353");
   return { host: m[1] ?? (m[2] === "" || m[2] === undefined ? "0.0.0.0" : m[2]), port };
 }
-

@@ -21,7 +21,8 @@ export function problemLines(status: readonly StatusEntry[], sources?: ManifestS
     const object = `${s.kind} ${s.namespace === "" ? "" : `${s.namespace}/`}${s.name}`;
     for (const p of s.problems) {
       const position = sources?.locate(s, p.field);
-      const where = position === undefined ? "" : `${position.file}:${String(position.line)}:${String(position.column)}: `;
+      const where =
+        position === undefined ? "" : `${position.file}:${String(position.line)}:${String(position.column)}: `;
       const text = `${where}${object}: ${p.field === "" ? "" : `${p.field}: `}${p.message} (${p.reason})`;
       lines.push({ severity: p.severity, object, field: p.field, reason: p.reason, position, text });
     }
@@ -33,7 +34,10 @@ export function problemLines(status: readonly StatusEntry[], sources?: ManifestS
 export class ProblemMemory {
   #last = new Set<string>();
 
-  update(lines: readonly ProblemLine[]): { readonly added: readonly ProblemLine[]; readonly resolved: readonly string[] } {
+  update(lines: readonly ProblemLine[]): {
+    readonly added: readonly ProblemLine[];
+    readonly resolved: readonly string[];
+  } {
     const now = new Set(lines.map((l) => l.text));
     const added = lines.filter((l) => !this.#last.has(l.text));
     const resolved = [...this.#last].filter((t) => !now.has(t));
@@ -51,7 +55,9 @@ export function noInfraWarning(dir: string, load: Extract<ManifestLoad, { ok: tr
   if (state.infras.length > 0 || (state.invalid ?? []).some((i) => i.ref.kind === "Infra")) return undefined;
   if (load.files.length === 0) return `no Infra in ${dir}: the folder holds no manifest files (*.yaml, *.yml, *.json)`;
   const counts = new Map<string, number>();
-  const count = (kind: string, n: number) => { if (n > 0) counts.set(kind, (counts.get(kind) ?? 0) + n); };
+  const count = (kind: string, n: number) => {
+    if (n > 0) counts.set(kind, (counts.get(kind) ?? 0) + n);
+  };
   count("InfraClusterAttachment", state.attachments.length);
   for (const i of state.invalid ?? []) count(i.ref.kind, 1);
   count("HostedCluster", state.hostedClusters.length);

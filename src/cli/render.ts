@@ -35,7 +35,10 @@ export async function renderCommand(opts: RenderCommandOptions, log: (line: stri
   const empty = noInfraWarning(opts.manifests, load);
   if (empty !== undefined) log(`warning ${empty}`);
 
-  const out = renderAll(load.state, opts.keaHooksDir === undefined ? {} : { kea: { hooksDirectory: opts.keaHooksDir } });
+  const out = renderAll(
+    load.state,
+    opts.keaHooksDir === undefined ? {} : { kea: { hooksDirectory: opts.keaHooksDir } },
+  );
   try {
     // Stale children of a deleted Infra go, as listed by the previous render's index; nothing else.
     await (await FileSink.open(opts.out)).sync(out.files);

@@ -74,24 +74,32 @@ export async function checkServeFolders(opts: Pick<ServeOptions, "manifests" | "
 /** Renders on every change of the manifest directory; unreadable input keeps the last good outputs. */
 export function serve(opts: ServeOptions, log: Logger): Served {
   // Durable DHCP allocations: read back from --out (throws on an unusable file), written with the outputs.
-  const allocations = new AllocationStore(opts.out === undefined ? new Map() : readAllocationFile(join(opts.out, ALLOCATIONS_FILE)));
+  const allocations = new AllocationStore(
+    opts.out === undefined ? new Map() : readAllocationFile(join(opts.out, ALLOCATIONS_FILE)),
+  );
   const loads$ = watchManifestDir(opts.manifests, { debounceMs: opts.debounceMs });
   const report = new LoadReport(log, opts.manifests);
   const outputs$ = loads$.pipe(
-    scan<ManifestLoad, { last: Outputs | undefined; next: Outputs | undefined }>((acc, load) => {
-      if (!load.ok) {
-        report.unreadable(load.error);
-        return { last: acc.last, next: undefined };
-      }
-      // An object whose new version is refused keeps being served as it was last accepted.
-      const current = { dhcpAllocations: allocations.tables, now: SYSTEM_CLOCK.now() };
-      const next = renderAll(load.state, acc.last === undefined
-        ? current
-        : { ...current, previous: acc.last.files, reuse: acc.last, lastGood: acc.last.lastGood });
-      allocations.update(next);
-      report.rendered(load, next);
-      return { last: next, next };
-    }, { last: undefined, next: undefined }),
+    scan<ManifestLoad, { last: Outputs | undefined; next: Outputs | undefined }>(
+      (acc, load) => {
+        if (!load.ok) {
+          report.unreadable(load.error);
+          return { last: acc.last, next: undefined };
+        }
+        // An object whose new version is refused keeps being served as it was last accepted.
+        const current = { dhcpAllocations: allocations.tables, now: SYSTEM_CLOCK.now() };
+        const next = renderAll(
+          load.state,
+          acc.last === undefined
+            ? current
+            : { ...current, previous: acc.last.files, reuse: acc.last, lastGood: acc.last.lastGood },
+        );
+        allocations.update(next);
+        report.rendered(load, next);
+        return { last: next, next };
+      },
+      { last: undefined, next: undefined },
+    ),
     map((s) => s.next),
     share(),
   );
@@ -103,18 +111,25 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     // Continues from the previous run's index: what it wrote and no longer renders is removed.
     const sink = FileSink.open(opts.out);
     const dir = opts.out;
-    subs.add(outputs$.pipe(
-      concatMap((out) => out === undefined
-        ? EMPTY
-        : from(sink.then((s) => s.sync(new Map([...out.files, [ALLOCATIONS_FILE, allocations.encode()]])))).pipe(
-        catchError((e: unknown) => {
-          log.error({ dir }, `cannot write outputs: ${(e as Error).message}`);
-          return EMPTY;
+    subs.add(
+      outputs$
+        .pipe(
+          concatMap((out) =>
+            out === undefined
+              ? EMPTY
+              : from(sink.then((s) => s.sync(new Map([...out.files, [ALLOCATIONS_FILE, allocations.encode()]])))).pipe(
+                  catchError((e: unknown) => {
+                    log.error({ dir }, `cannot write outputs: ${(e as Error).message}`);
+                    return EMPTY;
+                  }),
+                ),
+          ),
+        )
+        .subscribe((r) => {
+          if (r.written.length + r.removed.length > 0)
+            log.info({ dir, written: r.written.length, removed: r.removed.length }, "outputs updated");
         }),
-      )),
-    ).subscribe((r) => {
-      if (r.written.length + r.removed.length > 0) log.info({ dir, written: r.written.length, removed: r.removed.length }, "outputs updated");
-    }));
+    );
   }
 
   let kea: KeaSync | undefined;
@@ -125,14 +140,20 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       ...(opts.dhcpInterface === undefined ? {} : { interface: opts.dhcpInterface }),
       ...(opts.keaHooksDir === undefined ? {} : { hooksDirectory: opts.keaHooksDir }),
       ...(opts.keaLeaseFile === undefined ? {} : { leaseFile: opts.keaLeaseFile }),
-      applier: { onEvent: (e) => { logKeaEvent(log, socket, e); } },
+      applier: {
+        onEvent: (e) => {
+          logKeaEvent(log, socket, e);
+        },
+      },
     });
     kea = sync;
-    subs.add(outputs$.subscribe((out) => {
-      if (out === undefined) return;
-      // The applier coalesces: a burst of models ends with the newest one applied.
-      void sync.update(selectDhcpModel(out.model.topologies, opts.dhcpServer));
-    }));
+    subs.add(
+      outputs$.subscribe((out) => {
+        if (out === undefined) return;
+        // The applier coalesces: a burst of models ends with the newest one applied.
+        void sync.update(selectDhcpModel(out.model.topologies, opts.dhcpServer));
+      }),
+    );
   }
 
   const metrics = new Metrics({ processMetrics: true });
@@ -145,7 +166,9 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       server.once("error", reject);
       server.listen(port, host, () => {
         const bound = server.address();
-        log.info(`metrics on http://${host}:${String(typeof bound === "object" && bound !== null ? bound.port : port)}/metrics`);
+        log.info(
+          `metrics on http://${host}:${String(typeof bound === "object" && bound !== null ? bound.port : port)}/metrics`,
+        );
         resolve(server);
       });
     });
@@ -155,32 +178,57 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   if (opts.xdsListen !== undefined) {
     const cache = new SnapshotCache();
     cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
-    xds = startXdsServer({ cache, listen: opts.xdsListen, logger: log, ...(opts.xdsCredentials === undefined ? {} : { credentials: opts.xdsCredentials }) }).then((server) => {
+    xds = startXdsServer({
+      cache,
+      listen: opts.xdsListen,
+      logger: log,
+      ...(opts.xdsCredentials === undefined ? {} : { credentials: opts.xdsCredentials }),
+    }).then((server) => {
       // CSDS, oooi.debug.v1, health and reflection share the ADS port (`oooi debug nodes`).
       const introspection = addIntrospection(server.grpcServer, { status: server.status, cache });
-      onClose.push(() => { introspection.setServing(false); });
+      onClose.push(() => {
+        introspection.setServing(false);
+      });
       onClose.push(attachXdsMetrics(metrics, server.status, { cache }));
-      log.info({ port: server.port }, `xDS (ADS) server listening on ${hostOf(opts.xdsListen ?? "")}:${String(server.port)}`);
+      log.info(
+        { port: server.port },
+        `xDS (ADS) server listening on ${hostOf(opts.xdsListen ?? "")}:${String(server.port)}`,
+      );
       return server;
     });
-    subs.add(outputs$.subscribe((out) => {
-      if (out !== undefined) publishSnapshots(cache, out, log);
-    }));
+    subs.add(
+      outputs$.subscribe((out) => {
+        if (out !== undefined) publishSnapshots(cache, out, log);
+      }),
+    );
   }
 
   let dns: Promise<DnsResponder> | undefined;
   if (opts.dnsListen !== undefined) {
     const listen = opts.dnsListen;
-    dns = startDnsResponder(undefined, { host: listen.host, port: listen.port, logger: (m) => { log.debug(m); } }).then((r) => {
-      log.info({ udp: r.address.udpPort, tcp: r.address.tcpPort, host: r.address.host }, `DNS responder listening on ${r.address.host}:${String(r.address.udpPort)}`);
+    dns = startDnsResponder(undefined, {
+      host: listen.host,
+      port: listen.port,
+      logger: (m) => {
+        log.debug(m);
+      },
+    }).then((r) => {
+      log.info(
+        { udp: r.address.udpPort, tcp: r.address.tcpPort, host: r.address.host },
+        `DNS responder listening on ${r.address.host}:${String(r.address.udpPort)}`,
+      );
       return r;
     });
     const responder = dns;
-    subs.add(outputs$.subscribe((out) => {
-      if (out === undefined) return;
-      const model = selectDnsModel(out.model.topologies, opts.dnsServer);
-      void responder.then((r) => { r.update(model); });
-    }));
+    subs.add(
+      outputs$.subscribe((out) => {
+        if (out === undefined) return;
+        const model = selectDnsModel(out.model.topologies, opts.dnsServer);
+        void responder.then((r) => {
+          r.update(model);
+        });
+      }),
+    );
   }
 
   return {
@@ -220,7 +268,10 @@ class LoadReport {
     const text = formatManifestError(error);
     if (text !== this.#unreadable) {
       const at = { file: error.file, line: error.line, column: error.column };
-      this.#log.warn(at, `${text} — manifests unreadable, keeping the last good configuration${this.#files === undefined ? " (none yet)" : ""}`);
+      this.#log.warn(
+        at,
+        `${text} — manifests unreadable, keeping the last good configuration${this.#files === undefined ? " (none yet)" : ""}`,
+      );
     }
     this.#unreadable = text;
   }
@@ -235,7 +286,10 @@ class LoadReport {
     this.#notice = notice;
     const { added, resolved } = this.#problems.update(problemLines(out.status, load.sources));
     for (const p of added) {
-      this.#log.warn({ object: p.object, field: p.field, reason: p.reason, severity: p.severity, ...p.position }, p.text);
+      this.#log.warn(
+        { object: p.object, field: p.field, reason: p.reason, severity: p.severity, ...p.position },
+        p.text,
+      );
     }
     for (const text of resolved) this.#log.info(`resolved: ${text}`);
     if (this.#files === undefined || !sameFiles(this.#files, out.files)) {
@@ -252,7 +306,8 @@ function sameFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string
 function logKeaEvent(log: Logger, socket: string, e: ApplierEvent): void {
   if (e.type === "waiting") {
     // Logged at the first attempt and then rarely: a missing socket is expected while Kea starts.
-    if (e.attempt === 1 || e.attempt % 20 === 0) log.warn({ socket, attempt: e.attempt }, `Kea not reachable yet, retrying: ${e.error}`);
+    if (e.attempt === 1 || e.attempt % 20 === 0)
+      log.warn({ socket, attempt: e.attempt }, `Kea not reachable yet, retrying: ${e.error}`);
     return;
   }
   if (e.type === "learned") {
@@ -260,8 +315,16 @@ function logKeaEvent(log: Logger, socket: string, e: ApplierEvent): void {
     return;
   }
   const r = e.result;
-  if (r.status === "applied") log.info({ socket, hash: r.hash, persisted: r.persisted }, r.persisted ? "Kea configuration applied" : `Kea configuration applied but not written: ${r.text ?? ""}`);
-  else if (r.status === "rejected") log.error({ socket, hash: r.hash, command: r.command }, `Kea rejected the configuration and keeps the previous one: ${r.text}`);
+  if (r.status === "applied")
+    log.info(
+      { socket, hash: r.hash, persisted: r.persisted },
+      r.persisted ? "Kea configuration applied" : `Kea configuration applied but not written: ${r.text ?? ""}`,
+    );
+  else if (r.status === "rejected")
+    log.error(
+      { socket, hash: r.hash, command: r.command },
+      `Kea rejected the configuration and keeps the previous one: ${r.text}`,
+    );
 }
 
 /** The DNS model of DNSServer `name` ("namespace/name"), or the first Infra's with DNS enabled. */

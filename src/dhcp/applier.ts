@@ -17,11 +17,23 @@ export interface KeaConfig {
 /** The outcome of one apply() call. */
 export type ApplyResult =
   /** Kea runs the configuration. `persisted` false: config-write failed (`text` says why), so a Kea restart would lose it. */
-  | { readonly status: "applied"; readonly hash: string; readonly persisted: boolean; readonly text?: string; readonly setAt: number }
+  | {
+      readonly status: "applied";
+      readonly hash: string;
+      readonly persisted: boolean;
+      readonly text?: string;
+      readonly setAt: number;
+    }
   /** Kea already runs exactly this configuration (same canonical JSON, same Kea process); nothing was sent. */
   | { readonly status: "unchanged"; readonly hash: string }
   /** Kea refused it (`text` is Kea's message) and keeps serving the previous configuration. */
-  | { readonly status: "rejected"; readonly hash: string; readonly command: string; readonly result: number; readonly text: string }
+  | {
+      readonly status: "rejected";
+      readonly hash: string;
+      readonly command: string;
+      readonly result: number;
+      readonly text: string;
+    }
   /** A newer configuration was submitted before this one was sent; only the newest is applied. */
   | { readonly status: "superseded" }
   /** close() was called before the configuration reached Kea. */
@@ -86,8 +98,16 @@ export class KeaApplier {
   private stopped = false;
   private wake: (() => void) | undefined;
 
-  constructor(readonly socketPath: string, private readonly options: KeaApplierOptions = {}) {
-    this.client = options.client ?? new KeaControlClient(socketPath, options.commandTimeoutMs === undefined ? {} : { timeoutMs: options.commandTimeoutMs });
+  constructor(
+    readonly socketPath: string,
+    private readonly options: KeaApplierOptions = {},
+  ) {
+    this.client =
+      options.client ??
+      new KeaControlClient(
+        socketPath,
+        options.commandTimeoutMs === undefined ? {} : { timeoutMs: options.commandTimeoutMs },
+      );
     this.timers = options.timers ?? realTimers;
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => performance.timeOrigin + performance.now());
@@ -101,7 +121,13 @@ export class KeaApplier {
         return;
       }
       this.pending?.resolve({ status: "superseded" });
-      this.pending = { config, resolve: (r) => { this.emit({ type: "result", result: r }); resolve(r); } };
+      this.pending = {
+        config,
+        resolve: (r) => {
+          this.emit({ type: "result", result: r });
+          resolve(r);
+        },
+      };
       if (!this.draining) void this.drain();
     });
   }
@@ -153,7 +179,13 @@ export class KeaApplier {
           if (!isTransient(err)) {
             // A refusal outside test/set (e.g. config-get unsupported): report, do not loop.
             const e = err as Error;
-            result = { status: "rejected", hash: "", command: err instanceof KeaResultError ? err.command : "apply", result: err instanceof KeaResultError ? err.result : -1, text: e.message };
+            result = {
+              status: "rejected",
+              hash: "",
+              command: err instanceof KeaResultError ? err.command : "apply",
+              result: err instanceof KeaResultError ? err.result : -1,
+              text: e.message,
+            };
           } else {
             attempt++;
             const delayMs = backoffDelay(attempt, this.options.backoff, this.random);
@@ -189,25 +221,39 @@ export class KeaApplier {
 
   private async attempt(config: KeaConfig): Promise<ApplyResult> {
     if ((config.Dhcp4 as unknown) === null || typeof config.Dhcp4 !== "object" || Array.isArray(config.Dhcp4)) {
-      return { status: "rejected", hash: "", command: "apply", result: 1, text: "the configuration has no Dhcp4 object" };
+      return {
+        status: "rejected",
+        hash: "",
+        command: "apply",
+        result: 1,
+        text: "the configuration has no Dhcp4 object",
+      };
     }
     const pid = await this.keaPid();
     this.pinned ??= await this.learn();
     // A Kea restarted from its persisted config serves every reservation on its own; nothing we
     // send before our first success may take that away with an empty config.
     if (this.last === undefined && this.pinned.serving && subnetCount(config.Dhcp4) === 0) {
-      return { status: "rejected", hash: "", command: "apply", result: 1, text: "refusing to replace the subnets Kea serves with a configuration that has none" };
+      return {
+        status: "rejected",
+        hash: "",
+        command: "apply",
+        result: 1,
+        text: "refusing to replace the subnets Kea serves with a configuration that has none",
+      };
     }
     const dhcp4 = overlay(config.Dhcp4, this.pinned);
     const full = { Dhcp4: dhcp4 };
     const hash = configHash(full);
-    if (this.last !== undefined && this.last.hash === hash && this.last.pid === pid) return { status: "unchanged", hash };
+    if (this.last !== undefined && this.last.hash === hash && this.last.pid === pid)
+      return { status: "unchanged", hash };
 
     for (const command of ["config-test", "config-set"] as const) {
       try {
         await this.client.command(command, full);
       } catch (err) {
-        if (err instanceof KeaResultError) return { status: "rejected", hash, command, result: err.result, text: err.text };
+        if (err instanceof KeaResultError)
+          return { status: "rejected", hash, command, result: err.result, text: err.text };
         throw err;
       }
     }
@@ -244,7 +290,9 @@ export class KeaApplier {
     const pinned: Pinned = {
       controlSocket: dhcp4["control-socket"],
       interfaces: list.length === 0 ? undefined : list,
-      ...(this.options.keepLeaseDatabase === true && dhcp4["lease-database"] !== undefined ? { leaseDatabase: dhcp4["lease-database"] } : {}),
+      ...(this.options.keepLeaseDatabase === true && dhcp4["lease-database"] !== undefined
+        ? { leaseDatabase: dhcp4["lease-database"] }
+        : {}),
       serving: subnetCount(dhcp4) > 0,
     };
     this.emit({ type: "learned", controlSocket: pinned.controlSocket, interfaces: pinned.interfaces });
@@ -253,7 +301,10 @@ export class KeaApplier {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const handle = this.timers.setTimeout(() => { this.wake = undefined; resolve(); }, ms);
+      const handle = this.timers.setTimeout(() => {
+        this.wake = undefined;
+        resolve();
+      }, ms);
       this.wake = () => {
         this.wake = undefined;
         this.timers.clearTimeout(handle);
@@ -278,7 +329,7 @@ export function overlay(dhcp4: object, pinned: Pinned): object {
   if (pinned.leaseDatabase !== undefined) out["lease-database"] = pinned.leaseDatabase;
   if (pinned.interfaces !== undefined) {
     const current = out["interfaces-config"];
-    const base = current !== null && typeof current === "object" ? current as Record<string, unknown> : {};
+    const base = current !== null && typeof current === "object" ? (current as Record<string, unknown>) : {};
     out["interfaces-config"] = { ...base, interfaces: [...pinned.interfaces] };
   }
   return out;

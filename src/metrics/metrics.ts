@@ -7,7 +7,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric
 export type Labels = Readonly<Record<string, string>>;
 
 /** Seconds buckets for push latencies: 1 ms to 30 s. */
-export const LATENCY_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+export const LATENCY_BUCKETS: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
 
 /** One entry of a metric catalogue (same shape as the operator's OPERATOR_METRICS entries). */
 export interface CatalogueEntry {
@@ -58,13 +60,36 @@ export class Metrics {
   readonly xdsPushedBytes: Counter<"type">;
 
   constructor(options: MetricsOptions = {}) {
-    this.xdsPushes = this.counter("oooi_xds_pushes_total", "xDS responses sent to clients, by resource type and cause.", ["type", "cause"]);
-    this.xdsPushSentSeconds = this.histogram("oooi_xds_push_sent_seconds", "Latency from a configuration change (or new subscription) to the xDS response being written.", ["type", "cause"], LATENCY_BUCKETS);
-    this.xdsPushAckSeconds = this.histogram("oooi_xds_push_ack_seconds", "Latency from a configuration change (or new subscription) to the client's ACK.", ["type", "cause"], LATENCY_BUCKETS);
-    this.xdsNacks = this.counter("oooi_xds_nacks_total", "xDS responses rejected by clients (NACK), by resource type.", ["type", "repeat"]);
+    this.xdsPushes = this.counter(
+      "oooi_xds_pushes_total",
+      "xDS responses sent to clients, by resource type and cause.",
+      ["type", "cause"],
+    );
+    this.xdsPushSentSeconds = this.histogram(
+      "oooi_xds_push_sent_seconds",
+      "Latency from a configuration change (or new subscription) to the xDS response being written.",
+      ["type", "cause"],
+      LATENCY_BUCKETS,
+    );
+    this.xdsPushAckSeconds = this.histogram(
+      "oooi_xds_push_ack_seconds",
+      "Latency from a configuration change (or new subscription) to the client's ACK.",
+      ["type", "cause"],
+      LATENCY_BUCKETS,
+    );
+    this.xdsNacks = this.counter(
+      "oooi_xds_nacks_total",
+      "xDS responses rejected by clients (NACK), by resource type.",
+      ["type", "repeat"],
+    );
     this.xdsStreams = this.gauge("oooi_xds_streams", "Open xDS streams, by protocol.", ["protocol"]);
-    this.xdsPushedBytes = this.counter("oooi_xds_pushed_bytes_total", "Bytes of xDS responses sent, by resource type.", ["type"]);
-    if (options.processMetrics === true) collectDefaultMetrics({ register: this.registry, prefix: options.processPrefix ?? "oooi_" });
+    this.xdsPushedBytes = this.counter(
+      "oooi_xds_pushed_bytes_total",
+      "Bytes of xDS responses sent, by resource type.",
+      ["type"],
+    );
+    if (options.processMetrics === true)
+      collectDefaultMetrics({ register: this.registry, prefix: options.processPrefix ?? "oooi_" });
   }
 
   /** A counter on this registry; returns the existing one when `name` is already a counter. */
@@ -73,27 +98,54 @@ export class Metrics {
   }
 
   /** A gauge on this registry; `collect` runs at each scrape to set its value. */
-  gauge<L extends string = string>(name: string, help: string, labelNames: readonly L[] = [], collect?: (gauge: Gauge<L>) => void | Promise<void>): Gauge<L> {
+  gauge<L extends string = string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    collect?: (gauge: Gauge<L>) => void | Promise<void>,
+  ): Gauge<L> {
     const existing = this.#reuse<Gauge<L>>(name, Gauge);
     if (existing) return existing;
     return new Gauge<L>({
-      name, help, labelNames, registers: [this.registry],
-      ...(collect ? { collect(this: Gauge<L>) { return collect(this); } } : {}),
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      ...(collect
+        ? {
+            collect(this: Gauge<L>) {
+              return collect(this);
+            },
+          }
+        : {}),
     });
   }
 
   /** A histogram on this registry (buckets in the metric's unit, seconds by convention). */
-  histogram<L extends string = string>(name: string, help: string, labelNames: readonly L[] = [], buckets: readonly number[] = LATENCY_BUCKETS): Histogram<L> {
-    return this.#reuse(name, Histogram) ?? new Histogram({ name, help, labelNames, buckets: [...buckets], registers: [this.registry] });
+  histogram<L extends string = string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    buckets: readonly number[] = LATENCY_BUCKETS,
+  ): Histogram<L> {
+    return (
+      this.#reuse(name, Histogram) ??
+      new Histogram({ name, help, labelNames, buckets: [...buckets], registers: [this.registry] })
+    );
   }
 
   /** Registers every metric of `catalogue` and returns a recorder addressing them by name. */
-  recorder<C extends Readonly<Record<string, CatalogueEntry>>>(catalogue: C): CatalogueRecorder<Extract<keyof C, string>> {
+  recorder<C extends Readonly<Record<string, CatalogueEntry>>>(
+    catalogue: C,
+  ): CatalogueRecorder<Extract<keyof C, string>> {
     const metrics = new Map<string, Counter | Gauge | Histogram>();
     for (const [name, def] of Object.entries(catalogue)) {
-      const m = def.type === "counter" ? this.counter(name, def.help, def.labelNames)
-        : def.type === "gauge" ? this.gauge(name, def.help, def.labelNames)
-        : this.histogram(name, def.help, def.labelNames, def.buckets ?? LATENCY_BUCKETS);
+      const m =
+        def.type === "counter"
+          ? this.counter(name, def.help, def.labelNames)
+          : def.type === "gauge"
+            ? this.gauge(name, def.help, def.labelNames)
+            : this.histogram(name, def.help, def.labelNames, def.buckets ?? LATENCY_BUCKETS);
       metrics.set(name, m);
     }
     const get = <T>(name: string, kind: new (...args: never[]) => T): T => {
@@ -102,9 +154,15 @@ export class Metrics {
       return m;
     };
     return {
-      inc: (name, labels = {}, value = 1) => { get(name, Counter).inc(labels, value); },
-      set: (name, value, labels = {}) => { get(name, Gauge).set(labels, value); },
-      observe: (name, value, labels = {}) => { get(name, Histogram).observe(labels, value); },
+      inc: (name, labels = {}, value = 1) => {
+        get(name, Counter).inc(labels, value);
+      },
+      set: (name, value, labels = {}) => {
+        get(name, Gauge).set(labels, value);
+      },
+      observe: (name, value, labels = {}) => {
+        get(name, Histogram).observe(labels, value);
+      },
       render: () => this.render(),
       contentType: this.contentType,
     };

@@ -30,28 +30,42 @@ export function attachXdsMetrics(metrics: Metrics, status: XdsStatusView, option
   };
   const onAck = (p: PushRecord): void => {
     if (!served(p.typeUrl) || p.ackAt === undefined) return;
-    metrics.xdsPushAckSeconds.observe({ type: typeLabel(p.typeUrl), cause: p.cause }, Math.max(0, p.ackAt - p.changeAt) / 1000);
+    metrics.xdsPushAckSeconds.observe(
+      { type: typeLabel(p.typeUrl), cause: p.cause },
+      Math.max(0, p.ackAt - p.changeAt) / 1000,
+    );
   };
   const onNack = (p: PushRecord, _nack: NackRecord, info: { first: boolean }): void => {
     if (!served(p.typeUrl)) return;
     metrics.xdsNacks.inc({ type: typeLabel(p.typeUrl), repeat: String(!info.first) });
   };
-  const onOpen = (s: StreamStatus): void => { metrics.xdsStreams.inc({ protocol: s.protocol }); };
-  const onClose = (s: StreamStatus): void => { metrics.xdsStreams.dec({ protocol: s.protocol }); };
+  const onOpen = (s: StreamStatus): void => {
+    metrics.xdsStreams.inc({ protocol: s.protocol });
+  };
+  const onClose = (s: StreamStatus): void => {
+    metrics.xdsStreams.dec({ protocol: s.protocol });
+  };
 
   // Streams opened before attaching are counted once, then tracked by events.
   const open = status.streams();
-  for (const protocol of ["sotw", "delta"] as const) metrics.xdsStreams.set({ protocol }, open.filter((s) => s.protocol === protocol).length);
+  for (const protocol of ["sotw", "delta"] as const)
+    metrics.xdsStreams.set({ protocol }, open.filter((s) => s.protocol === protocol).length);
 
   if (cache) {
-    metrics.gauge("oooi_xds_snapshot_bytes", "Encoded size of the configuration served, summed over node groups, by resource type.", ["type"], (g) => {
-      const sums = new Map<string, number>();
-      for (const group of cache.groups()) {
-        for (const [t, ts] of cache.getSnapshot(group)?.types ?? []) sums.set(typeLabel(t), (sums.get(typeLabel(t)) ?? 0) + ts.bytes);
-      }
-      g.reset();
-      for (const [type, bytes] of sums) g.set({ type }, bytes);
-    });
+    metrics.gauge(
+      "oooi_xds_snapshot_bytes",
+      "Encoded size of the configuration served, summed over node groups, by resource type.",
+      ["type"],
+      (g) => {
+        const sums = new Map<string, number>();
+        for (const group of cache.groups()) {
+          for (const [t, ts] of cache.getSnapshot(group)?.types ?? [])
+            sums.set(typeLabel(t), (sums.get(typeLabel(t)) ?? 0) + ts.bytes);
+        }
+        g.reset();
+        for (const [type, bytes] of sums) g.set({ type }, bytes);
+      },
+    );
   }
 
   status.on("push", onPush);

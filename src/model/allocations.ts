@@ -68,8 +68,12 @@ export function buildAllocations(input: AllocationInput, problems: Problems): Al
     const ip = typeof a.ip === "string" ? parseIPv4(a.ip) : undefined;
     if (!MAC_PATTERN.test(mac) || ip === undefined || byMac.has(mac)) continue;
     if (!usable(ip) || owner.has(ip)) {
-      problems.warning(infra, "", "AllocationDropped",
-        `${a.ip} of ${mac} (VMI ${a.vmi}) is ${owner.has(ip) ? `also held by ${owner.get(ip) ?? ""}` : `no longer allowed (${isExcluded(ip)?.what ?? "outside the CIDR"})`}; the MAC gets a new address`);
+      problems.warning(
+        infra,
+        "",
+        "AllocationDropped",
+        `${a.ip} of ${mac} (VMI ${a.vmi}) is ${owner.has(ip) ? `also held by ${owner.get(ip) ?? ""}` : `no longer allowed (${isExcluded(ip)?.what ?? "outside the CIDR"})`}; the MAC gets a new address`,
+      );
       continue;
     }
     const releasedAt = typeof a.releasedAt === "string" ? a.releasedAt : undefined;
@@ -113,12 +117,20 @@ export function buildAllocations(input: AllocationInput, problems: Problems): Al
     if (r !== undefined && usable(r) && !owner.has(r)) ip = r;
     else ip = probe.next(l.mac);
     if (r !== undefined && owner.has(r)) {
-      problems.warning({ kind: "VirtualMachineInstance", namespace: namespaceOf(l.vmi), name: nameOf(l.vmi) }, "status.interfaces",
-        "ReportedAddressConflict", `reports ${formatIPv4(r)}, which is allocated to ${owner.get(r) ?? ""}; that allocation stays, ${l.mac} gets ${ip === undefined ? "none" : formatIPv4(ip)}`);
+      problems.warning(
+        { kind: "VirtualMachineInstance", namespace: namespaceOf(l.vmi), name: nameOf(l.vmi) },
+        "status.interfaces",
+        "ReportedAddressConflict",
+        `reports ${formatIPv4(r)}, which is allocated to ${owner.get(r) ?? ""}; that allocation stays, ${l.mac} gets ${ip === undefined ? "none" : formatIPv4(ip)}`,
+      );
     }
     if (ip === undefined) {
-      problems.pending(infra, "spec.infraComponents.dhcp.rangeStart", "AddressesExhausted",
-        `no free address in the pool ${formatIPv4(input.pool.first)}-${formatIPv4(input.pool.last)} for VMI ${l.vmi} (${l.mac}); it gets one when an address is released`);
+      problems.pending(
+        infra,
+        "spec.infraComponents.dhcp.rangeStart",
+        "AddressesExhausted",
+        `no free address in the pool ${formatIPv4(input.pool.first)}-${formatIPv4(input.pool.last)} for VMI ${l.vmi} (${l.mac}); it gets one when an address is released`,
+      );
       continue;
     }
     byMac.set(l.mac, { ip, vmi: l.vmi, releasedAt: undefined });
@@ -126,9 +138,14 @@ export function buildAllocations(input: AllocationInput, problems: Problems): Al
     probe.taken(ip);
   }
 
-  return [...byMac.entries()].sort(([a], [b]) => cmp(a, b)).map(([mac, e]) => ({
-    mac, ip: formatIPv4(e.ip), vmi: e.vmi, ...(e.releasedAt === undefined ? {} : { releasedAt: e.releasedAt }),
-  }));
+  return [...byMac.entries()]
+    .sort(([a], [b]) => cmp(a, b))
+    .map(([mac, e]) => ({
+      mac,
+      ip: formatIPv4(e.ip),
+      vmi: e.vmi,
+      ...(e.releasedAt === undefined ? {} : { releasedAt: e.releasedAt }),
+    }));
 }
 
 /**
@@ -142,7 +159,12 @@ class PoolProbe {
   readonly #excluded: readonly Excluded[];
   #free: number;
 
-  constructor(pool: { first: number; last: number }, owner: ReadonlyMap<number, string>, excluded: readonly Excluded[], cidr: Cidr) {
+  constructor(
+    pool: { first: number; last: number },
+    owner: ReadonlyMap<number, string>,
+    excluded: readonly Excluded[],
+    cidr: Cidr,
+  ) {
     const first = Math.max(pool.first, cidr.first + (cidr.prefix >= 31 ? 0 : 1));
     const last = Math.min(pool.last, cidr.last - (cidr.prefix >= 31 ? 0 : 1));
     this.#first = first;
@@ -150,7 +172,8 @@ class PoolProbe {
     this.#owner = owner;
     this.#excluded = excluded;
     let blocked = 0;
-    for (const x of mergeIntervals(excluded)) blocked += Math.max(0, Math.min(x.last, last) - Math.max(x.first, first) + 1);
+    for (const x of mergeIntervals(excluded))
+      blocked += Math.max(0, Math.min(x.last, last) - Math.max(x.first, first) + 1);
     for (const ip of owner.keys()) if (ip >= first && ip <= last && !this.#isExcluded(ip)) blocked++;
     this.#free = this.#size - blocked;
   }

@@ -65,7 +65,9 @@ export function resolveAttachments(
   const sorted = [...state.attachments].sort((a, b) => cmp(refKey(attachmentRef(a)), refKey(attachmentRef(b))));
   const infraOf = (a: InfraClusterAttachment): string => `${a.metadata.namespace}/${a.spec.infraRef.name}`;
   // Finished cleanup: the object is about to disappear and claims nothing.
-  const live = sorted.filter((a) => a.metadata.deletionTimestamp === undefined || (a.metadata.finalizers ?? []).length > 0);
+  const live = sorted.filter(
+    (a) => a.metadata.deletionTimestamp === undefined || (a.metadata.finalizers ?? []).length > 0,
+  );
 
   const refusedHC = new Set<InfraClusterAttachment>();
   for (const [hcKey, group] of groupBy(live, (a) => claimKey.hostedCluster(hostedClusterOf(a)))) {
@@ -75,12 +77,20 @@ export function resolveAttachments(
     const hc = hcKey.slice("hostedCluster:".length);
     for (const a of newcomers) {
       refusedHC.add(a);
-      problems.error(attachmentRef(a), "spec.hostedClusterRef", "DuplicateHostedCluster",
-        `HostedCluster ${hc} is already attached by ${nameOf(winner)}; this attachment is not served while that one exists`);
+      problems.error(
+        attachmentRef(a),
+        "spec.hostedClusterRef",
+        "DuplicateHostedCluster",
+        `HostedCluster ${hc} is already attached by ${nameOf(winner)}; this attachment is not served while that one exists`,
+      );
       const infra = infras.get(infraOf(a));
       if (infra !== undefined) {
-        problems.warning(infra.ref, "", "DuplicateHostedCluster",
-          `attachment ${a.metadata.name} is refused: HostedCluster ${hc} is already attached by ${nameOf(winner)}`);
+        problems.warning(
+          infra.ref,
+          "",
+          "DuplicateHostedCluster",
+          `attachment ${a.metadata.name} is refused: HostedCluster ${hc} is already attached by ${nameOf(winner)}`,
+        );
       }
     }
   }
@@ -97,8 +107,12 @@ export function resolveAttachments(
       if (refusedHC.has(a) || !live.includes(a)) continue;
       const cp = controlPlaneNamespaceOf(a);
       if (!namespaces.has(cp)) {
-        problems.pending(attachmentRef(a), "spec.controlPlaneNamespace", "WaitingForControlPlaneNamespace",
-          `control-plane namespace ${cp} does not exist yet`);
+        problems.pending(
+          attachmentRef(a),
+          "spec.controlPlaneNamespace",
+          "WaitingForControlPlaneNamespace",
+          `control-plane namespace ${cp} does not exist yet`,
+        );
         continue;
       }
       candidates.push(a);
@@ -111,34 +125,52 @@ export function resolveAttachments(
       holders.set(claimKey.domain(infraKey, domain), nameOf(winner));
       served.push(winner);
       for (const a of newcomers) {
-        problems.error(attachmentRef(a), "spec.dns", "DuplicateHostname",
-          `domain ${domain} is already served by ${winner.metadata.name} on Infra ${infraKey}; this attachment is not served`);
+        problems.error(
+          attachmentRef(a),
+          "spec.dns",
+          "DuplicateHostname",
+          `domain ${domain} is already served by ${winner.metadata.name} on Infra ${infraKey}; this attachment is not served`,
+        );
       }
       if (newcomers.length > 0) {
-        problems.warning(infra.ref, "", "DuplicateHostname",
-          `${newcomers.map((o) => o.metadata.name).join(", ")} refused: domain ${domain} is already served by ${winner.metadata.name}`);
+        problems.warning(
+          infra.ref,
+          "",
+          "DuplicateHostname",
+          `${newcomers.map((o) => o.metadata.name).join(", ")} refused: domain ${domain} is already served by ${winner.metadata.name}`,
+        );
       }
     }
 
     const workers = workersOf(served, infra, infraKey, incumbents, workerIndex, allocated.get(infraKey), problems);
-    for (const [a, addrs] of workers) for (const addr of addrs) holders.set(claimKey.worker(infraKey, formatIPv4(addr)), nameOf(a));
-    out.set(infraKey, group.filter((a) => live.includes(a)).map((a): ResolvedAttachment => ({
-      ref: attachmentRef(a),
-      attachment: a,
-      domain: domainOf(a),
-      controlPlaneNamespace: controlPlaneNamespaceOf(a),
-      hostedCluster: hostedClusterOf(a),
-      served: served.includes(a),
-      workers: workers.get(a) ?? [],
-    })));
+    for (const [a, addrs] of workers)
+      for (const addr of addrs) holders.set(claimKey.worker(infraKey, formatIPv4(addr)), nameOf(a));
+    out.set(
+      infraKey,
+      group
+        .filter((a) => live.includes(a))
+        .map((a): ResolvedAttachment => ({
+          ref: attachmentRef(a),
+          attachment: a,
+          domain: domainOf(a),
+          controlPlaneNamespace: controlPlaneNamespaceOf(a),
+          hostedCluster: hostedClusterOf(a),
+          served: served.includes(a),
+          workers: workers.get(a) ?? [],
+        })),
+    );
   }
   return out;
 }
 
 /** Worker addresses per served attachment; an address reported for several goes to the oldest claim. */
 function workersOf(
-  served: readonly InfraClusterAttachment[], infra: ResolvedInfra, infraKey: string,
-  incumbents: ReadonlyMap<string, string>, workerIndex: WorkerIndex, allocated: AllocatedAddresses | undefined,
+  served: readonly InfraClusterAttachment[],
+  infra: ResolvedInfra,
+  infraKey: string,
+  incumbents: ReadonlyMap<string, string>,
+  workerIndex: WorkerIndex,
+  allocated: AllocatedAddresses | undefined,
   problems: Problems,
 ): Map<InfraClusterAttachment, number[]> {
   const raw = new Map<InfraClusterAttachment, number[]>();
@@ -155,23 +187,48 @@ function workersOf(
     if (winner === undefined || newcomers.length === 0) continue;
     for (const a of newcomers) {
       lost.add(`${nameOf(a)}@${text}`);
-      problems.warning(attachmentRef(a), "", "DuplicateSourceIP",
-        `worker address ${text} is already routed to ${winner.metadata.name}; it is not routed to this attachment`);
+      problems.warning(
+        attachmentRef(a),
+        "",
+        "DuplicateSourceIP",
+        `worker address ${text} is already routed to ${winner.metadata.name}; it is not routed to this attachment`,
+      );
     }
-    problems.warning(infra.ref, "", "DuplicateSourceIP",
-      `worker address ${text} is reported by ${who.map((o) => o.metadata.name).join(", ")}; it stays routed to ${winner.metadata.name}`);
+    problems.warning(
+      infra.ref,
+      "",
+      "DuplicateSourceIP",
+      `worker address ${text} is reported by ${who.map((o) => o.metadata.name).join(", ")}; it stays routed to ${winner.metadata.name}`,
+    );
   }
   const out = new Map<InfraClusterAttachment, number[]>();
-  for (const [a, addrs] of raw) out.set(a, addrs.filter((addr) => !lost.has(`${nameOf(a)}@${formatIPv4(addr)}`)));
+  for (const [a, addrs] of raw)
+    out.set(
+      a,
+      addrs.filter((addr) => !lost.has(`${nameOf(a)}@${formatIPv4(addr)}`)),
+    );
   return out;
 }
 
-function reportMissingInfra(state: ClusterState, a: InfraClusterAttachment, infraKey: string, problems: Problems): void {
+function reportMissingInfra(
+  state: ClusterState,
+  a: InfraClusterAttachment,
+  infraKey: string,
+  problems: Problems,
+): void {
   const ref = attachmentRef(a);
-  const exists = state.infras.some((i) => `${i.metadata.namespace}/${i.metadata.name}` === infraKey)
-    || (state.invalid ?? []).some((i) => i.ref.kind === "Infra" && `${i.ref.namespace}/${i.ref.name}` === infraKey);
-  if (exists) problems.pending(ref, "spec.infraRef.name", "InfraNotReady", `Infra ${infraKey} is invalid; see its status`);
-  else problems.error(ref, "spec.infraRef.name", "InfraNotFound", `Infra ${infraKey} does not exist in namespace ${a.metadata.namespace}`);
+  const exists =
+    state.infras.some((i) => `${i.metadata.namespace}/${i.metadata.name}` === infraKey) ||
+    (state.invalid ?? []).some((i) => i.ref.kind === "Infra" && `${i.ref.namespace}/${i.ref.name}` === infraKey);
+  if (exists)
+    problems.pending(ref, "spec.infraRef.name", "InfraNotReady", `Infra ${infraKey} is invalid; see its status`);
+  else
+    problems.error(
+      ref,
+      "spec.infraRef.name",
+      "InfraNotFound",
+      `Infra ${infraKey} does not exist in namespace ${a.metadata.namespace}`,
+    );
 }
 
 /**
@@ -179,11 +236,17 @@ function reportMissingInfra(state: ClusterState, a: InfraClusterAttachment, infr
  * by metadata.creationTimestamp (RFC 3339 in UTC sorts as text; absent sorts first, as in a
  * manifest directory), then namespace/name — Gateway API's conflict resolution.
  */
-export function byClaimAge(claimants: readonly InfraClusterAttachment[], incumbent: string | undefined): InfraClusterAttachment[] {
+export function byClaimAge(
+  claimants: readonly InfraClusterAttachment[],
+  incumbent: string | undefined,
+): InfraClusterAttachment[] {
   const rank = (a: InfraClusterAttachment): number => (nameOf(a) === incumbent ? 0 : 1);
-  return [...claimants].sort((a, b) => rank(a) - rank(b)
-    || cmp(a.metadata.creationTimestamp ?? "", b.metadata.creationTimestamp ?? "")
-    || cmp(nameOf(a), nameOf(b)));
+  return [...claimants].sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      cmp(a.metadata.creationTimestamp ?? "", b.metadata.creationTimestamp ?? "") ||
+      cmp(nameOf(a), nameOf(b)),
+  );
 }
 
 function nameOf(a: InfraClusterAttachment): string {
@@ -198,4 +261,3 @@ function existingNamespaces(state: ClusterState): Set<string> {
   }
   return out;
 }
-

@@ -28,13 +28,62 @@ interface Row {
 }
 
 const ROWS: readonly Row[] = [
-  { kind: "kube-apiserver", port: 6443, serverNames: (d) => [`api.${d}`], bySource: false, service: (s) => s, servicePort: 6443 },
-  { kind: "kube-apiserver-internal", port: 6443, serverNames: (d) => [`api-int.${d}`], bySource: false, service: (s) => s, servicePort: 6443 },
-  { kind: "kubernetes-service", port: 6443, serverNames: () => [], bySource: true, service: (s) => s, servicePort: 6443 },
-  { kind: "oauth-openshift", port: 443, serverNames: (d) => [`oauth.${d}`], bySource: false, service: () => "oauth-openshift", servicePort: 6443 },
-  { kind: "ignition-server", port: 443, serverNames: (d) => [`ignition.${d}`], bySource: false, service: () => "ignition-server-proxy", servicePort: 443 },
-  { kind: "konnectivity-server", port: 443, serverNames: (d) => [`konnectivity.${d}`], bySource: false, service: () => "konnectivity-server", servicePort: 8091 },
-  { kind: "kubernetes-hostname", port: 443, serverNames: (d) => [...KUBERNETES_ALIASES, `kubernetes.${d}`], bySource: true, service: (s) => s, servicePort: 6443 },
+  {
+    kind: "kube-apiserver",
+    port: 6443,
+    serverNames: (d) => [`api.${d}`],
+    bySource: false,
+    service: (s) => s,
+    servicePort: 6443,
+  },
+  {
+    kind: "kube-apiserver-internal",
+    port: 6443,
+    serverNames: (d) => [`api-int.${d}`],
+    bySource: false,
+    service: (s) => s,
+    servicePort: 6443,
+  },
+  {
+    kind: "kubernetes-service",
+    port: 6443,
+    serverNames: () => [],
+    bySource: true,
+    service: (s) => s,
+    servicePort: 6443,
+  },
+  {
+    kind: "oauth-openshift",
+    port: 443,
+    serverNames: (d) => [`oauth.${d}`],
+    bySource: false,
+    service: () => "oauth-openshift",
+    servicePort: 6443,
+  },
+  {
+    kind: "ignition-server",
+    port: 443,
+    serverNames: (d) => [`ignition.${d}`],
+    bySource: false,
+    service: () => "ignition-server-proxy",
+    servicePort: 443,
+  },
+  {
+    kind: "konnectivity-server",
+    port: 443,
+    serverNames: (d) => [`konnectivity.${d}`],
+    bySource: false,
+    service: () => "konnectivity-server",
+    servicePort: 8091,
+  },
+  {
+    kind: "kubernetes-hostname",
+    port: 443,
+    serverNames: (d) => [...KUBERNETES_ALIASES, `kubernetes.${d}`],
+    bySource: true,
+    service: (s) => s,
+    servicePort: 6443,
+  },
 ];
 
 /** The apps VIP of an attachment when its ingress is Ready with an IP; undefined otherwise. */
@@ -45,7 +94,12 @@ export function appsVip(a: ResolvedAttachment): string | undefined {
   return ip !== undefined && parseIPv4(ip) !== undefined ? ip : undefined;
 }
 
-export function buildProxy(infra: ResolvedInfra, attachments: readonly ResolvedAttachment[], services: ServiceIndex, problems: Problems): ProxyModel | undefined {
+export function buildProxy(
+  infra: ResolvedInfra,
+  attachments: readonly ResolvedAttachment[],
+  services: ServiceIndex,
+  problems: Problems,
+): ProxyModel | undefined {
   if (infra.proxy === undefined) return undefined;
   const backends: Backend[] = [];
   const upstreams = new Map<string, Upstream>();
@@ -69,8 +123,13 @@ export function buildProxy(infra: ResolvedInfra, attachments: readonly ResolvedA
         });
       }
       backends.push({
-        name: `${prefix}/${row.kind}`, kind: row.kind, attachment: prefix, port: row.port,
-        serverNames: row.serverNames(a.domain), sourcePrefixRanges: row.bySource ? sources : [], upstream,
+        name: `${prefix}/${row.kind}`,
+        kind: row.kind,
+        attachment: prefix,
+        port: row.port,
+        serverNames: row.serverNames(a.domain),
+        sourcePrefixRanges: row.bySource ? sources : [],
+        upstream,
       });
     }
 
@@ -78,22 +137,43 @@ export function buildProxy(infra: ResolvedInfra, attachments: readonly ResolvedA
     const metallb = a.attachment.spec.appsIngress?.metallb;
     if (a.attachment.spec.appsIngress?.enabled === true && (metallb?.addressPoolName ?? "") === "") {
       // The original reports this as Degraded/InvalidConfiguration rather than accepting it silently.
-      problems.warning(a.ref, "spec.appsIngress.metallb.addressPoolName", "InvalidConfiguration",
-        `apps ingress is enabled without a MetalLB address pool (metallb.addressPoolName, ipAddressPoolRange); no pool is installed, so *.apps.${a.domain} gets a route only once the ingress reports an IP`);
+      problems.warning(
+        a.ref,
+        "spec.appsIngress.metallb.addressPoolName",
+        "InvalidConfiguration",
+        `apps ingress is enabled without a MetalLB address pool (metallb.addressPoolName, ipAddressPoolRange); no pool is installed, so *.apps.${a.domain} gets a route only once the ingress reports an IP`,
+      );
     }
     const vip = appsVip(a);
     if (a.attachment.spec.appsIngress?.enabled === true && s?.phase === "Ready" && vip === undefined) {
-      problems.warning(a.ref, "status.appsIngressStatus", "AppsIngressWithoutIP",
-        `apps ingress reports ${s.externalHostname !== undefined ? `only the hostname ${s.externalHostname}` : "no address"}; *.apps.${a.domain} gets neither a proxy route nor a DNS record until it reports an IP`);
+      problems.warning(
+        a.ref,
+        "status.appsIngressStatus",
+        "AppsIngressWithoutIP",
+        `apps ingress reports ${s.externalHostname !== undefined ? `only the hostname ${s.externalHostname}` : "no address"}; *.apps.${a.domain} gets neither a proxy route nor a DNS record until it reports an IP`,
+      );
     }
     if (vip === undefined) continue;
     const ports = a.attachment.spec.appsIngress?.ports ?? {};
-    for (const [kind, listener, port] of [["apps-https", 443, ports.https ?? 443], ["apps-http", 80, ports.http ?? 80]] as const) {
+    for (const [kind, listener, port] of [
+      ["apps-https", 443, ports.https ?? 443],
+      ["apps-http", 80, ports.http ?? 80],
+    ] as const) {
       const upstream = `vip/${vip}:${port}`;
-      upstreams.set(upstream, { name: upstream, endpoints: [{ address: vip, port }], connectTimeoutSeconds: DEFAULT_TIMEOUT_SECONDS, target: { service: vip, namespace: undefined, port } });
+      upstreams.set(upstream, {
+        name: upstream,
+        endpoints: [{ address: vip, port }],
+        connectTimeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
+        target: { service: vip, namespace: undefined, port },
+      });
       backends.push({
-        name: `${prefix}/${kind}`, kind, attachment: prefix, port: listener,
-        serverNames: [`*.apps.${a.domain}`], sourcePrefixRanges: [], upstream,
+        name: `${prefix}/${kind}`,
+        kind,
+        attachment: prefix,
+        port: listener,
+        serverNames: [`*.apps.${a.domain}`],
+        sourcePrefixRanges: [],
+        upstream,
       });
     }
   }
@@ -107,11 +187,22 @@ export function buildProxy(infra: ResolvedInfra, attachments: readonly ResolvedA
 }
 
 /** The Service's ClusterIP:port; empty (with a pending problem) while it is missing or headless. */
-function serviceEndpoints(a: ResolvedAttachment, name: string, port: number, services: ServiceIndex, problems: Problems): Endpoint[] {
+function serviceEndpoints(
+  a: ResolvedAttachment,
+  name: string,
+  port: number,
+  services: ServiceIndex,
+  problems: Problems,
+): Endpoint[] {
   const svc = services.get(`${a.controlPlaneNamespace}/${name}`);
   const where = `${a.controlPlaneNamespace}/${name}`;
   if (svc === undefined) {
-    problems.pending(a.ref, "", "WaitingForServices", `Service ${where} not found; its routes refuse connections until it exists`);
+    problems.pending(
+      a.ref,
+      "",
+      "WaitingForServices",
+      `Service ${where} not found; its routes refuse connections until it exists`,
+    );
     return [];
   }
   const ip = svc.spec?.clusterIP;
@@ -121,7 +212,12 @@ function serviceEndpoints(a: ResolvedAttachment, name: string, port: number, ser
   }
   const ports = svc.spec?.ports ?? [];
   if (ports.length > 0 && !ports.some((p) => p.port === port)) {
-    problems.warning(a.ref, "", "ServicePortMismatch", `Service ${where} does not expose port ${port} (has ${ports.map((p) => p.port).join(", ")})`);
+    problems.warning(
+      a.ref,
+      "",
+      "ServicePortMismatch",
+      `Service ${where} does not expose port ${port} (has ${ports.map((p) => p.port).join(", ")})`,
+    );
   }
   return [{ address: formatIPv4(parseIPv4(ip) ?? 0), port }];
 }

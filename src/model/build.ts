@@ -25,7 +25,8 @@ export function build(state: ClusterState): BuildResult {
   const services: ServiceIndex = new Map(state.services.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]));
   const infras = new Map<string, ResolvedInfra>();
   const sortedInfras = [...state.infras].sort((a, b) =>
-    cmp(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`));
+    cmp(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`),
+  );
   for (const infra of sortedInfras) {
     const resolved = resolveInfra(infra, services, problems);
     if (resolved !== undefined) infras.set(`${infra.metadata.namespace}/${infra.metadata.name}`, resolved);
@@ -36,12 +37,16 @@ export function build(state: ClusterState): BuildResult {
   const dhcps = new Map<string, DhcpModel | undefined>();
   const allocated = new Map<string, AllocatedAddresses>();
   for (const [key, infra] of infras) {
-    const dhcp = buildDhcp(infra, {
-      vmis: state.vmis,
-      attachments: state.attachments.filter((a) => `${a.metadata.namespace}/${a.spec.infraRef.name}` === key),
-      previous: state.dhcpAllocations?.get(`${key}-dhcp`) ?? [],
-      now: state.now ?? 0,
-    }, problems);
+    const dhcp = buildDhcp(
+      infra,
+      {
+        vmis: state.vmis,
+        attachments: state.attachments.filter((a) => `${a.metadata.namespace}/${a.spec.infraRef.name}` === key),
+        previous: state.dhcpAllocations?.get(`${key}-dhcp`) ?? [],
+        now: state.now ?? 0,
+      },
+      problems,
+    );
     dhcps.set(key, dhcp);
     if (dhcp !== undefined) allocated.set(key, allocatedAddresses(dhcp));
   }
@@ -145,7 +150,8 @@ function dnsServer(infra: ResolvedInfra, dns: DnsModel): DNSServer {
         networkAttachmentNamespace: infra.nad.namespace,
       },
       staticEntries: [vlan, pods].flatMap((view) =>
-        view.zones.flatMap((z) => z.records.map((r) => ({ hostname: r.name, ip: r.address, view: view.name })))),
+        view.zones.flatMap((z) => z.records.map((r) => ({ hostname: r.name, ip: r.address, view: view.name }))),
+      ),
       upstreamDNS: dns.upstreams === "resolv.conf" ? ["resolv.conf"] : [...dns.upstreams],
       ...(infra.dns?.image === undefined ? {} : { image: infra.dns.image }),
       reloadInterval: `${dns.reloadSeconds}s`,
@@ -161,7 +167,11 @@ function proxyServer(infra: ResolvedInfra, proxy: ProxyModel): ProxyServer {
     kind: "ProxyServer",
     metadata: childMeta(infra, "proxy"),
     spec: {
-      networkConfig: { serverIP: proxy.serverIP, networkAttachmentName: infra.nad.name, networkAttachmentNamespace: infra.nad.namespace },
+      networkConfig: {
+        serverIP: proxy.serverIP,
+        networkAttachmentName: infra.nad.name,
+        networkAttachmentNamespace: infra.nad.namespace,
+      },
       xdsPort: 18000,
       backends: proxy.backends.map((b) => {
         const [hostname, ...alternates] = b.serverNames;

@@ -16,54 +16,105 @@ interface OptionRow {
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\.?$/i;
 
 const ROWS: readonly OptionRow[] = [
-  { code: 26, name: "interface-mtu", parse: (v) => /^[0-9]+$/.test(v.trim()) && Number(v) >= 68 && Number(v) <= 65535 ? { data: String(Number(v)), csv: true } : "an MTU from 68 to 65535" },
+  {
+    code: 26,
+    name: "interface-mtu",
+    parse: (v) =>
+      /^[0-9]+$/.test(v.trim()) && Number(v) >= 68 && Number(v) <= 65535
+        ? { data: String(Number(v)), csv: true }
+        : "an MTU from 68 to 65535",
+  },
   { code: 42, name: "ntp-servers", parse: (v) => addressList(v) ?? "comma-separated IPv4 addresses" },
-  { code: 119, name: "domain-search", parse: (v) => {
-    const names = list(v);
-    return names.length > 0 && names.every((n) => HOSTNAME.test(n)) ? { data: names.join(", "), csv: true } : "comma-separated domain names";
-  } },
+  {
+    code: 119,
+    name: "domain-search",
+    parse: (v) => {
+      const names = list(v);
+      return names.length > 0 && names.every((n) => HOSTNAME.test(n))
+        ? { data: names.join(", "), csv: true }
+        : "comma-separated domain names";
+    },
+  },
   { code: 121, name: "classless-static-route", parse: classlessRoutes },
 ];
 
 /** Options oooi sets itself (subnet mask, routers, resolvers, hostname, lifetimes, DHCP protocol). */
 const OWNED: ReadonlyMap<number, string> = new Map([
-  [1, "spec.networkConfig.cidr"], [3, "spec.networkConfig.gateway"], [6, "spec.networkConfig.dnsServers"],
-  [12, "the VMI name"], [51, "leaseTime"], [53, "DHCP itself"], [54, "serverIP"], [55, "the client"],
-  [58, "leaseTime"], [59, "leaseTime"], [61, "the client"],
+  [1, "spec.networkConfig.cidr"],
+  [3, "spec.networkConfig.gateway"],
+  [6, "spec.networkConfig.dnsServers"],
+  [12, "the VMI name"],
+  [51, "leaseTime"],
+  [53, "DHCP itself"],
+  [54, "serverIP"],
+  [55, "the client"],
+  [58, "leaseTime"],
+  [59, "leaseTime"],
+  [61, "the client"],
 ]);
 
 /** Checked options, sorted by code; one code once (the last entry wins, with a warning). */
 export function resolveDhcpOptions(
-  ref: ObjectRef, field: string, entries: readonly { readonly code: number; readonly value: string }[], problems: Problems,
+  ref: ObjectRef,
+  field: string,
+  entries: readonly { readonly code: number; readonly value: string }[],
+  problems: Problems,
 ): DhcpOption[] {
   const out = new Map<number, DhcpOption>();
   for (const [i, e] of entries.entries()) {
     const at = `${field}[${String(i)}]`;
     const owner = OWNED.get(e.code);
     if (owner !== undefined) {
-      problems.error(ref, `${at}.code`, "InvalidSpec", `option ${String(e.code)} is set by oooi from ${owner}; the entry is ignored`);
+      problems.error(
+        ref,
+        `${at}.code`,
+        "InvalidSpec",
+        `option ${String(e.code)} is set by oooi from ${owner}; the entry is ignored`,
+      );
       continue;
     }
     const row = ROWS.find((r) => r.code === e.code);
     const parsed = row === undefined ? { data: e.value, csv: true } : row.parse(e.value);
     if (typeof parsed === "string") {
-      problems.error(ref, `${at}.value`, "InvalidSpec", `${JSON.stringify(e.value)} is not ${parsed} (option ${String(e.code)}); the option is not sent`);
+      problems.error(
+        ref,
+        `${at}.value`,
+        "InvalidSpec",
+        `${JSON.stringify(e.value)} is not ${parsed} (option ${String(e.code)}); the option is not sent`,
+      );
       continue;
     }
-    if (out.has(e.code)) problems.warning(ref, `${at}.code`, "DuplicateOption", `option ${String(e.code)} is listed twice; the last one is sent`);
+    if (out.has(e.code))
+      problems.warning(
+        ref,
+        `${at}.code`,
+        "DuplicateOption",
+        `option ${String(e.code)} is listed twice; the last one is sent`,
+      );
     // Codes without a row are passed by code; Kea checks them against its standard definitions.
-    out.set(e.code, { code: e.code, value: e.value, ...(row === undefined ? {} : { name: row.name }), data: parsed.data, csvFormat: parsed.csv });
+    out.set(e.code, {
+      code: e.code,
+      value: e.value,
+      ...(row === undefined ? {} : { name: row.name }),
+      data: parsed.data,
+      csvFormat: parsed.csv,
+    });
   }
   return [...out.values()].sort((a, b) => a.code - b.code);
 }
 
 function list(v: string): string[] {
-  return v.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  return v
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
 }
 
 function addressList(v: string): { data: string; csv: boolean } | undefined {
   const items = list(v);
-  return items.length > 0 && items.every((a) => parseIPv4(a) !== undefined) ? { data: items.join(", "), csv: true } : undefined;
+  return items.length > 0 && items.every((a) => parseIPv4(a) !== undefined)
+    ? { data: items.join(", "), csv: true }
+    : undefined;
 }
 
 /**
@@ -72,7 +123,7 @@ function addressList(v: string): { data: string; csv: boolean } | undefined {
  * prefix length, the significant octets of the destination, then the router.
  */
 function classlessRoutes(v: string): { data: string; csv: boolean } | string {
-  const wrong = "\"destination/prefix - router\" pairs, comma-separated";
+  const wrong = '"destination/prefix - router" pairs, comma-separated';
   const bytes: number[] = [];
   const routes = list(v);
   if (routes.length === 0) return wrong;
@@ -86,5 +137,11 @@ function classlessRoutes(v: string): { data: string; csv: boolean } | string {
     for (let i = 0; i < Math.ceil(prefix / 8); i++) bytes.push((dest >>> (24 - 8 * i)) & 255);
     for (let i = 0; i < 4; i++) bytes.push((router >>> (24 - 8 * i)) & 255);
   }
-  return { data: bytes.map((b) => b.toString(16).padStart(2, "0")).join("").toUpperCase(), csv: false };
+  return {
+    data: bytes
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("")
+      .toUpperCase(),
+    csv: false,
+  };
 }

@@ -29,24 +29,32 @@ export interface DhcpInputs {
 export function buildDhcp(infra: ResolvedInfra, inputs: DhcpInputs, problems: Problems): DhcpModel | undefined {
   const d = infra.dhcp;
   if (d === undefined) return undefined;
-  const dnsServers = infra.dns !== undefined ? [infra.dns.serverIP] : infra.upstreams === "resolv.conf" ? [] : [...infra.upstreams];
+  const dnsServers =
+    infra.dns !== undefined ? [infra.dns.serverIP] : infra.upstreams === "resolv.conf" ? [] : [...infra.upstreams];
   if (dnsServers.length === 0) {
-    problems.warning(infra.ref, "spec.networkConfig.dnsServers", "NoResolverAdvertised",
-      "DNS is disabled and dnsServers is \"resolv.conf\": DHCP clients are given no resolver");
+    problems.warning(
+      infra.ref,
+      "spec.networkConfig.dnsServers",
+      "NoResolverAdvertised",
+      'DNS is disabled and dnsServers is "resolv.conf": DHCP clients are given no resolver',
+    );
   }
 
   const hostFirst = infra.cidr.prefix >= 31 ? infra.cidr.first : infra.cidr.first + 1;
   const hostLast = infra.cidr.prefix >= 31 ? infra.cidr.last : infra.cidr.last - 1;
-  const allocations = buildAllocations({
-    infra: infra.ref,
-    cidr: infra.cidr,
-    pool: d.pool === undefined ? { first: hostFirst, last: hostLast } : { first: d.pool.start, last: d.pool.end },
-    excluded: excludedAddresses(infra, inputs.attachments, problems),
-    previous: inputs.previous,
-    live: collectInterfaces(infra, inputs.vmis, problems),
-    now: inputs.now,
-    graceSeconds: d.leaseSeconds,
-  }, problems);
+  const allocations = buildAllocations(
+    {
+      infra: infra.ref,
+      cidr: infra.cidr,
+      pool: d.pool === undefined ? { first: hostFirst, last: hostLast } : { first: d.pool.start, last: d.pool.end },
+      excluded: excludedAddresses(infra, inputs.attachments, problems),
+      previous: inputs.previous,
+      live: collectInterfaces(infra, inputs.vmis, problems),
+      now: inputs.now,
+      graceSeconds: d.leaseSeconds,
+    },
+    problems,
+  );
 
   return {
     name: `${infra.ref.namespace}/${infra.ref.name}-dhcp`,
@@ -60,15 +68,27 @@ export function buildDhcp(infra: ResolvedInfra, inputs: DhcpInputs, problems: Pr
     validLifetimeSeconds: d.leaseSeconds,
     unknownClients: d.unknownClients,
     reservations: allocations.map((a): Reservation => ({
-      hwAddress: a.mac, ipAddress: a.ip, hostname: a.vmi.slice(a.vmi.indexOf("/") + 1), vmi: a.vmi,
+      hwAddress: a.mac,
+      ipAddress: a.ip,
+      hostname: a.vmi.slice(a.vmi.indexOf("/") + 1),
+      vmi: a.vmi,
     })),
-    options: resolveDhcpOptions(infra.ref, "spec.infraComponents.dhcp.options", infra.infra.spec.infraComponents?.dhcp?.options ?? [], problems),
+    options: resolveDhcpOptions(
+      infra.ref,
+      "spec.infraComponents.dhcp.options",
+      infra.infra.spec.infraComponents?.dhcp?.options ?? [],
+      problems,
+    ),
     allocations,
   };
 }
 
 /** The gateway, the three components and every attachment's MetalLB range. */
-function excludedAddresses(infra: ResolvedInfra, attachments: readonly InfraClusterAttachment[], problems: Problems): Excluded[] {
+function excludedAddresses(
+  infra: ResolvedInfra,
+  attachments: readonly InfraClusterAttachment[],
+  problems: Problems,
+): Excluded[] {
   const out: Excluded[] = [];
   const single = (text: string | undefined, what: string) => {
     const addr = text === undefined ? undefined : parseIPv4(text);
@@ -84,9 +104,12 @@ function excludedAddresses(infra: ResolvedInfra, attachments: readonly InfraClus
     const range = parseRange(text);
     const what = `the MetalLB range of ${a.metadata.namespace}/${a.metadata.name}`;
     if (range === undefined) {
-      problems.warning({ kind: "InfraClusterAttachment", namespace: a.metadata.namespace, name: a.metadata.name },
-        "spec.appsIngress.metallb.ipAddressPoolRange", "InvalidAddressRange",
-        `${JSON.stringify(text)} is neither "first-last" nor a CIDR; DHCP cannot keep it free of VMIs`);
+      problems.warning(
+        { kind: "InfraClusterAttachment", namespace: a.metadata.namespace, name: a.metadata.name },
+        "spec.appsIngress.metallb.ipAddressPoolRange",
+        "InvalidAddressRange",
+        `${JSON.stringify(text)} is neither "first-last" nor a CIDR; DHCP cannot keep it free of VMIs`,
+      );
       continue;
     }
     out.push({ ...range, what });
@@ -116,11 +139,16 @@ function key(v: VirtualMachineInstance): string {
 }
 
 /** VMI interfaces attached to the Infra's NAD, oldest VMI first so clashes resolve stably. */
-function collectInterfaces(infra: ResolvedInfra, vmis: readonly VirtualMachineInstance[], problems: Problems): LiveInterface[] {
+function collectInterfaces(
+  infra: ResolvedInfra,
+  vmis: readonly VirtualMachineInstance[],
+  problems: Problems,
+): LiveInterface[] {
   const out: LiveInterface[] = [];
   const seenMac = new Map<string, string>();
-  const sorted = [...vmis].sort((a, b) =>
-    cmp(a.metadata.creationTimestamp ?? "", b.metadata.creationTimestamp ?? "") || cmp(key(a), key(b)));
+  const sorted = [...vmis].sort(
+    (a, b) => cmp(a.metadata.creationTimestamp ?? "", b.metadata.creationTimestamp ?? "") || cmp(key(a), key(b)),
+  );
   for (const vmi of sorted) {
     for (const net of vmi.spec?.networks ?? []) {
       const ref = net.multus?.networkName;
@@ -129,12 +157,22 @@ function collectInterfaces(infra: ResolvedInfra, vmis: readonly VirtualMachineIn
       const status = vmi.status?.interfaces?.find((i) => i.name === net.name);
       const macText = (spec?.macAddress ?? status?.mac ?? "").toLowerCase().replace(/-/g, ":");
       if (!MAC_PATTERN.test(macText)) {
-        problems.warning(infra.ref, "", "VMIWithoutMAC", `VMI ${key(vmi)} interface ${net.name ?? "?"} has no MAC address yet; it gets a reservation once KubeVirt reports one`);
+        problems.warning(
+          infra.ref,
+          "",
+          "VMIWithoutMAC",
+          `VMI ${key(vmi)} interface ${net.name ?? "?"} has no MAC address yet; it gets a reservation once KubeVirt reports one`,
+        );
         continue;
       }
       const holder = seenMac.get(macText);
       if (holder !== undefined) {
-        problems.warning(infra.ref, "", "DuplicateMAC", `MAC ${macText} of VMI ${key(vmi)} is already used by VMI ${holder}; only the older one gets an address`);
+        problems.warning(
+          infra.ref,
+          "",
+          "DuplicateMAC",
+          `MAC ${macText} of VMI ${key(vmi)} is already used by VMI ${holder}; only the older one gets an address`,
+        );
         continue;
       }
       seenMac.set(macText, key(vmi));

@@ -44,7 +44,10 @@ function zonesFor(served: readonly ResolvedAttachment[], proxy: string | undefin
     const vip = appsVip(a);
     // VLAN clients reach the apps VIP directly; pods go through the proxy, which routes *.apps by SNI/Host.
     if (vip !== undefined) {
-      zones.push({ origin: `apps.${a.domain}`, records: [{ name: `*.apps.${a.domain}`, address: view === "vlan" ? vip : proxy }] });
+      zones.push({
+        origin: `apps.${a.domain}`,
+        records: [{ name: `*.apps.${a.domain}`, address: view === "vlan" ? vip : proxy }],
+      });
     }
   }
   // DNS cannot pick a hosted cluster for the aliases; Envoy does, by worker source address.

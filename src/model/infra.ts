@@ -20,23 +20,27 @@ export interface ResolvedInfra {
   readonly nad: { readonly name: string; readonly namespace: string };
   /** Upstream resolver IPs, or "resolv.conf". */
   readonly upstreams: readonly string[] | "resolv.conf";
-  readonly dhcp: {
-    readonly serverIP: string;
-    readonly pool: { readonly start: number; readonly end: number } | undefined;
-    readonly leaseTime: string;
-    readonly leaseSeconds: number;
-    readonly unknownClients: UnknownClientPolicy;
-    readonly interface: string;
-    readonly image: string | undefined;
-  } | undefined;
+  readonly dhcp:
+    | {
+        readonly serverIP: string;
+        readonly pool: { readonly start: number; readonly end: number } | undefined;
+        readonly leaseTime: string;
+        readonly leaseSeconds: number;
+        readonly unknownClients: UnknownClientPolicy;
+        readonly interface: string;
+        readonly image: string | undefined;
+      }
+    | undefined;
   readonly dns: { readonly serverIP: string; readonly image: string | undefined } | undefined;
-  readonly proxy: {
-    readonly serverIP: string;
-    /** The proxy's pod-network address for the default DNS view; undefined when unset or unresolved. */
-    readonly internalIP: string | undefined;
-    readonly proxyImage: string | undefined;
-    readonly managerImage: string | undefined;
-  } | undefined;
+  readonly proxy:
+    | {
+        readonly serverIP: string;
+        /** The proxy's pod-network address for the default DNS view; undefined when unset or unresolved. */
+        readonly internalIP: string | undefined;
+        readonly proxyImage: string | undefined;
+        readonly managerImage: string | undefined;
+      }
+    | undefined;
 }
 
 const F = {
@@ -61,11 +65,21 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
 
   const cidr = parseCidr(nc.cidr);
   if (cidr === undefined) {
-    problems.error(ref, F.cidr, "InvalidSpec", `${JSON.stringify(nc.cidr)} is not an IPv4 network address in CIDR form (host bits must be zero)`);
+    problems.error(
+      ref,
+      F.cidr,
+      "InvalidSpec",
+      `${JSON.stringify(nc.cidr)} is not an IPv4 network address in CIDR form (host bits must be zero)`,
+    );
     return undefined;
   }
   if (cidr.prefix > 30) {
-    problems.error(ref, F.cidr, "InvalidSpec", `/${cidr.prefix} leaves no room for a gateway, three servers and workers; use /30 or larger`);
+    problems.error(
+      ref,
+      F.cidr,
+      "InvalidSpec",
+      `/${cidr.prefix} leaves no room for a gateway, three servers and workers; use /30 or larger`,
+    );
     return undefined;
   }
 
@@ -113,16 +127,36 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
       const start = parseIPv4(rangeStart);
       const end = parseIPv4(rangeEnd);
       if (start === undefined || !isHostAddress(cidr, start)) {
-        problems.error(ref, `${F.dhcp}.rangeStart`, "InvalidSpec", `${rangeStart} is not a usable host address of ${nc.cidr}`);
+        problems.error(
+          ref,
+          `${F.dhcp}.rangeStart`,
+          "InvalidSpec",
+          `${rangeStart} is not a usable host address of ${nc.cidr}`,
+        );
       } else if (end === undefined || !isHostAddress(cidr, end)) {
-        problems.error(ref, `${F.dhcp}.rangeEnd`, "InvalidSpec", `${rangeEnd} is not a usable host address of ${nc.cidr}`);
+        problems.error(
+          ref,
+          `${F.dhcp}.rangeEnd`,
+          "InvalidSpec",
+          `${rangeEnd} is not a usable host address of ${nc.cidr}`,
+        );
       } else if (start > end) {
-        problems.error(ref, `${F.dhcp}.rangeEnd`, "InvalidSpec", `rangeEnd ${rangeEnd} comes before rangeStart ${rangeStart}`);
+        problems.error(
+          ref,
+          `${F.dhcp}.rangeEnd`,
+          "InvalidSpec",
+          `rangeEnd ${rangeEnd} comes before rangeStart ${rangeStart}`,
+        );
       } else {
         pool = { start, end };
         for (const [addr, field] of owners) {
           if (addr >= start && addr <= end) {
-            problems.error(ref, `${F.dhcp}.rangeStart`, "InvalidSpec", `pool ${rangeStart}-${rangeEnd} contains ${formatIPv4(addr)} (${field})`);
+            problems.error(
+              ref,
+              `${F.dhcp}.rangeStart`,
+              "InvalidSpec",
+              `pool ${rangeStart}-${rangeEnd} contains ${formatIPv4(addr)} (${field})`,
+            );
           }
         }
       }
@@ -132,7 +166,12 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
   const leaseTime = comps.dhcp?.leaseTime ?? "1h";
   const leaseSeconds = parseDurationSeconds(leaseTime);
   if (dhcpOn && (leaseSeconds === undefined || leaseSeconds < 60)) {
-    problems.error(ref, `${F.dhcp}.leaseTime`, "InvalidSpec", `${JSON.stringify(leaseTime)} is not a duration of at least 1m`);
+    problems.error(
+      ref,
+      `${F.dhcp}.leaseTime`,
+      "InvalidSpec",
+      `${JSON.stringify(leaseTime)} is not a duration of at least 1m`,
+    );
   }
 
   warnLegacyFields(ref, infra, problems);
@@ -153,22 +192,28 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
     gateway: nc.gateway,
     nad: { name: nc.networkAttachmentDefinition, namespace: nc.networkAttachmentNamespace ?? infra.metadata.namespace },
     upstreams,
-    dhcp: dhcpIP === undefined ? undefined : {
-      serverIP: formatIPv4(dhcpIP),
-      pool,
-      leaseTime,
-      leaseSeconds: leaseSeconds ?? 3600,
-      unknownClients: comps.dhcp?.unknownClients ?? "deny",
-      interface: comps.dhcp?.interface ?? "net1",
-      image: comps.dhcp?.image,
-    },
+    dhcp:
+      dhcpIP === undefined
+        ? undefined
+        : {
+            serverIP: formatIPv4(dhcpIP),
+            pool,
+            leaseTime,
+            leaseSeconds: leaseSeconds ?? 3600,
+            unknownClients: comps.dhcp?.unknownClients ?? "deny",
+            interface: comps.dhcp?.interface ?? "net1",
+            image: comps.dhcp?.image,
+          },
     dns: dnsIP === undefined ? undefined : { serverIP: formatIPv4(dnsIP), image: comps.dns?.image },
-    proxy: proxyIP === undefined ? undefined : {
-      serverIP: formatIPv4(proxyIP),
-      internalIP,
-      proxyImage: comps.proxy?.proxyImage,
-      managerImage: comps.proxy?.managerImage,
-    },
+    proxy:
+      proxyIP === undefined
+        ? undefined
+        : {
+            serverIP: formatIPv4(proxyIP),
+            internalIP,
+            proxyImage: comps.proxy?.proxyImage,
+            managerImage: comps.proxy?.managerImage,
+          },
   };
 }
 
@@ -177,39 +222,78 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
  * cluster is served only through an InfraClusterAttachment (docs/reference.md#infra): say which field replaces each.
  */
 const LEGACY_FIELDS: readonly { field: string; get: (i: Infra) => string | undefined; replacement: string }[] = [
-  { field: `${F.dns}.clusterName`, get: (i) => i.spec.infraComponents?.dns?.clusterName, replacement: "spec.dns.clusterName" },
-  { field: `${F.dns}.baseDomain`, get: (i) => i.spec.infraComponents?.dns?.baseDomain, replacement: "spec.dns.baseDomain" },
-  { field: `${F.proxy}.controlPlaneNamespace`, get: (i) => i.spec.infraComponents?.proxy?.controlPlaneNamespace, replacement: "spec.controlPlaneNamespace" },
-  { field: `${F.proxy}.apiServerService`, get: (i) => i.spec.infraComponents?.proxy?.apiServerService, replacement: "spec.apiServerService" },
+  {
+    field: `${F.dns}.clusterName`,
+    get: (i) => i.spec.infraComponents?.dns?.clusterName,
+    replacement: "spec.dns.clusterName",
+  },
+  {
+    field: `${F.dns}.baseDomain`,
+    get: (i) => i.spec.infraComponents?.dns?.baseDomain,
+    replacement: "spec.dns.baseDomain",
+  },
+  {
+    field: `${F.proxy}.controlPlaneNamespace`,
+    get: (i) => i.spec.infraComponents?.proxy?.controlPlaneNamespace,
+    replacement: "spec.controlPlaneNamespace",
+  },
+  {
+    field: `${F.proxy}.apiServerService`,
+    get: (i) => i.spec.infraComponents?.proxy?.apiServerService,
+    replacement: "spec.apiServerService",
+  },
 ];
 
 function warnLegacyFields(ref: ObjectRef, infra: Infra, problems: Problems): void {
   for (const l of LEGACY_FIELDS) {
     const value = l.get(infra);
     if (value === undefined || value === "") continue;
-    problems.warning(ref, l.field, "LegacyField",
-      `${JSON.stringify(value)} is ignored: a hosted cluster is served only through an InfraClusterAttachment with infraRef.name ${infra.metadata.name}; set its ${l.replacement} instead`);
+    problems.warning(
+      ref,
+      l.field,
+      "LegacyField",
+      `${JSON.stringify(value)} is ignored: a hosted cluster is served only through an InfraClusterAttachment with infraRef.name ${infra.metadata.name}; set its ${l.replacement} instead`,
+    );
   }
 }
 
-function resolveUpstreams(ref: ObjectRef, entries: readonly string[], problems: Problems): readonly string[] | "resolv.conf" {
+function resolveUpstreams(
+  ref: ObjectRef,
+  entries: readonly string[],
+  problems: Problems,
+): readonly string[] | "resolv.conf" {
   const ips: string[] = [];
   let inherit = false;
   for (const [i, entry] of entries.entries()) {
     if (entry === RESOLV_CONF) inherit = true;
     else if (parseIPv4(entry) === undefined) {
-      problems.error(ref, `${F.dnsServers}[${String(i)}]`, "InvalidSpec", `${JSON.stringify(entry)} is neither an IPv4 address nor "resolv.conf"`);
+      problems.error(
+        ref,
+        `${F.dnsServers}[${String(i)}]`,
+        "InvalidSpec",
+        `${JSON.stringify(entry)} is neither an IPv4 address nor "resolv.conf"`,
+      );
     } else if (!ips.includes(entry)) ips.push(entry);
   }
   if (inherit && ips.length > 0) {
-    problems.error(ref, F.dnsServers, "InvalidSpec", `"resolv.conf" cannot be mixed with explicit resolvers (${ips.join(", ")})`);
+    problems.error(
+      ref,
+      F.dnsServers,
+      "InvalidSpec",
+      `"resolv.conf" cannot be mixed with explicit resolvers (${ips.join(", ")})`,
+    );
   }
   return ips.length === 0 ? RESOLV_CONF : ips;
 }
 
 /** `internalProxyService`: a ClusterIP, or svc[.ns[.svc[.cluster.local]]] resolved to the Service's ClusterIP. */
 function resolveInternalProxy(
-  ref: ObjectRef, value: string, defaultNamespace: string, cidr: Cidr, services: ServiceIndex, problems: Problems,
+  ref: ObjectRef,
+  value: string,
+  defaultNamespace: string,
+  cidr: Cidr,
+  services: ServiceIndex,
+  problems: Problems,
 ): string | undefined {
   const field = `${F.proxy}.internalProxyService`;
   // "svc.ns.svc.cluster.local." is the same name as without the final dot (the original accepts both).
@@ -217,14 +301,26 @@ function resolveInternalProxy(
   const literal = parseIPv4(value);
   if (literal !== undefined) {
     if (cidrContains(cidr, literal)) {
-      problems.error(ref, field, "InvalidSpec", `${value} is inside the VLAN ${formatIPv4(cidr.network)}/${cidr.prefix}; the default view must never publish VLAN addresses`);
+      problems.error(
+        ref,
+        field,
+        "InvalidSpec",
+        `${value} is inside the VLAN ${formatIPv4(cidr.network)}/${cidr.prefix}; the default view must never publish VLAN addresses`,
+      );
       return undefined;
     }
     return value;
   }
-  const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.([a-z0-9]([-a-z0-9]*[a-z0-9])?))?(\.svc(\.cluster\.local)?)?$/.exec(value);
+  const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.([a-z0-9]([-a-z0-9]*[a-z0-9])?))?(\.svc(\.cluster\.local)?)?$/.exec(
+    value,
+  );
   if (m === null || (m[6] !== undefined && m[4] === undefined)) {
-    problems.error(ref, field, "InvalidSpec", `${JSON.stringify(value)} is neither an IPv4 ClusterIP nor a Service name of the form svc.namespace[.svc.cluster.local]`);
+    problems.error(
+      ref,
+      field,
+      "InvalidSpec",
+      `${JSON.stringify(value)} is neither an IPv4 ClusterIP nor a Service name of the form svc.namespace[.svc.cluster.local]`,
+    );
     return undefined;
   }
   const name = m[1] ?? "";
@@ -232,15 +328,30 @@ function resolveInternalProxy(
   const svc = services.get(`${namespace}/${name}`);
   const ip = svc?.spec?.clusterIP;
   if (svc === undefined) {
-    problems.pending(ref, field, "InternalProxyServicePending", `Service ${namespace}/${name} not found; the default DNS view stays empty until it exists`);
+    problems.pending(
+      ref,
+      field,
+      "InternalProxyServicePending",
+      `Service ${namespace}/${name} not found; the default DNS view stays empty until it exists`,
+    );
     return undefined;
   }
   if (ip === undefined || ip === "" || ip === "None" || parseIPv4(ip) === undefined) {
-    problems.pending(ref, field, "InternalProxyServicePending", `Service ${namespace}/${name} has no ClusterIP (headless or not yet allocated); the default DNS view stays empty`);
+    problems.pending(
+      ref,
+      field,
+      "InternalProxyServicePending",
+      `Service ${namespace}/${name} has no ClusterIP (headless or not yet allocated); the default DNS view stays empty`,
+    );
     return undefined;
   }
   if (cidrContains(cidr, parseIPv4(ip) ?? -1)) {
-    problems.error(ref, field, "InvalidSpec", `Service ${namespace}/${name} has ClusterIP ${ip} inside the VLAN; the default view must never publish VLAN addresses`);
+    problems.error(
+      ref,
+      field,
+      "InvalidSpec",
+      `Service ${namespace}/${name} has ClusterIP ${ip} inside the VLAN; the default view must never publish VLAN addresses`,
+    );
     return undefined;
   }
   return ip;

@@ -41,7 +41,10 @@ export function sameRef(a: ObjectRef, b: ObjectRef): boolean {
 /** Problem order: object, field, reason, message. */
 export function compareProblems(a: Problem, b: Problem): number {
   return (
-    cmp(refKey(a.object), refKey(b.object)) || cmp(a.field, b.field) || cmp(a.reason, b.reason) || cmp(a.message, b.message)
+    cmp(refKey(a.object), refKey(b.object)) ||
+    cmp(a.field, b.field) ||
+    cmp(a.reason, b.reason) ||
+    cmp(a.message, b.message)
   );
 }
 

@@ -29,7 +29,12 @@ export function readyCondition(problems: readonly Problem[]): ReadyCondition {
   const first = blocking[0];
   if (first === undefined) {
     const notes = problems.map(describe);
-    return { type: "Ready", status: "True", reason: "ReconciliationSucceeded", message: notes.length === 0 ? "configuration rendered" : notes.join("; ") };
+    return {
+      type: "Ready",
+      status: "True",
+      reason: "ReconciliationSucceeded",
+      message: notes.length === 0 ? "configuration rendered" : notes.join("; "),
+    };
   }
   return { type: "Ready", status: "False", reason: first.reason, message: problems.map(describe).join("; ") };
 }
@@ -43,11 +48,14 @@ export function objectStatuses(state: ClusterState, result: BuildResult): Object
   const refs = new Map<string, ObjectRef>();
   const add = (r: ObjectRef) => refs.set(refKey(r), r);
   for (const i of state.infras) add({ kind: "Infra", namespace: i.metadata.namespace, name: i.metadata.name });
-  for (const a of state.attachments) add({ kind: "InfraClusterAttachment", namespace: a.metadata.namespace, name: a.metadata.name });
+  for (const a of state.attachments)
+    add({ kind: "InfraClusterAttachment", namespace: a.metadata.namespace, name: a.metadata.name });
   for (const inv of state.invalid ?? []) add(inv.ref);
   for (const p of result.problems) add(p.object);
-  return [...refs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, object]) => {
-    const mine = result.problems.filter((p) => refKey(p.object) === key);
-    return { object, ready: readyCondition(mine), problems: mine };
-  });
+  return [...refs.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, object]) => {
+      const mine = result.problems.filter((p) => refKey(p.object) === key);
+      return { object, ready: readyCondition(mine), problems: mine };
+    });
 }

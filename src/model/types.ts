@@ -1,11 +1,15 @@
 // The pure model's vocabulary: what the cluster looks like (ClusterState), what each Infra
 // should serve (Topology), and what is wrong (Problem). Renderers read only these types.
 import type {
-  DHCPAllocation, DHCPServer, DNSServer, Infra, InfraClusterAttachment, ProxyServer, UnknownClientPolicy,
+  DHCPAllocation,
+  DHCPServer,
+  DNSServer,
+  Infra,
+  InfraClusterAttachment,
+  ProxyServer,
+  UnknownClientPolicy,
 } from "../api/schema.js";
-import type {
-  HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance,
-} from "../api/external.js";
+import type { HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance } from "../api/external.js";
 
 /** Everything the model reads, as observed (specs already defaulted by src/api/validate). */
 export interface ClusterState {

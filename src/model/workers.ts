@@ -86,7 +86,7 @@ export function workerAddresses(
   for (const vmi of src.vmisByNamespace.get(controlPlaneNamespace) ?? []) {
     if (named.has(vmi.metadata.name)) continue;
     const vmiKey = `${controlPlaneNamespace}/${vmi.metadata.name}`;
-    const addrs = allocated === undefined ? vmiAddresses(vmi, cidr) : allocated.byVmi.get(vmiKey) ?? [];
+    const addrs = allocated === undefined ? vmiAddresses(vmi, cidr) : (allocated.byVmi.get(vmiKey) ?? []);
     for (const addr of addrs) out.add(addr);
   }
   return [...out].sort((a, b) => a - b);

@@ -4,7 +4,9 @@ import type { DHCPAllocation } from "../api/schema.js";
 import type { KubeObject } from "../watchers/kube/rest.js";
 
 /** "<namespace>/<name>" → status.allocations of every observed DHCPServer that has one. */
-export function persistedAllocations(dhcpServers: ReadonlyMap<string, KubeObject>): Map<string, readonly DHCPAllocation[]> {
+export function persistedAllocations(
+  dhcpServers: ReadonlyMap<string, KubeObject>,
+): Map<string, readonly DHCPAllocation[]> {
   const out = new Map<string, readonly DHCPAllocation[]>();
   for (const [key, server] of dhcpServers) {
     const table = (server as { status?: { allocations?: unknown } }).status?.allocations;

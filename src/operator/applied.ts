@@ -19,5 +19,8 @@ export function observedHash(o: KubeObject | undefined): string | undefined {
 
 /** The body to server-side-apply: the desired object stamped with its hash. */
 export function applyBody(o: DesiredObject, hash: string): DesiredObject {
-  return { ...o, metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, [APPLIED_HASH_ANNOTATION]: hash } } };
+  return {
+    ...o,
+    metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, [APPLIED_HASH_ANNOTATION]: hash } },
+  };
 }

@@ -17,7 +17,10 @@ export interface ProbeServer {
 }
 
 /** Starts the probe server. */
-export async function startProbeServer(listen: HttpListen, probes: { ready: () => boolean; live: () => boolean; metrics: OperatorMetrics }): Promise<ProbeServer> {
+export async function startProbeServer(
+  listen: HttpListen,
+  probes: { ready: () => boolean; live: () => boolean; metrics: OperatorMetrics },
+): Promise<ProbeServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     const text = (code: number, body: string, type = "text/plain; charset=utf-8"): void => {
@@ -35,9 +38,14 @@ export async function startProbeServer(listen: HttpListen, probes: { ready: () =
       if (probes.ready()) text(200, "ok\n");
       else text(503, "watches not synced\n");
     } else if (path === "/metrics") {
-      Promise.resolve(probes.metrics.render()).then((body) => { text(200, body, probes.metrics.contentType); }, (e: unknown) => {
-        text(500, `metrics unavailable: ${String(e)}\n`);
-      });
+      Promise.resolve(probes.metrics.render()).then(
+        (body) => {
+          text(200, body, probes.metrics.contentType);
+        },
+        (e: unknown) => {
+          text(500, `metrics unavailable: ${String(e)}\n`);
+        },
+      );
     } else text(404, "not found\n");
   });
   await new Promise<void>((resolve, reject) => {
@@ -49,9 +57,12 @@ export async function startProbeServer(listen: HttpListen, probes: { ready: () =
   });
   return {
     address: server.address() as AddressInfo,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => { resolve(); });
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+        server.closeAllConnections();
+      }),
   };
 }

@@ -14,7 +14,11 @@ export interface LeaseTiming {
 }
 
 /** The usual controller timing. */
-export const DEFAULT_LEASE_TIMING: LeaseTiming = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+export const DEFAULT_LEASE_TIMING: LeaseTiming = {
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+};
 
 /** Options of LeaderElector. */
 export interface LeaderElectorOptions {
@@ -109,11 +113,23 @@ export class LeaderElector {
       lease = await this.#o.rest.request({ method: "GET", path: `${this.#path}/${encodeURIComponent(this.#o.name)}` });
     } catch (e) {
       if (statusCode(e) !== 404) throw e;
-      const spec: LeaseSpec = { holderIdentity: id, leaseDurationSeconds: this.#seconds(), acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 };
+      const spec: LeaseSpec = {
+        holderIdentity: id,
+        leaseDurationSeconds: this.#seconds(),
+        acquireTime: microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: 0,
+      };
       try {
         await this.#o.rest.request({
-          method: "POST", path: this.#path,
-          body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: this.#o.name, namespace: this.#o.namespace }, spec },
+          method: "POST",
+          path: this.#path,
+          body: {
+            apiVersion: "coordination.k8s.io/v1",
+            kind: "Lease",
+            metadata: { name: this.#o.name, namespace: this.#o.namespace },
+            spec,
+          },
         });
       } catch (err) {
         if (statusCode(err) === 409) return;
@@ -123,7 +139,11 @@ export class LeaderElector {
       return;
     }
     const spec = (lease["spec"] ?? {}) as LeaseSpec;
-    const record = JSON.stringify([spec.holderIdentity ?? "", spec.renewTime ?? "", lease.metadata?.resourceVersion ?? ""]);
+    const record = JSON.stringify([
+      spec.holderIdentity ?? "",
+      spec.renewTime ?? "",
+      lease.metadata?.resourceVersion ?? "",
+    ]);
     if (this.#observed?.record !== record) this.#observed = { record, at: now };
     const holder = spec.holderIdentity ?? "";
     const durationMs = (spec.leaseDurationSeconds ?? this.#seconds()) * 1000;
@@ -140,7 +160,8 @@ export class LeaderElector {
     };
     try {
       await this.#o.rest.request({
-        method: "PUT", path: `${this.#path}/${encodeURIComponent(this.#o.name)}`,
+        method: "PUT",
+        path: `${this.#path}/${encodeURIComponent(this.#o.name)}`,
         body: { ...lease, spec: next },
       });
     } catch (e) {
@@ -176,8 +197,12 @@ export class LeaderElector {
     if (spec.holderIdentity !== this.#o.identity) return;
     const now = microTime(this.#clock.now());
     await this.#o.rest.request({
-      method: "PUT", path,
-      body: { ...lease, spec: { ...spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: now, acquireTime: now } },
+      method: "PUT",
+      path,
+      body: {
+        ...lease,
+        spec: { ...spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: now, acquireTime: now },
+      },
     });
     this.#o.logger?.info({ lease: this.#o.name }, "released the leader Lease");
   }

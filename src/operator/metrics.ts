@@ -16,16 +16,49 @@ export interface MetricDefinition {
 
 /** Every metric the operator records. */
 export const OPERATOR_METRICS = {
-  oooi_kube_requests_total: { type: "counter", help: "Kubernetes API requests by method and HTTP status (0 = transport failure).", labelNames: ["method", "code"] },
-  oooi_watch_restarts_total: { type: "counter", help: "Watch restarts by resource and reason (expired, watchdog, error).", labelNames: ["resource", "reason"] },
+  oooi_kube_requests_total: {
+    type: "counter",
+    help: "Kubernetes API requests by method and HTTP status (0 = transport failure).",
+    labelNames: ["method", "code"],
+  },
+  oooi_watch_restarts_total: {
+    type: "counter",
+    help: "Watch restarts by resource and reason (expired, watchdog, error).",
+    labelNames: ["resource", "reason"],
+  },
   oooi_informers_synced: { type: "gauge", help: "1 once every watched resource has been listed.", labelNames: [] },
-  oooi_cluster_snapshots_total: { type: "counter", help: "Cluster snapshots rendered (after coalescing).", labelNames: [] },
-  oooi_reconcile_total: { type: "counter", help: "Reconcile runs by result (ok, error, skipped).", labelNames: ["result"] },
-  oooi_reconcile_duration_seconds: { type: "histogram", help: "Duration of reconcile runs.", labelNames: [], buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30] },
-  oooi_writes_total: { type: "counter", help: "Writes by operation (apply, delete, status, finalizer) and kind.", labelNames: ["op", "kind"] },
-  oooi_write_errors_total: { type: "counter", help: "Failed writes by operation and kind.", labelNames: ["op", "kind"] },
+  oooi_cluster_snapshots_total: {
+    type: "counter",
+    help: "Cluster snapshots rendered (after coalescing).",
+    labelNames: [],
+  },
+  oooi_reconcile_total: {
+    type: "counter",
+    help: "Reconcile runs by result (ok, error, skipped).",
+    labelNames: ["result"],
+  },
+  oooi_reconcile_duration_seconds: {
+    type: "histogram",
+    help: "Duration of reconcile runs.",
+    labelNames: [],
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+  },
+  oooi_writes_total: {
+    type: "counter",
+    help: "Writes by operation (apply, delete, status, finalizer) and kind.",
+    labelNames: ["op", "kind"],
+  },
+  oooi_write_errors_total: {
+    type: "counter",
+    help: "Failed writes by operation and kind.",
+    labelNames: ["op", "kind"],
+  },
   oooi_leader: { type: "gauge", help: "1 while this replica holds the leader Lease.", labelNames: [] },
-  oooi_leader_transitions_total: { type: "counter", help: "Times this replica became or stopped being leader.", labelNames: ["to"] },
+  oooi_leader_transitions_total: {
+    type: "counter",
+    help: "Times this replica became or stopped being leader.",
+    labelNames: ["to"],
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 /** Name of a catalogued metric. */

@@ -13,8 +13,17 @@ import { applyBody, desiredHash, observedHash } from "./applied.js";
 import type { DataPlaneView } from "./dataplane.js";
 import { desiredState, type DesiredState } from "./desired/index.js";
 import {
-  ATTACHMENT_FINALIZER, ATTACHMENTS_ANNOTATION, CLEANUP_BY_FINALIZER, CLEANUP_LABEL, COMPONENT_LABEL, contentHash,
-  INFRA_LABEL, MANAGED_BY, MANAGED_BY_LABEL, MANAGED_KINDS, type DesiredObject,
+  ATTACHMENT_FINALIZER,
+  ATTACHMENTS_ANNOTATION,
+  CLEANUP_BY_FINALIZER,
+  CLEANUP_LABEL,
+  COMPONENT_LABEL,
+  contentHash,
+  INFRA_LABEL,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  MANAGED_KINDS,
+  type DesiredObject,
 } from "./desired/objects.js";
 import type { OperatorSettings } from "./desired/settings.js";
 import type { OperatorMetrics } from "./metrics.js";
@@ -69,12 +78,20 @@ interface AppliedRecord {
 }
 
 const RESOURCE_OF_KIND: Readonly<Record<string, ResourceName>> = {
-  ServiceAccount: "serviceaccounts", NetworkAttachmentDefinition: "networkattachments", ConfigMap: "configmaps",
-  PersistentVolumeClaim: "pvcs", DHCPServer: "dhcpservers", DNSServer: "dnsservers", ProxyServer: "proxyservers",
-  NetworkPolicy: "networkpolicies", Service: "services", Deployment: "deployments",
+  ServiceAccount: "serviceaccounts",
+  NetworkAttachmentDefinition: "networkattachments",
+  ConfigMap: "configmaps",
+  PersistentVolumeClaim: "pvcs",
+  DHCPServer: "dhcpservers",
+  DNSServer: "dnsservers",
+  ProxyServer: "proxyservers",
+  NetworkPolicy: "networkpolicies",
+  Service: "services",
+  Deployment: "deployments",
 };
 
-const keyOf = (kind: string, namespace: string | undefined, name: string): string => `${kind}/${namespace ?? ""}/${name}`;
+const keyOf = (kind: string, namespace: string | undefined, name: string): string =>
+  `${kind}/${namespace ?? ""}/${name}`;
 const isTransport = (e: unknown): boolean => statusCode(e) === undefined && !(e instanceof NotLeaderError);
 
 /** Applies desired state, prunes, handles finalizers and writes status. */
@@ -97,16 +114,24 @@ export class Reconciler {
       if (cm.metadata?.labels?.[COMPONENT_LABEL] !== "dns") continue;
       const key = keyOf("ConfigMap", cm.metadata.namespace, cm.metadata.name ?? "");
       const mine = this.#applied.get(key);
-      const data = mine?.data !== undefined && mine.seenRv === cm.metadata.resourceVersion && observedHash(cm) !== mine.hash
-        ? mine.data : (cm["data"] ?? {}) as Record<string, string>;
-      for (const [k, v] of Object.entries(data)) out.set(`${cm.metadata.namespace ?? ""}/${cm.metadata.name ?? ""}/${k}`, v);
+      const data =
+        mine?.data !== undefined && mine.seenRv === cm.metadata.resourceVersion && observedHash(cm) !== mine.hash
+          ? mine.data
+          : ((cm["data"] ?? {}) as Record<string, string>);
+      for (const [k, v] of Object.entries(data))
+        out.set(`${cm.metadata.namespace ?? ""}/${cm.metadata.name ?? ""}/${k}`, v);
     }
     return out;
   }
 
   /** One pass over a snapshot and its rendering. Throws when some write failed (the caller retries). */
   async reconcile(observed: Observed, outputs: Outputs): Promise<ReconcileResult> {
-    const desired = desiredState({ state: outputs.state, outputs, settings: this.#o.settings, networkAttachments: observed.networkAttachments });
+    const desired = desiredState({
+      state: outputs.state,
+      outputs,
+      settings: this.#o.settings,
+      networkAttachments: observed.networkAttachments,
+    });
     const failures: unknown[] = [];
     const counts = { applied: 0, deleted: 0, finalizers: 0, statuses: 0 };
     const attempt = async (op: string, kind: string, write: () => Promise<boolean>): Promise<void> => {
@@ -128,8 +153,11 @@ export class Reconciler {
 
     // 1. Finalizers first, so no attachment can vanish before its cleanup is possible.
     for (const a of observed.raw.attachments.values()) {
-      if (a.metadata?.deletionTimestamp !== undefined || (a.metadata?.finalizers ?? []).includes(ATTACHMENT_FINALIZER)) continue;
-      await attempt("finalizer", "InfraClusterAttachment", () => this.#setFinalizers(a, [...(a.metadata?.finalizers ?? []), ATTACHMENT_FINALIZER]));
+      if (a.metadata?.deletionTimestamp !== undefined || (a.metadata?.finalizers ?? []).includes(ATTACHMENT_FINALIZER))
+        continue;
+      await attempt("finalizer", "InfraClusterAttachment", () =>
+        this.#setFinalizers(a, [...(a.metadata?.finalizers ?? []), ATTACHMENT_FINALIZER]),
+      );
     }
 
     // 2. Each Infra's namespaced objects, in apply order.
@@ -148,8 +176,11 @@ export class Reconciler {
     }
 
     // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
-    const desiredKeys = new Set([...desired.infras.flatMap((i) => i.objects), ...desired.crossNamespace]
-      .map((o) => keyOf(o.kind, o.metadata.namespace, o.metadata.name)));
+    const desiredKeys = new Set(
+      [...desired.infras.flatMap((i) => i.objects), ...desired.crossNamespace].map((o) =>
+        keyOf(o.kind, o.metadata.namespace, o.metadata.name),
+      ),
+    );
     const infraKeys = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
     for (const k of MANAGED_KINDS) {
       const resource = RESOURCE_OF_KIND[k.kind];
@@ -165,7 +196,9 @@ export class Reconciler {
           ? !listsHeld(live)
           : infra !== undefined && infraKeys.has(`${m.namespace ?? ""}/${infra}`);
         if (!prunable) continue;
-        await attempt("delete", k.kind, () => this.#delete(k.apiVersion, k.plural, k.kind, m.namespace ?? "", m.name ?? ""));
+        await attempt("delete", k.kind, () =>
+          this.#delete(k.apiVersion, k.plural, k.kind, m.namespace ?? "", m.name ?? ""),
+        );
       }
     }
 
@@ -176,7 +209,12 @@ export class Reconciler {
       const m = a.metadata ?? {};
       if (m.deletionTimestamp === undefined || !(m.finalizers ?? []).includes(ATTACHMENT_FINALIZER)) continue;
       if (named.has(`${m.namespace ?? ""}/${m.name ?? ""}`)) continue;
-      await attempt("finalizer", "InfraClusterAttachment", () => this.#setFinalizers(a, (m.finalizers ?? []).filter((f) => f !== ATTACHMENT_FINALIZER)));
+      await attempt("finalizer", "InfraClusterAttachment", () =>
+        this.#setFinalizers(
+          a,
+          (m.finalizers ?? []).filter((f) => f !== ATTACHMENT_FINALIZER),
+        ),
+      );
     }
 
     // 6. Status.
@@ -192,8 +230,10 @@ export class Reconciler {
       // Skip only a status we wrote ourselves and have not seen come back yet (or, within the
       // cooldown, one the server keeps normalizing). A status we merely saw up to date that has
       // since changed under us (e.g. an older write of ours arriving late) is written again at once.
-      const pending = mine?.hash === hash && mine.wrote !== false
-        && (mine.seenRv === u.resourceVersion || now - mine.at < (this.#o.statusCooldownMs ?? 300_000));
+      const pending =
+        mine?.hash === hash &&
+        mine.wrote !== false &&
+        (mine.seenRv === u.resourceVersion || now - mine.at < (this.#o.statusCooldownMs ?? 300_000));
       if (pending) continue;
       await attempt("status", u.kind, async () => {
         this.#guard();
@@ -229,7 +269,10 @@ export class Reconciler {
     const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
     const rv = live?.metadata?.resourceVersion;
     const now = this.#o.clock.now();
-    const dnsData = o.kind === "ConfigMap" && o.metadata.labels[COMPONENT_LABEL] === "dns" ? o["data"] as Record<string, string> : undefined;
+    const dnsData =
+      o.kind === "ConfigMap" && o.metadata.labels[COMPONENT_LABEL] === "dns"
+        ? (o["data"] as Record<string, string>)
+        : undefined;
     if (live !== undefined && observedHash(live) === hash) {
       this.#applied.set(key, { hash, seenRv: rv, at: now });
       return false;
@@ -255,7 +298,11 @@ export class Reconciler {
   async #delete(apiVersion: string, plural: string, kind: string, namespace: string, name: string): Promise<boolean> {
     this.#guard();
     try {
-      await this.#o.rest.request({ method: "DELETE", path: objectPath(apiVersion, plural, namespace, name), query: { propagationPolicy: "Background" } });
+      await this.#o.rest.request({
+        method: "DELETE",
+        path: objectPath(apiVersion, plural, namespace, name),
+        query: { propagationPolicy: "Background" },
+      });
     } catch (e) {
       if (statusCode(e) === 404) return false;
       throw e;
@@ -273,16 +320,22 @@ export class Reconciler {
       method: "PATCH",
       path: objectPath(API_VERSION, "infraclusterattachments", m.namespace, m.name ?? ""),
       contentType: "application/merge-patch+json",
-      body: { metadata: { finalizers: finalizers.length === 0 ? null : finalizers, resourceVersion: m.resourceVersion } },
+      body: {
+        metadata: { finalizers: finalizers.length === 0 ? null : finalizers, resourceVersion: m.resourceVersion },
+      },
     });
-    this.#o.logger.info({ attachment: `${m.namespace ?? ""}/${m.name ?? ""}`, finalizers }, finalizers.includes(ATTACHMENT_FINALIZER) ? "finalizer added" : "cleanup done; finalizer removed");
+    this.#o.logger.info(
+      { attachment: `${m.namespace ?? ""}/${m.name ?? ""}`, finalizers },
+      finalizers.includes(ATTACHMENT_FINALIZER) ? "finalizer added" : "cleanup done; finalizer removed",
+    );
     return true;
   }
 }
 
 function objectPath(apiVersion: string, plural: string, namespace: string | undefined, name: string): string {
   const slash = apiVersion.indexOf("/");
-  const prefix = slash < 0 ? apiPrefix("", apiVersion) : apiPrefix(apiVersion.slice(0, slash), apiVersion.slice(slash + 1));
+  const prefix =
+    slash < 0 ? apiPrefix("", apiVersion) : apiPrefix(apiVersion.slice(0, slash), apiVersion.slice(slash + 1));
   return `${prefix}${namespace === undefined ? "" : `/namespaces/${encodeURIComponent(namespace)}`}/${plural}/${encodeURIComponent(name)}`;
 }
 
@@ -298,13 +351,16 @@ function attachmentsOf(o: { metadata?: { annotations?: Readonly<Record<string, s
  */
 function heldAttachments(observed: Observed, desired: DesiredState): Set<string> {
   const servable = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
-  const existing = new Set([...observed.raw.infras.values()].map((i) => `${i.metadata?.namespace ?? ""}/${i.metadata?.name ?? ""}`));
+  const existing = new Set(
+    [...observed.raw.infras.values()].map((i) => `${i.metadata?.namespace ?? ""}/${i.metadata?.name ?? ""}`),
+  );
   const held = new Set<string>();
   for (const a of observed.raw.attachments.values()) {
     if (a.metadata?.deletionTimestamp !== undefined) continue;
     const infraName = ((a["spec"] ?? {}) as Partial<InfraClusterAttachment["spec"]>).infraRef?.name;
     const infra = `${a.metadata?.namespace ?? ""}/${infraName ?? ""}`;
-    if (existing.has(infra) && !servable.has(infra)) held.add(`${a.metadata?.namespace ?? ""}/${a.metadata?.name ?? ""}`);
+    if (existing.has(infra) && !servable.has(infra))
+      held.add(`${a.metadata?.namespace ?? ""}/${a.metadata?.name ?? ""}`);
   }
   return held;
 }
@@ -312,5 +368,10 @@ function heldAttachments(observed: Observed, desired: DesiredState): Set<string>
 function withoutTransitionTimes(status: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const conditions = status["conditions"];
   if (!Array.isArray(conditions)) return { ...status };
-  return { ...status, conditions: (conditions as Record<string, unknown>[]).map((c) => Object.fromEntries(Object.entries(c).filter(([k]) => k !== "lastTransitionTime"))) };
+  return {
+    ...status,
+    conditions: (conditions as Record<string, unknown>[]).map((c) =>
+      Object.fromEntries(Object.entries(c).filter(([k]) => k !== "lastTransitionTime")),
+    ),
+  };
 }

@@ -58,7 +58,11 @@ export interface RunOperatorOptions {
   readonly resyncMs?: number;
   /** Coalescing window of cluster changes (default 100 ms; the first change goes out at once). */
   readonly debounceMs?: number;
-  readonly watch?: { readonly timeoutSeconds?: number; readonly watchdogMs?: number; readonly discoveryIntervalMs?: number };
+  readonly watch?: {
+    readonly timeoutSeconds?: number;
+    readonly watchdogMs?: number;
+    readonly discoveryIntervalMs?: number;
+  };
   readonly backoff?: BackoffOptions;
   /** Called during close() after writes stopped and the Lease was released: close xDS streams here. */
   readonly closeStreams?: () => Promise<void>;
@@ -84,33 +88,54 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   const metrics = opts.metrics ?? new Metrics().recorder(OPERATOR_METRICS);
   const dataPlane = opts.dataPlane ?? NO_DATA_PLANE;
   const rest = new KubeRest(opts.kubeConfig, {
-    onResponse: (method, _path, code) => { metrics.inc("oooi_kube_requests_total", { method, code: String(code) }); },
+    onResponse: (method, _path, code) => {
+      metrics.inc("oooi_kube_requests_total", { method, code: String(code) });
+    },
   });
   let stopping = false;
 
   const watcher = new ClusterWatcher({
-    rest, logger: log, clock,
+    rest,
+    logger: log,
+    clock,
     ...(opts.debounceMs === undefined ? {} : { debounceMs: opts.debounceMs }),
     ...(opts.watch?.timeoutSeconds === undefined ? {} : { watchTimeoutSeconds: opts.watch.timeoutSeconds }),
     ...(opts.watch?.watchdogMs === undefined ? {} : { watchdogMs: opts.watch.watchdogMs }),
     ...(opts.watch?.discoveryIntervalMs === undefined ? {} : { discoveryIntervalMs: opts.watch.discoveryIntervalMs }),
     ...(opts.backoff === undefined ? {} : { backoff: opts.backoff }),
-    onRestart: (resource, reason) => { metrics.inc("oooi_watch_restarts_total", { resource, reason }); },
-  });
-
-  const elector = opts.leaderElection === false ? undefined : new LeaderElector({
-    rest, namespace: opts.settings.namespace, name: opts.leaseName ?? LEASE_NAME,
-    identity: opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`,
-    timing: opts.leaseTiming ?? DEFAULT_LEASE_TIMING, clock, logger: log,
-    onChange: (leading) => {
-      metrics.set("oooi_leader", leading ? 1 : 0);
-      metrics.inc("oooi_leader_transitions_total", { to: leading ? "leader" : "follower" });
-      if (leading) runner.trigger();
+    onRestart: (resource, reason) => {
+      metrics.inc("oooi_watch_restarts_total", { resource, reason });
     },
   });
+
+  const elector =
+    opts.leaderElection === false
+      ? undefined
+      : new LeaderElector({
+          rest,
+          namespace: opts.settings.namespace,
+          name: opts.leaseName ?? LEASE_NAME,
+          identity: opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`,
+          timing: opts.leaseTiming ?? DEFAULT_LEASE_TIMING,
+          clock,
+          logger: log,
+          onChange: (leading) => {
+            metrics.set("oooi_leader", leading ? 1 : 0);
+            metrics.inc("oooi_leader_transitions_total", { to: leading ? "leader" : "follower" });
+            if (leading) runner.trigger();
+          },
+        });
   const isLeader = (): boolean => !stopping && (elector === undefined || elector.isLeader());
 
-  const reconciler = new Reconciler({ rest, settings: opts.settings, dataPlane, clock, logger: log, metrics, isLeader });
+  const reconciler = new Reconciler({
+    rest,
+    settings: opts.settings,
+    dataPlane,
+    clock,
+    logger: log,
+    metrics,
+    isLeader,
+  });
 
   // Rendering is memoized per snapshot and DNS history, so the reconcile pass reuses onState's.
   let latest: Observed | undefined;
@@ -131,30 +156,43 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     return outputs;
   };
 
-  const runner = new SerialRunner(async () => {
-    const obs = latest;
-    if (obs === undefined || !isLeader()) return;
-    const started = clock.now();
-    try {
-      const r = await reconciler.reconcile(obs, render(obs));
-      metrics.inc("oooi_reconcile_total", { result: "ok" });
-      const writes = r.applied + r.deleted + r.finalizers + r.statuses;
-      if (writes > 0) log.info({ applied: r.applied, deleted: r.deleted, finalizers: r.finalizers, statuses: r.statuses }, "reconciled");
-    } catch (e) {
-      if (e instanceof NotLeaderError) {
-        metrics.inc("oooi_reconcile_total", { result: "skipped" });
-        return;
+  const runner = new SerialRunner(
+    async () => {
+      const obs = latest;
+      if (obs === undefined || !isLeader()) return;
+      const started = clock.now();
+      try {
+        const r = await reconciler.reconcile(obs, render(obs));
+        metrics.inc("oooi_reconcile_total", { result: "ok" });
+        const writes = r.applied + r.deleted + r.finalizers + r.statuses;
+        if (writes > 0)
+          log.info(
+            { applied: r.applied, deleted: r.deleted, finalizers: r.finalizers, statuses: r.statuses },
+            "reconciled",
+          );
+      } catch (e) {
+        if (e instanceof NotLeaderError) {
+          metrics.inc("oooi_reconcile_total", { result: "skipped" });
+          return;
+        }
+        metrics.inc("oooi_reconcile_total", { result: "error" });
+        throw e;
+      } finally {
+        metrics.observe("oooi_reconcile_duration_seconds", (clock.now() - started) / 1000);
       }
-      metrics.inc("oooi_reconcile_total", { result: "error" });
-      throw e;
-    } finally {
-      metrics.observe("oooi_reconcile_duration_seconds", (clock.now() - started) / 1000);
-    }
-  }, {
-    clock, resyncMs: opts.resyncMs ?? 30_000,
-    ...(opts.backoff === undefined ? {} : { backoff: opts.backoff }),
-    onError: (e, attempt) => { log.warn({ attempt, err: e instanceof Error ? e.message : String(e) }, "reconcile failed; retrying with backoff"); },
-  });
+    },
+    {
+      clock,
+      resyncMs: opts.resyncMs ?? 30_000,
+      ...(opts.backoff === undefined ? {} : { backoff: opts.backoff }),
+      onError: (e, attempt) => {
+        log.warn(
+          { attempt, err: e instanceof Error ? e.message : String(e) },
+          "reconcile failed; retrying with backoff",
+        );
+      },
+    },
+  );
 
   const subscription: Subscription = watcher.snapshots$.subscribe((obs) => {
     latest = obs;
@@ -173,17 +211,24 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     }
     runner.trigger();
   });
-  const unsubscribeDataPlane = dataPlane.subscribe?.(() => { runner.trigger(); });
+  const unsubscribeDataPlane = dataPlane.subscribe?.(() => {
+    runner.trigger();
+  });
 
   watcher.start();
   elector?.start();
   let probe: ProbeServer | undefined;
-  const probeStarted = opts.httpListen === undefined ? Promise.resolve() : startProbeServer(opts.httpListen, {
-    live: () => !stopping, ready: () => watcher.isReady() && !stopping, metrics,
-  }).then((p) => {
-    probe = p;
-    log.info({ host: p.address.address, port: p.address.port }, "probes and metrics listening");
-  });
+  const probeStarted =
+    opts.httpListen === undefined
+      ? Promise.resolve()
+      : startProbeServer(opts.httpListen, {
+          live: () => !stopping,
+          ready: () => watcher.isReady() && !stopping,
+          metrics,
+        }).then((p) => {
+          probe = p;
+          log.info({ host: p.address.address, port: p.address.port }, "probes and metrics listening");
+        });
   const ready = Promise.all([watcher.ready, probeStarted]).then(() => {
     metrics.set("oooi_informers_synced", 1);
   });

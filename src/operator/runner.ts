@@ -67,10 +67,13 @@ export class SerialRunner {
         this.#attempt++;
         this.#o.onError(e, this.#attempt);
         if (!this.#isPending() && !this.#stopped) {
-          this.#retry = this.#o.clock.setTimeout(() => {
-            this.#retry = undefined;
-            this.trigger();
-          }, backoffDelay(this.#attempt, this.#o.backoff ?? { initialMs: 200, maxMs: 30_000 }));
+          this.#retry = this.#o.clock.setTimeout(
+            () => {
+              this.#retry = undefined;
+              this.trigger();
+            },
+            backoffDelay(this.#attempt, this.#o.backoff ?? { initialMs: 200, maxMs: 30_000 }),
+          );
         }
       }
     } while (this.#isPending() && !this.#stopped);

@@ -45,11 +45,31 @@ type Component = "dhcp" | "dns" | "proxy";
 const COMPONENTS: readonly Component[] = ["dhcp", "dns", "proxy"];
 
 const KINDS: Readonly<Record<string, { resource: ResourceName; plural: string; owned: readonly string[] }>> = {
-  Infra: { resource: "infras", plural: "infras", owned: ["conditions", "observedGeneration", "componentStatus", "attachments"] },
-  InfraClusterAttachment: { resource: "attachments", plural: "infraclusterattachments", owned: ["conditions", "observedGeneration", "domain", "controlPlaneNamespace"] },
-  DHCPServer: { resource: "dhcpservers", plural: "dhcpservers", owned: ["conditions", "observedGeneration", "ackedVersion", "lastNack", "allocations"] },
-  DNSServer: { resource: "dnsservers", plural: "dnsservers", owned: ["conditions", "observedGeneration", "configMapName"] },
-  ProxyServer: { resource: "proxyservers", plural: "proxyservers", owned: ["conditions", "observedGeneration", "ackedVersion", "lastNack"] },
+  Infra: {
+    resource: "infras",
+    plural: "infras",
+    owned: ["conditions", "observedGeneration", "componentStatus", "attachments"],
+  },
+  InfraClusterAttachment: {
+    resource: "attachments",
+    plural: "infraclusterattachments",
+    owned: ["conditions", "observedGeneration", "domain", "controlPlaneNamespace"],
+  },
+  DHCPServer: {
+    resource: "dhcpservers",
+    plural: "dhcpservers",
+    owned: ["conditions", "observedGeneration", "ackedVersion", "lastNack", "allocations"],
+  },
+  DNSServer: {
+    resource: "dnsservers",
+    plural: "dnsservers",
+    owned: ["conditions", "observedGeneration", "configMapName"],
+  },
+  ProxyServer: {
+    resource: "proxyservers",
+    plural: "proxyservers",
+    owned: ["conditions", "observedGeneration", "ackedVersion", "lastNack"],
+  },
 };
 
 /** Status fields the operator writes on `kind`: its own fields that the CRD schema declares. */
@@ -90,7 +110,9 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
         const waiting = components.filter((c) => !c.ready);
         if (ready.status === "True" && waiting.length > 0) {
           ready = {
-            type: "Ready", status: "False", reason: "ComponentsNotReady",
+            type: "Ready",
+            status: "False",
+            reason: "ComponentsNotReady",
             message: waiting.map((c) => `${c.component}: ${c.why}`).join("; "),
           };
         }
@@ -105,17 +127,24 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       // The durable address table (src/model/allocations.ts), read back by the next leader.
       // Without a DHCP model this round (Infra invalid for a while) the table is kept as it was.
       if (entry.kind === "DHCPServer") {
-        fields["allocations"] = outputs.model.topologies.find((t) => t.dhcp?.name === node)?.dhcp?.allocations
-          ?? (raw["status"] as { allocations?: unknown } | undefined)?.allocations;
+        fields["allocations"] =
+          outputs.model.topologies.find((t) => t.dhcp?.name === node)?.dhcp?.allocations ??
+          (raw["status"] as { allocations?: unknown } | undefined)?.allocations;
       }
       fields["lastNack"] = nack;
       if (nack !== undefined && ready.status === "True") {
-        ready = { type: "Ready", status: "False", reason: "ConfigurationRejected", message: `the data plane rejected the configuration: ${nack}` };
+        ready = {
+          type: "Ready",
+          status: "False",
+          reason: "ConfigurationRejected",
+          message: `the data plane rejected the configuration: ${nack}`,
+        };
       }
     } else {
       const infra = (raw.metadata?.labels ?? {})["hostedcluster.densityops.com/infra"];
-      const cm = (desiredInfras.get(`${entry.namespace}/${infra ?? ""}`) ?? [])
-        .find((o) => o.kind === "ConfigMap" && o.metadata.labels[COMPONENT_LABEL] === "dns");
+      const cm = (desiredInfras.get(`${entry.namespace}/${infra ?? ""}`) ?? []).find(
+        (o) => o.kind === "ConfigMap" && o.metadata.labels[COMPONENT_LABEL] === "dns",
+      );
       fields["configMapName"] = cm?.metadata.name;
     }
 
@@ -126,8 +155,10 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       reason: ready.reason,
       message: ready.message.length > 32_000 ? `${ready.message.slice(0, 32_000)}…` : ready.message,
       ...(generation === undefined ? {} : { observedGeneration: generation }),
-      lastTransitionTime: previous?.["status"] === ready.status && typeof previous["lastTransitionTime"] === "string"
-        ? previous["lastTransitionTime"] : metaTime(input.now),
+      lastTransitionTime:
+        previous?.["status"] === ready.status && typeof previous["lastTransitionTime"] === "string"
+          ? previous["lastTransitionTime"]
+          : metaTime(input.now),
     };
     fields["conditions"] = [condition];
     if (generation !== undefined) fields["observedGeneration"] = generation;
@@ -135,7 +166,11 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
     const status: Record<string, unknown> = {};
     for (const f of owned) if (fields[f] !== undefined) status[f] = fields[f];
     out.push({
-      kind: entry.kind, plural: k.plural, namespace: entry.namespace, name: entry.name, status,
+      kind: entry.kind,
+      plural: k.plural,
+      namespace: entry.namespace,
+      name: entry.name,
+      status,
       upToDate: canonicalJson(status) === canonicalJson(ownedOf(raw, owned)),
       resourceVersion: raw.metadata?.resourceVersion,
     });
@@ -145,7 +180,12 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
 
 /** The status apply configuration for one update. */
 export function statusBody(u: StatusUpdate): Record<string, unknown> {
-  return { apiVersion: API_VERSION, kind: u.kind, metadata: { name: u.name, namespace: u.namespace }, status: u.status };
+  return {
+    apiVersion: API_VERSION,
+    kind: u.kind,
+    metadata: { name: u.name, namespace: u.namespace },
+    status: u.status,
+  };
 }
 
 /** One component's readiness and, when not ready, why. */
@@ -160,7 +200,12 @@ export interface ComponentReadiness {
  * plane is on the current config — Envoy and the dhcp-agent ACKed their snapshot over xDS; CoreDNS
  * (which speaks no xDS) has its ConfigMap at the current content.
  */
-export function componentReadiness(t: Topology, objects: readonly DesiredObject[], observed: Observed, dataPlane: DataPlaneView): ComponentReadiness[] {
+export function componentReadiness(
+  t: Topology,
+  objects: readonly DesiredObject[],
+  observed: Observed,
+  dataPlane: DataPlaneView,
+): ComponentReadiness[] {
   const out: ComponentReadiness[] = [];
   for (const component of COMPONENTS) {
     if (t.children[component] === undefined) continue;
@@ -171,39 +216,53 @@ export function componentReadiness(t: Topology, objects: readonly DesiredObject[
   return out;
 }
 
-function whyNotReady(component: Component, t: Topology, objects: readonly DesiredObject[], observed: Observed, dataPlane: DataPlaneView): string | undefined {
+function whyNotReady(
+  component: Component,
+  t: Topology,
+  objects: readonly DesiredObject[],
+  observed: Observed,
+  dataPlane: DataPlaneView,
+): string | undefined {
   const deployment = objects.find((o) => o.kind === "Deployment");
   if (deployment === undefined) return "no workload is deployed (see the Infra's problems)";
   const name = `${deployment.metadata.namespace ?? ""}/${deployment.metadata.name}`;
   const live = observed.raw.deployments.get(name);
   if (live === undefined) return `Deployment ${deployment.metadata.name} does not exist yet`;
-  if (observedHash(live) !== desiredHash(deployment)) return `Deployment ${deployment.metadata.name} is not updated yet`;
+  if (observedHash(live) !== desiredHash(deployment))
+    return `Deployment ${deployment.metadata.name} is not updated yet`;
   const unavailable = deploymentUnavailable(live);
   if (unavailable !== undefined) return `Deployment ${deployment.metadata.name} ${unavailable}`;
   if (component === "dns") {
     const cm = objects.find((o) => o.kind === "ConfigMap");
-    const liveCm = cm === undefined ? undefined : observed.raw.configmaps.get(`${cm.metadata.namespace ?? ""}/${cm.metadata.name}`);
-    if (cm !== undefined && observedHash(liveCm) !== desiredHash(cm)) return `ConfigMap ${cm.metadata.name} is not at the current configuration yet`;
+    const liveCm =
+      cm === undefined ? undefined : observed.raw.configmaps.get(`${cm.metadata.namespace ?? ""}/${cm.metadata.name}`);
+    if (cm !== undefined && observedHash(liveCm) !== desiredHash(cm))
+      return `ConfigMap ${cm.metadata.name} is not at the current configuration yet`;
     return undefined;
   }
   const node = component === "proxy" ? t.proxy?.node : t.dhcp?.name;
   if (node === undefined) return "no data plane configuration";
   if (dataPlane.synced(node)) return undefined;
   const nack = dataPlane.lastNack(node);
-  return nack === undefined ? `data plane ${node} has not acknowledged the current configuration` : `data plane ${node} rejected the configuration: ${nack}`;
+  return nack === undefined
+    ? `data plane ${node} has not acknowledged the current configuration`
+    : `data plane ${node} rejected the configuration: ${nack}`;
 }
 
 /** Why a Deployment is not available at its current generation, or undefined when it is. */
 export function deploymentUnavailable(d: KubeObject): string | undefined {
   const spec = (d["spec"] ?? {}) as { replicas?: number };
   const status = (d["status"] ?? {}) as {
-    observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number;
+    observedGeneration?: number;
+    updatedReplicas?: number;
+    availableReplicas?: number;
     conditions?: { type?: string; status?: string }[];
   };
   const want = spec.replicas ?? 1;
   if ((status.observedGeneration ?? 0) < (d.metadata?.generation ?? 0)) return "has not observed its current spec";
   if ((status.updatedReplicas ?? 0) < want) return `is rolling out (${status.updatedReplicas ?? 0}/${want} updated)`;
-  if (want < 1 || (status.availableReplicas ?? 0) < 1) return `has no available replica (${status.availableReplicas ?? 0}/${want})`;
+  if (want < 1 || (status.availableReplicas ?? 0) < 1)
+    return `has no available replica (${status.availableReplicas ?? 0}/${want})`;
   const available = status.conditions?.find((c) => c.type === "Available");
   if (available !== undefined && available.status !== "True") return "is not Available";
   return undefined;

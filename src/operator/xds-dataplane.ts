@@ -22,10 +22,12 @@ export class XdsDataPlane implements DataPlaneView {
     if (nodes.length === 0) return false;
     // Types with no resources are never subscribed by name (EDS/RDS/KeaConfig), so only those that hold something count.
     const types = [...snap.types.values()].filter((t) => t.resources.size > 0);
-    const ok = nodes.every((n) => types.every((t) => {
-      const s = n.types.find((x) => x.typeUrl === t.typeUrl);
-      return s?.lastAcked?.version === t.version && !nackInEffect(s);
-    }));
+    const ok = nodes.every((n) =>
+      types.every((t) => {
+        const s = n.types.find((x) => x.typeUrl === t.typeUrl);
+        return s?.lastAcked?.version === t.version && !nackInEffect(s);
+      }),
+    );
     if (ok) this.#lastSynced.set(nodeGroup, snap.version);
     return ok;
   }
@@ -35,7 +37,8 @@ export class XdsDataPlane implements DataPlaneView {
     for (const n of this.#connected(nodeGroup)) {
       for (const t of n.types) {
         if (!nackInEffect(t) || t.lastNack === undefined) continue;
-        if (newest === undefined || t.lastNack.at > newest.at) newest = { at: t.lastNack.at, message: `${n.node.id}: ${t.lastNack.message}` };
+        if (newest === undefined || t.lastNack.at > newest.at)
+          newest = { at: t.lastNack.at, message: `${n.node.id}: ${t.lastNack.message}` };
       }
     }
     return newest?.message;

@@ -13,7 +13,10 @@ export type AllocationTables = ReadonlyMap<string, readonly DHCPAllocation[]>;
 
 /** A state file that exists but cannot be used: serve must not start over on an empty table silently. */
 export class AllocationFileError extends Error {
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super(`${path}: ${reason}`);
     this.name = "AllocationFileError";
   }

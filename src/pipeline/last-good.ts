@@ -53,7 +53,13 @@ export function buildWithLastGood(state: ClusterState, memory: LastGood, now: st
     if (last === undefined) return true;
     refused.set(refKey(inv.ref), {
       acceptedAt: last.acceptedAt,
-      problems: inv.errors.map((e) => ({ object: inv.ref, field: e.field, reason: "InvalidSpec", message: e.message, severity: "error" })),
+      problems: inv.errors.map((e) => ({
+        object: inv.ref,
+        field: e.field,
+        reason: "InvalidSpec",
+        message: e.message,
+        severity: "error",
+      })),
     });
     if (kind === "Infra") infras.push(last.object as Infra);
     else attachments.push(last.object as InfraClusterAttachment);
@@ -93,7 +99,10 @@ export function buildWithLastGood(state: ClusterState, memory: LastGood, now: st
     const object = r.problems[0]?.object;
     if (object === undefined) continue;
     problems.push(...r.problems, {
-      object, field: "", reason: "ServingLastGood", severity: "warning",
+      object,
+      field: "",
+      reason: "ServingLastGood",
+      severity: "warning",
       message: `this version is not applied; the configuration accepted at ${r.acceptedAt} is still served`,
     });
   }
@@ -103,13 +112,23 @@ export function buildWithLastGood(state: ClusterState, memory: LastGood, now: st
 
 /** The new memory: every current version served without an error, dated when it was first accepted. */
 function remember(
-  state: ClusterState, result: BuildResult, memory: LastGood, refused: ReadonlyMap<string, unknown>, now: string,
+  state: ClusterState,
+  result: BuildResult,
+  memory: LastGood,
+  refused: ReadonlyMap<string, unknown>,
+  now: string,
 ): LastGood {
   const errors = errorsByObject(result.problems);
-  const next = <T extends Obj>(kind: Kind, list: readonly T[], old: ReadonlyMap<string, Accepted<T>>): Map<string, Accepted<T>> => {
+  const next = <T extends Obj>(
+    kind: Kind,
+    list: readonly T[],
+    old: ReadonlyMap<string, Accepted<T>>,
+  ): Map<string, Accepted<T>> => {
     const out = new Map<string, Accepted<T>>();
-    const present = new Set([...list.map((o) => refKey(refOf(kind, o))),
-      ...(state.invalid ?? []).filter((i) => i.ref.kind === kind).map((i) => refKey(i.ref))]);
+    const present = new Set([
+      ...list.map((o) => refKey(refOf(kind, o))),
+      ...(state.invalid ?? []).filter((i) => i.ref.kind === kind).map((i) => refKey(i.ref)),
+    ]);
     for (const o of list) {
       const key = refKey(refOf(kind, o));
       const last = old.get(key);
@@ -129,7 +148,10 @@ function remember(
 }
 
 function errorsByObject(problems: readonly Problem[]): Map<string, Problem[]> {
-  return groupBy(problems.filter((p) => p.severity === "error"), (p) => refKey(p.object));
+  return groupBy(
+    problems.filter((p) => p.severity === "error"),
+    (p) => refKey(p.object),
+  );
 }
 
 function refOf(kind: Kind, o: Obj): ObjectRef {

@@ -32,12 +32,19 @@ const within = (inner: string, outer: string): boolean => {
 export async function checkOutputDir(out: string, manifests: string, opts: OutputGuardOptions): Promise<OutputGuard> {
   const realOut = await realpathOfPrefix(out);
   const realManifests = await realpathOfPrefix(manifests);
-  if (realOut === realManifests) return { ok: false, message: `--out ${out} is the manifests folder; choose another folder` };
+  if (realOut === realManifests)
+    return { ok: false, message: `--out ${out} is the manifests folder; choose another folder` };
   if (within(realManifests, realOut)) {
-    return { ok: false, message: `--out ${out} contains the manifests folder ${manifests}; choose a folder outside it` };
+    return {
+      ok: false,
+      message: `--out ${out} contains the manifests folder ${manifests}; choose a folder outside it`,
+    };
   }
   if (within(realOut, realManifests)) {
-    return { ok: false, message: `--out ${out} is inside the manifests folder ${manifests} (outputs would be read back as manifests); choose a folder outside it` };
+    return {
+      ok: false,
+      message: `--out ${out} is inside the manifests folder ${manifests} (outputs would be read back as manifests); choose a folder outside it`,
+    };
   }
   let entries: string[];
   try {
@@ -49,7 +56,8 @@ export async function checkOutputDir(out: string, manifests: string, opts: Outpu
   if (!opts.requireOwned || entries.length === 0 || (await readIndex(realOut)) !== undefined) return { ok: true };
   return {
     ok: false,
-    message: `--out ${out} is not empty and holds no earlier render (no ${INDEX_FILE}); choose a new or empty folder, ` +
+    message:
+      `--out ${out} is not empty and holds no earlier render (no ${INDEX_FILE}); choose a new or empty folder, ` +
       "or pass --force to write there (oooi then replaces only the files it writes and never removes the others)",
   };
 }

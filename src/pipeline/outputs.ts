@@ -97,14 +97,25 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     if (t.proxy !== undefined && t.children.proxy !== undefined) {
       const dir = childDir(t.children.proxy.metadata);
       keys.proxy = JSON.stringify(t.proxy);
-      const r: EnvoyRender = same?.keys.proxy === keys.proxy && same.envoy !== undefined ? { ok: true, resources: same.envoy } : renderEnvoy(t.proxy);
+      const r: EnvoyRender =
+        same?.keys.proxy === keys.proxy && same.envoy !== undefined
+          ? { ok: true, resources: same.envoy }
+          : renderEnvoy(t.proxy);
       if (r.ok) {
         envoy = r.resources;
         const path = `${dir}/${ENVOY_FILE}`;
         files.set(path, (envoy === same?.envoy ? reusedFile(path) : undefined) ?? json(envoy));
       }
-      childStatus.push(child("ProxyServer", t.children.proxy.metadata, r.ok ? [] : r.errors,
-        r.ok ? `${r.resources.listeners.length} listeners, ${r.resources.clusters.length} clusters for ${t.proxy.backends.length} backends` : ""));
+      childStatus.push(
+        child(
+          "ProxyServer",
+          t.children.proxy.metadata,
+          r.ok ? [] : r.errors,
+          r.ok
+            ? `${r.resources.listeners.length} listeners, ${r.resources.clusters.length} clusters for ${t.proxy.backends.length} backends`
+            : "",
+        ),
+      );
     }
 
     let coreDns: Record<string, string> | undefined;
@@ -113,13 +124,23 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
       const previous = options.previous === undefined ? undefined : (previousByDir.get(dir) ?? {});
       keys.dns = JSON.stringify(t.dns);
       // Same model and the same files to continue from: the rendering (serials included) is the same.
-      const unchanged = same?.keys.dns === keys.dns && same.coreDns !== undefined
-        && Object.entries(same.coreDns).every(([k, text]) => previous?.[k] === text);
-      coreDns = unchanged ? same.coreDns : { ...renderCoreDns(t.dns, previous === undefined ? {} : { previous }).files };
+      const unchanged =
+        same?.keys.dns === keys.dns &&
+        same.coreDns !== undefined &&
+        Object.entries(same.coreDns).every(([k, text]) => previous?.[k] === text);
+      coreDns = unchanged
+        ? same.coreDns
+        : { ...renderCoreDns(t.dns, previous === undefined ? {} : { previous }).files };
       for (const [key, text] of Object.entries(coreDns)) files.set(`${dir}/${key}`, text);
       const [vlan, pods] = t.dns.views;
-      childStatus.push(child("DNSServer", t.children.dns.metadata, [],
-        `${vlan.zones.length} VLAN-view zones, ${pods.zones.length} default-view zones`));
+      childStatus.push(
+        child(
+          "DNSServer",
+          t.children.dns.metadata,
+          [],
+          `${vlan.zones.length} VLAN-view zones, ${pods.zones.length} default-view zones`,
+        ),
+      );
     }
 
     let kea: { Dhcp4: object } | undefined;
@@ -133,8 +154,12 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     infras.push({ topology: t, keys, envoy, coreDns, kea });
   }
 
-  const status = [...objectStatuses(built.state, model).map((s) => entry(s.object, s.ready, s.problems, extraStatus(s.object, model))), ...childStatus]
-    .sort((a, b) => cmpEntry(a, b));
+  const status = [
+    ...objectStatuses(built.state, model).map((s) =>
+      entry(s.object, s.ready, s.problems, extraStatus(s.object, model)),
+    ),
+    ...childStatus,
+  ].sort((a, b) => cmpEntry(a, b));
   files.set(STATUS_FILE, json({ objects: status }));
   return { state: built.state, model, infras, files, status, lastGood: built.memory };
 }
@@ -148,13 +173,19 @@ function extraStatus(ref: ObjectRef, model: BuildResult): Record<string, unknown
   if (ref.kind === "InfraClusterAttachment") {
     for (const t of model.topologies) {
       const a = t.attachments.find((x) => x.ref.namespace === ref.namespace && x.ref.name === ref.name);
-      if (a !== undefined) return { domain: a.domain, controlPlaneNamespace: a.controlPlaneNamespace, workerAddresses: a.workerAddresses };
+      if (a !== undefined)
+        return { domain: a.domain, controlPlaneNamespace: a.controlPlaneNamespace, workerAddresses: a.workerAddresses };
     }
   }
   return {};
 }
 
-function entry(ref: ObjectRef, ready: ReadyCondition, problems: readonly Problem[], extra: Record<string, unknown>): StatusEntry {
+function entry(
+  ref: ObjectRef,
+  ready: ReadyCondition,
+  problems: readonly Problem[],
+  extra: Record<string, unknown>,
+): StatusEntry {
   return {
     apiVersion: "hostedcluster.densityops.com/v1alpha1",
     kind: ref.kind,
@@ -165,12 +196,29 @@ function entry(ref: ObjectRef, ready: ReadyCondition, problems: readonly Problem
   };
 }
 
-function child(kind: string, meta: { namespace: string; name: string }, errors: readonly string[], summary: string): StatusEntry {
+function child(
+  kind: string,
+  meta: { namespace: string; name: string },
+  errors: readonly string[],
+  summary: string,
+): StatusEntry {
   const ref = { kind, namespace: meta.namespace, name: meta.name };
-  const ready: ReadyCondition = errors.length === 0
-    ? { type: "Ready", status: "True", reason: "Rendered", message: summary }
-    : { type: "Ready", status: "False", reason: "InconsistentConfig", message: `not published: ${errors.join("; ")}` };
-  const problems: Problem[] = errors.map((message) => ({ object: ref, field: "", reason: "InconsistentConfig", message, severity: "error" }));
+  const ready: ReadyCondition =
+    errors.length === 0
+      ? { type: "Ready", status: "True", reason: "Rendered", message: summary }
+      : {
+          type: "Ready",
+          status: "False",
+          reason: "InconsistentConfig",
+          message: `not published: ${errors.join("; ")}`,
+        };
+  const problems: Problem[] = errors.map((message) => ({
+    object: ref,
+    field: "",
+    reason: "InconsistentConfig",
+    message,
+    severity: "error",
+  }));
   return entry(ref, ready, problems, {});
 }
 

@@ -39,7 +39,8 @@ export function publishSnapshots(cache: SnapshotCache, out: Outputs, log: Snapsh
     if (name === undefined || r.kea === undefined) continue;
     live.add(name);
     const set = cache.setSnapshot(name, new Map([[KEA_CONFIG_TYPE_URL, [keaResource(name, r.kea)]]]));
-    if (!set.ok) log.error({ group: name }, `KeaConfig refused, dhcp-agents keep the previous one: ${set.errors.join("; ")}`);
+    if (!set.ok)
+      log.error({ group: name }, `KeaConfig refused, dhcp-agents keep the previous one: ${set.errors.join("; ")}`);
   }
   for (const group of cache.groups()) {
     if (!live.has(group)) cache.deleteSnapshot(group);

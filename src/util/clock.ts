@@ -19,7 +19,9 @@ export const SYSTEM_CLOCK: Clock = {
     t.unref();
     return t;
   },
-  clearTimeout: (handle) => { clearTimeout(handle as ReturnType<typeof setTimeout>); },
+  clearTimeout: (handle) => {
+    clearTimeout(handle as ReturnType<typeof setTimeout>);
+  },
 };
 
 /** Resolves after `ms` on `clock`, or at once when `signal` aborts. */

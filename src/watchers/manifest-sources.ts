@@ -18,7 +18,10 @@ interface ObjectSource {
 
 /** "spec.dnsServers[0]" → ["spec", "dnsServers", 0]. */
 function segments(field: string): (string | number)[] {
-  return field.split(/\.|(?=\[)/).filter((s) => s !== "").map((s) => (/^\[\d+\]$/.test(s) ? Number(s.slice(1, -1)) : s));
+  return field
+    .split(/\.|(?=\[)/)
+    .filter((s) => s !== "")
+    .map((s) => (/^\[\d+\]$/.test(s) ? Number(s.slice(1, -1)) : s));
 }
 
 const refKey = (ref: ObjectRef): string => `${ref.kind} ${ref.namespace}/${ref.name}`;

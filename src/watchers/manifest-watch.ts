@@ -5,7 +5,19 @@
 import { basename, relative } from "node:path";
 import { watch } from "chokidar";
 import {
-  asyncScheduler, catchError, concat, defer, from, map, mergeMap, Observable, of, switchMap, throttleTime, timer, type SchedulerLike,
+  asyncScheduler,
+  catchError,
+  concat,
+  defer,
+  from,
+  map,
+  mergeMap,
+  Observable,
+  of,
+  switchMap,
+  throttleTime,
+  timer,
+  type SchedulerLike,
 } from "rxjs";
 import { loadManifestDir, type ManifestLoad } from "./manifests.js";
 
@@ -24,8 +36,14 @@ export interface ManifestWatchOptions {
  */
 export function isScratchPath(path: string): boolean {
   const name = basename(path);
-  return name === ".git" || name === "4913" || name.endsWith("~") || name.startsWith(".#")
-    || /\.sw[a-px]$/.test(name) || /\.(tmp|oooi-tmp)$/.test(name);
+  return (
+    name === ".git" ||
+    name === "4913" ||
+    name.endsWith("~") ||
+    name.startsWith(".#") ||
+    /\.sw[a-px]$/.test(name) ||
+    /\.(tmp|oooi-tmp)$/.test(name)
+  );
 }
 
 /** The watcher has scanned the folder (changes from now on are reported), or something changed under it. */
@@ -35,10 +53,18 @@ export type WatchEvent = { readonly type: "ready" } | { readonly type: "change";
 export function fileEvents(dir: string): Observable<WatchEvent> {
   return new Observable<WatchEvent>((sub) => {
     const watcher = watch(dir, { ignoreInitial: true, ignored: (path: string) => isScratchPath(path) });
-    watcher.on("ready", () => { sub.next({ type: "ready" }); });
-    watcher.on("all", (_event, path) => { sub.next({ type: "change", path: relative(dir, path) }); });
-    watcher.on("error", (e) => { sub.error(e); });
-    return () => { void watcher.close(); };
+    watcher.on("ready", () => {
+      sub.next({ type: "ready" });
+    });
+    watcher.on("all", (_event, path) => {
+      sub.next({ type: "change", path: relative(dir, path) });
+    });
+    watcher.on("error", (e) => {
+      sub.error(e);
+    });
+    return () => {
+      void watcher.close();
+    };
   });
 }
 
@@ -54,7 +80,11 @@ export const CHANGE_ECHO_MS = 60;
  * per burst of changes: at once at the first change, and once at the end of its window for the
  * rest (throttle with leading and trailing edge). A newer load supersedes one still running.
  */
-export function reloadOnEvents<T>(events: Observable<WatchEvent>, load: () => Observable<T>, opts: ManifestWatchOptions): Observable<T> {
+export function reloadOnEvents<T>(
+  events: Observable<WatchEvent>,
+  load: () => Observable<T>,
+  opts: ManifestWatchOptions,
+): Observable<T> {
   const scheduler = opts.scheduler ?? asyncScheduler;
   const echo = () => timer(CHANGE_ECHO_MS, scheduler).pipe(map(() => undefined));
   return events.pipe(

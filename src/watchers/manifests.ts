@@ -3,12 +3,18 @@
 // model turns them into status conditions); only unreadable input fails the whole load.
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { isMap, isSeq, LineCounter, parseAllDocuments, type Document, type Node as YamlNode, type YAMLError } from "yaml";
+import {
+  isMap,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  type Document,
+  type Node as YamlNode,
+  type YAMLError,
+} from "yaml";
 import { decodeResource } from "../api/validate.js";
 import { GROUP, type Infra, type InfraClusterAttachment, type ObjectMeta } from "../api/schema.js";
-import type {
-  HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance,
-} from "../api/external.js";
+import type { HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance } from "../api/external.js";
 import type { ClusterState, InvalidObject } from "../model/types.js";
 import { ManifestSources } from "./manifest-sources.js";
 
@@ -74,7 +80,8 @@ interface Located {
   lines: LineCounter;
 }
 
-type Bucket = "infras" | "attachments" | "hostedClusters" | "nodePools" | "machines" | "vmis" | "services" | "namespaces";
+type Bucket =
+  "infras" | "attachments" | "hostedClusters" | "nodePools" | "machines" | "vmis" | "services" | "namespaces";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -101,7 +108,11 @@ function objectsOf(file: ManifestFile): Located[] {
     if (value === null || value === undefined) continue;
     const at = positionOf(doc.contents, lc);
     if (!isRecord(value)) {
-      throw new LoadError({ file: file.path, ...at, message: `document is a ${describeValue(value)}, not a mapping (a Kubernetes object)` });
+      throw new LoadError({
+        file: file.path,
+        ...at,
+        message: `document is a ${describeValue(value)}, not a mapping (a Kubernetes object)`,
+      });
     }
     if (typeof value["kind"] === "string" && value["kind"].endsWith("List") && "items" in value) {
       out.push(...listItems(doc, value, file.path, lc));
@@ -122,11 +133,17 @@ function yamlError(errors: readonly YAMLError[], file: ManifestFile): ManifestEr
   const pos = first?.linePos?.[0];
   const message = plainMessage(first?.message ?? "invalid YAML");
   const multiline = errors.find((e) => e.code === "MULTILINE_IMPLICIT_KEY")?.linePos;
-  if (first?.code === "BLOCK_AS_IMPLICIT_KEY" && multiline?.[1] !== undefined && multiline[1].line > multiline[0].line) {
+  if (
+    first?.code === "BLOCK_AS_IMPLICIT_KEY" &&
+    multiline?.[1] !== undefined &&
+    multiline[1].line > multiline[0].line
+  ) {
     const line = multiline[1].line;
     const text = file.text.split("\n")[line - 1] ?? "";
     return {
-      file: file.path, line, column: text.length - text.trimStart().length + 1,
+      file: file.path,
+      line,
+      column: text.length - text.trimStart().length + 1,
       message: `${message}: this line is indented deeper than the key above it, so it continues the value on line ${String(multiline[0].line)}`,
     };
   }
@@ -147,12 +164,17 @@ function listItems(doc: Document, list: Record<string, unknown>, file: string, l
   const itemsNode = isMap(doc.contents) ? doc.contents.get("items", true) : undefined;
   if (items === null) return [];
   if (!Array.isArray(items)) {
-    throw new LoadError({ file, ...positionOf(itemsNode, lc), message: `${String(list["kind"])}.items must be a sequence` });
+    throw new LoadError({
+      file,
+      ...positionOf(itemsNode, lc),
+      message: `${String(list["kind"])}.items must be a sequence`,
+    });
   }
   const nodes = isSeq(itemsNode) ? itemsNode.items : [];
   return items.map((item: unknown, i) => {
     const at = positionOf(nodes[i] as YamlNode | undefined, lc);
-    if (!isRecord(item)) throw new LoadError({ file, ...at, message: `items[${i}] is a ${describeValue(item)}, not a mapping` });
+    if (!isRecord(item))
+      throw new LoadError({ file, ...at, message: `items[${i}] is a ${describeValue(item)}, not a mapping` });
     return { obj: item, file, ...at, node: nodes[i] as YamlNode | undefined, lines: lc };
   });
 }
@@ -163,20 +185,30 @@ function describeValue(v: unknown): string {
   return typeof v === "object" ? "mapping" : `${typeof v} scalar`;
 }
 
-const groupOf = (apiVersion: string): string => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
+const groupOf = (apiVersion: string): string =>
+  apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
 
 /** Where an object of this group/kind goes in ClusterState; undefined = not read by the model. */
 function bucketOf(group: string, kind: string): Bucket | undefined {
   switch (`${group}/${kind}`) {
-    case `${GROUP}/Infra`: return "infras";
-    case `${GROUP}/InfraClusterAttachment`: return "attachments";
-    case "hypershift.openshift.io/HostedCluster": return "hostedClusters";
-    case "hypershift.openshift.io/NodePool": return "nodePools";
-    case "cluster.x-k8s.io/Machine": return "machines";
-    case "kubevirt.io/VirtualMachineInstance": return "vmis";
-    case "/Service": return "services";
-    case "/Namespace": return "namespaces";
-    default: return undefined;
+    case `${GROUP}/Infra`:
+      return "infras";
+    case `${GROUP}/InfraClusterAttachment`:
+      return "attachments";
+    case "hypershift.openshift.io/HostedCluster":
+      return "hostedClusters";
+    case "hypershift.openshift.io/NodePool":
+      return "nodePools";
+    case "cluster.x-k8s.io/Machine":
+      return "machines";
+    case "kubevirt.io/VirtualMachineInstance":
+      return "vmis";
+    case "/Service":
+      return "services";
+    case "/Namespace":
+      return "namespaces";
+    default:
+      return undefined;
   }
 }
 
@@ -184,18 +216,23 @@ function bucketOf(group: string, kind: string): Bucket | undefined {
  * Checks identity fields and applies kubectl's namespace default; returns a copy. Objects the
  * model reads need a name; ignored ones (a kustomization.yaml, say) may lack metadata.
  */
-function normalize(l: Located): Located & { apiVersion: string; kind: string; meta: ObjectMeta; bucket: Bucket | undefined } {
+function normalize(
+  l: Located,
+): Located & { apiVersion: string; kind: string; meta: ObjectMeta; bucket: Bucket | undefined } {
   const where = { file: l.file, line: l.line, column: l.column };
   const { apiVersion, kind, metadata } = l.obj;
-  if (typeof apiVersion !== "string" || apiVersion === "") throw new LoadError({ ...where, message: "object has no apiVersion" });
+  if (typeof apiVersion !== "string" || apiVersion === "")
+    throw new LoadError({ ...where, message: "object has no apiVersion" });
   if (typeof kind !== "string" || kind === "") throw new LoadError({ ...where, message: "object has no kind" });
   const bucket = bucketOf(groupOf(apiVersion), kind);
-  if (metadata !== undefined && !isRecord(metadata)) throw new LoadError({ ...where, message: `${kind}: metadata must be a mapping` });
+  if (metadata !== undefined && !isRecord(metadata))
+    throw new LoadError({ ...where, message: `${kind}: metadata must be a mapping` });
   const name = metadata?.["name"] ?? "";
   if (typeof name !== "string") throw new LoadError({ ...where, message: `${kind}: metadata.name must be a string` });
   if (name === "" && bucket !== undefined) throw new LoadError({ ...where, message: `${kind} has no metadata.name` });
   const ns = metadata?.["namespace"];
-  if (ns !== undefined && typeof ns !== "string") throw new LoadError({ ...where, message: `${kind} ${name}: metadata.namespace must be a string` });
+  if (ns !== undefined && typeof ns !== "string")
+    throw new LoadError({ ...where, message: `${kind} ${name}: metadata.namespace must be a string` });
   // Namespaces are cluster-scoped: "" as client-go has it, never "default".
   const namespace = bucket === "namespaces" ? "" : ns === undefined || ns === "" ? DEFAULT_NAMESPACE : ns;
   const meta = { ...metadata, name, namespace } as ObjectMeta;
@@ -210,7 +247,14 @@ const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
   const sorted = [...files].sort((a, b) => compare(a.path, b.path));
   const buckets: Record<Bucket, unknown[]> = {
-    infras: [], attachments: [], hostedClusters: [], nodePools: [], machines: [], vmis: [], services: [], namespaces: [],
+    infras: [],
+    attachments: [],
+    hostedClusters: [],
+    nodePools: [],
+    machines: [],
+    vmis: [],
+    services: [],
+    namespaces: [],
   };
   const invalid: InvalidObject[] = [];
   const warnings: InvalidObject[] = [];
@@ -226,14 +270,22 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
         if (first !== undefined) {
           const what = `${o.kind} ${o.meta.namespace === "" ? "" : `${o.meta.namespace}/`}${o.meta.name}`;
           throw new LoadError({
-            file: o.file, line: o.line, column: o.column,
+            file: o.file,
+            line: o.line,
+            column: o.column,
             message: `duplicate ${what}: also defined in ${first.file}:${first.line}`,
           });
         }
         seen.set(identity, o);
         const bucket = o.bucket;
         if (bucket === undefined) {
-          ignored.push({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.meta.namespace, name: o.meta.name, file: o.file });
+          ignored.push({
+            apiVersion: o.apiVersion,
+            kind: o.kind,
+            namespace: o.meta.namespace,
+            name: o.meta.name,
+            file: o.file,
+          });
         } else if (bucket === "infras" || bucket === "attachments") {
           const decoded = decodeResource(o.obj, o.kind);
           const ref = { kind: o.kind, namespace: o.meta.namespace, name: o.meta.name };
@@ -269,7 +321,9 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
 }
 
 function byRef(a: InvalidObject, b: InvalidObject): number {
-  return compare(a.ref.kind, b.ref.kind) || compare(a.ref.namespace, b.ref.namespace) || compare(a.ref.name, b.ref.name);
+  return (
+    compare(a.ref.kind, b.ref.kind) || compare(a.ref.namespace, b.ref.namespace) || compare(a.ref.name, b.ref.name)
+  );
 }
 
 // ---------------------------------------------------------------- reading the directory
@@ -311,8 +365,15 @@ const errnoMessage = (e: unknown): string => {
   return err.code === undefined ? err.message : `${err.code}: ${describeErrno(err.code)}`;
 };
 const describeErrno = (code: string): string =>
-  ({ ENOENT: "no such file or directory", EACCES: "permission denied", ENOTDIR: "not a directory", EISDIR: "is a directory", ELOOP: "too many symbolic links" } as Record<string, string>)[code]
-  ?? "cannot be read";
+  (
+    ({
+      ENOENT: "no such file or directory",
+      EACCES: "permission denied",
+      ENOTDIR: "not a directory",
+      EISDIR: "is a directory",
+      ELOOP: "too many symbolic links",
+    }) as Record<string, string>
+  )[code] ?? "cannot be read";
 
 /** Reads every *.yaml, *.yml and *.json under dir (recursively, sorted by path) into ClusterState. */
 export async function loadManifestDir(dir: string): Promise<ManifestLoad> {

@@ -2,9 +2,7 @@
 // overlapping filter chains, partial wildcards, the value rules of required-fields.ts) or silently
 // break on (a reference to a cluster, route table or endpoint set that is not there). Pure;
 // returns messages, never throws.
-import {
-  describeCombo, expandMatch, readChains, type ChainView, type MatchCombo,
-} from "./render/chain-match.js";
+import { describeCombo, expandMatch, readChains, type ChainView, type MatchCombo } from "./render/chain-match.js";
 import type { EnvoyResources } from "./render/index.js";
 import { asArray, asNumber, asString, get } from "./render/json.js";
 import { HTTP_CONNECTION_MANAGER_TYPE_URL, TCP_PROXY_TYPE_URL } from "./render/type-urls.js";
@@ -75,14 +73,18 @@ function names(items: readonly object[], key: string, what: string, errors: stri
 }
 
 function checkListener(
-  name: string, listener: object, clusters: ReadonlySet<string>, routeConfigs: ReadonlySet<string>,
+  name: string,
+  listener: object,
+  clusters: ReadonlySet<string>,
+  routeConfigs: ReadonlySet<string>,
 ): string[] {
   const errors: string[] = [];
   const chains = readChains(listener);
   const defaultChain = get(listener, "default_filter_chain");
   // An API listener (gRPC xDS clients) carries its HTTP connection manager instead of chains.
   const apiListener = get(listener, "api_listener", "api_listener");
-  if (chains.length === 0 && defaultChain === undefined && apiListener === undefined) errors.push(`listener "${name}" has no filter chains`);
+  if (chains.length === 0 && defaultChain === undefined && apiListener === undefined)
+    errors.push(`listener "${name}" has no filter chains`);
 
   const chainNames = new Set<string>();
   for (const chain of chains) {
@@ -90,7 +92,9 @@ function checkListener(
     chainNames.add(chain.name);
     for (const sn of chain.match.serverNames) {
       if (sn.includes("*") && !(sn.startsWith("*.") && !sn.slice(1).includes("*"))) {
-        errors.push(`listener "${name}" filter chain "${chain.name}": server name "${sn}" is a partial wildcard (only a leading "*." is allowed)`);
+        errors.push(
+          `listener "${name}" filter chain "${chain.name}": server name "${sn}" is a partial wildcard (only a leading "*." is allowed)`,
+        );
       }
     }
   }
@@ -100,7 +104,8 @@ function checkListener(
   if (defaultChain !== undefined) {
     all.push({ name: asString(get(defaultChain, "name")) ?? "default_filter_chain", chain: defaultChain });
   }
-  if (apiListener !== undefined) all.push({ name: "api_listener", chain: { filters: [{ typed_config: apiListener }] } });
+  if (apiListener !== undefined)
+    all.push({ name: "api_listener", chain: { filters: [{ typed_config: apiListener }] } });
   for (const { name: chainName, chain } of all) {
     const where = `listener "${name}" filter chain "${chainName}"`;
     for (const filter of asArray(get(chain, "filters"))) {
@@ -146,9 +151,11 @@ function overlaps(listener: string, chains: readonly ChainView[]): string[] {
         if (reported.has(pair)) continue;
         reported.add(pair);
         const first = chains[prev]?.name ?? "";
-        errors.push(prev === i
-          ? `listener "${listener}": filter chain "${chain.name}" lists the same matching rules twice (${describeCombo(combo)})`
-          : `listener "${listener}": filter chains "${first}" and "${chain.name}" have overlapping matching rules (${describeCombo(combo)})`);
+        errors.push(
+          prev === i
+            ? `listener "${listener}": filter chain "${chain.name}" lists the same matching rules twice (${describeCombo(combo)})`
+            : `listener "${listener}": filter chains "${first}" and "${chain.name}" have overlapping matching rules (${describeCombo(combo)})`,
+        );
       }
       if (!prior.includes(i)) owners.set(key, [...prior, i]);
     }
@@ -174,16 +181,21 @@ function checkRouteConfig(rc: unknown, clusters: ReadonlySet<string>): string[] 
       const domain = (asString(d) ?? "").toLowerCase();
       const other = domainOwner.get(domain);
       if (other !== undefined) {
-        errors.push(`route configuration "${rcName}": domain "${domain}" is in virtual hosts "${other}" and "${vhName}"`);
+        errors.push(
+          `route configuration "${rcName}": domain "${domain}" is in virtual hosts "${other}" and "${vhName}"`,
+        );
       } else {
         domainOwner.set(domain, vhName);
       }
     }
     for (const route of asArray(get(vh, "routes"))) {
       const single = asString(get(route, "route", "cluster"));
-      const weighted = asArray(get(route, "route", "weighted_clusters", "clusters")).map((c) => asString(get(c, "name")) ?? "");
+      const weighted = asArray(get(route, "route", "weighted_clusters", "clusters")).map(
+        (c) => asString(get(c, "name")) ?? "",
+      );
       for (const c of single !== undefined ? [single] : weighted) {
-        if (!clusters.has(c)) errors.push(`route configuration "${rcName}" virtual host "${vhName}": cluster "${c}" does not exist`);
+        if (!clusters.has(c))
+          errors.push(`route configuration "${rcName}" virtual host "${vhName}": cluster "${c}" does not exist`);
       }
     }
   }

@@ -33,8 +33,6 @@ interface ValueFields {
   readonly list: string;
 }
 
-
-
 function schema(): NonNullable<typeof cached> {
   if (cached) return cached;
   const dir = oooiProtoDir();
@@ -51,7 +49,10 @@ function schema(): NonNullable<typeof cached> {
     if (!f) throw new Error(`google.protobuf.Value has no field ${String(id)}`);
     return f.name;
   };
-  cached = { config, valueFields: { null: byId(1), number: byId(2), string: byId(3), bool: byId(4), struct: byId(5), list: byId(6) } };
+  cached = {
+    config,
+    valueFields: { null: byId(1), number: byId(2), string: byId(3), bool: byId(4), struct: byId(5), list: byId(6) },
+  };
   return cached;
 }
 
@@ -84,7 +85,10 @@ export function decodeKeaConfig(bytes: Uint8Array): KeaConfigJson {
   const { config, valueFields } = schema();
   // A plain view: protobufjs's Buffer reader clamps truncated strings instead of failing.
   const plain = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const object = config.toObject(config.decode(plain), { defaults: false, arrays: true, objects: true }) as { name?: unknown; dhcp4?: unknown };
+  const object = config.toObject(config.decode(plain), { defaults: false, arrays: true, objects: true }) as {
+    name?: unknown;
+    dhcp4?: unknown;
+  };
   return {
     name: typeof object.name === "string" ? object.name : "",
     dhcp4: isRecord(object.dhcp4) ? jsonOfStruct(object.dhcp4, valueFields) : {},
@@ -126,7 +130,8 @@ function valueOf(json: unknown, at: string, f: ValueFields): Record<string, unkn
   }
   if (typeof json === "string") return { [f.string]: json };
   if (typeof json === "boolean") return { [f.bool]: json };
-  if (Array.isArray(json)) return { [f.list]: { values: json.map((v: unknown, i) => valueOf(v ?? null, `${at}[${String(i)}]`, f)) } };
+  if (Array.isArray(json))
+    return { [f.list]: { values: json.map((v: unknown, i) => valueOf(v ?? null, `${at}[${String(i)}]`, f)) } };
   if (isRecord(json)) return { [f.struct]: structOf(json, at, f) };
   throw new Error(`${at}: a ${typeof json} has no JSON form`);
 }

@@ -121,8 +121,15 @@ const WRAPPER_DEFAULTS = new Map<string, unknown>([
 /** Well-known types whose JSON form is not an object of their fields. */
 function hasSpecialJson(type: protobuf.Type): boolean {
   const n = type.fullName;
-  return n === ANY || n === DURATION || n === STRUCT || n === VALUE || n === LIST_VALUE
-    || WRAPPER_DEFAULTS.has(n) || UNSUPPORTED.has(n);
+  return (
+    n === ANY ||
+    n === DURATION ||
+    n === STRUCT ||
+    n === VALUE ||
+    n === LIST_VALUE ||
+    WRAPPER_DEFAULTS.has(n) ||
+    UNSUPPORTED.has(n)
+  );
 }
 
 function typeName(type: protobuf.Type): string {
@@ -160,7 +167,10 @@ function messageFromJson(type: protobuf.Type, json: unknown, at: string): unknow
 }
 
 function fieldsFromJson(
-  type: protobuf.Type, json: Record<string, unknown>, at: string, anyPayload: boolean,
+  type: protobuf.Type,
+  json: Record<string, unknown>,
+  at: string,
+  anyPayload: boolean,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(json)) {
@@ -220,7 +230,9 @@ function scalarFromJson(scalar: string, value: unknown, at: string): unknown {
   if (INT32.has(scalar)) return n >= -(2 ** 31) && n < 2 ** 31 ? n : bad();
   if (UINT32.has(scalar)) return n >= 0 && n < 2 ** 32 ? n : bad();
   if (INT64.has(scalar)) {
-    if (scalar.startsWith("u") || scalar.startsWith("f")) { if (n < 0) return bad(); }
+    if (scalar.startsWith("u") || scalar.startsWith("f")) {
+      if (n < 0) return bad();
+    }
     return typeof value === "string" ? value : String(value);
   }
   return fail(at, `unsupported scalar type ${scalar}`);
@@ -308,7 +320,8 @@ function fieldToJson(field: protobuf.Field, value: unknown, at: string): unknown
     for (const [k, v] of Object.entries(value)) out[k] = singleToJson(field, v, `${at}[${JSON.stringify(k)}]`);
     return out;
   }
-  if (field.repeated && Array.isArray(value)) return value.map((v: unknown, i) => singleToJson(field, v, `${at}[${i}]`));
+  if (field.repeated && Array.isArray(value))
+    return value.map((v: unknown, i) => singleToJson(field, v, `${at}[${i}]`));
   return singleToJson(field, value, at);
 }
 

@@ -45,7 +45,8 @@ export function checkRequiredFields(res: EnvoyResources): string[] {
     }
   }
   for (const assignment of res.endpoints) {
-    if ((asString(get(assignment, "cluster_name")) ?? "") === "") errors.push("a ClusterLoadAssignment has an empty cluster_name");
+    if ((asString(get(assignment, "cluster_name")) ?? "") === "")
+      errors.push("a ClusterLoadAssignment has an empty cluster_name");
   }
   return errors;
 }

@@ -4,9 +4,7 @@
 // and there is no backtracking: if a later criterion then matches nothing, the connection gets
 // the default filter chain, or none. Pure; IPv4 only (IPv6 ranges never match).
 import { maskOf, parseIPv4 } from "../model/ipv4.js";
-import {
-  expandMatch, parseRangeText, readChains, tcpProxyCluster, type MatchCombo,
-} from "./render/chain-match.js";
+import { expandMatch, parseRangeText, readChains, tcpProxyCluster, type MatchCombo } from "./render/chain-match.js";
 import { asString, get } from "./render/json.js";
 
 /** What Envoy knows about a downstream connection when it selects a filter chain. */
@@ -70,7 +68,7 @@ function longestPrefix(entries: readonly Entry[], pick: (c: MatchCombo) => strin
     if (text === "") return 0;
     const r = parseRangeText(text);
     if (!r || addr === undefined) return -1;
-    return ((addr & maskOf(r.prefix)) >>> 0) === r.network ? r.prefix : -1;
+    return (addr & maskOf(r.prefix)) >>> 0 === r.network ? r.prefix : -1;
   };
   const scored = entries.map((e) => ({ e, len: length(pick(e.combo)) }));
   const best = Math.max(-1, ...scored.map((s) => s.len));

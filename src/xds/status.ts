@@ -236,7 +236,9 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
   }
 
   history(): PushRecord[] {
-    return [...this.#history.slice(this.#historyStart), ...this.#history.slice(0, this.#historyStart)].map((r) => ({ ...r }));
+    return [...this.#history.slice(this.#historyStart), ...this.#history.slice(0, this.#historyStart)].map((r) => ({
+      ...r,
+    }));
   }
 
   // ------------------------------------------------------------------ written by the server
@@ -253,22 +255,46 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
       this.#nodes.delete(info.node.id); // re-insert: map order is least recently connected first
       this.#nodes.set(info.node.id, node);
     } else {
-      this.#nodes.set(info.node.id, { node: info.node, connectedStreams: 1, lastSeen: info.connectedAt, types: new Map() });
+      this.#nodes.set(info.node.id, {
+        node: info.node,
+        connectedStreams: 1,
+        lastSeen: info.connectedAt,
+        types: new Map(),
+      });
     }
     this.emit("stream-open", streamView(entry));
   }
 
   /** A response went out; returns its push record (ACK/NACK update it). */
-  recordSent(streamId: string, group: string, typeUrl: string, sent: SentRecord, cause: PushRecord["cause"], changeAt: number): PushRecord | undefined {
+  recordSent(
+    streamId: string,
+    group: string,
+    typeUrl: string,
+    sent: SentRecord,
+    cause: PushRecord["cause"],
+    changeAt: number,
+  ): PushRecord | undefined {
     const s = this.#streams.get(streamId);
     if (!s) return undefined;
     typeOf(s.types, typeUrl).lastSent = sent;
     const n = this.#nodes.get(s.node.id);
     if (n) typeOf(n.types, typeUrl).lastSent = sent;
     const record: MutablePush = {
-      streamId, nodeId: s.node.id, group, typeUrl, protocol: s.protocol, version: sent.version, nonce: sent.nonce,
-      cause, changeAt, sentAt: sent.at, ackAt: undefined, nackAt: undefined,
-      resources: sent.resources, removed: sent.removed, bytes: sent.bytes,
+      streamId,
+      nodeId: s.node.id,
+      group,
+      typeUrl,
+      protocol: s.protocol,
+      version: sent.version,
+      nonce: sent.nonce,
+      cause,
+      changeAt,
+      sentAt: sent.at,
+      ackAt: undefined,
+      nackAt: undefined,
+      resources: sent.resources,
+      removed: sent.removed,
+      bytes: sent.bytes,
     };
     if (this.#history.length < this.#historySize) {
       this.#history.push(record);
@@ -286,7 +312,10 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     if (!s) return;
     typeOf(s.types, typeUrl).lastAcked = ack;
     const n = this.#nodes.get(s.node.id);
-    if (n) { typeOf(n.types, typeUrl).lastAcked = ack; n.lastSeen = ack.at; }
+    if (n) {
+      typeOf(n.types, typeUrl).lastAcked = ack;
+      n.lastSeen = ack.at;
+    }
     if (push) {
       (push as MutablePush).ackAt = ack.at;
       this.emit("ack", push);
@@ -302,8 +331,18 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     const first = previous?.version !== nack.version || previous.message !== nack.message;
     const record: NackRecord = { ...nack, repeats: first ? 1 : previous.repeats + 1 };
     typeOf(s.types, typeUrl).lastNack = record;
-    if (n) { typeOf(n.types, typeUrl).lastNack = record; n.lastSeen = nack.at; }
-    const context = { node: s.node.id, group: s.node.cluster, typeUrl, version: nack.version, nonce: nack.nonce, error: nack.message };
+    if (n) {
+      typeOf(n.types, typeUrl).lastNack = record;
+      n.lastSeen = nack.at;
+    }
+    const context = {
+      node: s.node.id,
+      group: s.node.cluster,
+      typeUrl,
+      version: nack.version,
+      nonce: nack.nonce,
+      error: nack.message,
+    };
     if (first) this.#logger.warn(context, "xDS client rejected configuration (NACK)");
     else this.#logger.debug({ ...context, repeats: record.repeats }, "xDS client repeated its NACK");
     if (push) {
@@ -331,7 +370,10 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     for (const n of this.#nodes.values()) if (n.connectedStreams === 0) idle += 1;
     for (const [id, n] of this.#nodes) {
       if (idle <= this.#maxIdleNodes) break;
-      if (n.connectedStreams === 0) { this.#nodes.delete(id); idle -= 1; }
+      if (n.connectedStreams === 0) {
+        this.#nodes.delete(id);
+        idle -= 1;
+      }
     }
   }
 }
@@ -351,8 +393,13 @@ function typeViews(types: Map<string, MutableType>): TypeStatus[] {
 
 function streamView(s: StreamEntry): StreamStatus {
   return {
-    streamId: s.streamId, node: s.node, peer: s.peer, protocol: s.protocol, service: s.service,
-    connectedAt: s.connectedAt, types: typeViews(s.types),
+    streamId: s.streamId,
+    node: s.node,
+    peer: s.peer,
+    protocol: s.protocol,
+    service: s.service,
+    connectedAt: s.connectedAt,
+    types: typeViews(s.types),
   };
 }
 

@@ -30,12 +30,17 @@ describe("deploy/crds", () => {
       for (const f of readdirSync(CRD_DIR)) if (f.endsWith(".yaml")) rmSync(join(CRD_DIR, f));
       for (const f of files) writeFileSync(join(CRD_DIR, f.fileName), f.yaml);
     }
-    const committed = readdirSync(CRD_DIR).filter((f) => f.endsWith(".yaml")).sort();
-    expect(committed, `deploy/crds holds other files than generated; regenerate with: ${REGENERATE}`)
-      .toEqual(files.map((f) => f.fileName).sort());
+    const committed = readdirSync(CRD_DIR)
+      .filter((f) => f.endsWith(".yaml"))
+      .sort();
+    expect(committed, `deploy/crds holds other files than generated; regenerate with: ${REGENERATE}`).toEqual(
+      files.map((f) => f.fileName).sort(),
+    );
     for (const f of files) {
-      expect(readFileSync(join(CRD_DIR, f.fileName), "utf8"), `deploy/crds/${f.fileName} is stale; regenerate with: ${REGENERATE}`)
-        .toBe(f.yaml);
+      expect(
+        readFileSync(join(CRD_DIR, f.fileName), "utf8"),
+        `deploy/crds/${f.fileName} is stale; regenerate with: ${REGENERATE}`,
+      ).toBe(f.yaml);
     }
   });
 
@@ -59,45 +64,110 @@ describe("deploy/crds", () => {
     expect(at(crd, "spec", "group")).toBe(GROUP);
     expect(at(crd, "spec", "scope")).toBe("Namespaced");
     expect(at(crd, "spec", "names")).toEqual({
-      categories: ["oooi"], kind: def.kind, listKind: `${def.kind}List`, plural: def.plural,
-      shortNames: def.shortNames, singular: def.singular,
+      categories: ["oooi"],
+      kind: def.kind,
+      listKind: `${def.kind}List`,
+      plural: def.plural,
+      shortNames: def.shortNames,
+      singular: def.singular,
     });
     const versions = at(crd, "spec", "versions") as Json[];
     expect(versions).toHaveLength(1);
     expect(versions[0]).toMatchObject({ name: VERSION, served: true, storage: true, subresources: { status: {} } });
     expect(at(versions[0], "additionalPrinterColumns")).toEqual(def.printerColumns);
     const root = at(versions[0], "schema", "openAPIV3Schema") as Json;
-    expect(Object.keys(at(root, "properties") as Json).sort()).toEqual(["apiVersion", "kind", "metadata", "spec", "status"]);
+    expect(Object.keys(at(root, "properties") as Json).sort()).toEqual([
+      "apiVersion",
+      "kind",
+      "metadata",
+      "spec",
+      "status",
+    ]);
   });
 
-  it.each(KINDS.map((d) => [d.kind] as const))("%s schema obeys the structural-schema rules (in memory and after YAML)", (kind) => {
-    const schema = schemaOf(kind);
-    expect(structuralViolations(schema)).toEqual([]);
-    const def = KINDS.find((d) => d.kind === kind);
-    const fromYaml = parse(generateCrds().find((f) => f.fileName === `${GROUP}_${def?.plural ?? ""}.yaml`)?.yaml ?? "") as Json;
-    const yamlSchema = at(fromYaml, "spec", "versions", 0, "schema", "openAPIV3Schema");
-    expect(yamlSchema, "YAML round trip changed the schema (quoting of patterns?)").toEqual(JSON.parse(JSON.stringify(schema)));
-    expect(structuralViolations(yamlSchema)).toEqual([]);
-  });
+  it.each(KINDS.map((d) => [d.kind] as const))(
+    "%s schema obeys the structural-schema rules (in memory and after YAML)",
+    (kind) => {
+      const schema = schemaOf(kind);
+      expect(structuralViolations(schema)).toEqual([]);
+      const def = KINDS.find((d) => d.kind === kind);
+      const fromYaml = parse(
+        generateCrds().find((f) => f.fileName === `${GROUP}_${def?.plural ?? ""}.yaml`)?.yaml ?? "",
+      ) as Json;
+      const yamlSchema = at(fromYaml, "spec", "versions", 0, "schema", "openAPIV3Schema");
+      expect(yamlSchema, "YAML round trip changed the schema (quoting of patterns?)").toEqual(
+        JSON.parse(JSON.stringify(schema)),
+      );
+      expect(structuralViolations(yamlSchema)).toEqual([]);
+    },
+  );
 });
 
 describe("structural rule checker", () => {
   // The checker must catch what the API server rejects, or the test above proves nothing.
   it.each<[string, unknown, RegExp]>([
-    ["untyped node", { type: "object", properties: { a: { description: "x" } } }, /properties\.a: every node needs a type/],
-    ["properties with additionalProperties", { type: "object", properties: { a: { type: "string" } }, additionalProperties: { type: "string" } }, /mutually exclusive/],
-    ["patternProperties", { type: "object", patternProperties: { "^(.*)$": { type: "string" } } }, /patternProperties is forbidden/],
+    [
+      "untyped node",
+      { type: "object", properties: { a: { description: "x" } } },
+      /properties\.a: every node needs a type/,
+    ],
+    [
+      "properties with additionalProperties",
+      { type: "object", properties: { a: { type: "string" } }, additionalProperties: { type: "string" } },
+      /mutually exclusive/,
+    ],
+    [
+      "patternProperties",
+      { type: "object", patternProperties: { "^(.*)$": { type: "string" } } },
+      /patternProperties is forbidden/,
+    ],
     ["anyOf union", { type: "object", properties: { a: { anyOf: [{ const: "x", type: "string" }] } } }, /anyOf/],
-    ["default of wrong type", { type: "object", properties: { a: { type: "integer", default: "1" } } }, /a\.default: "1" is not of type integer/],
-    ["default outside enum", { type: "object", properties: { a: { type: "string", enum: ["x"], default: "y" } } }, /not in the enum/],
-    ["default with unknown field", { type: "object", properties: { a: { type: "object", default: { b: 1 } } } }, /unknown field/],
-    ["default violating pattern", { type: "object", properties: { a: { type: "string", pattern: "^[a-z]+$", default: "A" } } }, /does not match pattern/],
-    ["required not a property", { type: "object", properties: { a: { type: "string" } }, required: ["b"] }, /required b is not a property/],
+    [
+      "default of wrong type",
+      { type: "object", properties: { a: { type: "integer", default: "1" } } },
+      /a\.default: "1" is not of type integer/,
+    ],
+    [
+      "default outside enum",
+      { type: "object", properties: { a: { type: "string", enum: ["x"], default: "y" } } },
+      /not in the enum/,
+    ],
+    [
+      "default with unknown field",
+      { type: "object", properties: { a: { type: "object", default: { b: 1 } } } },
+      /unknown field/,
+    ],
+    [
+      "default violating pattern",
+      { type: "object", properties: { a: { type: "string", pattern: "^[a-z]+$", default: "A" } } },
+      /does not match pattern/,
+    ],
+    [
+      "required not a property",
+      { type: "object", properties: { a: { type: "string" } }, required: ["b"] },
+      /required b is not a property/,
+    ],
     ["lookahead pattern", { type: "object", properties: { a: { type: "string", pattern: "^(?!x)" } } }, /not RE2/],
-    ["list map key not required", {
-      type: "object", properties: { c: { type: "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["t"], items: { type: "object", properties: { t: { type: "string" } } } } },
-    }, /map key t must be required or defaulted/],
-    ["restricted metadata", { type: "object", properties: { metadata: { type: "object", properties: { labels: { type: "object" } } } } }, /metadata: must be just/],
+    [
+      "list map key not required",
+      {
+        type: "object",
+        properties: {
+          c: {
+            type: "array",
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["t"],
+            items: { type: "object", properties: { t: { type: "string" } } },
+          },
+        },
+      },
+      /map key t must be required or defaulted/,
+    ],
+    [
+      "restricted metadata",
+      { type: "object", properties: { metadata: { type: "object", properties: { labels: { type: "object" } } } } },
+      /metadata: must be just/,
+    ],
     ["symbol keys", { type: "object", [Symbol("TypeBox.Kind")]: "Object" }, /symbol keys/],
   ])("flags %s", (_, schema, expected) => {
     expect(structuralViolations(schema).join("\n")).toMatch(expected);
@@ -116,35 +186,78 @@ describe("toStructural", () => {
 
   it("lists only non-optional properties as required", () => {
     expect(at(spec, "required")).toEqual(["networkConfig"]);
-    expect(at(spec, "properties", "networkConfig", "required")).toEqual(["cidr", "gateway", "networkAttachmentDefinition"]);
+    expect(at(spec, "properties", "networkConfig", "required")).toEqual([
+      "cidr",
+      "gateway",
+      "networkAttachmentDefinition",
+    ]);
     expect(at(spec, "properties", "infraComponents", "required")).toBeUndefined();
   });
 
   it("keeps defaults, descriptions and constraints", () => {
     expect(at(spec, "properties", "networkConfig", "properties", "dnsServers")).toMatchObject({
-      type: "array", default: ["resolv.conf"], items: { type: "string", minLength: 1 },
+      type: "array",
+      default: ["resolv.conf"],
+      items: { type: "string", minLength: 1 },
     });
-    expect(at(spec, "properties", "infraComponents", "properties", "dhcp", "properties", "leaseTime"))
-      .toMatchObject({ type: "string", default: "1h", pattern: expect.any(String) as string });
-    expect(at(spec, "properties", "infraComponents", "properties", "dhcp")).toMatchObject({ type: "object", default: {}, description: "Kea DHCPv4 on the VLAN." });
-    const ports = at(schemaOf("InfraClusterAttachment"), "properties", "spec", "properties", "appsIngress", "properties", "ports", "properties", "http");
+    expect(at(spec, "properties", "infraComponents", "properties", "dhcp", "properties", "leaseTime")).toMatchObject({
+      type: "string",
+      default: "1h",
+      pattern: expect.any(String) as string,
+    });
+    expect(at(spec, "properties", "infraComponents", "properties", "dhcp")).toMatchObject({
+      type: "object",
+      default: {},
+      description: "Kea DHCPv4 on the VLAN.",
+    });
+    const ports = at(
+      schemaOf("InfraClusterAttachment"),
+      "properties",
+      "spec",
+      "properties",
+      "appsIngress",
+      "properties",
+      "ports",
+      "properties",
+      "http",
+    );
     expect(ports).toEqual({ type: "integer", default: 80, minimum: 1, maximum: 65535 });
   });
 
   it("turns a union of string literals into an enum", () => {
     expect(at(spec, "properties", "infraComponents", "properties", "dhcp", "properties", "unknownClients")).toEqual({
-      description: expect.any(String) as string, type: "string", enum: ["deny", "pool"], default: "deny",
+      description: expect.any(String) as string,
+      type: "string",
+      enum: ["deny", "pool"],
+      default: "deny",
     });
   });
 
   it("turns Record<string,string> into additionalProperties", () => {
-    expect(at(spec, "properties", "infraComponents", "properties", "proxy", "properties", "externalService", "properties", "labels"))
-      .toEqual({ description: "Labels added to the Service.", type: "object", additionalProperties: { type: "string" } });
+    expect(
+      at(
+        spec,
+        "properties",
+        "infraComponents",
+        "properties",
+        "proxy",
+        "properties",
+        "externalService",
+        "properties",
+        "labels",
+      ),
+    ).toEqual({
+      description: "Labels added to the Service.",
+      type: "object",
+      additionalProperties: { type: "string" },
+    });
   });
 
   it("keeps x-kubernetes-* extensions", () => {
     expect(at(infra, "properties", "status", "properties", "conditions")).toMatchObject({
-      type: "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"],
+      type: "array",
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-list-map-keys": ["type"],
     });
   });
 

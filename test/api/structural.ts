@@ -4,10 +4,31 @@ type Node = Record<string, unknown>;
 
 const TYPES = new Set(["object", "array", "string", "integer", "number", "boolean"]);
 const ALLOWED_KEYS = new Set([
-  "description", "type", "format", "enum", "default", "pattern", "minLength", "maxLength",
-  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems",
-  "minProperties", "maxProperties", "multipleOf", "nullable", "title", "example", "externalDocs",
-  "items", "properties", "required", "additionalProperties",
+  "description",
+  "type",
+  "format",
+  "enum",
+  "default",
+  "pattern",
+  "minLength",
+  "maxLength",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minItems",
+  "maxItems",
+  "minProperties",
+  "maxProperties",
+  "multipleOf",
+  "nullable",
+  "title",
+  "example",
+  "externalDocs",
+  "items",
+  "properties",
+  "required",
+  "additionalProperties",
 ]);
 /** Keys the API server rejects outright in a v1 CRD schema. */
 const FORBIDDEN_KEYS = ["$ref", "$schema", "id", "definitions", "dependencies", "additionalItems", "patternProperties"];
@@ -49,16 +70,19 @@ function walk(node: Node, path: string, out: string[]): void {
   if (node["additionalProperties"] === false) out.push(`${path}: additionalProperties: false is forbidden`);
   const props = node["properties"];
   const addl = node["additionalProperties"];
-  if (props !== undefined && addl !== undefined) out.push(`${path}: properties and additionalProperties are mutually exclusive`);
+  if (props !== undefined && addl !== undefined)
+    out.push(`${path}: properties and additionalProperties are mutually exclusive`);
   if ((props !== undefined || addl !== undefined) && type !== "object") out.push(`${path}: properties on a non-object`);
   if (node["items"] !== undefined && type !== "array") out.push(`${path}: items on a non-array`);
   if (type === "array" && !isNode(node["items"])) out.push(`${path}: array needs an items schema`);
   const required = node["required"];
   if (required !== undefined) {
     if (!Array.isArray(required) || required.length === 0) out.push(`${path}: required must be a non-empty list`);
-    else for (const r of required) {
-      if (typeof r !== "string" || !isNode(props) || !(r in props)) out.push(`${path}: required ${String(r)} is not a property`);
-    }
+    else
+      for (const r of required) {
+        if (typeof r !== "string" || !isNode(props) || !(r in props))
+          out.push(`${path}: required ${String(r)} is not a property`);
+      }
   }
   if (typeof node["pattern"] === "string") checkPattern(node["pattern"], path, out);
   if (Array.isArray(node["enum"])) {
@@ -69,10 +93,11 @@ function walk(node: Node, path: string, out: string[]): void {
     if (node["nullable"] !== true && node["default"] === null) out.push(`${path}: null default without nullable`);
   }
   checkListType(node, path, out);
-  if (isNode(props)) for (const [k, v] of Object.entries(props)) {
-    if (isNode(v)) walk(v, `${path}.properties.${k}`, out);
-    else out.push(`${path}.properties.${k}: not a schema`);
-  }
+  if (isNode(props))
+    for (const [k, v] of Object.entries(props)) {
+      if (isNode(v)) walk(v, `${path}.properties.${k}`, out);
+      else out.push(`${path}.properties.${k}: not a schema`);
+    }
   if (isNode(addl)) walk(addl, `${path}.additionalProperties`, out);
   if (isNode(node["items"])) walk(node["items"], `${path}.items`, out);
 }
@@ -96,7 +121,8 @@ function checkListType(node: Node, path: string, out: string[]): void {
     return;
   }
   if (node["type"] !== "array") out.push(`${path}: x-kubernetes-list-type on a non-array`);
-  if (listType !== "atomic" && listType !== "set" && listType !== "map") out.push(`${path}: unknown list-type ${JSON.stringify(listType)}`);
+  if (listType !== "atomic" && listType !== "set" && listType !== "map")
+    out.push(`${path}: unknown list-type ${JSON.stringify(listType)}`);
   if (listType !== "map") return;
   const items = node["items"];
   if (!isNode(items) || items["type"] !== "object" || !isNode(items["properties"])) {
@@ -112,9 +138,13 @@ function checkListType(node: Node, path: string, out: string[]): void {
   for (const k of keys) {
     const key = String(k);
     const prop = itemProps[key];
-    if (!isNode(prop)) { out.push(`${path}: map key ${key} is not a property of the items`); continue; }
+    if (!isNode(prop)) {
+      out.push(`${path}: map key ${key} is not a property of the items`);
+      continue;
+    }
     if (!SCALAR_TYPES.has(String(prop["type"]))) out.push(`${path}: map key ${key} must be scalar`);
-    if (!itemRequired.includes(key) && !("default" in prop)) out.push(`${path}: map key ${key} must be required or defaulted`);
+    if (!itemRequired.includes(key) && !("default" in prop))
+      out.push(`${path}: map key ${key} must be required or defaulted`);
   }
 }
 
@@ -126,19 +156,26 @@ export function validate(schema: Node, value: unknown, path: string, opts: { ski
   const out: string[] = [];
   const type = schema["type"];
   const ok =
-    type === "object" ? isNode(value)
-    : type === "array" ? Array.isArray(value)
-    : type === "integer" ? Number.isInteger(value)
-    : type === "number" ? typeof value === "number"
-    : typeof value === type;
+    type === "object"
+      ? isNode(value)
+      : type === "array"
+        ? Array.isArray(value)
+        : type === "integer"
+          ? Number.isInteger(value)
+          : type === "number"
+            ? typeof value === "number"
+            : typeof value === type;
   if (!ok) return [`${path}: ${JSON.stringify(value)} is not of type ${String(type)}`];
   if (!opts.skipEnum && Array.isArray(schema["enum"]) && !schema["enum"].includes(value)) {
     out.push(`${path}: ${JSON.stringify(value)} is not in the enum`);
   }
   if (typeof value === "string") {
-    if (typeof schema["pattern"] === "string" && !new RegExp(schema["pattern"], "u").test(value)) out.push(`${path}: does not match pattern`);
-    if (typeof schema["minLength"] === "number" && value.length < schema["minLength"]) out.push(`${path}: shorter than minLength`);
-    if (typeof schema["maxLength"] === "number" && value.length > schema["maxLength"]) out.push(`${path}: longer than maxLength`);
+    if (typeof schema["pattern"] === "string" && !new RegExp(schema["pattern"], "u").test(value))
+      out.push(`${path}: does not match pattern`);
+    if (typeof schema["minLength"] === "number" && value.length < schema["minLength"])
+      out.push(`${path}: shorter than minLength`);
+    if (typeof schema["maxLength"] === "number" && value.length > schema["maxLength"])
+      out.push(`${path}: longer than maxLength`);
   }
   if (typeof value === "number") {
     if (typeof schema["minimum"] === "number" && value < schema["minimum"]) out.push(`${path}: below minimum`);
@@ -154,7 +191,8 @@ export function validate(schema: Node, value: unknown, path: string, opts: { ski
     for (const [k, v] of Object.entries(value)) {
       const sub = props?.[k] ?? addl;
       if (!isNode(sub)) {
-        if (schema["x-kubernetes-preserve-unknown-fields"] !== true) out.push(`${path}.${k}: unknown field (would be pruned)`);
+        if (schema["x-kubernetes-preserve-unknown-fields"] !== true)
+          out.push(`${path}.${k}: unknown field (would be pruned)`);
         continue;
       }
       out.push(...validate(sub, v, `${path}.${k}`, { skipEnum: false }));

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { decodeResource, editDistance, jsonPointerToField, kindDefinition, nearestName, type FieldError } from "../../src/api/validate.js";
+import {
+  decodeResource,
+  editDistance,
+  jsonPointerToField,
+  kindDefinition,
+  nearestName,
+  type FieldError,
+} from "../../src/api/validate.js";
 import { InfraSpec, type InfraClusterAttachmentSpec, type InfraSpec as InfraSpecT } from "../../src/api/schema.js";
 
 const infra = (spec: unknown, extra: Record<string, unknown> = {}) => ({
@@ -38,7 +45,12 @@ describe("decodeResource defaults", () => {
   it("fills Infra defaults from an almost empty spec", () => {
     const spec = decodeInfra(infra(minimalSpec()));
     expect(spec.networkConfig.dnsServers).toEqual(["resolv.conf"]);
-    expect(spec.infraComponents?.dhcp).toEqual({ enabled: true, leaseTime: "1h", unknownClients: "deny", interface: "net1" });
+    expect(spec.infraComponents?.dhcp).toEqual({
+      enabled: true,
+      leaseTime: "1h",
+      unknownClients: "deny",
+      interface: "net1",
+    });
     expect(spec.infraComponents?.dns).toEqual({ enabled: true });
     expect(spec.infraComponents?.proxy?.enabled).toBe(true);
     expect(spec.infraComponents?.proxy?.externalService).toEqual({ enabled: false, publishAttachmentOAuths: false });
@@ -46,18 +58,27 @@ describe("decodeResource defaults", () => {
 
   it("fills defaults inside a partially given section without overriding given values", () => {
     const s = minimalSpec();
-    const spec = decodeInfra(infra({ ...s, networkConfig: { ...s.networkConfig, dnsServers: ["9.9.9.9"] }, infraComponents: { dhcp: { enabled: false, leaseTime: "30m" } } }));
+    const spec = decodeInfra(
+      infra({
+        ...s,
+        networkConfig: { ...s.networkConfig, dnsServers: ["9.9.9.9"] },
+        infraComponents: { dhcp: { enabled: false, leaseTime: "30m" } },
+      }),
+    );
     expect(spec.networkConfig.dnsServers).toEqual(["9.9.9.9"]);
     expect(spec.infraComponents?.dhcp).toMatchObject({ enabled: false, leaseTime: "30m", interface: "net1" });
     expect(spec.infraComponents?.dns?.enabled).toBe(true);
   });
 
   it("fills InfraClusterAttachment defaults", () => {
-    const r = decodeResource<InfraClusterAttachmentSpec>(attachment({
-      infraRef: { name: "vlan100" },
-      hostedClusterRef: { name: "hc1" },
-      dns: { clusterName: "hc1", baseDomain: "example.com" },
-    }), "InfraClusterAttachment");
+    const r = decodeResource<InfraClusterAttachmentSpec>(
+      attachment({
+        infraRef: { name: "vlan100" },
+        hostedClusterRef: { name: "hc1" },
+        dns: { clusterName: "hc1", baseDomain: "example.com" },
+      }),
+      "InfraClusterAttachment",
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const spec = r.value.spec;
@@ -85,7 +106,10 @@ describe("decodeResource defaults", () => {
   });
 
   it("keeps metadata, status and unknown fields", () => {
-    const r = decodeResource(infra({ ...minimalSpec(), futureField: { a: 1 } }, { status: { observedGeneration: 3 } }), "Infra");
+    const r = decodeResource(
+      infra({ ...minimalSpec(), futureField: { a: 1 } }, { status: { observedGeneration: 3 } }),
+      "Infra",
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.value.metadata).toEqual({ name: "vlan100", namespace: "clusters" });
@@ -98,13 +122,43 @@ describe("decodeResource errors", () => {
   const fields = (errs: FieldError[]) => errs.map((e) => e.field);
 
   it.each<[string, unknown, string, RegExp]>([
-    ["bad cidr", { ...minimalSpec(), networkConfig: { ...minimalSpec().networkConfig, cidr: "192.0.2.0/33" } }, "spec.networkConfig.cidr", /"192.0.2.0\/33": must be an IPv4 CIDR such as 192.0.2.0\/24/],
-    ["empty resolver", { ...minimalSpec(), networkConfig: { ...minimalSpec().networkConfig, dnsServers: [""] } }, "spec.networkConfig.dnsServers[0]", /length|expected/i],
+    [
+      "bad cidr",
+      { ...minimalSpec(), networkConfig: { ...minimalSpec().networkConfig, cidr: "192.0.2.0/33" } },
+      "spec.networkConfig.cidr",
+      /"192.0.2.0\/33": must be an IPv4 CIDR such as 192.0.2.0\/24/,
+    ],
+    [
+      "empty resolver",
+      { ...minimalSpec(), networkConfig: { ...minimalSpec().networkConfig, dnsServers: [""] } },
+      "spec.networkConfig.dnsServers[0]",
+      /length|expected/i,
+    ],
     ["missing networkConfig", {}, "spec.networkConfig", /required/i],
-    ["missing gateway", { networkConfig: { cidr: "192.0.2.0/24", networkAttachmentDefinition: "n" } }, "spec.networkConfig.gateway", /required/i],
-    ["bad lease time", { ...minimalSpec(), infraComponents: { dhcp: { leaseTime: "1 day" } } }, "spec.infraComponents.dhcp.leaseTime", /"1 day": must be a duration such as 1h/],
-    ["bad unknownClients", { ...minimalSpec(), infraComponents: { dhcp: { unknownClients: "allow" } } }, "spec.infraComponents.dhcp.unknownClients", /must be one of "deny", "pool"/],
-    ["wrong type", { ...minimalSpec(), infraComponents: { proxy: { enabled: "yes" } } }, "spec.infraComponents.proxy.enabled", /boolean/],
+    [
+      "missing gateway",
+      { networkConfig: { cidr: "192.0.2.0/24", networkAttachmentDefinition: "n" } },
+      "spec.networkConfig.gateway",
+      /required/i,
+    ],
+    [
+      "bad lease time",
+      { ...minimalSpec(), infraComponents: { dhcp: { leaseTime: "1 day" } } },
+      "spec.infraComponents.dhcp.leaseTime",
+      /"1 day": must be a duration such as 1h/,
+    ],
+    [
+      "bad unknownClients",
+      { ...minimalSpec(), infraComponents: { dhcp: { unknownClients: "allow" } } },
+      "spec.infraComponents.dhcp.unknownClients",
+      /must be one of "deny", "pool"/,
+    ],
+    [
+      "wrong type",
+      { ...minimalSpec(), infraComponents: { proxy: { enabled: "yes" } } },
+      "spec.infraComponents.proxy.enabled",
+      /boolean/,
+    ],
   ])("%s → %s", (_, spec, field, message) => {
     const errs = errorsOf(infra(spec));
     expect(fields(errs)).toContain(field);
@@ -128,11 +182,18 @@ describe("decodeResource errors", () => {
   });
 
   it("reports attachment field paths", () => {
-    const errs = errorsOf(attachment({
-      infraRef: { name: "" }, hostedClusterRef: { name: "hc1" }, dns: { clusterName: "HC_1", baseDomain: "example.com" },
-      appsIngress: { ports: { http: 70000 } },
-    }), "InfraClusterAttachment");
-    expect(fields(errs)).toEqual(expect.arrayContaining(["spec.infraRef.name", "spec.dns.clusterName", "spec.appsIngress.ports.http"]));
+    const errs = errorsOf(
+      attachment({
+        infraRef: { name: "" },
+        hostedClusterRef: { name: "hc1" },
+        dns: { clusterName: "HC_1", baseDomain: "example.com" },
+        appsIngress: { ports: { http: 70000 } },
+      }),
+      "InfraClusterAttachment",
+    );
+    expect(fields(errs)).toEqual(
+      expect.arrayContaining(["spec.infraRef.name", "spec.dns.clusterName", "spec.appsIngress.ports.http"]),
+    );
   });
 
   it("rejects non-objects and unknown kinds without throwing", () => {
@@ -206,25 +267,38 @@ describe("helpers", () => {
 describe("unknown fields", () => {
   it("are kept out of errors but reported with their path (a mis-indented line is the usual cause)", () => {
     const raw = {
-      apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "Infra", metadata: { name: "x", namespace: "n" },
+      apiVersion: "hostedcluster.densityops.com/v1alpha1",
+      kind: "Infra",
+      metadata: { name: "x", namespace: "n" },
       spec: {
         networkConfig: { cidr: "192.0.2.0/24", gateway: "192.0.2.1", networkAttachmentDefinition: "v" },
         infraComponents: { internalProxyService: "misplaced", proxy: { serverIP: "192.0.2.4" } },
       },
     };
     const r = decodeResource(raw, "Infra");
-    expect(r.ok && r.unknown).toEqual([{ field: "spec.infraComponents.internalProxyService", message: "unknown field, ignored" }]);
+    expect(r.ok && r.unknown).toEqual([
+      { field: "spec.infraComponents.internalProxyService", message: "unknown field, ignored" },
+    ]);
   });
 });
 
 describe("typos: did you mean, in the same pass as every other error", () => {
   it("reports a typo'd gateway with its fix together with the required field and an invalid value", () => {
-    const r = decodeResource(infra({
-      networkConfig: { cidr: "300.0.2.0/24", gatway: "192.0.2.1", networkAttachmentDefinition: "v" },
-      infraComponents: { dns: { serverIP: "192.0.2.3", enabeld: true } },
-    }, { sepc: {} }), "Infra");
+    const r = decodeResource(
+      infra(
+        {
+          networkConfig: { cidr: "300.0.2.0/24", gatway: "192.0.2.1", networkAttachmentDefinition: "v" },
+          infraComponents: { dns: { serverIP: "192.0.2.3", enabeld: true } },
+        },
+        { sepc: {} },
+      ),
+      "Infra",
+    );
     expect(r.ok).toBe(false);
-    expect(r.ok ? [] : r.errors.map((e) => e.field).sort()).toEqual(["spec.networkConfig.cidr", "spec.networkConfig.gateway"]);
+    expect(r.ok ? [] : r.errors.map((e) => e.field).sort()).toEqual([
+      "spec.networkConfig.cidr",
+      "spec.networkConfig.gateway",
+    ]);
     expect(r.unknown).toEqual([
       { field: "sepc", message: "unknown field — did you mean spec?" },
       { field: "spec.networkConfig.gatway", message: "unknown field — did you mean gateway?" },
@@ -243,7 +317,13 @@ describe("typos: did you mean, in the same pass as every other error", () => {
     expect(nearestName(name, known)).toBe(expected);
   });
 
-  it.each([["", "", 0], ["abc", "abc", 0], ["gatway", "gateway", 1], ["ab", "ba", 1], ["kitten", "sitting", 3]])(
-    "editDistance(%s, %s) = %i", (a, b, d) => { expect(editDistance(a, b)).toBe(d); },
-  );
+  it.each([
+    ["", "", 0],
+    ["abc", "abc", 0],
+    ["gatway", "gateway", 1],
+    ["ab", "ba", 1],
+    ["kitten", "sitting", 3],
+  ])("editDistance(%s, %s) = %i", (a, b, d) => {
+    expect(editDistance(a, b)).toBe(d);
+  });
 });

@@ -2,14 +2,26 @@
 // The manifests folder and a user's files survive every --out; an --out that is, contains or lies
 // inside the manifests is refused; a foreign non-empty folder needs --force; across runs only the
 // files the previous render indexed are cleaned up.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT, oooi } from "../support/cli.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "oooi-render-out-"));
-afterAll(() => { rmSync(scratch, { recursive: true, force: true }); });
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 let n = 0;
 /** A fresh folder holding a copy of examples/minimal in `m` and a user's file beside it. */
@@ -23,7 +35,8 @@ function workspace(): { dir: string; manifests: string; notes: string } {
 }
 
 const listing = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: "utf8" }).sort();
-const index = (out: string): string[] => (JSON.parse(readFileSync(join(out, ".oooi-index.json"), "utf8")) as { files: string[] }).files;
+const index = (out: string): string[] =>
+  (JSON.parse(readFileSync(join(out, ".oooi-index.json"), "utf8")) as { files: string[] }).files;
 
 describe("oooi render --out keeps what it did not write", () => {
   it("refuses an --out that contains the manifests folder (the reported data loss); nothing is deleted", async () => {
@@ -108,7 +121,10 @@ describe("oooi render --out keeps what it did not write", () => {
     const { dir, manifests, notes } = workspace();
     const out = join(dir, "out");
     expect((await oooi(["render", "--manifests", manifests, "--out", out])).code).toBe(0);
-    writeFileSync(join(out, ".oooi-index.json"), JSON.stringify({ generator: "oooi", files: ["../notes.txt", notes, "status.json"] }));
+    writeFileSync(
+      join(out, ".oooi-index.json"),
+      JSON.stringify({ generator: "oooi", files: ["../notes.txt", notes, "status.json"] }),
+    );
     expect((await oooi(["render", "--manifests", manifests, "--out", out])).code).toBe(0);
     expect(readFileSync(notes, "utf8")).toBe("mine\n");
   });
@@ -118,7 +134,12 @@ describe("oooi render reports every problem of a file in one pass", () => {
   const typoed = (): string => {
     const { manifests } = workspace();
     const infra = join(manifests, "infra.yaml");
-    writeFileSync(infra, readFileSync(infra, "utf8").replace("    gateway:", "    gatway:").replace('cidr: "192.0.2.0/24"', 'cidr: "300.0.2.0/24"'));
+    writeFileSync(
+      infra,
+      readFileSync(infra, "utf8")
+        .replace("    gateway:", "    gatway:")
+        .replace('cidr: "192.0.2.0/24"', 'cidr: "300.0.2.0/24"'),
+    );
     return manifests;
   };
 
@@ -127,16 +148,26 @@ describe("oooi render reports every problem of a file in one pass", () => {
     const r = await oooi(["render", "--manifests", manifests, "--out", join(manifests, "..", "out")]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stderr.split("\n");
-    expect(lines).toContain("warning infra.yaml:9:5: Infra clusters/tenant-vlan100: spec.networkConfig.gatway: unknown field — did you mean gateway? (UnknownField)");
-    expect(lines).toContain("error   infra.yaml:7:3: Infra clusters/tenant-vlan100: spec.networkConfig.gateway: required (InvalidSpec)");
-    expect(lines.some((l) => l.startsWith("error   infra.yaml:8:5: Infra clusters/tenant-vlan100: spec.networkConfig.cidr: \"300.0.2.0/24\": must be"))).toBe(true);
+    expect(lines).toContain(
+      "warning infra.yaml:9:5: Infra clusters/tenant-vlan100: spec.networkConfig.gatway: unknown field — did you mean gateway? (UnknownField)",
+    );
+    expect(lines).toContain(
+      "error   infra.yaml:7:3: Infra clusters/tenant-vlan100: spec.networkConfig.gateway: required (InvalidSpec)",
+    );
+    expect(
+      lines.some((l) =>
+        l.startsWith(
+          'error   infra.yaml:8:5: Infra clusters/tenant-vlan100: spec.networkConfig.cidr: "300.0.2.0/24": must be',
+        ),
+      ),
+    ).toBe(true);
   });
 
   it("--strict exits 1 when an object has an error, and 0 when there are only warnings", async () => {
     const manifests = typoed();
     const strict = await oooi(["render", "--manifests", manifests, "--out", join(manifests, "..", "out"), "--strict"]);
     expect(strict.code).toBe(1);
-    expect(strict.stderr).toMatch(/--strict: 2 errors/) // required gateway, invalid cidr (the attachment only waits);
+    expect(strict.stderr).toMatch(/--strict: 2 errors/); // required gateway, invalid cidr (the attachment only waits);
 
     const { manifests: clean } = workspace();
     const infra = join(clean, "infra.yaml");

@@ -14,7 +14,9 @@ const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
 const exec = promisify(execFile);
 const scratch = mkdtempSync(join(tmpdir(), "oooi-render-"));
-afterAll(() => { rmSync(scratch, { recursive: true, force: true }); });
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 async function oooi(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
@@ -27,41 +29,56 @@ async function oooi(args: string[]): Promise<{ code: number; stdout: string; std
 }
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
 }
 
-const examples = readdirSync(join(ROOT, "examples"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+const examples = readdirSync(join(ROOT, "examples"), { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();
 
 describe("oooi render", () => {
   it("is built (npm test builds before running)", () => {
     expect(existsSync(CLI), `${CLI} missing: run npm run build`).toBe(true);
   });
 
-  it.each(examples)("renders examples/%s into the contract's files, every zone accepted by named-checkzone", async (name) => {
-    const out = join(scratch, name);
-    const r = await oooi(["render", "--manifests", join(ROOT, "examples", name), "--out", out]);
-    expect(r.code, r.stderr).toBe(0);
-    const status = JSON.parse(readFileSync(join(out, "status.json"), "utf8")) as { objects: { kind: string; name: string }[] };
-    const children = status.objects.filter((o) => ["ProxyServer", "DNSServer", "DHCPServer"].includes(o.kind));
-    expect(children.length).toBeGreaterThan(0);
-    for (const c of children) {
-      const dir = join(out, "clusters", c.name);
-      const file = c.kind === "ProxyServer" ? "envoy.json" : c.kind === "DNSServer" ? "Corefile" : "kea-dhcp4.json";
-      expect(existsSync(join(dir, file)), `${c.kind} ${c.name}: ${file}`).toBe(true);
-    }
-    const envoy = JSON.parse(readFileSync(join(out, "clusters", children.find((c) => c.kind === "ProxyServer")?.name ?? "", "envoy.json"), "utf8")) as Record<string, unknown>;
-    expect(Object.keys(envoy).sort()).toEqual(["clusters", "endpoints", "listeners", "routes"]);
+  it.each(examples)(
+    "renders examples/%s into the contract's files, every zone accepted by named-checkzone",
+    async (name) => {
+      const out = join(scratch, name);
+      const r = await oooi(["render", "--manifests", join(ROOT, "examples", name), "--out", out]);
+      expect(r.code, r.stderr).toBe(0);
+      const status = JSON.parse(readFileSync(join(out, "status.json"), "utf8")) as {
+        objects: { kind: string; name: string }[];
+      };
+      const children = status.objects.filter((o) => ["ProxyServer", "DNSServer", "DHCPServer"].includes(o.kind));
+      expect(children.length).toBeGreaterThan(0);
+      for (const c of children) {
+        const dir = join(out, "clusters", c.name);
+        const file = c.kind === "ProxyServer" ? "envoy.json" : c.kind === "DNSServer" ? "Corefile" : "kea-dhcp4.json";
+        expect(existsSync(join(dir, file)), `${c.kind} ${c.name}: ${file}`).toBe(true);
+      }
+      const envoy = JSON.parse(
+        readFileSync(
+          join(out, "clusters", children.find((c) => c.kind === "ProxyServer")?.name ?? "", "envoy.json"),
+          "utf8",
+        ),
+      ) as Record<string, unknown>;
+      expect(Object.keys(envoy).sort()).toEqual(["clusters", "endpoints", "listeners", "routes"]);
 
-    const checkzone = await which("named-checkzone");
-    if (checkzone === undefined) return; // bind9-utils missing: .ci/run installs it
-    const zones = walk(out).filter((f) => /\/db\.[^/]+$/.test(f) || f.endsWith(".zone"));
-    for (const z of zones) {
-      const origin = /^\$ORIGIN\s+(\S+)/m.exec(readFileSync(z, "utf8"))?.[1];
-      expect(origin, `${z} has no $ORIGIN`).toBeDefined();
-      const c = await exec("named-checkzone", [origin ?? "", z]).catch((e: unknown) => e as { stdout: string });
-      expect(c.stdout, z).toMatch(/OK/);
-    }
-  });
+      const checkzone = await which("named-checkzone");
+      if (checkzone === undefined) return; // bind9-utils missing: .ci/run installs it
+      const zones = walk(out).filter((f) => /\/db\.[^/]+$/.test(f) || f.endsWith(".zone"));
+      for (const z of zones) {
+        const origin = /^\$ORIGIN\s+(\S+)/m.exec(readFileSync(z, "utf8"))?.[1];
+        expect(origin, `${z} has no $ORIGIN`).toBeDefined();
+        const c = await exec("named-checkzone", [origin ?? "", z]).catch((e: unknown) => e as { stdout: string });
+        expect(c.stdout, z).toMatch(/OK/);
+      }
+    },
+  );
 
   it("exits 2 naming the file and line of unreadable YAML", async () => {
     const dir = join(scratch, "broken-yaml");
@@ -85,14 +102,29 @@ describe("oooi render", () => {
     const r = await oooi(["render", "--manifests", join(ROOT, "examples", "invalid-infra"), "--out", out]);
     expect(r.code).toBe(0);
     const status = JSON.parse(readFileSync(join(out, "status.json"), "utf8")) as {
-      objects: { kind: string; name: string; status: { conditions: { status: string; reason: string }[] }; problems: { field: string }[] }[];
+      objects: {
+        kind: string;
+        name: string;
+        status: { conditions: { status: string; reason: string }[] };
+        problems: { field: string }[];
+      }[];
     };
     const byName = new Map(status.objects.map((o) => [`${o.kind}/${o.name}`, o]));
-    expect(byName.get("Infra/broken-vlan200")?.status.conditions[0]).toMatchObject({ status: "False", reason: "InvalidSpec" });
-    expect(byName.get("Infra/broken-vlan200")?.problems.map((p) => p.field)).toEqual(expect.arrayContaining(["spec.networkConfig.gateway", "spec.infraComponents.proxy.serverIP"]));
-    expect(byName.get("Infra/schema-broken")?.problems.map((p) => p.field)).toEqual(expect.arrayContaining(["spec.networkConfig.cidr", "spec.networkConfig.gateway"]));
+    expect(byName.get("Infra/broken-vlan200")?.status.conditions[0]).toMatchObject({
+      status: "False",
+      reason: "InvalidSpec",
+    });
+    expect(byName.get("Infra/broken-vlan200")?.problems.map((p) => p.field)).toEqual(
+      expect.arrayContaining(["spec.networkConfig.gateway", "spec.infraComponents.proxy.serverIP"]),
+    );
+    expect(byName.get("Infra/schema-broken")?.problems.map((p) => p.field)).toEqual(
+      expect.arrayContaining(["spec.networkConfig.cidr", "spec.networkConfig.gateway"]),
+    );
     expect(byName.get("Infra/tenant-vlan100")?.status.conditions[0]).toMatchObject({ status: "True" });
-    expect(byName.get("InfraClusterAttachment/orphan")?.status.conditions[0]).toMatchObject({ status: "False", reason: "InfraNotReady" });
+    expect(byName.get("InfraClusterAttachment/orphan")?.status.conditions[0]).toMatchObject({
+      status: "False",
+      reason: "InfraNotReady",
+    });
     expect(existsSync(join(out, "clusters", "tenant-vlan100-proxy", "envoy.json"))).toBe(true);
     expect(existsSync(join(out, "clusters", "broken-vlan200-proxy"))).toBe(false);
     expect(r.stderr).toMatch(/FAIL Infra clusters\/broken-vlan200: InvalidSpec/);
@@ -117,14 +149,29 @@ describe("rendered Kea configurations", () => {
     const hooks = await findHooksDirectory();
     for (const name of examples) {
       const out = join(scratch, `kea-${name}`);
-      const r = await oooi(["render", "--manifests", join(ROOT, "examples", name), "--out", out, "--kea-hooks-dir", hooks ?? ""]);
+      const r = await oooi([
+        "render",
+        "--manifests",
+        join(ROOT, "examples", name),
+        "--out",
+        out,
+        "--kea-hooks-dir",
+        hooks ?? "",
+      ]);
       expect(r.code, r.stderr).toBe(0);
       for (const file of walk(out).filter((f) => f.endsWith("kea-dhcp4.json"))) {
-        const cfg = JSON.parse(readFileSync(file, "utf8")) as { Dhcp4: { "interfaces-config": { interfaces: string[] } } };
-        const ns = await createNetns(cfg.Dhcp4["interfaces-config"].interfaces.map((i) => ({ name: i })), "oooi-rnd");
+        const cfg = JSON.parse(readFileSync(file, "utf8")) as {
+          Dhcp4: { "interfaces-config": { interfaces: string[] } };
+        };
+        const ns = await createNetns(
+          cfg.Dhcp4["interfaces-config"].interfaces.map((i) => ({ name: i })),
+          "oooi-rnd",
+        );
         try {
           const work = mkdtempSync(join(tmpdir(), "oooi-kt-"));
-          const check = await ns.exec("kea-dhcp4", ["-t", file], { env: { KEA_LOCKFILE_DIR: work, KEA_PIDFILE_DIR: work } });
+          const check = await ns.exec("kea-dhcp4", ["-t", file], {
+            env: { KEA_LOCKFILE_DIR: work, KEA_PIDFILE_DIR: work },
+          });
           expect(check.code, `${name}: ${check.stdout}${check.stderr}`).toBe(0);
           rmSync(work, { recursive: true, force: true });
         } finally {

@@ -13,7 +13,9 @@ const CLI = join(ROOT, "dist", "cli", "main.js");
 const exec = promisify(execFile);
 const digMissing = (await which("dig")) === undefined;
 const dir = mkdtempSync(join(tmpdir(), "oooi-serve-dns-"));
-afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 async function dig(port: number, source: string, name: string): Promise<string> {
   const r = await exec("dig", [`@127.0.0.1`, "-p", String(port), "-b", source, "+short", "+tries=1", "+time=2", name]);
@@ -31,9 +33,15 @@ async function eventually(check: () => Promise<boolean>): Promise<void> {
 describe.skipIf(digMissing)("oooi serve answers split-horizon DNS", () => {
   it("VLAN and pod-network sources get different answers; an edit reaches the answers without a restart", async () => {
     cpSync(join(ROOT, "examples", "standalone"), dir, { recursive: true });
-    const child = spawn(process.execPath, [CLI, "serve", "--manifests", dir, "--dns-listen", "127.0.0.1:0", "--debounce", "20"], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [CLI, "serve", "--manifests", dir, "--dns-listen", "127.0.0.1:0", "--debounce", "20"],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
     let log = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => { log += d; });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      log += d;
+    });
     try {
       let port = 0;
       await eventually(() => {
@@ -44,11 +52,16 @@ describe.skipIf(digMissing)("oooi serve answers split-horizon DNS", () => {
       const name = "api.alpha.clusters.example.com";
       await eventually(async () => (await dig(port, "127.0.8.5", name)) === "127.0.8.4");
       expect(await dig(port, "127.0.0.1", name)).toBe("172.30.200.10");
-      expect(await dig(port, "127.0.8.5", "console-openshift-console.apps.alpha.clusters.example.com")).toBe("127.0.8.200");
+      expect(await dig(port, "127.0.8.5", "console-openshift-console.apps.alpha.clusters.example.com")).toBe(
+        "127.0.8.200",
+      );
 
       const file = join(dir, "attachments.yaml");
       writeFileSync(file, readFileSync(file, "utf8").replaceAll("127.0.8.200", "127.0.8.201"));
-      await eventually(async () => (await dig(port, "127.0.8.5", "console-openshift-console.apps.alpha.clusters.example.com")) === "127.0.8.201");
+      await eventually(
+        async () =>
+          (await dig(port, "127.0.8.5", "console-openshift-console.apps.alpha.clusters.example.com")) === "127.0.8.201",
+      );
     } finally {
       child.kill("SIGTERM");
     }

@@ -2,7 +2,17 @@
 // newcomer claiming a working cluster's domain change none of the written outputs (Envoy
 // listeners, Kea config, Corefile and zones) nor the DNS answers; status says what is served.
 import { execFile, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
@@ -16,7 +26,9 @@ const digMissing = (await which("dig")) === undefined;
 const dir = mkdtempSync(join(tmpdir(), "oooi-serve-last-good-"));
 const manifests = join(dir, "manifests");
 const out = join(dir, "out");
-afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 async function dig(port: number, source: string, name: string): Promise<string> {
   const r = await exec("dig", [`@127.0.0.1`, "-p", String(port), "-b", source, "+short", "+tries=1", "+time=2", name]);
@@ -51,15 +63,22 @@ function replaceFile(path: string, text: string): void {
   renameSync(`${path}.tmp`, path);
 }
 
-const status = (): string => (existsSync(join(out, "status.json")) ? readFileSync(join(out, "status.json"), "utf8") : "");
+const status = (): string =>
+  existsSync(join(out, "status.json")) ? readFileSync(join(out, "status.json"), "utf8") : "";
 const NAMES = ["api.alpha.clusters.example.com", "api.beta.clusters.example.com", "oauth.alpha.clusters.example.com"];
 
 describe.skipIf(digMissing)("oooi serve keeps the last good configuration per object", () => {
   it("an invalid Infra field and a conflicting newcomer change no output and no answer", async () => {
     cpSync(join(ROOT, "examples", "standalone"), manifests, { recursive: true });
-    const child = spawn(process.execPath, [CLI, "serve", "--manifests", manifests, "--out", out, "--dns-listen", "127.0.0.1:0", "--debounce", "20"], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [CLI, "serve", "--manifests", manifests, "--out", out, "--dns-listen", "127.0.0.1:0", "--debounce", "20"],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
     let log = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => { log += d; });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      log += d;
+    });
     try {
       let port = 0;
       await eventually(() => {
@@ -67,7 +86,8 @@ describe.skipIf(digMissing)("oooi serve keeps the last good configuration per ob
         return port > 0 && status() !== "";
       });
       await eventually(async () => (await dig(port, "127.0.8.5", NAMES[0] ?? "")) === "127.0.8.4");
-      const answers = async () => Promise.all(NAMES.flatMap((n) => [dig(port, "127.0.8.5", n), dig(port, "127.0.0.1", n)]));
+      const answers = async () =>
+        Promise.all(NAMES.flatMap((n) => [dig(port, "127.0.8.5", n), dig(port, "127.0.0.1", n)]));
       const goodAnswers = await answers();
       const goodFiles = outputs();
       expect([...goodFiles.keys()].some((k) => k.endsWith("envoy.json"))).toBe(true);
@@ -82,12 +102,19 @@ describe.skipIf(digMissing)("oooi serve keeps the last good configuration per ob
       const attFile = join(manifests, "attachments.yaml");
       const attachments = readFileSync(attFile, "utf8");
       const beta = attachments.indexOf("name: beta");
-      replaceFile(attFile, attachments.slice(0, beta) + attachments.slice(beta).replace("clusterName: beta", "clusterName: alpha"));
+      replaceFile(
+        attFile,
+        attachments.slice(0, beta) + attachments.slice(beta).replace("clusterName: beta", "clusterName: alpha"),
+      );
       await eventually(() => status().includes("DuplicateHostname"));
       expect(outputs()).toEqual(goodFiles);
       expect(await answers()).toEqual(goodAnswers);
       // beta is refused, says so once, and keeps being served as accepted; alpha is told nothing.
-      const objects = (JSON.parse(status()) as { objects: { name: string; status: { conditions: { status: string; reason: string; message: string }[] } }[] }).objects;
+      const objects = (
+        JSON.parse(status()) as {
+          objects: { name: string; status: { conditions: { status: string; reason: string; message: string }[] } }[];
+        }
+      ).objects;
       const condition = (name: string) => objects.find((o) => o.name === name)?.status.conditions[0];
       expect(condition("beta")?.reason).toBe("DuplicateHostname");
       expect(condition("beta")?.message.split("already served by alpha").length).toBe(2);

@@ -12,9 +12,14 @@ import { ROOT, ServeProcess, oooi, until } from "../support/cli.js";
 
 const exec = promisify(execFile);
 const scratch = mkdtempSync(join(tmpdir(), "oooi-serve-watch-"));
-afterAll(() => { rmSync(scratch, { recursive: true, force: true }); });
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
 let running: ServeProcess | undefined;
-afterEach(async () => { await running?.stop(); running = undefined; });
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
 
 let n = 0;
 function workspace(): { manifests: string; out: string } {
@@ -33,7 +38,10 @@ function serve(manifests: string, out: string): ServeProcess {
 function vlanZone(out: string, infra = "tenant-vlan100"): string {
   const dir = join(out, "clusters", `${infra}-dns`);
   if (!existsSync(dir)) return "";
-  return readdirSync(dir).filter((f) => f.startsWith("db.vlan.api.")).map((f) => readFileSync(join(dir, f), "utf8")).join("");
+  return readdirSync(dir)
+    .filter((f) => f.startsWith("db.vlan.api."))
+    .map((f) => readFileSync(join(dir, f), "utf8"))
+    .join("");
 }
 
 // One zone per published name: the api name's own address is the zone apex's A record.
@@ -65,9 +73,17 @@ describe("oooi serve follows every kind of edit", () => {
     await until(() => proxyIp(vlanZone(out)) === "192.0.2.8", "re-create");
 
     mkdirSync(join(manifests, "more", "deeper"), { recursive: true });
-    writeFileSync(join(manifests, "more", "deeper", "second.yaml"),
-      text.replaceAll("tenant-vlan100", "tenant-vlan300").replaceAll("192.0.2.", "198.18.0.").replace(/---[\s\S]*$/, ""));
-    await until(() => existsSync(join(out, "clusters", "tenant-vlan300-dns", "Corefile")), "a file in a new sub-folder");
+    writeFileSync(
+      join(manifests, "more", "deeper", "second.yaml"),
+      text
+        .replaceAll("tenant-vlan100", "tenant-vlan300")
+        .replaceAll("192.0.2.", "198.18.0.")
+        .replace(/---[\s\S]*$/, ""),
+    );
+    await until(
+      () => existsSync(join(out, "clusters", "tenant-vlan300-dns", "Corefile")),
+      "a file in a new sub-folder",
+    );
     expect(s.lines().filter((l) => l.msg.includes("unreadable"))).toEqual([]);
     expect(s.lines().some((l) => l.level === 40 && l.msg.startsWith("no Infra in"))).toBe(true); // while deleted
   });
@@ -98,18 +114,31 @@ describe("oooi serve follows every kind of edit", () => {
     const s = serve(manifests, out);
     await until(() => proxyIp(vlanZone(out)) === "192.0.2.4", "first render");
     writeFileSync(infra, readFileSync(infra, "utf8").replace("    gateway:", "    gatway:"));
-    const typo = () => s.lines().filter((l) => l.level === 40 && l.msg.includes("gatway: unknown field — did you mean gateway?"));
+    const typo = () =>
+      s.lines().filter((l) => l.level === 40 && l.msg.includes("gatway: unknown field — did you mean gateway?"));
     await until(() => typo().length > 0, "the typo's warning");
     expect(typo()[0]).toMatchObject({ level: 40, file: "infra.yaml", line: 9, column: 5, reason: "UnknownField" });
-    expect(typo()[0]?.msg).toBe("infra.yaml:9:5: Infra clusters/tenant-vlan100: spec.networkConfig.gatway: unknown field — did you mean gateway? (UnknownField)");
-    expect(s.lines().some((l) => l.level === 40 && l.msg.includes("spec.networkConfig.gateway: required (InvalidSpec)"))).toBe(true);
+    expect(typo()[0]?.msg).toBe(
+      "infra.yaml:9:5: Infra clusters/tenant-vlan100: spec.networkConfig.gatway: unknown field — did you mean gateway? (UnknownField)",
+    );
+    expect(
+      s.lines().some((l) => l.level === 40 && l.msg.includes("spec.networkConfig.gateway: required (InvalidSpec)")),
+    ).toBe(true);
 
     // An unrelated edit (a second, valid Infra) re-renders; the typo is still there and not told again.
-    const second = readFileSync(infra, "utf8").replace("    gatway:", "    gateway:").replace(/---[\s\S]*$/, "");
+    const second = readFileSync(infra, "utf8")
+      .replace("    gatway:", "    gateway:")
+      .replace(/---[\s\S]*$/, "");
     writeFileSync(join(manifests, "second.yaml"), second.replaceAll("tenant-vlan100", "tenant-vlan300"));
-    await until(() => existsSync(join(out, "clusters", "tenant-vlan300-dns", "Corefile")), "the unrelated edit rendered");
+    await until(
+      () => existsSync(join(out, "clusters", "tenant-vlan300-dns", "Corefile")),
+      "the unrelated edit rendered",
+    );
     writeFileSync(infra, readFileSync(infra, "utf8").replace("    gatway:", "    gateway:"));
-    await until(() => s.lines().some((l) => l.level === 30 && l.msg.startsWith("resolved: infra.yaml:9:5:")), "the typo resolved");
+    await until(
+      () => s.lines().some((l) => l.level === 30 && l.msg.startsWith("resolved: infra.yaml:9:5:")),
+      "the typo resolved",
+    );
     expect(typo()).toHaveLength(1);
   });
 
@@ -126,7 +155,10 @@ describe("oooi serve follows every kind of edit", () => {
     serve(manifests, out);
     await until(() => proxyIp(vlanZone(out, "tenant-vlan200")) === "192.0.2.4", "second run rendered");
     for (const child of ["dns", "proxy", "dhcp"]) {
-      await until(() => !existsSync(join(out, "clusters", `tenant-vlan100-${child}`)), `the first run's ${child} files removed`);
+      await until(
+        () => !existsSync(join(out, "clusters", `tenant-vlan100-${child}`)),
+        `the first run's ${child} files removed`,
+      );
     }
     expect(readFileSync(join(out, "mine.txt"), "utf8")).toBe("user\n");
   });
@@ -155,6 +187,9 @@ describe("oooi serve at start", () => {
     const s = new ServeProcess(["--manifests", dir, "--no-xds", "--no-dns"]);
     running = s;
     await until(() => s.lines().some((l) => l.msg.startsWith("no Infra in")), "the no-Infra warning");
-    expect(s.lines().find((l) => l.msg.startsWith("no Infra in"))).toMatchObject({ level: 40, msg: `no Infra in ${dir}: found 1 Service in 1 file; nothing is served` });
+    expect(s.lines().find((l) => l.msg.startsWith("no Infra in"))).toMatchObject({
+      level: 40,
+      msg: `no Infra in ${dir}: found 1 Service in 1 file; nothing is served`,
+    });
   });
 });

@@ -14,7 +14,9 @@ const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
 const exec = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "oooi-serve-xds-"));
-afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 async function until(check: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 15_000;
@@ -27,21 +29,44 @@ async function until(check: () => boolean, what: string): Promise<void> {
 describe("oooi serve serves ADS", () => {
   it("pushes a worker leaving (its Machine and VMI deleted) to every connected Envoy without a reconnect", async () => {
     cpSync(join(ROOT, "examples", "standalone"), dir, { recursive: true });
-    const child = spawn(process.execPath, [CLI, "serve", "--manifests", dir, "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--no-dns", "--debounce", "20"], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        "serve",
+        "--manifests",
+        dir,
+        "--xds-listen",
+        "127.0.0.1:0",
+        "--http-listen",
+        "127.0.0.1:0",
+        "--no-dns",
+        "--debounce",
+        "20",
+      ],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
     let log = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => { log += d; });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      log += d;
+    });
     const clients: EnvoyLikeClient[] = [];
     try {
       await until(() => /xDS \(ADS\) server listening on [\d.]+:\d+/.test(log), "xDS server listening");
       const port = /xDS \(ADS\) server listening on [\d.]+:(\d+)/.exec(log)?.[1] ?? "";
       for (const [i, protocol] of (["sotw", "delta", "sotw"] as const).entries()) {
-        const c = new EnvoyLikeClient({ address: `127.0.0.1:${port}`, node: { id: `envoy-${String(i)}`, cluster: "clusters/tenant-vlan-proxy" }, protocol });
+        const c = new EnvoyLikeClient({
+          address: `127.0.0.1:${port}`,
+          node: { id: `envoy-${String(i)}`, cluster: "clusters/tenant-vlan-proxy" },
+          protocol,
+        });
         clients.push(c);
         c.connect();
       }
       const kube = (src: string) => ({ destinationPort: 6443, sourceIp: src, transportProtocol: "tls" as const });
       const alpha = "clusters-alpha/kube-apiserver:6443";
-      for (const c of clients) await c.waitFor(() => c.route(kube("127.0.8.11"))?.chain.cluster === alpha, "alpha's worker routed");
+      for (const c of clients)
+        await c.waitFor(() => c.route(kube("127.0.8.11"))?.chain.cluster === alpha, "alpha's worker routed");
       const before = clients.map((c) => c.version(LISTENER_TYPE_URL));
       const streams = clients.map((c) => c.streamCount);
 
@@ -50,7 +75,8 @@ describe("oooi serve serves ADS", () => {
       const file = join(dir, "observed.yaml");
       const docs = readFileSync(file, "utf8").split(/^---$/m);
       writeFileSync(file, docs.filter((d) => !/^ {2}name: alpha-workers-1$/m.test(d)).join("---"));
-      for (const c of clients) await c.waitFor(() => c.route(kube("127.0.8.11")) === undefined, "the gone worker no longer routed");
+      for (const c of clients)
+        await c.waitFor(() => c.route(kube("127.0.8.11")) === undefined, "the gone worker no longer routed");
       expect(clients.map((c) => c.version(LISTENER_TYPE_URL))).not.toEqual(before);
       expect(clients.every((c) => c.route(kube("127.0.8.10"))?.chain.cluster === alpha)).toBe(true);
       expect(clients.map((c) => c.streamCount)).toEqual(streams);

@@ -24,11 +24,16 @@ const title = (name: string): string => (skipReason === undefined ? name : `${na
 const SERVER = "192.0.2.2/24";
 const NOW = Date.parse("2026-01-01T00:00:00Z");
 const MACS = ["02:00:00:00:0a:01", "02:00:00:00:0b:01", "02:00:00:00:0c:01"] as const;
-const vm = (i: number, ip?: string) => vmi(NS, `worker-${String(i)}`, MACS[i] ?? "", ip, { created: `2026-01-01T00:00:0${String(i)}Z` });
+const vm = (i: number, ip?: string) =>
+  vmi(NS, `worker-${String(i)}`, MACS[i] ?? "", ip, { created: `2026-01-01T00:00:0${String(i)}Z` });
 
 /** The real model's DHCP model from these VMIs and the persisted table. */
 function model(vmis: readonly VirtualMachineInstance[], previous: readonly DHCPAllocation[] = []): DhcpModel {
-  const state = { ...combine({ infras: [infra()] }, { vmis: [...vmis] }), dhcpAllocations: new Map([[`${NS}/vlan100-dhcp`, previous]]), now: NOW };
+  const state = {
+    ...combine({ infras: [infra()] }, { vmis: [...vmis] }),
+    dhcpAllocations: new Map([[`${NS}/vlan100-dhcp`, previous]]),
+    now: NOW,
+  };
   const m = selectDhcpModel(build(state).topologies);
   if (m === undefined) throw new Error("fixture Infra has no DHCP model");
   return m;
@@ -57,8 +62,15 @@ describe.skipIf(skipReason !== undefined)(title("allocations on a real kea-dhcp4
   }
 
   function sync(r: KeaRig, extra: Partial<KeaSyncOptions> = {}): KeaSync {
-    const s = new KeaSync({ socketPath: r.work.controlSocket, leaseFile: r.work.leaseFile, hooksDirectory: r.hooksDirectory, ...extra });
-    cleanups.push(() => { s.close(); });
+    const s = new KeaSync({
+      socketPath: r.work.controlSocket,
+      leaseFile: r.work.leaseFile,
+      hooksDirectory: r.hooksDirectory,
+      ...extra,
+    });
+    cleanups.push(() => {
+      s.close();
+    });
     return s;
   }
 
@@ -102,11 +114,20 @@ describe.skipIf(skipReason !== undefined)(title("allocations on a real kea-dhcp4
   it("serve --kea-socket keeps the lease file of a Kea started with its own; leases as before", async () => {
     const r = await rig();
     const own = join(r.work.dir, "own-leases4.csv");
-    r.work.writeConfig(bootstrapKeaConfig({ controlSocket: r.work.controlSocket, interfaces: ["net1"], leaseFile: own, hooksDirectory: r.hooksDirectory }));
+    r.work.writeConfig(
+      bootstrapKeaConfig({
+        controlSocket: r.work.controlSocket,
+        interfaces: ["net1"],
+        leaseFile: own,
+        hooksDirectory: r.hooksDirectory,
+      }),
+    );
     await r.startKea();
     // No leaseFile: as `serve --kea-socket` without --kea-lease-file.
     const s = new KeaSync({ socketPath: r.work.controlSocket, hooksDirectory: r.hooksDirectory });
-    cleanups.push(() => { s.close(); });
+    cleanups.push(() => {
+      s.close();
+    });
     const m = model([vm(0)]);
     expect((await s.update(m))?.status).toBe("applied");
     const got = await keaCommand(r.work.controlSocket, "config-get");

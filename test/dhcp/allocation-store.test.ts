@@ -9,7 +9,9 @@ import { renderAll } from "../../src/pipeline/outputs.js";
 import { combine, infra, NS, vmi } from "../support/fixtures.js";
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 function tmp(): string {
   const d = mkdtempSync(join(tmpdir(), "oooi-alloc-"));
   dirs.push(d);

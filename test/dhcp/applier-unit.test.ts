@@ -5,8 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
-  KeaApplier, addressCapacity, backoffDelay, canonicalJson, configHash, countActiveLeases, overlay,
-  type ApplyResult, type Timers,
+  KeaApplier,
+  addressCapacity,
+  backoffDelay,
+  canonicalJson,
+  configHash,
+  countActiveLeases,
+  overlay,
+  type ApplyResult,
+  type Timers,
 } from "../../src/dhcp/kea/index.js";
 
 describe("backoffDelay", () => {
@@ -25,12 +32,22 @@ describe("KeaApplier without Kea", () => {
     const dir = mkdtempSync(join(tmpdir(), "oooi-ap-"));
     const scheduled: { ms: number; fire: () => void }[] = [];
     const timers: Timers = {
-      setTimeout: (fire, ms) => { scheduled.push({ ms, fire }); return scheduled.length; },
+      setTimeout: (fire, ms) => {
+        scheduled.push({ ms, fire });
+        return scheduled.length;
+      },
       clearTimeout: () => undefined,
     };
-    const applier = new KeaApplier(join(dir, "absent"), { timers, random: () => 0, backoff: { initialMs: 10, maxMs: 50, factor: 2 } });
+    const applier = new KeaApplier(join(dir, "absent"), {
+      timers,
+      random: () => 0,
+      backoff: { initialMs: 10, maxMs: 50, factor: 2 },
+    });
     let settled: ApplyResult | undefined;
-    const p = applier.apply({ Dhcp4: {} }).then((r) => { settled = r; return r; });
+    const p = applier.apply({ Dhcp4: {} }).then((r) => {
+      settled = r;
+      return r;
+    });
     for (let i = 0; i < 4; i++) {
       while (scheduled.length <= i) await new Promise((r) => setImmediate(r));
       expect(settled).toBeUndefined();
@@ -46,10 +63,22 @@ describe("KeaApplier without Kea", () => {
 });
 
 describe("overlay", () => {
-  const cfg = { "control-socket": { "socket-name": "/default", "socket-type": "unix" }, "interfaces-config": { "dhcp-socket-type": "raw", interfaces: ["net1"] }, subnet4: [] };
+  const cfg = {
+    "control-socket": { "socket-name": "/default", "socket-type": "unix" },
+    "interfaces-config": { "dhcp-socket-type": "raw", interfaces: ["net1"] },
+    subnet4: [],
+  };
   it("keeps Kea's control socket and interfaces, and the rest of interfaces-config", () => {
-    const out = overlay(cfg, { controlSocket: { "socket-name": "/run/x", "socket-type": "unix" }, interfaces: ["eth0"], serving: false });
-    expect(out).toEqual({ ...cfg, "control-socket": { "socket-name": "/run/x", "socket-type": "unix" }, "interfaces-config": { "dhcp-socket-type": "raw", interfaces: ["eth0"] } });
+    const out = overlay(cfg, {
+      controlSocket: { "socket-name": "/run/x", "socket-type": "unix" },
+      interfaces: ["eth0"],
+      serving: false,
+    });
+    expect(out).toEqual({
+      ...cfg,
+      "control-socket": { "socket-name": "/run/x", "socket-type": "unix" },
+      "interfaces-config": { "dhcp-socket-type": "raw", interfaces: ["eth0"] },
+    });
   });
   it("lets the config choose interfaces when Kea was started listening nowhere", () => {
     expect(overlay(cfg, { controlSocket: cfg["control-socket"], interfaces: undefined, serving: false })).toEqual(cfg);
@@ -57,8 +86,14 @@ describe("overlay", () => {
   it("keeps Kea's own lease database when told to (serve --kea-socket without --kea-lease-file)", () => {
     const own = { type: "memfile", name: "/srv/kea/own-leases.csv", persist: true };
     const rendered = { ...cfg, "lease-database": { type: "memfile", name: "/var/lib/kea/kea-leases4.csv" } };
-    expect(overlay(rendered, { controlSocket: cfg["control-socket"], interfaces: undefined, leaseDatabase: own, serving: false })["lease-database" as keyof object])
-      .toEqual(own);
+    expect(
+      overlay(rendered, {
+        controlSocket: cfg["control-socket"],
+        interfaces: undefined,
+        leaseDatabase: own,
+        serving: false,
+      })["lease-database" as keyof object],
+    ).toEqual(own);
   });
 });
 
@@ -89,7 +124,11 @@ describe("lease status", () => {
       subnet4: [
         {
           pools: [{ pool: "192.0.2.100 - 192.0.2.199" }, { pool: "192.0.2.224/28" }],
-          reservations: [{ "ip-address": "192.0.2.10" }, { "ip-address": "192.0.2.150" }, { "ip-address": "192.0.2.230" }],
+          reservations: [
+            { "ip-address": "192.0.2.10" },
+            { "ip-address": "192.0.2.150" },
+            { "ip-address": "192.0.2.230" },
+          ],
         },
         { pools: [], reservations: [{ "ip-address": "198.51.100.9" }] },
       ],

@@ -7,8 +7,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  KeaCommandError, KeaControlClient, KeaEmptyError, KeaTimeoutError, KeaTransportError, KeaUnreachableError,
-  KeaUnsupportedError, isTransient,
+  KeaCommandError,
+  KeaControlClient,
+  KeaEmptyError,
+  KeaTimeoutError,
+  KeaTransportError,
+  KeaUnreachableError,
+  KeaUnsupportedError,
+  isTransient,
 } from "../../src/dhcp/kea/index.js";
 
 type Reply = (command: { command: string; arguments?: unknown }, sock: Socket) => void;
@@ -43,13 +49,22 @@ async function peer(reply: Reply): Promise<Peer> {
     sock.setEncoding("utf8").on("data", (d: string) => {
       buf += d;
       let cmd: { command: string; arguments?: unknown };
-      try { cmd = JSON.parse(buf) as typeof cmd; } catch { return; }
+      try {
+        cmd = JSON.parse(buf) as typeof cmd;
+      } catch {
+        return;
+      }
       received.push(cmd.command);
       open++;
       maxOpen = Math.max(maxOpen, open);
       // Answered once the reply is flushed (or the connection is gone).
       let counted = true;
-      const done = (): void => { if (counted) { counted = false; open--; } };
+      const done = (): void => {
+        if (counted) {
+          counted = false;
+          open--;
+        }
+      };
       sock.on("finish", done).on("close", done);
       reply(cmd, sock);
     });
@@ -60,12 +75,16 @@ async function peer(reply: Reply): Promise<Peer> {
 }
 
 function answer(sock: Socket, body: unknown, delayMs = 0): void {
-  setTimeout(() => { sock.end(JSON.stringify(body)); }, delayMs);
+  setTimeout(() => {
+    sock.end(JSON.stringify(body));
+  }, delayMs);
 }
 
 describe("KeaControlClient", () => {
   it("sends one command per connection, strictly one at a time, in call order", async () => {
-    const p = await peer((cmd, sock) => { answer(sock, { result: 0, text: cmd.command, arguments: cmd.arguments ?? null }, 15); });
+    const p = await peer((cmd, sock) => {
+      answer(sock, { result: 0, text: cmd.command, arguments: cmd.arguments ?? null }, 15);
+    });
     const c = new KeaControlClient(p.path);
     const names = ["a", "b", "c", "d", "e"];
     const answers = await Promise.all(names.map((n) => c.command(n, { n })));
@@ -76,11 +95,16 @@ describe("KeaControlClient", () => {
   });
 
   it("reads an answer that arrives in pieces, large ones included", async () => {
-    const big = { result: 0, arguments: { leases: Array.from({ length: 20_000 }, (_, i) => ({ "ip-address": `10.0.${i >> 8}.${i & 255}` })) } };
+    const big = {
+      result: 0,
+      arguments: { leases: Array.from({ length: 20_000 }, (_, i) => ({ "ip-address": `10.0.${i >> 8}.${i & 255}` })) },
+    };
     const p = await peer((_cmd, sock) => {
       const text = JSON.stringify(big);
       sock.write(text.slice(0, 7));
-      setTimeout(() => { sock.end(text.slice(7)); }, 10);
+      setTimeout(() => {
+        sock.end(text.slice(7));
+      }, 10);
     });
     const a = await new KeaControlClient(p.path).command("lease4-get-all");
     expect((a.arguments as { leases: unknown[] }).leases).toHaveLength(20_000);
@@ -88,9 +112,15 @@ describe("KeaControlClient", () => {
 
   it("maps result codes to typed errors carrying Kea's text", async () => {
     const codes: Record<string, number> = { bad: 1, unknown: 2, none: 3, odd: 7 };
-    const p = await peer((cmd, sock) => { answer(sock, { result: codes[cmd.command] ?? 0, text: `text of ${cmd.command}` }); });
+    const p = await peer((cmd, sock) => {
+      answer(sock, { result: codes[cmd.command] ?? 0, text: `text of ${cmd.command}` });
+    });
     const c = new KeaControlClient(p.path);
-    const failure = (name: string) => c.command(name).then(() => undefined, (e: unknown) => e);
+    const failure = (name: string) =>
+      c.command(name).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     const bad = await failure("bad");
     expect(bad).toBeInstanceOf(KeaCommandError);
     expect(bad).toMatchObject({ command: "bad", result: 1, text: "text of bad" });
@@ -102,7 +132,9 @@ describe("KeaControlClient", () => {
   });
 
   it("accepts the control agent's list-wrapped answer", async () => {
-    const p = await peer((_cmd, sock) => { answer(sock, [{ result: 0, text: "wrapped" }]); });
+    const p = await peer((_cmd, sock) => {
+      answer(sock, [{ result: 0, text: "wrapped" }]);
+    });
     expect(await new KeaControlClient(p.path).command("x")).toMatchObject({ text: "wrapped" });
   });
 
@@ -119,7 +151,9 @@ describe("KeaControlClient", () => {
   });
 
   it("times out a command Kea never answers, and the next command still runs", async () => {
-    const p = await peer((cmd, sock) => { if (cmd.command !== "hang") answer(sock, { result: 0 }); });
+    const p = await peer((cmd, sock) => {
+      if (cmd.command !== "hang") answer(sock, { result: 0 });
+    });
     const c = new KeaControlClient(p.path, { timeoutMs: 100 });
     const hung = c.command("hang").catch((e: unknown) => e);
     const after = c.command("after");
@@ -128,7 +162,9 @@ describe("KeaControlClient", () => {
   });
 
   it("a connection closed before a complete answer is a transport error", async () => {
-    const p = await peer((_cmd, sock) => { sock.end('{"result": 0, "text": "cut'); });
+    const p = await peer((_cmd, sock) => {
+      sock.end('{"result": 0, "text": "cut');
+    });
     const e = await new KeaControlClient(p.path).command("x").catch((err: unknown) => err);
     expect(e).toBeInstanceOf(KeaTransportError);
     expect(isTransient(e)).toBe(true);

@@ -7,7 +7,13 @@ import { renderKea, type KeaRenderOptions } from "../../src/dhcp/render/index.js
 import type { DhcpModel } from "../../src/model/types.js";
 import { dhcpClientSkipReason, requestLease } from "./support/dhcp-client.js";
 import {
-  findHooksDirectory, keaCheckConfig, keaSkipReason, keaWorkDir, startKea, type KeaProcess, type KeaWorkDir,
+  findHooksDirectory,
+  keaCheckConfig,
+  keaSkipReason,
+  keaWorkDir,
+  startKea,
+  type KeaProcess,
+  type KeaWorkDir,
 } from "./support/kea.js";
 import { keaCommand } from "./support/kea-socket.js";
 import { createNetns, netnsExists, peerName, type Netns } from "./support/netns.js";
@@ -15,7 +21,8 @@ import { openPool, reservationOutsideSubnet, validModels, wideDeny } from "./sup
 
 const skipReason = await keaSkipReason();
 const clientSkipReason = skipReason ?? (await dhcpClientSkipReason());
-const title = (name: string, reason: string | undefined): string => (reason === undefined ? name : `${name} (skipped: ${reason})`);
+const title = (name: string, reason: string | undefined): string =>
+  reason === undefined ? name : `${name} (skipped: ${reason})`;
 
 /** The server's own address with the subnet's prefix length, e.g. 10.20.0.2/22. */
 function serverAddress(m: DhcpModel): string {
@@ -45,15 +52,21 @@ describe.skipIf(skipReason !== undefined)(title("real kea-dhcp4", skipReason), (
 
   async function setUp(model: DhcpModel, withClient = false): Promise<Rig> {
     const work = keaWorkDir();
-    cleanups.push(() => { work.remove(); });
+    cleanups.push(() => {
+      work.remove();
+    });
     let client: Netns | undefined;
     if (withClient) {
       client = await createNetns([], "oooi-cli");
       cleanups.push(() => client?.delete());
     }
-    const ns = await createNetns([{
-      name: model.interface, address: serverAddress(model), ...(client === undefined ? {} : { peerNetns: client.name }),
-    }]);
+    const ns = await createNetns([
+      {
+        name: model.interface,
+        address: serverAddress(model),
+        ...(client === undefined ? {} : { peerNetns: client.name }),
+      },
+    ]);
     cleanups.push(() => ns.delete());
     const options = { controlSocket: work.controlSocket, leaseFile: work.leaseFile, hooksDirectory };
     work.writeConfig(renderKea(model, options));
@@ -137,7 +150,11 @@ describe.skipIf(skipReason !== undefined)(title("real kea-dhcp4", skipReason), (
       const known = await requestLease(client, iface, rig.work.dir, { mac: "02:00:00:00:00:2b" });
       expect(known.bound, known.log).toBe(true);
       expect(known).toMatchObject({
-        ip: "10.20.2.11", netmask: "255.255.252.0", router: "10.20.0.1", hostname: "worker-b", leaseSeconds: 3600,
+        ip: "10.20.2.11",
+        netmask: "255.255.252.0",
+        router: "10.20.0.1",
+        hostname: "worker-b",
+        leaseSeconds: 3600,
       });
       expect(known.dns).toEqual(["10.20.0.3", "192.0.2.53"]);
 
@@ -146,15 +163,19 @@ describe.skipIf(skipReason !== undefined)(title("real kea-dhcp4", skipReason), (
 
       const leases = await keaCommand(rig.work.controlSocket, "lease4-get-all");
       expect(leases.result, leases.text).toBe(0);
-      const held = (leases.arguments?.["leases"] as { "ip-address": string; "hw-address": string }[])
-        .map((l) => [l["hw-address"], l["ip-address"]]);
+      const held = (leases.arguments?.["leases"] as { "ip-address": string; "hw-address": string }[]).map((l) => [
+        l["hw-address"],
+        l["ip-address"],
+      ]);
       expect(held).toEqual([["02:00:00:00:00:2b", "10.20.2.11"]]);
     });
 
     it("pool: an unknown MAC gets an address from the pool", async () => {
       const rig = await setUp(openPool, true);
       await start(rig);
-      const lease = await requestLease(rig.client as Netns, peerName(openPool.interface), rig.work.dir, { mac: "02:00:00:00:00:99" });
+      const lease = await requestLease(rig.client as Netns, peerName(openPool.interface), rig.work.dir, {
+        mac: "02:00:00:00:00:99",
+      });
       expect(lease.bound, lease.log).toBe(true);
       const last = Number(lease.ip?.split(".")[3]);
       expect(lease.ip?.startsWith("192.168.50.")).toBe(true);

@@ -3,7 +3,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  DEFAULT_CONTROL_SOCKET, DEFAULT_HOOKS_DIRECTORY, DEFAULT_LEASE_FILE, renderKea, type KeaDhcp4Config, type KeaSubnet4,
+  DEFAULT_CONTROL_SOCKET,
+  DEFAULT_HOOKS_DIRECTORY,
+  DEFAULT_LEASE_FILE,
+  renderKea,
+  type KeaDhcp4Config,
+  type KeaSubnet4,
 } from "../../src/dhcp/render/index.js";
 import type { DhcpModel } from "../../src/model/types.js";
 import { openPool, reservation, reservationInPool, reservationsOnly, wideDeny } from "./support/models.js";
@@ -30,16 +35,27 @@ describe("renderKea", () => {
     const { Dhcp4: cfg } = renderKea(wideDeny);
     expect(cfg["interfaces-config"]).toEqual({ "dhcp-socket-type": "raw", interfaces: ["net1"] });
     expect(cfg["control-socket"]).toEqual({ "socket-name": DEFAULT_CONTROL_SOCKET, "socket-type": "unix" });
-    expect(cfg["lease-database"]).toEqual({ "lfc-interval": 3600, name: DEFAULT_LEASE_FILE, persist: true, type: "memfile" });
+    expect(cfg["lease-database"]).toEqual({
+      "lfc-interval": 3600,
+      name: DEFAULT_LEASE_FILE,
+      persist: true,
+      type: "memfile",
+    });
     expect(cfg["hooks-libraries"]).toEqual([{ library: `${DEFAULT_HOOKS_DIRECTORY}/libdhcp_lease_cmds.so` }]);
     expect(cfg["host-reservation-identifiers"]).toEqual(["hw-address"]);
-    expect(cfg.loggers).toEqual([{ debuglevel: 0, name: "kea-dhcp4", output_options: [{ output: "stdout" }], severity: "INFO" }]);
+    expect(cfg.loggers).toEqual([
+      { debuglevel: 0, name: "kea-dhcp4", output_options: [{ output: "stdout" }], severity: "INFO" },
+    ]);
     expect(cfg["valid-lifetime"]).toBe(3600);
     expect(cfg).toMatchObject({ "calculate-tee-times": true, "t1-percent": 0.5, "t2-percent": 0.875 });
   });
 
   it("uses the given paths; a trailing slash on the hooks directory does not double up", () => {
-    const { Dhcp4: cfg } = renderKea(openPool, { controlSocket: "/s/sock", leaseFile: "/l/leases.csv", hooksDirectory: "/h/hooks/" });
+    const { Dhcp4: cfg } = renderKea(openPool, {
+      controlSocket: "/s/sock",
+      leaseFile: "/l/leases.csv",
+      hooksDirectory: "/h/hooks/",
+    });
     expect(cfg["control-socket"]["socket-name"]).toBe("/s/sock");
     expect(cfg["lease-database"].name).toBe("/l/leases.csv");
     expect(cfg["hooks-libraries"]).toEqual([{ library: "/h/hooks/libdhcp_lease_cmds.so" }]);
@@ -53,9 +69,20 @@ describe("renderKea", () => {
     expect(subnet.subnet).toBe("10.20.0.0/22");
     expect(option(cfg, "subnet-mask")).toBe("255.255.252.0");
     expect(option(cfg, "routers")).toBe("10.20.0.1");
-    expect(subnet["option-data"].map((o) => o.name)).toEqual(["domain-name-servers", "routers", "subnet-mask", "interface-mtu", "classless-static-route"]);
+    expect(subnet["option-data"].map((o) => o.name)).toEqual([
+      "domain-name-servers",
+      "routers",
+      "subnet-mask",
+      "interface-mtu",
+      "classless-static-route",
+    ]);
     // The user's options follow oooi's; option 121 goes as RFC 3442 bytes (Kea 2.2 has no text form for it).
-    expect(subnet["option-data"].at(-1)).toEqual({ code: 121, name: "classless-static-route", data: "080A0A140001", "csv-format": false });
+    expect(subnet["option-data"].at(-1)).toEqual({
+      code: 121,
+      name: "classless-static-route",
+      data: "080A0A140001",
+      "csv-format": false,
+    });
   });
 
   it("advertises every DNS server in order, and no option 6 when there is none", () => {
@@ -65,7 +92,9 @@ describe("renderKea", () => {
   });
 
   it("deny restricts the pool to KNOWN (reserved) clients; pool leaves it open", () => {
-    expect(subnetOf(renderKea(wideDeny).Dhcp4).pools).toEqual([{ "client-class": "KNOWN", pool: "10.20.1.0 - 10.20.1.255" }]);
+    expect(subnetOf(renderKea(wideDeny).Dhcp4).pools).toEqual([
+      { "client-class": "KNOWN", pool: "10.20.1.0 - 10.20.1.255" },
+    ]);
     expect(subnetOf(renderKea(openPool).Dhcp4).pools).toEqual([{ pool: "192.168.50.100 - 192.168.50.200" }]);
     const openWide = subnetOf(renderKea({ ...wideDeny, unknownClients: "pool" }).Dhcp4);
     expect(openWide.pools).toEqual([{ pool: "10.20.1.0 - 10.20.1.255" }]);
@@ -78,9 +107,24 @@ describe("renderKea", () => {
   it("renders reservations sorted by MAC, with hostname and the VMI as user context, looked up in the subnet only", () => {
     const subnet = subnetOf(renderKea(wideDeny).Dhcp4);
     expect(subnet.reservations).toEqual([
-      { hostname: "worker-a", "hw-address": "02:00:00:00:00:0a", "ip-address": "10.20.2.10", "user-context": { vmi: "vms/worker-a" } },
-      { hostname: "worker-b", "hw-address": "02:00:00:00:00:2b", "ip-address": "10.20.2.11", "user-context": { vmi: "vms/worker-b" } },
-      { hostname: "worker-z", "hw-address": "02:00:00:00:00:ff", "ip-address": "10.20.3.254", "user-context": { vmi: "vms/worker-z" } },
+      {
+        hostname: "worker-a",
+        "hw-address": "02:00:00:00:00:0a",
+        "ip-address": "10.20.2.10",
+        "user-context": { vmi: "vms/worker-a" },
+      },
+      {
+        hostname: "worker-b",
+        "hw-address": "02:00:00:00:00:2b",
+        "ip-address": "10.20.2.11",
+        "user-context": { vmi: "vms/worker-b" },
+      },
+      {
+        hostname: "worker-z",
+        "hw-address": "02:00:00:00:00:ff",
+        "ip-address": "10.20.3.254",
+        "user-context": { vmi: "vms/worker-z" },
+      },
     ]);
     expect(subnet).toMatchObject({ "reservations-global": false, "reservations-in-subnet": true });
   });
@@ -89,12 +133,19 @@ describe("renderKea", () => {
     expect(subnetOf(renderKea(wideDeny).Dhcp4)["reservations-out-of-pool"]).toBe(true);
     expect(subnetOf(renderKea(reservationsOnly).Dhcp4)["reservations-out-of-pool"]).toBe(true);
     expect(subnetOf(renderKea(reservationInPool).Dhcp4)["reservations-out-of-pool"]).toBe(false);
-    const atPoolEdge: DhcpModel = { ...openPool, reservations: [reservation("02:00:00:00:00:01", "192.168.50.200", "edge")] };
+    const atPoolEdge: DhcpModel = {
+      ...openPool,
+      reservations: [reservation("02:00:00:00:00:01", "192.168.50.200", "edge")],
+    };
     expect(subnetOf(renderKea(atPoolEdge).Dhcp4)["reservations-out-of-pool"]).toBe(false);
   });
 
   it("omits an empty hostname and falls back to one hour for a nonsensical lifetime", () => {
-    const odd: DhcpModel = { ...reservationsOnly, validLifetimeSeconds: Number.NaN, reservations: [reservation("02:00:00:00:00:01", "172.16.8.9", "")] };
+    const odd: DhcpModel = {
+      ...reservationsOnly,
+      validLifetimeSeconds: Number.NaN,
+      reservations: [reservation("02:00:00:00:00:01", "172.16.8.9", "")],
+    };
     const { Dhcp4: cfg } = renderKea(odd);
     expect(cfg["valid-lifetime"]).toBe(3600);
     expect(subnetOf(cfg).reservations[0]).not.toHaveProperty("hostname");
@@ -105,17 +156,23 @@ describe("renderKea", () => {
   it("is canonical: keys sorted at every depth, and the reservation order of the input does not matter", () => {
     const cfg = renderKea(wideDeny);
     expect(keysSorted(cfg)).toBe(true);
-    const mac = fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }))
+    const mac = fc
+      .tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }))
       .map(([a, b]) => `02:00:00:00:${a.toString(16).padStart(2, "0")}:${b.toString(16).padStart(2, "0")}`);
-    fc.assert(fc.property(fc.uniqueArray(mac, { maxLength: 20 }), fc.integer(), (macs, seed) => {
-      const rs = macs.map((m, i) => reservation(m, `10.20.2.${String(i + 1)}`, `vm-${String(i)}`));
-      const shuffled = [...rs].sort((a, b) => hash(a.hwAddress, seed) - hash(b.hwAddress, seed));
-      const a = JSON.stringify(renderKea({ ...wideDeny, reservations: rs }));
-      const b = JSON.stringify(renderKea({ ...wideDeny, reservations: shuffled }));
-      expect(b).toBe(a);
-      const macsOut = subnetOf(renderKea({ ...wideDeny, reservations: shuffled }).Dhcp4).reservations.map((r) => r["hw-address"]);
-      expect(macsOut).toEqual([...macs].sort());
-    }), { seed: 29 });
+    fc.assert(
+      fc.property(fc.uniqueArray(mac, { maxLength: 20 }), fc.integer(), (macs, seed) => {
+        const rs = macs.map((m, i) => reservation(m, `10.20.2.${String(i + 1)}`, `vm-${String(i)}`));
+        const shuffled = [...rs].sort((a, b) => hash(a.hwAddress, seed) - hash(b.hwAddress, seed));
+        const a = JSON.stringify(renderKea({ ...wideDeny, reservations: rs }));
+        const b = JSON.stringify(renderKea({ ...wideDeny, reservations: shuffled }));
+        expect(b).toBe(a);
+        const macsOut = subnetOf(renderKea({ ...wideDeny, reservations: shuffled }).Dhcp4).reservations.map(
+          (r) => r["hw-address"],
+        );
+        expect(macsOut).toEqual([...macs].sort());
+      }),
+      { seed: 29 },
+    );
   });
 });
 

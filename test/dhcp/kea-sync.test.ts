@@ -66,14 +66,23 @@ describe.skipIf(skipReason !== undefined)(title("KeaSync against a real kea-dhcp
   }
 
   function sync(r: KeaRig, extra: Partial<KeaSyncOptions> = {}): KeaSync {
-    const s = new KeaSync({ socketPath: r.work.controlSocket, leaseFile: r.work.leaseFile, hooksDirectory: r.hooksDirectory, ...extra });
-    cleanups.push(() => { s.close(); });
+    const s = new KeaSync({
+      socketPath: r.work.controlSocket,
+      leaseFile: r.work.leaseFile,
+      hooksDirectory: r.hooksDirectory,
+      ...extra,
+    });
+    cleanups.push(() => {
+      s.close();
+    });
     return s;
   }
 
   async function runningReservations(r: KeaRig): Promise<string[][]> {
     const got = await keaCommand(r.work.controlSocket, "config-get");
-    const subnets = (got.arguments?.["Dhcp4"] as { subnet4: { reservations: { "hw-address": string; "ip-address": string }[] }[] }).subnet4;
+    const subnets = (
+      got.arguments?.["Dhcp4"] as { subnet4: { reservations: { "hw-address": string; "ip-address": string }[] }[] }
+    ).subnet4;
     return subnets.flatMap((s) => s.reservations.map((x) => [x["hw-address"], x["ip-address"]]));
   }
 
@@ -86,7 +95,13 @@ describe.skipIf(skipReason !== undefined)(title("KeaSync against a real kea-dhcp
     expect(applied).toMatchObject({ status: "applied", persisted: true });
 
     const [a, b] = await r.leases([MAC_A, MAC_B]);
-    expect(a, a?.log).toMatchObject({ bound: true, ip: "192.0.2.50", hostname: "worker-a", router: "192.0.2.1", netmask: "255.255.255.0" });
+    expect(a, a?.log).toMatchObject({
+      bound: true,
+      ip: "192.0.2.50",
+      hostname: "worker-a",
+      router: "192.0.2.1",
+      netmask: "255.255.255.0",
+    });
     expect(a?.dns).toEqual(["192.0.2.3"]);
     const bIp = reserved(m, MAC_B);
     expect(b, b?.log).toMatchObject({ bound: true, ip: bIp, hostname: "worker-b" });
@@ -114,12 +129,19 @@ describe.skipIf(skipReason !== undefined)(title("KeaSync against a real kea-dhcp
     const s = sync(r, { interface: "eth9" });
     expect(await s.update(model([vmA]))).toMatchObject({ status: "applied" });
     const running = await keaCommand(r.work.controlSocket, "config-get");
-    expect((running.arguments?.["Dhcp4"] as { "interfaces-config": { interfaces: string[] } })["interfaces-config"].interfaces).toEqual(["net1"]);
+    expect(
+      (running.arguments?.["Dhcp4"] as { "interfaces-config": { interfaces: string[] } })["interfaces-config"]
+        .interfaces,
+    ).toEqual(["net1"]);
     const [c0] = await r.leases([MAC_C], { tries: 2 });
     expect(c0?.bound, c0?.log).toBe(false);
 
     // Three updates in one tick: the first is sent at once, the second is replaced by the third.
-    const results = await Promise.all([s.update(model([vmA, vmB])), s.update(model([vmA])), s.update(model([vmA, vmB, vmC]))]);
+    const results = await Promise.all([
+      s.update(model([vmA, vmB])),
+      s.update(model([vmA])),
+      s.update(model([vmA, vmB, vmC])),
+    ]);
     expect(results.map((x) => x?.status)).toEqual(["applied", "superseded", "applied"]);
 
     const m = model([vmA, vmB, vmC]);
@@ -153,7 +175,8 @@ describe.skipIf(skipReason !== undefined)(title("KeaSync against a real kea-dhcp
     expect(written.Dhcp4.subnet4).toHaveLength(1);
     const leases = await keaCommand(r.work.controlSocket, "lease4-get-all");
     const held = (leases.arguments?.["leases"] as { "hw-address": string; "ip-address": string }[])
-      .map((l) => [l["hw-address"], l["ip-address"]]).sort();
+      .map((l) => [l["hw-address"], l["ip-address"]])
+      .sort();
     expect(held).toEqual(before.map((l, i) => [[MAC_A, MAC_B, MAC_C][i], l.ip]).sort());
 
     const after = await r.leases([MAC_A, MAC_B, MAC_C]);
@@ -185,7 +208,21 @@ describe.skipIf(skipReason !== undefined)(title("KeaSync against a real kea-dhcp
     const cfg = s.render(good);
     const subnet = cfg.Dhcp4.subnet4[0];
     if (subnet === undefined) throw new Error("no subnet");
-    const stray = { ...cfg, Dhcp4: { ...cfg.Dhcp4, subnet4: [{ ...subnet, reservations: [...subnet.reservations, { "hw-address": MAC_C, "ip-address": "10.99.0.5", "user-context": { vmi: "x/stray" } }] }] } };
+    const stray = {
+      ...cfg,
+      Dhcp4: {
+        ...cfg.Dhcp4,
+        subnet4: [
+          {
+            ...subnet,
+            reservations: [
+              ...subnet.reservations,
+              { "hw-address": MAC_C, "ip-address": "10.99.0.5", "user-context": { vmi: "x/stray" } },
+            ],
+          },
+        ],
+      },
+    };
     const refused = await s.applier.apply(stray);
     expect(refused).toMatchObject({ status: "rejected", command: "config-test" });
     expect(refused.status === "rejected" ? refused.text : "").toMatch(/10\.99\.0\.5/);
@@ -207,7 +244,9 @@ describe.skipIf(skipReason !== undefined)(title("KeaSync against a real kea-dhcp
     expect(a?.ip, a?.log).toBe("192.0.2.50");
     expect(denied?.bound, denied?.log).toBe(false);
 
-    expect(await s.update(model([vmA], { infraComponents: { dhcp: { unknownClients: "pool" } } }))).toMatchObject({ status: "applied" });
+    expect(await s.update(model([vmA], { infraComponents: { dhcp: { unknownClients: "pool" } } }))).toMatchObject({
+      status: "applied",
+    });
     const [a2, pooled] = await r.leases([MAC_A, UNKNOWN]);
     expect(a2?.ip, a2?.log).toBe("192.0.2.50");
     expect(pooled?.bound, pooled?.log).toBe(true);
@@ -219,7 +258,13 @@ describe.skipIf(skipReason !== undefined)(title("KeaSync against a real kea-dhcp
   it("waits with backoff while the socket is missing, then applies the newest config once Kea starts", async () => {
     const r = await rig();
     const events: ApplierEvent[] = [];
-    const s = sync(r, { applier: { onEvent: (e) => { events.push(e); } } });
+    const s = sync(r, {
+      applier: {
+        onEvent: (e) => {
+          events.push(e);
+        },
+      },
+    });
     const waiting = (): ApplierEvent[] => events.filter((e) => e.type === "waiting");
 
     const stale = s.update(model([vmA]));

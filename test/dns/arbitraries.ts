@@ -18,12 +18,16 @@ function inside(cidr: string): fc.Arbitrary<string> {
 }
 
 function zones(origins: string[], address: fc.Arbitrary<string>): fc.Arbitrary<Zone[]> {
-  return fc.tuple(...origins.map((o) =>
-    fc.array(fc.tuple(fc.constantFrom("@", "api", "api-int", "oauth", "*.apps", "x.y"), address), { maxLength: 6 })
-      .map((rs): Zone => ({
-        origin: o,
-        records: rs.map(([l, a]): ARecord => ({ name: l === "@" ? o : `${l}.${o}`, address: a })),
-      }))));
+  return fc.tuple(
+    ...origins.map((o) =>
+      fc
+        .array(fc.tuple(fc.constantFrom("@", "api", "api-int", "oauth", "*.apps", "x.y"), address), { maxLength: 6 })
+        .map((rs): Zone => ({
+          origin: o,
+          records: rs.map(([l, a]): ARecord => ({ name: l === "@" ? o : `${l}.${o}`, address: a })),
+        })),
+    ),
+  );
 }
 
 /** A model whose default view is empty or holds only addresses outside the VLAN. */
@@ -32,43 +36,63 @@ export const isolatedModel: fc.Arbitrary<DnsModel> = fc
   .chain(([cidr, origins, withDefault]) => {
     const c = parseCidr(cidr);
     const outside = u32.filter((n) => c === undefined || !cidrContains(c, n)).map(formatIPv4);
-    return fc.record({
-      vlan: zones(origins, inside(cidr)),
-      def: withDefault ? zones(origins.slice(0, 2), outside) : fc.constant([]),
-      serverIP: inside(cidr),
-      upstreams: fc.oneof(fc.constant("resolv.conf" as const), fc.array(u32.map(formatIPv4), { maxLength: 3 })),
-    }).map((g): DnsModel => ({
-      name: "ns/dns",
-      serverIP: g.serverIP,
-      views: [
-        { name: "vlan", sourceCidr: cidr, zones: g.vlan },
-        { name: "default", sourceCidr: undefined, zones: g.def },
-      ],
-      upstreams: g.upstreams,
-      cacheSeconds: 30,
-      reloadSeconds: 5,
-    }));
+    return fc
+      .record({
+        vlan: zones(origins, inside(cidr)),
+        def: withDefault ? zones(origins.slice(0, 2), outside) : fc.constant([]),
+        serverIP: inside(cidr),
+        upstreams: fc.oneof(fc.constant("resolv.conf" as const), fc.array(u32.map(formatIPv4), { maxLength: 3 })),
+      })
+      .map((g): DnsModel => ({
+        name: "ns/dns",
+        serverIP: g.serverIP,
+        views: [
+          { name: "vlan", sourceCidr: cidr, zones: g.vlan },
+          { name: "default", sourceCidr: undefined, zones: g.def },
+        ],
+        upstreams: g.upstreams,
+        cacheSeconds: 30,
+        reloadSeconds: 5,
+      }));
   });
 
 // Origins that nest inside one another, as per-name zones do when one cluster domain lies below
 // another's published name (api.<d> holding x.api.<d>'s zone), next to unrelated random ones.
-const nestingOrigin = fc.constantFrom("example.com", "api.example.com", "apps.example.com", "x.apps.example.com", "y.x.apps.example.com", "kubernetes", "kubernetes.default");
+const nestingOrigin = fc.constantFrom(
+  "example.com",
+  "api.example.com",
+  "apps.example.com",
+  "x.apps.example.com",
+  "y.x.apps.example.com",
+  "kubernetes",
+  "kubernetes.default",
+);
 
 /** Any model: nesting and random origins in both views, addresses anywhere, VLAN /9 to /30. */
 export const anyModel: fc.Arbitrary<DnsModel> = fc
-  .tuple(vlanCidr.filter((c) => !c.endsWith("/8")), fc.uniqueArray(fc.oneof({ arbitrary: nestingOrigin, weight: 4 }, { arbitrary: domain, weight: 1 }), { minLength: 2, maxLength: 6 }))
-  .chain(([cidr, origins]) => fc.record({
-    vlan: fc.subarray(origins).chain((os) => zones(os, u32.map(formatIPv4))),
-    def: fc.subarray(origins).chain((os) => zones(os, u32.map(formatIPv4))),
-    serverIP: inside(cidr),
-  }).map((g): DnsModel => ({
-    name: "ns/dns",
-    serverIP: g.serverIP,
-    views: [
-      { name: "vlan", sourceCidr: cidr, zones: g.vlan },
-      { name: "default", sourceCidr: undefined, zones: g.def },
-    ],
-    upstreams: ["127.0.0.1"],
-    cacheSeconds: 30,
-    reloadSeconds: 5,
-  })));
+  .tuple(
+    vlanCidr.filter((c) => !c.endsWith("/8")),
+    fc.uniqueArray(fc.oneof({ arbitrary: nestingOrigin, weight: 4 }, { arbitrary: domain, weight: 1 }), {
+      minLength: 2,
+      maxLength: 6,
+    }),
+  )
+  .chain(([cidr, origins]) =>
+    fc
+      .record({
+        vlan: fc.subarray(origins).chain((os) => zones(os, u32.map(formatIPv4))),
+        def: fc.subarray(origins).chain((os) => zones(os, u32.map(formatIPv4))),
+        serverIP: inside(cidr),
+      })
+      .map((g): DnsModel => ({
+        name: "ns/dns",
+        serverIP: g.serverIP,
+        views: [
+          { name: "vlan", sourceCidr: cidr, zones: g.vlan },
+          { name: "default", sourceCidr: undefined, zones: g.def },
+        ],
+        upstreams: ["127.0.0.1"],
+        cacheSeconds: 30,
+        reloadSeconds: 5,
+      })),
+  );

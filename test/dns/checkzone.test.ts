@@ -61,7 +61,10 @@ function expectAllZonesLoad(m: DnsModel): void {
     const r = checkZone(origin, files[key] ?? "");
     expect(r.output, key).toContain(`zone ${origin}/IN: loaded serial 1`);
     expect(r.status, r.output).toBe(0);
-    const ns = viewName === "vlan" ? m.serverIP : defaultViewNsAddress(m.views.flatMap((v) => (v.sourceCidr === undefined ? [] : [v.sourceCidr])));
+    const ns =
+      viewName === "vlan"
+        ? m.serverIP
+        : defaultViewNsAddress(m.views.flatMap((v) => (v.sourceCidr === undefined ? [] : [v.sourceCidr])));
     expect(dumpedA(r.output), key).toEqual(expectedA(view, origin, ns));
   }
 }

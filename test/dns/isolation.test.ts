@@ -39,9 +39,12 @@ describe("isolation", () => {
   });
 
   it("keeps the Corefile rules for any model", () => {
-    fc.assert(fc.property(isolatedModel, (m) => {
-      invariantsHold(renderCoreDns(m).files);
-    }), { seed: 17 });
+    fc.assert(
+      fc.property(isolatedModel, (m) => {
+        invariantsHold(renderCoreDns(m).files);
+      }),
+      { seed: 17 },
+    );
   });
 
   it("never throws on arbitrary strings and numbers", () => {
@@ -54,8 +57,16 @@ describe("isolation", () => {
       name: text,
       serverIP: text,
       views: fc.tuple(
-        fc.record({ name: fc.constant("vlan" as const), sourceCidr: fc.option(text, { nil: undefined }), zones: fc.array(anyZone, { maxLength: 3 }) }),
-        fc.record({ name: fc.constant("default" as const), sourceCidr: fc.constant(undefined), zones: fc.array(anyZone, { maxLength: 3 }) }),
+        fc.record({
+          name: fc.constant("vlan" as const),
+          sourceCidr: fc.option(text, { nil: undefined }),
+          zones: fc.array(anyZone, { maxLength: 3 }),
+        }),
+        fc.record({
+          name: fc.constant("default" as const),
+          sourceCidr: fc.constant(undefined),
+          zones: fc.array(anyZone, { maxLength: 3 }),
+        }),
       ),
       upstreams: fc.oneof(fc.constant("resolv.conf" as const), fc.array(text, { maxLength: 3 })),
       cacheSeconds: fc.double(),

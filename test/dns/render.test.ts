@@ -95,7 +95,10 @@ describe("renderCoreDns: three clusters with kubernetes aliases", () => {
     const zones = [...THREE, ...KUBERNETES_ALIASES].sort();
     expect(blocks.map((b) => [b.keys.join(" "), viewExpr(b) !== undefined])).toEqual([
       [".:53", false],
-      ...zones.flatMap((z) => [[`${z}:53`, true], [`${z}:53`, false]]),
+      ...zones.flatMap((z) => [
+        [`${z}:53`, true],
+        [`${z}:53`, false],
+      ]),
     ]);
     expect(violations(files)).toEqual([]);
   });

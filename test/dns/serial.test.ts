@@ -84,7 +84,8 @@ describe("SOA serial", () => {
 
   it("bumps a previous file that carries a serial but no digest of ours", () => {
     const key = `db.vlan.${A}`;
-    const foreign = "$ORIGIN a.example.com.\n@ 3600 IN SOA ns.a.example.com. h.a.example.com. ( 41 7200 3600 1209600 30 )\n";
+    const foreign =
+      "$ORIGIN a.example.com.\n@ 3600 IN SOA ns.a.example.com. h.a.example.com. ( 41 7200 3600 1209600 30 )\n";
     expect(serialOf(renderCoreDns(base, { previous: { [key]: foreign } }).files[key])).toBe(42);
     expect(serialOf(renderCoreDns(base, { previous: { [key]: "garbage" } }).files[key])).toBe(1);
   });

@@ -21,7 +21,12 @@ describe("fault injection", () => {
     expect((await call(fake, "GET", "/api/v1/namespaces")).status).toBe(200); // not matched
     const first = await call(fake, "GET", CMS);
     expect(first.status).toBe(500);
-    expect(first.body).toMatchObject({ kind: "Status", reason: "InternalError", code: 500, message: "Internal error occurred: injected failure" });
+    expect(first.body).toMatchObject({
+      kind: "Status",
+      reason: "InternalError",
+      code: 500,
+      message: "Internal error occurred: injected failure",
+    });
     expect((await call(fake, "GET", CMS)).status).toBe(500);
     expect((await call(fake, "GET", CMS)).status).toBe(200);
     fake.failNext(1, { code: 503 });
@@ -48,7 +53,9 @@ describe("fault injection", () => {
     expect((await call(fake, "GET", `${CMS}/survivor`)).status).toBe(200);
 
     await fake.goDown(50);
-    await eventually(() => { expect(fake.isDown()).toBe(false); });
+    await eventually(() => {
+      expect(fake.isDown()).toBe(false);
+    });
     expect((await call(fake, "GET", `${CMS}/survivor`)).status).toBe(200);
   });
 
@@ -59,14 +66,20 @@ describe("fault injection", () => {
     const errors: unknown[] = [];
     informer.on("error", (e) => errors.push(e));
     await informer.start();
-    await eventually(() => { expect(fake.openWatches()).toBe(1); });
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(1);
+    });
     await fake.goDown();
-    await eventually(() => { expect(errors.length).toBeGreaterThan(0); });
+    await eventually(() => {
+      expect(errors.length).toBeGreaterThan(0);
+    });
     // Changes made while the informer was away (seeded straight into the store).
     fake.seed({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "while-down", namespace: "default" } });
     await fake.goUp();
     await informer.start();
-    await eventually(() => { expect(informer.list().map((o) => o.metadata?.name)).toEqual(["while-down"]); });
+    await eventually(() => {
+      expect(informer.list().map((o) => o.metadata?.name)).toEqual(["while-down"]);
+    });
     await informer.stop();
   });
 
@@ -77,10 +90,15 @@ describe("fault injection", () => {
     await call(fake, "PATCH", `${CMS}/a?fieldManager=oooi`, { data: { x: "1" } }, "application/merge-patch+json");
     await call(fake, "GET", "/apis");
     expect(fake.requests.summary()).toEqual({
-      "create configmaps": 1, "get configmaps": 1, "list configmaps": 1, "patch configmaps": 1, "discovery /apis": 1,
+      "create configmaps": 1,
+      "get configmaps": 1,
+      "list configmaps": 1,
+      "patch configmaps": 1,
+      "discovery /apis": 1,
     });
     expect(fake.requests.writes().map((r) => [r.verb, r.name, r.fieldManager, r.status])).toEqual([
-      ["create", undefined, undefined, 201], ["patch", "a", "oooi", 200],
+      ["create", undefined, undefined, 201],
+      ["patch", "a", "oooi", 200],
     ]);
     fake.requests.clear();
     expect(fake.requests.count()).toBe(0);

@@ -2,10 +2,21 @@
 import type { FakeApiServer } from "../support/fake-apiserver/index.js";
 
 /** A decoded response. */
-export interface Reply { status: number; body: Record<string, unknown>; contentType: string }
+export interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+  contentType: string;
+}
 
 /** One request with a JSON (or given content type) body. */
-export async function call(fake: FakeApiServer, method: string, path: string, body?: unknown, contentType = "application/json", accept?: string): Promise<Reply> {
+export async function call(
+  fake: FakeApiServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = "application/json",
+  accept?: string,
+): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers["Content-Type"] = contentType;
   if (accept !== undefined) headers["Accept"] = accept;
@@ -13,11 +24,18 @@ export async function call(fake: FakeApiServer, method: string, path: string, bo
   if (body !== undefined) init.body = JSON.stringify(body);
   const res = await fetch(`${fake.url}${path}`, init);
   const text = await res.text();
-  return { status: res.status, body: (text === "" ? {} : JSON.parse(text)) as Record<string, unknown>, contentType: res.headers.get("content-type") ?? "" };
+  return {
+    status: res.status,
+    body: (text === "" ? {} : JSON.parse(text)) as Record<string, unknown>,
+    contentType: res.headers.get("content-type") ?? "",
+  };
 }
 
 /** Opens a watch and collects its event lines until closed. */
-export function openWatch(fake: FakeApiServer, pathAndQuery: string): { events: { type: string; object: Record<string, unknown> }[]; closed: Promise<void>; abort: () => void } {
+export function openWatch(
+  fake: FakeApiServer,
+  pathAndQuery: string,
+): { events: { type: string; object: Record<string, unknown> }[]; closed: Promise<void>; abort: () => void } {
   const events: { type: string; object: Record<string, unknown> }[] = [];
   const ctl = new AbortController();
   const closed = (async () => {
@@ -38,5 +56,11 @@ export function openWatch(fake: FakeApiServer, pathAndQuery: string): { events: 
       // aborted
     }
   })();
-  return { events, closed, abort: () => { ctl.abort(); } };
+  return {
+    events,
+    closed,
+    abort: () => {
+      ctl.abort();
+    },
+  };
 }

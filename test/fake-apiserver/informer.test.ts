@@ -31,7 +31,11 @@ afterEach(async () => {
 
 const PATH = "/api/v1/namespaces/default/configmaps";
 
-interface Recorder { events: string[]; errors: unknown[]; connects: number }
+interface Recorder {
+  events: string[];
+  errors: unknown[];
+  connects: number;
+}
 
 function configMapInformer(): { informer: ReturnType<typeof makeInformer<V1ConfigMap>>; rec: Recorder } {
   const informer = makeInformer<V1ConfigMap>(kc, PATH, () => core.listNamespacedConfigMap({ namespace: "default" }));
@@ -40,7 +44,9 @@ function configMapInformer(): { informer: ReturnType<typeof makeInformer<V1Confi
   informer.on("update", (o) => rec.events.push(`update ${o.metadata?.name ?? ""} ${JSON.stringify(o.data ?? {})}`));
   informer.on("delete", (o) => rec.events.push(`delete ${o.metadata?.name ?? ""}`));
   informer.on("error", (e) => rec.errors.push(e));
-  informer.on("connect", () => { rec.connects++; });
+  informer.on("connect", () => {
+    rec.connects++;
+  });
   return { informer, rec };
 }
 
@@ -51,13 +57,21 @@ describe("makeInformer against the fake", () => {
     await core.createNamespacedConfigMap({ namespace: "default", body: cm("before") });
     const { informer, rec } = configMapInformer();
     await informer.start();
-    await eventually(() => { expect(fake.openWatches({ verb: "watch" })).toBe(1); });
+    await eventually(() => {
+      expect(fake.openWatches({ verb: "watch" })).toBe(1);
+    });
     expect(rec.events).toEqual(["add before"]);
 
     await core.createNamespacedConfigMap({ namespace: "default", body: cm("a") });
-    await core.patchNamespacedConfigMap({ name: "a", namespace: "default", body: [{ op: "add", path: "/data/k", value: "v" }] });
+    await core.patchNamespacedConfigMap({
+      name: "a",
+      namespace: "default",
+      body: [{ op: "add", path: "/data/k", value: "v" }],
+    });
     await core.deleteNamespacedConfigMap({ name: "before", namespace: "default" });
-    await eventually(() => { expect(rec.events).toEqual(["add before", "add a", 'update a {"k":"v"}', "delete before"]); });
+    await eventually(() => {
+      expect(rec.events).toEqual(["add before", "add a", 'update a {"k":"v"}', "delete before"]);
+    });
     expect(informer.list().map((o) => o.metadata?.name)).toEqual(["a"]);
     expect(rec.errors).toEqual([]);
     await informer.stop();
@@ -66,17 +80,25 @@ describe("makeInformer against the fake", () => {
   it("re-watches from its resourceVersion after a clean server-side close, without re-listing", async () => {
     const { informer, rec } = configMapInformer();
     await informer.start();
-    await eventually(() => { expect(fake.openWatches()).toBe(1); });
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(1);
+    });
     const rvBefore = fake.requests.all({ verb: "watch" })[0]?.query.get("resourceVersion");
     expect(rvBefore).toMatch(/^\d+$/);
     expect(fake.resetWatches()).toBe(1);
-    await eventually(() => { expect(rec.connects).toBe(2); });
-    await eventually(() => { expect(fake.openWatches()).toBe(1); });
+    await eventually(() => {
+      expect(rec.connects).toBe(2);
+    });
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(1);
+    });
     const watches = fake.requests.all({ verb: "watch" });
     expect(watches.map((w) => w.query.get("resourceVersion"))).toEqual([rvBefore, rvBefore]);
     expect(fake.requests.count({ verb: "list" })).toBe(1);
     await core.createNamespacedConfigMap({ namespace: "default", body: cm("after-reset") });
-    await eventually(() => { expect(rec.events).toEqual(["add after-reset"]); });
+    await eventually(() => {
+      expect(rec.events).toEqual(["add after-reset"]);
+    });
     expect(rec.errors).toEqual([]);
     await informer.stop();
   });
@@ -85,29 +107,45 @@ describe("makeInformer against the fake", () => {
     await core.createNamespacedConfigMap({ namespace: "default", body: cm("keep") });
     const { informer, rec } = configMapInformer();
     await informer.start();
-    await eventually(() => { expect(fake.openWatches()).toBe(1); });
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(1);
+    });
     // Writes to another kind move the global resourceVersion past the informer's; then history is compacted.
     await core.createNamespacedSecret({ namespace: "default", body: { metadata: { name: "s" } } });
     fake.compact();
     fake.resetWatches();
-    await eventually(() => { expect(fake.requests.count({ verb: "list" })).toBe(2); });
+    await eventually(() => {
+      expect(fake.requests.count({ verb: "list" })).toBe(2);
+    });
     // The watch after the re-list follows the list asynchronously: wait for it rather than race it.
-    await eventually(() => { expect(fake.requests.all({ verb: "watch" }).length).toBeGreaterThanOrEqual(3); });
+    await eventually(() => {
+      expect(fake.requests.all({ verb: "watch" }).length).toBeGreaterThanOrEqual(3);
+    });
     expect(rec.errors).toEqual([]);
-    await eventually(() => { expect(fake.openWatches()).toBe(1); });
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(1);
+    });
     await core.createNamespacedConfigMap({ namespace: "default", body: cm("later") });
-    await eventually(() => { expect(rec.events).toEqual(["add keep", "add later"]); });
+    await eventually(() => {
+      expect(rec.events).toEqual(["add keep", "add later"]);
+    });
     await informer.stop();
   });
 
   it("re-lists after a watch answered with HTTP 410", async () => {
     const { informer, rec } = configMapInformer();
     await informer.start();
-    await eventually(() => { expect(fake.openWatches()).toBe(1); });
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(1);
+    });
     fake.expireNextWatch({ as: "http" });
     fake.resetWatches();
-    await eventually(() => { expect(fake.requests.count({ verb: "list" })).toBe(2); });
-    await eventually(() => { expect(fake.openWatches()).toBe(1); });
+    await eventually(() => {
+      expect(fake.requests.count({ verb: "list" })).toBe(2);
+    });
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(1);
+    });
     expect(rec.errors).toEqual([]);
     await informer.stop();
   });
@@ -115,16 +153,22 @@ describe("makeInformer against the fake", () => {
   it("stops (error handlers called, no retry) when a watch is answered with 500", async () => {
     const { informer, rec } = configMapInformer();
     await informer.start();
-    await eventually(() => { expect(fake.openWatches()).toBe(1); });
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(1);
+    });
     fake.failNext(1, { match: { verb: "watch" } });
     fake.resetWatches();
-    await eventually(() => { expect(rec.errors).toHaveLength(1); });
+    await eventually(() => {
+      expect(rec.errors).toHaveLength(1);
+    });
     expect((rec.errors[0] as { statusCode?: number }).statusCode).toBe(500);
     expect(fake.openWatches()).toBe(0);
     const watchesAfterError = fake.requests.count({ verb: "watch" });
     // Restarting by hand resumes from the kept resourceVersion (no list).
     await informer.start();
-    await eventually(() => { expect(fake.openWatches()).toBe(1); });
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(1);
+    });
     expect(fake.requests.count({ verb: "watch" })).toBe(watchesAfterError + 1);
     expect(fake.requests.count({ verb: "list" })).toBe(1);
     await informer.stop();
@@ -133,9 +177,13 @@ describe("makeInformer against the fake", () => {
   it("stops when the connection is reset abruptly, and when its list fails", async () => {
     const { informer, rec } = configMapInformer();
     await informer.start();
-    await eventually(() => { expect(fake.openWatches()).toBe(1); });
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(1);
+    });
     fake.resetWatches({ abrupt: true });
-    await eventually(() => { expect(rec.errors).toHaveLength(1); });
+    await eventually(() => {
+      expect(rec.errors).toHaveLength(1);
+    });
     expect(String(rec.errors[0])).toMatch(/Premature close/);
     expect(fake.openWatches()).toBe(0);
     await informer.stop();
@@ -155,17 +203,28 @@ describe("Watch with bookmarks and timeoutSeconds", () => {
     const seen: string[] = [];
     let done: unknown = "not yet";
     const list = await core.listNamespacedConfigMap({ namespace: "default" });
-    await watch.watch(PATH, { allowWatchBookmarks: true, resourceVersion: list.metadata?.resourceVersion, timeoutSeconds: 1 },
+    await watch.watch(
+      PATH,
+      { allowWatchBookmarks: true, resourceVersion: list.metadata?.resourceVersion, timeoutSeconds: 1 },
       (type: string, obj: { metadata?: { resourceVersion?: string; name?: string } }) => {
         seen.push(`${type} ${obj.metadata?.name ?? obj.metadata?.resourceVersion ?? ""}`);
       },
-      (err: unknown) => { done = err; });
-    await eventually(() => { expect(fake.openWatches()).toBe(1); });
+      (err: unknown) => {
+        done = err;
+      },
+    );
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(1);
+    });
     await core.createNamespacedSecret({ namespace: "default", body: { metadata: { name: "unrelated" } } });
     fake.bookmark();
     const rv = String(fake.store.resourceVersion());
-    await eventually(() => { expect(seen).toEqual([`BOOKMARK ${rv}`]); });
+    await eventually(() => {
+      expect(seen).toEqual([`BOOKMARK ${rv}`]);
+    });
     // The server ends the watch after timeoutSeconds; client-node reports a clean end (null).
-    await eventually(() => { expect(done).toBeNull(); }, 10_000);
+    await eventually(() => {
+      expect(done).toBeNull();
+    }, 10_000);
   });
 });

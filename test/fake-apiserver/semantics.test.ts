@@ -16,17 +16,38 @@ afterEach(async () => {
 
 const MACHINES = "/apis/cluster.x-k8s.io/v1beta1/namespaces/default/machines";
 const CMS = "/api/v1/namespaces/default/configmaps";
-const meta = (r: { body: Record<string, unknown> }): Record<string, unknown> => r.body["metadata"] as Record<string, unknown>;
-const machine = (name: string, spec: Record<string, unknown> = { clusterName: "c" }, extra: Record<string, unknown> = {}): Record<string, unknown> =>
-  ({ apiVersion: "cluster.x-k8s.io/v1beta1", kind: "Machine", metadata: { name, ...extra }, spec });
+const meta = (r: { body: Record<string, unknown> }): Record<string, unknown> =>
+  r.body["metadata"] as Record<string, unknown>;
+const machine = (
+  name: string,
+  spec: Record<string, unknown> = { clusterName: "c" },
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> => ({
+  apiVersion: "cluster.x-k8s.io/v1beta1",
+  kind: "Machine",
+  metadata: { name, ...extra },
+  spec,
+});
 
 describe("generation and the status subresource", () => {
   it("bumps generation on spec changes only; /status changes only status; the main endpoint ignores status", async () => {
     const created = await call(fake, "POST", MACHINES, machine("m"));
     expect(meta(created)["generation"]).toBe(1);
-    const labelled = await call(fake, "PATCH", `${MACHINES}/m`, { metadata: { labels: { a: "b" } } }, "application/merge-patch+json");
+    const labelled = await call(
+      fake,
+      "PATCH",
+      `${MACHINES}/m`,
+      { metadata: { labels: { a: "b" } } },
+      "application/merge-patch+json",
+    );
     expect(meta(labelled)["generation"]).toBe(1);
-    const status = await call(fake, "PATCH", `${MACHINES}/m/status`, { spec: { clusterName: "ignored" }, status: { phase: "Running" } }, "application/merge-patch+json");
+    const status = await call(
+      fake,
+      "PATCH",
+      `${MACHINES}/m/status`,
+      { spec: { clusterName: "ignored" }, status: { phase: "Running" } },
+      "application/merge-patch+json",
+    );
     expect(status.body["status"]).toEqual({ phase: "Running" });
     expect(status.body["spec"]).toEqual({ clusterName: "c" });
     expect(meta(status)["generation"]).toBe(1);
@@ -34,7 +55,13 @@ describe("generation and the status subresource", () => {
     const putStatusOnly = await call(fake, "PUT", `${MACHINES}/m`, { ...status.body, status: { phase: "Failed" } });
     expect(putStatusOnly.body["status"]).toEqual({ phase: "Running" });
     expect(meta(putStatusOnly)["resourceVersion"]).toBe(meta(status)["resourceVersion"]);
-    const spec = await call(fake, "PATCH", `${MACHINES}/m`, { spec: { clusterName: "d" } }, "application/merge-patch+json");
+    const spec = await call(
+      fake,
+      "PATCH",
+      `${MACHINES}/m`,
+      { spec: { clusterName: "d" } },
+      "application/merge-patch+json",
+    );
     expect(meta(spec)["generation"]).toBe(2);
     // ConfigMaps have no generation, as in kube-apiserver.
     const cm = await call(fake, "POST", CMS, { metadata: { name: "c" }, data: { a: "1" } });
@@ -53,7 +80,13 @@ describe("generation and the status subresource", () => {
 
   it("answers a failed JSON-patch test with 422 and an unknown patch type with 415", async () => {
     await call(fake, "POST", CMS, { metadata: { name: "p" }, data: { a: "1" } });
-    const bad = await call(fake, "PATCH", `${CMS}/p`, [{ op: "test", path: "/data/a", value: "2" }], "application/json-patch+json");
+    const bad = await call(
+      fake,
+      "PATCH",
+      `${CMS}/p`,
+      [{ op: "test", path: "/data/a", value: "2" }],
+      "application/json-patch+json",
+    );
     expect(bad.status).toBe(422);
     const unknown = await call(fake, "PATCH", `${CMS}/p`, {}, "text/plain");
     expect(unknown.status).toBe(415);
@@ -64,7 +97,9 @@ describe("finalizers and deletion", () => {
   it("keeps an object with finalizers, marked with deletionTimestamp, until they are removed", async () => {
     await call(fake, "POST", MACHINES, machine("f", { clusterName: "c" }, { finalizers: ["oooi/cleanup"] }));
     const w = openWatch(fake, `${MACHINES}?watch=true&resourceVersion=${fake.store.resourceVersion()}`);
-    await eventually(() => { expect(fake.openWatches()).toBe(1); });
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(1);
+    });
     const del = await call(fake, "DELETE", `${MACHINES}/f`);
     expect(del.status).toBe(200);
     expect(meta(del)["deletionTimestamp"]).toEqual(expect.any(String));
@@ -72,11 +107,19 @@ describe("finalizers and deletion", () => {
     const still = await call(fake, "GET", `${MACHINES}/f`);
     expect(still.status).toBe(200);
     // deletionTimestamp cannot be cleared by a client.
-    const undelete = await call(fake, "PATCH", `${MACHINES}/f`, { metadata: { deletionTimestamp: null } }, "application/merge-patch+json");
+    const undelete = await call(
+      fake,
+      "PATCH",
+      `${MACHINES}/f`,
+      { metadata: { deletionTimestamp: null } },
+      "application/merge-patch+json",
+    );
     expect(meta(undelete)["deletionTimestamp"]).toEqual(meta(del)["deletionTimestamp"]);
     await call(fake, "PATCH", `${MACHINES}/f`, { metadata: { finalizers: null } }, "application/merge-patch+json");
     expect((await call(fake, "GET", `${MACHINES}/f`)).status).toBe(404);
-    await eventually(() => { expect(w.events.map((e) => e.type)).toEqual(["MODIFIED", "DELETED"]); });
+    await eventually(() => {
+      expect(w.events.map((e) => e.type)).toEqual(["MODIFIED", "DELETED"]);
+    });
     w.abort();
   });
 
@@ -95,7 +138,13 @@ describe("finalizers and deletion", () => {
 
   it("foreground deletion holds the owner until its dependents are gone; orphan keeps them", async () => {
     const owner = await call(fake, "POST", MACHINES, machine("fg"));
-    const ref = { apiVersion: "cluster.x-k8s.io/v1beta1", kind: "Machine", name: "fg", uid: meta(owner)["uid"], blockOwnerDeletion: true };
+    const ref = {
+      apiVersion: "cluster.x-k8s.io/v1beta1",
+      kind: "Machine",
+      name: "fg",
+      uid: meta(owner)["uid"],
+      blockOwnerDeletion: true,
+    };
     await call(fake, "POST", CMS, { metadata: { name: "held", ownerReferences: [ref], finalizers: ["x/hold"] } });
     const del = await call(fake, "DELETE", `${MACHINES}/fg`, { propagationPolicy: "Foreground" });
     expect(meta(del)["finalizers"]).toEqual(["foregroundDeletion"]);
@@ -105,7 +154,9 @@ describe("finalizers and deletion", () => {
     expect((await call(fake, "GET", `${MACHINES}/fg`)).status).toBe(404);
 
     const o2 = await call(fake, "POST", MACHINES, machine("orph"));
-    await call(fake, "POST", CMS, { metadata: { name: "kept", ownerReferences: [{ ...ref, name: "orph", uid: meta(o2)["uid"] }] } });
+    await call(fake, "POST", CMS, {
+      metadata: { name: "kept", ownerReferences: [{ ...ref, name: "orph", uid: meta(o2)["uid"] }] },
+    });
     await call(fake, "DELETE", `${MACHINES}/orph?propagationPolicy=Orphan`);
     const kept = await call(fake, "GET", `${CMS}/kept`);
     expect(kept.status).toBe(200);
@@ -115,23 +166,37 @@ describe("finalizers and deletion", () => {
   it("checks namespaces: 404 when missing, 403 while terminating, contents deleted, then the namespace", async () => {
     const missing = await call(fake, "POST", "/api/v1/namespaces/nope/configmaps", { metadata: { name: "x" } });
     expect(missing.status).toBe(404);
-    expect(missing.body).toMatchObject({ reason: "NotFound", message: 'namespaces "nope" not found', details: { name: "nope", kind: "namespaces" } });
+    expect(missing.body).toMatchObject({
+      reason: "NotFound",
+      message: 'namespaces "nope" not found',
+      details: { name: "nope", kind: "namespaces" },
+    });
     await call(fake, "POST", "/api/v1/namespaces", { metadata: { name: "ns1" } });
-    await call(fake, "POST", "/api/v1/namespaces/ns1/configmaps", { metadata: { name: "held", finalizers: ["x/hold"] } });
+    await call(fake, "POST", "/api/v1/namespaces/ns1/configmaps", {
+      metadata: { name: "held", finalizers: ["x/hold"] },
+    });
     await call(fake, "POST", "/api/v1/namespaces/ns1/configmaps", { metadata: { name: "free" } });
     const del = await call(fake, "DELETE", "/api/v1/namespaces/ns1");
     expect(del.body["status"]).toEqual({ phase: "Terminating" });
     expect((await call(fake, "GET", "/api/v1/namespaces/ns1/configmaps/free")).status).toBe(404);
     const forbidden = await call(fake, "POST", "/api/v1/namespaces/ns1/configmaps", { metadata: { name: "new" } });
     expect(forbidden.status).toBe(403);
-    await call(fake, "PATCH", "/api/v1/namespaces/ns1/configmaps/held", { metadata: { finalizers: null } }, "application/merge-patch+json");
+    await call(
+      fake,
+      "PATCH",
+      "/api/v1/namespaces/ns1/configmaps/held",
+      { metadata: { finalizers: null } },
+      "application/merge-patch+json",
+    );
     expect((await call(fake, "GET", "/api/v1/namespaces/ns1")).status).toBe(404);
   });
 
   it("can skip namespace checks", async () => {
     const loose = await FakeApiServer.start({ requireNamespaces: false });
     try {
-      expect((await call(loose, "POST", "/api/v1/namespaces/anything/configmaps", { metadata: { name: "x" } })).status).toBe(201);
+      expect(
+        (await call(loose, "POST", "/api/v1/namespaces/anything/configmaps", { metadata: { name: "x" } })).status,
+      ).toBe(201);
     } finally {
       await loose.stop();
     }
@@ -140,12 +205,19 @@ describe("finalizers and deletion", () => {
 
 describe("lists and watches", () => {
   it("filters by label and field selectors and pages with limit/continue", async () => {
-    for (const [n, l] of [["a", "x"], ["b", "y"], ["c", "x"]] as const) {
+    for (const [n, l] of [
+      ["a", "x"],
+      ["b", "y"],
+      ["c", "x"],
+    ] as const) {
       await call(fake, "POST", CMS, { metadata: { name: n, labels: { tier: l } } });
     }
     const names = (r: { body: Record<string, unknown> }): unknown[] =>
       (r.body["items"] as { metadata: { name: string } }[]).map((i) => i.metadata.name);
-    expect(names(await call(fake, "GET", `${CMS}?labelSelector=${encodeURIComponent("tier in (x)")}`))).toEqual(["a", "c"]);
+    expect(names(await call(fake, "GET", `${CMS}?labelSelector=${encodeURIComponent("tier in (x)")}`))).toEqual([
+      "a",
+      "c",
+    ]);
     expect(names(await call(fake, "GET", `${CMS}?labelSelector=tier!%3Dx`))).toEqual(["b"]);
     expect(names(await call(fake, "GET", `/api/v1/configmaps?fieldSelector=metadata.name%3Db`))).toEqual(["b"]);
     expect((await call(fake, "GET", `${CMS}?fieldSelector=spec.foo%3Db`)).status).toBe(400);
@@ -159,12 +231,21 @@ describe("lists and watches", () => {
   it("replays history after a resourceVersion, synthesizes ADDED from 0, and turns selector exits into DELETED", async () => {
     const a = await call(fake, "POST", CMS, { metadata: { name: "a", labels: { on: "1" } } });
     await call(fake, "PATCH", `${CMS}/a`, { data: { k: "v" } }, "application/merge-patch+json");
-    const replay = openWatch(fake, `${CMS}?watch=true&labelSelector=on&resourceVersion=${meta(a)["resourceVersion"] as string}`);
+    const replay = openWatch(
+      fake,
+      `${CMS}?watch=true&labelSelector=on&resourceVersion=${meta(a)["resourceVersion"] as string}`,
+    );
     const fromZero = openWatch(fake, `${CMS}?watch=1&labelSelector=on&resourceVersion=0`);
-    await eventually(() => { expect(fake.openWatches()).toBe(2); });
+    await eventually(() => {
+      expect(fake.openWatches()).toBe(2);
+    });
     await call(fake, "PATCH", `${CMS}/a`, { metadata: { labels: null } }, "application/merge-patch+json");
-    await eventually(() => { expect(replay.events.map((e) => e.type)).toEqual(["MODIFIED", "DELETED"]); });
-    await eventually(() => { expect(fromZero.events.map((e) => e.type)).toEqual(["ADDED", "DELETED"]); });
+    await eventually(() => {
+      expect(replay.events.map((e) => e.type)).toEqual(["MODIFIED", "DELETED"]);
+    });
+    await eventually(() => {
+      expect(fromZero.events.map((e) => e.type)).toEqual(["ADDED", "DELETED"]);
+    });
     expect(replay.events[0]?.object).toMatchObject({ kind: "ConfigMap", apiVersion: "v1", data: { k: "v" } });
     replay.abort();
     fromZero.abort();
@@ -176,10 +257,20 @@ describe("lists and watches", () => {
     fake.compact();
     const w = openWatch(fake, `${CMS}?watch=true&resourceVersion=${rv}`);
     await w.closed;
-    expect(w.events).toEqual([{
-      type: "ERROR",
-      object: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: `too old resource version: ${rv} (${rv + 2})`, reason: "Expired", code: 410 },
-    }]);
+    expect(w.events).toEqual([
+      {
+        type: "ERROR",
+        object: {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: `too old resource version: ${rv} (${rv + 2})`,
+          reason: "Expired",
+          code: 410,
+        },
+      },
+    ]);
     // A list asking for that exact version is 410 too; a plain list works.
     expect((await call(fake, "GET", `${CMS}?resourceVersion=${rv}&resourceVersionMatch=Exact`)).status).toBe(410);
     expect((await call(fake, "GET", CMS)).status).toBe(200);
@@ -202,19 +293,42 @@ describe("lists and watches", () => {
 describe("discovery and the kind registry", () => {
   it("publishes legacy and aggregated discovery, /version and a Table for kubectl", async () => {
     const v1 = await call(fake, "GET", "/api/v1");
-    const resources = v1.body["resources"] as { name: string; shortNames?: string[]; verbs: string[]; namespaced: boolean }[];
+    const resources = v1.body["resources"] as {
+      name: string;
+      shortNames?: string[];
+      verbs: string[];
+      namespaced: boolean;
+    }[];
     expect(resources.find((r) => r.name === "configmaps")).toMatchObject({ shortNames: ["cm"], namespaced: true });
     expect(resources.find((r) => r.name === "services/status")?.verbs).toEqual(["get", "patch", "update"]);
     const machines = await call(fake, "GET", "/apis/cluster.x-k8s.io/v1beta1");
     expect(machines.body).toMatchObject({ kind: "APIResourceList", groupVersion: "cluster.x-k8s.io/v1beta1" });
-    const agg = await call(fake, "GET", "/apis", undefined, undefined, "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json");
+    const agg = await call(
+      fake,
+      "GET",
+      "/apis",
+      undefined,
+      undefined,
+      "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json",
+    );
     expect(agg.contentType).toContain("as=APIGroupDiscoveryList");
-    const apps = (agg.body["items"] as { metadata: { name: string }; versions: { resources: { resource: string; scope: string }[] }[] }[])
-      .find((g) => g.metadata.name === "apps");
+    const apps = (
+      agg.body["items"] as {
+        metadata: { name: string };
+        versions: { resources: { resource: string; scope: string }[] }[];
+      }[]
+    ).find((g) => g.metadata.name === "apps");
     expect(apps?.versions[0]?.resources[0]).toMatchObject({ resource: "deployments", scope: "Namespaced" });
     expect((await call(fake, "GET", "/version")).body).toMatchObject({ major: "1", minor: "31" });
     await call(fake, "POST", CMS, { metadata: { name: "t" } });
-    const table = await call(fake, "GET", CMS, undefined, undefined, "application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
+    const table = await call(
+      fake,
+      "GET",
+      CMS,
+      undefined,
+      undefined,
+      "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+    );
     expect(table.body).toMatchObject({ kind: "Table", rows: [{ cells: ["t", expect.any(String)] }] });
   });
 
@@ -235,9 +349,18 @@ describe("discovery and the kind registry", () => {
     expect((await call(fake, "GET", infras)).status).toBe(404);
     const crd = await call(fake, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crdObject(def));
     expect(crd.status).toBe(201);
-    const created = await call(fake, "POST", infras, { apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "Infra", metadata: { name: "i" }, spec: {} });
+    const created = await call(fake, "POST", infras, {
+      apiVersion: "hostedcluster.densityops.com/v1alpha1",
+      kind: "Infra",
+      metadata: { name: "i" },
+      spec: {},
+    });
     expect(meta(created)["generation"]).toBe(1);
-    await call(fake, "DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/infras.hostedcluster.densityops.com");
+    await call(
+      fake,
+      "DELETE",
+      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/infras.hostedcluster.densityops.com",
+    );
     expect((await call(fake, "GET", infras)).status).toBe(404);
   });
 });

@@ -24,11 +24,23 @@ function listFiles(dir: string): string[] {
   return out.sort();
 }
 
-const examples = readdirSync(EXAMPLES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+const examples = readdirSync(EXAMPLES, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();
 
 describe("golden outputs of the examples", () => {
   it("covers every example", () => {
-    expect(examples).toEqual(expect.arrayContaining(["apps-ingress", "invalid-infra", "minimal", "no-internal-proxy", "shared-vlan", "standalone"]));
+    expect(examples).toEqual(
+      expect.arrayContaining([
+        "apps-ingress",
+        "invalid-infra",
+        "minimal",
+        "no-internal-proxy",
+        "shared-vlan",
+        "standalone",
+      ]),
+    );
   });
 
   it.each(examples)("%s", async (name) => {
@@ -44,9 +56,15 @@ describe("golden outputs of the examples", () => {
       }
     }
     const expected = listFiles(dir);
-    expect([...out.files.keys()].sort(), `files of ${name} differ; run UPDATE_GOLDEN=1 npx vitest run test/golden`).toEqual(expected);
+    expect(
+      [...out.files.keys()].sort(),
+      `files of ${name} differ; run UPDATE_GOLDEN=1 npx vitest run test/golden`,
+    ).toEqual(expected);
     for (const rel of expected) {
-      expect(out.files.get(rel), `${name}/${rel} differs; run UPDATE_GOLDEN=1 npx vitest run test/golden and review the diff`).toBe(readFileSync(join(dir, rel), "utf8"));
+      expect(
+        out.files.get(rel),
+        `${name}/${rel} differs; run UPDATE_GOLDEN=1 npx vitest run test/golden and review the diff`,
+      ).toBe(readFileSync(join(dir, rel), "utf8"));
     }
   });
 });

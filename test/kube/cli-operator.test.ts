@@ -22,42 +22,68 @@ describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) on a real AP
   });
 
   it("converges, reports the Envoy's ACK, is refused nothing, and releases its Lease on SIGTERM", async () => {
-    const child = spawn(process.execPath, [CLI, "operator", "--kubeconfig", kubeconfig, "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"], {
-      stdio: ["ignore", "ignore", "pipe"],
-      env: { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: "oooi-0" },
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, "operator", "--kubeconfig", kubeconfig, "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+        env: { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: "oooi-0" },
+      },
+    );
     let log = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => { log += d; });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      log += d;
+    });
     const exited = new Promise<number | null>((r) => child.once("exit", r));
     let envoy: EnvoyLikeClient | undefined;
     try {
-      await eventually(() => { expect(log).toMatch(/probes and metrics on http:\/\/[\d.]+:\d+/); }, 20_000);
+      await eventually(() => {
+        expect(log).toMatch(/probes and metrics on http:\/\/[\d.]+:\d+/);
+      }, 20_000);
       const xdsPort = /xDS \(ADS\) server listening on port (\d+)/.exec(log)?.[1] ?? "";
       const metricsUrl = `${/probes and metrics on (http:\/\/[\d.]+:\d+)/.exec(log)?.[1] ?? ""}/metrics`;
 
       await eventually(async () => {
-        expect((await kube().call("GET", `${GROUP_PATH}/namespaces/clusters/proxyservers/tenant-vlan-proxy`)).status).toBe(200);
+        expect(
+          (await kube().call("GET", `${GROUP_PATH}/namespaces/clusters/proxyservers/tenant-vlan-proxy`)).status,
+        ).toBe(200);
       }, 30_000);
-      envoy = new EnvoyLikeClient({ address: `127.0.0.1:${xdsPort}`, node: { id: "proxy-a", cluster: "clusters/tenant-vlan-proxy" } });
+      envoy = new EnvoyLikeClient({
+        address: `127.0.0.1:${xdsPort}`,
+        node: { id: "proxy-a", cluster: "clusters/tenant-vlan-proxy" },
+      });
       envoy.connect();
       const e = envoy;
       await e.waitFor(() => e.listeners.has("kube-6443"), "listeners");
       expect(e.version(LISTENER_TYPE_URL)).not.toBe("");
       await eventually(async () => {
-        const ps = await kube().must<{ status?: { ackedVersion?: string } }>("GET", `${GROUP_PATH}/namespaces/clusters/proxyservers/tenant-vlan-proxy`);
+        const ps = await kube().must<{ status?: { ackedVersion?: string } }>(
+          "GET",
+          `${GROUP_PATH}/namespaces/clusters/proxyservers/tenant-vlan-proxy`,
+        );
         expect(ps.status?.ackedVersion).toBeTruthy();
       }, 30_000);
-      const lease = await kube().must<{ spec: { holderIdentity?: string } }>("GET", "/apis/coordination.k8s.io/v1/namespaces/oooi-system/leases/oooi-operator");
+      const lease = await kube().must<{ spec: { holderIdentity?: string } }>(
+        "GET",
+        "/apis/coordination.k8s.io/v1/namespaces/oooi-system/leases/oooi-operator",
+      );
       expect(lease.spec.holderIdentity).toBe("oooi-0");
 
       const exposition = await (await fetch(metricsUrl)).text();
-      const refused = exposition.split("\n").filter((l) => l.startsWith("oooi_kube_requests_total{") && /code="(401|403|400|422)"/.test(l) && !l.endsWith(" 0"));
+      const refused = exposition
+        .split("\n")
+        .filter(
+          (l) => l.startsWith("oooi_kube_requests_total{") && /code="(401|403|400|422)"/.test(l) && !l.endsWith(" 0"),
+        );
       expect(refused, log).toEqual([]);
       expect(exposition).toMatch(/oooi_kube_requests_total\{method="PATCH",code="200"\} [1-9]/);
 
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
-      const after = await kube().must<{ spec: { holderIdentity?: string } }>("GET", "/apis/coordination.k8s.io/v1/namespaces/oooi-system/leases/oooi-operator");
+      const after = await kube().must<{ spec: { holderIdentity?: string } }>(
+        "GET",
+        "/apis/coordination.k8s.io/v1/namespaces/oooi-system/leases/oooi-operator",
+      );
       expect(after.spec.holderIdentity ?? "").toBe("");
     } finally {
       envoy?.close();

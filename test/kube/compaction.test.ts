@@ -12,7 +12,15 @@ import { eventually } from "../support/fake-apiserver/index.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";
 import { TcpRelay } from "../support/kube/relay.js";
 import { FakeDataPlane, counter, quietLogger } from "../operator/support.js";
-import { GROUP_PATH, createNamespaces, installCrds, list, operatorToken, seedExample, useKubeCluster } from "./support.js";
+import {
+  GROUP_PATH,
+  createNamespaces,
+  installCrds,
+  list,
+  operatorToken,
+  seedExample,
+  useKubeCluster,
+} from "./support.js";
 
 const DHCP = `${GROUP_PATH}/namespaces/clusters/dhcpservers/tenant-vlan-dhcp`;
 
@@ -33,28 +41,45 @@ describe.skipIf(KUBE_SKIP !== undefined)("watch after etcd compaction", () => {
 
   it("gets 410 Gone from the real API server, re-lists, and acts on what changed meanwhile", async () => {
     const leaseTime = async (): Promise<string | undefined> =>
-      ((await kube().must<{ spec?: { leaseConfig?: { leaseTime?: string } } }>("GET", DHCP)).spec?.leaseConfig?.leaseTime);
+      (await kube().must<{ spec?: { leaseConfig?: { leaseTime?: string } } }>("GET", DHCP)).spec?.leaseConfig
+        ?.leaseTime;
     relay = await TcpRelay.start({ host: "127.0.0.1", port: Number(new URL(kube().url).port) });
     const metrics = new Metrics().recorder(OPERATOR_METRICS);
     op = runOperator({
       kubeConfig: kube().kubeConfigFor("operator", token, `https://127.0.0.1:${String(relay.port)}`),
       settings: operatorSettings({ namespace: "oooi-system" }),
-      dataPlane: new FakeDataPlane(), logger: quietLogger, metrics, leaderElection: false,
-      debounceMs: 20, resyncMs: 500, backoff: { initialMs: 50, maxMs: 300 },
+      dataPlane: new FakeDataPlane(),
+      logger: quietLogger,
+      metrics,
+      leaderElection: false,
+      debounceMs: 20,
+      resyncMs: 500,
+      backoff: { initialMs: 50, maxMs: 300 },
       watch: { timeoutSeconds: 60, discoveryIntervalMs: 1000 },
     });
     await op.ready;
-    await eventually(async () => { expect(await leaseTime()).toBe("1h"); }, 30_000);
+    await eventually(async () => {
+      expect(await leaseTime()).toBe("1h");
+    }, 30_000);
     expect(await counter(metrics, "oooi_watch_restarts_total", 'reason="expired"')).toBe(0);
 
     relay.cut();
     await kube().must("PATCH", `${GROUP_PATH}/namespaces/clusters/infras/tenant-vlan`, {
-      contentType: "application/merge-patch+json", body: { spec: { infraComponents: { dhcp: { leaseTime: "45m" } } } },
+      contentType: "application/merge-patch+json",
+      body: { spec: { infraComponents: { dhcp: { leaseTime: "45m" } } } },
     });
     // Unrelated writes move etcd's revision on, then compaction drops the history before it.
-    await kube().mustKubectl(["apply", "--server-side", "-f", "-"], list(Array.from({ length: 5 }, (_, i) => ({
-      apiVersion: "v1", kind: "ConfigMap", metadata: { name: `churn-${String(i)}`, namespace: "churn" }, data: { i: String(i) },
-    }))));
+    await kube().mustKubectl(
+      ["apply", "--server-side", "-f", "-"],
+      list(
+        Array.from({ length: 5 }, (_, i) => ({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: `churn-${String(i)}`, namespace: "churn" },
+          data: { i: String(i) },
+        })),
+      ),
+    );
     const compactedAt = await kube().compactEtcd();
     expect(compactedAt).toBeGreaterThan(0);
     // The history really is gone: the API server itself refuses a watch from before the compaction.
@@ -65,7 +90,9 @@ describe.skipIf(KUBE_SKIP !== undefined)("watch after etcd compaction", () => {
     relay.restore();
 
     await eventually(async () => {
-      expect(await counter(metrics, "oooi_watch_restarts_total", 'resource="infras",reason="expired"')).toBeGreaterThan(0);
+      expect(await counter(metrics, "oooi_watch_restarts_total", 'resource="infras",reason="expired"')).toBeGreaterThan(
+        0,
+      );
       expect(await leaseTime()).toBe("45m");
     }, 30_000);
   }, 120_000);

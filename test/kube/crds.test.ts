@@ -5,18 +5,31 @@ import { describe, expect, it } from "vitest";
 import { KUBE_SKIP } from "../support/kube/cluster.js";
 import { GROUP_PATH, createNamespaces, installCrds, useKubeCluster } from "./support.js";
 
-
 const NETWORK = { cidr: "10.10.0.0/24", gateway: "10.10.0.1", networkAttachmentDefinition: "vlan10" };
 
 function infra(name: string, spec: unknown): Record<string, unknown> {
-  return { apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "Infra", metadata: { name, namespace: "crds" }, spec };
+  return {
+    apiVersion: "hostedcluster.densityops.com/v1alpha1",
+    kind: "Infra",
+    metadata: { name, namespace: "crds" },
+    spec,
+  };
 }
 
 function attachment(name: string, spec: unknown): Record<string, unknown> {
-  return { apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "InfraClusterAttachment", metadata: { name, namespace: "crds" }, spec };
+  return {
+    apiVersion: "hostedcluster.densityops.com/v1alpha1",
+    kind: "InfraClusterAttachment",
+    metadata: { name, namespace: "crds" },
+    spec,
+  };
 }
 
-const VALID_ATTACHMENT = { infraRef: { name: "x" }, hostedClusterRef: { name: "hc" }, dns: { clusterName: "hc", baseDomain: "example.com" } };
+const VALID_ATTACHMENT = {
+  infraRef: { name: "x" },
+  hostedClusterRef: { name: "hc" },
+  dns: { clusterName: "hc", baseDomain: "example.com" },
+};
 
 interface Rejection {
   readonly name: string;
@@ -28,16 +41,76 @@ interface Rejection {
 }
 
 const REJECTED: readonly Rejection[] = [
-  { name: "Infra without networkConfig", plural: "infras", object: infra("no-network", {}), field: "spec.networkConfig", says: /Required value/ },
-  { name: "Infra without a gateway", plural: "infras", object: infra("no-gw", { networkConfig: { cidr: "10.0.0.0/24", networkAttachmentDefinition: "n" } }), field: "spec.networkConfig.gateway", says: /Required value/ },
-  { name: "Infra with a /33 CIDR", plural: "infras", object: infra("bad-cidr", { networkConfig: { ...NETWORK, cidr: "10.0.0.0/33" } }), field: "spec.networkConfig.cidr", says: /should match/ },
-  { name: "DHCP lease time that is no duration", plural: "infras", object: infra("bad-lease", { networkConfig: NETWORK, infraComponents: { dhcp: { leaseTime: "forever" } } }), field: "spec.infraComponents.dhcp.leaseTime", says: /should match/ },
-  { name: "DHCP unknownClients outside its enum", plural: "infras", object: infra("bad-enum", { networkConfig: NETWORK, infraComponents: { dhcp: { unknownClients: "allow" } } }), field: "spec.infraComponents.dhcp.unknownClients", says: /Unsupported value: "allow"/ },
-  { name: "DNS server IP that is no address", plural: "infras", object: infra("bad-ip", { networkConfig: NETWORK, infraComponents: { dns: { serverIP: "10.0.0.256" } } }), field: "spec.infraComponents.dns.serverIP", says: /should match/ },
-  { name: "attachment without dns", plural: "infraclusterattachments", object: attachment("no-dns", { infraRef: { name: "x" }, hostedClusterRef: { name: "hc" } }), field: "spec.dns", says: /Required value/ },
-  { name: "attachment with an upper-case base domain", plural: "infraclusterattachments", object: attachment("bad-domain", { ...VALID_ATTACHMENT, dns: { clusterName: "hc", baseDomain: "Example.COM" } }), field: "spec.dns.baseDomain", says: /should match/ },
-  { name: "attachment with an HTTP port above 65535", plural: "infraclusterattachments", object: attachment("bad-port", { ...VALID_ATTACHMENT, appsIngress: { ports: { http: 70000 } } }), field: "spec.appsIngress.ports.http", says: /less than or equal to 65535/ },
-  { name: "attachment whose port is a string", plural: "infraclusterattachments", object: attachment("string-port", { ...VALID_ATTACHMENT, appsIngress: { ports: { https: "443" } } }), field: "spec.appsIngress.ports.https", says: /must be of type integer/ },
+  {
+    name: "Infra without networkConfig",
+    plural: "infras",
+    object: infra("no-network", {}),
+    field: "spec.networkConfig",
+    says: /Required value/,
+  },
+  {
+    name: "Infra without a gateway",
+    plural: "infras",
+    object: infra("no-gw", { networkConfig: { cidr: "10.0.0.0/24", networkAttachmentDefinition: "n" } }),
+    field: "spec.networkConfig.gateway",
+    says: /Required value/,
+  },
+  {
+    name: "Infra with a /33 CIDR",
+    plural: "infras",
+    object: infra("bad-cidr", { networkConfig: { ...NETWORK, cidr: "10.0.0.0/33" } }),
+    field: "spec.networkConfig.cidr",
+    says: /should match/,
+  },
+  {
+    name: "DHCP lease time that is no duration",
+    plural: "infras",
+    object: infra("bad-lease", { networkConfig: NETWORK, infraComponents: { dhcp: { leaseTime: "forever" } } }),
+    field: "spec.infraComponents.dhcp.leaseTime",
+    says: /should match/,
+  },
+  {
+    name: "DHCP unknownClients outside its enum",
+    plural: "infras",
+    object: infra("bad-enum", { networkConfig: NETWORK, infraComponents: { dhcp: { unknownClients: "allow" } } }),
+    field: "spec.infraComponents.dhcp.unknownClients",
+    says: /Unsupported value: "allow"/,
+  },
+  {
+    name: "DNS server IP that is no address",
+    plural: "infras",
+    object: infra("bad-ip", { networkConfig: NETWORK, infraComponents: { dns: { serverIP: "10.0.0.256" } } }),
+    field: "spec.infraComponents.dns.serverIP",
+    says: /should match/,
+  },
+  {
+    name: "attachment without dns",
+    plural: "infraclusterattachments",
+    object: attachment("no-dns", { infraRef: { name: "x" }, hostedClusterRef: { name: "hc" } }),
+    field: "spec.dns",
+    says: /Required value/,
+  },
+  {
+    name: "attachment with an upper-case base domain",
+    plural: "infraclusterattachments",
+    object: attachment("bad-domain", { ...VALID_ATTACHMENT, dns: { clusterName: "hc", baseDomain: "Example.COM" } }),
+    field: "spec.dns.baseDomain",
+    says: /should match/,
+  },
+  {
+    name: "attachment with an HTTP port above 65535",
+    plural: "infraclusterattachments",
+    object: attachment("bad-port", { ...VALID_ATTACHMENT, appsIngress: { ports: { http: 70000 } } }),
+    field: "spec.appsIngress.ports.http",
+    says: /less than or equal to 65535/,
+  },
+  {
+    name: "attachment whose port is a string",
+    plural: "infraclusterattachments",
+    object: attachment("string-port", { ...VALID_ATTACHMENT, appsIngress: { ports: { https: "443" } } }),
+    field: "spec.appsIngress.ports.https",
+    says: /must be of type integer/,
+  },
 ];
 
 describe.skipIf(KUBE_SKIP !== undefined)("deploy/crds on a real API server", () => {
@@ -47,22 +120,31 @@ describe.skipIf(KUBE_SKIP !== undefined)("deploy/crds on a real API server", () 
   });
 
   it("installs every CRD as Established with a structural schema (no NonStructuralSchema condition)", async () => {
-    const crds = await kube().must<{ items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] }>(
-      "GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions");
+    const crds = await kube().must<{
+      items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[];
+    }>("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions");
     const ours = crds.items.filter((c) => c.metadata.name.endsWith(".hostedcluster.densityops.com"));
-    expect(ours.map((c) => c.metadata.name).sort()).toEqual([
-      "dhcpservers", "dnsservers", "infraclusterattachments", "infras", "proxyservers",
-    ].map((p) => `${p}.hostedcluster.densityops.com`));
+    expect(ours.map((c) => c.metadata.name).sort()).toEqual(
+      ["dhcpservers", "dnsservers", "infraclusterattachments", "infras", "proxyservers"].map(
+        (p) => `${p}.hostedcluster.densityops.com`,
+      ),
+    );
     for (const c of ours) {
       const conditions = c.status?.conditions ?? [];
       expect(conditions.find((x) => x.type === "Established")?.status, c.metadata.name).toBe("True");
-      expect(conditions.find((x) => x.type === "NonStructuralSchema"), c.metadata.name).toBeUndefined();
+      expect(
+        conditions.find((x) => x.type === "NonStructuralSchema"),
+        c.metadata.name,
+      ).toBeUndefined();
     }
   });
 
   it.each(REJECTED)("rejects $name at $field", async ({ plural, object, field, says }) => {
     const r = await kube().call<{ reason?: string; message?: string; details?: { causes?: { field?: string }[] } }>(
-      "POST", `${GROUP_PATH}/namespaces/crds/${plural}`, { body: object });
+      "POST",
+      `${GROUP_PATH}/namespaces/crds/${plural}`,
+      { body: object },
+    );
     expect(r.status).toBe(422);
     expect(r.body.reason).toBe("Invalid");
     expect(r.body.details?.causes?.map((c) => c.field)).toContain(field);
@@ -70,30 +152,57 @@ describe.skipIf(KUBE_SKIP !== undefined)("deploy/crds on a real API server", () 
   });
 
   it("fills the schema's defaults and prunes fields it does not declare", async () => {
-    const created = await kube().must<{ spec: Record<string, unknown> }>("POST", `${GROUP_PATH}/namespaces/crds/infras`, {
-      body: infra("defaults", { networkConfig: { ...NETWORK, vlanColour: "blue" } }),
-    });
+    const created = await kube().must<{ spec: Record<string, unknown> }>(
+      "POST",
+      `${GROUP_PATH}/namespaces/crds/infras`,
+      {
+        body: infra("defaults", { networkConfig: { ...NETWORK, vlanColour: "blue" } }),
+      },
+    );
     expect(created.spec["networkConfig"]).not.toHaveProperty("vlanColour");
     expect(created.spec).toMatchObject({
       networkConfig: { dnsServers: ["resolv.conf"] },
-      infraComponents: { dhcp: { enabled: true, leaseTime: "1h", unknownClients: "deny" }, dns: { enabled: true }, proxy: { enabled: true } },
+      infraComponents: {
+        dhcp: { enabled: true, leaseTime: "1h", unknownClients: "deny" },
+        dns: { enabled: true },
+        proxy: { enabled: true },
+      },
     });
     // Strict field validation turns the same unknown field into an error naming it.
     const strict = await kube().call<{ message?: string }>("POST", `${GROUP_PATH}/namespaces/crds/infras`, {
-      body: infra("strict", { networkConfig: { ...NETWORK, vlanColour: "blue" } }), query: { fieldValidation: "Strict" },
+      body: infra("strict", { networkConfig: { ...NETWORK, vlanColour: "blue" } }),
+      query: { fieldValidation: "Strict" },
     });
     expect(strict.status).toBe(400);
     expect(strict.body.message).toContain('unknown field "spec.networkConfig.vlanColour"');
   });
 
   it("kubectl get infra shows the printer columns, Ready and Reason from the status subresource", async () => {
-    await kube().must("POST", `${GROUP_PATH}/namespaces/crds/infras`, { body: infra("columns", { networkConfig: NETWORK }) });
+    await kube().must("POST", `${GROUP_PATH}/namespaces/crds/infras`, {
+      body: infra("columns", { networkConfig: NETWORK }),
+    });
     await kube().must("PATCH", `${GROUP_PATH}/namespaces/crds/infras/columns/status`, {
       contentType: "application/merge-patch+json",
-      body: { status: { attachments: { total: 3, ready: 2 }, conditions: [{ type: "Ready", status: "False", reason: "DuplicateHostname", message: "m", lastTransitionTime: "2025-01-01T00:00:00Z" }] } },
+      body: {
+        status: {
+          attachments: { total: 3, ready: 2 },
+          conditions: [
+            {
+              type: "Ready",
+              status: "False",
+              reason: "DuplicateHostname",
+              message: "m",
+              lastTransitionTime: "2025-01-01T00:00:00Z",
+            },
+          ],
+        },
+      },
     });
     const out = await kube().mustKubectl(["get", "infra", "columns", "-n", "crds"]);
-    const [header, row] = out.trimEnd().split("\n").map((l) => l.trim().split(/\s+/));
+    const [header, row] = out
+      .trimEnd()
+      .split("\n")
+      .map((l) => l.trim().split(/\s+/));
     expect(header).toEqual(["NAME", "CIDR", "ATTACHMENTS", "READY", "REASON", "AGE"]);
     expect(row?.slice(0, 5)).toEqual(["columns", "10.10.0.0/24", "3", "False", "DuplicateHostname"]);
   });

@@ -15,7 +15,18 @@ import { KUBE_SKIP } from "../support/kube/cluster.js";
 import { FakeDataPlane, counter } from "../operator/support.js";
 import { GROUP_PATH, installCrds, operatorToken, seedExample, useKubeCluster } from "./support.js";
 
-type Obj = { metadata: { name: string; generation?: number; finalizers?: string[]; deletionTimestamp?: string; labels?: Record<string, string>; managedFields?: { manager: string; operation: string; subresource?: string }[] }; spec?: Record<string, unknown>; status?: Record<string, unknown> };
+type Obj = {
+  metadata: {
+    name: string;
+    generation?: number;
+    finalizers?: string[];
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+    managedFields?: { manager: string; operation: string; subresource?: string }[];
+  };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+};
 type Items = { items: Obj[] };
 
 describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as deploy/'s ServiceAccount", () => {
@@ -31,19 +42,29 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
   // Everything the operator said at warn or above: the evidence when a request is refused.
   const complaints: string[] = [];
   const logger: OperatorLogger = {
-    debug() {}, info() {},
-    warn: (o, m) => { complaints.push(`${m} ${JSON.stringify(o)}`); },
-    error: (o, m) => { complaints.push(`${m} ${JSON.stringify(o)}`); },
+    debug() {},
+    info() {},
+    warn: (o, m) => {
+      complaints.push(`${m} ${JSON.stringify(o)}`);
+    },
+    error: (o, m) => {
+      complaints.push(`${m} ${JSON.stringify(o)}`);
+    },
   };
   const metrics = new Metrics().recorder(OPERATOR_METRICS);
   const dataPlane = new FakeDataPlane();
   let op: RunningOperator | undefined;
-  afterAll(async () => { await op?.close(); });
+  afterAll(async () => {
+    await op?.close();
+  });
 
   /** Fails when the API server refused or rejected any request so far. */
   async function expectNothingRefused(): Promise<void> {
     for (const code of ["401", "403", "400", "422"]) {
-      expect(await counter(metrics, "oooi_kube_requests_total", `code="${code}"`), `HTTP ${code} seen:\n${complaints.join("\n")}`).toBe(0);
+      expect(
+        await counter(metrics, "oooi_kube_requests_total", `code="${code}"`),
+        `HTTP ${code} seen:\n${complaints.join("\n")}`,
+      ).toBe(0);
     }
   }
 
@@ -53,21 +74,33 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
     op = runOperator({
       kubeConfig: kube().kubeConfigFor("operator", token),
       settings: operatorSettings({ namespace: "oooi-system" }),
-      dataPlane, logger, metrics,
-      debounceMs: 20, resyncMs: 500,
+      dataPlane,
+      logger,
+      metrics,
+      debounceMs: 20,
+      resyncMs: 500,
       leaseTiming: { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 200 },
       backoff: { initialMs: 50, maxMs: 500 },
       watch: { timeoutSeconds: 30, discoveryIntervalMs: 1000 },
     });
     await op.ready;
-    await eventually(() => { expect(op?.isLeader()).toBe(true); }, 20_000);
+    await eventually(() => {
+      expect(op?.isLeader()).toBe(true);
+    }, 20_000);
     await eventually(async () => {
       for (const kind of ["dhcpservers", "dnsservers", "proxyservers"]) {
         const l = await get<Items>(`${GROUP_PATH}/namespaces/clusters/${kind}`);
-        expect(l.items.map((o) => o.metadata.name), kind).toHaveLength(1);
+        expect(
+          l.items.map((o) => o.metadata.name),
+          kind,
+        ).toHaveLength(1);
       }
       const deployments = await get<Items>("/apis/apps/v1/namespaces/clusters/deployments");
-      expect(deployments.items.map((d) => d.metadata.name).sort()).toEqual(["tenant-vlan-dhcp", "tenant-vlan-dns", "tenant-vlan-proxy"]);
+      expect(deployments.items.map((d) => d.metadata.name).sort()).toEqual([
+        "tenant-vlan-dhcp",
+        "tenant-vlan-dns",
+        "tenant-vlan-proxy",
+      ]);
       for (const ns of ["clusters-alpha", "clusters-beta"]) {
         await get(`/apis/networking.k8s.io/v1/namespaces/${ns}/networkpolicies/allow-infrastructure`);
       }
@@ -76,7 +109,9 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
         expect(a.metadata.finalizers).toContain(ATTACHMENT_FINALIZER);
       }
     }, 30_000);
-    const lease = await get<{ spec: { holderIdentity?: string } }>("/apis/coordination.k8s.io/v1/namespaces/oooi-system/leases/oooi-operator");
+    const lease = await get<{ spec: { holderIdentity?: string } }>(
+      "/apis/coordination.k8s.io/v1/namespaces/oooi-system/leases/oooi-operator",
+    );
     expect(lease.spec.holderIdentity).toBeTruthy();
     await expectNothingRefused();
   }, 120_000);
@@ -87,13 +122,34 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
     for (const d of deployments.items) {
       await kube().must("PATCH", `/apis/apps/v1/namespaces/clusters/deployments/${d.metadata.name}/status`, {
         contentType: "application/merge-patch+json",
-        body: { status: { observedGeneration: d.metadata.generation, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1, conditions: [{ type: "Available", status: "True", reason: "Test", message: "", lastTransitionTime: "2025-01-01T00:00:00Z", lastUpdateTime: "2025-01-01T00:00:00Z" }] } },
+        body: {
+          status: {
+            observedGeneration: d.metadata.generation,
+            replicas: 1,
+            updatedReplicas: 1,
+            readyReplicas: 1,
+            availableReplicas: 1,
+            conditions: [
+              {
+                type: "Available",
+                status: "True",
+                reason: "Test",
+                message: "",
+                lastTransitionTime: "2025-01-01T00:00:00Z",
+                lastUpdateTime: "2025-01-01T00:00:00Z",
+              },
+            ],
+          },
+        },
       });
     }
     await eventually(async () => {
       const infra = await get(`${GROUP_PATH}/namespaces/clusters/infras/tenant-vlan`);
       expect(infra.status?.["observedGeneration"]).toBe(infra.metadata.generation);
-      expect(infra.status).toMatchObject({ componentStatus: { proxyReady: true, dnsReady: true }, attachments: { total: 2 } });
+      expect(infra.status).toMatchObject({
+        componentStatus: { proxyReady: true, dnsReady: true },
+        attachments: { total: 2 },
+      });
       expect(infra.metadata.generation).toBe(1);
       const fields = infra.metadata.managedFields ?? [];
       expect(fields.find((f) => f.manager === FIELD_MANAGER && f.subresource === "status")?.operation).toBe("Apply");
@@ -104,14 +160,22 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
   it("server-side apply: a manager applying the operator's field is refused with a conflict naming it; its own fields survive the operator's next apply", async () => {
     const path = `${GROUP_PATH}/namespaces/clusters/dhcpservers/tenant-vlan-dhcp`;
     const before = await get(path);
-    expect(before.metadata.managedFields?.find((f) => f.manager === FIELD_MANAGER && f.subresource === undefined)?.operation).toBe("Apply");
+    expect(
+      before.metadata.managedFields?.find((f) => f.manager === FIELD_MANAGER && f.subresource === undefined)?.operation,
+    ).toBe("Apply");
     const leaseTime = (before.spec?.["leaseConfig"] as { leaseTime?: string } | undefined)?.leaseTime;
     expect(leaseTime).toBe("1h");
-    const someone = (spec: unknown, labels?: Record<string, string>, force = false) => kube().call<{ reason?: string; message?: string }>("PATCH", path, {
-      contentType: "application/apply-patch+yaml",
-      query: { fieldManager: "someone-else", ...(force ? { force: "true" } : {}) },
-      body: { apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "DHCPServer", metadata: { name: "tenant-vlan-dhcp", namespace: "clusters", ...(labels === undefined ? {} : { labels }) }, ...(spec === undefined ? {} : { spec }) },
-    });
+    const someone = (spec: unknown, labels?: Record<string, string>, force = false) =>
+      kube().call<{ reason?: string; message?: string }>("PATCH", path, {
+        contentType: "application/apply-patch+yaml",
+        query: { fieldManager: "someone-else", ...(force ? { force: "true" } : {}) },
+        body: {
+          apiVersion: "hostedcluster.densityops.com/v1alpha1",
+          kind: "DHCPServer",
+          metadata: { name: "tenant-vlan-dhcp", namespace: "clusters", ...(labels === undefined ? {} : { labels }) },
+          ...(spec === undefined ? {} : { spec }),
+        },
+      });
 
     const conflict = await someone({ leaseConfig: { leaseTime: "2h" } });
     expect(conflict.status).toBe(409);
@@ -122,13 +186,16 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
     // A field nobody else owns is the other manager's; the operator's next apply leaves it alone.
     expect((await someone(undefined, { "team.example.com/owner": "netops" })).status).toBe(200);
     await kube().must("PATCH", `${GROUP_PATH}/namespaces/clusters/infras/tenant-vlan`, {
-      contentType: "application/merge-patch+json", body: { spec: { infraComponents: { dhcp: { leaseTime: "30m" } } } },
+      contentType: "application/merge-patch+json",
+      body: { spec: { infraComponents: { dhcp: { leaseTime: "30m" } } } },
     });
     await eventually(async () => {
       const after = await get(path);
       expect((after.spec?.["leaseConfig"] as { leaseTime?: string }).leaseTime).toBe("30m");
       expect(after.metadata.labels?.["team.example.com/owner"]).toBe("netops");
-      expect(after.metadata.managedFields?.map((f) => f.manager)).toEqual(expect.arrayContaining([FIELD_MANAGER, "someone-else"]));
+      expect(after.metadata.managedFields?.map((f) => f.manager)).toEqual(
+        expect.arrayContaining([FIELD_MANAGER, "someone-else"]),
+      );
     }, 30_000);
     await expectNothingRefused();
   }, 120_000);
@@ -139,9 +206,23 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
       const r = await kube().call("GET", `${GROUP_PATH}/namespaces/clusters/infraclusterattachments/alpha`);
       expect(r.status).toBe(404);
     }, 30_000);
-    expect((await kube().call("GET", "/apis/networking.k8s.io/v1/namespaces/clusters-alpha/networkpolicies/allow-infrastructure")).status).toBe(404);
+    expect(
+      (
+        await kube().call(
+          "GET",
+          "/apis/networking.k8s.io/v1/namespaces/clusters-alpha/networkpolicies/allow-infrastructure",
+        )
+      ).status,
+    ).toBe(404);
     // beta is untouched.
-    expect((await kube().call("GET", "/apis/networking.k8s.io/v1/namespaces/clusters-beta/networkpolicies/allow-infrastructure")).status).toBe(200);
+    expect(
+      (
+        await kube().call(
+          "GET",
+          "/apis/networking.k8s.io/v1/namespaces/clusters-beta/networkpolicies/allow-infrastructure",
+        )
+      ).status,
+    ).toBe(200);
     await expectNothingRefused();
   }, 120_000);
 
@@ -149,8 +230,12 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
     const owned = async (): Promise<string[]> => {
       const names: string[] = [];
       for (const path of [
-        `${GROUP_PATH}/namespaces/clusters/dhcpservers`, `${GROUP_PATH}/namespaces/clusters/dnsservers`, `${GROUP_PATH}/namespaces/clusters/proxyservers`,
-        "/apis/apps/v1/namespaces/clusters/deployments", "/api/v1/namespaces/clusters/configmaps", "/api/v1/namespaces/clusters/services",
+        `${GROUP_PATH}/namespaces/clusters/dhcpservers`,
+        `${GROUP_PATH}/namespaces/clusters/dnsservers`,
+        `${GROUP_PATH}/namespaces/clusters/proxyservers`,
+        "/apis/apps/v1/namespaces/clusters/deployments",
+        "/api/v1/namespaces/clusters/configmaps",
+        "/api/v1/namespaces/clusters/services",
         "/apis/k8s.cni.cncf.io/v1/namespaces/clusters/network-attachment-definitions",
       ]) {
         const l = await kube().must<Items>("GET", path, { query: { labelSelector: MANAGED_SELECTOR } });
@@ -160,9 +245,14 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
     };
     expect((await owned()).length).toBeGreaterThan(6);
     await kube().must("DELETE", `${GROUP_PATH}/namespaces/clusters/infras/tenant-vlan`);
-    await eventually(async () => { expect(await owned()).toEqual([]); }, 60_000);
+    await eventually(async () => {
+      expect(await owned()).toEqual([]);
+    }, 60_000);
     // The Infra's own NAD (not the operator's) stays.
-    expect((await kube().call("GET", "/apis/k8s.cni.cncf.io/v1/namespaces/clusters/network-attachment-definitions/vlan100")).status).toBe(200);
+    expect(
+      (await kube().call("GET", "/apis/k8s.cni.cncf.io/v1/namespaces/clusters/network-attachment-definitions/vlan100"))
+        .status,
+    ).toBe(200);
     await expectNothingRefused();
   }, 120_000);
 });

@@ -23,8 +23,10 @@ export async function installCrds(cluster: KubeCluster): Promise<void> {
 }
 
 export async function createNamespaces(cluster: KubeCluster, names: readonly string[]): Promise<void> {
-  await cluster.mustKubectl(["apply", "--server-side", "-f", "-"],
-    list(names.map((name) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name } }))));
+  await cluster.mustKubectl(
+    ["apply", "--server-side", "-f", "-"],
+    list(names.map((name) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name } }))),
+  );
 }
 
 /** The standalone example (Infra, attachments, what HyperShift/CAPI/KubeVirt report) plus the Infra's NAD. */
@@ -39,7 +41,8 @@ export async function operatorToken(cluster: KubeCluster): Promise<string> {
   await createNamespaces(cluster, ["oooi-system"]);
   await cluster.mustKubectl(["apply", "--server-side", "-k", `${REPO}deploy/rbac`]);
   const tr = await cluster.must<{ status?: { token?: string } }>(
-    "POST", "/api/v1/namespaces/oooi-system/serviceaccounts/oooi-operator/token",
+    "POST",
+    "/api/v1/namespaces/oooi-system/serviceaccounts/oooi-operator/token",
     { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } } },
   );
   const token = tr.status?.token;
@@ -51,13 +54,18 @@ export async function operatorToken(cluster: KubeCluster): Promise<string> {
  * One cluster for the enclosing describe (started in beforeAll, with `setup` run on it; stopped in
  * afterAll): call inside a describe that skips on KUBE_SKIP. Returns its getter.
  */
-export function useKubeCluster(opts: KubeClusterOptions, setup?: (cluster: KubeCluster) => Promise<void>): () => KubeCluster {
+export function useKubeCluster(
+  opts: KubeClusterOptions,
+  setup?: (cluster: KubeCluster) => Promise<void>,
+): () => KubeCluster {
   let cluster: KubeCluster | undefined;
   beforeAll(async () => {
     cluster = await KubeCluster.start(opts);
     await setup?.(cluster);
   }, 300_000);
-  afterAll(async () => { await cluster?.stop(); }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  }, 60_000);
   return () => {
     if (cluster === undefined) throw new Error("the cluster did not start");
     return cluster;

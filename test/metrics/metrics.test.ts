@@ -16,7 +16,12 @@ afterEach(async () => {
   for (const c of clients.splice(0)) c.close();
   await rig?.close();
   rig = undefined;
-  if (http) await new Promise<void>((resolve) => http?.close(() => { resolve(); }));
+  if (http)
+    await new Promise<void>((resolve) =>
+      http?.close(() => {
+        resolve();
+      }),
+    );
   http = undefined;
 });
 
@@ -58,7 +63,10 @@ describe("xDS metrics", () => {
     let s = new Map<string, number>();
     await until(async () => {
       s = samples(await metrics.render());
-      return s.get('oooi_xds_nacks_total{type="lds",repeat="false"}') === 1 && (s.get('oooi_xds_push_ack_seconds_count{type="cds",cause="change"}') ?? 0) >= 1;
+      return (
+        s.get('oooi_xds_nacks_total{type="lds",repeat="false"}') === 1 &&
+        (s.get('oooi_xds_push_ack_seconds_count{type="cds",cause="change"}') ?? 0) >= 1
+      );
     }, "the NACK and the CDS ACK to be counted");
 
     expect(s.get('oooi_xds_pushes_total{type="lds",cause="subscription"}')).toBe(1);
@@ -77,7 +85,10 @@ describe("xDS metrics", () => {
     expect(s.get('oooi_xds_snapshot_bytes{type="lds"}')).toBe(snap?.types.get(LISTENER_TYPE_URL)?.bytes);
 
     c.close();
-    await until(async () => samples(await metrics.render()).get('oooi_xds_streams{protocol="sotw"}') === 0, "the stream to close");
+    await until(
+      async () => samples(await metrics.render()).get('oooi_xds_streams{protocol="sotw"}') === 0,
+      "the stream to close",
+    );
   });
 
   test("live on their own registry: two instances coexist and the global registry stays empty", async () => {
@@ -97,7 +108,9 @@ describe("metric factories", () => {
     const c2 = m.counter("oooi_test_things_total", "Things.", ["kind"]);
     expect(c2).toBe(c1);
     c1.inc({ kind: "a" }, 2);
-    m.gauge("oooi_test_level", "Level.", [], (g) => { g.set(7); });
+    m.gauge("oooi_test_level", "Level.", [], (g) => {
+      g.set(7);
+    });
     m.histogram("oooi_test_seconds", "Time.", [], [0.1, 1]).observe(0.5);
     const s = samples(await m.render());
     expect(s.get('oooi_test_things_total{kind="a"}')).toBe(2);
@@ -125,7 +138,9 @@ describe("metric factories", () => {
     // One registry: the recorder's render includes the xDS metrics too.
     expect(await rec.render()).toContain("# TYPE oooi_xds_streams gauge");
     expect(rec.contentType).toMatch(/^text\/plain/);
-    expect(() => { rec.set("oooi_reconcile_total", 1); }).toThrow(/not a gauge/);
+    expect(() => {
+      rec.set("oooi_reconcile_total", 1);
+    }).toThrow(/not a gauge/);
   });
 });
 

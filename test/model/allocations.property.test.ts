@@ -13,7 +13,11 @@ const DHCP = `${NS}/vlan100-dhcp`;
 const LEASE_SECONDS = 3600;
 /** A small pool (.100-.139) with a MetalLB range (.130-.135) inside it, so it fills up and clashes. */
 const SPEC = { infraComponents: { dhcp: { rangeStart: "192.0.2.100", rangeEnd: "192.0.2.139", leaseTime: "1h" } } };
-const METALLB = attachment("alpha", { spec: { appsIngress: { enabled: true, metallb: { addressPoolName: "p", ipAddressPoolRange: "192.0.2.130-192.0.2.135" } } } });
+const METALLB = attachment("alpha", {
+  spec: {
+    appsIngress: { enabled: true, metallb: { addressPoolName: "p", ipAddressPoolRange: "192.0.2.130-192.0.2.135" } },
+  },
+});
 
 type Event =
   | { readonly type: "create"; readonly vm: number; readonly reports: number | undefined }
@@ -28,15 +32,36 @@ type Event =
 
 const vmIndex = fc.integer({ min: 0, max: 59 });
 const event: fc.Arbitrary<Event> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ type: fc.constant("create" as const), vm: vmIndex, reports: fc.option(fc.integer({ min: 5, max: 250 }), { nil: undefined }) }) },
-  { weight: 4, arbitrary: fc.record({ type: fc.constant("report" as const), vm: vmIndex, what: fc.constantFrom("own" as const, "other" as const, "random" as const), random: fc.integer({ min: 5, max: 250 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      type: fc.constant("create" as const),
+      vm: vmIndex,
+      reports: fc.option(fc.integer({ min: 5, max: 250 }), { nil: undefined }),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      type: fc.constant("report" as const),
+      vm: vmIndex,
+      what: fc.constantFrom("own" as const, "other" as const, "random" as const),
+      random: fc.integer({ min: 5, max: 250 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ type: fc.constant("delete" as const), vm: vmIndex }) },
   { weight: 2, arbitrary: fc.record({ type: fc.constant("restart" as const), vm: vmIndex }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant("migrate" as const), vm: vmIndex }) },
   { weight: 1, arbitrary: fc.constant({ type: "operator-restart" as const }) },
   { weight: 1, arbitrary: fc.constant({ type: "leader-change" as const }) },
   { weight: 1, arbitrary: fc.constant({ type: "kea-restart" as const }) },
-  { weight: 2, arbitrary: fc.record({ type: fc.constant("time" as const), seconds: fc.integer({ min: 1, max: 2 * LEASE_SECONDS }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant("time" as const),
+      seconds: fc.integer({ min: 1, max: 2 * LEASE_SECONDS }),
+    }),
+  },
 );
 
 interface Vm {
@@ -51,8 +76,14 @@ function macOf(vm: number): string {
 }
 
 function stateOf(vms: ReadonlyMap<number, Vm>, persisted: readonly DHCPAllocation[], now: number): ClusterState {
-  const list = [...vms.entries()].map(([i, v]) => vmi(NS, `vm-${String(i)}`, v.mac, v.reported, { created: v.created }));
-  return { ...combine({ infras: [infra("vlan100", SPEC)], attachments: [METALLB] }, { vmis: list }), dhcpAllocations: new Map([[DHCP, persisted]]), now };
+  const list = [...vms.entries()].map(([i, v]) =>
+    vmi(NS, `vm-${String(i)}`, v.mac, v.reported, { created: v.created }),
+  );
+  return {
+    ...combine({ infras: [infra("vlan100", SPEC)], attachments: [METALLB] }, { vmis: list }),
+    dhcpAllocations: new Map([[DHCP, persisted]]),
+    now,
+  };
 }
 
 /** The status round trip: what the operator writes is what a restarted one reads. */
@@ -62,79 +93,87 @@ function persist(table: readonly DHCPAllocation[]): DHCPAllocation[] {
 
 describe("DHCP allocations over random event sequences", () => {
   it("no live VMI's address ever changes; no two live VMIs share one; all are allowed", () => {
-    fc.assert(fc.property(fc.array(event, { minLength: 1, maxLength: 120 }), (events) => {
-      const vms = new Map<number, Vm>();
-      let now = Date.parse("2026-01-01T00:00:00Z");
-      let clock = 0;
-      // Replicas: the leader's in-memory table, and what is persisted (written after each build).
-      let persisted: DHCPAllocation[] = [];
-      const held = new Map<string, string>(); // VMI key → address it has been given
-      for (const e of events) {
-        const stamp = () => new Date(now + clock++).toISOString();
-        const vm = "vm" in e ? vms.get(e.vm) : undefined;
-        switch (e.type) {
-          case "create":
-            if (vm === undefined) vms.set(e.vm, { mac: macOf(e.vm), created: stamp(), reported: e.reports === undefined ? undefined : `192.0.2.${String(e.reports)}` });
-            break;
-          case "report": {
-            if (vm === undefined) break;
-            const own = held.get(`${NS}/vm-${String(e.vm)}`);
-            const other = [...held.values()].find((ip) => ip !== own);
-            vm.reported = e.what === "own" ? own : e.what === "other" ? other : `192.0.2.${String(e.random)}`;
-            break;
-          }
-          case "delete":
-            vms.delete(e.vm);
-            held.delete(`${NS}/vm-${String(e.vm)}`);
-            break;
-          case "restart":
-            // A new VMI of the same VM: same name, same MAC, no address reported yet.
-            if (vm !== undefined) {
-              vm.created = stamp();
-              vm.reported = undefined;
+    fc.assert(
+      fc.property(fc.array(event, { minLength: 1, maxLength: 120 }), (events) => {
+        const vms = new Map<number, Vm>();
+        let now = Date.parse("2026-01-01T00:00:00Z");
+        let clock = 0;
+        // Replicas: the leader's in-memory table, and what is persisted (written after each build).
+        let persisted: DHCPAllocation[] = [];
+        const held = new Map<string, string>(); // VMI key → address it has been given
+        for (const e of events) {
+          const stamp = () => new Date(now + clock++).toISOString();
+          const vm = "vm" in e ? vms.get(e.vm) : undefined;
+          switch (e.type) {
+            case "create":
+              if (vm === undefined)
+                vms.set(e.vm, {
+                  mac: macOf(e.vm),
+                  created: stamp(),
+                  reported: e.reports === undefined ? undefined : `192.0.2.${String(e.reports)}`,
+                });
+              break;
+            case "report": {
+              if (vm === undefined) break;
+              const own = held.get(`${NS}/vm-${String(e.vm)}`);
+              const other = [...held.values()].find((ip) => ip !== own);
+              vm.reported = e.what === "own" ? own : e.what === "other" ? other : `192.0.2.${String(e.random)}`;
+              break;
             }
-            break;
-          case "migrate":
-            // Same VMI, same MAC; the guest's report may briefly vanish.
-            if (vm !== undefined) vm.reported = undefined;
-            break;
-          case "operator-restart":
-          case "leader-change":
-            // Nothing in memory survives: the next build starts from the persisted table only.
-            persisted = persist(persisted);
-            break;
-          case "kea-restart":
-            break;
-          case "time":
-            now += e.seconds * 1000;
-            break;
-        }
-        const result = build(stateOf(vms, persisted, now));
-        const dhcp = result.topologies[0]?.dhcp;
-        expect(dhcp).toBeDefined();
-        const table = dhcp?.allocations ?? [];
-        persisted = persist(table);
+            case "delete":
+              vms.delete(e.vm);
+              held.delete(`${NS}/vm-${String(e.vm)}`);
+              break;
+            case "restart":
+              // A new VMI of the same VM: same name, same MAC, no address reported yet.
+              if (vm !== undefined) {
+                vm.created = stamp();
+                vm.reported = undefined;
+              }
+              break;
+            case "migrate":
+              // Same VMI, same MAC; the guest's report may briefly vanish.
+              if (vm !== undefined) vm.reported = undefined;
+              break;
+            case "operator-restart":
+            case "leader-change":
+              // Nothing in memory survives: the next build starts from the persisted table only.
+              persisted = persist(persisted);
+              break;
+            case "kea-restart":
+              break;
+            case "time":
+              now += e.seconds * 1000;
+              break;
+          }
+          const result = build(stateOf(vms, persisted, now));
+          const dhcp = result.topologies[0]?.dhcp;
+          expect(dhcp).toBeDefined();
+          const table = dhcp?.allocations ?? [];
+          persisted = persist(table);
 
-        const byVmi = new Map(table.filter((a) => a.releasedAt === undefined).map((a) => [a.vmi, a.ip]));
-        const live = [...vms.keys()].map((i) => `${NS}/vm-${String(i)}`);
-        const seen = new Set<string>();
-        for (const key of live) {
-          const ip = byVmi.get(key);
-          const before = held.get(key);
-          if (before !== undefined) expect(ip, `${key} kept ${before}`).toBe(before);
-          if (ip === undefined) continue;
-          expect(seen.has(ip), `${ip} given twice`).toBe(false);
-          seen.add(ip);
-          const last = Number(ip.split(".")[3]);
-          expect([1, 2, 3, 4]).not.toContain(last);
-          expect(last >= 130 && last <= 135, `${ip} is on the MetalLB range`).toBe(false);
-          held.set(key, ip);
+          const byVmi = new Map(table.filter((a) => a.releasedAt === undefined).map((a) => [a.vmi, a.ip]));
+          const live = [...vms.keys()].map((i) => `${NS}/vm-${String(i)}`);
+          const seen = new Set<string>();
+          for (const key of live) {
+            const ip = byVmi.get(key);
+            const before = held.get(key);
+            if (before !== undefined) expect(ip, `${key} kept ${before}`).toBe(before);
+            if (ip === undefined) continue;
+            expect(seen.has(ip), `${ip} given twice`).toBe(false);
+            seen.add(ip);
+            const last = Number(ip.split(".")[3]);
+            expect([1, 2, 3, 4]).not.toContain(last);
+            expect(last >= 130 && last <= 135, `${ip} is on the MetalLB range`).toBe(false);
+            held.set(key, ip);
+          }
+          // Exhaustion is reported, never solved by taking someone's address.
+          const unplaced = live.filter((k) => !byVmi.has(k));
+          const exhausted = result.problems.filter((p) => p.reason === "AddressesExhausted").length;
+          expect(exhausted).toBe(unplaced.length);
         }
-        // Exhaustion is reported, never solved by taking someone's address.
-        const unplaced = live.filter((k) => !byVmi.has(k));
-        const exhausted = result.problems.filter((p) => p.reason === "AddressesExhausted").length;
-        expect(exhausted).toBe(unplaced.length);
-      }
-    }), { seed: 20_261_001, numRuns: 150 });
+      }),
+      { seed: 20_261_001, numRuns: 150 },
+    );
   });
 });

@@ -9,7 +9,11 @@ const DHCP = `${NS}/vlan100-dhcp`;
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 type Vmi = ReturnType<typeof vmi>;
 
-function run(vmis: Vmi[], previous: readonly DHCPAllocation[] = [], opts: { now?: number; spec?: Parameters<typeof infra>[1]; attachments?: ReturnType<typeof attachment>[] } = {}): BuildResult {
+function run(
+  vmis: Vmi[],
+  previous: readonly DHCPAllocation[] = [],
+  opts: { now?: number; spec?: Parameters<typeof infra>[1]; attachments?: ReturnType<typeof attachment>[] } = {},
+): BuildResult {
   const state: ClusterState = {
     ...combine({ infras: [infra("vlan100", opts.spec ?? {})], attachments: opts.attachments ?? [] }, { vmis }),
     dhcpAllocations: new Map([[DHCP, previous]]),
@@ -26,7 +30,10 @@ function ipOf(r: BuildResult, name: string): string | undefined {
   return table(r).find((a) => a.vmi === `${NS}/${name}`)?.ip;
 }
 
-const a = (name: string, n: number, ip?: string) => vmi(NS, name, `02:00:00:00:00:${n.toString(16).padStart(2, "0")}`, ip, { created: `2026-01-01T00:00:${String(n).padStart(2, "0")}Z` });
+const a = (name: string, n: number, ip?: string) =>
+  vmi(NS, name, `02:00:00:00:00:${n.toString(16).padStart(2, "0")}`, ip, {
+    created: `2026-01-01T00:00:${String(n).padStart(2, "0")}Z`,
+  });
 
 describe("DHCP allocation", () => {
   it("a VMI waiting to report keeps its address while another VMI reports one (the issue's 192.0.2.84 → .38)", () => {
@@ -52,8 +59,11 @@ describe("DHCP allocation", () => {
     const next = run([a("owner", 1), a("thief", 2, owned)], table(first));
     expect(ipOf(next, "owner")).toBe(owned);
     expect(ipOf(next, "thief")).not.toBe(owned);
-    expect(next.problems.filter((p) => p.reason === "ReportedAddressConflict").map((p) => `${p.object.kind}/${p.object.name}`))
-      .toEqual(["VirtualMachineInstance/thief"]);
+    expect(
+      next.problems
+        .filter((p) => p.reason === "ReportedAddressConflict")
+        .map((p) => `${p.object.kind}/${p.object.name}`),
+    ).toEqual(["VirtualMachineInstance/thief"]);
   });
 
   it("adopts a free reported address, even outside the pool (a lease from before oooi)", () => {
@@ -61,9 +71,20 @@ describe("DHCP allocation", () => {
   });
 
   it("never allocates the gateway, a component or a MetalLB range, even when reported", () => {
-    const metallb = attachment("alpha", { spec: { appsIngress: { enabled: true, metallb: { addressPoolName: "p", ipAddressPoolRange: "192.0.2.100 - 192.0.2.197" } } } });
-    const r = run([a("gw", 1, "192.0.2.1"), a("dns", 2, "192.0.2.3"), a("lb", 3, "192.0.2.150"), a("w", 4)], [], { attachments: [metallb] });
-    const ips = table(r).map((x) => x.ip).sort();
+    const metallb = attachment("alpha", {
+      spec: {
+        appsIngress: {
+          enabled: true,
+          metallb: { addressPoolName: "p", ipAddressPoolRange: "192.0.2.100 - 192.0.2.197" },
+        },
+      },
+    });
+    const r = run([a("gw", 1, "192.0.2.1"), a("dns", 2, "192.0.2.3"), a("lb", 3, "192.0.2.150"), a("w", 4)], [], {
+      attachments: [metallb],
+    });
+    const ips = table(r)
+      .map((x) => x.ip)
+      .sort();
     expect(ips).toEqual(["192.0.2.198", "192.0.2.199"]);
     expect(r.problems.filter((p) => p.reason === "AddressesExhausted")).toHaveLength(2);
   });
@@ -82,7 +103,9 @@ describe("DHCP allocation", () => {
     const first = run([a("vm", 1)]);
     const ip = ipOf(first, "vm");
     const gone = run([], table(first), { now: T0 + 1000 });
-    expect(table(gone)).toEqual([{ mac: "02:00:00:00:00:01", ip, vmi: `${NS}/vm`, releasedAt: new Date(T0 + 1000).toISOString() }]);
+    expect(table(gone)).toEqual([
+      { mac: "02:00:00:00:00:01", ip, vmi: `${NS}/vm`, releasedAt: new Date(T0 + 1000).toISOString() },
+    ]);
     // Its reservation stays in Kea meanwhile, so the restarted VM is served its address at once.
     expect(gone.topologies[0]?.dhcp?.reservations.map((x) => x.ipAddress)).toEqual([ip]);
     const back = run([a("vm", 1)], table(gone), { now: T0 + 3599_000 });
@@ -99,7 +122,10 @@ describe("DHCP allocation", () => {
   });
 
   it("garbage in the persisted table is ignored, never thrown on", () => {
-    const junk = [{ mac: "nope", ip: "1.2.3", vmi: "" }, { mac: 7, ip: null }] as unknown as DHCPAllocation[];
+    const junk = [
+      { mac: "nope", ip: "1.2.3", vmi: "" },
+      { mac: 7, ip: null },
+    ] as unknown as DHCPAllocation[];
     expect(() => run([a("vm", 1)], junk)).not.toThrow();
   });
 
@@ -107,18 +133,26 @@ describe("DHCP allocation", () => {
     // alpha's worker has not reported yet; beta's worker (Machine and VMI) reports alpha's address.
     const cpA = `${NS}-alpha`;
     const cpB = `${NS}-beta`;
-    const withWorkers = (previous: readonly DHCPAllocation[], reportB: string | undefined) => build({
-      ...combine(
-        { infras: [infra()], attachments: [attachment("alpha"), attachment("beta")] },
-        hostedCluster("alpha", 1, ["192.0.2.250"]), hostedCluster("beta", 2, reportB === undefined ? [] : [reportB]),
-        { vmis: [vmi(cpA, "alpha-worker-0", "02:00:00:00:0a:01"), vmi(cpB, "beta-worker-0", "02:00:00:00:0b:01", reportB)] },
-      ),
-      dhcpAllocations: new Map([[DHCP, previous]]),
-      now: T0,
-    });
+    const withWorkers = (previous: readonly DHCPAllocation[], reportB: string | undefined) =>
+      build({
+        ...combine(
+          { infras: [infra()], attachments: [attachment("alpha"), attachment("beta")] },
+          hostedCluster("alpha", 1, ["192.0.2.250"]),
+          hostedCluster("beta", 2, reportB === undefined ? [] : [reportB]),
+          {
+            vmis: [
+              vmi(cpA, "alpha-worker-0", "02:00:00:00:0a:01"),
+              vmi(cpB, "beta-worker-0", "02:00:00:00:0b:01", reportB),
+            ],
+          },
+        ),
+        dhcpAllocations: new Map([[DHCP, previous]]),
+        now: T0,
+      });
     const first = withWorkers([], undefined);
     const alphaIp = table(first).find((x) => x.vmi === `${cpA}/alpha-worker-0`)?.ip ?? "";
-    const workers = (r: BuildResult, name: string) => r.topologies[0]?.attachments.find((x) => x.ref.name === name)?.workerAddresses;
+    const workers = (r: BuildResult, name: string) =>
+      r.topologies[0]?.attachments.find((x) => x.ref.name === name)?.workerAddresses;
     // The Machine's report (.250) is not the source: the allocation is.
     expect(workers(first, "alpha")).toEqual([alphaIp]);
     const next = withWorkers(table(first), alphaIp);
@@ -131,12 +165,15 @@ describe("DHCP allocation", () => {
 });
 
 describe("DHCP options", () => {
-  const withOptions = (options: { code: number; value: string }[]) => run([], [], { spec: { infraComponents: { dhcp: { options } } } });
+  const withOptions = (options: { code: number; value: string }[]) =>
+    run([], [], { spec: { infraComponents: { dhcp: { options } } } });
 
   it("MTU, NTP, domain search and classless static routes become Kea option-data; the DHCPServer lists them", () => {
     const r = withOptions([
       { code: 121, value: "10.128.0.0/14 - 192.0.2.1, 0.0.0.0/0 - 192.0.2.1" },
-      { code: 26, value: "1450" }, { code: 42, value: "192.0.2.5, 192.0.2.6" }, { code: 119, value: "example.com,corp.example.com" },
+      { code: 26, value: "1450" },
+      { code: 42, value: "192.0.2.5, 192.0.2.6" },
+      { code: 119, value: "example.com,corp.example.com" },
     ]);
     expect(r.problems).toEqual([]);
     expect(r.topologies[0]?.dhcp?.options.map((o) => [o.code, o.name, o.data, o.csvFormat])).toEqual([
@@ -150,7 +187,12 @@ describe("DHCP options", () => {
   });
 
   it("a wrong value or an option oooi sets itself is an error on its field path; the rest is served", () => {
-    const r = withOptions([{ code: 26, value: "huge" }, { code: 3, value: "192.0.2.9" }, { code: 121, value: "10.0.0.0 via x" }, { code: 42, value: "192.0.2.5" }]);
+    const r = withOptions([
+      { code: 26, value: "huge" },
+      { code: 3, value: "192.0.2.9" },
+      { code: 121, value: "10.0.0.0 via x" },
+      { code: 42, value: "192.0.2.5" },
+    ]);
     expect(r.problems.map((p) => `${p.field} ${p.reason}`)).toEqual([
       "spec.infraComponents.dhcp.options[0].value InvalidSpec",
       "spec.infraComponents.dhcp.options[1].code InvalidSpec",

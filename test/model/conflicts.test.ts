@@ -57,14 +57,18 @@ const rows: Row[] = [
   },
   {
     name: "pool containing a component address",
-    state: combine({ infras: [infra("x", { infraComponents: { dhcp: { rangeStart: "192.0.2.2", rangeEnd: "192.0.2.50" } } })] }),
+    state: combine({
+      infras: [infra("x", { infraComponents: { dhcp: { rangeStart: "192.0.2.2", rangeEnd: "192.0.2.50" } } })],
+    }),
     // .2 (DHCP), .3 (DNS) and .4 (proxy) each named.
     problems: Array(3).fill("Infra/x spec.infraComponents.dhcp.rangeStart InvalidSpec error") as string[],
     topologies: [],
   },
   {
     name: "pool end before start",
-    state: combine({ infras: [infra("x", { infraComponents: { dhcp: { rangeStart: "192.0.2.150", rangeEnd: "192.0.2.120" } } })] }),
+    state: combine({
+      infras: [infra("x", { infraComponents: { dhcp: { rangeStart: "192.0.2.150", rangeEnd: "192.0.2.120" } } })],
+    }),
     problems: ["Infra/x spec.infraComponents.dhcp.rangeEnd InvalidSpec error"],
     topologies: [],
   },
@@ -76,7 +80,9 @@ const rows: Row[] = [
   },
   {
     name: "enabled component without serverIP",
-    state: combine({ infras: [infra("x", { infraComponents: { proxy: { serverIP: undefined as unknown as string } } })] }),
+    state: combine({
+      infras: [infra("x", { infraComponents: { proxy: { serverIP: undefined as unknown as string } } })],
+    }),
     problems: ["Infra/x spec.infraComponents.proxy.serverIP InvalidSpec error"],
     topologies: [],
   },
@@ -94,7 +100,9 @@ const rows: Row[] = [
   },
   {
     name: "internalProxyService naming a missing Service is pending, Infra still served",
-    state: combine({ infras: [infra("x", { infraComponents: { proxy: { internalProxyService: "envoy.proxies.svc.cluster.local" } } })] }),
+    state: combine({
+      infras: [infra("x", { infraComponents: { proxy: { internalProxyService: "envoy.proxies.svc.cluster.local" } } })],
+    }),
     problems: ["Infra/x spec.infraComponents.proxy.internalProxyService InternalProxyServicePending pending"],
     topologies: ["x"],
   },
@@ -107,13 +115,26 @@ const rows: Row[] = [
   },
   {
     name: "attachment of an invalid Infra waits",
-    state: combine({ infras: [infra("vlan100", { networkConfig: { gateway: "10.0.0.1" } })], attachments: [attachment("one")] }, one),
-    problems: ["Infra/vlan100 spec.networkConfig.gateway InvalidSpec error", "InfraClusterAttachment/one spec.infraRef.name InfraNotReady pending"],
+    state: combine(
+      { infras: [infra("vlan100", { networkConfig: { gateway: "10.0.0.1" } })], attachments: [attachment("one")] },
+      one,
+    ),
+    problems: [
+      "Infra/vlan100 spec.networkConfig.gateway InvalidSpec error",
+      "InfraClusterAttachment/one spec.infraRef.name InfraNotReady pending",
+    ],
     topologies: [],
   },
   {
     name: "duplicate HostedCluster: the first by name keeps it when neither has a creationTimestamp",
-    state: combine({ infras: [infra()], attachments: [attachment("a", { hc: "one" }), attachment("b", { hc: "one" }), attachment("two")] }, one, hostedCluster("two", 2, [])),
+    state: combine(
+      {
+        infras: [infra()],
+        attachments: [attachment("a", { hc: "one" }), attachment("b", { hc: "one" }), attachment("two")],
+      },
+      one,
+      hostedCluster("two", 2, []),
+    ),
     problems: [
       "Infra/vlan100  DuplicateHostedCluster warning",
       "InfraClusterAttachment/b spec.hostedClusterRef DuplicateHostedCluster error",
@@ -123,9 +144,16 @@ const rows: Row[] = [
   },
   {
     name: "duplicate HostedCluster: the one created first keeps it, whatever its name",
-    state: combine({ infras: [infra()], attachments: [
-      attachment("a", { hc: "one", created: "2026-02-01T00:00:00Z" }), attachment("b", { hc: "one", created: "2026-01-01T00:00:00Z" }),
-    ] }, one),
+    state: combine(
+      {
+        infras: [infra()],
+        attachments: [
+          attachment("a", { hc: "one", created: "2026-02-01T00:00:00Z" }),
+          attachment("b", { hc: "one", created: "2026-01-01T00:00:00Z" }),
+        ],
+      },
+      one,
+    ),
     problems: [
       "Infra/vlan100  DuplicateHostedCluster warning",
       "InfraClusterAttachment/a spec.hostedClusterRef DuplicateHostedCluster error",
@@ -135,9 +163,26 @@ const rows: Row[] = [
   },
   {
     name: "duplicate HostedCluster across Infras: the newcomer's Infra carries the reason and counts it",
-    state: combine({ infras: [infra(), infra("other", { networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1" },
-      infraComponents: { dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" }, dns: { serverIP: "198.51.100.3" }, proxy: { serverIP: "198.51.100.4" } } })],
-    attachments: [attachment("a", { hc: "one", created: "2026-01-01T00:00:00Z" }), attachment("b", { hc: "one", infra: "other", created: "2026-03-01T00:00:00Z" })] }, one),
+    state: combine(
+      {
+        infras: [
+          infra(),
+          infra("other", {
+            networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1" },
+            infraComponents: {
+              dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" },
+              dns: { serverIP: "198.51.100.3" },
+              proxy: { serverIP: "198.51.100.4" },
+            },
+          }),
+        ],
+        attachments: [
+          attachment("a", { hc: "one", created: "2026-01-01T00:00:00Z" }),
+          attachment("b", { hc: "one", infra: "other", created: "2026-03-01T00:00:00Z" }),
+        ],
+      },
+      one,
+    ),
     problems: [
       "Infra/other  DuplicateHostedCluster warning",
       "InfraClusterAttachment/b spec.hostedClusterRef DuplicateHostedCluster error",
@@ -147,9 +192,20 @@ const rows: Row[] = [
   },
   {
     name: "duplicate domain: the incumbent keeps it even when the newcomer is older",
-    state: { ...combine({ infras: [infra()], attachments: [
-      attachment("one", { cluster: "same", created: "2026-03-01T00:00:00Z" }), attachment("two", { cluster: "same", created: "2026-01-01T00:00:00Z" }),
-    ] }, one, hostedCluster("two", 2, [])), incumbents: new Map([["domain:clusters/vlan100:same.example.com", "clusters/one"]]) },
+    state: {
+      ...combine(
+        {
+          infras: [infra()],
+          attachments: [
+            attachment("one", { cluster: "same", created: "2026-03-01T00:00:00Z" }),
+            attachment("two", { cluster: "same", created: "2026-01-01T00:00:00Z" }),
+          ],
+        },
+        one,
+        hostedCluster("two", 2, []),
+      ),
+      incumbents: new Map([["domain:clusters/vlan100:same.example.com", "clusters/one"]]),
+    },
     problems: [
       "Infra/vlan100  DuplicateHostname warning",
       "InfraClusterAttachment/two spec.dns DuplicateHostname error",
@@ -159,8 +215,19 @@ const rows: Row[] = [
   },
   {
     name: "duplicate domain on one Infra: the oldest keeps it, the Infra says so once",
-    state: combine({ infras: [infra()], attachments: [attachment("one", { cluster: "same" }), attachment("two", { cluster: "same" }), attachment("three", { cluster: "same" })] },
-      one, hostedCluster("two", 2, []), hostedCluster("three", 3, [])),
+    state: combine(
+      {
+        infras: [infra()],
+        attachments: [
+          attachment("one", { cluster: "same" }),
+          attachment("two", { cluster: "same" }),
+          attachment("three", { cluster: "same" }),
+        ],
+      },
+      one,
+      hostedCluster("two", 2, []),
+      hostedCluster("three", 3, []),
+    ),
     problems: [
       "Infra/vlan100  DuplicateHostname warning",
       "InfraClusterAttachment/three spec.dns DuplicateHostname error",
@@ -176,10 +243,7 @@ const rows: Row[] = [
       hostedCluster("one", 1, ["192.0.2.10", "192.0.2.11"]),
       hostedCluster("two", 2, ["192.0.2.11", "192.0.2.12"]),
     ),
-    problems: [
-      "Infra/vlan100  DuplicateSourceIP warning",
-      "InfraClusterAttachment/two  DuplicateSourceIP warning",
-    ],
+    problems: ["Infra/vlan100  DuplicateSourceIP warning", "InfraClusterAttachment/two  DuplicateSourceIP warning"],
     topologies: ["vlan100"],
     served: ["vlan100: one, two"],
   },
@@ -204,7 +268,14 @@ const rows: Row[] = [
   },
   {
     name: "schema-invalid object is reported with its field path",
-    state: state({ invalid: [{ ref: { kind: "Infra", namespace: NS, name: "broken" }, errors: [{ field: "spec.networkConfig.cidr", message: "expected required property" }] }] }),
+    state: state({
+      invalid: [
+        {
+          ref: { kind: "Infra", namespace: NS, name: "broken" },
+          errors: [{ field: "spec.networkConfig.cidr", message: "expected required property" }],
+        },
+      ],
+    }),
     problems: ["Infra/broken spec.networkConfig.cidr InvalidSpec error"],
     topologies: [],
   },
@@ -216,17 +287,27 @@ describe("conflict rules", () => {
     expect(result.problems.map(short)).toEqual(row.problems);
     expect(result.topologies.map((t) => t.infra.name)).toEqual(row.topologies);
     if (row.served !== undefined) {
-      expect(result.topologies.map((t) => `${t.infra.name}: ${t.attachments.filter((a) => a.served).map((a) => a.ref.name).join(", ")}`)).toEqual(row.served);
+      expect(
+        result.topologies.map(
+          (t) =>
+            `${t.infra.name}: ${t.attachments
+              .filter((a) => a.served)
+              .map((a) => a.ref.name)
+              .join(", ")}`,
+        ),
+      ).toEqual(row.served);
     }
     for (const p of result.problems) expect(p.message.length).toBeGreaterThan(10);
   });
 
   it("a duplicate worker address is routed to the oldest claimant only", () => {
-    const result = build(combine(
-      { infras: [infra()], attachments: [attachment("one"), attachment("two")] },
-      hostedCluster("one", 1, ["192.0.2.10", "192.0.2.11"]),
-      hostedCluster("two", 2, ["192.0.2.11", "192.0.2.12"]),
-    ));
+    const result = build(
+      combine(
+        { infras: [infra()], attachments: [attachment("one"), attachment("two")] },
+        hostedCluster("one", 1, ["192.0.2.10", "192.0.2.11"]),
+        hostedCluster("two", 2, ["192.0.2.11", "192.0.2.12"]),
+      ),
+    );
     const t = result.topologies[0];
     expect(t?.attachments.map((a) => a.workerAddresses)).toEqual([["192.0.2.10", "192.0.2.11"], ["192.0.2.12"]]);
     const ranges = t?.proxy?.backends.filter((b) => b.kind === "kubernetes-service").map((b) => b.sourcePrefixRanges);
@@ -235,8 +316,14 @@ describe("conflict rules", () => {
 
   it("a Machine of a non-KubeVirt NodePool contributes no worker address", () => {
     const cp = `${NS}-one`;
-    const s = combine({ infras: [infra()], attachments: [attachment("one")] }, { ...one, nodePools: [{ ...one.nodePools?.[0], spec: { clusterName: "one", platform: { type: "AWS" } } } as never] },
-      { machines: [machine(cp, "extra", "one-workers", ["192.0.2.50"])] });
+    const s = combine(
+      { infras: [infra()], attachments: [attachment("one")] },
+      {
+        ...one,
+        nodePools: [{ ...one.nodePools?.[0], spec: { clusterName: "one", platform: { type: "AWS" } } } as never],
+      },
+      { machines: [machine(cp, "extra", "one-workers", ["192.0.2.50"])] },
+    );
     expect(build(s).topologies[0]?.attachments[0]?.workerAddresses).toEqual([]);
   });
 });

@@ -23,7 +23,10 @@ interface Row {
 const rows: Row[] = [
   {
     name: "a newcomer with the incumbent's domain (clusterName: alpha on beta)",
-    add: combine({ attachments: [attachment("beta", { cluster: "alpha", created: "2026-02-01T00:00:00Z" })] }, hostedCluster("beta", 2, ["192.0.2.20"])),
+    add: combine(
+      { attachments: [attachment("beta", { cluster: "alpha", created: "2026-02-01T00:00:00Z" })] },
+      hostedCluster("beta", 2, ["192.0.2.20"]),
+    ),
     refused: ["InfraClusterAttachment/beta DuplicateHostname", "Infra/vlan100 DuplicateHostname"],
   },
   {
@@ -33,7 +36,10 @@ const rows: Row[] = [
   },
   {
     name: "a newcomer whose Machine reports the incumbent's worker address",
-    add: combine({ attachments: [attachment("beta", { created: "2026-02-01T00:00:00Z" })] }, hostedCluster("beta", 2, ["192.0.2.10"])),
+    add: combine(
+      { attachments: [attachment("beta", { created: "2026-02-01T00:00:00Z" })] },
+      hostedCluster("beta", 2, ["192.0.2.10"]),
+    ),
     refused: ["InfraClusterAttachment/beta DuplicateSourceIP", "Infra/vlan100 DuplicateSourceIP"],
   },
 ];
@@ -44,8 +50,12 @@ describe("a conflicting newcomer", () => {
     const after = renderAll(combine(base, add));
     expect(servedAs(after, incumbent.metadata)).toEqual(before);
     expect(JSON.stringify(before)).toContain("api.alpha.example.com");
-    expect(after.model.problems.filter((p) => p.object.name !== "alpha").map((p) => `${p.object.kind}/${p.object.name} ${p.reason}`).sort())
-      .toEqual([...refused].sort());
+    expect(
+      after.model.problems
+        .filter((p) => p.object.name !== "alpha")
+        .map((p) => `${p.object.kind}/${p.object.name} ${p.reason}`)
+        .sort(),
+    ).toEqual([...refused].sort());
     // The incumbent is told nothing.
     expect(after.model.problems.filter((p) => p.object.name === "alpha")).toEqual([]);
   });

@@ -14,14 +14,23 @@ import type { KubeObject } from "../../src/watchers/kube/rest.js";
 import { exampleObjects } from "./support.js";
 
 const BUCKET: Record<string, ResourceName> = {
-  Infra: "infras", InfraClusterAttachment: "attachments", HostedCluster: "hostedclusters", NodePool: "nodepools",
-  Machine: "machines", VirtualMachineInstance: "vmis", Service: "services", Namespace: "namespaces",
+  Infra: "infras",
+  InfraClusterAttachment: "attachments",
+  HostedCluster: "hostedclusters",
+  NodePool: "nodepools",
+  Machine: "machines",
+  VirtualMachineInstance: "vmis",
+  Service: "services",
+  Namespace: "namespaces",
 };
 const NOW = Date.parse("2026-01-01T00:00:00Z");
 
 /** The standalone example as the watchers see it, plus its DHCPServer carrying `allocations`. */
 function observed(allocations: readonly DHCPAllocation[] | undefined, dropVmi?: string) {
-  const raw = Object.fromEntries(WATCHED_RESOURCES.map((r) => [r.name, new Map<string, KubeObject>()])) as Record<ResourceName, Map<string, KubeObject>>;
+  const raw = Object.fromEntries(WATCHED_RESOURCES.map((r) => [r.name, new Map<string, KubeObject>()])) as Record<
+    ResourceName,
+    Map<string, KubeObject>
+  >;
   for (const o of exampleObjects() as KubeObject[]) {
     const bucket = BUCKET[String(o["kind"])];
     if (bucket === undefined || o.metadata?.name === dropVmi) continue;
@@ -31,7 +40,11 @@ function observed(allocations: readonly DHCPAllocation[] | undefined, dropVmi?: 
   const child = first.model.topologies[0]?.children.dhcp;
   if (child === undefined) throw new Error("example has no DHCPServer");
   const key = `${child.metadata.namespace}/${child.metadata.name}`;
-  raw.dhcpservers.set(key, { ...child, metadata: { ...child.metadata, resourceVersion: "1" }, ...(allocations === undefined ? {} : { status: { allocations } }) });
+  raw.dhcpservers.set(key, {
+    ...child,
+    metadata: { ...child.metadata, resourceVersion: "1" },
+    ...(allocations === undefined ? {} : { status: { allocations } }),
+  });
   return { obs: buildObserved(raw, 2), key };
 }
 
@@ -39,8 +52,14 @@ function reconcileOnce(allocations: readonly DHCPAllocation[] | undefined, now: 
   const { obs, key } = observed(allocations, dropVmi);
   const outputs = renderAll(obs.state, { dhcpAllocations: persistedAllocations(obs.raw.dhcpservers), now });
   const desired = desiredState({ state: obs.state, outputs, settings: operatorSettings() });
-  const update = statusUpdates({ observed: obs, outputs, desired, dataPlane: NO_DATA_PLANE, now }).find((u) => u.kind === "DHCPServer");
-  return { written: update?.status["allocations"] as DHCPAllocation[] | undefined, reservations: outputs.model.topologies[0]?.dhcp?.reservations, key };
+  const update = statusUpdates({ observed: obs, outputs, desired, dataPlane: NO_DATA_PLANE, now }).find(
+    (u) => u.kind === "DHCPServer",
+  );
+  return {
+    written: update?.status["allocations"] as DHCPAllocation[] | undefined,
+    reservations: outputs.model.topologies[0]?.dhcp?.reservations,
+    key,
+  };
 }
 
 describe("operator DHCP allocations", () => {
@@ -57,7 +76,10 @@ describe("operator DHCP allocations", () => {
     const held = first.written?.find((a) => a.vmi.endsWith("/alpha-workers-0"));
     expect(held).toBeDefined();
     const gone = reconcileOnce(first.written, NOW + 1000, "alpha-workers-0");
-    expect(gone.written?.find((a) => a.mac === held?.mac)).toMatchObject({ ip: held?.ip, releasedAt: new Date(NOW + 1000).toISOString() });
+    expect(gone.written?.find((a) => a.mac === held?.mac)).toMatchObject({
+      ip: held?.ip,
+      releasedAt: new Date(NOW + 1000).toISOString(),
+    });
     expect(gone.reservations?.map((r) => r.ipAddress)).toContain(held?.ip);
     const back = reconcileOnce(gone.written, NOW + 120_000);
     expect(back.written?.find((a) => a.mac === held?.mac)).toEqual(held);

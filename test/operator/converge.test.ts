@@ -28,32 +28,52 @@ describe("operator against the fake API server", () => {
     const { op, states, dataPlane } = startOperator(f);
     close = () => op.close();
     await op.ready;
-    await eventually(() => { expect(op.isLeader()).toBe(true); });
+    await eventually(() => {
+      expect(op.isLeader()).toBe(true);
+    });
 
     // Every object desiredState computes from the last state is in the cluster, applied from that content.
     await eventually(() => {
       const last = states.last();
       expect(last).toBeDefined();
       if (last === undefined) return;
-      const nadConfig = (stored(f, "k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", "clusters", "vlan100")?.["spec"] as { config: string }).config;
-      const want = desiredState({ state: last.state, outputs: last.outputs, settings: operatorSettings({ namespace: "oooi-system" }), networkAttachments: new Map([["clusters/vlan100", nadConfig]]) });
+      const nadConfig = (
+        stored(f, "k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", "clusters", "vlan100")?.["spec"] as {
+          config: string;
+        }
+      ).config;
+      const want = desiredState({
+        state: last.state,
+        outputs: last.outputs,
+        settings: operatorSettings({ namespace: "oooi-system" }),
+        networkAttachments: new Map([["clusters/vlan100", nadConfig]]),
+      });
       const all = [...want.infras.flatMap((i) => i.objects), ...want.crossNamespace];
       expect(all.length).toBeGreaterThan(15);
       for (const o of all) {
         const live = stored(f, o.apiVersion, o.kind, o.metadata.namespace ?? "", o.metadata.name);
         expect(live, `${o.kind} ${o.metadata.name}`).toBeDefined();
-        expect((live?.["metadata"] as { annotations?: Record<string, string> }).annotations?.[APPLIED_HASH_ANNOTATION]).toBe(desiredHash(o));
+        expect(
+          (live?.["metadata"] as { annotations?: Record<string, string> }).annotations?.[APPLIED_HASH_ANNOTATION],
+        ).toBe(desiredHash(o));
       }
     }, 15_000);
 
     // What a reader checks by hand: kinds, the copied NAD with static IPAM, the policy, the finalizers.
-    const names = (kind: string, apiVersion: string) => storedList(f, apiVersion, kind, "clusters").map((o) => (o["metadata"] as { name: string }).name);
+    const names = (kind: string, apiVersion: string) =>
+      storedList(f, apiVersion, kind, "clusters").map((o) => (o["metadata"] as { name: string }).name);
     expect(names("Deployment", "apps/v1")).toEqual(["tenant-vlan-dhcp", "tenant-vlan-dns", "tenant-vlan-proxy"]);
     expect(names("ProxyServer", API_VERSION)).toEqual(["tenant-vlan-proxy"]);
     const nad = stored(f, "k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", "clusters", "tenant-vlan-dns");
-    expect(JSON.parse((nad?.["spec"] as { config: string }).config)).toMatchObject({ type: "bridge", vlan: 100, ipam: { type: "static", addresses: [{ address: "127.0.8.3/24" }] } });
+    expect(JSON.parse((nad?.["spec"] as { config: string }).config)).toMatchObject({
+      type: "bridge",
+      vlan: 100,
+      ipam: { type: "static", addresses: [{ address: "127.0.8.3/24" }] },
+    });
     const np = stored(f, "networking.k8s.io/v1", "NetworkPolicy", "clusters-alpha", "allow-infrastructure");
-    expect((np?.["metadata"] as { annotations: Record<string, string> }).annotations[ATTACHMENTS_ANNOTATION]).toBe("clusters/alpha");
+    expect((np?.["metadata"] as { annotations: Record<string, string> }).annotations[ATTACHMENTS_ANNOTATION]).toBe(
+      "clusters/alpha",
+    );
     for (const a of storedList(f, API_VERSION, "InfraClusterAttachment", "clusters")) {
       expect((a["metadata"] as { finalizers?: string[] }).finalizers).toEqual([ATTACHMENT_FINALIZER]);
     }
@@ -64,7 +84,11 @@ describe("operator against the fake API server", () => {
     await eventually(() => {
       const infra = stored(f, API_VERSION, "Infra", "clusters", "tenant-vlan");
       expect(readyOf(infra)).toMatchObject({ status: "False", reason: "ComponentsNotReady", observedGeneration: 1 });
-      expect((infra?.["status"] as Record<string, unknown>)["componentStatus"]).toEqual({ dhcpReady: false, dnsReady: false, proxyReady: false });
+      expect((infra?.["status"] as Record<string, unknown>)["componentStatus"]).toEqual({
+        dhcpReady: false,
+        dnsReady: false,
+        proxyReady: false,
+      });
     });
     const firstTransition = readyOf(stored(f, API_VERSION, "Infra", "clusters", "tenant-vlan"))?.["lastTransitionTime"];
 
@@ -72,9 +96,16 @@ describe("operator against the fake API server", () => {
     await eventually(() => {
       const infra = stored(f, API_VERSION, "Infra", "clusters", "tenant-vlan");
       expect(readyOf(infra)).toMatchObject({ status: "True", reason: "ReconciliationSucceeded" });
-      expect(infra?.["status"]).toMatchObject({ componentStatus: { dhcpReady: true, dnsReady: true, proxyReady: true }, attachments: { total: 2 }, observedGeneration: 1 });
+      expect(infra?.["status"]).toMatchObject({
+        componentStatus: { dhcpReady: true, dnsReady: true, proxyReady: true },
+        attachments: { total: 2 },
+        observedGeneration: 1,
+      });
       const alpha = stored(f, API_VERSION, "InfraClusterAttachment", "clusters", "alpha");
-      expect(alpha?.["status"]).toMatchObject({ domain: "alpha.clusters.example.com", controlPlaneNamespace: "clusters-alpha" });
+      expect(alpha?.["status"]).toMatchObject({
+        domain: "alpha.clusters.example.com",
+        controlPlaneNamespace: "clusters-alpha",
+      });
       expect(readyOf(alpha)).toMatchObject({ status: "True" });
       // A status set by someone else survives (apps ingress is not ours to write).
       expect(alpha?.["status"]).toMatchObject({ appsIngressStatus: { externalIP: "127.0.8.200" } });
@@ -90,16 +121,20 @@ describe("operator against the fake API server", () => {
       expect(infra?.["status"]).toMatchObject({ componentStatus: { proxyReady: false, dnsReady: true } });
       expect(readyOf(infra)?.["message"]).toMatch(/rejected the configuration: duplicate filter chain match/);
     });
-    expect(readyOf(stored(f, API_VERSION, "Infra", "clusters", "tenant-vlan"))?.["lastTransitionTime"]).toEqual(expect.any(String));
+    expect(readyOf(stored(f, API_VERSION, "Infra", "clusters", "tenant-vlan"))?.["lastTransitionTime"]).toEqual(
+      expect.any(String),
+    );
     expect(firstTransition).toEqual(expect.any(String));
 
     // A new worker (a Machine whose VMI is not observed yet) reaches onState (the xDS cache's feed)
     // with its source range. An existing worker's report would move nothing: where oooi runs DHCP
     // its VMI's allocation is its source.
     const machine = stored(f, "cluster.x-k8s.io/v1beta1", "Machine", "clusters-alpha", "alpha-workers-1");
-    const annotations = (machine?.["metadata"] as { annotations?: Record<string, string> } | undefined)?.annotations ?? {};
+    const annotations =
+      (machine?.["metadata"] as { annotations?: Record<string, string> } | undefined)?.annotations ?? {};
     f.seed({
-      apiVersion: "cluster.x-k8s.io/v1beta1", kind: "Machine",
+      apiVersion: "cluster.x-k8s.io/v1beta1",
+      kind: "Machine",
       metadata: { name: "alpha-workers-9", namespace: "clusters-alpha", annotations },
       spec: machine?.["spec"] ?? {},
       status: { addresses: [{ type: "InternalIP", address: "127.0.8.77" }] },
@@ -118,7 +153,9 @@ describe("operator against the fake API server", () => {
       const key = `${r.verb} ${r.group ?? ""}/${r.resource}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const ok = grants.some((g) => g.apiGroup === (r.group ?? "") && g.resources.includes(r.resource ?? "") && g.verbs.includes(r.verb));
+      const ok = grants.some(
+        (g) => g.apiGroup === (r.group ?? "") && g.resources.includes(r.resource ?? "") && g.verbs.includes(r.verb),
+      );
       expect(ok, `not granted: ${key}`).toBe(true);
     }
     expect(seen.size).toBeGreaterThan(20);
@@ -128,7 +165,9 @@ describe("operator against the fake API server", () => {
     fake = await seededFake();
     const f = fake;
     f.seed({
-      apiVersion: API_VERSION, kind: "Infra", metadata: { name: "broken", namespace: "clusters" },
+      apiVersion: API_VERSION,
+      kind: "Infra",
+      metadata: { name: "broken", namespace: "clusters" },
       spec: { networkConfig: { cidr: "10.0.0.0/33", gateway: "10.0.0.1", networkAttachmentDefinition: "vlan100" } },
     });
     const { op } = startOperator(f, { leaderElection: false });
@@ -138,8 +177,14 @@ describe("operator against the fake API server", () => {
       expect(readyOf(broken)).toMatchObject({ status: "False", reason: "InvalidSpec", observedGeneration: 1 });
       expect(readyOf(broken)?.["message"]).toMatch(/cidr/);
       expect(stored(f, "apps/v1", "Deployment", "clusters", "tenant-vlan-proxy")).toBeDefined();
-      expect(readyOf(stored(f, API_VERSION, "Infra", "clusters", "tenant-vlan"))).toMatchObject({ reason: "ComponentsNotReady" });
+      expect(readyOf(stored(f, API_VERSION, "Infra", "clusters", "tenant-vlan"))).toMatchObject({
+        reason: "ComponentsNotReady",
+      });
     }, 15_000);
-    expect(storedList(f, "apps/v1", "Deployment").map((d) => (d["metadata"] as { name: string }).name).filter((n) => n.startsWith("broken"))).toEqual([]);
+    expect(
+      storedList(f, "apps/v1", "Deployment")
+        .map((d) => (d["metadata"] as { name: string }).name)
+        .filter((n) => n.startsWith("broken")),
+    ).toEqual([]);
   });
 });

@@ -24,7 +24,9 @@ afterEach(async () => {
 async function moveWorker(f: FakeApiServer, states: StateLog, address: string): Promise<void> {
   joinWorker(f, address);
   await eventually(() => {
-    const svc = states.last()?.outputs.model.topologies[0]?.proxy?.backends.find((b) => b.name === "clusters/alpha/kubernetes-service");
+    const svc = states
+      .last()
+      ?.outputs.model.topologies[0]?.proxy?.backends.find((b) => b.name === "clusters/alpha/kubernetes-service");
     expect(svc?.sourcePrefixRanges.some((r) => covers(r, address))).toBe(true);
   }, 15_000);
 }
@@ -33,8 +35,13 @@ function joinWorker(f: FakeApiServer, address: string): void {
   const m = stored(f, "cluster.x-k8s.io/v1beta1", "Machine", "clusters-alpha", "alpha-workers-0");
   const metadata = m?.["metadata"] as { annotations?: Record<string, string> } | undefined;
   f.seed({
-    apiVersion: "cluster.x-k8s.io/v1beta1", kind: "Machine",
-    metadata: { name: `alpha-joined-${address.replaceAll(".", "-")}`, namespace: "clusters-alpha", annotations: metadata?.annotations ?? {} },
+    apiVersion: "cluster.x-k8s.io/v1beta1",
+    kind: "Machine",
+    metadata: {
+      name: `alpha-joined-${address.replaceAll(".", "-")}`,
+      namespace: "clusters-alpha",
+      annotations: metadata?.annotations ?? {},
+    },
     spec: m?.["spec"] ?? {},
     status: { addresses: [{ type: "InternalIP", address }] },
   });
@@ -63,9 +70,14 @@ describe("faults", () => {
   it("recovers from watch resets, 410, 500s, 409s and an API outage; the state never empties", async () => {
     fake = await seededFake();
     const f = fake;
-    const { op, states, metrics } = startOperator(f, { leaderElection: false, watch: { timeoutSeconds: 30, watchdogMs: 2_000, discoveryIntervalMs: 300 } });
+    const { op, states, metrics } = startOperator(f, {
+      leaderElection: false,
+      watch: { timeoutSeconds: 30, watchdogMs: 2_000, discoveryIntervalMs: 300 },
+    });
     close = () => op.close();
-    await eventually(() => { expect(stored(f, "apps/v1", "Deployment", "clusters", "tenant-vlan-proxy")).toBeDefined(); });
+    await eventually(() => {
+      expect(stored(f, "apps/v1", "Deployment", "clusters", "tenant-vlan-proxy")).toBeDefined();
+    });
 
     // Abrupt connection reset of every watch (client-node's informers would stop here).
     expect(f.resetWatches({ abrupt: true })).toBeGreaterThan(10);
@@ -88,7 +100,16 @@ describe("faults", () => {
     f.conflictNext(3, { verb: "patch", resource: "proxyservers" });
     const infra = stored(f, API_VERSION, "Infra", "clusters", "tenant-vlan");
     const spec = infra?.["spec"] as { infraComponents: { proxy: Record<string, unknown> } };
-    f.seed({ ...infra, spec: { ...spec, infraComponents: { ...spec.infraComponents, proxy: { ...spec.infraComponents.proxy, proxyImage: "example.com/envoy:v2" } } } });
+    f.seed({
+      ...infra,
+      spec: {
+        ...spec,
+        infraComponents: {
+          ...spec.infraComponents,
+          proxy: { ...spec.infraComponents.proxy, proxyImage: "example.com/envoy:v2" },
+        },
+      },
+    });
     await eventually(() => {
       const ps = stored(f, API_VERSION, "ProxyServer", "clusters", "tenant-vlan-proxy");
       expect((ps?.["spec"] as { proxyImage?: string }).proxyImage).toBe("example.com/envoy:v2");
@@ -100,9 +121,13 @@ describe("faults", () => {
     await f.goDown(1_500);
     await sleep(300);
     joinWorker(f, "127.0.8.40");
-    await eventually(() => { expect(f.isDown()).toBe(false); }, 5_000);
     await eventually(() => {
-      const svc = states.last()?.outputs.model.topologies[0]?.proxy?.backends.find((b) => b.name === "clusters/alpha/kubernetes-service");
+      expect(f.isDown()).toBe(false);
+    }, 5_000);
+    await eventually(() => {
+      const svc = states
+        .last()
+        ?.outputs.model.topologies[0]?.proxy?.backends.find((b) => b.name === "clusters/alpha/kubernetes-service");
       expect(svc?.sourcePrefixRanges.some((r) => covers(r, "127.0.8.40"))).toBe(true);
     }, 15_000);
     expect(states.calls.length).toBeGreaterThan(before);
@@ -112,7 +137,9 @@ describe("faults", () => {
     if (k === undefined) throw new Error("not served");
     f.store.delete(k, "clusters", "tenant-vlan-dns", {});
     expect(stored(f, "v1", "ConfigMap", "clusters", "tenant-vlan-dns")).toBeUndefined();
-    await eventually(() => { expect(stored(f, "v1", "ConfigMap", "clusters", "tenant-vlan-dns")?.["data"]).toEqual(dns?.["data"]); }, 15_000);
+    await eventually(() => {
+      expect(stored(f, "v1", "ConfigMap", "clusters", "tenant-vlan-dns")?.["data"]).toEqual(dns?.["data"]);
+    }, 15_000);
 
     assertNeverEmptied(states);
   });

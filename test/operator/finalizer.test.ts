@@ -27,16 +27,30 @@ describe("attachment finalizer", () => {
     close = () => op.close();
     await eventually(() => {
       expect(stored(f, ...NP)).toBeDefined();
-      expect((stored(f, API_VERSION, "InfraClusterAttachment", "clusters", "alpha")?.["metadata"] as { finalizers?: string[] }).finalizers).toEqual([ATTACHMENT_FINALIZER]);
+      expect(
+        (
+          stored(f, API_VERSION, "InfraClusterAttachment", "clusters", "alpha")?.["metadata"] as {
+            finalizers?: string[];
+          }
+        ).finalizers,
+      ).toEqual([ATTACHMENT_FINALIZER]);
     });
     const mark = f.requests.all().length;
 
     const kind = f.store.kindByGvk(API_VERSION, "InfraClusterAttachment");
     if (kind === undefined) throw new Error("not served");
     f.store.delete(kind, "clusters", "alpha", {});
-    expect((stored(f, API_VERSION, "InfraClusterAttachment", "clusters", "alpha")?.["metadata"] as { deletionTimestamp?: string }).deletionTimestamp).toBeDefined();
+    expect(
+      (
+        stored(f, API_VERSION, "InfraClusterAttachment", "clusters", "alpha")?.["metadata"] as {
+          deletionTimestamp?: string;
+        }
+      ).deletionTimestamp,
+    ).toBeDefined();
 
-    await eventually(() => { expect(stored(f, API_VERSION, "InfraClusterAttachment", "clusters", "alpha")).toBeUndefined(); });
+    await eventually(() => {
+      expect(stored(f, API_VERSION, "InfraClusterAttachment", "clusters", "alpha")).toBeUndefined();
+    });
     expect(stored(f, ...NP)).toBeUndefined();
 
     // The policy was deleted before the finalizer was removed.
@@ -47,10 +61,14 @@ describe("attachment finalizer", () => {
     expect(release).toBeGreaterThan(npDelete);
 
     // Every state that showed alpha terminating still served its routes.
-    const terminating = states.calls.filter((c) => c.state.attachments.some((a) => a.metadata.name === "alpha" && a.metadata.deletionTimestamp !== undefined));
+    const terminating = states.calls.filter((c) =>
+      c.state.attachments.some((a) => a.metadata.name === "alpha" && a.metadata.deletionTimestamp !== undefined),
+    );
     expect(terminating.length).toBeGreaterThan(0);
     for (const c of terminating) {
-      expect(c.outputs.model.topologies[0]?.proxy?.backends.map((b) => b.name)).toContain("clusters/alpha/kube-apiserver");
+      expect(c.outputs.model.topologies[0]?.proxy?.backends.map((b) => b.name)).toContain(
+        "clusters/alpha/kube-apiserver",
+      );
     }
     // Once gone, its routes are gone too; beta keeps its own.
     await eventually(() => {
@@ -70,7 +88,9 @@ describe("idle", () => {
       watch: { timeoutSeconds: 1, watchdogMs: 1_500, discoveryIntervalMs: 200 },
     });
     close = () => op.close();
-    await eventually(() => { expect(op.isLeader()).toBe(true); });
+    await eventually(() => {
+      expect(op.isLeader()).toBe(true);
+    });
     await eventually(() => {
       markDeploymentsAvailable(f);
       expect(readyOf(stored(f, API_VERSION, "Infra", "clusters", "tenant-vlan"))).toMatchObject({ status: "True" });
@@ -78,7 +98,9 @@ describe("idle", () => {
     // Let the last status writes be observed.
     await eventually(() => {
       const before = f.requests.writes().filter((r) => r.resource !== "leases").length;
-      return sleep(400).then(() => { expect(f.requests.writes().filter((r) => r.resource !== "leases").length).toBe(before); });
+      return sleep(400).then(() => {
+        expect(f.requests.writes().filter((r) => r.resource !== "leases").length).toBe(before);
+      });
     });
 
     f.requests.clear();
@@ -93,7 +115,7 @@ describe("idle", () => {
     expect(writes.map((w) => `${w.verb} ${w.resource ?? ""} ${w.name ?? ""}`)).toEqual([]);
     expect(f.requests.count({ verb: "update", resource: "leases" })).toBeGreaterThan(5);
     // The period was not idle for the machinery: passes ran, watches ended and resumed.
-    expect(await counter(metrics, "oooi_reconcile_total", 'result="ok"') - reconciles).toBeGreaterThan(10);
+    expect((await counter(metrics, "oooi_reconcile_total", 'result="ok"')) - reconciles).toBeGreaterThan(10);
     expect(f.requests.count({ verb: "watch" })).toBeGreaterThan(17);
     expect(f.requests.count({ verb: "list" })).toBeGreaterThanOrEqual(17);
   });

@@ -21,10 +21,14 @@ describe("two replicas", () => {
     const f = fake;
     const a = startOperator(f, { identity: "replica-a", httpListen: { host: "127.0.0.1", port: 0 } });
     closers.push(() => a.op.close());
-    await eventually(() => { expect(a.op.isLeader()).toBe(true); });
+    await eventually(() => {
+      expect(a.op.isLeader()).toBe(true);
+    });
     const b = startOperator(f, { identity: "replica-b" });
     closers.push(() => b.op.close());
-    await eventually(() => { expect(stored(f, "apps/v1", "Deployment", "clusters", "tenant-vlan-proxy")).toBeDefined(); });
+    await eventually(() => {
+      expect(stored(f, "apps/v1", "Deployment", "clusters", "tenant-vlan-proxy")).toBeDefined();
+    });
     await b.op.ready;
     // Both render the same state for their own xDS caches.
     await eventually(() => {
@@ -49,7 +53,9 @@ describe("two replicas", () => {
     await a.op.close();
     const lease = stored(f, "coordination.k8s.io/v1", "Lease", "oooi-system", "oooi-operator");
     expect((lease?.["spec"] as { holderIdentity?: string } | undefined)?.holderIdentity).not.toBe("replica-a");
-    await eventually(() => { expect(b.op.isLeader()).toBe(true); });
+    await eventually(() => {
+      expect(b.op.isLeader()).toBe(true);
+    });
     const cm = stored(f, "v1", "ConfigMap", "clusters", "tenant-vlan-dns");
     expect(cm?.["data"]).toBeDefined();
     const k = f.store.kindByGvk("v1", "ConfigMap");
@@ -60,7 +66,12 @@ describe("two replicas", () => {
       expect(stored(f, "v1", "ConfigMap", "clusters", "tenant-vlan-dns")?.["data"]).toEqual(cm?.["data"]);
       expect(await counter(b.metrics, "oooi_writes_total", 'kind="ConfigMap"')).toBeGreaterThanOrEqual(1);
     });
-    expect((stored(f, "coordination.k8s.io/v1", "Lease", "oooi-system", "oooi-operator")?.["spec"] as { holderIdentity?: string; leaseTransitions?: number })).toMatchObject({ holderIdentity: "replica-b" });
+    expect(
+      stored(f, "coordination.k8s.io/v1", "Lease", "oooi-system", "oooi-operator")?.["spec"] as {
+        holderIdentity?: string;
+        leaseTransitions?: number;
+      },
+    ).toMatchObject({ holderIdentity: "replica-b" });
   });
 });
 
@@ -75,14 +86,20 @@ describe("LeaderElector timing (manual clock)", () => {
     const a = new LeaderElector({ rest, namespace: "oooi-system", name: "l", identity: "a", timing, clock });
     const b = new LeaderElector({ rest, namespace: "oooi-system", name: "l", identity: "b", timing, clock });
     a.start();
-    await eventually(() => { expect(a.isLeader()).toBe(true); });
+    await eventually(() => {
+      expect(a.isLeader()).toBe(true);
+    });
     b.start();
-    await eventually(() => { expect(leases()).toBeGreaterThanOrEqual(3); });
+    await eventually(() => {
+      expect(leases()).toBeGreaterThanOrEqual(3);
+    });
     /** Advances the clock one step and lets the requests it triggers finish. */
     const step = async (ms: number): Promise<void> => {
       const before = leases();
       clock.advance(ms);
-      await eventually(() => { expect(leases()).toBeGreaterThan(before); });
+      await eventually(() => {
+        expect(leases()).toBeGreaterThan(before);
+      });
       await new Promise((r) => setTimeout(r, 30));
     };
     for (let i = 0; i < 5; i++) await step(2_500);
@@ -98,7 +115,10 @@ describe("LeaderElector timing (manual clock)", () => {
     // a's own view: past the renew deadline it no longer claims leadership.
     expect(a.isLeader()).toBe(false);
     await b.stop(true);
-    expect((stored(f, "coordination.k8s.io/v1", "Lease", "oooi-system", "l")?.["spec"] as { holderIdentity?: string }).holderIdentity).toBe("");
+    expect(
+      (stored(f, "coordination.k8s.io/v1", "Lease", "oooi-system", "l")?.["spec"] as { holderIdentity?: string })
+        .holderIdentity,
+    ).toBe("");
   });
 
   it("a leader that cannot renew within the deadline stops leading", async () => {
@@ -106,16 +126,24 @@ describe("LeaderElector timing (manual clock)", () => {
     const f = fake;
     const clock = new ManualClock();
     const a = new LeaderElector({
-      rest: new KubeRest(kubeConfigFor(f.url)), namespace: "oooi-system", name: "l2", identity: "a", clock,
+      rest: new KubeRest(kubeConfigFor(f.url)),
+      namespace: "oooi-system",
+      name: "l2",
+      identity: "a",
+      clock,
       timing: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
     });
     a.start();
-    await eventually(() => { expect(a.isLeader()).toBe(true); });
+    await eventually(() => {
+      expect(a.isLeader()).toBe(true);
+    });
     f.failNext(100, { match: { resource: "leases" } });
     for (let i = 0; i < 4; i++) {
       const before = f.requests.count({ resource: "leases" });
       clock.advance(2_000);
-      await eventually(() => { expect(f.requests.count({ resource: "leases" })).toBeGreaterThan(before); });
+      await eventually(() => {
+        expect(f.requests.count({ resource: "leases" })).toBeGreaterThan(before);
+      });
     }
     expect(a.isLeader()).toBe(true);
     clock.advance(3_000);

@@ -14,17 +14,27 @@ import type { KubeObject } from "../../src/watchers/kube/rest.js";
 import { exampleObjects } from "./support.js";
 
 const BUCKET: Record<string, ResourceName> = {
-  Infra: "infras", InfraClusterAttachment: "attachments", HostedCluster: "hostedclusters", NodePool: "nodepools",
-  Machine: "machines", VirtualMachineInstance: "vmis", Service: "services", Namespace: "namespaces",
+  Infra: "infras",
+  InfraClusterAttachment: "attachments",
+  HostedCluster: "hostedclusters",
+  NodePool: "nodepools",
+  Machine: "machines",
+  VirtualMachineInstance: "vmis",
+  Service: "services",
+  Namespace: "namespaces",
 };
 
 function observedWith(infraStatus: unknown): ReturnType<typeof buildObserved> {
-  const raw = Object.fromEntries(WATCHED_RESOURCES.map((r) => [r.name, new Map<string, KubeObject>()])) as Record<ResourceName, Map<string, KubeObject>>;
+  const raw = Object.fromEntries(WATCHED_RESOURCES.map((r) => [r.name, new Map<string, KubeObject>()])) as Record<
+    ResourceName,
+    Map<string, KubeObject>
+  >;
   for (const o of exampleObjects() as KubeObject[]) {
     const bucket = BUCKET[String(o["kind"])];
     if (bucket === undefined) continue;
     const meta = { ...o.metadata, uid: `uid-${o.metadata?.name ?? ""}`, generation: 3, resourceVersion: "7" };
-    const obj: KubeObject = o["kind"] === "Infra" ? { ...o, metadata: meta, status: infraStatus } : { ...o, metadata: meta };
+    const obj: KubeObject =
+      o["kind"] === "Infra" ? { ...o, metadata: meta, status: infraStatus } : { ...o, metadata: meta };
     raw[bucket].set(`${meta.namespace ?? ""}/${meta.name ?? ""}`, obj);
   }
   return buildObserved(raw, 1);
@@ -34,7 +44,9 @@ function infraUpdate(infraStatus: unknown, now: number) {
   const observed = observedWith(infraStatus);
   const outputs = renderAll(observed.state);
   const desired = desiredState({ state: observed.state, outputs, settings: operatorSettings() });
-  const u = statusUpdates({ observed, outputs, desired, dataPlane: NO_DATA_PLANE, now }).find((x) => x.kind === "Infra");
+  const u = statusUpdates({ observed, outputs, desired, dataPlane: NO_DATA_PLANE, now }).find(
+    (x) => x.kind === "Infra",
+  );
   if (u === undefined) throw new Error("no Infra update");
   return u;
 }
@@ -44,14 +56,36 @@ const NOW = Date.parse("2025-01-01T00:00:00Z");
 
 describe("status", () => {
   it("keeps lastTransitionTime while Ready keeps its status, moves it on a flip", () => {
-    const same = infraUpdate({ conditions: [{ type: "Ready", status: "False", reason: "Other", message: "x", lastTransitionTime: T0 }] }, NOW);
+    const same = infraUpdate(
+      { conditions: [{ type: "Ready", status: "False", reason: "Other", message: "x", lastTransitionTime: T0 }] },
+      NOW,
+    );
     const ready = (same.status["conditions"] as Record<string, unknown>[])[0];
-    expect(ready).toMatchObject({ type: "Ready", status: "False", reason: "ComponentsNotReady", observedGeneration: 3, lastTransitionTime: T0 });
+    expect(ready).toMatchObject({
+      type: "Ready",
+      status: "False",
+      reason: "ComponentsNotReady",
+      observedGeneration: 3,
+      lastTransitionTime: T0,
+    });
     expect(same.upToDate).toBe(false);
 
-    const flipped = infraUpdate({ conditions: [{ type: "Ready", status: "True", reason: "ReconciliationSucceeded", message: "", lastTransitionTime: T0 }] }, NOW);
-    expect((flipped.status["conditions"] as Record<string, unknown>[])[0]?.["lastTransitionTime"]).toBe("2025-01-01T00:00:00Z");
-    expect(flipped.status).toMatchObject({ observedGeneration: 3, componentStatus: { dhcpReady: false, dnsReady: false, proxyReady: false }, attachments: { total: 2 } });
+    const flipped = infraUpdate(
+      {
+        conditions: [
+          { type: "Ready", status: "True", reason: "ReconciliationSucceeded", message: "", lastTransitionTime: T0 },
+        ],
+      },
+      NOW,
+    );
+    expect((flipped.status["conditions"] as Record<string, unknown>[])[0]?.["lastTransitionTime"]).toBe(
+      "2025-01-01T00:00:00Z",
+    );
+    expect(flipped.status).toMatchObject({
+      observedGeneration: 3,
+      componentStatus: { dhcpReady: false, dnsReady: false, proxyReady: false },
+      attachments: { total: 2 },
+    });
   });
 
   it("is up to date when the observed status equals it, whatever else the status holds", () => {
@@ -72,11 +106,39 @@ describe("status", () => {
   });
 
   it("reads Deployment availability at the current generation", () => {
-    const d = (status: object, generation = 2, replicas = 2): KubeObject => ({ metadata: { generation }, spec: { replicas }, status });
-    expect(deploymentUnavailable(d({ observedGeneration: 2, updatedReplicas: 2, availableReplicas: 2, conditions: [{ type: "Available", status: "True" }] }))).toBeUndefined();
-    expect(deploymentUnavailable(d({ observedGeneration: 1, updatedReplicas: 2, availableReplicas: 2 }))).toMatch(/not observed/);
-    expect(deploymentUnavailable(d({ observedGeneration: 2, updatedReplicas: 1, availableReplicas: 2 }))).toMatch(/rolling out/);
-    expect(deploymentUnavailable(d({ observedGeneration: 2, updatedReplicas: 2, availableReplicas: 0 }))).toMatch(/no available replica/);
-    expect(deploymentUnavailable(d({ observedGeneration: 2, updatedReplicas: 2, availableReplicas: 2, conditions: [{ type: "Available", status: "False" }] }))).toMatch(/not Available/);
+    const d = (status: object, generation = 2, replicas = 2): KubeObject => ({
+      metadata: { generation },
+      spec: { replicas },
+      status,
+    });
+    expect(
+      deploymentUnavailable(
+        d({
+          observedGeneration: 2,
+          updatedReplicas: 2,
+          availableReplicas: 2,
+          conditions: [{ type: "Available", status: "True" }],
+        }),
+      ),
+    ).toBeUndefined();
+    expect(deploymentUnavailable(d({ observedGeneration: 1, updatedReplicas: 2, availableReplicas: 2 }))).toMatch(
+      /not observed/,
+    );
+    expect(deploymentUnavailable(d({ observedGeneration: 2, updatedReplicas: 1, availableReplicas: 2 }))).toMatch(
+      /rolling out/,
+    );
+    expect(deploymentUnavailable(d({ observedGeneration: 2, updatedReplicas: 2, availableReplicas: 0 }))).toMatch(
+      /no available replica/,
+    );
+    expect(
+      deploymentUnavailable(
+        d({
+          observedGeneration: 2,
+          updatedReplicas: 2,
+          availableReplicas: 2,
+          conditions: [{ type: "Available", status: "False" }],
+        }),
+      ),
+    ).toMatch(/not Available/);
   });
 });

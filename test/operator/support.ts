@@ -14,7 +14,12 @@ import { Metrics } from "../../src/metrics/index.js";
 import type { Outputs } from "../../src/pipeline/outputs.js";
 import type { Clock, TimerHandle } from "../../src/util/clock.js";
 import {
-  BUILTIN_KINDS, EXTERNAL_KINDS, FakeApiServer, OOOI_KINDS, kubeConfigFor, type KubeObject,
+  BUILTIN_KINDS,
+  EXTERNAL_KINDS,
+  FakeApiServer,
+  OOOI_KINDS,
+  kubeConfigFor,
+  type KubeObject,
 } from "../support/fake-apiserver/index.js";
 import type { JsonObject } from "../support/fake-apiserver/types.js";
 
@@ -23,7 +28,9 @@ const EXAMPLES = fileURLToPath(new URL("../../examples/standalone/", import.meta
 /** The example's objects, as plain JSON. */
 export function exampleObjects(): JsonObject[] {
   const out: JsonObject[] = [];
-  for (const f of readdirSync(EXAMPLES).filter((n) => n.endsWith(".yaml")).sort()) {
+  for (const f of readdirSync(EXAMPLES)
+    .filter((n) => n.endsWith(".yaml"))
+    .sort()) {
     for (const doc of parseAllDocuments(readFileSync(join(EXAMPLES, f), "utf8"))) {
       const v = doc.toJS() as JsonObject | null;
       if (v !== null) out.push(v);
@@ -34,9 +41,19 @@ export function exampleObjects(): JsonObject[] {
 
 /** The Infra's Multus NAD (a bridge on VLAN 100), which the per-component NADs copy. */
 export const INFRA_NAD: JsonObject = {
-  apiVersion: "k8s.cni.cncf.io/v1", kind: "NetworkAttachmentDefinition",
+  apiVersion: "k8s.cni.cncf.io/v1",
+  kind: "NetworkAttachmentDefinition",
   metadata: { name: "vlan100", namespace: "clusters" },
-  spec: { config: JSON.stringify({ cniVersion: "0.3.1", name: "vlan100", type: "bridge", bridge: "br-vlan100", vlan: 100, ipam: {} }) },
+  spec: {
+    config: JSON.stringify({
+      cniVersion: "0.3.1",
+      name: "vlan100",
+      type: "bridge",
+      bridge: "br-vlan100",
+      vlan: 100,
+      ipam: {},
+    }),
+  },
 };
 
 /** A fake serving every kind the operator touches, with the example seeded. */
@@ -82,9 +99,23 @@ export class FakeDataPlane implements DataPlaneView {
 }
 
 /** Logger that drops everything (set OOOI_TEST_LOG=1 to see it). */
-export const quietLogger: OperatorLogger = process.env["OOOI_TEST_LOG"] === "1"
-  ? { debug: (o, m) => { console.log("debug", m, o); }, info: (o, m) => { console.log("info", m, o); }, warn: (o, m) => { console.log("warn", m, o); }, error: (o, m) => { console.log("error", m, o); } }
-  : { debug() {}, info() {}, warn() {}, error() {} };
+export const quietLogger: OperatorLogger =
+  process.env["OOOI_TEST_LOG"] === "1"
+    ? {
+        debug: (o, m) => {
+          console.log("debug", m, o);
+        },
+        info: (o, m) => {
+          console.log("info", m, o);
+        },
+        warn: (o, m) => {
+          console.log("warn", m, o);
+        },
+        error: (o, m) => {
+          console.log("error", m, o);
+        },
+      }
+    : { debug() {}, info() {}, warn() {}, error() {} };
 
 /** Every onState call, newest last. */
 export interface StateLog {
@@ -93,7 +124,10 @@ export interface StateLog {
 }
 
 /** An operator on the fake with test timings; returns it with its state log and metrics. */
-export function startOperator(fake: FakeApiServer, opts: Partial<RunOperatorOptions> = {}): { op: RunningOperator; states: StateLog; metrics: OperatorMetrics; dataPlane: FakeDataPlane } {
+export function startOperator(
+  fake: FakeApiServer,
+  opts: Partial<RunOperatorOptions> = {},
+): { op: RunningOperator; states: StateLog; metrics: OperatorMetrics; dataPlane: FakeDataPlane } {
   const calls: { state: ClusterState; outputs: Outputs }[] = [];
   const metrics = new Metrics().recorder(OPERATOR_METRICS);
   const dataPlane = new FakeDataPlane();
@@ -103,7 +137,9 @@ export function startOperator(fake: FakeApiServer, opts: Partial<RunOperatorOpti
     dataPlane,
     logger: quietLogger,
     metrics,
-    onState: (state, outputs) => { calls.push({ state, outputs }); },
+    onState: (state, outputs) => {
+      calls.push({ state, outputs });
+    },
     debounceMs: 20,
     resyncMs: 250,
     leaseTiming: { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 },
@@ -126,7 +162,13 @@ export async function counter(metrics: OperatorMetrics, name: string, filter = "
 }
 
 /** A stored object (undefined when absent). */
-export function stored(fake: FakeApiServer, apiVersion: string, kind: string, namespace: string, name: string): KubeObject | undefined {
+export function stored(
+  fake: FakeApiServer,
+  apiVersion: string,
+  kind: string,
+  namespace: string,
+  name: string,
+): KubeObject | undefined {
   const k = fake.store.kindByGvk(apiVersion, kind);
   if (k === undefined) throw new Error(`${apiVersion} ${kind} not served`);
   try {
@@ -149,7 +191,14 @@ export function markDeploymentsAvailable(fake: FakeApiServer): number {
   for (const d of storedList(fake, "apps/v1", "Deployment")) {
     const m = d["metadata"] as { generation?: number };
     const replicas = ((d["spec"] ?? {}) as { replicas?: number }).replicas ?? 1;
-    const status = { observedGeneration: m.generation ?? 1, replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, conditions: [{ type: "Available", status: "True" }] };
+    const status = {
+      observedGeneration: m.generation ?? 1,
+      replicas,
+      updatedReplicas: replicas,
+      readyReplicas: replicas,
+      availableReplicas: replicas,
+      conditions: [{ type: "Available", status: "True" }],
+    };
     if (JSON.stringify(d["status"]) === JSON.stringify(status)) continue;
     fake.seed({ ...d, apiVersion: "apps/v1", kind: "Deployment", status });
     n++;

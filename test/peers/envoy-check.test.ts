@@ -17,7 +17,9 @@ const EXAMPLES = join(ROOT, "examples");
 const GOLDEN = join(ROOT, "test", "golden");
 const checker = envoyCheckBinary();
 const work = mkdtempSync(join(tmpdir(), "oooi-envoy-check-"));
-afterAll(() => { rmSync(work, { recursive: true, force: true }); });
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
 
 /** Writes every envoy.json of `files` under `dir`; returns how many. */
 function writeEnvoyFiles(dir: string, files: ReadonlyMap<string, string>): number {
@@ -41,7 +43,10 @@ function accepted(run: ReturnType<typeof runEnvoyCheck>): string[] {
 }
 
 describe.skipIf(checker.path === undefined)("envoy-check: what oooi renders, Envoy accepts", () => {
-  const examples = readdirSync(EXAMPLES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const examples = readdirSync(EXAMPLES, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 
   it("every example's render", async () => {
     const dir = join(work, "examples");
@@ -94,49 +99,76 @@ const HCM: Path = ["listeners", 0, "filter_chains", 0, "filters", 0, "typed_conf
 /** One broken rule each: how to break a real rendering, and what the checker must say. */
 const REJECTIONS: readonly { name: string; example: string; breakIt: (doc: EnvoyJson) => void; says: RegExp }[] = [
   {
-    name: "a TcpProxy without stat_prefix", example: "minimal",
-    breakIt: (d) => { delete at(d, TCP_PROXY)["stat_prefix"]; },
+    name: "a TcpProxy without stat_prefix",
+    example: "minimal",
+    breakIt: (d) => {
+      delete at(d, TCP_PROXY)["stat_prefix"];
+    },
     says: /listener "https-443": filter_chains\[0\]\.filters\[0\]\.typed_config \(envoy\.extensions\.filters\.network\.tcp_proxy\.v3\.TcpProxy\): invalid TcpProxy\.StatPrefix/,
   },
   {
-    name: "an HttpConnectionManager without stat_prefix", example: "apps-ingress",
-    breakIt: (d) => { delete at(d, HCM)["stat_prefix"]; },
+    name: "an HttpConnectionManager without stat_prefix",
+    example: "apps-ingress",
+    breakIt: (d) => {
+      delete at(d, HCM)["stat_prefix"];
+    },
     says: /listener "http-80": filter_chains\[0\]\.filters\[0\]\.typed_config \(envoy\.extensions\.filters\.network\.http_connection_manager\.v3\.HttpConnectionManager\): invalid HttpConnectionManager\.StatPrefix/,
   },
   {
-    name: "a connect_timeout of 0s", example: "minimal",
-    breakIt: (d) => { at(d, ["clusters", 0])["connect_timeout"] = "0s"; },
+    name: "a connect_timeout of 0s",
+    example: "minimal",
+    breakIt: (d) => {
+      at(d, ["clusters", 0])["connect_timeout"] = "0s";
+    },
     says: /cluster "[^"]+": invalid Cluster\.ConnectTimeout: value must be greater than 0s/,
   },
   {
-    name: "an empty cluster name", example: "minimal",
-    breakIt: (d) => { at(d, ["clusters", 0])["name"] = ""; },
+    name: "an empty cluster name",
+    example: "minimal",
+    breakIt: (d) => {
+      at(d, ["clusters", 0])["name"] = "";
+    },
     says: /cluster "": invalid Cluster\.Name: value length must be at least 1 runes/,
   },
   {
-    name: "an unknown field (strict parse)", example: "minimal",
-    breakIt: (d) => { at(d, ["clusters", 0])["conect_timeout"] = "1s"; },
+    name: "an unknown field (strict parse)",
+    example: "minimal",
+    breakIt: (d) => {
+      at(d, ["clusters", 0])["conect_timeout"] = "1s";
+    },
     says: /clusters\[0\]: does not parse as cluster: .*conect_timeout/,
   },
   {
-    name: "a typed_config of a type Envoy does not know", example: "minimal",
-    breakIt: (d) => { at(d, TCP_PROXY)["@type"] = "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxi"; },
+    name: "a typed_config of a type Envoy does not know",
+    example: "minimal",
+    breakIt: (d) => {
+      at(d, TCP_PROXY)["@type"] = "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxi";
+    },
     says: /listeners\[0\]: does not parse as listener: .*TcpProxi/,
   },
   {
-    name: "an EDS cluster whose ClusterLoadAssignment is missing (Snapshot.Consistent)", example: "minimal",
-    breakIt: (d) => { d.endpoints.pop(); },
+    name: "an EDS cluster whose ClusterLoadAssignment is missing (Snapshot.Consistent)",
+    example: "minimal",
+    breakIt: (d) => {
+      d.endpoints.pop();
+    },
     says: /snapshot not consistent: mismatched "type\.googleapis\.com\/envoy\.config\.endpoint\.v3\.ClusterLoadAssignment" reference and resource lengths/,
   },
   {
-    name: "a route configuration no listener names (Snapshot.Consistent)", example: "apps-ingress",
-    breakIt: (d) => { d.routes.push({ ...at(d, ["routes", 0]), name: "orphan" }); },
+    name: "a route configuration no listener names (Snapshot.Consistent)",
+    example: "apps-ingress",
+    breakIt: (d) => {
+      d.routes.push({ ...at(d, ["routes", 0]), name: "orphan" });
+    },
     says: /snapshot not consistent: mismatched "type\.googleapis\.com\/envoy\.config\.route\.v3\.RouteConfiguration" reference/,
   },
   {
-    name: "an endpoint port above 65535", example: "minimal",
+    name: "an endpoint port above 65535",
+    example: "minimal",
     breakIt: (d) => {
-      at(d, ["endpoints", 0, "endpoints", 0, "lb_endpoints", 0, "endpoint", "address", "socket_address"])["port_value"] = 70000;
+      at(d, ["endpoints", 0, "endpoints", 0, "lb_endpoints", 0, "endpoint", "address", "socket_address"])[
+        "port_value"
+      ] = 70000;
     },
     says: /ClusterLoadAssignment "[^"]+": invalid ClusterLoadAssignment\.Endpoints\[0\]: .*PortValue: value must be less than or equal to 65535/,
   },
@@ -157,7 +189,10 @@ describe.skipIf(checker.path === undefined)("envoy-check: what Envoy rejects, th
     writeFileSync(file, JSON.stringify(doc));
     const run = check([file]);
     expect(run.status).toBe(1);
-    expect(run.lines.some((l) => l.startsWith(`${file}: `) && says.test(l)), run.lines.join("\n")).toBe(true);
+    expect(
+      run.lines.some((l) => l.startsWith(`${file}: `) && says.test(l)),
+      run.lines.join("\n"),
+    ).toBe(true);
     expect(accepted(run)).toEqual([]);
   });
 
@@ -169,7 +204,9 @@ describe.skipIf(checker.path === undefined)("envoy-check: what Envoy rejects, th
     writeFileSync(bad, JSON.stringify(doc));
     const run = check([good, bad]);
     expect(run.status).toBe(1);
-    expect(accepted(run)).toEqual([expect.stringContaining(`${good}: ok (2 listeners, 4 clusters, 4 endpoints, 0 routes)`)]);
+    expect(accepted(run)).toEqual([
+      expect.stringContaining(`${good}: ok (2 listeners, 4 clusters, 4 endpoints, 0 routes)`),
+    ]);
     expect(run.lines.at(-1)).toBe("envoy-check: 1 of 2 files rejected");
   });
 

@@ -41,13 +41,23 @@ export class ServeProcess {
 
   constructor(args: readonly string[]) {
     this.child = spawn(process.execPath, [CLI, "serve", ...args], { stdio: ["ignore", "ignore", "pipe"] });
-    this.child.stderr?.setEncoding("utf8").on("data", (d: string) => { this.log += d; });
-    this.exited = new Promise((resolve) => { this.child.once("exit", (code) => { resolve(code); }); });
+    this.child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+      this.log += d;
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once("exit", (code) => {
+        resolve(code);
+      });
+    });
   }
 
   /** The complete pino lines logged so far, parsed (a line still being written is left for later). */
   lines(): { level: number; msg: string; [k: string]: unknown }[] {
-    return this.log.split("\n").slice(0, -1).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { level: number; msg: string });
+    return this.log
+      .split("\n")
+      .slice(0, -1)
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { level: number; msg: string });
   }
 
   async stop(): Promise<void> {

@@ -16,7 +16,12 @@ export function envoyCheckHash(): string {
   const files = readdirSync(MODULE_DIR)
     .filter((f) => f === "go.mod" || f === "go.sum" || f.endsWith(".go"))
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const lines = files.map((f) => `${createHash("sha256").update(readFileSync(join(MODULE_DIR, f))).digest("hex")}  ${f}\n`);
+  const lines = files.map(
+    (f) =>
+      `${createHash("sha256")
+        .update(readFileSync(join(MODULE_DIR, f)))
+        .digest("hex")}  ${f}\n`,
+  );
   return createHash("sha256").update(lines.join("")).digest("hex").slice(0, 16);
 }
 

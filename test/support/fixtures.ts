@@ -12,9 +12,15 @@ function merge(base: Record<string, unknown>, patch: Record<string, unknown>): R
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(patch)) {
     const b = out[k];
-    out[k] = v !== null && typeof v === "object" && !Array.isArray(v) && b !== null && typeof b === "object" && !Array.isArray(b)
-      ? merge(b as Record<string, unknown>, v as Record<string, unknown>)
-      : v;
+    out[k] =
+      v !== null &&
+      typeof v === "object" &&
+      !Array.isArray(v) &&
+      b !== null &&
+      typeof b === "object" &&
+      !Array.isArray(b)
+        ? merge(b as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }
@@ -28,35 +34,64 @@ function decoded(raw: Record<string, unknown>, kind: string): unknown {
 /** A valid Infra on 192.0.2.0/24: gateway .1, DHCP .2, DNS .3, proxy .4, pool .100-.199. */
 export function infra(name = "vlan100", spec: DeepPartial<Infra["spec"]> = {}, namespace = NS): Infra {
   const base = {
-    networkConfig: { cidr: "192.0.2.0/24", gateway: "192.0.2.1", networkAttachmentDefinition: "vlan100", dnsServers: ["198.51.100.53"] },
+    networkConfig: {
+      cidr: "192.0.2.0/24",
+      gateway: "192.0.2.1",
+      networkAttachmentDefinition: "vlan100",
+      dnsServers: ["198.51.100.53"],
+    },
     infraComponents: {
       dhcp: { serverIP: "192.0.2.2", rangeStart: "192.0.2.100", rangeEnd: "192.0.2.199" },
       dns: { serverIP: "192.0.2.3" },
       proxy: { serverIP: "192.0.2.4", internalProxyService: "10.96.0.44" },
     },
   };
-  return decoded({
-    apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "Infra",
-    metadata: { name, namespace }, spec: merge(base, spec),
-  }, "Infra") as Infra;
+  return decoded(
+    {
+      apiVersion: "hostedcluster.densityops.com/v1alpha1",
+      kind: "Infra",
+      metadata: { name, namespace },
+      spec: merge(base, spec),
+    },
+    "Infra",
+  ) as Infra;
 }
 
-export function attachment(name: string, opts: {
-  infra?: string; cluster?: string; baseDomain?: string; hc?: string; namespace?: string;
-  /** metadata.creationTimestamp (RFC 3339). */
-  created?: string;
-  spec?: DeepPartial<InfraClusterAttachment["spec"]>; status?: InfraClusterAttachment["status"];
-} = {}): InfraClusterAttachment {
+export function attachment(
+  name: string,
+  opts: {
+    infra?: string;
+    cluster?: string;
+    baseDomain?: string;
+    hc?: string;
+    namespace?: string;
+    /** metadata.creationTimestamp (RFC 3339). */
+    created?: string;
+    spec?: DeepPartial<InfraClusterAttachment["spec"]>;
+    status?: InfraClusterAttachment["status"];
+  } = {},
+): InfraClusterAttachment {
   const hc = opts.hc ?? name;
-  const a = decoded({
-    apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "InfraClusterAttachment",
-    metadata: { name, namespace: opts.namespace ?? NS, ...(opts.created === undefined ? {} : { creationTimestamp: opts.created }) },
-    spec: merge({
-      infraRef: { name: opts.infra ?? "vlan100" },
-      hostedClusterRef: { name: hc, namespace: NS },
-      dns: { clusterName: opts.cluster ?? name, baseDomain: opts.baseDomain ?? "example.com" },
-    }, (opts.spec ?? {})),
-  }, "InfraClusterAttachment") as InfraClusterAttachment;
+  const a = decoded(
+    {
+      apiVersion: "hostedcluster.densityops.com/v1alpha1",
+      kind: "InfraClusterAttachment",
+      metadata: {
+        name,
+        namespace: opts.namespace ?? NS,
+        ...(opts.created === undefined ? {} : { creationTimestamp: opts.created }),
+      },
+      spec: merge(
+        {
+          infraRef: { name: opts.infra ?? "vlan100" },
+          hostedClusterRef: { name: hc, namespace: NS },
+          dns: { clusterName: opts.cluster ?? name, baseDomain: opts.baseDomain ?? "example.com" },
+        },
+        opts.spec ?? {},
+      ),
+    },
+    "InfraClusterAttachment",
+  ) as InfraClusterAttachment;
   return opts.status === undefined ? a : { ...a, status: opts.status };
 }
 
@@ -65,7 +100,12 @@ export function namespace(name: string): Namespace {
 }
 
 export function service(namespace: string, name: string, clusterIP: string, ports: number[]): Service {
-  return { apiVersion: "v1", kind: "Service", metadata: { name, namespace }, spec: { type: "ClusterIP", clusterIP, ports: ports.map((port) => ({ port })) } };
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name, namespace },
+    spec: { type: "ClusterIP", clusterIP, ports: ports.map((port) => ({ port })) },
+  };
 }
 
 /** The four control-plane Services HyperShift creates, with ClusterIPs 10.96.<n>.1-4. */
@@ -79,24 +119,40 @@ export function controlPlaneServices(cp: string, n: number): Service[] {
 }
 
 export function nodePool(hc: string, name = `${hc}-workers`, platform = "KubeVirt"): NodePool {
-  return { apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool", metadata: { name, namespace: NS }, spec: { clusterName: hc, platform: { type: platform } } };
+  return {
+    apiVersion: "hypershift.openshift.io/v1beta1",
+    kind: "NodePool",
+    metadata: { name, namespace: NS },
+    spec: { clusterName: hc, platform: { type: platform } },
+  };
 }
 
 export function machine(cp: string, name: string, pool: string, addresses: string[]): Machine {
   return {
-    apiVersion: "cluster.x-k8s.io/v1beta1", kind: "Machine",
+    apiVersion: "cluster.x-k8s.io/v1beta1",
+    kind: "Machine",
     metadata: { name, namespace: cp, annotations: { "hypershift.openshift.io/nodePool": `${NS}/${pool}` } },
     status: { addresses: addresses.map((address) => ({ type: "InternalIP", address })) },
   };
 }
 
-export function vmi(namespace: string, name: string, mac: string, ip?: string, opts: { nad?: string; created?: string } = {}): VirtualMachineInstance {
+export function vmi(
+  namespace: string,
+  name: string,
+  mac: string,
+  ip?: string,
+  opts: { nad?: string; created?: string } = {},
+): VirtualMachineInstance {
   return {
-    apiVersion: "kubevirt.io/v1", kind: "VirtualMachineInstance",
+    apiVersion: "kubevirt.io/v1",
+    kind: "VirtualMachineInstance",
     metadata: { name, namespace, ...(opts.created === undefined ? {} : { creationTimestamp: opts.created }) },
     spec: {
       domain: { devices: { interfaces: [{ name: "default" }, { name: "vlan", macAddress: mac }] } },
-      networks: [{ name: "default", pod: {} }, { name: "vlan", multus: { networkName: opts.nad ?? `${NS}/vlan100` } }],
+      networks: [
+        { name: "default", pod: {} },
+        { name: "vlan", multus: { networkName: opts.nad ?? `${NS}/vlan100` } },
+      ],
     },
     status: { interfaces: [{ name: "vlan", mac, ...(ip === undefined ? {} : { ipAddress: ip }) }] },
   };
@@ -104,7 +160,14 @@ export function vmi(namespace: string, name: string, mac: string, ip?: string, o
 
 export function state(parts: Partial<ClusterState>): ClusterState {
   return {
-    infras: [], attachments: [], hostedClusters: [], nodePools: [], machines: [], vmis: [], services: [], namespaces: [],
+    infras: [],
+    attachments: [],
+    hostedClusters: [],
+    nodePools: [],
+    machines: [],
+    vmis: [],
+    services: [],
+    namespaces: [],
     ...parts,
   };
 }

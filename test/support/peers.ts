@@ -4,8 +4,8 @@ import { accessSync, constants } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
-export const PEERS_CACHE = process.env["OOOI_PEERS_CACHE"]
-  ?? join(process.env["XDG_CACHE_HOME"] ?? join(homedir(), ".cache"), "oooi-peers");
+export const PEERS_CACHE =
+  process.env["OOOI_PEERS_CACHE"] ?? join(process.env["XDG_CACHE_HOME"] ?? join(homedir(), ".cache"), "oooi-peers");
 
 /** CI sets OOOI_REQUIRE_PEERS=1: there a missing peer fails the run instead of skipping. */
 export const PEERS_REQUIRED = process.env["OOOI_REQUIRE_PEERS"] === "1";

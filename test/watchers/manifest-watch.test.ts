@@ -6,7 +6,14 @@ import { join } from "node:path";
 import { filter, firstValueFrom, of, timeout, type Observable, type Subscription } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CHANGE_ECHO_MS, fileEvents, isScratchPath, reloadOnEvents, watchManifestDir, type WatchEvent } from "../../src/watchers/manifest-watch.js";
+import {
+  CHANGE_ECHO_MS,
+  fileEvents,
+  isScratchPath,
+  reloadOnEvents,
+  watchManifestDir,
+  type WatchEvent,
+} from "../../src/watchers/manifest-watch.js";
 import type { ManifestLoad } from "../../src/watchers/manifests.js";
 
 const service = (name: string) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: n}\n`;
@@ -23,7 +30,10 @@ class Recorder {
     this.sub = source.subscribe((l) => {
       this.seen.push(l);
       for (const w of [...this.waiters]) {
-        if (w.pred(l)) { this.waiters.splice(this.waiters.indexOf(w), 1); w.resolve(l); }
+        if (w.pred(l)) {
+          this.waiters.splice(this.waiters.indexOf(w), 1);
+          w.resolve(l);
+        }
       }
     });
   }
@@ -31,8 +41,16 @@ class Recorder {
     const already = this.seen.at(-1);
     if (already !== undefined && pred(already)) return Promise.resolve(already);
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => { reject(new Error(`no matching emission; saw ${JSON.stringify(this.seen.map(serviceNames))}`)); }, GUARD.first);
-      this.waiters.push({ pred, resolve: (l) => { clearTimeout(t); resolve(l); } });
+      const t = setTimeout(() => {
+        reject(new Error(`no matching emission; saw ${JSON.stringify(this.seen.map(serviceNames))}`));
+      }, GUARD.first);
+      this.waiters.push({
+        pred,
+        resolve: (l) => {
+          clearTimeout(t);
+          resolve(l);
+        },
+      });
     });
   }
 }
@@ -40,7 +58,9 @@ class Recorder {
 describe("watchManifestDir", () => {
   let dir: string;
   let rec: Recorder | undefined;
-  beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), "oooi-watch-")); });
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "oooi-watch-"));
+  });
   afterEach(async () => {
     rec?.sub.unsubscribe();
     rec = undefined;
@@ -137,27 +157,47 @@ describe("watchManifestDir", () => {
     const count = r.seen.length;
     await writeFile(join(dir, "svc.yaml"), service("late"));
     // Wait for any stray emission through an independent watcher that does see the change.
-    await firstValueFrom(watchManifestDir(dir, { debounceMs: 10 }).pipe(filter((l) => serviceNames(l).includes("late")), timeout(GUARD.first)));
+    await firstValueFrom(
+      watchManifestDir(dir, { debounceMs: 10 }).pipe(
+        filter((l) => serviceNames(l).includes("late")),
+        timeout(GUARD.first),
+      ),
+    );
     expect(r.seen.length).toBe(count);
   });
 });
 
 describe("fileEvents", () => {
   let dir: string;
-  beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), "oooi-events-")); });
-  afterEach(async () => { await rm(dir, { recursive: true, force: true }); });
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "oooi-events-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
 
   it.each([
-    ["4913", true], [".infra.yaml.swp", true], [".infra.yaml.swx", true], ["infra.yaml~", true], [".#infra.yaml", true],
-    ["infra.yaml.tmp", true], ["envoy.json.oooi-tmp", true], [".git", true],
-    ["infra.yaml", false], ["sub", false], ["..data", false], ["tmp.yaml", false],
+    ["4913", true],
+    [".infra.yaml.swp", true],
+    [".infra.yaml.swx", true],
+    ["infra.yaml~", true],
+    [".#infra.yaml", true],
+    ["infra.yaml.tmp", true],
+    ["envoy.json.oooi-tmp", true],
+    [".git", true],
+    ["infra.yaml", false],
+    ["sub", false],
+    ["..data", false],
+    ["tmp.yaml", false],
   ])("isScratchPath(%s) = %s", (name, scratch) => {
     expect(isScratchPath(join(dir, name))).toBe(scratch);
   });
 
   it("reports manifest edits and none of an editor's scratch files", async () => {
     const seen: string[] = [];
-    const sub = fileEvents(dir).subscribe((e) => { if (e.type === "change") seen.push(e.path); });
+    const sub = fileEvents(dir).subscribe((e) => {
+      if (e.type === "change") seen.push(e.path);
+    });
     try {
       // chokidar reports nothing before it has scanned the folder: wait until a probe is seen.
       await writeUntilSeen(join(dir, "probe.yaml"), seen, "probe.yaml");
@@ -195,14 +235,23 @@ async function writeUntilSeen(path: string, seen: readonly string[], rel: string
 describe("reloadOnEvents (marble)", () => {
   it("loads when ready, at the first change of a burst, at the end of its window, and once more after the echo gap", () => {
     expect(CHANGE_ECHO_MS).toBe(60); // the marble below is drawn for it
-    const scheduler = new TestScheduler((actual, expected) => { expect(actual).toEqual(expected); });
+    const scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).toEqual(expected);
+    });
     scheduler.run(({ cold, expectObservable }) => {
       const change = { type: "change", path: "x.yaml" } as const;
       // 10 ms window. ready at 0 → load; changes at 2, 4, 6 fall in its window → one load at 10;
       // the change at 24 → load at 24; the echoes at 62, 64, 66 → loads at 62 and 72; 24's echo → 84.
-      const events = cold<WatchEvent>("r-a-b-c 17ms d|", { r: { type: "ready" }, a: change, b: change, c: change, d: change });
-      expectObservable(reloadOnEvents(events, () => of("L"), { debounceMs: 10, scheduler }))
-        .toBe("L 9ms L 13ms L 37ms L 9ms L 11ms (L|)");
+      const events = cold<WatchEvent>("r-a-b-c 17ms d|", {
+        r: { type: "ready" },
+        a: change,
+        b: change,
+        c: change,
+        d: change,
+      });
+      expectObservable(reloadOnEvents(events, () => of("L"), { debounceMs: 10, scheduler })).toBe(
+        "L 9ms L 13ms L 37ms L 9ms L 11ms (L|)",
+      );
     });
   });
 });

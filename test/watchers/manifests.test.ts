@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  formatManifestError, loadManifestDir, parseManifests, summarizeIgnored, type ManifestError, type ManifestFile, type ManifestLoad,
+  formatManifestError,
+  loadManifestDir,
+  parseManifests,
+  summarizeIgnored,
+  type ManifestError,
+  type ManifestFile,
+  type ManifestLoad,
 } from "../../src/watchers/manifests.js";
 import type { ClusterState } from "../../src/model/types.js";
 import { ManifestSources } from "../../src/watchers/manifest-sources.js";
@@ -47,7 +53,11 @@ const parse1 = (text: string, path = "m.yaml") => parseManifests([{ path, text }
 
 describe("parseManifests: documents", () => {
   it("reads multi-document YAML and skips empty documents", () => {
-    const r = ok(parse1(`---\n# nothing here\n---\n${obj("v1", "Service", "a", "x")}---\n---\n${obj("v1", "Service", "b", "x")}\n---\n`));
+    const r = ok(
+      parse1(
+        `---\n# nothing here\n---\n${obj("v1", "Service", "a", "x")}---\n---\n${obj("v1", "Service", "b", "x")}\n---\n`,
+      ),
+    );
     expect(names(r.state.services)).toEqual(["x/a", "x/b"]);
   });
 
@@ -57,7 +67,8 @@ describe("parseManifests: documents", () => {
   });
 
   it("expands List kinds", () => {
-    const r = ok(parse1(`apiVersion: v1
+    const r = ok(
+      parse1(`apiVersion: v1
 kind: List
 items:
   - ${obj("v1", "Service", "s1", "x").replace(/\n(?=.)/g, "\n    ")}
@@ -73,56 +84,137 @@ items:
 apiVersion: v1
 kind: ServiceList
 items: null
-`));
+`),
+    );
     expect(names(r.state.services)).toEqual(["x/s1"]);
     expect(names(r.state.vmis)).toEqual(["x/vm1"]);
     expect(names(r.state.namespaces)).toEqual(["/x"]);
   });
 
   it("reads JSON files", () => {
-    const r = ok(parse1(JSON.stringify({ apiVersion: "v1", kind: "Service", metadata: { name: "j", namespace: "x" }, spec: { clusterIP: "10.0.0.1" } }, null, 2), "svc.json"));
+    const r = ok(
+      parse1(
+        JSON.stringify(
+          {
+            apiVersion: "v1",
+            kind: "Service",
+            metadata: { name: "j", namespace: "x" },
+            spec: { clusterIP: "10.0.0.1" },
+          },
+          null,
+          2,
+        ),
+        "svc.json",
+      ),
+    );
     expect(r.state.services[0]?.spec?.clusterIP).toBe("10.0.0.1");
   });
 });
 
 describe("parseManifests: unreadable input", () => {
   it.each<[string, string, Omit<ManifestError, "file">]>([
-    ["unclosed flow sequence", "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  labels: [x, y\nspec: {}\n",
-      { line: 6, column: 1, message: "Flow sequence in block collection must be sufficiently indented and end with a ]" }],
-    ["bad indentation in the second document (line counts from the file start)",
+    [
+      "unclosed flow sequence",
+      "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  labels: [x, y\nspec: {}\n",
+      {
+        line: 6,
+        column: 1,
+        message: "Flow sequence in block collection must be sufficiently indented and end with a ]",
+      },
+    ],
+    [
+      "bad indentation in the second document (line counts from the file start)",
       `${obj("v1", "Service", "a")}---\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n   namespace: x\n`,
       // The over-indented line 10 is the one to fix; the yaml library alone points at line 9's value.
-      { line: 10, column: 4, message: "Nested mappings are not allowed in compact mappings: this line is indented deeper than the key above it, so it continues the value on line 9" }],
-    ["duplicate key", "apiVersion: v1\nkind: Service\nkind: Namespace\n", { line: 3, column: 1, message: "Map keys must be unique" }],
-    ["tab indentation", "apiVersion: v1\nmetadata:\n\tname: a\n", { line: 3, column: 1, message: "Tabs are not allowed as indentation" }],
-    ["a sequence document", "---\n- a\n- b\n", { line: 2, column: 1, message: "document is a sequence, not a mapping (a Kubernetes object)" }],
-    ["a scalar document", `${obj("v1", "Service", "a")}---\nhello\n`, { line: 6, column: 1, message: "document is a string scalar, not a mapping (a Kubernetes object)" }],
-    ["a non-mapping list item", "apiVersion: v1\nkind: ServiceList\nitems:\n  - {apiVersion: v1, kind: Service, metadata: {name: a}}\n  - just a string\n",
-      { line: 5, column: 5, message: "items[1] is a string scalar, not a mapping" }],
-    ["List items not a sequence", "apiVersion: v1\nkind: List\nitems: {a: 1}\n", { line: 3, column: 8, message: "List.items must be a sequence" }],
-    ["unresolved alias", "apiVersion: v1\nkind: Service\nmetadata:\n  name: *x\n", { line: 1, column: 1, message: "Unresolved alias (the anchor must be set before the alias): x" }],
+      {
+        line: 10,
+        column: 4,
+        message:
+          "Nested mappings are not allowed in compact mappings: this line is indented deeper than the key above it, so it continues the value on line 9",
+      },
+    ],
+    [
+      "duplicate key",
+      "apiVersion: v1\nkind: Service\nkind: Namespace\n",
+      { line: 3, column: 1, message: "Map keys must be unique" },
+    ],
+    [
+      "tab indentation",
+      "apiVersion: v1\nmetadata:\n\tname: a\n",
+      { line: 3, column: 1, message: "Tabs are not allowed as indentation" },
+    ],
+    [
+      "a sequence document",
+      "---\n- a\n- b\n",
+      { line: 2, column: 1, message: "document is a sequence, not a mapping (a Kubernetes object)" },
+    ],
+    [
+      "a scalar document",
+      `${obj("v1", "Service", "a")}---\nhello\n`,
+      { line: 6, column: 1, message: "document is a string scalar, not a mapping (a Kubernetes object)" },
+    ],
+    [
+      "a non-mapping list item",
+      "apiVersion: v1\nkind: ServiceList\nitems:\n  - {apiVersion: v1, kind: Service, metadata: {name: a}}\n  - just a string\n",
+      { line: 5, column: 5, message: "items[1] is a string scalar, not a mapping" },
+    ],
+    [
+      "List items not a sequence",
+      "apiVersion: v1\nkind: List\nitems: {a: 1}\n",
+      { line: 3, column: 8, message: "List.items must be a sequence" },
+    ],
+    [
+      "unresolved alias",
+      "apiVersion: v1\nkind: Service\nmetadata:\n  name: *x\n",
+      { line: 1, column: 1, message: "Unresolved alias (the anchor must be set before the alias): x" },
+    ],
     ["missing kind", "\napiVersion: v1\nmetadata: {name: a}\n", { line: 2, column: 1, message: "object has no kind" }],
-    ["missing apiVersion", "kind: Service\nmetadata: {name: a}\n", { line: 1, column: 1, message: "object has no apiVersion" }],
-    ["consumed kind without a name", "apiVersion: v1\nkind: Service\nmetadata: {namespace: x}\n", { line: 1, column: 1, message: "Service has no metadata.name" }],
-    ["metadata not a mapping", "apiVersion: v1\nkind: Service\nmetadata: [a]\n", { line: 1, column: 1, message: "Service: metadata must be a mapping" }],
-    ["trailing comma in JSON", "{\"apiVersion\": \"v1\", \"kind\": \"Service\",\n \"metadata\": {\"name\": \"a\"\n}\n", { line: 4, column: 1, message: "Flow map must end with a }" }],
+    [
+      "missing apiVersion",
+      "kind: Service\nmetadata: {name: a}\n",
+      { line: 1, column: 1, message: "object has no apiVersion" },
+    ],
+    [
+      "consumed kind without a name",
+      "apiVersion: v1\nkind: Service\nmetadata: {namespace: x}\n",
+      { line: 1, column: 1, message: "Service has no metadata.name" },
+    ],
+    [
+      "metadata not a mapping",
+      "apiVersion: v1\nkind: Service\nmetadata: [a]\n",
+      { line: 1, column: 1, message: "Service: metadata must be a mapping" },
+    ],
+    [
+      "trailing comma in JSON",
+      '{"apiVersion": "v1", "kind": "Service",\n "metadata": {"name": "a"\n}\n',
+      { line: 4, column: 1, message: "Flow map must end with a }" },
+    ],
   ])("%s", (_, text, expected) => {
     expect(fail(parse1(text, "dir/broken.yaml"))).toEqual({ file: "dir/broken.yaml", ...expected });
   });
 
   it("names both files of a duplicate object", () => {
-    const e = fail(parseManifests([
-      { path: "b.yaml", text: `# dup\n${infra("vlan100", "clusters")}` },
-      { path: "a.yaml", text: `${obj("v1", "Service", "x")}---${infra("vlan100", "clusters")}` },
-    ]));
+    const e = fail(
+      parseManifests([
+        { path: "b.yaml", text: `# dup\n${infra("vlan100", "clusters")}` },
+        { path: "a.yaml", text: `${obj("v1", "Service", "x")}---${infra("vlan100", "clusters")}` },
+      ]),
+    );
     expect(e).toEqual({
-      file: "b.yaml", line: 3, column: 1,
+      file: "b.yaml",
+      line: 3,
+      column: 1,
       message: "duplicate Infra clusters/vlan100: also defined in a.yaml:6",
     });
   });
 
   it("counts a missing namespace as default when looking for duplicates", () => {
-    const e = fail(parseManifests([{ path: "a.yaml", text: obj("v1", "Service", "s") }, { path: "b.yaml", text: obj("v1", "Service", "s", "default") }]));
+    const e = fail(
+      parseManifests([
+        { path: "a.yaml", text: obj("v1", "Service", "s") },
+        { path: "b.yaml", text: obj("v1", "Service", "s", "default") },
+      ]),
+    );
     expect(e.message).toBe("duplicate Service default/s: also defined in a.yaml:1");
   });
 
@@ -167,11 +259,23 @@ describe("parseManifests: classification", () => {
   it("lists ignored objects, sorted, with a summary for the log", () => {
     const { ignored } = ok(parse1(all, "all.yaml"));
     expect(ignored.map((o) => `${o.kind} ${o.namespace}/${o.name}`)).toEqual([
-      "DHCPServer clusters/vlan100-dhcp", "Deployment clusters/d", "Infra clusters/not-ours",
-      "Kustomization default/", "ProxyServer clusters/vlan100-proxy", "Service clusters/not-core",
+      "DHCPServer clusters/vlan100-dhcp",
+      "Deployment clusters/d",
+      "Infra clusters/not-ours",
+      "Kustomization default/",
+      "ProxyServer clusters/vlan100-proxy",
+      "Service clusters/not-core",
     ]);
-    expect(ignored[0]).toEqual({ apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "DHCPServer", namespace: "clusters", name: "vlan100-dhcp", file: "all.yaml" });
-    expect(summarizeIgnored(ignored)).toBe("6 objects of kinds DHCPServer, Deployment, Infra, Kustomization, ProxyServer, Service");
+    expect(ignored[0]).toEqual({
+      apiVersion: "hostedcluster.densityops.com/v1alpha1",
+      kind: "DHCPServer",
+      namespace: "clusters",
+      name: "vlan100-dhcp",
+      file: "all.yaml",
+    });
+    expect(summarizeIgnored(ignored)).toBe(
+      "6 objects of kinds DHCPServer, Deployment, Infra, Kustomization, ProxyServer, Service",
+    );
     expect(summarizeIgnored(ignored.slice(0, 1))).toBe("1 object of kind DHCPServer");
     expect(summarizeIgnored([])).toBe("");
   });
@@ -182,46 +286,76 @@ describe("parseManifests: classification", () => {
     expect(state.infras[0]?.spec.infraComponents?.dhcp?.leaseTime).toBe("1h");
     expect(state.attachments[0]?.spec.apiServerService).toBe("kube-apiserver");
     expect(state.hostedClusters[0]).toEqual({
-      apiVersion: "hypershift.openshift.io/v1beta1", kind: "HostedCluster", metadata: { name: "hc1", namespace: "clusters" },
+      apiVersion: "hypershift.openshift.io/v1beta1",
+      kind: "HostedCluster",
+      metadata: { name: "hc1", namespace: "clusters" },
     });
   });
 
   it("reports an invalid Infra without dropping the others", () => {
-    const { state } = ok(parse1([
-      infra("good", "a"),
-      infra("bad", "a", "192.0.2.0/33"),
-      infra("also-good", "b"),
-      attachment("", "a").replace("name: , ", "name: broken, ").replace("clusterName: ,", "clusterName: Bad_Name,"),
-    ].join("---\n")));
+    const { state } = ok(
+      parse1(
+        [
+          infra("good", "a"),
+          infra("bad", "a", "192.0.2.0/33"),
+          infra("also-good", "b"),
+          attachment("", "a").replace("name: , ", "name: broken, ").replace("clusterName: ,", "clusterName: Bad_Name,"),
+        ].join("---\n"),
+      ),
+    );
     expect(names(state.infras)).toEqual(["a/good", "b/also-good"]);
     expect(state.invalid).toEqual([
-      { ref: { kind: "Infra", namespace: "a", name: "bad" }, errors: [{ field: "spec.networkConfig.cidr", message: expect.stringMatching(/must be an IPv4 CIDR/) as string }] },
-      { ref: { kind: "InfraClusterAttachment", namespace: "a", name: "broken" }, errors: expect.arrayContaining([expect.objectContaining({ field: "spec.dns.clusterName" })]) as unknown },
+      {
+        ref: { kind: "Infra", namespace: "a", name: "bad" },
+        errors: [
+          { field: "spec.networkConfig.cidr", message: expect.stringMatching(/must be an IPv4 CIDR/) as string },
+        ],
+      },
+      {
+        ref: { kind: "InfraClusterAttachment", namespace: "a", name: "broken" },
+        errors: expect.arrayContaining([expect.objectContaining({ field: "spec.dns.clusterName" })]) as unknown,
+      },
     ]);
   });
 
   it("reports a wrong version of our kind as invalid", () => {
     const { state } = ok(parse1(infra("v", "a").replace("v1alpha1", "v1beta1")));
     expect(state.infras).toEqual([]);
-    expect(state.invalid?.[0]?.errors).toEqual([{ field: "apiVersion", message: "must be hostedcluster.densityops.com/v1alpha1" }]);
+    expect(state.invalid?.[0]?.errors).toEqual([
+      { field: "apiVersion", message: "must be hostedcluster.densityops.com/v1alpha1" },
+    ]);
   });
 
   it("defaults the namespace to default, except for Namespaces", () => {
-    const { state } = ok(parse1([infra("v"), obj("v1", "Service", "s"), obj("v1", "Namespace", "n", "ignored-ns")].join("---\n")));
+    const { state } = ok(
+      parse1([infra("v"), obj("v1", "Service", "s"), obj("v1", "Namespace", "n", "ignored-ns")].join("---\n")),
+    );
     expect(state.infras[0]?.metadata.namespace).toBe("default");
     expect(state.services[0]?.metadata.namespace).toBe("default");
     expect(state.namespaces[0]?.metadata).toEqual({ name: "n", namespace: "" });
   });
 
   it("does not treat the same name in another namespace or kind as a duplicate", () => {
-    const r = ok(parse1([obj("v1", "Service", "s", "a"), obj("v1", "Service", "s", "b"), obj("kubevirt.io/v1", "VirtualMachineInstance", "s", "a")].join("---\n")));
+    const r = ok(
+      parse1(
+        [
+          obj("v1", "Service", "s", "a"),
+          obj("v1", "Service", "s", "b"),
+          obj("kubevirt.io/v1", "VirtualMachineInstance", "s", "a"),
+        ].join("---\n"),
+      ),
+    );
     expect(names(r.state.services)).toEqual(["a/s", "b/s"]);
   });
 
   it("sorts by namespace/name whatever the file and document order", () => {
     const docs = [
-      obj("v1", "Service", "b", "y"), obj("v1", "Service", "a", "y"), obj("v1", "Service", "z", "x"),
-      infra("i2", "n1"), infra("i1", "n2"), infra("i3", "n1"),
+      obj("v1", "Service", "b", "y"),
+      obj("v1", "Service", "a", "y"),
+      obj("v1", "Service", "z", "x"),
+      infra("i2", "n1"),
+      infra("i1", "n2"),
+      infra("i3", "n1"),
     ];
     const files: ManifestFile[] = docs.map((text, i) => ({ path: `f${i}.yaml`, text }));
     const forward = ok(parseManifests(files));
@@ -237,8 +371,12 @@ describe("parseManifests: classification", () => {
 
 describe("loadManifestDir", () => {
   let dir: string;
-  beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), "oooi-manifests-")); });
-  afterEach(async () => { await rm(dir, { recursive: true, force: true }); });
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "oooi-manifests-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
 
   const put = async (rel: string, text: string) => {
     await mkdir(dirname(join(dir, rel)), { recursive: true });
@@ -278,30 +416,60 @@ describe("loadManifestDir", () => {
 
   it("names the file and line of broken YAML", async () => {
     await put("ok.yaml", obj("v1", "Service", "s", "n"));
-    await put("clusters/broken.yaml", `${infra("v", "n")}---\napiVersion: v1\nkind: Service\nmetadata:\n  name: x\n  labels: {a: b\nspec: {}\n`);
+    await put(
+      "clusters/broken.yaml",
+      `${infra("v", "n")}---\napiVersion: v1\nkind: Service\nmetadata:\n  name: x\n  labels: {a: b\nspec: {}\n`,
+    );
     // Line 17 opens the flow map; the parser notices at line 18, where the block mapping resumes.
     expect(fail(await loadManifestDir(dir))).toEqual({
-      file: "clusters/broken.yaml", line: 18, column: 1, message: "Flow map in block collection must be sufficiently indented and end with a }",
+      file: "clusters/broken.yaml",
+      line: 18,
+      column: 1,
+      message: "Flow map in block collection must be sufficiently indented and end with a }",
     });
   });
 
   it("names a dangling symlink", async () => {
     await symlink("gone.yaml", join(dir, "dangling.yaml"));
-    expect(fail(await loadManifestDir(dir))).toEqual({ file: "dangling.yaml", message: "cannot read file: ENOENT: no such file or directory" });
+    expect(fail(await loadManifestDir(dir))).toEqual({
+      file: "dangling.yaml",
+      message: "cannot read file: ENOENT: no such file or directory",
+    });
   });
 
   it("fails on a missing directory or a plain file", async () => {
     const missing = join(dir, "nope");
-    expect(fail(await loadManifestDir(missing))).toEqual({ file: missing, message: "cannot read manifest directory: ENOENT: no such file or directory" });
+    expect(fail(await loadManifestDir(missing))).toEqual({
+      file: missing,
+      message: "cannot read manifest directory: ENOENT: no such file or directory",
+    });
     await put("file.yaml", "");
-    expect(fail(await loadManifestDir(join(dir, "file.yaml")))).toEqual({ file: join(dir, "file.yaml"), message: "not a directory" });
+    expect(fail(await loadManifestDir(join(dir, "file.yaml")))).toEqual({
+      file: join(dir, "file.yaml"),
+      message: "not a directory",
+    });
   });
 
   it("loads an empty directory as an empty state", async () => {
     const r = ok(await loadManifestDir(dir));
     const empty: ClusterState = {
-      infras: [], attachments: [], hostedClusters: [], nodePools: [], machines: [], vmis: [], services: [], namespaces: [], invalid: [], unknownFields: [],
+      infras: [],
+      attachments: [],
+      hostedClusters: [],
+      nodePools: [],
+      machines: [],
+      vmis: [],
+      services: [],
+      namespaces: [],
+      invalid: [],
+      unknownFields: [],
     };
-    expect(r).toEqual({ ok: true, state: empty, files: [], ignored: [], sources: expect.any(ManifestSources) as unknown });
+    expect(r).toEqual({
+      ok: true,
+      state: empty,
+      files: [],
+      ignored: [],
+      sources: expect.any(ManifestSources) as unknown,
+    });
   });
 });

@@ -11,7 +11,12 @@ import { Server, ServerCredentials, type ServerDuplexStream } from "@grpc/grpc-j
 import { afterAll, describe, expect, it } from "vitest";
 import { renderEnvoy, type EnvoyResources } from "../../src/xds/render/index.js";
 import {
-  CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL, encodeResource, messageType,
+  CLUSTER_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+  encodeResource,
+  messageType,
 } from "../../src/xds/protos.js";
 import { envoyCheckBinary, runEnvoyCheck } from "../support/envoy-check.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
@@ -24,7 +29,9 @@ import { richModel } from "./proxy-fixture.js";
 type Json = Record<string, unknown>;
 const checker = envoyCheckBinary();
 const work = mkdtempSync(join(tmpdir(), "oooi-stand-in-"));
-afterAll(() => { rmSync(work, { recursive: true, force: true }); });
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
 
 function base(): EnvoyResources {
   const r = renderEnvoy(richModel());
@@ -51,42 +58,63 @@ interface Row {
 
 const ROWS: readonly Row[] = [
   {
-    name: "a TcpProxy without stat_prefix", typeUrl: LISTENER_TYPE_URL,
-    breakIt: (r) => { const l = byName(r.listeners, "https-443"); delete firstFilter(l)["stat_prefix"]; return l; },
-    nack: /listener "https-443": TcpProxy: stat_prefix must not be empty/, checker: /TcpProxy\.StatPrefix/,
+    name: "a TcpProxy without stat_prefix",
+    typeUrl: LISTENER_TYPE_URL,
+    breakIt: (r) => {
+      const l = byName(r.listeners, "https-443");
+      delete firstFilter(l)["stat_prefix"];
+      return l;
+    },
+    nack: /listener "https-443": TcpProxy: stat_prefix must not be empty/,
+    checker: /TcpProxy\.StatPrefix/,
   },
   {
-    name: "an HttpConnectionManager without stat_prefix", typeUrl: LISTENER_TYPE_URL,
-    breakIt: (r) => { const l = byName(r.listeners, "http-80"); delete firstFilter(l)["stat_prefix"]; return l; },
-    nack: /listener "http-80": HttpConnectionManager: stat_prefix must not be empty/, checker: /HttpConnectionManager\.StatPrefix/,
+    name: "an HttpConnectionManager without stat_prefix",
+    typeUrl: LISTENER_TYPE_URL,
+    breakIt: (r) => {
+      const l = byName(r.listeners, "http-80");
+      delete firstFilter(l)["stat_prefix"];
+      return l;
+    },
+    nack: /listener "http-80": HttpConnectionManager: stat_prefix must not be empty/,
+    checker: /HttpConnectionManager\.StatPrefix/,
   },
   {
-    name: "a connect_timeout of 0s", typeUrl: CLUSTER_TYPE_URL,
+    name: "a connect_timeout of 0s",
+    typeUrl: CLUSTER_TYPE_URL,
     breakIt: (r) => ({ ...(r.clusters[0] as Json), connect_timeout: "0s" }),
-    nack: /connect_timeout "0s" must be greater than 0s/, checker: /Cluster\.ConnectTimeout: value must be greater than 0s/,
+    nack: /connect_timeout "0s" must be greater than 0s/,
+    checker: /Cluster\.ConnectTimeout: value must be greater than 0s/,
   },
   {
-    name: "an empty cluster name", typeUrl: CLUSTER_TYPE_URL,
+    name: "an empty cluster name",
+    typeUrl: CLUSTER_TYPE_URL,
     breakIt: (r) => ({ ...(r.clusters[0] as Json), name: "" }),
-    nack: /Cluster: name must not be empty/, checker: /Cluster\.Name: value length must be at least 1/,
+    nack: /Cluster: name must not be empty/,
+    checker: /Cluster\.Name: value length must be at least 1/,
   },
   {
-    name: "an empty ClusterLoadAssignment cluster_name", typeUrl: ENDPOINT_TYPE_URL,
+    name: "an empty ClusterLoadAssignment cluster_name",
+    typeUrl: ENDPOINT_TYPE_URL,
     breakIt: (r) => ({ ...(r.endpoints[0] as Json), cluster_name: "" }),
-    nack: /cluster_name must not be empty/, checker: /ClusterLoadAssignment\.ClusterName: value length must be at least 1/,
+    nack: /cluster_name must not be empty/,
+    checker: /ClusterLoadAssignment\.ClusterName: value length must be at least 1/,
   },
   {
-    name: "a route to an empty cluster name", typeUrl: ROUTE_TYPE_URL,
+    name: "a route to an empty cluster name",
+    typeUrl: ROUTE_TYPE_URL,
     breakIt: (r) => {
       const rc = r.routes[0] as { virtual_hosts: { routes: { route: Json }[] }[] };
       const route = rc.virtual_hosts[0]?.routes[0];
       if (route) route.route["cluster"] = "";
       return rc;
     },
-    nack: /route cluster must not be empty/, checker: /RouteAction\.Cluster: value length must be at least 1/,
+    nack: /route cluster must not be empty/,
+    checker: /RouteAction\.Cluster: value length must be at least 1/,
   },
   {
-    name: "two filter chains with the same match", typeUrl: LISTENER_TYPE_URL,
+    name: "two filter chains with the same match",
+    typeUrl: LISTENER_TYPE_URL,
     breakIt: (r) => {
       const l = byName(r.listeners, "https-443");
       const chains = l["filter_chains"] as Json[];
@@ -94,32 +122,61 @@ const ROWS: readonly Row[] = [
       return l;
     },
     // Envoy's listener manager rule, not a PGV annotation: the Go checker cannot see it.
-    nack: /filter chain "copy" has the same matching rules as "clusters\/alpha\/apps-https"/, checker: undefined,
+    nack: /filter chain "copy" has the same matching rules as "clusters\/alpha\/apps-https"/,
+    checker: undefined,
   },
 ];
 
 /** Serves one SotW DiscoveryResponse carrying `resource`, and hands back the client's next request. */
-async function serveOnce(typeUrl: string, resource: object): Promise<{ address: string; reply: Promise<SotwRequest>; close: () => void }> {
+async function serveOnce(
+  typeUrl: string,
+  resource: object,
+): Promise<{ address: string; reply: Promise<SotwRequest>; close: () => void }> {
   const server = new Server();
   const response = messageType("envoy.service.discovery.v3.DiscoveryResponse");
   let resolveReply: (r: SotwRequest) => void = () => undefined;
-  const reply = new Promise<SotwRequest>((resolve) => { resolveReply = resolve; });
-  server.register(METHODS.adsSotw, (call: ServerDuplexStream<Buffer, Buffer>) => {
-    call.on("data", (bytes: Buffer) => {
-      const req = decodeSotwRequest(bytes);
-      if (req.typeUrl !== typeUrl) return;
-      if (req.responseNonce === "n1") { resolveReply(req); return; }
-      if (req.responseNonce !== "") return;
-      const value = encodeResource(typeUrl, resource);
-      const message = response.fromObject({ version_info: "v1", type_url: typeUrl, nonce: "n1", resources: [{ type_url: typeUrl, value }] });
-      call.write(Buffer.from(response.encode(message).finish()));
-    });
-    call.on("error", () => undefined);
-  }, (b: Buffer) => b, (b: Buffer) => b, "bidi");
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => { if (e) reject(e); else resolve(p); });
+  const reply = new Promise<SotwRequest>((resolve) => {
+    resolveReply = resolve;
   });
-  return { address: `127.0.0.1:${String(port)}`, reply, close: () => { server.forceShutdown(); } };
+  server.register(
+    METHODS.adsSotw,
+    (call: ServerDuplexStream<Buffer, Buffer>) => {
+      call.on("data", (bytes: Buffer) => {
+        const req = decodeSotwRequest(bytes);
+        if (req.typeUrl !== typeUrl) return;
+        if (req.responseNonce === "n1") {
+          resolveReply(req);
+          return;
+        }
+        if (req.responseNonce !== "") return;
+        const value = encodeResource(typeUrl, resource);
+        const message = response.fromObject({
+          version_info: "v1",
+          type_url: typeUrl,
+          nonce: "n1",
+          resources: [{ type_url: typeUrl, value }],
+        });
+        call.write(Buffer.from(response.encode(message).finish()));
+      });
+      call.on("error", () => undefined);
+    },
+    (b: Buffer) => b,
+    (b: Buffer) => b,
+    "bidi",
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => {
+      if (e) reject(e);
+      else resolve(p);
+    });
+  });
+  return {
+    address: `127.0.0.1:${String(port)}`,
+    reply,
+    close: () => {
+      server.forceShutdown();
+    },
+  };
 }
 
 describe("the Envoy stand-in rejects what Envoy rejects", () => {
@@ -130,7 +187,8 @@ describe("the Envoy stand-in rejects what Envoy rejects", () => {
 
   // LDS and CDS are the wildcard types the stand-in subscribes to unprompted.
   it.each(ROWS.filter((r) => r.typeUrl === LISTENER_TYPE_URL || r.typeUrl === CLUSTER_TYPE_URL))(
-    "NACKs $name on an ADS stream, keeping nothing of it", async ({ typeUrl, breakIt, nack }) => {
+    "NACKs $name on an ADS stream, keeping nothing of it",
+    async ({ typeUrl, breakIt, nack }) => {
       const peer = await serveOnce(typeUrl, breakIt(base()));
       const c = new EnvoyLikeClient({ address: peer.address, node: { id: "nack-0", cluster: "g" } });
       try {
@@ -147,22 +205,41 @@ describe("the Envoy stand-in rejects what Envoy rejects", () => {
   );
 
   it.skipIf(checker.path === undefined).each(ROWS.filter((r) => r.checker !== undefined))(
-    "the Go checker rejects the same: $name", ({ name, typeUrl, breakIt, checker: says }) => {
+    "the Go checker rejects the same: $name",
+    ({ name, typeUrl, breakIt, checker: says }) => {
       const broken = base();
       const resource = breakIt(broken);
-      const key = { [LISTENER_TYPE_URL]: "listeners", [CLUSTER_TYPE_URL]: "clusters", [ENDPOINT_TYPE_URL]: "endpoints", [ROUTE_TYPE_URL]: "routes" }[typeUrl];
+      const key = {
+        [LISTENER_TYPE_URL]: "listeners",
+        [CLUSTER_TYPE_URL]: "clusters",
+        [ENDPOINT_TYPE_URL]: "endpoints",
+        [ROUTE_TYPE_URL]: "routes",
+      }[typeUrl];
       const file = join(work, `${name.replace(/[^a-z0-9]+/gi, "-")}.json`);
-      writeFileSync(file, JSON.stringify({ listeners: [], clusters: [], endpoints: [], routes: [], [key ?? ""]: [resource] }));
+      writeFileSync(
+        file,
+        JSON.stringify({ listeners: [], clusters: [], endpoints: [], routes: [], [key ?? ""]: [resource] }),
+      );
       const run = runEnvoyCheck(checker.path ?? "", [file]);
       expect(run.status).toBe(1);
-      expect(run.lines.some((l) => says?.test(l)), run.lines.join("\n")).toBe(true);
+      expect(
+        run.lines.some((l) => says?.test(l)),
+        run.lines.join("\n"),
+      ).toBe(true);
     },
   );
 
   it("accepts every resource of a real rendering", () => {
     const r = base();
-    const all: [string, object[]][] = [[LISTENER_TYPE_URL, r.listeners], [CLUSTER_TYPE_URL, r.clusters], [ENDPOINT_TYPE_URL, r.endpoints], [ROUTE_TYPE_URL, r.routes]];
-    const verdicts = all.flatMap(([t, items]) => items.map((x) => envoyRejects(t, decodeToJson(t, encodeResource(t, x)))));
+    const all: [string, object[]][] = [
+      [LISTENER_TYPE_URL, r.listeners],
+      [CLUSTER_TYPE_URL, r.clusters],
+      [ENDPOINT_TYPE_URL, r.endpoints],
+      [ROUTE_TYPE_URL, r.routes],
+    ];
+    const verdicts = all.flatMap(([t, items]) =>
+      items.map((x) => envoyRejects(t, decodeToJson(t, encodeResource(t, x)))),
+    );
     expect(verdicts.length).toBeGreaterThan(10);
     expect(verdicts.filter((v) => v !== undefined)).toEqual([]);
   });

@@ -1,7 +1,15 @@
 import { describe, expect, test } from "vitest";
 import {
-  CLUSTER_TYPE_URL, DISCOVERY_REQUEST_TYPE_URL, DISCOVERY_RESPONSE_TYPE_URL, ENDPOINT_TYPE_URL,
-  LISTENER_TYPE_URL, ROUTE_TYPE_URL, TCP_PROXY_TYPE_URL, decodeResource, encodeResource, envoyProtoRoot,
+  CLUSTER_TYPE_URL,
+  DISCOVERY_REQUEST_TYPE_URL,
+  DISCOVERY_RESPONSE_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+  TCP_PROXY_TYPE_URL,
+  decodeResource,
+  encodeResource,
+  envoyProtoRoot,
   messageType,
 } from "../../src/xds/protos.js";
 import { renderEnvoy, type EnvoyResources } from "../../src/xds/render/index.js";
@@ -31,18 +39,24 @@ describe("Envoy protos from @grpc/grpc-js-xds", () => {
   test("load every type the renderer and the ADS server need", () => {
     const root = envoyProtoRoot();
     for (const name of [
-      "envoy.config.listener.v3.Listener", "envoy.config.cluster.v3.Cluster",
-      "envoy.config.endpoint.v3.ClusterLoadAssignment", "envoy.config.route.v3.RouteConfiguration",
+      "envoy.config.listener.v3.Listener",
+      "envoy.config.cluster.v3.Cluster",
+      "envoy.config.endpoint.v3.ClusterLoadAssignment",
+      "envoy.config.route.v3.RouteConfiguration",
       "envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
       "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
       "envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector",
       "envoy.extensions.filters.http.router.v3.Router",
-      "envoy.service.discovery.v3.DiscoveryRequest", "envoy.service.discovery.v3.DiscoveryResponse",
-      "envoy.service.discovery.v3.DeltaDiscoveryRequest", "envoy.service.discovery.v3.DeltaDiscoveryResponse",
+      "envoy.service.discovery.v3.DiscoveryRequest",
+      "envoy.service.discovery.v3.DiscoveryResponse",
+      "envoy.service.discovery.v3.DeltaDiscoveryRequest",
+      "envoy.service.discovery.v3.DeltaDiscoveryResponse",
     ]) {
       expect(root.lookupType(name).fullName).toBe("." + name);
     }
-    expect(root.lookupService("envoy.service.discovery.v3.AggregatedDiscoveryService").methods).toHaveProperty("StreamAggregatedResources");
+    expect(root.lookupService("envoy.service.discovery.v3.AggregatedDiscoveryService").methods).toHaveProperty(
+      "StreamAggregatedResources",
+    );
     // Field names stay as in the .proto files.
     expect(Object.keys(messageType(CLUSTER_TYPE_URL).fields)).toContain("connect_timeout");
   });
@@ -75,13 +89,19 @@ describe("encodeResource/decodeResource round trip", () => {
       .filter_chains[0]?.filters[0]?.typed_config;
     expect(any?.type_url).toBe(TCP_PROXY_TYPE_URL);
     const TcpProxy = messageType(TCP_PROXY_TYPE_URL);
-    expect(TcpProxy.toObject(TcpProxy.decode(Uint8Array.from(any?.value ?? [])))).toStrictEqual({ stat_prefix: "s", cluster: "c1" });
+    expect(TcpProxy.toObject(TcpProxy.decode(Uint8Array.from(any?.value ?? [])))).toStrictEqual({
+      stat_prefix: "s",
+      cluster: "c1",
+    });
   });
 
   test("well-known types use their proto3 JSON forms (Duration text, bare wrapper values, Struct)", () => {
     const cluster = {
-      name: "c", type: "STATIC", connect_timeout: "0.250s",
-      per_connection_buffer_limit_bytes: 32768, ignore_health_on_host_removal: true,
+      name: "c",
+      type: "STATIC",
+      connect_timeout: "0.250s",
+      per_connection_buffer_limit_bytes: 32768,
+      ignore_health_on_host_removal: true,
       metadata: { filter_metadata: { oooi: { owner: "clusters/alpha", weight: 2, tags: ["a", null, { x: false }] } } },
     };
     expect(decodeResource(CLUSTER_TYPE_URL, encodeResource(CLUSTER_TYPE_URL, cluster))).toStrictEqual(cluster);
@@ -91,14 +111,26 @@ describe("encodeResource/decodeResource round trip", () => {
 
   test("DiscoveryRequest/Response encode with node metadata and Any resources", () => {
     const req = {
-      version_info: "v1", node: { id: "envoy-0", cluster: "oooi-system/infra-proxy", metadata: { zone: "a" } },
-      resource_names: ["https-443"], type_url: LISTENER_TYPE_URL, response_nonce: "n1",
+      version_info: "v1",
+      node: { id: "envoy-0", cluster: "oooi-system/infra-proxy", metadata: { zone: "a" } },
+      resource_names: ["https-443"],
+      type_url: LISTENER_TYPE_URL,
+      response_nonce: "n1",
       error_detail: { code: 3, message: "rejected" },
     };
-    expect(decodeResource(DISCOVERY_REQUEST_TYPE_URL, encodeResource(DISCOVERY_REQUEST_TYPE_URL, req))).toStrictEqual(req);
+    expect(decodeResource(DISCOVERY_REQUEST_TYPE_URL, encodeResource(DISCOVERY_REQUEST_TYPE_URL, req))).toStrictEqual(
+      req,
+    );
     const cluster = rendered().clusters[0] ?? {};
-    const resp = { version_info: "v2", resources: [{ "@type": CLUSTER_TYPE_URL, ...cluster }], type_url: CLUSTER_TYPE_URL, nonce: "2" };
-    expect(decodeResource(DISCOVERY_RESPONSE_TYPE_URL, encodeResource(DISCOVERY_RESPONSE_TYPE_URL, resp))).toStrictEqual(resp);
+    const resp = {
+      version_info: "v2",
+      resources: [{ "@type": CLUSTER_TYPE_URL, ...cluster }],
+      type_url: CLUSTER_TYPE_URL,
+      nonce: "2",
+    };
+    expect(
+      decodeResource(DISCOVERY_RESPONSE_TYPE_URL, encodeResource(DISCOVERY_RESPONSE_TYPE_URL, resp)),
+    ).toStrictEqual(resp);
   });
 });
 
@@ -110,30 +142,59 @@ describe("fields unknown to the schema are detected, never dropped", () => {
   });
 
   test.each([
-    ["a misspelled top-level field", CLUSTER_TYPE_URL, { name: "c", conect_timeout: "5s" }, /Cluster\.conect_timeout: unknown field/],
+    [
+      "a misspelled top-level field",
+      CLUSTER_TYPE_URL,
+      { name: "c", conect_timeout: "5s" },
+      /Cluster\.conect_timeout: unknown field/,
+    ],
     ["a camelCase name", CLUSTER_TYPE_URL, { name: "c", connectTimeout: "5s" }, /connectTimeout: unknown field/],
-    ["a field inside typed_config of a filter of a chain", LISTENER_TYPE_URL,
+    [
+      "a field inside typed_config of a filter of a chain",
+      LISTENER_TYPE_URL,
       tcpListener({ "@type": TCP_PROXY_TYPE_URL, stat_prefix: "s", clustr: "x" }),
-      /filter_chains\[0\]\.filters\[0\]\.typed_config<envoy\.extensions\.filters\.network\.tcp_proxy\.v3\.TcpProxy>\.clustr: unknown field/],
-    ["an Any whose @type is not loaded", LISTENER_TYPE_URL,
-      tcpListener({ "@type": "type.googleapis.com/envoy.extensions.filters.network.nope.v3.Nope" }), /is not a loaded message type/],
+      /filter_chains\[0\]\.filters\[0\]\.typed_config<envoy\.extensions\.filters\.network\.tcp_proxy\.v3\.TcpProxy>\.clustr: unknown field/,
+    ],
+    [
+      "an Any whose @type is not loaded",
+      LISTENER_TYPE_URL,
+      tcpListener({ "@type": "type.googleapis.com/envoy.extensions.filters.network.nope.v3.Nope" }),
+      /is not a loaded message type/,
+    ],
     ["an Any without @type", LISTENER_TYPE_URL, tcpListener({ stat_prefix: "s" }), /an Any needs "@type"/],
-    ["a string where a port number belongs", LISTENER_TYPE_URL,
-      { name: "l", address: { socket_address: { address: "0.0.0.0", port_value: "https" } } }, /port_value: "https" is not a valid uint32/],
-    ["an enum value that does not exist", CLUSTER_TYPE_URL, { name: "c", type: "DNS" }, /is not a value of enum DiscoveryType/],
+    [
+      "a string where a port number belongs",
+      LISTENER_TYPE_URL,
+      { name: "l", address: { socket_address: { address: "0.0.0.0", port_value: "https" } } },
+      /port_value: "https" is not a valid uint32/,
+    ],
+    [
+      "an enum value that does not exist",
+      CLUSTER_TYPE_URL,
+      { name: "c", type: "DNS" },
+      /is not a value of enum DiscoveryType/,
+    ],
     ["a malformed Duration", CLUSTER_TYPE_URL, { name: "c", connect_timeout: 5 }, /expected a Duration/],
-    ["two members of one oneof", CLUSTER_TYPE_URL,
-      { name: "c", eds_cluster_config: { eds_config: { ads: {}, self: {} } } }, /ads and self are both set in oneof config_source_specifier/],
+    [
+      "two members of one oneof",
+      CLUSTER_TYPE_URL,
+      { name: "c", eds_cluster_config: { eds_config: { ads: {}, self: {} } } },
+      /ads and self are both set in oneof config_source_specifier/,
+    ],
   ])("encodeResource rejects %s", (_what, typeUrl, json, message) => {
     expect(() => encodeResource(typeUrl, json)).toThrow(message);
   });
 
   test("decodeResource rejects an Any whose packed type is unknown instead of returning it opaque", () => {
     const Listener = messageType(LISTENER_TYPE_URL);
-    const bytes = Listener.encode(Listener.fromObject({
-      name: "l",
-      filter_chains: [{ filters: [{ name: "x", typed_config: { type_url: "type.googleapis.com/acme.Unknown", value: [1, 2] } }] }],
-    })).finish();
+    const bytes = Listener.encode(
+      Listener.fromObject({
+        name: "l",
+        filter_chains: [
+          { filters: [{ name: "x", typed_config: { type_url: "type.googleapis.com/acme.Unknown", value: [1, 2] } }] },
+        ],
+      }),
+    ).finish();
     expect(() => decodeResource(LISTENER_TYPE_URL, bytes)).toThrow(/unknown type/);
   });
 });

@@ -15,14 +15,30 @@ export interface AttachmentSpec {
   readonly appsVip?: string;
 }
 
-const KUBERNETES_ALIASES = ["kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"];
+const KUBERNETES_ALIASES = [
+  "kubernetes",
+  "kubernetes.default",
+  "kubernetes.default.svc",
+  "kubernetes.default.svc.cluster.local",
+];
 
 /** The backends of one attachment, in docs/reference.md#backends order. */
 export function attachmentBackends(a: AttachmentSpec): Backend[] {
   const api = `${a.cp}/kube-apiserver:6443`;
-  const backend = (kind: BackendKind, port: ListenerPort, serverNames: string[], upstream: string, sources: readonly string[] = []): Backend => ({
-    name: `${a.namespace}/${a.name}/${kind}`, kind, attachment: `${a.namespace}/${a.name}`, port,
-    serverNames, sourcePrefixRanges: [...sources], upstream,
+  const backend = (
+    kind: BackendKind,
+    port: ListenerPort,
+    serverNames: string[],
+    upstream: string,
+    sources: readonly string[] = [],
+  ): Backend => ({
+    name: `${a.namespace}/${a.name}/${kind}`,
+    kind,
+    attachment: `${a.namespace}/${a.name}`,
+    port,
+    serverNames,
+    sourcePrefixRanges: [...sources],
+    upstream,
   });
   const out: Backend[] = [
     backend("kube-apiserver", 6443, [`api.${a.domain}`], api),
@@ -43,14 +59,26 @@ export function attachmentBackends(a: AttachmentSpec): Backend[] {
 }
 
 /** Upstreams of one attachment; `endpointsFor` returns the resolved endpoints of a cluster. */
-export function attachmentUpstreams(a: AttachmentSpec, endpointsFor: (name: string) => Upstream["endpoints"]): Upstream[] {
+export function attachmentUpstreams(
+  a: AttachmentSpec,
+  endpointsFor: (name: string) => Upstream["endpoints"],
+): Upstream[] {
   const names = new Set(attachmentBackends(a).map((b) => b.upstream));
-  return [...names].map((name) => ({ name, endpoints: endpointsFor(name), connectTimeoutSeconds: 30, target: { service: "svc", namespace: "ns", port: 1 } }));
+  return [...names].map((name) => ({
+    name,
+    endpoints: endpointsFor(name),
+    connectTimeoutSeconds: 30,
+    target: { service: "svc", namespace: "ns", port: 1 },
+  }));
 }
 
 /** Builds a ProxyModel sorted the way the model sorts it. */
-export function proxyModel(attachments: readonly AttachmentSpec[], endpointsFor: (name: string) => Upstream["endpoints"]): ProxyModel {
-  const byName = <T extends { name: string }>(xs: T[]): T[] => xs.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+export function proxyModel(
+  attachments: readonly AttachmentSpec[],
+  endpointsFor: (name: string) => Upstream["endpoints"],
+): ProxyModel {
+  const byName = <T extends { name: string }>(xs: T[]): T[] =>
+    xs.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
   return {
     node: "oooi-system/infra-proxy",
     serverIP: "192.168.10.5",
@@ -60,15 +88,26 @@ export function proxyModel(attachments: readonly AttachmentSpec[], endpointsFor:
 }
 
 export const ALPHA: AttachmentSpec = {
-  namespace: "clusters", name: "alpha", domain: "alpha.example.com", cp: "clusters-alpha",
-  workers: ["192.168.10.20/31"], appsVip: "192.168.10.200",
+  namespace: "clusters",
+  name: "alpha",
+  domain: "alpha.example.com",
+  cp: "clusters-alpha",
+  workers: ["192.168.10.20/31"],
+  appsVip: "192.168.10.200",
 };
 export const BETA: AttachmentSpec = {
-  namespace: "clusters", name: "beta", domain: "beta.example.com", cp: "clusters-beta",
+  namespace: "clusters",
+  name: "beta",
+  domain: "beta.example.com",
+  cp: "clusters-beta",
   workers: ["192.168.10.30/32", "192.168.10.40/30"],
 };
 export const GAMMA: AttachmentSpec = {
-  namespace: "tenant-x", name: "gamma", domain: "gamma.example.org", cp: "tenant-x-gamma", workers: [],
+  namespace: "tenant-x",
+  name: "gamma",
+  domain: "gamma.example.org",
+  cp: "tenant-x-gamma",
+  workers: [],
 };
 
 /** Endpoints by cluster: a couple of pod-network addresses, none for gamma's konnectivity. */
@@ -80,7 +119,10 @@ export function sampleEndpoints(name: string): Upstream["endpoints"] {
   }
   const port = Number(name.slice(name.lastIndexOf(":") + 1));
   const third = name.startsWith("clusters-alpha") ? 1 : name.startsWith("clusters-beta") ? 2 : 3;
-  return [{ address: `10.128.${third}.12`, port }, { address: `10.128.${third}.7`, port }];
+  return [
+    { address: `10.128.${third}.12`, port },
+    { address: `10.128.${third}.7`, port },
+  ];
 }
 
 /** The rich model: three attachments, SNI + wildcard + source ranges, apps HTTP, an empty EDS. */

@@ -2,7 +2,15 @@ import { describe, expect, test } from "vitest";
 import type { Backend, ProxyModel, Upstream } from "../../src/model/types.js";
 import { renderEnvoy, type EnvoyResources } from "../../src/xds/render/index.js";
 import { selectFilterChain, type ConnectionInfo } from "../../src/xds/select.js";
-import { ALPHA, BETA, attachmentBackends, type AttachmentSpec, proxyModel, richModel, sampleEndpoints } from "./proxy-fixture.js";
+import {
+  ALPHA,
+  BETA,
+  attachmentBackends,
+  type AttachmentSpec,
+  proxyModel,
+  richModel,
+  sampleEndpoints,
+} from "./proxy-fixture.js";
 
 function ok(model: ProxyModel): EnvoyResources {
   const r = renderEnvoy(model);
@@ -25,49 +33,91 @@ function listener(res: EnvoyResources, name: string): object {
   return l;
 }
 
-const upstream = (name: string, endpoints: Upstream["endpoints"] = []): Upstream => ({ name, endpoints, connectTimeoutSeconds: 30, target: { service: "svc", namespace: "ns", port: 1 } });
+const upstream = (name: string, endpoints: Upstream["endpoints"] = []): Upstream => ({
+  name,
+  endpoints,
+  connectTimeoutSeconds: 30,
+  target: { service: "svc", namespace: "ns", port: 1 },
+});
 const backend = (b: Partial<Backend> & Pick<Backend, "name" | "port" | "upstream">): Backend => ({
-  kind: "kube-apiserver", attachment: "ns/a", serverNames: [], sourcePrefixRanges: [], ...b,
+  kind: "kube-apiserver",
+  attachment: "ns/a",
+  serverNames: [],
+  sourcePrefixRanges: [],
+  ...b,
 });
 
 describe("renderEnvoy output shape", () => {
   test("a single apiserver backend renders exactly one listener, cluster and assignment in Envoy's JSON form", () => {
     const res = ok({
-      node: "ns/p", serverIP: "192.0.2.1",
-      backends: [backend({ name: "ns/a/kube-apiserver", port: 6443, serverNames: ["api.a.example.com"], upstream: "cp/kube-apiserver:6443" })],
-      upstreams: [{ name: "cp/kube-apiserver:6443", endpoints: [{ address: "10.0.0.9", port: 6443 }], connectTimeoutSeconds: 2.5, target: { service: "svc", namespace: "ns", port: 1 } }],
+      node: "ns/p",
+      serverIP: "192.0.2.1",
+      backends: [
+        backend({
+          name: "ns/a/kube-apiserver",
+          port: 6443,
+          serverNames: ["api.a.example.com"],
+          upstream: "cp/kube-apiserver:6443",
+        }),
+      ],
+      upstreams: [
+        {
+          name: "cp/kube-apiserver:6443",
+          endpoints: [{ address: "10.0.0.9", port: 6443 }],
+          connectTimeoutSeconds: 2.5,
+          target: { service: "svc", namespace: "ns", port: 1 },
+        },
+      ],
     });
     expect(res).toStrictEqual({
-      listeners: [{
-        name: "kube-6443",
-        address: { socket_address: { address: "0.0.0.0", port_value: 6443 } },
-        listener_filters: [{
-          name: "envoy.filters.listener.tls_inspector",
-          typed_config: { "@type": "type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector" },
-        }],
-        filter_chains: [{
-          name: "ns/a/kube-apiserver",
-          filter_chain_match: { server_names: ["api.a.example.com"], transport_protocol: "tls" },
-          filters: [{
-            name: "envoy.filters.network.tcp_proxy",
-            typed_config: {
-              "@type": "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
-              stat_prefix: "ns_a_kube-apiserver",
-              cluster: "cp/kube-apiserver:6443",
+      listeners: [
+        {
+          name: "kube-6443",
+          address: { socket_address: { address: "0.0.0.0", port_value: 6443 } },
+          listener_filters: [
+            {
+              name: "envoy.filters.listener.tls_inspector",
+              typed_config: {
+                "@type": "type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector",
+              },
             },
-          }],
-        }],
-      }],
-      clusters: [{
-        name: "cp/kube-apiserver:6443",
-        type: "EDS",
-        eds_cluster_config: { eds_config: { ads: {}, resource_api_version: "V3" } },
-        connect_timeout: "2.500s",
-      }],
-      endpoints: [{
-        cluster_name: "cp/kube-apiserver:6443",
-        endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: "10.0.0.9", port_value: 6443 } } } }] }],
-      }],
+          ],
+          filter_chains: [
+            {
+              name: "ns/a/kube-apiserver",
+              filter_chain_match: { server_names: ["api.a.example.com"], transport_protocol: "tls" },
+              filters: [
+                {
+                  name: "envoy.filters.network.tcp_proxy",
+                  typed_config: {
+                    "@type": "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+                    stat_prefix: "ns_a_kube-apiserver",
+                    cluster: "cp/kube-apiserver:6443",
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+      clusters: [
+        {
+          name: "cp/kube-apiserver:6443",
+          type: "EDS",
+          eds_cluster_config: { eds_config: { ads: {}, resource_api_version: "V3" } },
+          connect_timeout: "2.500s",
+        },
+      ],
+      endpoints: [
+        {
+          cluster_name: "cp/kube-apiserver:6443",
+          endpoints: [
+            {
+              lb_endpoints: [{ endpoint: { address: { socket_address: { address: "10.0.0.9", port_value: 6443 } } } }],
+            },
+          ],
+        },
+      ],
       routes: [],
     });
   });
@@ -77,30 +127,41 @@ describe("renderEnvoy output shape", () => {
     expect(listener(res, "http-80")).toStrictEqual({
       name: "http-80",
       address: { socket_address: { address: "0.0.0.0", port_value: 80 } },
-      filter_chains: [{
-        name: "http-80",
-        filters: [{
-          name: "envoy.filters.network.http_connection_manager",
-          typed_config: {
-            "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
-            stat_prefix: "http-80",
-            rds: { config_source: { ads: {}, resource_api_version: "V3" }, route_config_name: "http-80" },
-            http_filters: [{
-              name: "envoy.filters.http.router",
-              typed_config: { "@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router" },
-            }],
-          },
-        }],
-      }],
+      filter_chains: [
+        {
+          name: "http-80",
+          filters: [
+            {
+              name: "envoy.filters.network.http_connection_manager",
+              typed_config: {
+                "@type":
+                  "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+                stat_prefix: "http-80",
+                rds: { config_source: { ads: {}, resource_api_version: "V3" }, route_config_name: "http-80" },
+                http_filters: [
+                  {
+                    name: "envoy.filters.http.router",
+                    typed_config: { "@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router" },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
     });
-    expect(res.routes).toStrictEqual([{
-      name: "http-80",
-      virtual_hosts: [{
-        name: "clusters/alpha/apps-http",
-        domains: ["*.apps.alpha.example.com"],
-        routes: [{ match: { prefix: "/" }, route: { cluster: "vip/192.168.10.200:80" } }],
-      }],
-    }]);
+    expect(res.routes).toStrictEqual([
+      {
+        name: "http-80",
+        virtual_hosts: [
+          {
+            name: "clusters/alpha/apps-http",
+            domains: ["*.apps.alpha.example.com"],
+            routes: [{ match: { prefix: "/" }, route: { cluster: "vip/192.168.10.200:80" } }],
+          },
+        ],
+      },
+    ]);
   });
 
   test("resources are sorted by name and no listener has a default filter chain", () => {
@@ -118,10 +179,14 @@ describe("renderEnvoy output shape", () => {
 
   test("a chain without SNI matches TLS from its source ranges only", () => {
     const res = ok(richModel());
-    const chains = (listener(res, "kube-6443") as { filter_chains: { name: string; filter_chain_match?: object }[] }).filter_chains;
+    const chains = (listener(res, "kube-6443") as { filter_chains: { name: string; filter_chain_match?: object }[] })
+      .filter_chains;
     expect(chains.find((c) => c.name === "clusters/beta/kubernetes-service")?.filter_chain_match).toStrictEqual({
       transport_protocol: "tls",
-      source_prefix_ranges: [{ address_prefix: "192.168.10.30", prefix_len: 32 }, { address_prefix: "192.168.10.40", prefix_len: 30 }],
+      source_prefix_ranges: [
+        { address_prefix: "192.168.10.30", prefix_len: 32 },
+        { address_prefix: "192.168.10.40", prefix_len: 30 },
+      ],
     });
     expect(chains.find((c) => c.name === "clusters/alpha/kubernetes-hostname")).toBeUndefined();
   });
@@ -133,17 +198,25 @@ describe("renderEnvoy output shape", () => {
 
   test("endpoints are deduplicated and sorted numerically, not as text", () => {
     const res = ok({
-      node: "n", serverIP: "192.0.2.1",
+      node: "n",
+      serverIP: "192.0.2.1",
       backends: [backend({ name: "b", port: 443, serverNames: ["x.example"], upstream: "u" })],
-      upstreams: [upstream("u", [
-        { address: "10.0.0.12", port: 443 }, { address: "10.0.0.7", port: 443 }, { address: "10.0.0.12", port: 443 },
-        { address: "10.0.0.7", port: 80 },
-      ])],
+      upstreams: [
+        upstream("u", [
+          { address: "10.0.0.12", port: 443 },
+          { address: "10.0.0.7", port: 443 },
+          { address: "10.0.0.12", port: 443 },
+          { address: "10.0.0.7", port: 80 },
+        ]),
+      ],
     });
-    const lb = (res.endpoints[0] as { endpoints: { lb_endpoints: { endpoint: { address: { socket_address: unknown } } }[] }[] })
-      .endpoints[0]?.lb_endpoints.map((e) => e.endpoint.address.socket_address);
+    const lb = (
+      res.endpoints[0] as { endpoints: { lb_endpoints: { endpoint: { address: { socket_address: unknown } } }[] }[] }
+    ).endpoints[0]?.lb_endpoints.map((e) => e.endpoint.address.socket_address);
     expect(lb).toStrictEqual([
-      { address: "10.0.0.7", port_value: 80 }, { address: "10.0.0.7", port_value: 443 }, { address: "10.0.0.12", port_value: 443 },
+      { address: "10.0.0.7", port_value: 80 },
+      { address: "10.0.0.7", port_value: 443 },
+      { address: "10.0.0.12", port_value: 443 },
     ]);
   });
 
@@ -152,12 +225,18 @@ describe("renderEnvoy output shape", () => {
     expect(names(res.listeners)).toStrictEqual(["https-443", "kube-6443"]);
     expect(res.routes).toStrictEqual([]);
     const only443 = ok({
-      node: "n", serverIP: "192.0.2.1",
+      node: "n",
+      serverIP: "192.0.2.1",
       backends: [backend({ name: "b", port: 443, serverNames: ["x.example"], upstream: "u" })],
       upstreams: [upstream("u")],
     });
     expect(names(only443.listeners)).toStrictEqual(["https-443"]);
-    expect(ok({ node: "n", serverIP: "192.0.2.1", backends: [], upstreams: [] })).toStrictEqual({ listeners: [], clusters: [], endpoints: [], routes: [] });
+    expect(ok({ node: "n", serverIP: "192.0.2.1", backends: [], upstreams: [] })).toStrictEqual({
+      listeners: [],
+      clusters: [],
+      endpoints: [],
+      routes: [],
+    });
   });
 });
 
@@ -166,7 +245,11 @@ describe("renderEnvoy determinism", () => {
     // Reverse every list, including those inside backends and upstreams.
     return {
       ...model,
-      backends: [...model.backends].reverse().map((b) => ({ ...b, serverNames: [...b.serverNames].reverse(), sourcePrefixRanges: [...b.sourcePrefixRanges].reverse() })),
+      backends: [...model.backends].reverse().map((b) => ({
+        ...b,
+        serverNames: [...b.serverNames].reverse(),
+        sourcePrefixRanges: [...b.sourcePrefixRanges].reverse(),
+      })),
       upstreams: [...model.upstreams].reverse().map((u) => ({ ...u, endpoints: [...u.endpoints].reverse() })),
     };
   }
@@ -201,7 +284,13 @@ describe("renderEnvoy refuses what Envoy would reject or misroute", () => {
   });
 
   test("worker ranges of two attachments conflict only when identical: nested ranges pass (longest prefix routes)", () => {
-    const delta: AttachmentSpec = { namespace: "clusters", name: "delta", domain: "delta.example.com", cp: "clusters-delta", workers: ["192.168.10.21/32"] };
+    const delta: AttachmentSpec = {
+      namespace: "clusters",
+      name: "delta",
+      domain: "delta.example.com",
+      cp: "clusters-delta",
+      workers: ["192.168.10.21/32"],
+    };
     const errs = errors(proxyModel([ALPHA, delta], sampleEndpoints));
     // kubernetes-hostname shares SNI names and 192.168.10.21 ∈ 192.168.10.20/31 — but different
     // prefixes are different trie keys, so Envoy accepts it and routes by longest prefix.
@@ -213,14 +302,39 @@ describe("renderEnvoy refuses what Envoy would reject or misroute", () => {
   });
 
   test("unusable model values are reported, not rendered", () => {
-    expect(errors({
-      node: "n", serverIP: "192.0.2.1",
-      backends: [
-        backend({ name: "b", port: 443, serverNames: ["x.example"], sourcePrefixRanges: ["10.0.0.1/24", "nonsense"], upstream: "u" }),
-        backend({ name: "h", port: 80, serverNames: ["*.apps.x"], sourcePrefixRanges: ["10.0.0.0/24"], upstream: "u" }),
-      ],
-      upstreams: [{ name: "u", endpoints: [{ address: "kube-apiserver.cp.svc", port: 6443 }, { address: "10.0.0.1", port: 0 }], connectTimeoutSeconds: 0, target: { service: "svc", namespace: "ns", port: 1 } }],
-    })).toStrictEqual([
+    expect(
+      errors({
+        node: "n",
+        serverIP: "192.0.2.1",
+        backends: [
+          backend({
+            name: "b",
+            port: 443,
+            serverNames: ["x.example"],
+            sourcePrefixRanges: ["10.0.0.1/24", "nonsense"],
+            upstream: "u",
+          }),
+          backend({
+            name: "h",
+            port: 80,
+            serverNames: ["*.apps.x"],
+            sourcePrefixRanges: ["10.0.0.0/24"],
+            upstream: "u",
+          }),
+        ],
+        upstreams: [
+          {
+            name: "u",
+            endpoints: [
+              { address: "kube-apiserver.cp.svc", port: 6443 },
+              { address: "10.0.0.1", port: 0 },
+            ],
+            connectTimeoutSeconds: 0,
+            target: { service: "svc", namespace: "ns", port: 1 },
+          },
+        ],
+      }),
+    ).toStrictEqual([
       'backend "b": source prefix range "10.0.0.1/24" is not an IPv4 CIDR',
       'backend "b": source prefix range "nonsense" is not an IPv4 CIDR',
       'backend "h": source prefix ranges are not supported on the HTTP listener',
@@ -231,22 +345,30 @@ describe("renderEnvoy refuses what Envoy would reject or misroute", () => {
   });
 
   test("a backend whose upstream is missing is reported as a dangling tcp_proxy cluster", () => {
-    expect(errors({
-      node: "n", serverIP: "192.0.2.1",
-      backends: [backend({ name: "b", port: 443, serverNames: ["x.example"], upstream: "gone" })],
-      upstreams: [],
-    })).toStrictEqual(['listener "https-443" filter chain "b": tcp_proxy cluster "gone" does not exist']);
+    expect(
+      errors({
+        node: "n",
+        serverIP: "192.0.2.1",
+        backends: [backend({ name: "b", port: 443, serverNames: ["x.example"], upstream: "gone" })],
+        upstreams: [],
+      }),
+    ).toStrictEqual(['listener "https-443" filter chain "b": tcp_proxy cluster "gone" does not exist']);
   });
 });
 
 describe("rendered listeners route connections as docs/reference.md#backends says", () => {
   const res = ok(richModel());
-  const pick = (name: string, conn: Omit<ConnectionInfo, "destinationPort" | "transportProtocol"> & Partial<ConnectionInfo>): string | undefined => {
+  const pick = (
+    name: string,
+    conn: Omit<ConnectionInfo, "destinationPort" | "transportProtocol"> & Partial<ConnectionInfo>,
+  ): string | undefined => {
     const port = Number(name.slice(name.lastIndexOf("-") + 1));
     return selectFilterChain(listener(res, name), {
-      destinationPort: port, destinationIp: "192.168.10.5",
+      destinationPort: port,
+      destinationIp: "192.168.10.5",
       // A TLS client that sends no SNI (one dialling the kubernetes Service by IP) is still TLS.
-      transportProtocol: "tls", ...conn,
+      transportProtocol: "tls",
+      ...conn,
     })?.cluster;
   };
 
@@ -275,8 +397,13 @@ describe("rendered listeners route connections as docs/reference.md#backends say
   });
 
   test("the HTTP listener's chain has no tcp_proxy cluster", () => {
-    expect(selectFilterChain(listener(res, "http-80"), { destinationPort: 80, sourceIp: "10.0.0.1", transportProtocol: "raw_buffer" }))
-      .toStrictEqual({ name: "http-80", cluster: undefined });
+    expect(
+      selectFilterChain(listener(res, "http-80"), {
+        destinationPort: 80,
+        sourceIp: "10.0.0.1",
+        transportProtocol: "raw_buffer",
+      }),
+    ).toStrictEqual({ name: "http-80", cluster: undefined });
   });
 
   test("the fixture covers every backend kind", () => {

@@ -10,7 +10,12 @@ function listener(matches: Record<string, object | undefined>, extra: object = {
     filter_chains: Object.entries(matches).map(([name, m]) => ({
       name,
       ...(m ? { filter_chain_match: m } : {}),
-      filters: [{ name: "envoy.filters.network.tcp_proxy", typed_config: { "@type": TCP_PROXY_TYPE_URL, stat_prefix: name, cluster: `to-${name}` } }],
+      filters: [
+        {
+          name: "envoy.filters.network.tcp_proxy",
+          typed_config: { "@type": TCP_PROXY_TYPE_URL, stat_prefix: name, cluster: `to-${name}` },
+        },
+      ],
     })),
     ...extra,
   };
@@ -19,7 +24,14 @@ function listener(matches: Record<string, object | undefined>, extra: object = {
 const src = (address_prefix: string, prefix_len: number): object => ({ address_prefix, prefix_len });
 
 function conn(c: Partial<ConnectionInfo> = {}): ConnectionInfo {
-  return { destinationPort: 443, destinationIp: "192.0.2.1", sourceIp: "10.0.0.5", sourcePort: 40000, transportProtocol: "tls", ...c };
+  return {
+    destinationPort: 443,
+    destinationIp: "192.0.2.1",
+    sourceIp: "10.0.0.5",
+    sourcePort: 40000,
+    transportProtocol: "tls",
+    ...c,
+  };
 }
 
 function pick(l: object, c: Partial<ConnectionInfo>): string | undefined {
@@ -59,7 +71,10 @@ describe("selectFilterChain: server names", () => {
   });
 
   test("returns the chain's tcp_proxy cluster", () => {
-    expect(selectFilterChain(l, conn({ serverName: "x.apps.example.com" }))).toStrictEqual({ name: "apps", cluster: "to-apps" });
+    expect(selectFilterChain(l, conn({ serverName: "x.apps.example.com" }))).toStrictEqual({
+      name: "apps",
+      cluster: "to-apps",
+    });
   });
 });
 
@@ -93,10 +108,18 @@ describe("selectFilterChain: no backtracking", () => {
   test("a chain for the exact destination port shadows port-less chains, and the default chain catches the rest", () => {
     const l = listener(
       { port: { destination_port: 443, server_names: ["a.example"] }, anyport: {} },
-      { default_filter_chain: { name: "fallback", filters: [{ name: "t", typed_config: { "@type": TCP_PROXY_TYPE_URL, stat_prefix: "f", cluster: "sink" } }] } },
+      {
+        default_filter_chain: {
+          name: "fallback",
+          filters: [{ name: "t", typed_config: { "@type": TCP_PROXY_TYPE_URL, stat_prefix: "f", cluster: "sink" } }],
+        },
+      },
     );
     expect(pick(l, { serverName: "a.example" })).toBe("port");
-    expect(selectFilterChain(l, conn({ serverName: "b.example" }))).toStrictEqual({ name: "fallback", cluster: "sink" });
+    expect(selectFilterChain(l, conn({ serverName: "b.example" }))).toStrictEqual({
+      name: "fallback",
+      cluster: "sink",
+    });
     expect(pick(l, { destinationPort: 8443, serverName: "b.example" })).toBe("anyport");
   });
 
@@ -131,7 +154,11 @@ describe("selectFilterChain: each criterion", () => {
   });
 
   test("destination IP: longest prefix_ranges match, then chains without", () => {
-    const l = listener({ vip: { prefix_ranges: [src("192.0.2.1", 32)] }, net: { prefix_ranges: [src("192.0.2.0", 24)] }, any: {} });
+    const l = listener({
+      vip: { prefix_ranges: [src("192.0.2.1", 32)] },
+      net: { prefix_ranges: [src("192.0.2.0", 24)] },
+      any: {},
+    });
     expect(pick(l, { destinationIp: "192.0.2.1" })).toBe("vip");
     expect(pick(l, { destinationIp: "192.0.2.9" })).toBe("net");
     expect(pick(l, { destinationIp: "198.51.100.1" })).toBe("any");
@@ -144,7 +171,11 @@ describe("selectFilterChain: each criterion", () => {
   });
 
   test("application protocols: first client ALPN that some chain names, else chains without", () => {
-    const l = listener({ h2: { application_protocols: ["h2"] }, h1: { application_protocols: ["http/1.1", "http/1.0"] }, none: {} });
+    const l = listener({
+      h2: { application_protocols: ["h2"] },
+      h1: { application_protocols: ["http/1.1", "http/1.0"] },
+      none: {},
+    });
     expect(pick(l, { applicationProtocols: ["h2", "http/1.1"] })).toBe("h2");
     expect(pick(l, { applicationProtocols: ["spdy", "http/1.0", "h2"] })).toBe("h1");
     expect(pick(l, { applicationProtocols: ["acme"] })).toBe("none");
@@ -179,12 +210,29 @@ describe("selectFilterChain: each criterion", () => {
   });
 
   test("a chain with no filter_chain_match takes everything that reaches it; none at all means no chain", () => {
-    expect(pick(listener({ all: undefined }), { sourceIp: "203.0.113.9", transportProtocol: "raw_buffer" })).toBe("all");
+    expect(pick(listener({ all: undefined }), { sourceIp: "203.0.113.9", transportProtocol: "raw_buffer" })).toBe(
+      "all",
+    );
     expect(selectFilterChain({ name: "empty" }, conn())).toBeUndefined();
   });
 
   test("a chain ending in an HTTP connection manager has no cluster", () => {
-    const l = { filter_chains: [{ name: "http", filters: [{ name: "hcm", typed_config: { "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager" } }] }] };
+    const l = {
+      filter_chains: [
+        {
+          name: "http",
+          filters: [
+            {
+              name: "hcm",
+              typed_config: {
+                "@type":
+                  "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+              },
+            },
+          ],
+        },
+      ],
+    };
     expect(selectFilterChain(l, conn())).toStrictEqual({ name: "http", cluster: undefined });
   });
 });

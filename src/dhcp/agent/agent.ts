@@ -4,8 +4,13 @@
 // the previous one) — so nothing is acknowledged before Kea has it. The stream is re-opened with
 // jittered backoff, and a reconnect announces the version Kea runs.
 import {
-  Client, Metadata, credentials as grpcCredentials, status as GrpcStatus,
-  type ChannelCredentials, type ClientDuplexStream, type StatusObject,
+  Client,
+  Metadata,
+  credentials as grpcCredentials,
+  status as GrpcStatus,
+  type ChannelCredentials,
+  type ClientDuplexStream,
+  type StatusObject,
 } from "@grpc/grpc-js";
 import type { ApplyResult, KeaConfig } from "../applier.js";
 import { backoffDelay, realTimers, type BackoffOptions, type Timers } from "../kea/backoff.js";
@@ -13,8 +18,13 @@ import { KEA_CONFIG_TYPE_URL, decodeKeaConfig, type KeaConfigJson } from "../../
 import { SILENT_LOGGER, type Logger } from "../../xds/status.js";
 import { withLocalPaths, type LocalKeaPaths } from "./local-paths.js";
 import {
-  ADS_SOTW_METHOD, INVALID_ARGUMENT, decodeDiscoveryResponse, encodeDiscoveryRequest,
-  type DiscoveryRequestInit, type DiscoveryResponseIn, type NodeInit,
+  ADS_SOTW_METHOD,
+  INVALID_ARGUMENT,
+  decodeDiscoveryResponse,
+  encodeDiscoveryRequest,
+  type DiscoveryRequestInit,
+  type DiscoveryResponseIn,
+  type NodeInit,
 } from "./wire.js";
 
 /** `node.user_agent_name` of the agent, as it shows in CSDS and the server's status. */
@@ -54,12 +64,44 @@ export type AckKind = "applied" | "unchanged" | "already-running" | "no-resource
 /** Protocol milestones, for logs and tests. */
 export type AgentEvent =
   | { readonly type: "connecting"; readonly stream: number; readonly versionInfo: string }
-  | { readonly type: "response"; readonly stream: number; readonly version: string; readonly nonce: string; readonly resources: number }
-  | { readonly type: "ack"; readonly stream: number; readonly version: string; readonly nonce: string; readonly kind: AckKind }
-  | { readonly type: "nack"; readonly stream: number; readonly version: string; readonly nonce: string; readonly previousVersion: string; readonly message: string }
+  | {
+      readonly type: "response";
+      readonly stream: number;
+      readonly version: string;
+      readonly nonce: string;
+      readonly resources: number;
+    }
+  | {
+      readonly type: "ack";
+      readonly stream: number;
+      readonly version: string;
+      readonly nonce: string;
+      readonly kind: AckKind;
+    }
+  | {
+      readonly type: "nack";
+      readonly stream: number;
+      readonly version: string;
+      readonly nonce: string;
+      readonly previousVersion: string;
+      readonly message: string;
+    }
   /** A result that is not answered: superseded by a newer response, or its stream is gone. */
-  | { readonly type: "unanswered"; readonly stream: number; readonly version: string; readonly nonce: string; readonly status: ApplyResult["status"] }
-  | { readonly type: "stream-ended"; readonly stream: number; readonly code: number; readonly details: string; readonly graceful: boolean; readonly retryInMs: number };
+  | {
+      readonly type: "unanswered";
+      readonly stream: number;
+      readonly version: string;
+      readonly nonce: string;
+      readonly status: ApplyResult["status"];
+    }
+  | {
+      readonly type: "stream-ended";
+      readonly stream: number;
+      readonly code: number;
+      readonly details: string;
+      readonly graceful: boolean;
+      readonly retryInMs: number;
+    };
 
 interface Stream {
   readonly no: number;
@@ -136,9 +178,18 @@ export class DhcpAgent {
     this.#timer = undefined;
     const s = this.#stream;
     if (s?.open === true) {
-      try { s.call.end(); } catch { /* already gone */ }
+      try {
+        s.call.end();
+      } catch {
+        /* already gone */
+      }
       let grace: unknown;
-      await Promise.race([s.ended, new Promise<void>((resolve) => { grace = this.#timers.setTimeout(resolve, 1000); })]);
+      await Promise.race([
+        s.ended,
+        new Promise<void>((resolve) => {
+          grace = this.#timers.setTimeout(resolve, 1000);
+        }),
+      ]);
       this.#timers.clearTimeout(grace);
       s.call.cancel();
     }
@@ -148,19 +199,38 @@ export class DhcpAgent {
   #connect(): void {
     if (this.#closed) return;
     const no = (this.#streams += 1);
-    const call = this.#client.makeBidiStreamRequest(ADS_SOTW_METHOD, encodeDiscoveryRequest, decodeDiscoveryResponse, new Metadata());
+    const call = this.#client.makeBidiStreamRequest(
+      ADS_SOTW_METHOD,
+      encodeDiscoveryRequest,
+      decodeDiscoveryResponse,
+      new Metadata(),
+    );
     let markEnded = (): void => undefined;
-    const ended = new Promise<void>((resolve) => { markEnded = resolve; });
+    const ended = new Promise<void>((resolve) => {
+      markEnded = resolve;
+    });
     const s: Stream = { no, call, open: true, responded: false, latestNonce: "", ended, markEnded };
     this.#stream = s;
-    call.on("data", (res: DiscoveryResponseIn) => { this.#onResponse(s, res); });
-    call.on("status", (st: StatusObject) => { this.#onEnd(s, st); });
-    call.on("error", () => { /* reported through "status" */ });
+    call.on("data", (res: DiscoveryResponseIn) => {
+      this.#onResponse(s, res);
+    });
+    call.on("status", (st: StatusObject) => {
+      this.#onEnd(s, st);
+    });
+    call.on("error", () => {
+      /* reported through "status" */
+    });
     const versionInfo = this.#accepted?.version ?? "";
     this.#emit({ type: "connecting", stream: no, versionInfo });
     this.#log.debug({ xds: this.#o.xds, stream: no, version: versionInfo }, `opening the ADS stream to ${this.#o.xds}`);
     // Naming the version Kea runs lets the server know what this node holds after a reconnect.
-    this.#write(s, { version_info: versionInfo, node: this.#nodeInfo, resource_names: [this.#o.node], type_url: KEA_CONFIG_TYPE_URL, response_nonce: "" });
+    this.#write(s, {
+      version_info: versionInfo,
+      node: this.#nodeInfo,
+      resource_names: [this.#o.node],
+      type_url: KEA_CONFIG_TYPE_URL,
+      response_nonce: "",
+    });
   }
 
   #write(s: Stream, req: DiscoveryRequestInit): boolean {
@@ -180,11 +250,18 @@ export class DhcpAgent {
       this.#log.debug({ typeUrl: res.typeUrl }, "ignoring a response of a type this agent did not ask for");
       return;
     }
-    if (!s.responded) this.#log.info({ xds: this.#o.xds, node: this.#o.node }, `connected to the xDS server ${this.#o.xds}`);
+    if (!s.responded)
+      this.#log.info({ xds: this.#o.xds, node: this.#o.node }, `connected to the xDS server ${this.#o.xds}`);
     s.responded = true;
     this.#attempt = 0;
     s.latestNonce = res.nonce;
-    this.#emit({ type: "response", stream: s.no, version: res.versionInfo, nonce: res.nonce, resources: res.resources.length });
+    this.#emit({
+      type: "response",
+      stream: s.no,
+      version: res.versionInfo,
+      nonce: res.nonce,
+      resources: res.resources.length,
+    });
 
     let mine: { config: KeaConfigJson; content: Uint8Array } | undefined;
     try {
@@ -196,7 +273,10 @@ export class DhcpAgent {
     if (mine === undefined) {
       // No configuration for this DHCPServer (DHCP disabled, Infra gone): Kea keeps serving
       // what it has rather than dropping every lease holder's address.
-      this.#log.warn({ version: res.versionInfo, node: this.#o.node }, `the control plane has no KeaConfig ${this.#o.node}; Kea keeps its current configuration`);
+      this.#log.warn(
+        { version: res.versionInfo, node: this.#o.node },
+        `the control plane has no KeaConfig ${this.#o.node}; Kea keeps its current configuration`,
+      );
       if (this.#accepted) this.#accepted.version = res.versionInfo;
       this.#ack(s, res, "no-resource");
       return;
@@ -209,13 +289,23 @@ export class DhcpAgent {
       return;
     }
     const content = mine.content;
-    const dhcp4 = this.#o.localPaths === undefined ? mine.config.dhcp4 : withLocalPaths(mine.config.dhcp4, this.#o.localPaths);
+    const dhcp4 =
+      this.#o.localPaths === undefined ? mine.config.dhcp4 : withLocalPaths(mine.config.dhcp4, this.#o.localPaths);
     this.#outstanding += 1;
     this.#o.applier.apply({ Dhcp4: dhcp4 }).then(
-      (result) => { this.#outstanding -= 1; this.#settle(s, res, content, result); },
+      (result) => {
+        this.#outstanding -= 1;
+        this.#settle(s, res, content, result);
+      },
       (e: unknown) => {
         this.#outstanding -= 1;
-        this.#settle(s, res, content, { status: "rejected", hash: "", command: "apply", result: -1, text: e instanceof Error ? e.message : String(e) });
+        this.#settle(s, res, content, {
+          status: "rejected",
+          hash: "",
+          command: "apply",
+          result: -1,
+          text: e instanceof Error ? e.message : String(e),
+        });
       },
     );
   }
@@ -238,9 +328,16 @@ export class DhcpAgent {
   #settle(s: Stream, res: DiscoveryResponseIn, content: Uint8Array, result: ApplyResult): void {
     const current = s.open && s === this.#stream && s.latestNonce === res.nonce && !this.#closed;
     if (result.status === "applied" || result.status === "unchanged") {
-      this.#accepted = { version: res.versionInfo, content, settled: result.status === "unchanged" || result.persisted };
+      this.#accepted = {
+        version: res.versionInfo,
+        content,
+        settled: result.status === "unchanged" || result.persisted,
+      };
       if (result.status === "applied" && !result.persisted) {
-        this.#log.warn({ version: res.versionInfo }, `Kea runs version ${res.versionInfo} but could not write it to its config file (a Kea restart loses it): ${result.text ?? ""}`);
+        this.#log.warn(
+          { version: res.versionInfo },
+          `Kea runs version ${res.versionInfo} but could not write it to its config file (a Kea restart loses it): ${result.text ?? ""}`,
+        );
       }
       if (current) this.#ack(s, res, result.status);
       else this.#unanswered(s, res, result);
@@ -255,7 +352,15 @@ export class DhcpAgent {
   }
 
   #ack(s: Stream, res: DiscoveryResponseIn, kind: AckKind): void {
-    if (!this.#write(s, { version_info: res.versionInfo, resource_names: [this.#o.node], type_url: KEA_CONFIG_TYPE_URL, response_nonce: res.nonce })) return;
+    if (
+      !this.#write(s, {
+        version_info: res.versionInfo,
+        resource_names: [this.#o.node],
+        type_url: KEA_CONFIG_TYPE_URL,
+        response_nonce: res.nonce,
+      })
+    )
+      return;
     this.#emit({ type: "ack", stream: s.no, version: res.versionInfo, nonce: res.nonce, kind });
     const what: Record<AckKind, string> = {
       applied: "Kea configuration applied",
@@ -269,20 +374,31 @@ export class DhcpAgent {
 
   #nack(s: Stream, res: DiscoveryResponseIn, message: string, command?: string): void {
     const previousVersion = this.#accepted?.version ?? "";
-    if (!this.#write(s, {
-      version_info: previousVersion, resource_names: [this.#o.node], type_url: KEA_CONFIG_TYPE_URL, response_nonce: res.nonce,
-      error_detail: { code: INVALID_ARGUMENT, message },
-    })) return;
+    if (
+      !this.#write(s, {
+        version_info: previousVersion,
+        resource_names: [this.#o.node],
+        type_url: KEA_CONFIG_TYPE_URL,
+        response_nonce: res.nonce,
+        error_detail: { code: INVALID_ARGUMENT, message },
+      })
+    )
+      return;
     this.#emit({ type: "nack", stream: s.no, version: res.versionInfo, nonce: res.nonce, previousVersion, message });
     const keeps = previousVersion === "" ? "its current configuration" : `version ${previousVersion}`;
-    this.#log.error({ version: res.versionInfo, nonce: res.nonce, ...(command === undefined ? {} : { command }) },
-      `NACK version ${res.versionInfo}, Kea keeps ${keeps}: ${message}`);
+    this.#log.error(
+      { version: res.versionInfo, nonce: res.nonce, ...(command === undefined ? {} : { command }) },
+      `NACK version ${res.versionInfo}, Kea keeps ${keeps}: ${message}`,
+    );
   }
 
   #unanswered(s: Stream, res: DiscoveryResponseIn, result: ApplyResult): void {
     this.#emit({ type: "unanswered", stream: s.no, version: res.versionInfo, nonce: res.nonce, status: result.status });
     if (result.status === "stopped") return;
-    const why = result.status === "superseded" ? "superseded by a newer version before it reached Kea" : `${result.status}, but its stream is gone; the next stream says what Kea runs`;
+    const why =
+      result.status === "superseded"
+        ? "superseded by a newer version before it reached Kea"
+        : `${result.status}, but its stream is gone; the next stream says what Kea runs`;
     this.#log.debug({ version: res.versionInfo, nonce: res.nonce }, `version ${res.versionInfo} ${why}`);
   }
 
@@ -304,8 +420,16 @@ export class DhcpAgent {
     const ctx = { xds: this.#o.xds, code: GrpcStatus[st.code], attempt: this.#attempt, retryInMs };
     const wait = `${(retryInMs / 1000).toFixed(1)}s`;
     if (graceful) this.#log.info(ctx, "the xDS server ended the stream (maximum stream age or shutdown); reconnecting");
-    else if (!s.responded) this.#log.warn(ctx, `cannot reach the xDS server ${this.#o.xds} (${plainDetails(st.details)}); retrying in ${wait}`);
-    else this.#log.warn(ctx, `lost the xDS stream to ${this.#o.xds} (${GrpcStatus[st.code]}: ${st.details}); reconnecting in ${wait}`);
+    else if (!s.responded)
+      this.#log.warn(
+        ctx,
+        `cannot reach the xDS server ${this.#o.xds} (${plainDetails(st.details)}); retrying in ${wait}`,
+      );
+    else
+      this.#log.warn(
+        ctx,
+        `lost the xDS stream to ${this.#o.xds} (${GrpcStatus[st.code]}: ${st.details}); reconnecting in ${wait}`,
+      );
     this.#timer = this.#timers.setTimeout(() => {
       this.#timer = undefined;
       this.#connect();

@@ -15,7 +15,10 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** The Dhcp4 object with the local paths put in; the input is not modified. */
-export function withLocalPaths(dhcp4: Readonly<Record<string, unknown>>, paths: LocalKeaPaths): Record<string, unknown> {
+export function withLocalPaths(
+  dhcp4: Readonly<Record<string, unknown>>,
+  paths: LocalKeaPaths,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...dhcp4 };
   const db = out["lease-database"];
   if (paths.leaseFile !== undefined && isRecord(db)) out["lease-database"] = { ...db, name: paths.leaseFile };

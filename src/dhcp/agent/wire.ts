@@ -51,7 +51,10 @@ export function encodeDiscoveryRequest(req: DiscoveryRequestInit): Buffer {
 export function decodeDiscoveryResponse(bytes: Buffer): DiscoveryResponseIn {
   const t = messageType("envoy.service.discovery.v3.DiscoveryResponse");
   const m = t.decode(bytes) as unknown as {
-    version_info?: string; type_url?: string; nonce?: string; resources?: { type_url?: string; value?: Uint8Array }[];
+    version_info?: string;
+    type_url?: string;
+    nonce?: string;
+    resources?: { type_url?: string; value?: Uint8Array }[];
   };
   return {
     versionInfo: m.version_info ?? "",

@@ -11,7 +11,9 @@ export interface Timers {
 /** The process's real timers. */
 export const realTimers: Timers = {
   setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => { clearTimeout(handle as ReturnType<typeof setTimeout>); },
+  clearTimeout: (handle) => {
+    clearTimeout(handle as ReturnType<typeof setTimeout>);
+  },
 };
 
 /** Exponential backoff: initialMs · factor^(attempt−1), capped at maxMs, then shortened by up to `jitter` of itself. */
@@ -27,7 +29,11 @@ export interface BackoffOptions {
 export const DEFAULT_BACKOFF: Required<BackoffOptions> = { initialMs: 50, maxMs: 5_000, factor: 2, jitter: 0.5 };
 
 /** Delay before retry number `attempt` (1-based); `random` returns a number in [0, 1). */
-export function backoffDelay(attempt: number, options: BackoffOptions = {}, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  options: BackoffOptions = {},
+  random: () => number = Math.random,
+): number {
   const o = { ...DEFAULT_BACKOFF, ...options };
   const exp = Math.min(o.maxMs, o.initialMs * o.factor ** Math.max(0, attempt - 1));
   const jitter = Math.min(1, Math.max(0, o.jitter));

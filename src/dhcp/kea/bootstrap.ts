@@ -1,6 +1,11 @@
 // The configuration kea-dhcp4 is started with before the first apply: it opens the control
 // socket, loads lease_cmds and the lease file, and serves no subnet yet. Pure.
-import { DEFAULT_CONTROL_SOCKET, DEFAULT_HOOKS_DIRECTORY, DEFAULT_LEASE_FILE, LEASE_CMDS_LIBRARY } from "../render/index.js";
+import {
+  DEFAULT_CONTROL_SOCKET,
+  DEFAULT_HOOKS_DIRECTORY,
+  DEFAULT_LEASE_FILE,
+  LEASE_CMDS_LIBRARY,
+} from "../render/index.js";
 
 /** Where the starting Kea listens and keeps leases. */
 export interface KeaBootstrapOptions {

@@ -2,9 +2,7 @@
 // answers, and closes; commands are strictly serialized because Kea handles them one at a time
 // and a config-set must never race a config-test of another config.
 import { connect, type Socket } from "node:net";
-import {
-  KeaTimeoutError, KeaTransportError, KeaUnreachableError, resultError,
-} from "./errors.js";
+import { KeaTimeoutError, KeaTransportError, KeaUnreachableError, resultError } from "./errors.js";
 
 /** A successful (result 0) answer from Kea. */
 export interface KeaAnswer {
@@ -31,7 +29,10 @@ export class KeaControlClient implements KeaCommander {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly timeoutMs: number;
 
-  constructor(readonly socketPath: string, options: KeaClientOptions = {}) {
+  constructor(
+    readonly socketPath: string,
+    options: KeaClientOptions = {},
+  ) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
@@ -47,7 +48,12 @@ export class KeaControlClient implements KeaCommander {
   }
 }
 
-function exchange(socketPath: string, command: string, args: object | undefined, timeoutMs: number): Promise<KeaAnswer> {
+function exchange(
+  socketPath: string,
+  command: string,
+  args: object | undefined,
+  timeoutMs: number,
+): Promise<KeaAnswer> {
   return new Promise((resolve, reject) => {
     let connected = false;
     let settled = false;
@@ -68,7 +74,13 @@ function exchange(socketPath: string, command: string, args: object | undefined,
       try {
         parsed = JSON.parse(text);
       } catch {
-        if (final) finish(new KeaTransportError(command, text === "" ? "connection closed without an answer" : `incomplete answer: ${text.slice(0, 200)}`));
+        if (final)
+          finish(
+            new KeaTransportError(
+              command,
+              text === "" ? "connection closed without an answer" : `incomplete answer: ${text.slice(0, 200)}`,
+            ),
+          );
         return;
       }
       // The control agent wraps answers in a list; the daemon's own socket does not.
@@ -81,7 +93,9 @@ function exchange(socketPath: string, command: string, args: object | undefined,
       if (answer.result === 0) finish(undefined, { result: 0, text: text2, arguments: answer.arguments });
       else finish(resultError(command, answer.result, text2, answer.arguments));
     };
-    const timer = setTimeout(() => { finish(new KeaTimeoutError(command, timeoutMs)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      finish(new KeaTimeoutError(command, timeoutMs));
+    }, timeoutMs);
     const sock: Socket = connect(socketPath);
     sock.setEncoding("utf8");
     sock.on("connect", () => {
@@ -92,11 +106,16 @@ function exchange(socketPath: string, command: string, args: object | undefined,
       chunks.push(d);
       if (d.trimEnd().endsWith("}") || d.trimEnd().endsWith("]")) tryParse(false);
     });
-    sock.on("end", () => { tryParse(true); });
-    sock.on("close", () => { tryParse(true); });
+    sock.on("end", () => {
+      tryParse(true);
+    });
+    sock.on("close", () => {
+      tryParse(true);
+    });
     sock.on("error", (err: NodeJS.ErrnoException) => {
       const code = err.code ?? "";
-      if (!connected && (code === "ENOENT" || code === "ECONNREFUSED")) finish(new KeaUnreachableError(socketPath, code));
+      if (!connected && (code === "ENOENT" || code === "ECONNREFUSED"))
+        finish(new KeaUnreachableError(socketPath, code));
       else finish(new KeaTransportError(command, err.message));
     });
   });

@@ -12,7 +12,10 @@ export class KeaError extends Error {
 /** The control socket does not exist or nobody listens on it (ENOENT / ECONNREFUSED): Kea is not running (yet). */
 export class KeaUnreachableError extends KeaError {
   override readonly name = "KeaUnreachableError";
-  constructor(readonly socketPath: string, readonly code: string) {
+  constructor(
+    readonly socketPath: string,
+    readonly code: string,
+  ) {
     super(`Kea not reachable on ${socketPath} (${code})`);
   }
 }
@@ -20,7 +23,10 @@ export class KeaUnreachableError extends KeaError {
 /** Kea did not answer the command within the per-command limit. */
 export class KeaTimeoutError extends KeaError {
   override readonly name = "KeaTimeoutError";
-  constructor(readonly command: string, readonly timeoutMs: number) {
+  constructor(
+    readonly command: string,
+    readonly timeoutMs: number,
+  ) {
     super(`Kea did not answer ${command} within ${timeoutMs} ms`);
   }
 }
@@ -28,7 +34,10 @@ export class KeaTimeoutError extends KeaError {
 /** The connection broke or the answer was not a Kea answer (Kea crashed mid-command, wrong socket). */
 export class KeaTransportError extends KeaError {
   override readonly name = "KeaTransportError";
-  constructor(readonly command: string, message: string) {
+  constructor(
+    readonly command: string,
+    message: string,
+  ) {
     super(`${command}: ${message}`);
   }
 }

@@ -2,8 +2,16 @@
 export { KeaControlClient } from "./client.js";
 export type { KeaAnswer, KeaClientOptions, KeaCommander } from "./client.js";
 export {
-  KEA_RESULT, KeaCommandError, KeaEmptyError, KeaError, KeaResultError, KeaTimeoutError, KeaTransportError,
-  KeaUnreachableError, KeaUnsupportedError, isTransient,
+  KEA_RESULT,
+  KeaCommandError,
+  KeaEmptyError,
+  KeaError,
+  KeaResultError,
+  KeaTimeoutError,
+  KeaTransportError,
+  KeaUnreachableError,
+  KeaUnsupportedError,
+  isTransient,
 } from "./errors.js";
 export { DEFAULT_BACKOFF, backoffDelay, realTimers } from "./backoff.js";
 export type { BackoffOptions, Timers } from "./backoff.js";

@@ -37,11 +37,11 @@ export function addressCapacity(dhcp4: unknown): number {
   if (!Array.isArray(subnets)) return 0;
   let total = 0;
   for (const s of subnets as { pools?: unknown; reservations?: unknown }[]) {
-    const ranges = (Array.isArray(s.pools) ? s.pools as { pool?: unknown }[] : [])
+    const ranges = (Array.isArray(s.pools) ? (s.pools as { pool?: unknown }[]) : [])
       .map((p) => (typeof p.pool === "string" ? poolRange(p.pool) : undefined))
       .filter((r): r is [number, number] => r !== undefined);
     for (const [a, b] of ranges) total += b - a + 1;
-    for (const r of Array.isArray(s.reservations) ? s.reservations as { "ip-address"?: unknown }[] : []) {
+    for (const r of Array.isArray(s.reservations) ? (s.reservations as { "ip-address"?: unknown }[]) : []) {
       const ip = typeof r["ip-address"] === "string" ? parseIPv4(r["ip-address"]) : undefined;
       if (ip !== undefined && !ranges.some(([a, b]) => ip >= a && ip <= b)) total++;
     }

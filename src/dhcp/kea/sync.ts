@@ -27,7 +27,10 @@ export class KeaSync {
   constructor(private readonly options: KeaSyncOptions) {
     // Without an explicit lease file, the lease database Kea was started with is kept (as its
     // control socket and interfaces are): its leases stay where their owner put them.
-    this.applier = new KeaApplier(options.socketPath, { ...options.applier, keepLeaseDatabase: options.leaseFile === undefined });
+    this.applier = new KeaApplier(options.socketPath, {
+      ...options.applier,
+      keepLeaseDatabase: options.leaseFile === undefined,
+    });
   }
 
   /** The configuration a model becomes on this Kea. Pure. */

@@ -2,9 +2,7 @@
 // config-test/config-set). Pure and deterministic: same model, same bytes.
 import type { DhcpModel, Reservation } from "../../model/types.js";
 import { parseIPv4 } from "../../model/ipv4.js";
-import type {
-  KeaDhcp4Config, KeaOptionData, KeaPool, KeaReservation, KeaSubnet4,
-} from "./kea-types.js";
+import type { KeaDhcp4Config, KeaOptionData, KeaPool, KeaReservation, KeaSubnet4 } from "./kea-types.js";
 
 /** Where the oooi dhcp-agent sidecar and kea-dhcp4 share the control socket (an emptyDir). */
 export const DEFAULT_CONTROL_SOCKET = "/run/kea/kea4-ctrl-socket";
@@ -90,12 +88,17 @@ export function renderKea(dhcp: DhcpModel, options: KeaRenderOptions = {}): { Dh
 
 function renderSubnet(dhcp: DhcpModel): KeaSubnet4 {
   const reservations = [...dhcp.reservations].sort(byMacThenIp);
-  const pools: KeaPool[] = dhcp.pool === undefined ? [] : [{
-    pool: `${dhcp.pool.start} - ${dhcp.pool.end}`,
-    // KNOWN is assigned after the in-subnet reservation lookup and before pool selection, so an
-    // unknown MAC finds no usable pool and gets no lease.
-    ...(dhcp.unknownClients === "deny" ? { "client-class": "KNOWN" as const } : {}),
-  }];
+  const pools: KeaPool[] =
+    dhcp.pool === undefined
+      ? []
+      : [
+          {
+            pool: `${dhcp.pool.start} - ${dhcp.pool.end}`,
+            // KNOWN is assigned after the in-subnet reservation lookup and before pool selection, so an
+            // unknown MAC finds no usable pool and gets no lease.
+            ...(dhcp.unknownClients === "deny" ? { "client-class": "KNOWN" as const } : {}),
+          },
+        ];
   return {
     id: SUBNET_ID,
     "option-data": optionData(dhcp),
@@ -119,7 +122,12 @@ function optionData(dhcp: DhcpModel): KeaOptionData[] {
   out.sort((a, b) => compare(a.name ?? "", b.name ?? ""));
   // The user's options after oooi's own, by code (the model refuses codes oooi sets itself).
   for (const o of dhcp.options) {
-    out.push({ code: o.code, ...(o.name === undefined ? {} : { name: o.name }), data: o.data, ...(o.csvFormat ? {} : { "csv-format": false }) });
+    out.push({
+      code: o.code,
+      ...(o.name === undefined ? {} : { name: o.name }),
+      data: o.data,
+      ...(o.csvFormat ? {} : { "csv-format": false }),
+    });
   }
   return out;
 }

@@ -20,9 +20,7 @@ export interface ViewFilter {
 }
 
 /** How a block answers: authoritatively from a zone file, or by forwarding upstream. */
-export type BlockAnswer =
-  | { readonly kind: "file"; readonly path: string }
-  | { readonly kind: "forward" };
+export type BlockAnswer = { readonly kind: "file"; readonly path: string } | { readonly kind: "forward" };
 
 /** One `<zone>:53 { … }` server block. */
 export interface ServerBlock {
@@ -63,11 +61,7 @@ export function renderCorefile(blocks: readonly ServerBlock[], settings: Corefil
 function renderBlock(block: ServerBlock, s: CorefileSettings, root: boolean): string {
   const lines: string[] = [`${block.zone}:${DNS_PORT} {`];
   if (block.view !== undefined) {
-    lines.push(
-      `    view ${block.view.name} {`,
-      `        expr incidr(client_ip(), '${block.view.cidr}')`,
-      "    }",
-    );
+    lines.push(`    view ${block.view.name} {`, `        expr incidr(client_ip(), '${block.view.cidr}')`, "    }");
   }
   lines.push("    errors", "    log");
   if (root) {

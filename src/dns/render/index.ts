@@ -39,11 +39,12 @@ const NS_ADDRESS_CANDIDATES = [DEFAULT_VIEW_NS_ADDRESS, "192.0.0.8", "198.18.0.8
 
 /** The default view's glue: the first candidate no filtered view's CIDR contains. */
 export function defaultViewNsAddress(vlanCidrs: readonly string[]): string {
-  const inside = (ip: string) => vlanCidrs.some((c) => {
-    const cidr = parseCidr(c);
-    const addr = parseIPv4(ip);
-    return cidr !== undefined && addr !== undefined && cidrContains(cidr, addr);
-  });
+  const inside = (ip: string) =>
+    vlanCidrs.some((c) => {
+      const cidr = parseCidr(c);
+      const addr = parseIPv4(ip);
+      return cidr !== undefined && addr !== undefined && cidrContains(cidr, addr);
+    });
   return NS_ADDRESS_CANDIDATES.find((ip) => !inside(ip)) ?? DEFAULT_VIEW_NS_ADDRESS;
 }
 
@@ -65,16 +66,14 @@ export function renderCoreDns(dns: DnsModel, options: RenderCoreDnsOptions = {})
   const zoneFiles = new Map<string, string>();
   const zonePath = (view: ViewPlan, origin: string, records: readonly OwnedRecord[]): string => {
     const key = zoneFileKey(view.name, origin);
-    const file = renderZoneFile(
-      { origin, records, nsAddress: view.nsAddress, ttl },
-      options.previous?.[key],
-    );
+    const file = renderZoneFile({ origin, records, nsAddress: view.nsAddress, ttl }, options.previous?.[key]);
     zoneFiles.set(key, file.text);
     return mountDir === "/" ? `/${key}` : `${mountDir}/${key}`;
   };
 
-  const origins = [...new Set([...filtered, ...(unfiltered ? [unfiltered] : [])]
-    .flatMap((v) => [...v.zones.keys()]))].sort(compare);
+  const origins = [
+    ...new Set([...filtered, ...(unfiltered ? [unfiltered] : [])].flatMap((v) => [...v.zones.keys()])),
+  ].sort(compare);
   const blocks: ServerBlock[] = [];
   for (const origin of origins) {
     const fallback = unfiltered?.zones.get(origin);
@@ -82,14 +81,22 @@ export function renderCoreDns(dns: DnsModel, options: RenderCoreDnsOptions = {})
     for (const view of filtered) {
       const records = view.zones.get(origin);
       if (records !== undefined) {
-        blocks.push({ zone: origin, view: view.filter, answer: { kind: "file", path: zonePath(view, origin, records) } });
+        blocks.push({
+          zone: origin,
+          view: view.filter,
+          answer: { kind: "file", path: zonePath(view, origin, records) },
+        });
       } else if (fallback !== undefined) {
         // Keep the other view's static answers away from this view's clients.
         blocks.push({ zone: origin, view: view.filter, answer: { kind: "forward" } });
       }
     }
     if (unfiltered !== undefined && fallback !== undefined) {
-      blocks.push({ zone: origin, view: undefined, answer: { kind: "file", path: zonePath(unfiltered, origin, fallback) } });
+      blocks.push({
+        zone: origin,
+        view: undefined,
+        answer: { kind: "file", path: zonePath(unfiltered, origin, fallback) },
+      });
     } else {
       blocks.push({ zone: origin, view: undefined, answer: { kind: "forward" } });
     }

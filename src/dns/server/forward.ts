@@ -31,7 +31,10 @@ export class Forwarder {
   private readonly aborts = new Set<() => void>();
   private closed = false;
 
-  constructor(upstreams: readonly Upstream[], private readonly options: ForwarderOptions) {
+  constructor(
+    upstreams: readonly Upstream[],
+    private readonly options: ForwarderOptions,
+  ) {
     this.upstreams = upstreams;
   }
 

@@ -4,8 +4,18 @@
 import type { Forwarder } from "./forward.js";
 import { lookup, selectView, type AnswerTable } from "./table.js";
 import {
-  assemble, CLASS_IN, CLASSIC_UDP_LIMIT, errorResponse, fitToLimit, parseQuery, RCODE, TCP_LIMIT, TYPE,
-  type Query, type Rejection, type Sections,
+  assemble,
+  CLASS_IN,
+  CLASSIC_UDP_LIMIT,
+  errorResponse,
+  fitToLimit,
+  parseQuery,
+  RCODE,
+  TCP_LIMIT,
+  TYPE,
+  type Query,
+  type Rejection,
+  type Sections,
 } from "./wire.js";
 
 /** Counters since start. */
@@ -34,7 +44,14 @@ export type Reply = Buffer | Promise<Buffer | undefined> | undefined;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const NO_RECORDS = Buffer.alloc(0);
-const REFUSED_SECTIONS: Sections = { rcode: RCODE.REFUSED, aa: false, ancount: 0, nscount: 0, arcount: 0, body: NO_RECORDS };
+const REFUSED_SECTIONS: Sections = {
+  rcode: RCODE.REFUSED,
+  aa: false,
+  ancount: 0,
+  nscount: 0,
+  arcount: 0,
+  body: NO_RECORDS,
+};
 const SERVFAIL_SECTIONS: Sections = { ...REFUSED_SECTIONS, rcode: RCODE.SERVFAIL };
 const BADVERS_SECTIONS: Sections = { ...REFUSED_SECTIONS, rcode: RCODE.BADVERS };
 
@@ -44,8 +61,16 @@ export class QueryHandler {
   table: AnswerTable | undefined = undefined;
   /** Live counters (read through the responder's stats()). */
   readonly counters: Mutable<DnsResponderStats> = {
-    queries: 0, authoritative: 0, forwarded: 0, servfail: 0, formerr: 0, notimp: 0, refused: 0,
-    dropped: 0, truncated: 0, tcpConnections: 0,
+    queries: 0,
+    authoritative: 0,
+    forwarded: 0,
+    servfail: 0,
+    formerr: 0,
+    notimp: 0,
+    refused: 0,
+    dropped: 0,
+    truncated: 0,
+    tcpConnections: 0,
   };
 
   constructor(

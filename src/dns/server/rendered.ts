@@ -101,7 +101,13 @@ function parseBlocks(corefile: string): Block[] {
   for (const line of corefile.split("\n")) {
     const open = /^(\S+):\d+ \{$/.exec(line);
     if (open !== null) {
-      current = { zone: (open[1] ?? "").toLowerCase(), view: undefined, cidr: undefined, file: undefined, forward: undefined };
+      current = {
+        zone: (open[1] ?? "").toLowerCase(),
+        view: undefined,
+        cidr: undefined,
+        file: undefined,
+        forward: undefined,
+      };
       blocks.push(current);
       continue;
     }
@@ -149,8 +155,26 @@ export function parseZoneFile(text: string, fallbackOrigin: string): ZoneRecord[
     } else if (type === "SOA" && rdata.length >= 7) {
       const [mname = "", rname = "", ...timers] = rdata;
       const [serial, refresh, retry, expire, minimum] = timers.map(toUint);
-      if (serial === undefined || refresh === undefined || retry === undefined || expire === undefined || minimum === undefined) continue;
-      records.push({ type: "SOA", name, ttl, mname: absolute(mname), rname: absolute(rname), serial, refresh, retry, expire, minimum });
+      if (
+        serial === undefined ||
+        refresh === undefined ||
+        retry === undefined ||
+        expire === undefined ||
+        minimum === undefined
+      )
+        continue;
+      records.push({
+        type: "SOA",
+        name,
+        ttl,
+        mname: absolute(mname),
+        rname: absolute(rname),
+        serial,
+        refresh,
+        retry,
+        expire,
+        minimum,
+      });
     }
   }
   return records;

@@ -96,7 +96,10 @@ function buildView(view: RenderedView): ViewTable {
       zones.set(wireName(origin), null);
       continue;
     }
-    zones.set(wireName(origin), buildZone(zone, exact, names, (n) => deepestOrigin(n) === origin));
+    zones.set(
+      wireName(origin),
+      buildZone(zone, exact, names, (n) => deepestOrigin(n) === origin),
+    );
   }
   return { name: view.name, first: view.cidr?.first, last: view.cidr?.last, exact, names, zones };
 }
@@ -140,7 +143,14 @@ function buildZone(
       ...authority.map((r) => encode(r, false)),
       ...glue.map((g) => encode(g, false)),
     ]);
-    return { rcode: RCODE.NOERROR, aa: true, ancount: rrset.length, nscount: authority.length, arcount: glue.length, body };
+    return {
+      rcode: RCODE.NOERROR,
+      aa: true,
+      ancount: rrset.length,
+      nscount: authority.length,
+      arcount: glue.length,
+      body,
+    };
   };
   // No ANY entry: CoreDNS's file plugin has no ANY RRset to return and answers NODATA, and so do we.
   const answersOf = (records: readonly ZoneRecord[]): Map<number, Sections> => {

@@ -14,7 +14,18 @@ export const RCODE = {
 } as const;
 
 /** Resource record types the responder gives meaning to. */
-export const TYPE = { A: 1, NS: 2, SOA: 6, AAAA: 28, OPT: 41, IXFR: 251, AXFR: 252, MAILB: 253, MAILA: 254, ANY: 255 } as const;
+export const TYPE = {
+  A: 1,
+  NS: 2,
+  SOA: 6,
+  AAAA: 28,
+  OPT: 41,
+  IXFR: 251,
+  AXFR: 252,
+  MAILB: 253,
+  MAILA: 254,
+  ANY: 255,
+} as const;
 
 /** The Internet class, the only one the zones hold. */
 export const CLASS_IN = 1;
@@ -220,7 +231,10 @@ function lower(c: number): number {
 
 /** The wire form of a domain name ("a.b" or "a.b.") as lower-case latin1 text; "" or "." is the root. */
 export function wireName(name: string): string {
-  const labels = name.toLowerCase().split(".").filter((l) => l !== "");
+  const labels = name
+    .toLowerCase()
+    .split(".")
+    .filter((l) => l !== "");
   return `${labels.map((l) => String.fromCharCode(l.length) + l).join("")}\u0000`;
 }
 

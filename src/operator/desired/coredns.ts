@@ -63,7 +63,12 @@ export function coreDnsWorkload(input: CoreDnsWorkloadInput): DesiredObject[] {
       { name: "health", containerPort: HEALTH_PORT, protocol: "TCP" },
       { name: "ready", containerPort: READY_PORT, protocol: "TCP" },
     ],
-    livenessProbe: { httpGet: { path: "/health", port: HEALTH_PORT }, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 5 },
+    livenessProbe: {
+      httpGet: { path: "/health", port: HEALTH_PORT },
+      initialDelaySeconds: 10,
+      periodSeconds: 10,
+      failureThreshold: 5,
+    },
     readinessProbe: { httpGet: { path: "/ready", port: READY_PORT }, periodSeconds: 5, failureThreshold: 3 },
     resources: resources("50m", "64Mi", "256Mi"),
     securityContext: nonRootContainer(input.pinUserIds ? COREDNS_UID : undefined),

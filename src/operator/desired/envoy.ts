@@ -48,7 +48,10 @@ function socketAddress(address: string, port: number): Record<string, unknown> {
 }
 
 function loadAssignment(cluster: string, address: string, port: number): Record<string, unknown> {
-  return { cluster_name: cluster, endpoints: [{ lb_endpoints: [{ endpoint: { address: socketAddress(address, port) } }] }] };
+  return {
+    cluster_name: cluster,
+    endpoints: [{ lb_endpoints: [{ endpoint: { address: socketAddress(address, port) } }] }],
+  };
 }
 
 /**
@@ -82,7 +85,9 @@ export function envoyBootstrap(nodeCluster: string, xds: { host: string; port: n
             "envoy.extensions.upstreams.http.v3.HttpProtocolOptions": {
               "@type": HTTP_OPTIONS,
               // gRPC needs HTTP/2; keepalive pings notice a vanished operator replica quickly.
-              explicit_http_config: { http2_protocol_options: { connection_keepalive: { interval: "30s", timeout: "10s" } } },
+              explicit_http_config: {
+                http2_protocol_options: { connection_keepalive: { interval: "30s", timeout: "10s" } },
+              },
             },
           },
         },
@@ -93,28 +98,36 @@ export function envoyBootstrap(nodeCluster: string, xds: { host: string; port: n
           load_assignment: loadAssignment(ADMIN_CLUSTER, "127.0.0.1", ADMIN_PORT),
         },
       ],
-      listeners: [{
-        name: "readiness",
-        address: socketAddress("0.0.0.0", READY_PORT),
-        filter_chains: [{
-          filters: [{
-            name: "envoy.filters.network.http_connection_manager",
-            typed_config: {
-              "@type": HCM,
-              stat_prefix: "readiness",
-              route_config: {
-                name: "readiness",
-                virtual_hosts: [{
-                  name: "readiness",
-                  domains: ["*"],
-                  routes: [{ match: { path: "/ready" }, route: { cluster: ADMIN_CLUSTER } }],
-                }],
-              },
-              http_filters: [{ name: "envoy.filters.http.router", typed_config: { "@type": ROUTER } }],
+      listeners: [
+        {
+          name: "readiness",
+          address: socketAddress("0.0.0.0", READY_PORT),
+          filter_chains: [
+            {
+              filters: [
+                {
+                  name: "envoy.filters.network.http_connection_manager",
+                  typed_config: {
+                    "@type": HCM,
+                    stat_prefix: "readiness",
+                    route_config: {
+                      name: "readiness",
+                      virtual_hosts: [
+                        {
+                          name: "readiness",
+                          domains: ["*"],
+                          routes: [{ match: { path: "/ready" }, route: { cluster: ADMIN_CLUSTER } }],
+                        },
+                      ],
+                    },
+                    http_filters: [{ name: "envoy.filters.http.router", typed_config: { "@type": ROUTER } }],
+                  },
+                },
+              ],
             },
-          }],
-        }],
-      }],
+          ],
+        },
+      ],
     },
   };
 }
@@ -144,11 +157,14 @@ export function envoyWorkload(input: EnvoyWorkloadInput): DesiredObject[] {
     // The image's entrypoint script switches users; run Envoy itself, already non-root.
     command: ["/usr/local/bin/envoy"],
     args: [
-      "--config-path", `${BOOTSTRAP_DIR}/${BOOTSTRAP_KEY}`,
-      "--service-node", "$(POD_NAMESPACE)/$(POD_NAME)",
+      "--config-path",
+      `${BOOTSTRAP_DIR}/${BOOTSTRAP_KEY}`,
+      "--service-node",
+      "$(POD_NAMESPACE)/$(POD_NAME)",
       // No shared memory for hot restart: Kubernetes replaces pods instead, and the root FS stays read-only.
       "--disable-hot-restart",
-      "--log-level", "info",
+      "--log-level",
+      "info",
     ],
     env: POD_IDENTITY_ENV,
     ports: [
@@ -194,7 +210,12 @@ export function proxyService(input: ProxyServicesInput): DesiredObject {
   return {
     apiVersion: "v1",
     kind: "Service",
-    metadata: { name: `${input.infraName}-proxy`, namespace: input.namespace, labels: input.labels, ownerReferences: [input.owner] },
+    metadata: {
+      name: `${input.infraName}-proxy`,
+      namespace: input.namespace,
+      labels: input.labels,
+      ownerReferences: [input.owner],
+    },
     spec: {
       type: "ClusterIP",
       selector: { ...input.podLabels },

@@ -26,10 +26,16 @@ export function externalService(input: ExternalServiceInput): DesiredObject | un
   const c = input.config;
   if (c.enabled !== true) return undefined;
   // An invalid user key would fail the whole apply; drop it rather than lose the Service.
-  const annotations: Record<string, string> = Object.fromEntries(Object.entries(c.annotations ?? {}).filter(([k]) => isLabelKey(k)));
-  if (c.addressPoolName !== undefined && c.addressPoolName !== "") annotations[METALLB_POOL_ANNOTATION] = c.addressPoolName;
+  const annotations: Record<string, string> = Object.fromEntries(
+    Object.entries(c.annotations ?? {}).filter(([k]) => isLabelKey(k)),
+  );
+  if (c.addressPoolName !== undefined && c.addressPoolName !== "")
+    annotations[METALLB_POOL_ANNOTATION] = c.addressPoolName;
   if (c.publishAttachmentOAuths === true) {
-    const names = mergeHostnames(annotations[EXTERNAL_DNS_HOSTNAME_ANNOTATION], input.readyDomains.map((d) => `oauth.${d}`));
+    const names = mergeHostnames(
+      annotations[EXTERNAL_DNS_HOSTNAME_ANNOTATION],
+      input.readyDomains.map((d) => `oauth.${d}`),
+    );
     if (names !== "") annotations[EXTERNAL_DNS_HOSTNAME_ANNOTATION] = names;
   }
   const userLabels = Object.entries(c.labels ?? {}).filter(([k, v]) => isLabelKey(k) && isLabelValue(v));

@@ -14,14 +14,34 @@ import { externalService } from "./external.js";
 import { keaWorkload } from "./kea.js";
 import { componentNetwork } from "./network.js";
 import {
-  cmp, COMPONENT_LABEL, INFRA_LABEL, infraOwner, INSTANCE_LABEL, isDns1035Label, isDns1123Subdomain, isLabelValue,
-  MANAGED_BY, MANAGED_BY_LABEL, NAME_LABEL, sortObjects, type DesiredObject, type OwnerReference,
+  cmp,
+  COMPONENT_LABEL,
+  INFRA_LABEL,
+  infraOwner,
+  INSTANCE_LABEL,
+  isDns1035Label,
+  isDns1123Subdomain,
+  isLabelValue,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  NAME_LABEL,
+  sortObjects,
+  type DesiredObject,
+  type OwnerReference,
 } from "./objects.js";
 import { networkPolicies, type PolicyClaim } from "./policy.js";
 import { imageOverride, type OperatorSettings } from "./settings.js";
 
 export * from "./objects.js";
-export { operatorSettings, settingsFromEnv, defaultXdsAddress, DEFAULT_IMAGES, FIELD_MANAGER, XDS_PORT, XDS_SERVICE } from "./settings.js";
+export {
+  operatorSettings,
+  settingsFromEnv,
+  defaultXdsAddress,
+  DEFAULT_IMAGES,
+  FIELD_MANAGER,
+  XDS_PORT,
+  XDS_SERVICE,
+} from "./settings.js";
 export type { OperatorSettings, WorkloadImages } from "./settings.js";
 
 /** Everything the desired state is computed from. */
@@ -66,9 +86,11 @@ type Component = "dhcp" | "dns" | "proxy";
 export function desiredState(input: DesiredInput): DesiredState {
   const { state, settings } = input;
   const infras = new Map(state.infras.map((i) => [`${i.metadata.namespace}/${i.metadata.name}`, i]));
-  const terminating = new Set(state.attachments
-    .filter((a) => a.metadata.deletionTimestamp !== undefined)
-    .map((a) => `${a.metadata.namespace}/${a.metadata.name}`));
+  const terminating = new Set(
+    state.attachments
+      .filter((a) => a.metadata.deletionTimestamp !== undefined)
+      .map((a) => `${a.metadata.namespace}/${a.metadata.name}`),
+  );
   // Ready = served, not terminating, and nothing blocking in its own problems (readyCondition).
   const problemsByRef = groupBy(input.outputs.model.problems, (p) => refKey(p.object));
   const ready = (ref: ObjectRef): boolean => readyCondition(problemsByRef.get(refKey(ref)) ?? []).status === "True";
@@ -82,14 +104,33 @@ export function desiredState(input: DesiredInput): DesiredState {
     const infra = infras.get(`${ref.namespace}/${ref.name}`);
     const uid = infra?.metadata.uid;
     if (infra === undefined || uid === undefined || uid === "") {
-      problems.push(problem(ref, "metadata.uid", "InfraNotObserved", "the Infra's uid is not known yet; its objects are applied once it is"));
+      problems.push(
+        problem(
+          ref,
+          "metadata.uid",
+          "InfraNotObserved",
+          "the Infra's uid is not known yet; its objects are applied once it is",
+        ),
+      );
       continue;
     }
-    const built = infraObjects(infra, uid, r, { settings, networkAttachments: input.networkAttachments, terminating, ready }, problems);
+    const built = infraObjects(
+      infra,
+      uid,
+      r,
+      { settings, networkAttachments: input.networkAttachments, terminating, ready },
+      problems,
+    );
     const invalid = invalidNames(built.objects);
     if (invalid.length > 0) {
-      problems.push(problem(ref, "metadata.name", "InvalidName",
-        `objects derived from the Infra's name would be invalid (${invalid.join("; ")}); use a shorter name of lower-case letters, digits and '-' starting with a letter`));
+      problems.push(
+        problem(
+          ref,
+          "metadata.name",
+          "InvalidName",
+          `objects derived from the Infra's name would be invalid (${invalid.join("; ")}); use a shorter name of lower-case letters, digits and '-' starting with a letter`,
+        ),
+      );
       continue;
     }
     // Builders share label maps and env lists; each returned object owns its own copy.
@@ -123,7 +164,11 @@ interface Shared {
 }
 
 function infraObjects(
-  infra: Infra, uid: string, r: Pick<RenderedInfra, "topology" | "coreDns">, shared: Shared, problems: Problem[],
+  infra: Infra,
+  uid: string,
+  r: Pick<RenderedInfra, "topology" | "coreDns">,
+  shared: Shared,
+  problems: Problem[],
 ): { objects: DesiredObject[]; claims: PolicyClaim[] } {
   const { settings, terminating } = shared;
   const t: Topology = r.topology;
@@ -134,18 +179,37 @@ function infraObjects(
   const prefixLength = parseCidr(nc.cidr)?.prefix ?? 32;
   const nad = { name: nc.networkAttachmentDefinition, namespace: nc.networkAttachmentNamespace ?? namespace };
   const nadConfig = shared.networkAttachments?.get(`${nad.namespace}/${nad.name}`);
-  const labels = (component: Component): Record<string, string> =>
-    ({ [MANAGED_BY_LABEL]: MANAGED_BY, [INFRA_LABEL]: name, [COMPONENT_LABEL]: component });
-  const podLabels = (component: Component, program: string): Record<string, string> =>
-    ({ [NAME_LABEL]: program, [INSTANCE_LABEL]: name, [COMPONENT_LABEL]: component });
-  const network = (component: Component, serverIP: string, interfaceName: string) => componentNetwork({
-    nad, nadConfig, name: `${name}-${component}`, namespace, serverIP, prefixLength, gateway: nc.gateway,
-    interfaceName, labels: labels(component), owner,
+  const labels = (component: Component): Record<string, string> => ({
+    [MANAGED_BY_LABEL]: MANAGED_BY,
+    [INFRA_LABEL]: name,
+    [COMPONENT_LABEL]: component,
   });
+  const podLabels = (component: Component, program: string): Record<string, string> => ({
+    [NAME_LABEL]: program,
+    [INSTANCE_LABEL]: name,
+    [COMPONENT_LABEL]: component,
+  });
+  const network = (component: Component, serverIP: string, interfaceName: string) =>
+    componentNetwork({
+      nad,
+      nadConfig,
+      name: `${name}-${component}`,
+      namespace,
+      serverIP,
+      prefixLength,
+      gateway: nc.gateway,
+      interfaceName,
+      labels: labels(component),
+      owner,
+    });
   const objects: DesiredObject[] = [];
   const claims: PolicyClaim[] = [];
 
-  for (const [component, child] of [["dhcp", t.children.dhcp], ["dns", t.children.dns], ["proxy", t.children.proxy]] as const) {
+  for (const [component, child] of [
+    ["dhcp", t.children.dhcp],
+    ["dns", t.children.dns],
+    ["proxy", t.children.proxy],
+  ] as const) {
     if (child === undefined) continue;
     objects.push({
       apiVersion: child.apiVersion,
@@ -165,29 +229,55 @@ function infraObjects(
     const pods = podLabels("proxy", "envoy");
     const xds = splitHostPort(settings.xdsAddress);
     if (xds === undefined) {
-      problems.push(problem(t.infra, "", "InvalidOperatorSettings", `xDS address ${JSON.stringify(settings.xdsAddress)} is not host:port; the proxy workload is not deployed`));
+      problems.push(
+        problem(
+          t.infra,
+          "",
+          "InvalidOperatorSettings",
+          `xDS address ${JSON.stringify(settings.xdsAddress)} is not host:port; the proxy workload is not deployed`,
+        ),
+      );
     } else {
       const net = network("proxy", t.proxy.serverIP, "net1");
       if (net.nad !== undefined) objects.push(net.nad);
-      objects.push(...envoyWorkload({
-        infraName: name, namespace, nodeCluster: t.proxy.node, xds,
-        image: imageOverride(proxyChild.spec.proxyImage) ?? settings.images.envoy, pinUserIds: settings.pinUserIds,
-        labels: labels("proxy"), podLabels: pods, networksAnnotation: net.annotation, owner,
-      }));
+      objects.push(
+        ...envoyWorkload({
+          infraName: name,
+          namespace,
+          nodeCluster: t.proxy.node,
+          xds,
+          image: imageOverride(proxyChild.spec.proxyImage) ?? settings.images.envoy,
+          pinUserIds: settings.pinUserIds,
+          labels: labels("proxy"),
+          podLabels: pods,
+          networksAnnotation: net.annotation,
+          owner,
+        }),
+      );
     }
     objects.push(proxyService({ infraName: name, namespace, labels: labels("proxy"), podLabels: pods, owner }));
     const readyDomains = t.attachments
       .filter((a) => a.served && !terminating.has(`${a.ref.namespace}/${a.ref.name}`) && shared.ready(a.ref))
       .map((a) => a.domain);
     const ext = externalService({
-      infraName: name, namespace, config: infra.spec.infraComponents?.proxy?.externalService ?? {},
-      readyDomains, labels: labels("proxy"), podLabels: pods, owner,
+      infraName: name,
+      namespace,
+      config: infra.spec.infraComponents?.proxy?.externalService ?? {},
+      readyDomains,
+      labels: labels("proxy"),
+      podLabels: pods,
+      owner,
     });
     if (ext !== undefined) objects.push(ext);
     for (const a of t.attachments) {
       const key = `${a.ref.namespace}/${a.ref.name}`;
       if (!a.served || terminating.has(key)) continue;
-      claims.push({ controlPlaneNamespace: a.controlPlaneNamespace, attachment: key, proxyNamespace: namespace, proxyPodLabels: pods });
+      claims.push({
+        controlPlaneNamespace: a.controlPlaneNamespace,
+        attachment: key,
+        proxyNamespace: namespace,
+        proxyPodLabels: pods,
+      });
     }
   }
 
@@ -195,24 +285,43 @@ function infraObjects(
   if (dnsChild !== undefined && t.dns !== undefined && r.coreDns !== undefined) {
     const net = network("dns", t.dns.serverIP, "net1");
     if (net.nad !== undefined) objects.push(net.nad);
-    objects.push(...coreDnsWorkload({
-      infraName: name, namespace, files: r.coreDns,
-      image: imageOverride(dnsChild.spec.image) ?? settings.images.coredns, pinUserIds: settings.pinUserIds,
-      labels: labels("dns"), podLabels: podLabels("dns", "coredns"), networksAnnotation: net.annotation, owner,
-    }));
+    objects.push(
+      ...coreDnsWorkload({
+        infraName: name,
+        namespace,
+        files: r.coreDns,
+        image: imageOverride(dnsChild.spec.image) ?? settings.images.coredns,
+        pinUserIds: settings.pinUserIds,
+        labels: labels("dns"),
+        podLabels: podLabels("dns", "coredns"),
+        networksAnnotation: net.annotation,
+        owner,
+      }),
+    );
   }
 
   const dhcpChild = t.children.dhcp;
   if (dhcpChild !== undefined && t.dhcp !== undefined) {
     const net = network("dhcp", t.dhcp.serverIP, t.dhcp.interface);
     if (net.nad !== undefined) objects.push(net.nad);
-    objects.push(...keaWorkload({
-      infraName: name, namespace, node: t.dhcp.name, xdsAddress: settings.xdsAddress,
-      keaImage: imageOverride(dhcpChild.spec.image) ?? settings.images.kea, agentImage: settings.images.oooi,
-      hooksDirectory: settings.keaHooksDirectory, interfaceName: t.dhcp.interface,
-      leaseStorage: settings.leaseStorage, leaseStorageClass: settings.leaseStorageClass,
-      labels: labels("dhcp"), podLabels: podLabels("dhcp", "kea"), networksAnnotation: net.annotation, owner,
-    }));
+    objects.push(
+      ...keaWorkload({
+        infraName: name,
+        namespace,
+        node: t.dhcp.name,
+        xdsAddress: settings.xdsAddress,
+        keaImage: imageOverride(dhcpChild.spec.image) ?? settings.images.kea,
+        agentImage: settings.images.oooi,
+        hooksDirectory: settings.keaHooksDirectory,
+        interfaceName: t.dhcp.interface,
+        leaseStorage: settings.leaseStorage,
+        leaseStorageClass: settings.leaseStorageClass,
+        labels: labels("dhcp"),
+        podLabels: podLabels("dhcp", "kea"),
+        networksAnnotation: net.annotation,
+        owner,
+      }),
+    );
   }
   return { objects, claims };
 }

@@ -47,7 +47,12 @@ export function keaWorkload(input: KeaWorkloadInput): DesiredObject[] {
   const name = `${input.infraName}-dhcp`;
   const seedName = `${name}-bootstrap`;
   const pvcName = `${name}-leases`;
-  const meta = (n: string) => ({ name: n, namespace: input.namespace, labels: input.labels, ownerReferences: [input.owner] });
+  const meta = (n: string) => ({
+    name: n,
+    namespace: input.namespace,
+    labels: input.labels,
+    ownerReferences: [input.owner],
+  });
 
   const seed = bootstrapKeaConfig({
     controlSocket: DEFAULT_CONTROL_SOCKET,
@@ -56,7 +61,12 @@ export function keaWorkload(input: KeaWorkloadInput): DesiredObject[] {
     interfaces: [input.interfaceName],
   });
   const data = { [KEA_CONFIG_KEY]: `${JSON.stringify(seed, null, 2)}\n` };
-  const serviceAccount: DesiredObject = { apiVersion: "v1", kind: "ServiceAccount", metadata: meta(name), automountServiceAccountToken: false };
+  const serviceAccount: DesiredObject = {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: meta(name),
+    automountServiceAccountToken: false,
+  };
   const configMap: DesiredObject = { apiVersion: "v1", kind: "ConfigMap", metadata: meta(seedName), data };
   const pvc: DesiredObject = {
     apiVersion: "v1",
@@ -93,7 +103,12 @@ export function keaWorkload(input: KeaWorkloadInput): DesiredObject[] {
     ],
     ports: [{ name: "dhcp", containerPort: 67, protocol: "UDP" }],
     // The control socket is Kea's only liveness signal that needs no extra tooling.
-    livenessProbe: { exec: { command: ["test", "-S", DEFAULT_CONTROL_SOCKET] }, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 3 },
+    livenessProbe: {
+      exec: { command: ["test", "-S", DEFAULT_CONTROL_SOCKET] },
+      initialDelaySeconds: 10,
+      periodSeconds: 10,
+      failureThreshold: 3,
+    },
     resources: resources("50m", "64Mi", "256Mi"),
     securityContext: rootContainer(["NET_RAW"]),
     volumeMounts: [

@@ -52,7 +52,9 @@ export function componentNetwork(input: ComponentNetworkInput): ComponentNetwork
   if (config === undefined) {
     return {
       nad: undefined,
-      annotation: JSON.stringify([{ name: input.nad.name, namespace: input.nad.namespace, interface: input.interfaceName, ips: [address] }]),
+      annotation: JSON.stringify([
+        { name: input.nad.name, namespace: input.nad.namespace, interface: input.interfaceName, ips: [address] },
+      ]),
     };
   }
   return {
@@ -84,7 +86,10 @@ export function staticCopy(config: string | undefined, address: string, gateway:
     if (plugins.length === 0 || !plugins.every(isRecord)) return undefined;
     if (plugins.some((p) => p["type"] === OVN_K8S_TYPE || typeof p["type"] !== "string")) return undefined;
     // IPAM belongs to the main (interface-creating) plugin: the one declaring ipam, else the first.
-    const main = Math.max(0, plugins.findIndex((p) => "ipam" in p));
+    const main = Math.max(
+      0,
+      plugins.findIndex((p) => "ipam" in p),
+    );
     return JSON.stringify({ ...parsed, plugins: plugins.map((p, i) => (i === main ? { ...p, ipam } : p)) });
   }
   if (typeof parsed["type"] !== "string" || parsed["type"] === OVN_K8S_TYPE) return undefined;

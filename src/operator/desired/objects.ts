@@ -68,7 +68,12 @@ export interface ManagedKind {
 /** Every kind desiredState() may emit, in apply order (dependencies first). */
 export const MANAGED_KINDS: readonly ManagedKind[] = [
   { apiVersion: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true },
-  { apiVersion: "k8s.cni.cncf.io/v1", kind: "NetworkAttachmentDefinition", plural: "network-attachment-definitions", namespaced: true },
+  {
+    apiVersion: "k8s.cni.cncf.io/v1",
+    kind: "NetworkAttachmentDefinition",
+    plural: "network-attachment-definitions",
+    namespaced: true,
+  },
   { apiVersion: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
   { apiVersion: "v1", kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: true },
   { apiVersion: API_VERSION, kind: "DHCPServer", plural: "dhcpservers", namespaced: true },
@@ -116,8 +121,12 @@ function sortKeys(value: unknown): unknown {
 /** Objects in apply order: by kind rank (dependencies first), then namespace, then name. */
 export function sortObjects(objects: readonly DesiredObject[]): DesiredObject[] {
   const rank = (o: DesiredObject) => APPLY_RANK.get(`${o.apiVersion}/${o.kind}`) ?? MANAGED_KINDS.length;
-  return [...objects].sort((a, b) =>
-    rank(a) - rank(b) || cmp(a.metadata.namespace ?? "", b.metadata.namespace ?? "") || cmp(a.metadata.name, b.metadata.name));
+  return [...objects].sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      cmp(a.metadata.namespace ?? "", b.metadata.namespace ?? "") ||
+      cmp(a.metadata.name, b.metadata.name),
+  );
 }
 
 /** The ownerReference every namespaced child carries: controlled by its Infra. */

@@ -21,24 +21,89 @@ const APPLY_AND_PRUNE = ["create", "delete", "get", "list", "patch", "watch"] as
 
 /** Cluster-wide permissions of the operator's ServiceAccount (ClusterRole `oooi-operator`). */
 export const OPERATOR_PERMISSIONS: readonly Permission[] = [
-  { apiGroup: GROUP, resources: ["infras", "infraclusterattachments"], verbs: [...READ, "patch"], why: "watch the API objects; patch adds/removes the attachment finalizer" },
-  { apiGroup: GROUP, resources: ["infras/status", "infraclusterattachments/status"], verbs: ["patch"], why: "write conditions, counts and componentStatus" },
-  { apiGroup: GROUP, resources: ["infras/finalizers"], verbs: ["update"], why: "children's ownerReferences set blockOwnerDeletion (OwnerReferencesPermissionEnforcement)" },
-  { apiGroup: GROUP, resources: ["dhcpservers", "dnsservers", "proxyservers"], verbs: APPLY_AND_PRUNE, why: "apply and prune the child CRs" },
-  { apiGroup: GROUP, resources: ["dhcpservers/status", "dnsservers/status", "proxyservers/status"], verbs: ["patch"], why: "ACK/NACK, lease counts on the children" },
-  { apiGroup: "", resources: ["configmaps", "persistentvolumeclaims", "serviceaccounts", "services"], verbs: APPLY_AND_PRUNE, why: "workload ConfigMaps, lease PVC, Kea ServiceAccount, Services; Services are also read cluster-wide (control-plane targets, internalProxyService)" },
-  { apiGroup: "", resources: ["namespaces"], verbs: READ, why: "an attachment waits until its control-plane namespace exists" },
-  { apiGroup: "apps", resources: ["deployments"], verbs: APPLY_AND_PRUNE, why: "Envoy, CoreDNS and Kea workloads; availability for componentStatus" },
-  { apiGroup: "k8s.cni.cncf.io", resources: ["network-attachment-definitions"], verbs: APPLY_AND_PRUNE, why: "per-component static-IPAM NADs; reading the Infra's NAD they copy" },
-  { apiGroup: "networking.k8s.io", resources: ["networkpolicies"], verbs: APPLY_AND_PRUNE, why: "allow-infrastructure in each control-plane namespace" },
-  { apiGroup: "hypershift.openshift.io", resources: ["hostedclusters", "nodepools"], verbs: READ, why: "hosted clusters and their KubeVirt NodePools" },
+  {
+    apiGroup: GROUP,
+    resources: ["infras", "infraclusterattachments"],
+    verbs: [...READ, "patch"],
+    why: "watch the API objects; patch adds/removes the attachment finalizer",
+  },
+  {
+    apiGroup: GROUP,
+    resources: ["infras/status", "infraclusterattachments/status"],
+    verbs: ["patch"],
+    why: "write conditions, counts and componentStatus",
+  },
+  {
+    apiGroup: GROUP,
+    resources: ["infras/finalizers"],
+    verbs: ["update"],
+    why: "children's ownerReferences set blockOwnerDeletion (OwnerReferencesPermissionEnforcement)",
+  },
+  {
+    apiGroup: GROUP,
+    resources: ["dhcpservers", "dnsservers", "proxyservers"],
+    verbs: APPLY_AND_PRUNE,
+    why: "apply and prune the child CRs",
+  },
+  {
+    apiGroup: GROUP,
+    resources: ["dhcpservers/status", "dnsservers/status", "proxyservers/status"],
+    verbs: ["patch"],
+    why: "ACK/NACK, lease counts on the children",
+  },
+  {
+    apiGroup: "",
+    resources: ["configmaps", "persistentvolumeclaims", "serviceaccounts", "services"],
+    verbs: APPLY_AND_PRUNE,
+    why: "workload ConfigMaps, lease PVC, Kea ServiceAccount, Services; Services are also read cluster-wide (control-plane targets, internalProxyService)",
+  },
+  {
+    apiGroup: "",
+    resources: ["namespaces"],
+    verbs: READ,
+    why: "an attachment waits until its control-plane namespace exists",
+  },
+  {
+    apiGroup: "apps",
+    resources: ["deployments"],
+    verbs: APPLY_AND_PRUNE,
+    why: "Envoy, CoreDNS and Kea workloads; availability for componentStatus",
+  },
+  {
+    apiGroup: "k8s.cni.cncf.io",
+    resources: ["network-attachment-definitions"],
+    verbs: APPLY_AND_PRUNE,
+    why: "per-component static-IPAM NADs; reading the Infra's NAD they copy",
+  },
+  {
+    apiGroup: "networking.k8s.io",
+    resources: ["networkpolicies"],
+    verbs: APPLY_AND_PRUNE,
+    why: "allow-infrastructure in each control-plane namespace",
+  },
+  {
+    apiGroup: "hypershift.openshift.io",
+    resources: ["hostedclusters", "nodepools"],
+    verbs: READ,
+    why: "hosted clusters and their KubeVirt NodePools",
+  },
   { apiGroup: "cluster.x-k8s.io", resources: ["machines"], verbs: READ, why: "worker addresses (CAPI Machine status)" },
-  { apiGroup: "kubevirt.io", resources: ["virtualmachineinstances"], verbs: READ, why: "worker MACs and addresses (DHCP reservations, fallback addresses)" },
+  {
+    apiGroup: "kubevirt.io",
+    resources: ["virtualmachineinstances"],
+    verbs: READ,
+    why: "worker MACs and addresses (DHCP reservations, fallback addresses)",
+  },
 ];
 
 /** Permissions in the operator's own namespace only (Role `oooi-leader-election`). */
 export const LEADER_ELECTION_PERMISSIONS: readonly Permission[] = [
-  { apiGroup: "coordination.k8s.io", resources: ["leases"], verbs: ["create", "get", "update"], why: "leader election Lease (only the holder writes)" },
+  {
+    apiGroup: "coordination.k8s.io",
+    resources: ["leases"],
+    verbs: ["create", "get", "update"],
+    why: "leader election Lease (only the holder writes)",
+  },
 ];
 
 /** Names of the RBAC objects in deploy/rbac. */
@@ -49,7 +114,9 @@ export const RBAC_NAMES = {
 } as const;
 
 /** PolicyRules: one per permission, resources and verbs sorted, rules sorted by group then resources. */
-export function policyRules(permissions: readonly Permission[]): { apiGroups: string[]; resources: string[]; verbs: string[] }[] {
+export function policyRules(
+  permissions: readonly Permission[],
+): { apiGroups: string[]; resources: string[]; verbs: string[] }[] {
   return permissions
     .map((p) => ({ apiGroups: [p.apiGroup], resources: [...p.resources].sort(), verbs: [...new Set(p.verbs)].sort() }))
     .sort((a, b) => cmp(key(a), key(b)));
@@ -59,24 +126,37 @@ function key(r: { apiGroups: string[]; resources: string[] }): string {
   return `${r.apiGroups[0] ?? ""} ${r.resources.join(",")}`;
 }
 
-const HEADER = "# Generated from src/operator/desired/permissions.ts; do not edit.\n# Regenerate: UPDATE_DEPLOY=1 npx vitest run test/operator/desired/deploy.test.ts\n";
+const HEADER =
+  "# Generated from src/operator/desired/permissions.ts; do not edit.\n# Regenerate: UPDATE_DEPLOY=1 npx vitest run test/operator/desired/deploy.test.ts\n";
 
 /** deploy/rbac/cluster_role.yaml. */
 export function clusterRoleYaml(): string {
-  return HEADER + stringify({
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "ClusterRole",
-    metadata: { name: RBAC_NAMES.clusterRole, labels: { "app.kubernetes.io/name": "oooi" } },
-    rules: policyRules(OPERATOR_PERMISSIONS),
-  }, { lineWidth: 0 });
+  return (
+    HEADER +
+    stringify(
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata: { name: RBAC_NAMES.clusterRole, labels: { "app.kubernetes.io/name": "oooi" } },
+        rules: policyRules(OPERATOR_PERMISSIONS),
+      },
+      { lineWidth: 0 },
+    )
+  );
 }
 
 /** deploy/rbac/leader_election_role.yaml. */
 export function leaderElectionRoleYaml(namespace = DEFAULT_OPERATOR_NAMESPACE): string {
-  return HEADER + stringify({
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "Role",
-    metadata: { name: RBAC_NAMES.leaderElectionRole, namespace, labels: { "app.kubernetes.io/name": "oooi" } },
-    rules: policyRules(LEADER_ELECTION_PERMISSIONS),
-  }, { lineWidth: 0 });
+  return (
+    HEADER +
+    stringify(
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "Role",
+        metadata: { name: RBAC_NAMES.leaderElectionRole, namespace, labels: { "app.kubernetes.io/name": "oooi" } },
+        rules: policyRules(LEADER_ELECTION_PERMISSIONS),
+      },
+      { lineWidth: 0 },
+    )
+  );
 }

@@ -4,7 +4,12 @@
 import { groupBy } from "../../util/group.js";
 import type { DesiredObject } from "./objects.js";
 import {
-  ATTACHMENTS_ANNOTATION, CLEANUP_BY_FINALIZER, CLEANUP_LABEL, cmp, MANAGED_BY, MANAGED_BY_LABEL,
+  ATTACHMENTS_ANNOTATION,
+  CLEANUP_BY_FINALIZER,
+  CLEANUP_LABEL,
+  cmp,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
 } from "./objects.js";
 
 /** Name of the policy in every control-plane namespace. */
@@ -53,10 +58,12 @@ export function networkPolicies(claims: readonly PolicyClaim[]): DesiredObject[]
       spec: {
         podSelector: {},
         policyTypes: ["Ingress"],
-        ingress: [{
-          from: [...peers.keys()].sort(cmp).map((k) => peers.get(k)),
-          ports: CONTROL_PLANE_PORTS.map((port) => ({ protocol: "TCP", port })),
-        }],
+        ingress: [
+          {
+            from: [...peers.keys()].sort(cmp).map((k) => peers.get(k)),
+            ports: CONTROL_PLANE_PORTS.map((port) => ({ protocol: "TCP", port })),
+          },
+        ],
       },
     };
   });

@@ -61,7 +61,9 @@ export function defaultXdsAddress(namespace: string): string {
 }
 
 /** Settings with every unset field defaulted. */
-export function operatorSettings(partial: Partial<Omit<OperatorSettings, "images">> & { images?: Partial<WorkloadImages> } = {}): OperatorSettings {
+export function operatorSettings(
+  partial: Partial<Omit<OperatorSettings, "images">> & { images?: Partial<WorkloadImages> } = {},
+): OperatorSettings {
   const namespace = partial.namespace ?? DEFAULT_OPERATOR_NAMESPACE;
   return {
     namespace,

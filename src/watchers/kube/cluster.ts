@@ -59,7 +59,9 @@ export class ClusterWatcher {
     this.#opts = opts;
     this.#clock = opts.clock ?? SYSTEM_CLOCK;
     this.#resources = opts.resources ?? WATCHED_RESOURCES;
-    this.ready = new Promise((resolve) => { this.#readyResolve = resolve; });
+    this.ready = new Promise((resolve) => {
+      this.#readyResolve = resolve;
+    });
     this.snapshots$ = this.#changes.pipe(
       throttleTime(opts.debounceMs ?? 100, asyncScheduler, { leading: true, trailing: true }),
       map(() => this.snapshot()),
@@ -145,17 +147,28 @@ export class ClusterWatcher {
     this.#served.set(r.name, served);
     if (was === served) return;
     if (served) {
-      if (was !== undefined || r.optional) this.#opts.logger.info({ resource: r.plural, group: r.group }, "API serves it; watching");
+      if (was !== undefined || r.optional)
+        this.#opts.logger.info({ resource: r.plural, group: r.group }, "API serves it; watching");
       const reflector = new Reflector(this.#opts.rest, r, {
         clock: this.#clock,
-        ...(this.#opts.watchTimeoutSeconds === undefined ? {} : { watchTimeoutSeconds: this.#opts.watchTimeoutSeconds }),
+        ...(this.#opts.watchTimeoutSeconds === undefined
+          ? {}
+          : { watchTimeoutSeconds: this.#opts.watchTimeoutSeconds }),
         ...(this.#opts.watchdogMs === undefined ? {} : { watchdogMs: this.#opts.watchdogMs }),
         ...(this.#opts.backoff === undefined ? {} : { backoff: this.#opts.backoff }),
-        onChange: () => { if (this.#ready) this.#changes.next(); },
+        onChange: () => {
+          if (this.#ready) this.#changes.next();
+        },
         onRestart: (reason, error) => {
           this.#opts.onRestart?.(r.plural, reason);
-          const log = reason === "error" ? this.#opts.logger.warn.bind(this.#opts.logger) : this.#opts.logger.debug.bind(this.#opts.logger);
-          log({ resource: r.plural, reason, err: error instanceof Error ? error.message : String(error) }, "watch restarted");
+          const log =
+            reason === "error"
+              ? this.#opts.logger.warn.bind(this.#opts.logger)
+              : this.#opts.logger.debug.bind(this.#opts.logger);
+          log(
+            { resource: r.plural, reason, err: error instanceof Error ? error.message : String(error) },
+            "watch restarted",
+          );
         },
       });
       this.#reflectors.set(r.name, reflector);
@@ -174,7 +187,18 @@ export class ClusterWatcher {
     if (this.#ready) return;
     const pending = [...this.#reflectors.values()];
     const all = Promise.all(pending.map((r) => r.whenSynced()));
-    await Promise.race([all, new Promise<void>((resolve) => { this.#stop.signal.addEventListener("abort", () => { resolve(); }, { once: true }); })]);
+    await Promise.race([
+      all,
+      new Promise<void>((resolve) => {
+        this.#stop.signal.addEventListener(
+          "abort",
+          () => {
+            resolve();
+          },
+          { once: true },
+        );
+      }),
+    ]);
     if (isAborted(this.#stop.signal) || this.isReady()) return;
     this.#ready = true;
     this.#opts.logger.info({ resources: pending.length }, "every watched resource listed");

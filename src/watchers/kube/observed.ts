@@ -1,7 +1,14 @@
 // The watched objects at one moment → ClusterState (what the model reads) plus the raw objects the
 // operator compares its writes against. Our own kinds pass through the API schema: invalid ones
 // become ClusterState.invalid, undeclared fields ClusterState.unknownFields. Pure.
-import type { HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance } from "../../api/external.js";
+import type {
+  HostedCluster,
+  Machine,
+  Namespace,
+  NodePool,
+  Service,
+  VirtualMachineInstance,
+} from "../../api/external.js";
 import type { Infra, InfraClusterAttachment } from "../../api/schema.js";
 import { decodeResource, type Decoded } from "../../api/validate.js";
 import type { ClusterState, InvalidObject } from "../../model/types.js";

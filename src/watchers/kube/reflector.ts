@@ -91,7 +91,11 @@ export class Reflector {
         }
         attempt++;
         this.#opts.onRestart?.("error", e);
-        await sleep(this.#opts.clock, backoffDelay(attempt, this.#opts.backoff ?? { initialMs: 200, maxMs: 30_000 }), signal);
+        await sleep(
+          this.#opts.clock,
+          backoffDelay(attempt, this.#opts.backoff ?? { initialMs: 200, maxMs: 30_000 }),
+          signal,
+        );
       }
     }
   }
@@ -101,10 +105,17 @@ export class Reflector {
     let cont: string | undefined;
     let rv = "";
     do {
-      const page = await this.#rest.request<{ metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] }>({
+      const page = await this.#rest.request<{
+        metadata?: { resourceVersion?: string; continue?: string };
+        items?: KubeObject[];
+      }>({
         method: "GET",
         path: collectionPath(this.resource),
-        query: { labelSelector: this.resource.labelSelector, limit: String(this.#opts.pageSize ?? 500), continue: cont },
+        query: {
+          labelSelector: this.resource.labelSelector,
+          limit: String(this.#opts.pageSize ?? 500),
+          continue: cont,
+        },
         signal,
       });
       for (const o of page.items ?? []) {
@@ -129,7 +140,9 @@ export class Reflector {
     const timeout = Math.floor(t + Math.random() * t);
     const watchdogMs = this.#opts.watchdogMs ?? 2 * t * 1000;
     const ctl = new AbortController();
-    const onOuter = (): void => { ctl.abort(); };
+    const onOuter = (): void => {
+      ctl.abort();
+    };
     outer.addEventListener("abort", onOuter, { once: true });
     const outcome: { fired: boolean; failure: Error | undefined } = { fired: false, failure: undefined };
     let timer: TimerHandle | undefined;
@@ -142,17 +155,25 @@ export class Reflector {
     };
     arm();
     try {
-      await this.#rest.watch(collectionPath(this.resource), {
-        resourceVersion: this.#rv, allowWatchBookmarks: "true", timeoutSeconds: String(timeout), labelSelector: this.resource.labelSelector,
-      }, (e) => {
-        arm();
-        try {
-          this.#apply(e);
-        } catch (err) {
-          outcome.failure = err instanceof Error ? err : new Error(String(err));
-          ctl.abort();
-        }
-      }, ctl.signal);
+      await this.#rest.watch(
+        collectionPath(this.resource),
+        {
+          resourceVersion: this.#rv,
+          allowWatchBookmarks: "true",
+          timeoutSeconds: String(timeout),
+          labelSelector: this.resource.labelSelector,
+        },
+        (e) => {
+          arm();
+          try {
+            this.#apply(e);
+          } catch (err) {
+            outcome.failure = err instanceof Error ? err : new Error(String(err));
+            ctl.abort();
+          }
+        },
+        ctl.signal,
+      );
     } finally {
       if (timer !== undefined) this.#opts.clock.clearTimeout(timer);
       outer.removeEventListener("abort", onOuter);

@@ -20,16 +20,57 @@ export interface WatchedResource {
 
 /** Names of the watched resources. */
 export type ResourceName =
-  | "infras" | "attachments" | "dhcpservers" | "dnsservers" | "proxyservers"
-  | "hostedclusters" | "nodepools" | "machines" | "vmis" | "networkattachments"
-  | "services" | "namespaces" | "deployments" | "configmaps" | "serviceaccounts" | "pvcs" | "networkpolicies";
+  | "infras"
+  | "attachments"
+  | "dhcpservers"
+  | "dnsservers"
+  | "proxyservers"
+  | "hostedclusters"
+  | "nodepools"
+  | "machines"
+  | "vmis"
+  | "networkattachments"
+  | "services"
+  | "namespaces"
+  | "deployments"
+  | "configmaps"
+  | "serviceaccounts"
+  | "pvcs"
+  | "networkpolicies";
 
-const ours = (name: ResourceName, plural: string, kind: string, labelSelector?: string): WatchedResource =>
-  ({ name, group: GROUP, version: VERSION, plural, kind, namespaced: true, optional: false, ...(labelSelector === undefined ? {} : { labelSelector }) });
-const managed = (name: ResourceName, group: string, version: string, plural: string, kind: string): WatchedResource =>
-  ({ name, group, version, plural, kind, namespaced: true, optional: false, labelSelector: MANAGED_SELECTOR });
-const external = (name: ResourceName, group: string, version: string, plural: string, kind: string): WatchedResource =>
-  ({ name, group, version, plural, kind, namespaced: true, optional: true });
+const ours = (name: ResourceName, plural: string, kind: string, labelSelector?: string): WatchedResource => ({
+  name,
+  group: GROUP,
+  version: VERSION,
+  plural,
+  kind,
+  namespaced: true,
+  optional: false,
+  ...(labelSelector === undefined ? {} : { labelSelector }),
+});
+const managed = (
+  name: ResourceName,
+  group: string,
+  version: string,
+  plural: string,
+  kind: string,
+): WatchedResource => ({
+  name,
+  group,
+  version,
+  plural,
+  kind,
+  namespaced: true,
+  optional: false,
+  labelSelector: MANAGED_SELECTOR,
+});
+const external = (
+  name: ResourceName,
+  group: string,
+  version: string,
+  plural: string,
+  kind: string,
+): WatchedResource => ({ name, group, version, plural, kind, namespaced: true, optional: true });
 
 /** Every resource the operator watches. */
 export const WATCHED_RESOURCES: readonly WatchedResource[] = [
@@ -43,10 +84,32 @@ export const WATCHED_RESOURCES: readonly WatchedResource[] = [
   external("machines", "cluster.x-k8s.io", "v1beta1", "machines", "Machine"),
   external("vmis", "kubevirt.io", "v1", "virtualmachineinstances", "VirtualMachineInstance"),
   // All NADs: the Infra's own NAD is copied into the per-component ones (and ours are labelled).
-  external("networkattachments", "k8s.cni.cncf.io", "v1", "network-attachment-definitions", "NetworkAttachmentDefinition"),
+  external(
+    "networkattachments",
+    "k8s.cni.cncf.io",
+    "v1",
+    "network-attachment-definitions",
+    "NetworkAttachmentDefinition",
+  ),
   // All Services: control-plane targets and internalProxyService resolve through them.
-  { name: "services", group: "", version: "v1", plural: "services", kind: "Service", namespaced: true, optional: false },
-  { name: "namespaces", group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, optional: false },
+  {
+    name: "services",
+    group: "",
+    version: "v1",
+    plural: "services",
+    kind: "Service",
+    namespaced: true,
+    optional: false,
+  },
+  {
+    name: "namespaces",
+    group: "",
+    version: "v1",
+    plural: "namespaces",
+    kind: "Namespace",
+    namespaced: false,
+    optional: false,
+  },
   managed("deployments", "apps", "v1", "deployments", "Deployment"),
   managed("configmaps", "", "v1", "configmaps", "ConfigMap"),
   managed("serviceaccounts", "", "v1", "serviceaccounts", "ServiceAccount"),

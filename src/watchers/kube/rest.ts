@@ -11,7 +11,11 @@ import type { KubeConfig } from "@kubernetes/client-node";
 
 /** An API call the server answered with an error status (a metav1.Status body when it gave one). */
 export class KubeApiError extends Error {
-  constructor(readonly code: number, readonly reason: string, message: string) {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+  ) {
     super(message);
     this.name = "KubeApiError";
   }
@@ -97,7 +101,12 @@ export class KubeRest {
    * connection fails (rejects). An error status before the stream starts rejects with KubeApiError.
    * Abort `signal` to end it (resolves).
    */
-  async watch(path: string, query: Readonly<Record<string, string | undefined>>, onEvent: (e: WatchEvent) => void, signal: AbortSignal): Promise<void> {
+  async watch(
+    path: string,
+    query: Readonly<Record<string, string | undefined>>,
+    onEvent: (e: WatchEvent) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
     let res: IncomingMessage;
     try {
       res = await this.#send({ method: "GET", path, query: { ...query, watch: "true" }, signal }, 0);
@@ -120,10 +129,16 @@ export class KubeRest {
           res.destroy();
         }
       });
-      res.on("aborted", () => { failed ??= new Error("watch connection reset"); });
-      res.on("error", (e) => { failed ??= e; });
+      res.on("aborted", () => {
+        failed ??= new Error("watch connection reset");
+      });
+      res.on("error", (e) => {
+        failed ??= e;
+      });
       // readline re-emits its input's errors; unhandled, that would throw.
-      lines.on("error", (e) => { failed ??= e; });
+      lines.on("error", (e) => {
+        failed ??= e;
+      });
       let settled = false;
       const settle = (): void => {
         if (settled) return;
@@ -138,10 +153,14 @@ export class KubeRest {
       lines.on("close", settle);
       res.on("close", settle);
       // The request's own signal does not end a response already streaming.
-      const stop = (): void => { res.destroy(); };
+      const stop = (): void => {
+        res.destroy();
+      };
       if (signal.aborted) stop();
       else signal.addEventListener("abort", stop, { once: true });
-      res.on("close", () => { signal.removeEventListener("abort", stop); });
+      res.on("close", () => {
+        signal.removeEventListener("abort", stop);
+      });
     });
   }
 
@@ -155,18 +174,28 @@ export class KubeRest {
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     const headers: Record<string, string> = { Accept: "application/json" };
     for (const [k, v] of Object.entries(opts.headers ?? {})) if (typeof v === "string") headers[k] = v;
-    if (opts.auth !== undefined && opts.auth !== null) headers["Authorization"] = `Basic ${Buffer.from(opts.auth).toString("base64")}`;
+    if (opts.auth !== undefined && opts.auth !== null)
+      headers["Authorization"] = `Basic ${Buffer.from(opts.auth).toString("base64")}`;
     if (body !== undefined) {
       headers["Content-Type"] = req.contentType ?? "application/json";
       headers["Content-Length"] = String(Buffer.byteLength(body));
     }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const r = send(url, {
-        method: req.method, headers, ...(this.#agent === undefined ? {} : { agent: this.#agent }),
-        ...(req.signal === undefined ? {} : { signal: req.signal }),
-      }, resolve);
-      if (timeoutMs > 0) r.setTimeout(timeoutMs, () => { r.destroy(new Error(`${req.method} ${req.path}: no answer in ${timeoutMs} ms`)); });
+      const r = send(
+        url,
+        {
+          method: req.method,
+          headers,
+          ...(this.#agent === undefined ? {} : { agent: this.#agent }),
+          ...(req.signal === undefined ? {} : { signal: req.signal }),
+        },
+        resolve,
+      );
+      if (timeoutMs > 0)
+        r.setTimeout(timeoutMs, () => {
+          r.destroy(new Error(`${req.method} ${req.path}: no answer in ${timeoutMs} ms`));
+        });
       r.on("error", (e) => {
         this.#onResponse?.(req.method, req.path, 0);
         reject(e);
@@ -180,7 +209,9 @@ function readAll(res: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on("data", (c: Buffer) => chunks.push(c));
-    res.on("end", () => { resolve(Buffer.concat(chunks).toString("utf8")); });
+    res.on("end", () => {
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    });
     res.on("error", reject);
   });
 }
@@ -188,7 +219,11 @@ function readAll(res: IncomingMessage): Promise<string> {
 function apiError(code: number, text: string): KubeApiError {
   try {
     const s = JSON.parse(text) as { reason?: unknown; message?: unknown };
-    return new KubeApiError(code, typeof s.reason === "string" ? s.reason : "", typeof s.message === "string" ? s.message : text);
+    return new KubeApiError(
+      code,
+      typeof s.reason === "string" ? s.reason : "",
+      typeof s.message === "string" ? s.message : text,
+    );
   } catch {
     return new KubeApiError(code, "", text.slice(0, 200));
   }
@@ -197,5 +232,9 @@ function apiError(code: number, text: string): KubeApiError {
 /** The error a watch ERROR event carries (a metav1.Status object). */
 export function watchError(obj: KubeObject): KubeApiError {
   const code = typeof obj["code"] === "number" ? obj["code"] : 500;
-  return new KubeApiError(code, typeof obj["reason"] === "string" ? obj["reason"] : "", typeof obj["message"] === "string" ? obj["message"] : "watch error");
+  return new KubeApiError(
+    code,
+    typeof obj["reason"] === "string" ? obj["reason"] : "",
+    typeof obj["message"] === "string" ? obj["message"] : "watch error",
+  );
 }

@@ -4,9 +4,7 @@
 // groups changed. It keeps only the current snapshot per group, never history.
 import { checkConsistency } from "../consistency.js";
 import type { EnvoyResources } from "../render/index.js";
-import {
-  CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL,
-} from "../render/type-urls.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../render/type-urls.js";
 import { referencesOf } from "./refs.js";
 import { CachedResource, contentHash, setVersion, type Snapshot, type TypeSnapshot } from "./snapshot.js";
 import { envoyTypeSpecs, type ResourceTypeSpec } from "./types.js";
@@ -160,16 +158,26 @@ function envoyResources(input: SnapshotInput): EnvoyResources {
 }
 
 function buildType(
-  typeUrl: string, spec: ResourceTypeSpec, items: readonly ResourceInput[], before: TypeSnapshot | undefined,
-  now: number, errors: string[],
+  typeUrl: string,
+  spec: ResourceTypeSpec,
+  items: readonly ResourceInput[],
+  before: TypeSnapshot | undefined,
+  now: number,
+  errors: string[],
 ): TypeSnapshot | undefined {
   const byName = new Map<string, CachedResource>();
   let bytes = 0;
   const sorted = [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const { name, resource } of sorted) {
     const where = `${typeUrl.slice(typeUrl.lastIndexOf("/") + 1)} "${name}"`;
-    if (name === "") { errors.push(`${where}: a resource needs a name`); continue; }
-    if (byName.has(name)) { errors.push(`${where}: name used twice`); continue; }
+    if (name === "") {
+      errors.push(`${where}: a resource needs a name`);
+      continue;
+    }
+    if (byName.has(name)) {
+      errors.push(`${where}: name used twice`);
+      continue;
+    }
     const declared = spec.nameOf?.(resource);
     if (declared !== undefined && declared !== name) {
       errors.push(`${where}: the resource calls itself "${declared}"`);
@@ -177,7 +185,11 @@ function buildType(
     }
     const old = before?.resources.get(name);
     // A producer that keeps unchanged objects skips re-encoding them.
-    if (old?.resource === resource) { byName.set(name, old); bytes += old.any.length; continue; }
+    if (old?.resource === resource) {
+      byName.set(name, old);
+      bytes += old.any.length;
+      continue;
+    }
     let any: Uint8Array;
     try {
       any = encodeAny(typeUrl, spec.encode(resource));
@@ -187,7 +199,10 @@ function buildType(
     }
     const version = contentHash(any);
     // Same content keeps the same object, so streams compare resources by identity.
-    const cached = old?.version === version ? old : new CachedResource(typeUrl, name, version, resource, any, referencesOf(typeUrl, resource));
+    const cached =
+      old?.version === version
+        ? old
+        : new CachedResource(typeUrl, name, version, resource, any, referencesOf(typeUrl, resource));
     byName.set(name, cached);
     bytes += any.length;
   }

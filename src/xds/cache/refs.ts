@@ -3,7 +3,11 @@
 // clusters, an EDS cluster its ClusterLoadAssignment. Reads proto3 JSON; never throws.
 import { asArray, asString, get } from "../render/json.js";
 import {
-  CLUSTER_TYPE_URL, HTTP_CONNECTION_MANAGER_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL, TCP_PROXY_TYPE_URL,
+  CLUSTER_TYPE_URL,
+  HTTP_CONNECTION_MANAGER_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+  TCP_PROXY_TYPE_URL,
 } from "../render/type-urls.js";
 
 /** Names of other resources one resource needs before a client can use it. */

@@ -28,13 +28,15 @@ export class CachedResource {
 
   /** The resource as a `DiscoveryResponse.resources` entry (tag, length, Any bytes). */
   get sotwEntry(): Uint8Array {
-    return this.#sotw ??= lengthDelimitedField(RESPONSE_RESOURCES_FIELD, this.any);
+    return (this.#sotw ??= lengthDelimitedField(RESPONSE_RESOURCES_FIELD, this.any));
   }
 
   /** The resource as a `DeltaDiscoveryResponse.resources` entry (a `Resource` with name and version). */
   get deltaEntry(): Uint8Array {
-    return this.#delta ??= lengthDelimitedField(
-      RESPONSE_RESOURCES_FIELD, encodeDeltaResource(this.name, this.version, this.any));
+    return (this.#delta ??= lengthDelimitedField(
+      RESPONSE_RESOURCES_FIELD,
+      encodeDeltaResource(this.name, this.version, this.any),
+    ));
   }
 }
 

@@ -2,9 +2,7 @@
 // oooi.dhcp.v1.KeaConfig) with its own encoder.
 import { encodeResource } from "../protos.js";
 import { asString, get } from "../render/json.js";
-import {
-  CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL,
-} from "../render/type-urls.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../render/type-urls.js";
 
 /** How the cache encodes and names resources of one type URL. */
 export interface ResourceTypeSpec {
@@ -20,7 +18,12 @@ export interface ResourceTypeSpec {
 }
 
 /** Order in which ADS pushes types within one change: make before break (docs/xds-protocol.md#rule-14). */
-export const ENVOY_TYPE_ORDER: readonly string[] = [CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL];
+export const ENVOY_TYPE_ORDER: readonly string[] = [
+  CLUSTER_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+];
 
 function envoySpec(typeUrl: string, nameField: string, legacyWildcard: boolean): ResourceTypeSpec {
   return {

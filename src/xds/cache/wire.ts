@@ -20,21 +20,29 @@ const RESOURCE_NAME = 3;
 /** Bytes of a google.protobuf.Any packing `value` (already-encoded message bytes) as `typeUrl`. */
 export function encodeAny(typeUrl: string, value: Uint8Array): Uint8Array {
   return protobuf.Writer.create()
-    .uint32((ANY_TYPE_URL << 3) | LENGTH_DELIMITED).string(typeUrl)
-    .uint32((ANY_VALUE << 3) | LENGTH_DELIMITED).bytes(value)
+    .uint32((ANY_TYPE_URL << 3) | LENGTH_DELIMITED)
+    .string(typeUrl)
+    .uint32((ANY_VALUE << 3) | LENGTH_DELIMITED)
+    .bytes(value)
     .finish();
 }
 
 /** A length-delimited field `field` holding `bytes` (tag + length + bytes). */
 export function lengthDelimitedField(field: number, bytes: Uint8Array): Uint8Array {
-  return protobuf.Writer.create().uint32((field << 3) | LENGTH_DELIMITED).bytes(bytes).finish();
+  return protobuf.Writer.create()
+    .uint32((field << 3) | LENGTH_DELIMITED)
+    .bytes(bytes)
+    .finish();
 }
 
 /** Bytes of a Delta `Resource {name, version, resource: Any}`. */
 export function encodeDeltaResource(name: string, version: string, any: Uint8Array): Uint8Array {
   return protobuf.Writer.create()
-    .uint32((RESOURCE_VERSION << 3) | LENGTH_DELIMITED).string(version)
-    .uint32((RESOURCE_ANY << 3) | LENGTH_DELIMITED).bytes(any)
-    .uint32((RESOURCE_NAME << 3) | LENGTH_DELIMITED).string(name)
+    .uint32((RESOURCE_VERSION << 3) | LENGTH_DELIMITED)
+    .string(version)
+    .uint32((RESOURCE_ANY << 3) | LENGTH_DELIMITED)
+    .bytes(any)
+    .uint32((RESOURCE_NAME << 3) | LENGTH_DELIMITED)
+    .string(name)
     .finish();
 }

@@ -2,7 +2,14 @@
 // acknowledged, per resource, with the server's sync verdict. One ClientConfig per node (its
 // streams together); one GenericXdsConfig per resource, carrying the same Any bytes the cache
 // sent, plus one name-less entry for a type that holds no resource so its status stays visible.
-import { status as GrpcStatus, type sendUnaryData, type Server, type ServerDuplexStream, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import {
+  status as GrpcStatus,
+  type sendUnaryData,
+  type Server,
+  type ServerDuplexStream,
+  type ServerUnaryCall,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
 import protobuf from "protobufjs";
 import type { SnapshotCache } from "../cache/cache.js";
 import type { HeldResource, NodeIdentity, StreamStatus, TypeStatus, XdsStatusView } from "../status.js";
@@ -50,7 +57,10 @@ export interface ClientConfig {
 
 /** Builds CSDS responses from the status record and the cache. */
 export class ClientStatusReporter {
-  constructor(private readonly view: XdsStatusView, private readonly cache: SnapshotCache) {}
+  constructor(
+    private readonly view: XdsStatusView,
+    private readonly cache: SnapshotCache,
+  ) {}
 
   /** The ClientStatusResponse for `request`; throws MatcherError on an unusable matcher. */
   respond(request: ClientStatusRequest): { config: ClientConfig[] } {
@@ -66,7 +76,9 @@ export class ClientStatusReporter {
       .sort((a, b) => (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0))
       .map(({ node, streams }) => ({
         node: { id: node.id, cluster: node.cluster, user_agent_name: node.userAgent },
-        generic_xds_configs: streams.flatMap((s) => reportedTypes(this.view, this.cache, s).flatMap((t) => this.#typeConfigs(s, typeStatusOf(s, t), contents))),
+        generic_xds_configs: streams.flatMap((s) =>
+          reportedTypes(this.view, this.cache, s).flatMap((t) => this.#typeConfigs(s, typeStatusOf(s, t), contents)),
+        ),
       }));
     return { config };
   }
@@ -86,7 +98,14 @@ export class ClientStatusReporter {
     };
     if (names.length === 0) {
       const version = state === "SYNCED" ? t.lastAcked?.version : t.lastSent?.version;
-      return [{ ...base, name: "", version_info: version ?? "", client_status: state === "ERROR" ? "NACKED" : state === "SYNCED" ? "ACKED" : "UNKNOWN" }];
+      return [
+        {
+          ...base,
+          name: "",
+          version_info: version ?? "",
+          client_status: state === "ERROR" ? "NACKED" : state === "SYNCED" ? "ACKED" : "UNKNOWN",
+        },
+      ];
     }
     return names.map((name): GenericXdsConfig => {
       const a = acked.get(name);
@@ -100,10 +119,16 @@ export class ClientStatusReporter {
         // The client runs what it acknowledged; the rejected version is the failed configuration.
         const failed = contents && s ? this.#any(stream.node.cluster, t.typeUrl, s) : undefined;
         return {
-          ...base, name, version_info: a ? t.lastAcked?.version ?? "" : "", ...any(a), client_status: "NACKED",
+          ...base,
+          name,
+          version_info: a ? (t.lastAcked?.version ?? "") : "",
+          ...any(a),
+          client_status: "NACKED",
           error_state: {
             ...(failed ? { failed_configuration: failed } : {}),
-            last_update_attempt: timestamp(nack.at), details: nack.message, version_info: nack.version,
+            last_update_attempt: timestamp(nack.at),
+            details: nack.message,
+            version_info: nack.version,
           },
         };
       }
@@ -145,7 +170,9 @@ export function splitAny(bytes: Uint8Array): AnyObject {
 /** Mounts CSDS (FetchClientStatus and StreamClientStatus) on `server`. */
 export function addCsds(server: Server, view: XdsStatusView, cache: SnapshotCache): ClientStatusReporter {
   const reporter = new ClientStatusReporter(view, cache);
-  const answer = (req: ClientStatusRequest): { ok: true; res: { config: ClientConfig[] } } | { ok: false; code: GrpcStatus; details: string } => {
+  const answer = (
+    req: ClientStatusRequest,
+  ): { ok: true; res: { config: ClientConfig[] } } | { ok: false; code: GrpcStatus; details: string } => {
     try {
       return { ok: true, res: reporter.respond(req) };
     } catch (e) {
@@ -165,8 +192,12 @@ export function addCsds(server: Server, view: XdsStatusView, cache: SnapshotCach
         if (r.ok) call.write(r.res);
         else call.emit("error", { code: r.code, details: r.details });
       });
-      call.on("end", () => { call.end(); });
-      call.on("error", () => { /* the client went away */ });
+      call.on("end", () => {
+        call.end();
+      });
+      call.on("error", () => {
+        /* the client went away */
+      });
     },
   };
   server.addService(introspectionProtos().csds, impl);

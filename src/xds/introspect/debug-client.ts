@@ -1,21 +1,42 @@
 // Client of oooi.debug.v1.DebugService (what `oooi debug` and tests use): promise-returning calls
 // with a deadline, and connection failures turned into one readable error.
 import {
-  credentials, makeClientConstructor, status as GrpcStatus, type ChannelCredentials, type Client, type ServiceError,
+  credentials,
+  makeClientConstructor,
+  status as GrpcStatus,
+  type ChannelCredentials,
+  type Client,
+  type ServiceError,
 } from "@grpc/grpc-js";
 import { DEBUG_SERVICE, loadDebugDefinition, service } from "./protos.js";
 import type {
-  GetNodeConfigRequest, ListNodesRequest, NodeMessage, PushHistoryRequest, PushMessage, TypeConfigMessage,
+  GetNodeConfigRequest,
+  ListNodesRequest,
+  NodeMessage,
+  PushHistoryRequest,
+  PushMessage,
+  TypeConfigMessage,
 } from "./debug-service.js";
 
 export type {
-  GetNodeConfigRequest, ListNodesRequest, NackMessage, NodeMessage, PushHistoryRequest, PushMessage, ResourceMessage,
-  StreamMessage, TypeConfigMessage, TypeStateMessage,
+  GetNodeConfigRequest,
+  ListNodesRequest,
+  NackMessage,
+  NodeMessage,
+  PushHistoryRequest,
+  PushMessage,
+  ResourceMessage,
+  StreamMessage,
+  TypeConfigMessage,
+  TypeStateMessage,
 } from "./debug-service.js";
 
 /** The xDS server could not be reached (refused, TLS failure, or no answer before the deadline). */
 export class XdsUnreachableError extends Error {
-  constructor(readonly address: string, readonly reason: string) {
+  constructor(
+    readonly address: string,
+    readonly reason: string,
+  ) {
     super(`cannot reach the xDS server at ${address}: ${reason}`);
   }
 }
@@ -39,7 +60,8 @@ export class DebugClient {
 
   constructor(readonly options: DebugClientOptions) {
     const Ctor = makeClientConstructor(service(loadDebugDefinition(), DEBUG_SERVICE), DEBUG_SERVICE);
-    this.#client = new Ctor(options.address, options.credentials ?? credentials.createInsecure()) as Client & Record<string, Unary>;
+    this.#client = new Ctor(options.address, options.credentials ?? credentials.createInsecure()) as Client &
+      Record<string, Unary>;
     this.#timeoutMs = options.timeoutMs ?? 5000;
   }
 
@@ -77,7 +99,11 @@ export class DebugClient {
 
 function toError(address: string, err: ServiceError): Error {
   if (err.code === GrpcStatus.UNAVAILABLE) return new XdsUnreachableError(address, err.details || "unavailable");
-  if (err.code === GrpcStatus.DEADLINE_EXCEEDED) return new XdsUnreachableError(address, "no answer before the deadline");
-  if (err.code === GrpcStatus.UNIMPLEMENTED) return new Error(`the server at ${address} does not serve ${DEBUG_SERVICE} (not an oooi xDS server, or an older one)`);
+  if (err.code === GrpcStatus.DEADLINE_EXCEEDED)
+    return new XdsUnreachableError(address, "no answer before the deadline");
+  if (err.code === GrpcStatus.UNIMPLEMENTED)
+    return new Error(
+      `the server at ${address} does not serve ${DEBUG_SERVICE} (not an oooi xDS server, or an older one)`,
+    );
   return new Error(err.details || err.message);
 }

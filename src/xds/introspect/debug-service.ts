@@ -1,8 +1,23 @@
 // oooi.debug.v1.DebugService: connected nodes with per-type sync state, a node's configuration as
 // JSON, and the push history with its latencies; read from the xDS status record.
-import { status as GrpcStatus, type sendUnaryData, type Server, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import {
+  status as GrpcStatus,
+  type sendUnaryData,
+  type Server,
+  type ServerUnaryCall,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
-import type { HeldResource, NackRecord, NodeStatus, PushRecord, StreamStatus, TypeStatus, XdsProtocol, XdsStatusView } from "../status.js";
+import type {
+  HeldResource,
+  NackRecord,
+  NodeStatus,
+  PushRecord,
+  StreamStatus,
+  TypeStatus,
+  XdsProtocol,
+  XdsStatusView,
+} from "../status.js";
 import { introspectionProtos } from "./protos.js";
 import { duration, reportedTypes, syncState, timestamp, typeStatusOf, type SyncState } from "./state.js";
 import { toStruct, type StructObject } from "./struct.js";
@@ -15,44 +30,111 @@ export type SyncStatusName = `SYNC_STATUS_${SyncState}` | "SYNC_STATUS_UNSPECIFI
 export type ProtocolName = "PROTOCOL_SOTW" | "PROTOCOL_DELTA" | "PROTOCOL_UNSPECIFIED";
 
 /** oooi.debug.v1.Nack. */
-export interface NackMessage { version: string; nonce: string; time: Time | null; code: number; message: string; repeats: number }
+export interface NackMessage {
+  version: string;
+  nonce: string;
+  time: Time | null;
+  code: number;
+  message: string;
+  repeats: number;
+}
 /** oooi.debug.v1.TypeState. */
 export interface TypeStateMessage {
-  type_url: string; status: SyncStatusName; sent_version: string; sent_time: Time | null;
-  acked_version: string; acked_time: Time | null; last_nack: NackMessage | null;
+  type_url: string;
+  status: SyncStatusName;
+  sent_version: string;
+  sent_time: Time | null;
+  acked_version: string;
+  acked_time: Time | null;
+  last_nack: NackMessage | null;
 }
 /** oooi.debug.v1.Stream. */
-export interface StreamMessage { stream_id: string; peer: string; protocol: ProtocolName; service: string; connected_time: Time | null; types: TypeStateMessage[] }
+export interface StreamMessage {
+  stream_id: string;
+  peer: string;
+  protocol: ProtocolName;
+  service: string;
+  connected_time: Time | null;
+  types: TypeStateMessage[];
+}
 /** oooi.debug.v1.Node. */
-export interface NodeMessage { id: string; cluster: string; user_agent: string; streams: StreamMessage[]; last_seen_time: Time | null; types: TypeStateMessage[] }
+export interface NodeMessage {
+  id: string;
+  cluster: string;
+  user_agent: string;
+  streams: StreamMessage[];
+  last_seen_time: Time | null;
+  types: TypeStateMessage[];
+}
 /** oooi.debug.v1.Resource. */
-export interface ResourceMessage { name: string; version: string; config: StructObject | null }
+export interface ResourceMessage {
+  name: string;
+  version: string;
+  config: StructObject | null;
+}
 /** oooi.debug.v1.TypeConfig. */
-export interface TypeConfigMessage { stream_id: string; state: TypeStateMessage | null; acked: ResourceMessage[]; sent: ResourceMessage[] }
+export interface TypeConfigMessage {
+  stream_id: string;
+  state: TypeStateMessage | null;
+  acked: ResourceMessage[];
+  sent: ResourceMessage[];
+}
 /** oooi.debug.v1.Push. */
 export interface PushMessage {
-  stream_id: string; node_id: string; cluster: string; type_url: string; protocol: ProtocolName; version: string; nonce: string;
+  stream_id: string;
+  node_id: string;
+  cluster: string;
+  type_url: string;
+  protocol: ProtocolName;
+  version: string;
+  nonce: string;
   cause: "PUSH_CAUSE_CHANGE" | "PUSH_CAUSE_SUBSCRIPTION" | "PUSH_CAUSE_UNSPECIFIED";
-  change_time: Time | null; sent_time: Time | null; ack_time: Time | null; nack_time: Time | null;
-  change_to_sent: Time | null; change_to_ack: Time | null; resources: number; removed: number; bytes: number;
+  change_time: Time | null;
+  sent_time: Time | null;
+  ack_time: Time | null;
+  nack_time: Time | null;
+  change_to_sent: Time | null;
+  change_to_ack: Time | null;
+  resources: number;
+  removed: number;
+  bytes: number;
 }
 
 /** oooi.debug.v1.ListNodesRequest. */
-export interface ListNodesRequest { cluster?: string; include_disconnected?: boolean }
+export interface ListNodesRequest {
+  cluster?: string;
+  include_disconnected?: boolean;
+}
 /** oooi.debug.v1.GetNodeConfigRequest. */
-export interface GetNodeConfigRequest { node_id?: string; type_urls?: string[] }
+export interface GetNodeConfigRequest {
+  node_id?: string;
+  type_urls?: string[];
+}
 /** oooi.debug.v1.PushHistoryRequest. */
-export interface PushHistoryRequest { node_id?: string; cluster?: string; type_url?: string; limit?: number }
+export interface PushHistoryRequest {
+  node_id?: string;
+  cluster?: string;
+  type_url?: string;
+  limit?: number;
+}
 
 /** Answers the debug service's questions from the status record. */
 export class DebugReporter {
-  constructor(private readonly view: XdsStatusView, private readonly cache: SnapshotCache) {}
+  constructor(
+    private readonly view: XdsStatusView,
+    private readonly cache: SnapshotCache,
+  ) {}
 
   /** ListNodes: nodes sorted by id, with their open streams. */
   listNodes(req: ListNodesRequest): { nodes: NodeMessage[] } {
     const streams = this.#streamsByNode();
-    const nodes = this.view.nodes()
-      .filter((n) => (req.include_disconnected === true || n.connectedStreams > 0) && (!req.cluster || n.node.cluster === req.cluster))
+    const nodes = this.view
+      .nodes()
+      .filter(
+        (n) =>
+          (req.include_disconnected === true || n.connectedStreams > 0) &&
+          (!req.cluster || n.node.cluster === req.cluster),
+      )
       .map((n) => this.#node(n, streams.get(n.node.id) ?? []));
     return { nodes };
   }
@@ -68,7 +150,12 @@ export class DebugReporter {
       for (const t of reportedTypes(this.view, this.cache, s)) {
         if (only.size > 0 && !only.has(t)) continue;
         const held = this.view.streamConfig(s.streamId, t) ?? { acked: [], sent: [] };
-        configs.push({ stream_id: s.streamId, state: typeState(typeStatusOf(s, t)), acked: resources(held.acked), sent: resources(held.sent) });
+        configs.push({
+          stream_id: s.streamId,
+          state: typeState(typeStatusOf(s, t)),
+          acked: resources(held.acked),
+          sent: resources(held.sent),
+        });
       }
     }
     return { node: this.#node(n, streams), configs };
@@ -76,11 +163,15 @@ export class DebugReporter {
 
   /** PushHistory: matching pushes of served types, oldest first, at most `limit` of the newest. */
   pushHistory(req: PushHistoryRequest): { pushes: PushMessage[] } {
-    const matching = this.view.history().filter((p) =>
-      this.cache.typeSpec(p.typeUrl) !== undefined
-      && (!req.node_id || p.nodeId === req.node_id)
-      && (!req.cluster || p.group === req.cluster)
-      && (!req.type_url || p.typeUrl === req.type_url));
+    const matching = this.view
+      .history()
+      .filter(
+        (p) =>
+          this.cache.typeSpec(p.typeUrl) !== undefined &&
+          (!req.node_id || p.nodeId === req.node_id) &&
+          (!req.cluster || p.group === req.cluster) &&
+          (!req.type_url || p.typeUrl === req.type_url),
+      );
     const limit = req.limit ?? 0;
     return { pushes: (limit > 0 ? matching.slice(-limit) : matching).map(push) };
   }
@@ -97,9 +188,14 @@ export class DebugReporter {
 
   #node(n: NodeStatus, streams: readonly StreamStatus[]): NodeMessage {
     return {
-      id: n.node.id, cluster: n.node.cluster, user_agent: n.node.userAgent,
+      id: n.node.id,
+      cluster: n.node.cluster,
+      user_agent: n.node.userAgent,
       streams: streams.map((s) => ({
-        stream_id: s.streamId, peer: s.peer, protocol: protocolName(s.protocol), service: s.service,
+        stream_id: s.streamId,
+        peer: s.peer,
+        protocol: protocolName(s.protocol),
+        service: s.service,
         connected_time: timestamp(s.connectedAt),
         types: reportedTypes(this.view, this.cache, s).map((t) => typeState(typeStatusOf(s, t))),
       })),
@@ -114,7 +210,16 @@ function protocolName(p: XdsProtocol): ProtocolName {
 }
 
 function nack(n: NackRecord | undefined): NackMessage | null {
-  return n ? { version: n.version, nonce: n.nonce, time: timestamp(n.at), code: n.code, message: n.message, repeats: n.repeats } : null;
+  return n
+    ? {
+        version: n.version,
+        nonce: n.nonce,
+        time: timestamp(n.at),
+        code: n.code,
+        message: n.message,
+        repeats: n.repeats,
+      }
+    : null;
 }
 
 function typeState(t: TypeStatus): TypeStateMessage {
@@ -140,21 +245,31 @@ function resource(r: HeldResource): ResourceMessage {
 
 function push(p: PushRecord): PushMessage {
   return {
-    stream_id: p.streamId, node_id: p.nodeId, cluster: p.group, type_url: p.typeUrl, protocol: protocolName(p.protocol),
-    version: p.version, nonce: p.nonce, cause: p.cause === "change" ? "PUSH_CAUSE_CHANGE" : "PUSH_CAUSE_SUBSCRIPTION",
-    change_time: timestamp(p.changeAt), sent_time: timestamp(p.sentAt),
+    stream_id: p.streamId,
+    node_id: p.nodeId,
+    cluster: p.group,
+    type_url: p.typeUrl,
+    protocol: protocolName(p.protocol),
+    version: p.version,
+    nonce: p.nonce,
+    cause: p.cause === "change" ? "PUSH_CAUSE_CHANGE" : "PUSH_CAUSE_SUBSCRIPTION",
+    change_time: timestamp(p.changeAt),
+    sent_time: timestamp(p.sentAt),
     ack_time: p.ackAt === undefined ? null : timestamp(p.ackAt),
     nack_time: p.nackAt === undefined ? null : timestamp(p.nackAt),
     change_to_sent: duration(p.sentAt - p.changeAt),
     change_to_ack: p.ackAt === undefined ? null : duration(p.ackAt - p.changeAt),
-    resources: p.resources, removed: p.removed, bytes: p.bytes,
+    resources: p.resources,
+    removed: p.removed,
+    bytes: p.bytes,
   };
 }
 
 /** Mounts oooi.debug.v1.DebugService on `server`. */
 export function addDebugService(server: Server, view: XdsStatusView, cache: SnapshotCache): DebugReporter {
   const reporter = new DebugReporter(view, cache);
-  const unary = <Req>(fn: (req: Req) => object | undefined, notFound: (req: Req) => string) =>
+  const unary =
+    <Req>(fn: (req: Req) => object | undefined, notFound: (req: Req) => string) =>
     (call: ServerUnaryCall<Req, unknown>, callback: sendUnaryData<unknown>): void => {
       try {
         const res = fn(call.request);
@@ -165,9 +280,18 @@ export function addDebugService(server: Server, view: XdsStatusView, cache: Snap
       }
     };
   const impl: UntypedServiceImplementation = {
-    ListNodes: unary((req: ListNodesRequest) => reporter.listNodes(req), () => ""),
-    GetNodeConfig: unary((req: GetNodeConfigRequest) => reporter.nodeConfig(req), (req) => `node ${JSON.stringify(req.node_id ?? "")} is not known to this xDS server`),
-    PushHistory: unary((req: PushHistoryRequest) => reporter.pushHistory(req), () => ""),
+    ListNodes: unary(
+      (req: ListNodesRequest) => reporter.listNodes(req),
+      () => "",
+    ),
+    GetNodeConfig: unary(
+      (req: GetNodeConfigRequest) => reporter.nodeConfig(req),
+      (req) => `node ${JSON.stringify(req.node_id ?? "")} is not known to this xDS server`,
+    ),
+    PushHistory: unary(
+      (req: PushHistoryRequest) => reporter.pushHistory(req),
+      () => "",
+    ),
   };
   server.addService(introspectionProtos().debug, impl);
   return reporter;

@@ -46,7 +46,14 @@ export function addIntrospection(server: Server, options: IntrospectionOptions):
   const health = new HealthImplementation(serving("SERVING"));
   health.addToServer(server);
   if (options.reflection !== false) {
-    const listed = [...DISCOVERY_SERVICE_NAMES, CSDS_SERVICE, DEBUG_SERVICE, HEALTH_SERVICE, "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"];
+    const listed = [
+      ...DISCOVERY_SERVICE_NAMES,
+      CSDS_SERVICE,
+      DEBUG_SERVICE,
+      HEALTH_SERVICE,
+      "grpc.reflection.v1.ServerReflection",
+      "grpc.reflection.v1alpha.ServerReflection",
+    ];
     new ReflectionService(protos.all, { services: listed }).addToServer(server);
   }
   return {

@@ -53,7 +53,8 @@ export function nodeMatches(node: NodeIdentity, m: NodeMatcherObject): boolean {
 
 function structMatches(identity: Record<string, string>, s: StructMatcherObject): boolean {
   const keys = (s.path ?? []).map((p) => p.key ?? "");
-  const value = keys.length === 1 && keys[0] !== undefined && Object.hasOwn(identity, keys[0]) ? identity[keys[0]] : undefined;
+  const value =
+    keys.length === 1 && keys[0] !== undefined && Object.hasOwn(identity, keys[0]) ? identity[keys[0]] : undefined;
   const v = s.value;
   if (!v) throw new MatcherError("a StructMatcher needs a value matcher");
   if (v.present_match !== undefined) return (value !== undefined) === v.present_match;

@@ -66,7 +66,10 @@ export function introspectionProtos(): IntrospectionProtos {
   const debug = loadDebugDefinition();
   const health = loadSync(healthProtoPath, ENVOY_OPTIONS);
   const reflectionDir = path.join(path.dirname(require.resolve("@grpc/reflection/package.json")), "build", "proto");
-  const reflection = loadSync(["grpc/reflection/v1/reflection.proto", "grpc/reflection/v1alpha/reflection.proto"], { ...ENVOY_OPTIONS, includeDirs: [reflectionDir] });
+  const reflection = loadSync(["grpc/reflection/v1/reflection.proto", "grpc/reflection/v1alpha/reflection.proto"], {
+    ...ENVOY_OPTIONS,
+    includeDirs: [reflectionDir],
+  });
   cached = {
     csds: service(envoy, CSDS_SERVICE),
     debug: service(debug, DEBUG_SERVICE),
@@ -88,6 +91,7 @@ export function loadDebugDefinition(): PackageDefinition {
 /** A service of a package definition; throws if the protos lack it. */
 export function service(pkg: PackageDefinition, name: string): ServiceDefinition {
   const def = pkg[name];
-  if (def === undefined || "format" in def || "type" in def) throw new Error(`${name} is not a service in the loaded protos`);
+  if (def === undefined || "format" in def || "type" in def)
+    throw new Error(`${name} is not a service in the loaded protos`);
   return def;
 }

@@ -2,9 +2,7 @@
 // sync rule from nonces, which types of a stream are worth reporting, short type labels, and
 // protobuf time values.
 import type { SnapshotCache } from "../cache/cache.js";
-import {
-  CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL,
-} from "../render/type-urls.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../render/type-urls.js";
 import type { StreamStatus, TypeStatus, XdsStatusView } from "../status.js";
 
 /** Server-side sync state of one type on a stream, as CSDS's ConfigStatus names it. */
@@ -30,7 +28,12 @@ const SHORT_LABELS = new Map<string, string>([
 ]);
 
 /** The Envoy resource types every stream may carry, in make-before-break order. */
-export const ENVOY_TYPE_URLS: readonly string[] = [CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL];
+export const ENVOY_TYPE_URLS: readonly string[] = [
+  CLUSTER_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+];
 
 /** "lds", "cds", "eds", "rds" for the Envoy types; the message's full name for others. */
 export function typeLabel(typeUrl: string): string {
@@ -44,7 +47,12 @@ export function typeLabel(typeUrl: string): string {
 export function typeMatches(typeUrl: string, wanted: string): boolean {
   const w = wanted.toLowerCase();
   const name = typeUrl.slice(typeUrl.lastIndexOf("/") + 1).toLowerCase();
-  return w === typeUrl.toLowerCase() || w === name || w === typeLabel(typeUrl).toLowerCase() || w === name.slice(name.lastIndexOf(".") + 1);
+  return (
+    w === typeUrl.toLowerCase() ||
+    w === name ||
+    w === typeLabel(typeUrl).toLowerCase() ||
+    w === name.slice(name.lastIndexOf(".") + 1)
+  );
 }
 
 /**
@@ -57,14 +65,22 @@ export function reportedTypes(view: XdsStatusView, cache: SnapshotCache, stream:
   for (const t of cache.getSnapshot(stream.node.cluster)?.types.keys() ?? []) candidates.add(t);
   const known = new Set(stream.types.map((t) => t.typeUrl));
   return [...candidates]
-    .filter((t) => cache.typeSpec(t) !== undefined && (known.has(t) || view.streamConfig(stream.streamId, t) !== undefined))
+    .filter(
+      (t) => cache.typeSpec(t) !== undefined && (known.has(t) || view.streamConfig(stream.streamId, t) !== undefined),
+    )
     .sort();
 }
 
 /** The stream's status of one type, or an empty one (nothing sent yet). */
 export function typeStatusOf(stream: StreamStatus, typeUrl: string): TypeStatus {
-  return stream.types.find((t) => t.typeUrl === typeUrl)
-    ?? { typeUrl, lastSent: undefined, lastAcked: undefined, lastNack: undefined };
+  return (
+    stream.types.find((t) => t.typeUrl === typeUrl) ?? {
+      typeUrl,
+      lastSent: undefined,
+      lastAcked: undefined,
+      lastNack: undefined,
+    }
+  );
 }
 
 /** google.protobuf.Timestamp of a millisecond clock time. */
@@ -79,7 +95,9 @@ export function duration(ms: number): { seconds: number; nanos: number } {
 }
 
 /** Milliseconds of a decoded Timestamp or Duration (seconds may arrive as a string); undefined when unset. */
-export function millisOf(t: { seconds?: number | string | null; nanos?: number | null } | null | undefined): number | undefined {
+export function millisOf(
+  t: { seconds?: number | string | null; nanos?: number | null } | null | undefined,
+): number | undefined {
   if (t === null || t === undefined) return undefined;
   return Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6;
 }

@@ -53,7 +53,11 @@ function fromValue(v: unknown): unknown {
     const values = list["values"];
     return Array.isArray(values) ? values.map(fromValue) : [];
   }
-  for (const [snake, camel] of [["number_value", "numberValue"], ["string_value", "stringValue"], ["bool_value", "boolValue"]] as const) {
+  for (const [snake, camel] of [
+    ["number_value", "numberValue"],
+    ["string_value", "stringValue"],
+    ["bool_value", "boolValue"],
+  ] as const) {
     const x = pick(v, snake, camel);
     if (x !== undefined && x !== null) return x;
   }

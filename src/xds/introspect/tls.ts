@@ -14,7 +14,11 @@ export interface ServerTlsOptions {
 /** gRPC server credentials: TLS, or mutual TLS when `ca` is given. */
 export function serverCredentials(options: ServerTlsOptions): ServerCredentials {
   const ca = options.ca === undefined ? null : Buffer.from(options.ca);
-  return ServerCredentials.createSsl(ca, [{ cert_chain: Buffer.from(options.cert), private_key: Buffer.from(options.key) }], ca !== null);
+  return ServerCredentials.createSsl(
+    ca,
+    [{ cert_chain: Buffer.from(options.cert), private_key: Buffer.from(options.key) }],
+    ca !== null,
+  );
 }
 
 /** PEM contents of what a client trusts and presents. */
@@ -28,7 +32,8 @@ export interface ClientTlsOptions {
 
 /** gRPC channel credentials for a TLS (or mTLS, with cert and key) connection to the xDS port. */
 export function clientCredentials(options: ClientTlsOptions): ChannelCredentials {
-  if ((options.cert === undefined) !== (options.key === undefined)) throw new Error("a client certificate needs its key, and a key its certificate");
+  if ((options.cert === undefined) !== (options.key === undefined))
+    throw new Error("a client certificate needs its key, and a key its certificate");
   const buf = (v: string | Buffer | undefined): Buffer | null => (v === undefined ? null : Buffer.from(v));
   return credentials.createSsl(buf(options.ca), buf(options.key), buf(options.cert));
 }
@@ -47,7 +52,9 @@ export function readTlsFiles(files: TlsFiles): { ca?: Buffer; cert?: Buffer; key
     try {
       return readFileSync(file);
     } catch (e) {
-      throw new Error(`cannot read the TLS ${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new Error(
+        `cannot read the TLS ${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
   };
   const ca = read("CA", files.ca);
@@ -61,8 +68,10 @@ export function readTlsFiles(files: TlsFiles): { ca?: Buffer; cert?: Buffer; key
  * key, mutual TLS when a client CA is given too. Throws a readable error naming a missing or unreadable file.
  */
 export function serverCredentialsFromFiles(files: TlsFiles): ServerCredentials {
-  if (files.cert === undefined || files.key === undefined) throw new Error("TLS for the xDS port needs both a certificate and its key");
+  if (files.cert === undefined || files.key === undefined)
+    throw new Error("TLS for the xDS port needs both a certificate and its key");
   const { cert, key, ca } = readTlsFiles(files);
-  if (cert === undefined || key === undefined) throw new Error("TLS for the xDS port needs both a certificate and its key");
+  if (cert === undefined || key === undefined)
+    throw new Error("TLS for the xDS port needs both a certificate and its key");
   return serverCredentials({ cert, key, ...(ca ? { ca } : {}) });
 }

@@ -99,7 +99,12 @@ export function tcpProxyCluster(chain: unknown): string | undefined {
 export function readChains(listener: unknown): ChainView[] {
   return asArray(get(listener, "filter_chains")).map((c) => {
     const chain = asRecord(c) ?? {};
-    return { name: asString(chain["name"]) ?? "", match: readChainMatch(chain), cluster: tcpProxyCluster(chain), chain };
+    return {
+      name: asString(chain["name"]) ?? "",
+      match: readChainMatch(chain),
+      cluster: tcpProxyCluster(chain),
+      chain,
+    };
   });
 }
 
@@ -130,9 +135,15 @@ export function* expandMatch(m: ChainMatch): Generator<MatchCombo> {
           for (const sourcePrefixRange of orAny(m.sourcePrefixRanges, "")) {
             for (const sourcePort of orAny(m.sourcePorts, 0)) {
               yield {
-                destinationPort: m.destinationPort, prefixRange, serverName,
-                transportProtocol: m.transportProtocol, applicationProtocol, directSourcePrefixRange,
-                sourceType: m.sourceType, sourcePrefixRange, sourcePort,
+                destinationPort: m.destinationPort,
+                prefixRange,
+                serverName,
+                transportProtocol: m.transportProtocol,
+                applicationProtocol,
+                directSourcePrefixRange,
+                sourceType: m.sourceType,
+                sourcePrefixRange,
+                sourcePort,
               };
             }
           }

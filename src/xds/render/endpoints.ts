@@ -11,11 +11,13 @@ export function renderEndpoints(upstreams: readonly Upstream[], errors: string[]
     if (endpoints.length === 0) return { cluster_name: u.name };
     return {
       cluster_name: u.name,
-      endpoints: [{
-        lb_endpoints: endpoints.map((e) => ({
-          endpoint: { address: { socket_address: { address: e.address, port_value: e.port } } },
-        })),
-      }],
+      endpoints: [
+        {
+          lb_endpoints: endpoints.map((e) => ({
+            endpoint: { address: { socket_address: { address: e.address, port_value: e.port } } },
+          })),
+        },
+      ],
     };
   });
 }
@@ -35,7 +37,5 @@ function uniqueEndpoints(u: Upstream, errors: string[]): Endpoint[] {
     }
     byKey.set(`${e.address}:${e.port}`, { ip, endpoint: e });
   }
-  return [...byKey.values()]
-    .sort((a, b) => a.ip - b.ip || a.endpoint.port - b.endpoint.port)
-    .map((x) => x.endpoint);
+  return [...byKey.values()].sort((a, b) => a.ip - b.ip || a.endpoint.port - b.endpoint.port).map((x) => x.endpoint);
 }

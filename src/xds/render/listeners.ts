@@ -7,7 +7,10 @@ import { adsConfigSource } from "./ads.js";
 import { compareText, sortByKey } from "./json.js";
 import { HTTP_ROUTE_CONFIG_NAME } from "./routes.js";
 import {
-  HTTP_CONNECTION_MANAGER_TYPE_URL, ROUTER_TYPE_URL, TCP_PROXY_TYPE_URL, TLS_INSPECTOR_TYPE_URL,
+  HTTP_CONNECTION_MANAGER_TYPE_URL,
+  ROUTER_TYPE_URL,
+  TCP_PROXY_TYPE_URL,
+  TLS_INSPECTOR_TYPE_URL,
 } from "./type-urls.js";
 
 /** Listener for SNI-routed TLS on 443 (oauth, ignition, konnectivity, kubernetes aliases, apps). */
@@ -36,7 +39,10 @@ const TLS_LISTENERS = [
 export function renderListeners(backends: readonly Backend[], errors: string[]): object[] {
   const listeners: { name: string; value: object }[] = [];
   for (const { name, port } of TLS_LISTENERS) {
-    const chains = sortByKey(backends.filter((b) => b.port === port), (b) => b.name).map((b) => tlsChain(b, errors));
+    const chains = sortByKey(
+      backends.filter((b) => b.port === port),
+      (b) => b.name,
+    ).map((b) => tlsChain(b, errors));
     if (chains.length === 0) continue;
     listeners.push({
       name,
@@ -82,10 +88,12 @@ function tlsChain(b: Backend, errors: string[]): object {
   return {
     name: b.name,
     filter_chain_match: match,
-    filters: [{
-      name: TCP_PROXY_FILTER,
-      typed_config: { "@type": TCP_PROXY_TYPE_URL, stat_prefix: statPrefix(b.name), cluster: b.upstream },
-    }],
+    filters: [
+      {
+        name: TCP_PROXY_FILTER,
+        typed_config: { "@type": TCP_PROXY_TYPE_URL, stat_prefix: statPrefix(b.name), cluster: b.upstream },
+      },
+    ],
   };
 }
 
@@ -115,17 +123,21 @@ function httpListener(): object {
   return {
     name: HTTP_LISTENER_NAME,
     address: socketAddress(80),
-    filter_chains: [{
-      name: HTTP_LISTENER_NAME,
-      filters: [{
-        name: HTTP_CONNECTION_MANAGER_FILTER,
-        typed_config: {
-          "@type": HTTP_CONNECTION_MANAGER_TYPE_URL,
-          stat_prefix: HTTP_LISTENER_NAME,
-          rds: { config_source: adsConfigSource(), route_config_name: HTTP_ROUTE_CONFIG_NAME },
-          http_filters: [{ name: ROUTER_FILTER, typed_config: { "@type": ROUTER_TYPE_URL } }],
-        },
-      }],
-    }],
+    filter_chains: [
+      {
+        name: HTTP_LISTENER_NAME,
+        filters: [
+          {
+            name: HTTP_CONNECTION_MANAGER_FILTER,
+            typed_config: {
+              "@type": HTTP_CONNECTION_MANAGER_TYPE_URL,
+              stat_prefix: HTTP_LISTENER_NAME,
+              rds: { config_source: adsConfigSource(), route_config_name: HTTP_ROUTE_CONFIG_NAME },
+              http_filters: [{ name: ROUTER_FILTER, typed_config: { "@type": ROUTER_TYPE_URL } }],
+            },
+          },
+        ],
+      },
+    ],
   };
 }

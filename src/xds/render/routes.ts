@@ -8,15 +8,20 @@ export const HTTP_ROUTE_CONFIG_NAME = "http-80";
 
 /** RouteConfiguration JSON for the port-80 backends; none when there are no such backends. */
 export function renderRoutes(backends: readonly Backend[]): object[] {
-  const http = sortByKey(backends.filter((b) => b.port === 80), (b) => b.name);
+  const http = sortByKey(
+    backends.filter((b) => b.port === 80),
+    (b) => b.name,
+  );
   if (http.length === 0) return [];
-  return [{
-    name: HTTP_ROUTE_CONFIG_NAME,
-    virtual_hosts: http.map((b) => ({
-      name: b.name,
-      // Envoy requires at least one domain; a backend without names takes every Host.
-      domains: b.serverNames.length > 0 ? [...new Set(b.serverNames)].sort(compareText) : ["*"],
-      routes: [{ match: { prefix: "/" }, route: { cluster: b.upstream } }],
-    })),
-  }];
+  return [
+    {
+      name: HTTP_ROUTE_CONFIG_NAME,
+      virtual_hosts: http.map((b) => ({
+        name: b.name,
+        // Envoy requires at least one domain; a backend without names takes every Host.
+        domains: b.serverNames.length > 0 ? [...new Set(b.serverNames)].sort(compareText) : ["*"],
+        routes: [{ match: { prefix: "/" }, route: { cluster: b.upstream } }],
+      })),
+    },
+  ];
 }

@@ -16,11 +16,9 @@ export const ROUTE_TYPE_URL = `${TYPE_URL_PREFIX}envoy.config.route.v3.RouteConf
 /** typed_config of the TCP proxy network filter. */
 export const TCP_PROXY_TYPE_URL = `${TYPE_URL_PREFIX}envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy`;
 /** typed_config of the HTTP connection manager network filter. */
-export const HTTP_CONNECTION_MANAGER_TYPE_URL =
-  `${TYPE_URL_PREFIX}envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager`;
+export const HTTP_CONNECTION_MANAGER_TYPE_URL = `${TYPE_URL_PREFIX}envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager`;
 /** typed_config of the TLS inspector listener filter (fills in SNI and transport protocol). */
-export const TLS_INSPECTOR_TYPE_URL =
-  `${TYPE_URL_PREFIX}envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector`;
+export const TLS_INSPECTOR_TYPE_URL = `${TYPE_URL_PREFIX}envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector`;
 /** typed_config of the terminal HTTP router filter. */
 export const ROUTER_TYPE_URL = `${TYPE_URL_PREFIX}envoy.extensions.filters.http.router.v3.Router`;
 
@@ -29,8 +27,6 @@ export const DISCOVERY_REQUEST_TYPE_URL = `${TYPE_URL_PREFIX}envoy.service.disco
 /** State-of-the-world ADS response. */
 export const DISCOVERY_RESPONSE_TYPE_URL = `${TYPE_URL_PREFIX}envoy.service.discovery.v3.DiscoveryResponse`;
 /** Incremental (delta) ADS request. */
-export const DELTA_DISCOVERY_REQUEST_TYPE_URL =
-  `${TYPE_URL_PREFIX}envoy.service.discovery.v3.DeltaDiscoveryRequest`;
+export const DELTA_DISCOVERY_REQUEST_TYPE_URL = `${TYPE_URL_PREFIX}envoy.service.discovery.v3.DeltaDiscoveryRequest`;
 /** Incremental (delta) ADS response. */
-export const DELTA_DISCOVERY_RESPONSE_TYPE_URL =
-  `${TYPE_URL_PREFIX}envoy.service.discovery.v3.DeltaDiscoveryResponse`;
+export const DELTA_DISCOVERY_RESPONSE_TYPE_URL = `${TYPE_URL_PREFIX}envoy.service.discovery.v3.DeltaDiscoveryResponse`;

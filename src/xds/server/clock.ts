@@ -14,5 +14,7 @@ export interface Clock extends BaseClock {
 export const systemClock: Clock = {
   ...SYSTEM_CLOCK,
   random: () => Math.random(),
-  defer: (fn) => { setImmediate(fn); },
+  defer: (fn) => {
+    setImmediate(fn);
+  },
 };

@@ -41,17 +41,24 @@ export interface WireResponse {
 /** Identifies this control plane in every response (`control_plane.identifier`). */
 export const CONTROL_PLANE_ID = "oooi";
 
-const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: false, arrays: true, objects: true };
+const TO_OBJECT: protobuf.IConversionOptions = {
+  longs: String,
+  enums: String,
+  defaults: false,
+  arrays: true,
+  objects: true,
+};
 
-let types: { sotwReq: protobuf.Type; deltaReq: protobuf.Type; sotwRes: protobuf.Type; deltaRes: protobuf.Type } | undefined;
+let types:
+  { sotwReq: protobuf.Type; deltaReq: protobuf.Type; sotwRes: protobuf.Type; deltaRes: protobuf.Type } | undefined;
 
 function discoveryTypes(): NonNullable<typeof types> {
-  return types ??= {
+  return (types ??= {
     sotwReq: messageType("envoy.service.discovery.v3.DiscoveryRequest"),
     deltaReq: messageType("envoy.service.discovery.v3.DeltaDiscoveryRequest"),
     sotwRes: messageType("envoy.service.discovery.v3.DiscoveryResponse"),
     deltaRes: messageType("envoy.service.discovery.v3.DeltaDiscoveryResponse"),
-  };
+  });
 }
 
 type Loose = Record<string, unknown>;
@@ -117,23 +124,46 @@ function assemble(header: Uint8Array, entries: readonly Uint8Array[]): WireRespo
 }
 
 /** A DiscoveryResponse whose `resources` are cache entries (CachedResource.sotwEntry). */
-export function sotwResponse(versionInfo: string, typeUrl: string, nonce: string, entries: readonly Uint8Array[]): WireResponse {
+export function sotwResponse(
+  versionInfo: string,
+  typeUrl: string,
+  nonce: string,
+  entries: readonly Uint8Array[],
+): WireResponse {
   const t = discoveryTypes().sotwRes;
-  const header = t.encode(t.fromObject({
-    version_info: versionInfo, type_url: typeUrl, nonce, control_plane: { identifier: CONTROL_PLANE_ID },
-  })).finish();
+  const header = t
+    .encode(
+      t.fromObject({
+        version_info: versionInfo,
+        type_url: typeUrl,
+        nonce,
+        control_plane: { identifier: CONTROL_PLANE_ID },
+      }),
+    )
+    .finish();
   return assemble(header, entries);
 }
 
 /** A DeltaDiscoveryResponse whose `resources` are cache entries (CachedResource.deltaEntry). */
 export function deltaResponse(
-  systemVersionInfo: string, typeUrl: string, nonce: string, entries: readonly Uint8Array[], removed: readonly string[],
+  systemVersionInfo: string,
+  typeUrl: string,
+  nonce: string,
+  entries: readonly Uint8Array[],
+  removed: readonly string[],
 ): WireResponse {
   const t = discoveryTypes().deltaRes;
-  const header = t.encode(t.fromObject({
-    system_version_info: systemVersionInfo, type_url: typeUrl, nonce, removed_resources: removed,
-    control_plane: { identifier: CONTROL_PLANE_ID },
-  })).finish();
+  const header = t
+    .encode(
+      t.fromObject({
+        system_version_info: systemVersionInfo,
+        type_url: typeUrl,
+        nonce,
+        removed_resources: removed,
+        control_plane: { identifier: CONTROL_PLANE_ID },
+      }),
+    )
+    .finish();
   return assemble(header, entries);
 }
 

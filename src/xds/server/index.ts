@@ -3,7 +3,11 @@
 // wakes only the streams of the node group that changed.
 import { randomBytes } from "node:crypto";
 import {
-  Server, ServerCredentials, status as GrpcStatus, type ServerDuplexStream, type UntypedServiceImplementation,
+  Server,
+  ServerCredentials,
+  status as GrpcStatus,
+  type ServerDuplexStream,
+  type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
 import { SILENT_LOGGER, XdsStatus, type Logger, type XdsStatusView } from "../status.js";
@@ -99,7 +103,9 @@ export class XdsEngine {
         if (set?.size === 0) this.#groups.delete(group);
       },
     };
-    this.#unsubscribe = options.cache.subscribe((group) => { this.#wake(group); });
+    this.#unsubscribe = options.cache.subscribe((group) => {
+      this.#wake(group);
+    });
   }
 
   /** Open streams. */
@@ -112,8 +118,12 @@ export class XdsEngine {
     for (const service of DISCOVERY_SERVICES) {
       const defs = methodDefinitions(service);
       const impl: UntypedServiceImplementation = {
-        [service.sotwMethod]: (call: ServerDuplexStream<SotwRequest, WireResponse>) => { this.#attach(call, "sotw", service); },
-        [service.deltaMethod]: (call: ServerDuplexStream<DeltaRequest, WireResponse>) => { this.#attach(call, "delta", service); },
+        [service.sotwMethod]: (call: ServerDuplexStream<SotwRequest, WireResponse>) => {
+          this.#attach(call, "sotw", service);
+        },
+        [service.deltaMethod]: (call: ServerDuplexStream<DeltaRequest, WireResponse>) => {
+          this.#attach(call, "delta", service);
+        },
       };
       server.addService({ [service.sotwMethod]: defs.sotw, [service.deltaMethod]: defs.delta }, impl);
     }
@@ -149,11 +159,19 @@ export class XdsEngine {
     }
   }
 
-  #attach<Req extends SotwRequest | DeltaRequest>(call: ServerDuplexStream<Req, WireResponse>, protocol: "sotw" | "delta", service: DiscoveryService): void {
+  #attach<Req extends SotwRequest | DeltaRequest>(
+    call: ServerDuplexStream<Req, WireResponse>,
+    protocol: "sotw" | "delta",
+    service: DiscoveryService,
+  ): void {
     const transport: StreamCall = {
       write: (response) => call.write(response),
-      end: () => { call.end(); },
-      fail: (code, details) => { call.emit("error", { code, details }); },
+      end: () => {
+        call.end();
+      },
+      fail: (code, details) => {
+        call.emit("error", { code, details });
+      },
       peer: safePeer(call),
     };
     const session = this.openSession(transport, protocol, service.label);
@@ -171,8 +189,14 @@ export class XdsEngine {
         else session.handleDelta(req as DeltaRequest);
       });
     });
-    call.on("drain", () => { guard(() => { session.drained(); }); });
-    call.on("end", () => { session.clientEnded(); });
+    call.on("drain", () => {
+      guard(() => {
+        session.drained();
+      });
+    });
+    call.on("end", () => {
+      session.clientEnded();
+    });
     const gone = (): void => {
       session.transportClosed();
       this.#sessions.delete(session);
@@ -217,9 +241,14 @@ export async function startXdsServer(options: XdsServerOptions): Promise<XdsServ
     close: async () => {
       engine.close();
       await new Promise<void>((resolve) => {
-        server.tryShutdown(() => { resolve(); });
+        server.tryShutdown(() => {
+          resolve();
+        });
         // Streams were failed above; anything still open is cut.
-        setTimeout(() => { server.forceShutdown(); resolve(); }, 1000).unref();
+        setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 1000).unref();
       });
     },
   };

@@ -2,9 +2,7 @@
 // keep stale resources around. Pure functions over a stream's per-type state (see Session).
 import type { CachedResource, TypeSnapshot } from "../cache/snapshot.js";
 import { setVersion } from "../cache/snapshot.js";
-import {
-  CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL,
-} from "../render/type-urls.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../render/type-urls.js";
 import type { PushRecord } from "../status.js";
 import type { Held } from "./memory.js";
 
@@ -67,7 +65,11 @@ export interface Plan {
 }
 
 /** Rules 7, 10, 11, 12, 13: the full subscribed set, sent only when it differs from what was sent. */
-export function planSotw(ts: TypeState, typeSnap: TypeSnapshot | undefined, retained: ReadonlyMap<string, CachedResource>): Plan | undefined {
+export function planSotw(
+  ts: TypeState,
+  typeSnap: TypeSnapshot | undefined,
+  retained: ReadonlyMap<string, CachedResource>,
+): Plan | undefined {
   const resources = typeSnap?.resources ?? NOTHING;
   const view = new Map<string, CachedResource>();
   if (ts.wildcard) {
@@ -82,7 +84,10 @@ export function planSotw(ts: TypeState, typeSnap: TypeSnapshot | undefined, reta
   const changed: CachedResource[] = [];
   for (const [n, r] of view) if (ts.held.get(n)?.version !== r.version) changed.push(r);
   const same = changed.length === 0 && view.size === ts.held.size;
-  const version = retained.size > 0 ? `${typeSnap?.version ?? ""}+${setVersion(retained.values())}` : typeSnap?.version ?? setVersion([]);
+  const version =
+    retained.size > 0
+      ? `${typeSnap?.version ?? ""}+${setVersion(retained.values())}`
+      : (typeSnap?.version ?? setVersion([]));
   // Same content, but the client is behind the current version: once nothing is retained any
   // more, or when it just narrowed its subscription (a request we answer), tell it.
   const behind = version !== ts.lastVersion && (ts.lastVersion.includes("+") || ts.narrowed);
@@ -98,7 +103,11 @@ export function planSotw(ts: TypeState, typeSnap: TypeSnapshot | undefined, reta
 }
 
 /** Rules 17, 18, 19, 20: only what differs from what the client holds; gone names in removed_resources. */
-export function planDelta(ts: TypeState, typeSnap: TypeSnapshot | undefined, retained: ReadonlyMap<string, CachedResource>): Plan | undefined {
+export function planDelta(
+  ts: TypeState,
+  typeSnap: TypeSnapshot | undefined,
+  retained: ReadonlyMap<string, CachedResource>,
+): Plan | undefined {
   const resources = typeSnap?.resources ?? NOTHING;
   const next = new Map(ts.held);
   const changed: CachedResource[] = [];
@@ -132,7 +141,11 @@ export function planDelta(ts: TypeState, typeSnap: TypeSnapshot | undefined, ret
   removed.sort();
   return {
     version: typeSnap?.version ?? setVersion([]),
-    changed, entries: changed.map((r) => r.deltaEntry), removed, next, count: changed.length,
+    changed,
+    entries: changed.map((r) => r.deltaEntry),
+    removed,
+    next,
+    count: changed.length,
   };
 }
 
@@ -141,10 +154,12 @@ export function planDelta(ts: TypeState, typeSnap: TypeSnapshot | undefined, ret
  * stay served while the client's listeners or routes, as sent or as acknowledged, still use them.
  */
 export function retainedFor(
-ts: TypeState, resources: ReadonlyMap<string, CachedResource>, types: ReadonlyMap<string, TypeState>,
-remembered: (typeUrl: string) => readonly ReadonlyMap<string, Held>[],
+  ts: TypeState,
+  resources: ReadonlyMap<string, CachedResource>,
+  types: ReadonlyMap<string, TypeState>,
+  remembered: (typeUrl: string) => readonly ReadonlyMap<string, Held>[],
 ): ReadonlyMap<string, CachedResource> {
-let needed: Set<string>;
+  let needed: Set<string>;
   if (ts.typeUrl === CLUSTER_TYPE_URL) {
     needed = new Set();
     for (const t of [LISTENER_TYPE_URL, ROUTE_TYPE_URL]) {
@@ -218,8 +233,12 @@ function allGone(ts: TypeState, resources: ReadonlyMap<string, CachedResource>):
  * until the client ACKed that cluster and, for an EDS cluster on a stream that subscribes
  * endpoints, its ClusterLoadAssignment. Returns what it waits for.
  */
-export function waitingFor(ts: TypeState, changed: readonly CachedResource[], types: ReadonlyMap<string, TypeState>): string | undefined {
-if (ts.typeUrl !== LISTENER_TYPE_URL && ts.typeUrl !== ROUTE_TYPE_URL) return undefined;
+export function waitingFor(
+  ts: TypeState,
+  changed: readonly CachedResource[],
+  types: ReadonlyMap<string, TypeState>,
+): string | undefined {
+  if (ts.typeUrl !== LISTENER_TYPE_URL && ts.typeUrl !== ROUTE_TYPE_URL) return undefined;
   const cds = types.get(CLUSTER_TYPE_URL);
   if (!cds) return undefined;
   const eds = types.get(ENDPOINT_TYPE_URL);
@@ -233,7 +252,8 @@ if (ts.typeUrl !== LISTENER_TYPE_URL && ts.typeUrl !== ROUTE_TYPE_URL) return un
       // ACKed rather than sent: a response can cross an unsubscription, and only the ACK's
       // resource names tell what the client kept.
       const e = acked.references.endpoints;
-      if (e !== undefined && eds !== undefined && (!eds.acked.get(e)?.res || !eds.held.get(e)?.res)) return `endpoints "${e}" to be acknowledged`;
+      if (e !== undefined && eds !== undefined && (!eds.acked.get(e)?.res || !eds.held.get(e)?.res))
+        return `endpoints "${e}" to be acknowledged`;
     }
   }
   return undefined;

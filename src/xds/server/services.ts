@@ -4,11 +4,14 @@
 import type { MethodDefinition } from "@grpc/grpc-js";
 import protobuf from "protobufjs";
 import { envoyProtoRoot } from "../protos.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../render/type-urls.js";
 import {
-  CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL,
-} from "../render/type-urls.js";
-import {
-  decodeDeltaRequest, decodeSotwRequest, serializeResponse, type DeltaRequest, type SotwRequest, type WireResponse,
+  decodeDeltaRequest,
+  decodeSotwRequest,
+  serializeResponse,
+  type DeltaRequest,
+  type SotwRequest,
+  type WireResponse,
 } from "./codec.js";
 
 /** One discovery service: its gRPC name, short label, fixed type URL (undefined for ADS) and methods. */
@@ -23,11 +26,41 @@ export interface DiscoveryService {
 
 /** The services the ADS server implements, each with a SotW and a Delta streaming method. */
 export const DISCOVERY_SERVICES: readonly DiscoveryService[] = [
-  { name: "envoy.service.discovery.v3.AggregatedDiscoveryService", label: "ads", typeUrl: undefined, sotwMethod: "StreamAggregatedResources", deltaMethod: "DeltaAggregatedResources" },
-  { name: "envoy.service.listener.v3.ListenerDiscoveryService", label: "lds", typeUrl: LISTENER_TYPE_URL, sotwMethod: "StreamListeners", deltaMethod: "DeltaListeners" },
-  { name: "envoy.service.cluster.v3.ClusterDiscoveryService", label: "cds", typeUrl: CLUSTER_TYPE_URL, sotwMethod: "StreamClusters", deltaMethod: "DeltaClusters" },
-  { name: "envoy.service.endpoint.v3.EndpointDiscoveryService", label: "eds", typeUrl: ENDPOINT_TYPE_URL, sotwMethod: "StreamEndpoints", deltaMethod: "DeltaEndpoints" },
-  { name: "envoy.service.route.v3.RouteDiscoveryService", label: "rds", typeUrl: ROUTE_TYPE_URL, sotwMethod: "StreamRoutes", deltaMethod: "DeltaRoutes" },
+  {
+    name: "envoy.service.discovery.v3.AggregatedDiscoveryService",
+    label: "ads",
+    typeUrl: undefined,
+    sotwMethod: "StreamAggregatedResources",
+    deltaMethod: "DeltaAggregatedResources",
+  },
+  {
+    name: "envoy.service.listener.v3.ListenerDiscoveryService",
+    label: "lds",
+    typeUrl: LISTENER_TYPE_URL,
+    sotwMethod: "StreamListeners",
+    deltaMethod: "DeltaListeners",
+  },
+  {
+    name: "envoy.service.cluster.v3.ClusterDiscoveryService",
+    label: "cds",
+    typeUrl: CLUSTER_TYPE_URL,
+    sotwMethod: "StreamClusters",
+    deltaMethod: "DeltaClusters",
+  },
+  {
+    name: "envoy.service.endpoint.v3.EndpointDiscoveryService",
+    label: "eds",
+    typeUrl: ENDPOINT_TYPE_URL,
+    sotwMethod: "StreamEndpoints",
+    deltaMethod: "DeltaEndpoints",
+  },
+  {
+    name: "envoy.service.route.v3.RouteDiscoveryService",
+    label: "rds",
+    typeUrl: ROUTE_TYPE_URL,
+    sotwMethod: "StreamRoutes",
+    deltaMethod: "DeltaRoutes",
+  },
 ];
 
 const SERVICE_FILES = [
@@ -67,7 +100,13 @@ export function methodDefinitions(s: DiscoveryService): {
   delta: MethodDefinition<DeltaRequest, WireResponse>;
 } {
   const service = lookupService(s.name);
-  const common = { requestStream: true, responseStream: true, responseSerialize: serializeResponse, responseDeserialize: unsupported, requestSerialize: unsupported } as const;
+  const common = {
+    requestStream: true,
+    responseStream: true,
+    responseSerialize: serializeResponse,
+    responseDeserialize: unsupported,
+    requestSerialize: unsupported,
+  } as const;
   return {
     sotw: { ...common, path: path(service, s.sotwMethod), requestDeserialize: (b: Buffer) => decodeSotwRequest(b) },
     delta: { ...common, path: path(service, s.deltaMethod), requestDeserialize: (b: Buffer) => decodeDeltaRequest(b) },

@@ -14,17 +14,28 @@ import type { SnapshotCache } from "../cache/cache.js";
 import type { CachedResource, Snapshot, TypeSnapshot } from "../cache/snapshot.js";
 import { ENVOY_TYPE_ORDER } from "../cache/types.js";
 import { CLUSTER_TYPE_URL } from "../render/type-urls.js";
-import type {
-  HeldResource, Logger, NodeIdentity, StreamConfig, XdsProtocol, XdsStatus,
-} from "../status.js";
+import type { HeldResource, Logger, NodeIdentity, StreamConfig, XdsProtocol, XdsStatus } from "../status.js";
 import type { Clock } from "./clock.js";
 import type { TimerHandle } from "../../util/clock.js";
 import type { Held, NodeMemory } from "./memory.js";
 import {
-  incrementalInSotw, NO_HELD, planDelta, planSotw, retainedFor, rewarmEndpoints, waitingFor, type Plan, type TypeState,
+  incrementalInSotw,
+  NO_HELD,
+  planDelta,
+  planSotw,
+  retainedFor,
+  rewarmEndpoints,
+  waitingFor,
+  type Plan,
+  type TypeState,
 } from "./plan.js";
 import {
-  deltaResponse, sotwResponse, type DeltaRequest, type ErrorDetail, type SotwRequest, type WireResponse,
+  deltaResponse,
+  sotwResponse,
+  type DeltaRequest,
+  type ErrorDetail,
+  type SotwRequest,
+  type WireResponse,
 } from "./codec.js";
 
 /** The transport of one stream as a session uses it (a grpc-js call, or a fake in tests). */
@@ -106,7 +117,10 @@ export class Session {
     if (!created && ts.lastNonce !== "") {
       // Rule 5: only a request answering the latest response counts; others are superseded.
       if (req.responseNonce !== ts.lastNonce) {
-        this.ctx.logger.debug({ stream: this.id, typeUrl, nonce: req.responseNonce, latest: ts.lastNonce }, "ignoring SotW request with a stale nonce");
+        this.ctx.logger.debug(
+          { stream: this.id, typeUrl, nonce: req.responseNonce, latest: ts.lastNonce },
+          "ignoring SotW request with a stale nonce",
+        );
         // Nothing is sent for it, but names it dropped are no longer held by the client: make-
         // before-break must not count on them.
         this.#forgetUnrequested(ts, req.resourceNames);
@@ -131,7 +145,10 @@ export class Session {
       this.#settle(ts, req.errorDetail, now);
     } else if (req.responseNonce !== "" && req.responseNonce !== ts.lastNonce) {
       // Rule 5 (Delta): not an ACK of anything current, but its subscription changes still apply.
-      this.ctx.logger.debug({ stream: this.id, typeUrl, nonce: req.responseNonce }, "Delta request with a stale nonce: applying its subscription changes only");
+      this.ctx.logger.debug(
+        { stream: this.id, typeUrl, nonce: req.responseNonce },
+        "Delta request with a stale nonce: applying its subscription changes only",
+      );
     }
     this.#subscribeDelta(ts, req, created, now);
     this.schedule();
@@ -199,28 +216,56 @@ export class Session {
   #identify(node: NodeIdentity | undefined, now: number): boolean {
     if (this.#node) return true;
     if (!node || node.id === "" || node.cluster === "") {
-      this.fail(GrpcStatus.INVALID_ARGUMENT, "the first request must carry node.id and node.cluster (the node group, <namespace>/<ProxyServer>)");
+      this.fail(
+        GrpcStatus.INVALID_ARGUMENT,
+        "the first request must carry node.id and node.cluster (the node group, <namespace>/<ProxyServer>)",
+      );
       return false;
     }
     this.#node = node;
     this.ctx.status.recordOpen(
-      { streamId: this.id, node, peer: this.call.peer, protocol: this.protocol, service: this.service, connectedAt: now },
+      {
+        streamId: this.id,
+        node,
+        peer: this.call.peer,
+        protocol: this.protocol,
+        service: this.service,
+        connectedAt: now,
+      },
       (typeUrl) => this.#config(typeUrl),
     );
     this.ctx.join(this);
     const { maxStreamAgeMs: age, maxStreamAgeJitter: jitter } = this.ctx;
     if (age > 0) {
       const delay = age * (1 + jitter * (2 * this.ctx.clock.random() - 1));
-      this.#ageTimer = this.ctx.clock.setTimeout(() => { this.end("maximum stream age reached"); }, Math.max(1, delay));
+      this.#ageTimer = this.ctx.clock.setTimeout(
+        () => {
+          this.end("maximum stream age reached");
+        },
+        Math.max(1, delay),
+      );
     }
-    this.ctx.logger.info({ stream: this.id, node: node.id, group: node.cluster, peer: this.call.peer, protocol: this.protocol, service: this.service }, "xDS stream connected");
+    this.ctx.logger.info(
+      {
+        stream: this.id,
+        node: node.id,
+        group: node.cluster,
+        peer: this.call.peer,
+        protocol: this.protocol,
+        service: this.service,
+      },
+      "xDS stream connected",
+    );
     return true;
   }
 
   #typeUrl(requested: string): string | undefined {
     if (this.fixedTypeUrl !== undefined) {
       if (requested === "" || requested === this.fixedTypeUrl) return this.fixedTypeUrl;
-      this.fail(GrpcStatus.INVALID_ARGUMENT, `type_url ${requested} is not served by this service (expected ${this.fixedTypeUrl})`);
+      this.fail(
+        GrpcStatus.INVALID_ARGUMENT,
+        `type_url ${requested} is not served by this service (expected ${this.fixedTypeUrl})`,
+      );
       return undefined;
     }
     if (requested === "") {
@@ -234,15 +279,30 @@ export class Session {
     const existing = this.#types.get(typeUrl);
     if (existing) return { state: existing, created: false };
     const state: TypeState = {
-      typeUrl, wildcard: false, legacy: false, names: new Set(), held: new Map(), acked: new Map(), kept: new Map(),
-      inflight: undefined, lastNonce: "", lastVersion: "", firstPending: true, resyncOnly: false, subscriptionChanged: true, narrowed: false, subscribedAt: now,
+      typeUrl,
+      wildcard: false,
+      legacy: false,
+      names: new Set(),
+      held: new Map(),
+      acked: new Map(),
+      kept: new Map(),
+      inflight: undefined,
+      lastNonce: "",
+      lastVersion: "",
+      firstPending: true,
+      resyncOnly: false,
+      subscriptionChanged: true,
+      narrowed: false,
+      subscribedAt: now,
     };
     this.#types.set(typeUrl, state);
     const rank = (t: string): number => {
       const i = ENVOY_TYPE_ORDER.indexOf(t);
       return i === -1 ? ENVOY_TYPE_ORDER.length : i;
     };
-    this.#order = [...this.#types.values()].sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1));
+    this.#order = [...this.#types.values()].sort(
+      (a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1),
+    );
     return { state, created: true };
   }
 
@@ -256,13 +316,23 @@ export class Session {
     if (!inflight) return;
     ts.inflight = undefined;
     if (error) {
-      this.ctx.status.recordNack(this.id, inflight.push, { version: inflight.version, nonce: inflight.nonce, at: now, code: error.code, message: error.message }, ts.typeUrl);
+      this.ctx.status.recordNack(
+        this.id,
+        inflight.push,
+        { version: inflight.version, nonce: inflight.nonce, at: now, code: error.code, message: error.message },
+        ts.typeUrl,
+      );
     } else {
       ts.acked = inflight.next;
       // A full-state (LDS/CDS) ACK says exactly what the client holds.
       if (this.protocol === "sotw" && !incrementalInSotw(ts.typeUrl)) ts.kept = NO_HELD;
       if (this.#node) this.ctx.memory.remember(this.#node.id, ts.typeUrl, inflight.version, inflight.next, "acked");
-      this.ctx.status.recordAck(this.id, inflight.push, { version: inflight.version, nonce: inflight.nonce, at: now }, ts.typeUrl);
+      this.ctx.status.recordAck(
+        this.id,
+        inflight.push,
+        { version: inflight.version, nonce: inflight.nonce, at: now },
+        ts.typeUrl,
+      );
     }
   }
 
@@ -313,14 +383,21 @@ export class Session {
   #subscribeDelta(ts: TypeState, req: DeltaRequest, created: boolean, now: number): void {
     let added = false;
     if (created) {
-      ts.wildcard = (req.subscribe.length === 0 && this.#legacyWildcardAllowed(ts.typeUrl)) || req.subscribe.includes("*");
+      ts.wildcard =
+        (req.subscribe.length === 0 && this.#legacyWildcardAllowed(ts.typeUrl)) || req.subscribe.includes("*");
       added = ts.wildcard;
-      const current = this.group === undefined ? undefined : this.ctx.cache.getSnapshot(this.group)?.types.get(ts.typeUrl);
+      const current =
+        this.group === undefined ? undefined : this.ctx.cache.getSnapshot(this.group)?.types.get(ts.typeUrl);
       const held = new Map<string, Held>();
       const node = this.#node;
       for (const [name, version] of req.initialVersions) {
         const res = current?.resources.get(name);
-        const known = res?.version === version ? res : node ? this.ctx.memory.resource(node.id, ts.typeUrl, name, version)?.res : undefined;
+        const known =
+          res?.version === version
+            ? res
+            : node
+              ? this.ctx.memory.resource(node.id, ts.typeUrl, name, version)?.res
+              : undefined;
         held.set(name, { version, res: known });
       }
       ts.held = held;
@@ -382,7 +459,10 @@ export class Session {
       // Make-before-break ordering only exists within one aggregated stream.
       const waiting = this.fixedTypeUrl === undefined ? waitingFor(ts, plan.changed, this.#types) : undefined;
       if (waiting !== undefined) {
-        this.ctx.logger.debug({ stream: this.id, typeUrl: ts.typeUrl, waiting }, "holding back until the client has what this needs");
+        this.ctx.logger.debug(
+          { stream: this.id, typeUrl: ts.typeUrl, waiting },
+          "holding back until the client has what this needs",
+        );
         continue;
       }
       this.#send(ts, plan, snapshot, typeSnap);
@@ -397,27 +477,44 @@ export class Session {
   #retained(ts: TypeState, typeSnap: TypeSnapshot | undefined): ReadonlyMap<string, CachedResource> {
     if (this.fixedTypeUrl !== undefined) return NOTHING_RETAINED;
     const node = this.#node;
-    return retainedFor(ts, typeSnap?.resources ?? NOTHING_RETAINED, this.#types,
-      (t) => (node ? this.ctx.memory.candidates(node.id, t).map((r) => r.held) : []));
+    return retainedFor(ts, typeSnap?.resources ?? NOTHING_RETAINED, this.#types, (t) =>
+      node ? this.ctx.memory.candidates(node.id, t).map((r) => r.held) : [],
+    );
   }
 
   #send(ts: TypeState, plan: Plan, snapshot: Snapshot, typeSnap: TypeSnapshot | undefined): void {
     const nonce = this.ctx.nonce();
-    const response = this.protocol === "sotw"
-      ? sotwResponse(plan.version, ts.typeUrl, nonce, plan.entries)
-      : deltaResponse(plan.version, ts.typeUrl, nonce, plan.entries, plan.removed);
+    const response =
+      this.protocol === "sotw"
+        ? sotwResponse(plan.version, ts.typeUrl, nonce, plan.entries)
+        : deltaResponse(plan.version, ts.typeUrl, nonce, plan.entries, plan.removed);
     const now = this.ctx.clock.now();
     const bySubscription = ts.firstPending || ts.subscriptionChanged;
-    const changeAt = bySubscription ? ts.subscribedAt : typeSnap?.changedAt ?? snapshot.createdAt;
-    const push = this.ctx.status.recordSent(this.id, snapshot.group, ts.typeUrl, {
-      version: plan.version, nonce, at: now, resources: plan.count, removed: plan.removed.length, bytes: response.byteLength,
-    }, bySubscription ? "subscription" : "change", changeAt);
+    const changeAt = bySubscription ? ts.subscribedAt : (typeSnap?.changedAt ?? snapshot.createdAt);
+    const push = this.ctx.status.recordSent(
+      this.id,
+      snapshot.group,
+      ts.typeUrl,
+      {
+        version: plan.version,
+        nonce,
+        at: now,
+        resources: plan.count,
+        removed: plan.removed.length,
+        bytes: response.byteLength,
+      },
+      bySubscription ? "subscription" : "change",
+      changeAt,
+    );
     ts.inflight = { nonce, version: plan.version, next: plan.next, push };
     if (this.#node) this.ctx.memory.remember(this.#node.id, ts.typeUrl, plan.version, plan.next, "sent");
     // On ADS the EDS answer follows on this stream, right after the updated clusters it warms.
     if (ts.typeUrl === CLUSTER_TYPE_URL && this.fixedTypeUrl === undefined) {
       const previous = ts.held;
-      rewarmEndpoints(plan.changed.filter((c) => previous.get(c.name)?.res !== undefined), this.#types);
+      rewarmEndpoints(
+        plan.changed.filter((c) => previous.get(c.name)?.res !== undefined),
+        this.#types,
+      );
     }
     ts.held = plan.next;
     if (this.protocol === "sotw" && incrementalInSotw(ts.typeUrl)) {
@@ -438,7 +535,9 @@ export class Session {
     const ts = this.#types.get(typeUrl);
     if (!ts) return undefined;
     const list = (m: ReadonlyMap<string, Held>): HeldResource[] =>
-      [...m].filter(([, h]) => h.version !== "").map(([name, h]) => ({ name, version: h.version, resource: h.res?.resource }));
+      [...m]
+        .filter(([, h]) => h.version !== "")
+        .map(([name, h]) => ({ name, version: h.version, resource: h.res?.resource }));
     return { acked: list(ts.acked), sent: list(ts.held) };
   }
 }

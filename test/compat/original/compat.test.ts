@@ -41,8 +41,13 @@ describe("the original's manifests", () => {
   });
 
   it("child objects with the original's fields decode", () => {
-    const docs = parseAllDocuments(readFileSync(join(MANIFESTS, "children.yaml"), "utf8")).map((d) => d.toJS() as { kind: string });
-    expect(docs.map((d) => [d.kind, decodeResource(d, d.kind).ok])).toEqual([["DNSServer", true], ["ProxyServer", true]]);
+    const docs = parseAllDocuments(readFileSync(join(MANIFESTS, "children.yaml"), "utf8")).map(
+      (d) => d.toJS() as { kind: string },
+    );
+    expect(docs.map((d) => [d.kind, decodeResource(d, d.kind).ok])).toEqual([
+      ["DNSServer", true],
+      ["ProxyServer", true],
+    ]);
   });
 });
 
@@ -64,14 +69,24 @@ const rows: Row[] = [
   },
   {
     name: "a VMI in the control-plane namespace without a Machine is a worker (18.5)",
-    state: combine({ infras: [infra()], attachments: [attachment("one")] }, hostedCluster("one", 1, []),
-      { vmis: [vmi(cp, "one-workers-new", "02:00:00:00:00:09", "192.0.2.11")] }),
+    state: combine({ infras: [infra()], attachments: [attachment("one")] }, hostedCluster("one", 1, []), {
+      vmis: [vmi(cp, "one-workers-new", "02:00:00:00:00:09", "192.0.2.11")],
+    }),
     problems: [],
     workers: [["192.0.2.11"]],
   },
   {
     name: "legacy single-cluster Infra fields are warned about, naming what replaces them (18.6)",
-    state: combine({ infras: [infra("vlan100", { infraComponents: { dns: { clusterName: "x", baseDomain: "example.com" }, proxy: { controlPlaneNamespace: "clusters-x", apiServerService: "kube-apiserver" } } })] }),
+    state: combine({
+      infras: [
+        infra("vlan100", {
+          infraComponents: {
+            dns: { clusterName: "x", baseDomain: "example.com" },
+            proxy: { controlPlaneNamespace: "clusters-x", apiServerService: "kube-apiserver" },
+          },
+        }),
+      ],
+    }),
     problems: [
       "Infra/vlan100 spec.infraComponents.dns.baseDomain LegacyField warning",
       "Infra/vlan100 spec.infraComponents.dns.clusterName LegacyField warning",
@@ -81,13 +96,20 @@ const rows: Row[] = [
   },
   {
     name: "apps ingress enabled without MetalLB is reported (18.6)",
-    state: combine({ infras: [infra()], attachments: [attachment("one", { spec: { appsIngress: { enabled: true } } })] }, hostedCluster("one", 1, [])),
+    state: combine(
+      { infras: [infra()], attachments: [attachment("one", { spec: { appsIngress: { enabled: true } } })] },
+      hostedCluster("one", 1, []),
+    ),
     problems: ["InfraClusterAttachment/one spec.appsIngress.metallb.addressPoolName InvalidConfiguration warning"],
   },
   {
     name: "an internalProxyService with a trailing dot resolves (18.7)",
-    state: combine({ infras: [infra("vlan100", { infraComponents: { proxy: { internalProxyService: "envoy.proxies.svc.cluster.local." } } })],
-      services: [service("proxies", "envoy", "10.96.7.7", [443])] }),
+    state: combine({
+      infras: [
+        infra("vlan100", { infraComponents: { proxy: { internalProxyService: "envoy.proxies.svc.cluster.local." } } }),
+      ],
+      services: [service("proxies", "envoy", "10.96.7.7", [443])],
+    }),
     problems: [],
   },
 ];
@@ -100,15 +122,24 @@ describe("compatibility rules", () => {
   });
 
   it("the legacy-field message names the attachment that replaces the field", () => {
-    const [p] = build(combine({ infras: [infra("vlan100", { infraComponents: { dns: { clusterName: "x" } } })] })).problems;
+    const [p] = build(
+      combine({ infras: [infra("vlan100", { infraComponents: { dns: { clusterName: "x" } } })] }),
+    ).problems;
     expect(p?.message).toMatch(/InfraClusterAttachment with infraRef.name vlan100; set its spec.dns.clusterName/);
   });
 
   it.each([
     ["oauth.a.example.com.", ["oauth.a.example.com"], "oauth.a.example.com."],
     ["", ["oauth.b.example.com", "oauth.a.example.com"], "oauth.a.example.com,oauth.b.example.com"],
-    ["x.example.com, OAUTH.A.example.com", ["oauth.a.example.com.", "oauth.c.example.com"], "x.example.com,OAUTH.A.example.com,oauth.c.example.com"],
-  ])("OAuth hostnames %j + %j merge to %j: a trailing dot does not make a second name (18.3)", (user, added, merged) => {
-    expect(mergeHostnames(user, added)).toBe(merged);
-  });
+    [
+      "x.example.com, OAUTH.A.example.com",
+      ["oauth.a.example.com.", "oauth.c.example.com"],
+      "x.example.com,OAUTH.A.example.com,oauth.c.example.com",
+    ],
+  ])(
+    "OAuth hostnames %j + %j merge to %j: a trailing dot does not make a second name (18.3)",
+    (user, added, merged) => {
+      expect(mergeHostnames(user, added)).toBe(merged);
+    },
+  );
 });

@@ -17,11 +17,22 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-interface Started { agent: DhcpAgent; events: AgentEvent[] }
+interface Started {
+  agent: DhcpAgent;
+  events: AgentEvent[];
+}
 
 function startAgent(o: Omit<DhcpAgentOptions, "node" | "nodeId"> & { node?: string; nodeId?: string }): Started {
   const events: AgentEvent[] = [];
-  const agent = new DhcpAgent({ node: NODE, nodeId: "clusters/kea-0", backoff: FAST, ...o, onEvent: (e) => { events.push(e); } });
+  const agent = new DhcpAgent({
+    node: NODE,
+    nodeId: "clusters/kea-0",
+    backoff: FAST,
+    ...o,
+    onEvent: (e) => {
+      events.push(e);
+    },
+  });
   agent.start();
   cleanups.push(() => agent.close());
   return { agent, events };
@@ -40,7 +51,16 @@ async function tapped(o: Parameters<typeof startTappedXds>[0]): Promise<TappedXd
 describe("dhcp-agent over ADS", () => {
   it("applies the KeaConfig it subscribed to and ACKs its version and nonce; the server sees a synced node", async () => {
     const cache = keaCache();
-    const dhcp4 = { "valid-lifetime": 3600, subnet4: [{ id: 1, subnet: "192.0.2.0/24", reservations: [{ "hw-address": "02:00:00:00:00:01", "ip-address": "192.0.2.50" }] }] };
+    const dhcp4 = {
+      "valid-lifetime": 3600,
+      subnet4: [
+        {
+          id: 1,
+          subnet: "192.0.2.0/24",
+          reservations: [{ "hw-address": "02:00:00:00:00:01", "ip-address": "192.0.2.50" }],
+        },
+      ],
+    };
     const version = publish(cache, NODE, dhcp4);
     publish(cache, "clusters/other-dhcp", { "valid-lifetime": 1 });
     const server = await startXdsServer({ cache, listen: "127.0.0.1:0", maxStreamAgeMs: 0 });
@@ -57,7 +77,9 @@ describe("dhcp-agent over ADS", () => {
     const node = server.status.node("clusters/kea-0");
     expect(node?.node).toEqual({ id: "clusters/kea-0", cluster: NODE, userAgent: "oooi-dhcp-agent" });
     expect(node?.connectedStreams).toBe(1);
-    expect(events.filter((e) => e.type === "ack")).toEqual([{ type: "ack", stream: 1, version, nonce: t?.lastSent?.nonce, kind: "applied" }]);
+    expect(events.filter((e) => e.type === "ack")).toEqual([
+      { type: "ack", stream: 1, version, nonce: t?.lastSent?.nonce, kind: "applied" },
+    ]);
   });
 
   it("NACKs a refused version with Kea's text and the previous version; a revert is ACKed without re-applying", async () => {
@@ -66,9 +88,10 @@ describe("dhcp-agent over ADS", () => {
     const xds = await tapped({ cache });
     const applier = new FakeApplier();
     const kea = "Failed to select interface: interface 'net9' doesn't exist in the system";
-    applier.auto = (config) => lifetimeOf(config) === 200
-      ? { status: "rejected", hash: "h2", command: "config-test", result: 1, text: kea }
-      : { status: "applied", hash: "h1", persisted: true, setAt: 0 };
+    applier.auto = (config) =>
+      lifetimeOf(config) === 200
+        ? { status: "rejected", hash: "h2", command: "config-test", result: 1, text: kea }
+        : { status: "applied", hash: "h1", persisted: true, setAt: 0 };
     startAgent({ xds: xds.address, applier });
     await until(() => keaType(xds.status, "clusters/kea-0")?.lastAcked?.version === v1, "v1 ACKed");
 
@@ -78,11 +101,22 @@ describe("dhcp-agent over ADS", () => {
     expect(t?.lastNack).toMatchObject({ version: v2, nonce: t?.lastSent?.nonce, code: 3, message: kea });
     expect(t?.lastAcked?.version).toBe(v1); // CSDS: ERROR, the node still runs v1
     const nack = xds.requests.find((r) => r.errorDetail !== undefined);
-    expect(nack).toMatchObject({ versionInfo: v1, responseNonce: t?.lastSent?.nonce, typeUrl: KEA_CONFIG_TYPE_URL, resourceNames: [NODE], errorDetail: { code: 3, message: kea } });
+    expect(nack).toMatchObject({
+      versionInfo: v1,
+      responseNonce: t?.lastSent?.nonce,
+      typeUrl: KEA_CONFIG_TYPE_URL,
+      resourceNames: [NODE],
+      errorDetail: { code: 3, message: kea },
+    });
 
     // Back to v1's content: Kea still runs it, so the agent ACKs without touching Kea.
     expect(publish(cache, NODE, { "valid-lifetime": 100 })).toBe(v1);
-    await until(() => keaType(xds.status, "clusters/kea-0")?.lastAcked?.nonce === keaType(xds.status, "clusters/kea-0")?.lastSent?.nonce, "the revert ACKed");
+    await until(
+      () =>
+        keaType(xds.status, "clusters/kea-0")?.lastAcked?.nonce ===
+        keaType(xds.status, "clusters/kea-0")?.lastSent?.nonce,
+      "the revert ACKed",
+    );
     expect(keaType(xds.status, "clusters/kea-0")?.lastAcked?.version).toBe(v1);
     expect(applier.calls.map((c) => lifetimeOf(c.config))).toEqual([100, 200]);
   });
@@ -94,13 +128,35 @@ describe("dhcp-agent over ADS", () => {
     cleanups.push(() => server.close());
     const good = new FakeApplier();
     const bad = new FakeApplier();
-    bad.auto = () => ({ status: "rejected", hash: "h", command: "config-set", result: 1, text: "unable to open database" });
+    bad.auto = () => ({
+      status: "rejected",
+      hash: "h",
+      command: "config-set",
+      result: 1,
+      text: "unable to open database",
+    });
     startAgent({ xds: `127.0.0.1:${String(server.port)}`, applier: good, nodeId: "clusters/kea-a" });
     startAgent({ xds: `127.0.0.1:${String(server.port)}`, applier: bad, nodeId: "clusters/kea-b" });
-    await until(() => keaType(server.status, "clusters/kea-a")?.lastAcked !== undefined && keaType(server.status, "clusters/kea-b")?.lastNack !== undefined, "both answers");
+    await until(
+      () =>
+        keaType(server.status, "clusters/kea-a")?.lastAcked !== undefined &&
+        keaType(server.status, "clusters/kea-b")?.lastNack !== undefined,
+      "both answers",
+    );
     expect(keaType(server.status, "clusters/kea-a")).toMatchObject({ lastAcked: { version }, lastNack: undefined });
-    expect(keaType(server.status, "clusters/kea-b")).toMatchObject({ lastAcked: undefined, lastNack: { version, code: 3, message: "unable to open database" } });
-    expect(server.status.nodes().map((n) => [n.node.id, n.node.cluster]).sort()).toEqual([["clusters/kea-a", NODE], ["clusters/kea-b", NODE]]);
+    expect(keaType(server.status, "clusters/kea-b")).toMatchObject({
+      lastAcked: undefined,
+      lastNack: { version, code: 3, message: "unable to open database" },
+    });
+    expect(
+      server.status
+        .nodes()
+        .map((n) => [n.node.id, n.node.cluster])
+        .sort(),
+    ).toEqual([
+      ["clusters/kea-a", NODE],
+      ["clusters/kea-b", NODE],
+    ]);
   });
 
   it("leaves a superseded version unanswered; the newer one's result answers on the new stream", async () => {
@@ -145,7 +201,12 @@ describe("dhcp-agent over ADS", () => {
     xds = await tapped({ cache, port: xds.port, status: xds.status, requests: xds.requests });
     await until(() => xds.requests.length > acks + 1, "the reconnect and its ACK");
     const [hello, ack] = xds.requests.slice(acks);
-    expect(hello).toMatchObject({ versionInfo: v1, responseNonce: "", resourceNames: [NODE], node: { id: "clusters/kea-0", cluster: NODE } });
+    expect(hello).toMatchObject({
+      versionInfo: v1,
+      responseNonce: "",
+      resourceNames: [NODE],
+      node: { id: "clusters/kea-0", cluster: NODE },
+    });
     expect(ack).toMatchObject({ versionInfo: v1, errorDetail: undefined });
     expect(ack?.responseNonce).not.toBe("");
     expect(applier.calls).toHaveLength(1);
@@ -164,7 +225,12 @@ describe("dhcp-agent over ADS", () => {
     const ended = events.filter((e) => e.type === "stream-ended");
     expect(ended.length).toBeGreaterThanOrEqual(2);
     expect(ended.every((e) => e.graceful && e.retryInMs === 0 && e.code === 0)).toBe(true);
-    expect(xds.requests.filter((r) => r.responseNonce === "").slice(1).every((r) => r.versionInfo === v1)).toBe(true);
+    expect(
+      xds.requests
+        .filter((r) => r.responseNonce === "")
+        .slice(1)
+        .every((r) => r.versionInfo === v1),
+    ).toBe(true);
     expect(applier.calls).toHaveLength(1);
   });
 
@@ -197,7 +263,10 @@ describe("dhcp-agent over ADS", () => {
     expect(applier.calls).toEqual([]);
 
     // A producer bug: bytes that are no KeaConfig. The agent refuses them before Kea sees them.
-    cache.registerType(KEA_CONFIG_TYPE_URL, { encode: () => new Uint8Array([0x0a, 0x40, 0x61]), legacyWildcard: false });
+    cache.registerType(KEA_CONFIG_TYPE_URL, {
+      encode: () => new Uint8Array([0x0a, 0x40, 0x61]),
+      legacyWildcard: false,
+    });
     publish(cache, NODE, { x: 1 });
     await until(() => keaType(server.status, "clusters/kea-0")?.lastNack !== undefined, "the NACK");
     expect(keaType(server.status, "clusters/kea-0")?.lastNack?.message).toMatch(/^cannot decode the KeaConfig/);
@@ -219,7 +288,9 @@ describe("dhcp-agent over ADS", () => {
 
 describe("the agent's node.id", () => {
   it("is the pod (Downward API namespace/name) when known, else the host name", () => {
-    expect(defaultNodeId({ POD_NAMESPACE: "clusters", POD_NAME: "vlan100-dhcp-7c9f" })).toBe("clusters/vlan100-dhcp-7c9f");
+    expect(defaultNodeId({ POD_NAMESPACE: "clusters", POD_NAME: "vlan100-dhcp-7c9f" })).toBe(
+      "clusters/vlan100-dhcp-7c9f",
+    );
     expect(defaultNodeId({ POD_NAME: "vlan100-dhcp-7c9f" })).toBe(hostname());
     expect(defaultNodeId({ POD_NAMESPACE: "", POD_NAME: "x" })).toBe(hostname());
   });

@@ -8,7 +8,11 @@ import { describe, expect, it } from "vitest";
 import { renderKea } from "../../../src/dhcp/render/index.js";
 import { withLocalPaths } from "../../../src/dhcp/agent/index.js";
 import {
-  KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, decodeKeaConfig, encodeKeaConfig, keaConfigResource,
+  KEA_CONFIG_TYPE_SPEC,
+  KEA_CONFIG_TYPE_URL,
+  decodeKeaConfig,
+  encodeKeaConfig,
+  keaConfigResource,
 } from "../../../src/xds/kea-config.js";
 import { keaCache } from "./support.js";
 import { openPool, wideDeny } from "../support/models.js";
@@ -27,7 +31,10 @@ describe("KeaConfig resource", () => {
   });
 
   it("puts the name in field 1 and a google.protobuf.Struct in field 2", () => {
-    const bytes = encodeKeaConfig({ name: "ns/x-dhcp", dhcp4: { "valid-lifetime": 3600, authoritative: true, subnet4: [{ id: 1 }], x: null } });
+    const bytes = encodeKeaConfig({
+      name: "ns/x-dhcp",
+      dhcp4: { "valid-lifetime": 3600, authoritative: true, subnet4: [{ id: 1 }], x: null },
+    });
     const reader = protobuf.Reader.create(bytes);
     const fields = new Map<number, Uint8Array>();
     while (reader.pos < reader.len) {
@@ -36,8 +43,12 @@ describe("KeaConfig resource", () => {
       fields.set(tag >>> 3, reader.bytes());
     }
     expect(Buffer.from(fields.get(1) ?? []).toString()).toBe("ns/x-dhcp");
-    const Struct = protobuf.Root.fromJSON(protobuf.common.get("google/protobuf/struct.proto") as protobuf.INamespace).lookupType("google.protobuf.Struct");
-    const struct = Struct.toObject(Struct.decode(fields.get(2) ?? new Uint8Array())) as { fields: Record<string, Record<string, unknown>> };
+    const Struct = protobuf.Root.fromJSON(
+      protobuf.common.get("google/protobuf/struct.proto") as protobuf.INamespace,
+    ).lookupType("google.protobuf.Struct");
+    const struct = Struct.toObject(Struct.decode(fields.get(2) ?? new Uint8Array())) as {
+      fields: Record<string, Record<string, unknown>>;
+    };
     expect(Object.keys(struct.fields).sort()).toEqual(["authoritative", "subnet4", "valid-lifetime", "x"]);
     expect(struct.fields["valid-lifetime"]).toEqual({ numberValue: 3600 });
     expect(struct.fields["authoritative"]).toEqual({ boolValue: true });
@@ -46,7 +57,10 @@ describe("KeaConfig resource", () => {
 
   it("keeps nulls, nested lists and empty containers; drops undefined members as JSON does", () => {
     const dhcp4 = { a: [1, "two", false, null, [], {}, [{ b: [3.5] }]], c: {}, d: undefined };
-    expect(decodeKeaConfig(encodeKeaConfig({ name: "n/n", dhcp4 })).dhcp4).toEqual({ a: [1, "two", false, null, [], {}, [{ b: [3.5] }]], c: {} });
+    expect(decodeKeaConfig(encodeKeaConfig({ name: "n/n", dhcp4 })).dhcp4).toEqual({
+      a: [1, "two", false, null, [], {}, [{ b: [3.5] }]],
+      c: {},
+    });
   });
 
   it("refuses what a Struct cannot carry and unknown fields", () => {
@@ -61,12 +75,21 @@ describe("KeaConfig resource", () => {
   it("is servable from the snapshot cache under its type URL, named as the agent subscribes", () => {
     const cache = keaCache();
     expect(cache.typeSpec(KEA_CONFIG_TYPE_URL)).toBe(KEA_CONFIG_TYPE_SPEC);
-    const ok = cache.setSnapshot(wideDeny.name, new Map([[KEA_CONFIG_TYPE_URL, [keaConfigResource(wideDeny.name, renderKea(wideDeny))]]]));
+    const ok = cache.setSnapshot(
+      wideDeny.name,
+      new Map([[KEA_CONFIG_TYPE_URL, [keaConfigResource(wideDeny.name, renderKea(wideDeny))]]]),
+    );
     expect(ok.ok).toBe(true);
-    const misnamed = cache.setSnapshot("g", new Map([[KEA_CONFIG_TYPE_URL, [{ name: "g", resource: { name: "other", dhcp4: {} } }]]]));
+    const misnamed = cache.setSnapshot(
+      "g",
+      new Map([[KEA_CONFIG_TYPE_URL, [{ name: "g", resource: { name: "other", dhcp4: {} } }]]]),
+    );
     expect(misnamed.ok).toBe(false);
     // Same content, same version: an unchanged model pushes nothing.
-    const again = cache.setSnapshot(wideDeny.name, new Map([[KEA_CONFIG_TYPE_URL, [keaConfigResource(wideDeny.name, renderKea(wideDeny))]]]));
+    const again = cache.setSnapshot(
+      wideDeny.name,
+      new Map([[KEA_CONFIG_TYPE_URL, [keaConfigResource(wideDeny.name, renderKea(wideDeny))]]]),
+    );
     expect(again.ok && again.changed).toEqual([]);
   });
 
@@ -79,10 +102,17 @@ describe("KeaConfig resource", () => {
 describe("local Kea paths", () => {
   it("replaces the lease file and the hook directory, keeping library names and everything else", () => {
     const { Dhcp4 } = renderKea(wideDeny);
-    const out = withLocalPaths(Dhcp4 as unknown as Record<string, unknown>, { leaseFile: "/tmp/k/leases.csv", hooksDirectory: "/opt/kea/hooks/" });
+    const out = withLocalPaths(Dhcp4 as unknown as Record<string, unknown>, {
+      leaseFile: "/tmp/k/leases.csv",
+      hooksDirectory: "/opt/kea/hooks/",
+    });
     expect(out["lease-database"]).toEqual({ ...Dhcp4["lease-database"], name: "/tmp/k/leases.csv" });
     expect(out["hooks-libraries"]).toEqual([{ library: "/opt/kea/hooks/libdhcp_lease_cmds.so" }]);
-    expect({ ...out, "lease-database": undefined, "hooks-libraries": undefined }).toEqual({ ...Dhcp4, "lease-database": undefined, "hooks-libraries": undefined });
+    expect({ ...out, "lease-database": undefined, "hooks-libraries": undefined }).toEqual({
+      ...Dhcp4,
+      "lease-database": undefined,
+      "hooks-libraries": undefined,
+    });
     expect(withLocalPaths(Dhcp4 as unknown as Record<string, unknown>, {})).toEqual(Dhcp4);
   });
 });

@@ -62,21 +62,30 @@ export interface TappedXdsOptions {
 export async function startTappedXds(o: TappedXdsOptions): Promise<TappedXds> {
   const status = o.status ?? new XdsStatus();
   const requests = o.requests ?? [];
-  const engine = new XdsEngine({ cache: o.cache, status, maxStreamAgeMs: o.maxStreamAgeMs ?? 0, maxStreamAgeJitter: 0 });
-  const tap: ServerInterceptor = (_method, call) => new ServerInterceptingCall(call, {
-    start: (next) => {
-      next({
-        onReceiveMessage: (message, pass) => {
-          requests.push(message as SotwRequest);
-          pass(message);
-        },
-      });
-    },
+  const engine = new XdsEngine({
+    cache: o.cache,
+    status,
+    maxStreamAgeMs: o.maxStreamAgeMs ?? 0,
+    maxStreamAgeJitter: 0,
   });
+  const tap: ServerInterceptor = (_method, call) =>
+    new ServerInterceptingCall(call, {
+      start: (next) => {
+        next({
+          onReceiveMessage: (message, pass) => {
+            requests.push(message as SotwRequest);
+            pass(message);
+          },
+        });
+      },
+    });
   const server = new Server({ interceptors: [tap] });
   engine.addTo(server);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`127.0.0.1:${String(o.port ?? 0)}`, ServerCredentials.createInsecure(), (err, p) => { if (err) reject(err); else resolve(p); });
+    server.bindAsync(`127.0.0.1:${String(o.port ?? 0)}`, ServerCredentials.createInsecure(), (err, p) => {
+      if (err) reject(err);
+      else resolve(p);
+    });
   });
   return {
     port,
@@ -87,8 +96,13 @@ export async function startTappedXds(o: TappedXdsOptions): Promise<TappedXds> {
     close: async () => {
       engine.close();
       await new Promise<void>((resolve) => {
-        server.tryShutdown(() => { resolve(); });
-        setTimeout(() => { server.forceShutdown(); resolve(); }, 500).unref();
+        server.tryShutdown(() => {
+          resolve();
+        });
+        setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 500).unref();
       });
     },
   };
@@ -105,11 +119,23 @@ export interface FakeCall {
 export class FakeApplier implements AgentApplier {
   readonly calls: FakeCall[] = [];
   /** When set, every apply() is answered at once with this function's result. */
-  auto: ((config: KeaConfig) => ApplyResult) | undefined = () => ({ status: "applied", hash: "h", persisted: true, setAt: 0 });
+  auto: ((config: KeaConfig) => ApplyResult) | undefined = () => ({
+    status: "applied",
+    hash: "h",
+    persisted: true,
+    setAt: 0,
+  });
 
   apply(config: KeaConfig): Promise<ApplyResult> {
     return new Promise((resolve) => {
-      const call: FakeCall = { config, result: undefined, resolve: (r) => { call.result = r; resolve(r); } };
+      const call: FakeCall = {
+        config,
+        result: undefined,
+        resolve: (r) => {
+          call.result = r;
+          resolve(r);
+        },
+      };
       this.calls.push(call);
       if (this.auto) call.resolve(this.auto(config));
     });

@@ -36,22 +36,47 @@ export async function dhcpClientSkipReason(): Promise<string | undefined> {
 }
 
 /** Runs one DORA exchange on `iface` inside `ns`; `scratchDir` receives the event script. */
-export async function requestLease(ns: Netns, iface: string, scratchDir: string, options: DhcpClientOptions = {}): Promise<DhcpLease> {
+export async function requestLease(
+  ns: Netns,
+  iface: string,
+  scratchDir: string,
+  options: DhcpClientOptions = {},
+): Promise<DhcpLease> {
   if (options.mac !== undefined) await run("ip", ["-n", ns.name, "link", "set", iface, "address", options.mac]);
   // One script per interface: clients may run in parallel, and rewriting a script another one
   // is executing fails with ETXTBSY.
   const script = join(scratchDir, `udhcpc-event-${iface}.sh`);
-  writeFileSync(script, [
-    "#!/bin/sh",
-    '[ "$1" = bound ] || exit 0',
-    'printf "OOOI ip=%s\\nOOOI netmask=%s\\nOOOI router=%s\\nOOOI dns=%s\\nOOOI hostname=%s\\nOOOI lease=%s\\n" \\',
-    '  "$ip" "$subnet" "$router" "$dns" "$hostname" "$lease"',
-    "",
-  ].join("\n"));
+  writeFileSync(
+    script,
+    [
+      "#!/bin/sh",
+      '[ "$1" = bound ] || exit 0',
+      'printf "OOOI ip=%s\\nOOOI netmask=%s\\nOOOI router=%s\\nOOOI dns=%s\\nOOOI hostname=%s\\nOOOI lease=%s\\n" \\',
+      '  "$ip" "$subnet" "$router" "$dns" "$hostname" "$lease"',
+      "",
+    ].join("\n"),
+  );
   chmodSync(script, 0o755);
   const tries = String(options.tries ?? 3);
-  const r = await ns.exec("busybox", ["udhcpc", "-i", iface, "-n", "-q", "-f", "-t", tries, "-T", "1", "-s", script,
-    ...(options.requestIp === undefined ? [] : ["-r", options.requestIp])], { timeoutMs: 60_000 });
+  const r = await ns.exec(
+    "busybox",
+    [
+      "udhcpc",
+      "-i",
+      iface,
+      "-n",
+      "-q",
+      "-f",
+      "-t",
+      tries,
+      "-T",
+      "1",
+      "-s",
+      script,
+      ...(options.requestIp === undefined ? [] : ["-r", options.requestIp]),
+    ],
+    { timeoutMs: 60_000 },
+  );
   const fields = new Map<string, string>();
   for (const line of r.stdout.split("\n")) {
     const m = /^OOOI ([a-z]+)=(.*)$/.exec(line);

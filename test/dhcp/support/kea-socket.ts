@@ -38,14 +38,23 @@ export function keaCommand(
         if (final) finish(new Error(`incomplete answer to ${command}: ${buf.slice(0, 200)}`));
       }
     };
-    const timer = setTimeout(() => { finish(new Error(`no answer to ${command} within ${timeoutMs} ms`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      finish(new Error(`no answer to ${command} within ${timeoutMs} ms`));
+    }, timeoutMs);
     sock.setEncoding("utf8");
     sock.on("connect", () => {
       sock.write(JSON.stringify(args === undefined ? { command } : { command, arguments: args }));
     });
-    sock.on("data", (d: string) => { buf += d; tryParse(false); });
-    sock.on("end", () => { tryParse(true); });
-    sock.on("error", (err) => { finish(err); });
+    sock.on("data", (d: string) => {
+      buf += d;
+      tryParse(false);
+    });
+    sock.on("end", () => {
+      tryParse(true);
+    });
+    sock.on("error", (err) => {
+      finish(err);
+    });
   });
 }
 

@@ -49,7 +49,11 @@ function findFile(dir: string, name: string, depth: number): string | undefined 
   for (const e of entries.sort()) {
     const sub = join(dir, e);
     let isDir = false;
-    try { isDir = statSync(sub).isDirectory(); } catch { /* dangling link */ }
+    try {
+      isDir = statSync(sub).isDirectory();
+    } catch {
+      /* dangling link */
+    }
     const found = isDir ? findFile(sub, name, depth - 1) : undefined;
     if (found !== undefined) return found;
   }
@@ -79,8 +83,12 @@ export function keaWorkDir(): KeaWorkDir {
     controlSocket: join(dir, "kea4-ctrl-socket"),
     leaseFile: join(dir, "kea-leases4.csv"),
     env: { KEA_LOCKFILE_DIR: dir, KEA_PIDFILE_DIR: dir },
-    writeConfig: (config) => { writeFileSync(configFile, JSON.stringify(config, null, 2)); },
-    remove: () => { rmSync(dir, { recursive: true, force: true }); },
+    writeConfig: (config) => {
+      writeFileSync(configFile, JSON.stringify(config, null, 2));
+    },
+    remove: () => {
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -109,9 +117,17 @@ export async function startKea(ns: Netns, work: KeaWorkDir, readyTimeoutMs = 15_
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => { out += d; });
-  child.stderr.setEncoding("utf8").on("data", (d: string) => { out += d; });
-  const exited = new Promise<void>((resolve) => { child.once("exit", () => { resolve(); }); });
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => {
+      resolve();
+    });
+  });
   const proc: KeaProcess = {
     pid: child.pid ?? -1,
     output: () => out,
@@ -130,10 +146,15 @@ async function waitForSocket(socketPath: string, child: ChildProcess, timeoutMs:
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`kea-dhcp4 exited (${String(child.exitCode ?? child.signalCode)}) before its control socket answered`);
+      throw new Error(
+        `kea-dhcp4 exited (${String(child.exitCode ?? child.signalCode)}) before its control socket answered`,
+      );
     }
     if (existsSync(socketPath)) {
-      const ok = await keaCommand(socketPath, "version-get", undefined, 2_000).then(() => true, () => false);
+      const ok = await keaCommand(socketPath, "version-get", undefined, 2_000).then(
+        () => true,
+        () => false,
+      );
       if (ok) return;
     }
     if (Date.now() > deadline) throw new Error(`control socket ${socketPath} did not answer within ${timeoutMs} ms`);

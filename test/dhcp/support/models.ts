@@ -23,7 +23,13 @@ export const wideDeny: DhcpModel = {
   allocations: [],
   options: [
     { code: 26, value: "1450", name: "interface-mtu", data: "1450", csvFormat: true },
-    { code: 121, value: "10.0.0.0/8 - 10.20.0.1", name: "classless-static-route", data: "080A0A140001", csvFormat: false },
+    {
+      code: 121,
+      value: "10.0.0.0/8 - 10.20.0.1",
+      name: "classless-static-route",
+      data: "080A0A140001",
+      csvFormat: false,
+    },
   ],
   reservations: [
     reservation("02:00:00:00:00:2b", "10.20.2.11", "worker-b"),

@@ -52,12 +52,14 @@ export async function createKeaRig(options: KeaRigOptions): Promise<KeaRig> {
   try {
     server = await createNetns([{ name: iface, address: options.serverAddress, peerNetns: client.name }]);
     const ports = await addClientPorts(client, peerName(iface), options.ports ?? 4);
-    work.writeConfig(bootstrapKeaConfig({
-      controlSocket: work.controlSocket,
-      interfaces: options.bootstrapInterfaces ?? [iface],
-      leaseFile: work.leaseFile,
-      hooksDirectory,
-    }));
+    work.writeConfig(
+      bootstrapKeaConfig({
+        controlSocket: work.controlSocket,
+        interfaces: options.bootstrapInterfaces ?? [iface],
+        leaseFile: work.leaseFile,
+        hooksDirectory,
+      }),
+    );
     const srv = server;
     return {
       server: srv,
@@ -65,7 +67,9 @@ export async function createKeaRig(options: KeaRigOptions): Promise<KeaRig> {
       work,
       hooksDirectory,
       ports,
-      get kea() { return kea; },
+      get kea() {
+        return kea;
+      },
       startKea: async () => {
         kea = await startKea(srv, work);
         return kea;
@@ -77,11 +81,13 @@ export async function createKeaRig(options: KeaRigOptions): Promise<KeaRig> {
       leases: async (macs, opts = {}) => {
         const out: DhcpLease[] = new Array<DhcpLease>(macs.length);
         let next = 0;
-        await Promise.all(ports.map(async (port) => {
-          for (let i = next++; i < macs.length; i = next++) {
-            out[i] = await requestLease(client, port, work.dir, { ...opts, mac: macs[i] as string });
-          }
-        }));
+        await Promise.all(
+          ports.map(async (port) => {
+            for (let i = next++; i < macs.length; i = next++) {
+              out[i] = await requestLease(client, port, work.dir, { ...opts, mac: macs[i] as string });
+            }
+          }),
+        );
         return out;
       },
       destroy,

@@ -24,11 +24,21 @@ export function run(cmd: string, args: readonly string[], options: RunOptions = 
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => { stdout += d; });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => { stderr += d; });
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
     const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
-    child.on("error", (err) => { clearTimeout(timer); reject(err); });
-    child.on("close", (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

@@ -29,15 +29,32 @@ export interface BatchOptions {
 }
 
 /** Asks `server` every query from `source`; replies in query order. Throws when one got no reply. */
-export async function digBatch(server: { host: string; port: number }, queries: readonly Query[], options: BatchOptions): Promise<Reply[]> {
+export async function digBatch(
+  server: { host: string; port: number },
+  queries: readonly Query[],
+  options: BatchOptions,
+): Promise<Reply[]> {
   const dir = mkdtempSync(join(tmpdir(), "oooi-dig-"));
   try {
     const file = join(dir, "queries");
     writeFileSync(file, queries.map((q) => `${q.name} ${q.type}\n`).join(""));
     const args = [
-      `@${server.host}`, "-p", String(server.port), "-b", options.source,
-      "+tries=2", "+time=5", "+nocookie", "+noall", "+comments", "+question", "+answer", "+authority",
-      ...(options.tcp === true ? ["+tcp"] : []), "-f", file,
+      `@${server.host}`,
+      "-p",
+      String(server.port),
+      "-b",
+      options.source,
+      "+tries=2",
+      "+time=5",
+      "+nocookie",
+      "+noall",
+      "+comments",
+      "+question",
+      "+answer",
+      "+authority",
+      ...(options.tcp === true ? ["+tcp"] : []),
+      "-f",
+      file,
     ];
     const { stdout } = await exec("dig", args, { maxBuffer: 64 * 1024 * 1024 });
     const chunks = stdout.split(";; Got answer:").slice(1);
@@ -55,12 +72,19 @@ function parseReply(chunk: string, query: Query): Reply {
   const flags = (/;; flags: ([^;]*);/.exec(chunk)?.[1] ?? "").trim().split(/\s+/);
   const section = (title: string): string[] => {
     const m = new RegExp(`;; ${title} SECTION:\\n([\\s\\S]*?)(?:\\n\\n|$)`).exec(chunk);
-    return (m?.[1] ?? "").split("\n").filter((l) => l !== "").map((l) => l.trim().split(/\s+/).join(" ").toLowerCase()).sort();
+    return (m?.[1] ?? "")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => l.trim().split(/\s+/).join(" ").toLowerCase())
+      .sort();
   };
   return { query, status, aa: flags.includes("aa"), answer: section("ANSWER"), authority: section("AUTHORITY") };
 }
 
 /** The A addresses of a reply's answer section, sorted. */
 export function addressesOf(reply: Reply): string[] {
-  return reply.answer.filter((l) => l.split(" ")[3] === "a").map((l) => l.split(" ")[4] ?? "").sort();
+  return reply.answer
+    .filter((l) => l.split(" ")[3] === "a")
+    .map((l) => l.split(" ")[4] ?? "")
+    .sort();
 }

@@ -42,8 +42,12 @@ function soaSerial(reply: Reply): number {
 
 describe.skipIf(COREDNS.path === undefined || digMissing)("real CoreDNS: negative answers and live changes", () => {
   let upstream: Upstream;
-  beforeAll(async () => { upstream = await startUpstream(); });
-  afterAll(async () => { await upstream.close(); });
+  beforeAll(async () => {
+    upstream = await startUpstream();
+  });
+  afterAll(async () => {
+    await upstream.close();
+  });
 
   it("answers NXDOMAIN below a published name and NODATA for a missing type, with the zone's SOA, over UDP and TCP", async () => {
     const server = only(renderState(await loadExample("apps-ingress")).servers);
@@ -62,8 +66,14 @@ describe.skipIf(COREDNS.path === undefined || digMissing)("real CoreDNS: negativ
           replies.forEach((r, i) => {
             const q = queries[i];
             const soa = r.authority.filter((l) => l.split(" ")[3] === "soa").map((l) => l.split(" ")[0]);
-            expect({ q: q?.name, type: q?.type, status: r.status, aa: r.aa, answer: r.answer, soa })
-              .toEqual({ q: q?.name, type: q?.type, status: q?.rcode, aa: true, answer: [], soa: [`${q?.zone ?? ""}.`] });
+            expect({ q: q?.name, type: q?.type, status: r.status, aa: r.aa, answer: r.answer, soa }).toEqual({
+              q: q?.name,
+              type: q?.type,
+              status: q?.rcode,
+              aa: true,
+              answer: [],
+              soa: [`${q?.zone ?? ""}.`],
+            });
           });
         }
       }
@@ -86,7 +96,10 @@ describe.skipIf(COREDNS.path === undefined || digMissing)("real CoreDNS: negativ
       const second = only(renderState(withAppsVip(state, "192.0.2.201"), first).servers);
       expect(second.files["Corefile"]).toBe(server.files["Corefile"]);
       coredns.write(second.files);
-      await eventually("the new apps VIP", async () => addressesOf(await ask(coredns, vlan, name)).join() === "192.0.2.201");
+      await eventually(
+        "the new apps VIP",
+        async () => addressesOf(await ask(coredns, vlan, name)).join() === "192.0.2.201",
+      );
       expect(soaSerial(await ask(coredns, vlan, `apps.${DOMAIN}`, "SOA"))).toBe(before + 1);
       // The other zones did not change, so their serials did not move.
       expect(soaSerial(await ask(coredns, vlan, `api.${DOMAIN}`, "SOA"))).toBe(1);
@@ -113,7 +126,11 @@ describe.skipIf(COREDNS.path === undefined || digMissing)("real CoreDNS: negativ
       await eventually("gamma's zones", async () => (await ask(coredns, vlan, name)).aa);
       const fromVlan = await ask(coredns, vlan, name);
       const fromPods = await ask(coredns, POD_CLIENT, name);
-      expect([addressesOf(fromVlan), addressesOf(fromPods), fromPods.aa]).toEqual([["192.0.2.4"], ["172.30.200.10"], true]);
+      expect([addressesOf(fromVlan), addressesOf(fromPods), fromPods.aa]).toEqual([
+        ["192.0.2.4"],
+        ["172.30.200.10"],
+        true,
+      ]);
     } finally {
       await coredns.close();
     }
@@ -125,7 +142,9 @@ function withAppsVip(state: ClusterState, vip: string): ClusterState {
     ...state,
     attachments: state.attachments.map((a) => {
       const apps = a.status?.appsIngressStatus;
-      return apps === undefined ? a : { ...a, status: { ...a.status, appsIngressStatus: { ...apps, externalIP: vip } } };
+      return apps === undefined
+        ? a
+        : { ...a, status: { ...a.status, appsIngressStatus: { ...apps, externalIP: vip } } };
     }),
   };
 }

@@ -26,11 +26,24 @@ function expectReply(reply: Reply, expected: Expected, seen: ReadonlySet<string>
 
 describe.skipIf(COREDNS.path === undefined || digMissing)("real CoreDNS on every example's rendered files", () => {
   let upstream: Upstream;
-  beforeAll(async () => { upstream = await startUpstream(); });
-  afterAll(async () => { await upstream.close(); });
+  beforeAll(async () => {
+    upstream = await startUpstream();
+  });
+  afterAll(async () => {
+    await upstream.close();
+  });
 
   it("covers every example", () => {
-    expect(EXAMPLES).toEqual(expect.arrayContaining(["apps-ingress", "invalid-infra", "minimal", "no-internal-proxy", "shared-vlan", "standalone"]));
+    expect(EXAMPLES).toEqual(
+      expect.arrayContaining([
+        "apps-ingress",
+        "invalid-infra",
+        "minimal",
+        "no-internal-proxy",
+        "shared-vlan",
+        "standalone",
+      ]),
+    );
   });
 
   describe.each(EXAMPLES)("%s", (example) => {

@@ -10,7 +10,10 @@ import type { ClusterState, Topology } from "../../../src/model/types.js";
 
 export const EXAMPLES_DIR = join(import.meta.dirname, "..", "..", "..", "examples");
 
-export const EXAMPLES = readdirSync(EXAMPLES_DIR, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+export const EXAMPLES = readdirSync(EXAMPLES_DIR, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();
 
 /** One DNSServer of an example: its ConfigMap data and the topology it came from. */
 export interface RenderedDnsServer {
@@ -62,7 +65,9 @@ export interface Expectation {
 
 /** The Verification list for every served hosted cluster of one DNSServer, plus names oooi must not own. */
 export function verificationList(state: ClusterState, server: RenderedDnsServer): Expectation[] {
-  const infra = state.infras.find((i) => i.metadata.namespace === server.topology.infra.namespace && i.metadata.name === server.topology.infra.name);
+  const infra = state.infras.find(
+    (i) => i.metadata.namespace === server.topology.infra.namespace && i.metadata.name === server.topology.infra.name,
+  );
   const proxy = infra?.spec.infraComponents?.proxy?.serverIP;
   if (proxy === undefined) throw new Error(`${server.name}: the example has no proxy.serverIP`);
   const internal = internalProxyIP(state, infra?.spec.infraComponents?.proxy?.internalProxyService);
@@ -78,9 +83,12 @@ export function verificationList(state: ClusterState, server: RenderedDnsServer)
     { name: "www.example.net", ...ours(undefined, undefined) },
   ];
   for (const a of served) {
-    const manifest = state.attachments.find((m) => m.metadata.namespace === a.ref.namespace && m.metadata.name === a.ref.name);
+    const manifest = state.attachments.find(
+      (m) => m.metadata.namespace === a.ref.namespace && m.metadata.name === a.ref.name,
+    );
     const status = manifest?.status?.appsIngressStatus;
-    const vip = manifest?.spec.appsIngress?.enabled === true && status?.phase === "Ready" ? status.externalIP : undefined;
+    const vip =
+      manifest?.spec.appsIngress?.enabled === true && status?.phase === "Ready" ? status.externalIP : undefined;
     for (const host of ["api", "api-int", "oauth", "ignition", "konnectivity"]) {
       list.push({ name: `${host}.${a.domain}`, ...ours(proxy, internal) });
     }
@@ -99,6 +107,7 @@ function internalProxyIP(state: ClusterState, ref: string | undefined): string |
   if (ref === undefined) return undefined;
   if (/^\d+\.\d+\.\d+\.\d+$/.test(ref)) return ref;
   const [name, namespace] = ref.split(".");
-  const ip = state.services.find((s) => s.metadata.name === name && s.metadata.namespace === namespace)?.spec?.clusterIP;
+  const ip = state.services.find((s) => s.metadata.name === name && s.metadata.namespace === namespace)?.spec
+    ?.clusterIP;
   return ip === undefined || ip === "None" ? undefined : ip;
 }

@@ -38,13 +38,21 @@ export function rewriteCorefile(corefile: string, r: LoopbackRewrite): string {
       const block = /^(\S+):53 \{$/.exec(line);
       if (block !== null) return [`${block[1] ?? ""}:${r.port} {`, "    bind 127.0.0.1"];
       if (r.withoutCache === true && /^\s+cache \d+$/.test(line)) return [];
-      return [line
-        .replace(/^(\s+)health :\d+$/, `$1health 127.0.0.1:${r.healthPort}`)
-        .replace(/^(\s+)ready :\d+$/, `$1ready 127.0.0.1:${r.readyPort}`)
-        .replace(/^(\s+)forward \. .*$/, `$1forward . ${r.upstream.host}:${r.upstream.port}`)
-        .replace(/^(\s+file )(\S+)/, (_m, head: string, path: string) =>
-          `${head}${path.startsWith(`${DEFAULT_MOUNT_DIR}/`) ? join(r.dir, path.slice(DEFAULT_MOUNT_DIR.length + 1)) : path}`)
-        .replace(/incidr\(client_ip\(\), '([^']+)'\)/, (_m, cidr: string) => `incidr(client_ip(), '${mapCidr(cidr)}')`)];
+      return [
+        line
+          .replace(/^(\s+)health :\d+$/, `$1health 127.0.0.1:${r.healthPort}`)
+          .replace(/^(\s+)ready :\d+$/, `$1ready 127.0.0.1:${r.readyPort}`)
+          .replace(/^(\s+)forward \. .*$/, `$1forward . ${r.upstream.host}:${r.upstream.port}`)
+          .replace(
+            /^(\s+file )(\S+)/,
+            (_m, head: string, path: string) =>
+              `${head}${path.startsWith(`${DEFAULT_MOUNT_DIR}/`) ? join(r.dir, path.slice(DEFAULT_MOUNT_DIR.length + 1)) : path}`,
+          )
+          .replace(
+            /incidr\(client_ip\(\), '([^']+)'\)/,
+            (_m, cidr: string) => `incidr(client_ip(), '${mapCidr(cidr)}')`,
+          ),
+      ];
     })
     .join("\n");
 }
@@ -91,11 +99,23 @@ export async function freePort(): Promise<number> {
     const port = typeof address === "object" && address !== null ? address.port : 0;
     const udp = createSocket("udp4");
     const ok = await new Promise<boolean>((resolve) => {
-      udp.once("error", () => { resolve(false); });
-      udp.bind(port, "127.0.0.1", () => { resolve(true); });
+      udp.once("error", () => {
+        resolve(false);
+      });
+      udp.bind(port, "127.0.0.1", () => {
+        resolve(true);
+      });
     });
-    await new Promise<void>((resolve) => { udp.close(() => { resolve(); }); }).catch(() => undefined);
-    await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+    await new Promise<void>((resolve) => {
+      udp.close(() => {
+        resolve();
+      });
+    }).catch(() => undefined);
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
     if (ok) return port;
   }
 }
@@ -141,7 +161,11 @@ export async function startCoreDns(files: Readonly<Record<string, string>>, opti
   throw lastError instanceof Error ? lastError : new Error(String(lastError));
 }
 
-async function startOnce(binary: string, files: Readonly<Record<string, string>>, options: StartOptions): Promise<CoreDns> {
+async function startOnce(
+  binary: string,
+  files: Readonly<Record<string, string>>,
+  options: StartOptions,
+): Promise<CoreDns> {
   const dir = mkdtempSync(join(tmpdir(), "oooi-coredns-"));
   const rewrite: LoopbackRewrite = {
     port: await freePort(),
@@ -187,7 +211,9 @@ async function startOnce(binary: string, files: Readonly<Record<string, string>>
 
 async function waitReady(port: number, exited: Promise<number | null>, output: () => string): Promise<void> {
   const state = { dead: false };
-  void exited.then(() => { state.dead = true; });
+  void exited.then(() => {
+    state.dead = true;
+  });
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (state.dead) throw new Error(`coredns exited before it was ready:\n${output()}`);

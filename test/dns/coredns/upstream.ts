@@ -42,14 +42,26 @@ function answer(query: Buffer, seen: UpstreamQuery[]): Buffer {
   seen.push({ name, type: q.type });
   const nx = name.startsWith("nx");
   if (!nx && q.type === Packet.TYPE.A) {
-    res.answers.push(new Packet.Resource({ name: q.name, type: Packet.TYPE.A, class: 1, ttl: 60, address: upstreamAddress(name) }));
+    res.answers.push(
+      new Packet.Resource({ name: q.name, type: Packet.TYPE.A, class: 1, ttl: 60, address: upstreamAddress(name) }),
+    );
   } else {
     if (nx) res.header.rcode = 3;
-    res.authorities.push(new Packet.Resource({
-      name: UPSTREAM_SOA_OWNER, type: Packet.TYPE.SOA, class: 1, ttl: 60,
-      primary: `ns.${UPSTREAM_SOA_OWNER}`, admin: `hostmaster.${UPSTREAM_SOA_OWNER}`,
-      serial: 7, refresh: 3600, retry: 600, expiration: 86400, minimum: 60,
-    }));
+    res.authorities.push(
+      new Packet.Resource({
+        name: UPSTREAM_SOA_OWNER,
+        type: Packet.TYPE.SOA,
+        class: 1,
+        ttl: 60,
+        primary: `ns.${UPSTREAM_SOA_OWNER}`,
+        admin: `hostmaster.${UPSTREAM_SOA_OWNER}`,
+        serial: 7,
+        refresh: 3600,
+        retry: 600,
+        expiration: 86400,
+        minimum: 60,
+      }),
+    );
   }
   return res.toBuffer();
 }
@@ -96,8 +108,16 @@ export async function startUpstream(host = "127.0.0.1"): Promise<Upstream> {
     close: async () => {
       for (const s of sockets) s.destroy();
       await Promise.all([
-        new Promise<void>((r) => udp.close(() => { r(); })),
-        new Promise<void>((r) => tcp.close(() => { r(); })),
+        new Promise<void>((r) =>
+          udp.close(() => {
+            r();
+          }),
+        ),
+        new Promise<void>((r) =>
+          tcp.close(() => {
+            r();
+          }),
+        ),
       ]);
     },
   };
@@ -111,7 +131,9 @@ async function listenBoth(tcp: Server, host: string): Promise<{ udp: UdpSocket; 
     const port = typeof address === "object" && address !== null ? address.port : 0;
     const udp = createSocket("udp4");
     const bound = await new Promise<boolean>((resolve) => {
-      const failed = (): void => { resolve(false); };
+      const failed = (): void => {
+        resolve(false);
+      };
       udp.once("error", failed);
       udp.bind(port, host, () => {
         udp.off("error", failed);
@@ -120,6 +142,10 @@ async function listenBoth(tcp: Server, host: string): Promise<{ udp: UdpSocket; 
     });
     if (bound) return { udp, port };
     udp.close();
-    await new Promise<void>((resolve) => tcp.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      tcp.close(() => {
+        resolve();
+      }),
+    );
   }
 }

@@ -32,10 +32,17 @@ describe.skipIf(digMissing)("the embedded responder does not own the cluster dom
     await upstream.close();
   });
 
-  it.each([["the VLAN", () => vlanClient], ["the pod network", () => "127.0.0.1"]])("from %s: api.D answered, foo.D and D forwarded", async (_view, source) => {
+  it.each([
+    ["the VLAN", () => vlanClient],
+    ["the pod network", () => "127.0.0.1"],
+  ])("from %s: api.D answered, foo.D and D forwarded", async (_view, source) => {
     const server = { host: "127.0.0.1", port: responder.address.udpPort };
     const names = [`api.${DOMAIN}`, `foo.${DOMAIN}`, DOMAIN, `foo.bar.${DOMAIN}`];
-    const replies = await digBatch(server, names.map((name) => ({ name, type: "A" })), { source: source() });
+    const replies = await digBatch(
+      server,
+      names.map((name) => ({ name, type: "A" })),
+      { source: source() },
+    );
     const fromVlan = source() === vlanClient;
     expect(replies.map((r) => [r.query.name, r.status, r.aa, addressesOf(r)])).toEqual([
       [`api.${DOMAIN}`, "NOERROR", true, [fromVlan ? "192.0.2.4" : "172.30.200.10"]],

@@ -20,7 +20,15 @@ const NOTIMP = 4;
 
 const label = fc.stringMatching(/^[a-zA-Z0-9-]{1,20}$/);
 const names = fc.oneof(
-  fc.constantFrom(`api.${DOMAIN}`, `API.${DOMAIN.toUpperCase()}`, DOMAIN, `apps.${DOMAIN}`, "kubernetes.default.svc", "www.example.net", "kubernetes"),
+  fc.constantFrom(
+    `api.${DOMAIN}`,
+    `API.${DOMAIN.toUpperCase()}`,
+    DOMAIN,
+    `apps.${DOMAIN}`,
+    "kubernetes.default.svc",
+    "www.example.net",
+    "kubernetes",
+  ),
   label.map((l) => `${l}.apps.${DOMAIN}`),
   label.map((l) => `${l}.${DOMAIN}`),
   fc.array(label, { minLength: 1, maxLength: 6 }).map((ls) => ls.join(".")),
@@ -32,12 +40,17 @@ const querySpec: fc.Arbitrary<QuerySpec> = fc.record({
   type: fc.oneof(fc.constantFrom(1, 2, 6, 28, 255, 16, 33), fc.integer({ min: 0, max: 0xffff })),
   qclass: fc.oneof(fc.constant(1), fc.constant(1), fc.integer({ min: 0, max: 0xffff })),
   edns: fc.option(
-    fc.record({ payload: fc.integer({ min: 0, max: 0xffff }), version: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 255 })), dnssecOk: fc.boolean() }),
+    fc.record({
+      payload: fc.integer({ min: 0, max: 0xffff }),
+      version: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 255 })),
+      dnssecOk: fc.boolean(),
+    }),
     { nil: undefined },
   ),
 });
 
-type Mutation = { kind: "set"; at: number; value: number } | { kind: "cut"; at: number } | { kind: "append"; bytes: Uint8Array };
+type Mutation =
+  { kind: "set"; at: number; value: number } | { kind: "cut"; at: number } | { kind: "append"; bytes: Uint8Array };
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant("set" as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
   fc.record({ kind: fc.constant("cut" as const), at: fc.nat() }),
@@ -74,7 +87,9 @@ const cases: fc.Arbitrary<Case> = fc.oneof(
     // Anything from a bare header up to one byte short of the full message.
     return { packet: full.subarray(0, 12 + (n % (full.length - 12))), kind: "broken" as const };
   }),
-  fc.tuple(querySpec, fc.array(mutation, { minLength: 1, maxLength: 4 })).map(([q, ms]) => ({ packet: mutate(encodeQuery(q), ms), kind: "any" as const })),
+  fc
+    .tuple(querySpec, fc.array(mutation, { minLength: 1, maxLength: 4 }))
+    .map(([q, ms]) => ({ packet: mutate(encodeQuery(q), ms), kind: "any" as const })),
   fc.uint8Array({ maxLength: 600 }).map((a) => ({ packet: Buffer.from(a), kind: "any" as const })),
 );
 
@@ -202,7 +217,7 @@ describe("fuzzing the live responder", () => {
       });
     }
     // Wait until the replies (forwarded ones included) stop arriving.
-    for (let last = -1; last !== replies; ) {
+    for (let last = -1; last !== replies;) {
       last = replies;
       await new Promise((r) => setTimeout(r, 300));
     }

@@ -23,14 +23,20 @@ export const FORWARDED_IP = "203.0.113.80";
 const ALIASES = ["kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"];
 
 function clusterZone(address: string, apps: string, extra: readonly ARecord[] = []): Zone {
-  const records: ARecord[] = ["api", "api-int", "ignition", "konnectivity", "oauth"].map((h) => ({ name: `${h}.${DOMAIN}`, address }));
+  const records: ARecord[] = ["api", "api-int", "ignition", "konnectivity", "oauth"].map((h) => ({
+    name: `${h}.${DOMAIN}`,
+    address,
+  }));
   records.push({ name: `*.apps.${DOMAIN}`, address: apps }, ...extra);
   records.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.address < b.address ? -1 : 1));
   return { origin: DOMAIN, records };
 }
 
 function zonesFor(address: string, apps: string, extra: readonly ARecord[] = []): Zone[] {
-  const zones = [clusterZone(address, apps, extra), ...ALIASES.map((a) => ({ origin: a, records: [{ name: a, address }] }))];
+  const zones = [
+    clusterZone(address, apps, extra),
+    ...ALIASES.map((a) => ({ origin: a, records: [{ name: a, address }] })),
+  ];
   return zones.sort((a, b) => (a.origin < b.origin ? -1 : 1));
 }
 
@@ -40,7 +46,11 @@ function zonesFor(address: string, apps: string, extra: readonly ARecord[] = [])
  * than the model's per-name zones do (those, and foo.D being forwarded, are in
  * domain-not-owned.test.ts and test/dns/coredns).
  */
-export function seedModel(upstreams: DnsModel["upstreams"], vlanExtra: readonly ARecord[] = [], proxy = PROXY_IP): DnsModel {
+export function seedModel(
+  upstreams: DnsModel["upstreams"],
+  vlanExtra: readonly ARecord[] = [],
+  proxy = PROXY_IP,
+): DnsModel {
   return {
     name: "clusters/example-dns",
     serverIP: DNS_IP,
@@ -71,18 +81,35 @@ export interface DigResult {
 export async function dig(server: { host: string; port: number }, args: readonly string[]): Promise<DigResult> {
   const raw = await run("dig", [`@${server.host}`, "-p", String(server.port), "+time=3", "+tries=1", ...args]);
   const status = /status: (\w+)/.exec(raw)?.[1] ?? "";
-  const flags = (/;; flags: ([^;]*);/.exec(raw)?.[1] ?? "").trim().split(/\s+/).filter((f) => f !== "");
+  const flags = (/;; flags: ([^;]*);/.exec(raw)?.[1] ?? "")
+    .trim()
+    .split(/\s+/)
+    .filter((f) => f !== "");
   const section = (title: string): string[] => {
     const m = new RegExp(`;; ${title} SECTION:\\n([\\s\\S]*?)(?:\\n\\n|$)`).exec(raw);
-    return (m?.[1] ?? "").split("\n").filter((l) => l !== "").map((l) => l.trim().split(/\s+/).join(" "));
+    return (m?.[1] ?? "")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => l.trim().split(/\s+/).join(" "));
   };
   const udp = /; EDNS: version: \d+, flags:[^;]*; udp: (\d+)/.exec(raw)?.[1];
-  return { status, flags, answer: section("ANSWER"), authority: section("AUTHORITY"), additional: section("ADDITIONAL"), ednsUdp: udp === undefined ? undefined : Number(udp), raw };
+  return {
+    status,
+    flags,
+    answer: section("ANSWER"),
+    authority: section("AUTHORITY"),
+    additional: section("ADDITIONAL"),
+    ednsUdp: udp === undefined ? undefined : Number(udp),
+    raw,
+  };
 }
 
 /** Addresses of the A records in an answer section. */
 export function addresses(r: DigResult): string[] {
-  return r.answer.filter((l) => l.split(" ")[3] === "A").map((l) => l.split(" ")[4] ?? "").sort();
+  return r.answer
+    .filter((l) => l.split(" ")[3] === "A")
+    .map((l) => l.split(" ")[4] ?? "")
+    .sort();
 }
 
 function run(cmd: string, args: readonly string[]): Promise<string> {
@@ -133,10 +160,14 @@ function answerFor(query: Buffer, truncate: boolean): Buffer {
     return res.toBuffer();
   }
   if (name === "www.example.net" && q?.type === Packet.TYPE.A) {
-    res.answers.push(new Packet.Resource({ name: q.name, type: Packet.TYPE.A, class: 1, ttl: 60, address: FORWARDED_IP }));
+    res.answers.push(
+      new Packet.Resource({ name: q.name, type: Packet.TYPE.A, class: 1, ttl: 60, address: FORWARDED_IP }),
+    );
   } else if (name === "big.example.net" && q?.type === Packet.TYPE.A) {
     for (let i = 1; i <= BIG_COUNT; i++) {
-      res.answers.push(new Packet.Resource({ name: q.name, type: Packet.TYPE.A, class: 1, ttl: 60, address: `198.18.0.${i}` }));
+      res.answers.push(
+        new Packet.Resource({ name: q.name, type: Packet.TYPE.A, class: 1, ttl: 60, address: `198.18.0.${i}` }),
+      );
     }
   } else {
     res.header.rcode = 3; // NXDOMAIN
@@ -220,7 +251,10 @@ export interface QuerySpec {
 /** Our own encoding of a query, independent of the responder's codec. */
 export function encodeQuery(q: QuerySpec): Buffer {
   const labels = q.name.split(".").filter((l) => l !== "");
-  const name = Buffer.concat([...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l, "latin1")])), Buffer.from([0])]);
+  const name = Buffer.concat([
+    ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l, "latin1")])),
+    Buffer.from([0]),
+  ]);
   const header = Buffer.alloc(12);
   header.writeUInt16BE(q.id, 0);
   header[2] = q.rd ? 1 : 0;

@@ -11,8 +11,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderCoreDns, zoneFileKey } from "../../../src/dns/render/index.js";
 import { startDnsResponder, type DnsResponder } from "../../../src/dns/server/index.js";
 import {
-  addresses, APPS_VIP, dig, DOMAIN, FORWARDED_IP, INTERNAL_IP, OTHER_CLIENT, PROXY_IP, seedModel, startStandIn,
-  VLAN_CLIENT, type StandIn,
+  addresses,
+  APPS_VIP,
+  dig,
+  DOMAIN,
+  FORWARDED_IP,
+  INTERNAL_IP,
+  OTHER_CLIENT,
+  PROXY_IP,
+  seedModel,
+  startStandIn,
+  VLAN_CLIENT,
+  type StandIn,
 } from "./helpers.js";
 
 const HAVE_DIG = spawnSync("dig", ["-v"]).error === undefined;

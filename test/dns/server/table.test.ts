@@ -22,11 +22,21 @@ const nested: DnsModel = {
       sourceCidr: "10.0.0.0/24",
       zones: [
         // The parent holds a name below the child's apex: CoreDNS never serves it (the child's block wins).
-        { origin: "a.example", records: [{ name: "api.a.example", address: "10.0.0.4" }, { name: "x.b.a.example", address: "10.0.0.66" }] },
+        {
+          origin: "a.example",
+          records: [
+            { name: "api.a.example", address: "10.0.0.4" },
+            { name: "x.b.a.example", address: "10.0.0.66" },
+          ],
+        },
         { origin: "b.a.example", records: [{ name: "api.b.a.example", address: "10.0.0.5" }] },
       ],
     },
-    { name: "default", sourceCidr: undefined, zones: [{ origin: "pods.example", records: [{ name: "api.pods.example", address: "172.30.0.1" }] }] },
+    {
+      name: "default",
+      sourceCidr: undefined,
+      zones: [{ origin: "pods.example", records: [{ name: "api.pods.example", address: "172.30.0.1" }] }],
+    },
   ],
   upstreams: ["192.0.2.53"],
   cacheSeconds: 30,
@@ -93,7 +103,11 @@ describe("answer table", () => {
     const any = await ask(h, "a.example", 255, VLAN_IP);
     expect([any.header.rcode, any.answers.length, any.authorities.map((a) => a.type)]).toEqual([0, 0, [6]]);
     expect((await ask(h, "a.example", 252, VLAN_IP)).header.rcode).toBe(5);
-    const chaos = h.handle(encodeQuery({ id: 1, rd: false, name: "version.bind", type: 16, qclass: 3, edns: undefined }), VLAN_IP, 512);
+    const chaos = h.handle(
+      encodeQuery({ id: 1, rd: false, name: "version.bind", type: 16, qclass: 3, edns: undefined }),
+      VLAN_IP,
+      512,
+    );
     expect(chaos instanceof Buffer ? (chaos[3] ?? 0) & 0x0f : -1).toBe(5);
   });
 

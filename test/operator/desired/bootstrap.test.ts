@@ -10,10 +10,10 @@ beforeAll(() => {
   // src/xds/protos.ts loads only what the ADS server serves; the bootstrap and the HTTP protocol
   // options its xDS cluster uses come from the same pinned @grpc/grpc-js-xds deps folder.
   const root = envoyProtoRoot();
-  root.loadSync([
-    "envoy/config/bootstrap/v3/bootstrap.proto",
-    "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
-  ], { keepCase: true });
+  root.loadSync(
+    ["envoy/config/bootstrap/v3/bootstrap.proto", "envoy/extensions/upstreams/http/v3/http_protocol_options.proto"],
+    { keepCase: true },
+  );
   root.resolveAll();
 });
 
@@ -34,7 +34,12 @@ describe("Envoy bootstrap", () => {
   it("speaks ADS over gRPC v3 for LDS and CDS, admin on loopback", () => {
     const decoded = decodeResource(BOOTSTRAP, encodeResource(BOOTSTRAP, json));
     expect(decoded["dynamic_resources"]).toEqual({
-      ads_config: { api_type: "GRPC", transport_api_version: "V3", set_node_on_first_message_only: true, grpc_services: [{ envoy_grpc: { cluster_name: "oooi-xds" } }] },
+      ads_config: {
+        api_type: "GRPC",
+        transport_api_version: "V3",
+        set_node_on_first_message_only: true,
+        grpc_services: [{ envoy_grpc: { cluster_name: "oooi-xds" } }],
+      },
       cds_config: { ads: {}, resource_api_version: "V3" },
       lds_config: { ads: {}, resource_api_version: "V3" },
     });

@@ -9,7 +9,10 @@ import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { MANAGED_KINDS } from "../../../src/operator/desired/objects.js";
 import {
-  clusterRoleYaml, leaderElectionRoleYaml, OPERATOR_PERMISSIONS, policyRules,
+  clusterRoleYaml,
+  leaderElectionRoleYaml,
+  OPERATOR_PERMISSIONS,
+  policyRules,
 } from "../../../src/operator/desired/permissions.js";
 import { XDS_PORT, XDS_SERVICE } from "../../../src/operator/desired/settings.js";
 
@@ -44,7 +47,9 @@ describe("deploy/rbac", () => {
     for (const k of MANAGED_KINDS) {
       const group = k.apiVersion.includes("/") ? k.apiVersion.slice(0, k.apiVersion.indexOf("/")) : "";
       const rule = rules.find((r) => r.apiGroups.includes(group) && r.resources.includes(k.plural));
-      expect(rule?.verbs, k.kind).toEqual(expect.arrayContaining(["create", "delete", "get", "list", "patch", "watch"]));
+      expect(rule?.verbs, k.kind).toEqual(
+        expect.arrayContaining(["create", "delete", "get", "list", "patch", "watch"]),
+      );
     }
   });
 
@@ -56,7 +61,9 @@ describe("deploy/rbac", () => {
       expect(r["resources"]).not.toContain("secrets");
       for (const v of ["*", "escalate", "bind", "impersonate", "deletecollection"]) expect(r["verbs"]).not.toContain(v);
     }
-    expect((at(role, "rules") as Json[]).find((r) => (r["resources"] as string[]).includes("infras/finalizers"))?.["verbs"]).toEqual(["update"]);
+    expect(
+      (at(role, "rules") as Json[]).find((r) => (r["resources"] as string[]).includes("infras/finalizers"))?.["verbs"],
+    ).toEqual(["update"]);
   });
 });
 
@@ -77,7 +84,11 @@ describe("deploy/ manifests", () => {
         expect(existsSync(join(dir, r)), `${f}: ${r}`).toBe(true);
       }
     }
-    expect((parse(readFileSync(join(DEPLOY, "kustomization.yaml"), "utf8")) as Json)["resources"]).toEqual(["crds", "rbac", "operator"]);
+    expect((parse(readFileSync(join(DEPLOY, "kustomization.yaml"), "utf8")) as Json)["resources"]).toEqual([
+      "crds",
+      "rbac",
+      "operator",
+    ]);
   });
 
   const kubectl = spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" }).status === 0;
@@ -85,10 +96,19 @@ describe("deploy/ manifests", () => {
     const out = execFileSync("kubectl", ["kustomize", DEPLOY], { encoding: "utf8" });
     const objects = parseAllDocuments(out).map((d) => d.toJS() as Json);
     const kinds = objects.map((o) => `${String(o["kind"])}/${String(at(o, "metadata", "name"))}`).sort();
-    expect(kinds).toEqual(expect.arrayContaining([
-      "ClusterRole/oooi-operator", "ClusterRoleBinding/oooi-operator", "Deployment/oooi-operator", "Namespace/oooi-system",
-      "Role/oooi-leader-election", "RoleBinding/oooi-leader-election", `Service/${XDS_SERVICE}`, "Service/oooi-metrics", "ServiceAccount/oooi-operator",
-    ]));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        "ClusterRole/oooi-operator",
+        "ClusterRoleBinding/oooi-operator",
+        "Deployment/oooi-operator",
+        "Namespace/oooi-system",
+        "Role/oooi-leader-election",
+        "RoleBinding/oooi-leader-election",
+        `Service/${XDS_SERVICE}`,
+        "Service/oooi-metrics",
+        "ServiceAccount/oooi-operator",
+      ]),
+    );
     expect(objects.filter((o) => o["kind"] === "CustomResourceDefinition")).toHaveLength(5);
     for (const o of objects) {
       if (!["Namespace", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition"].includes(String(o["kind"]))) {
@@ -99,7 +119,9 @@ describe("deploy/ manifests", () => {
 });
 
 describe("the operator Deployment", () => {
-  const docs = parseAllDocuments(readFileSync(join(DEPLOY, "operator", "deployment.yaml"), "utf8")).map((d) => d.toJS() as Json);
+  const docs = parseAllDocuments(readFileSync(join(DEPLOY, "operator", "deployment.yaml"), "utf8")).map(
+    (d) => d.toJS() as Json,
+  );
   const dep = docs[0] ?? {};
   const pod = at(dep, "spec", "template", "spec") as Json;
   const container = (pod["containers"] as Json[])[0] ?? {};
@@ -113,7 +135,10 @@ describe("the operator Deployment", () => {
 
   it("is hardened: non-root, read-only root, no escalation, no capabilities, RuntimeDefault seccomp", () => {
     expect(container["securityContext"]).toEqual({
-      allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] }, readOnlyRootFilesystem: true, runAsNonRoot: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ["ALL"] },
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
     });
     expect(pod["securityContext"]).toEqual({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
     expect(at(container, "resources", "requests")).toEqual({ cpu: "100m", memory: "128Mi" });
@@ -123,10 +148,16 @@ describe("the operator Deployment", () => {
     expect(at(container, "livenessProbe", "httpGet", "path")).toBe("/healthz");
     expect(at(container, "readinessProbe", "httpGet", "path")).toBe("/readyz");
     const env = container["env"] as Json[];
-    expect(env.find((e) => e["name"] === "POD_NAME")?.["valueFrom"]).toEqual({ fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } });
-    expect(env.find((e) => e["name"] === "POD_NAMESPACE")?.["valueFrom"]).toEqual({ fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } });
+    expect(env.find((e) => e["name"] === "POD_NAME")?.["valueFrom"]).toEqual({
+      fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" },
+    });
+    expect(env.find((e) => e["name"] === "POD_NAMESPACE")?.["valueFrom"]).toEqual({
+      fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" },
+    });
     expect(env.find((e) => e["name"] === "OOOI_IMAGE")?.["value"]).toBe(container["image"]);
-    const services = parseAllDocuments(readFileSync(join(DEPLOY, "operator", "services.yaml"), "utf8")).map((d) => d.toJS() as Json);
+    const services = parseAllDocuments(readFileSync(join(DEPLOY, "operator", "services.yaml"), "utf8")).map(
+      (d) => d.toJS() as Json,
+    );
     const xds = services.find((s) => at(s, "metadata", "name") === XDS_SERVICE);
     expect(at(xds, "spec", "ports", 0, "port")).toBe(XDS_PORT);
     const ports = (container["ports"] as Json[]).map((p) => p["name"]);
@@ -140,7 +171,11 @@ describe("the operator Deployment", () => {
 describe("Containerfile", () => {
   const text = readFileSync(join(ROOT, "Containerfile"), "utf8");
   // Instructions with continuation lines joined and comments dropped, split by stage.
-  const lines = text.replace(/\\\n/g, " ").split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+  const lines = text
+    .replace(/\\\n/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
   const stages: string[][] = [];
   for (const l of lines) {
     if (/^FROM\s/i.test(l)) stages.push([l]);

@@ -4,8 +4,15 @@ import type { Infra, InfraClusterAttachment } from "../../../src/api/schema.js";
 import type { ClusterState } from "../../../src/model/types.js";
 import { corefileStructure } from "../../../src/operator/desired/coredns.js";
 import {
-  allObjects, ATTACHMENTS_ANNOTATION, CONFIG_HASH_ANNOTATION, contentHash, desiredState, objectKey, operatorSettings,
-  type DesiredObject, type DesiredState,
+  allObjects,
+  ATTACHMENTS_ANNOTATION,
+  CONFIG_HASH_ANNOTATION,
+  contentHash,
+  desiredState,
+  objectKey,
+  operatorSettings,
+  type DesiredObject,
+  type DesiredState,
 } from "../../../src/operator/desired/index.js";
 import { renderAll } from "../../../src/pipeline/outputs.js";
 import { attachment, combine, hostedCluster, infra, NS } from "../../support/fixtures.js";
@@ -16,19 +23,48 @@ const at = (o: unknown, ...path: (string | number)[]): unknown =>
   path.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], o);
 
 const settings = operatorSettings({ namespace: "oooi-system" });
-const BRIDGE_NAD = JSON.stringify({ cniVersion: "0.3.1", name: "vlan100", type: "bridge", bridge: "br-vlan100", vlan: 100, ipam: {} });
-const OVN_NAD = JSON.stringify({ cniVersion: "0.3.1", name: "vlan100", type: "ovn-k8s-cni-overlay", topology: "localnet", netAttachDefName: `${NS}/vlan100` });
+const BRIDGE_NAD = JSON.stringify({
+  cniVersion: "0.3.1",
+  name: "vlan100",
+  type: "bridge",
+  bridge: "br-vlan100",
+  vlan: 100,
+  ipam: {},
+});
+const OVN_NAD = JSON.stringify({
+  cniVersion: "0.3.1",
+  name: "vlan100",
+  type: "ovn-k8s-cni-overlay",
+  topology: "localnet",
+  netAttachDefName: `${NS}/vlan100`,
+});
 
 function withUid(i: Infra, uid = `uid-${i.metadata.name}`): Infra {
   return { ...i, metadata: { ...i.metadata, uid } };
 }
 
 function terminating(a: InfraClusterAttachment): InfraClusterAttachment {
-  return { ...a, metadata: { ...a.metadata, deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["hostedcluster.densityops.com/apps-ingress-cleanup"] } };
+  return {
+    ...a,
+    metadata: {
+      ...a.metadata,
+      deletionTimestamp: "2025-01-01T00:00:00Z",
+      finalizers: ["hostedcluster.densityops.com/apps-ingress-cleanup"],
+    },
+  };
 }
 
-function desired(state: ClusterState, nads: Record<string, string> = { [`${NS}/vlan100`]: BRIDGE_NAD }, s = settings): DesiredState {
-  return desiredState({ state, outputs: renderAll(state), settings: s, networkAttachments: new Map(Object.entries(nads)) });
+function desired(
+  state: ClusterState,
+  nads: Record<string, string> = { [`${NS}/vlan100`]: BRIDGE_NAD },
+  s = settings,
+): DesiredState {
+  return desiredState({
+    state,
+    outputs: renderAll(state),
+    settings: s,
+    networkAttachments: new Map(Object.entries(nads)),
+  });
 }
 
 const keys = (objects: readonly DesiredObject[]) => objects.map(objectKey);
@@ -38,10 +74,15 @@ const find = (d: DesiredState, key: string): DesiredObject => {
   return o;
 };
 
-const one = combine({ infras: [withUid(infra())], attachments: [attachment("alpha")] }, hostedCluster("alpha", 1, ["192.0.2.50"]));
+const one = combine(
+  { infras: [withUid(infra())], attachments: [attachment("alpha")] },
+  hostedCluster("alpha", 1, ["192.0.2.50"]),
+);
 const shared = combine(
   { infras: [withUid(infra())], attachments: ["alpha", "beta", "gamma"].map((n) => attachment(n)) },
-  hostedCluster("alpha", 1, ["192.0.2.50"]), hostedCluster("beta", 2, ["192.0.2.51"]), hostedCluster("gamma", 3, []),
+  hostedCluster("alpha", 1, ["192.0.2.50"]),
+  hostedCluster("beta", 2, ["192.0.2.51"]),
+  hostedCluster("gamma", 3, []),
 );
 
 interface Row {
@@ -56,14 +97,25 @@ interface Row {
 
 const FULL = (ns: string, i: string, nad = true): string[] => [
   `ServiceAccount/${ns}/${i}-dhcp`,
-  ...(nad ? [`NetworkAttachmentDefinition.k8s.cni.cncf.io/${ns}/${i}-dhcp`, `NetworkAttachmentDefinition.k8s.cni.cncf.io/${ns}/${i}-dns`, `NetworkAttachmentDefinition.k8s.cni.cncf.io/${ns}/${i}-proxy`] : []),
-  `ConfigMap/${ns}/${i}-dhcp-bootstrap`, `ConfigMap/${ns}/${i}-dns`, `ConfigMap/${ns}/${i}-proxy-bootstrap`,
+  ...(nad
+    ? [
+        `NetworkAttachmentDefinition.k8s.cni.cncf.io/${ns}/${i}-dhcp`,
+        `NetworkAttachmentDefinition.k8s.cni.cncf.io/${ns}/${i}-dns`,
+        `NetworkAttachmentDefinition.k8s.cni.cncf.io/${ns}/${i}-proxy`,
+      ]
+    : []),
+  `ConfigMap/${ns}/${i}-dhcp-bootstrap`,
+  `ConfigMap/${ns}/${i}-dns`,
+  `ConfigMap/${ns}/${i}-proxy-bootstrap`,
   `PersistentVolumeClaim/${ns}/${i}-dhcp-leases`,
   `DHCPServer.hostedcluster.densityops.com/${ns}/${i}-dhcp`,
   `DNSServer.hostedcluster.densityops.com/${ns}/${i}-dns`,
   `ProxyServer.hostedcluster.densityops.com/${ns}/${i}-proxy`,
-  `Service/${ns}/${i}-dns`, `Service/${ns}/${i}-proxy`,
-  `Deployment.apps/${ns}/${i}-dhcp`, `Deployment.apps/${ns}/${i}-dns`, `Deployment.apps/${ns}/${i}-proxy`,
+  `Service/${ns}/${i}-dns`,
+  `Service/${ns}/${i}-proxy`,
+  `Deployment.apps/${ns}/${i}-dhcp`,
+  `Deployment.apps/${ns}/${i}-dns`,
+  `Deployment.apps/${ns}/${i}-proxy`,
 ];
 
 const rows: Row[] = [
@@ -84,7 +136,9 @@ const rows: Row[] = [
     name: "shared VLAN with three attachments: one policy per control-plane namespace",
     state: shared,
     owned: FULL(NS, "vlan100"),
-    crossNamespace: ["alpha", "beta", "gamma"].map((n) => `NetworkPolicy.networking.k8s.io/clusters-${n}/allow-infrastructure`),
+    crossNamespace: ["alpha", "beta", "gamma"].map(
+      (n) => `NetworkPolicy.networking.k8s.io/clusters-${n}/allow-infrastructure`,
+    ),
   },
   {
     name: "terminating attachment: its policy is left for the finalizer to delete",
@@ -134,9 +188,16 @@ describe("desiredState", () => {
     expect(d.problems.map((p) => `${p.object.kind}/${p.object.name} ${p.reason}`)).toEqual(row.problems ?? []);
     expect(structuralViolations(allObjects(d))).toEqual([]);
     for (const o of d.infras.flatMap((i) => i.objects)) {
-      expect(o.metadata.ownerReferences, objectKey(o)).toEqual([{
-        apiVersion: "hostedcluster.densityops.com/v1alpha1", kind: "Infra", name: "vlan100", uid: "uid-vlan100", controller: true, blockOwnerDeletion: true,
-      }]);
+      expect(o.metadata.ownerReferences, objectKey(o)).toEqual([
+        {
+          apiVersion: "hostedcluster.densityops.com/v1alpha1",
+          kind: "Infra",
+          name: "vlan100",
+          uid: "uid-vlan100",
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ]);
       expect(o.metadata.labels["app.kubernetes.io/managed-by"]).toBe("oooi");
       expect(o.metadata.labels["hostedcluster.densityops.com/infra"]).toBe("vlan100");
     }
@@ -181,38 +242,77 @@ describe("desiredState", () => {
     expect(p["spec"]).toEqual({
       podSelector: {},
       policyTypes: ["Ingress"],
-      ingress: [{
-        from: [{
-          namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": NS } },
-          podSelector: { matchLabels: { "app.kubernetes.io/component": "proxy", "app.kubernetes.io/instance": "vlan100", "app.kubernetes.io/name": "envoy" } },
-        }],
-        ports: [443, 6443, 8091, 8443].map((port) => ({ protocol: "TCP", port })),
-      }],
+      ingress: [
+        {
+          from: [
+            {
+              namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": NS } },
+              podSelector: {
+                matchLabels: {
+                  "app.kubernetes.io/component": "proxy",
+                  "app.kubernetes.io/instance": "vlan100",
+                  "app.kubernetes.io/name": "envoy",
+                },
+              },
+            },
+          ],
+          ports: [443, 6443, 8091, 8443].map((port) => ({ protocol: "TCP", port })),
+        },
+      ],
     });
     // The peer's labels are exactly the proxy pods' labels.
     const envoy = find(desired(shared), "Deployment.apps/clusters/vlan100-proxy");
-    expect(at(envoy, "spec", "template", "metadata", "labels")).toEqual(at(p, "spec", "ingress", 0, "from", 0, "podSelector", "matchLabels"));
+    expect(at(envoy, "spec", "template", "metadata", "labels")).toEqual(
+      at(p, "spec", "ingress", 0, "from", 0, "podSelector", "matchLabels"),
+    );
   });
 
   it("two Infras whose attachments share a control-plane namespace get one merged policy", () => {
     const state = combine(
-      { infras: [withUid(infra("vlan100")), withUid(infra("vlan200", { networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1" }, infraComponents: { dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" }, dns: { serverIP: "198.51.100.3" }, proxy: { serverIP: "198.51.100.4" } } }))] },
-      { attachments: [attachment("alpha"), attachment("other", { infra: "vlan200", hc: "other", spec: { controlPlaneNamespace: "clusters-alpha" } })] },
+      {
+        infras: [
+          withUid(infra("vlan100")),
+          withUid(
+            infra("vlan200", {
+              networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1" },
+              infraComponents: {
+                dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" },
+                dns: { serverIP: "198.51.100.3" },
+                proxy: { serverIP: "198.51.100.4" },
+              },
+            }),
+          ),
+        ],
+      },
+      {
+        attachments: [
+          attachment("alpha"),
+          attachment("other", { infra: "vlan200", hc: "other", spec: { controlPlaneNamespace: "clusters-alpha" } }),
+        ],
+      },
       hostedCluster("alpha", 1, []),
     );
     const d = desired(state, { [`${NS}/vlan100`]: BRIDGE_NAD });
     expect(keys(d.crossNamespace)).toEqual(["NetworkPolicy.networking.k8s.io/clusters-alpha/allow-infrastructure"]);
     const p = d.crossNamespace[0];
     expect(p?.metadata.annotations?.[ATTACHMENTS_ANNOTATION]).toBe("clusters/alpha,clusters/other");
-    expect((at(p, "spec", "ingress", 0, "from") as Json[]).map((f) => at(f, "podSelector", "matchLabels", "app.kubernetes.io/instance"))).toEqual(["vlan100", "vlan200"]);
+    expect(
+      (at(p, "spec", "ingress", 0, "from") as Json[]).map((f) =>
+        at(f, "podSelector", "matchLabels", "app.kubernetes.io/instance"),
+      ),
+    ).toEqual(["vlan100", "vlan200"]);
   });
 });
 
 describe("external LoadBalancer Service", () => {
   const ext = (extra: Partial<ClusterState>, externalService: Json) => {
     const base = combine(
-      { infras: [withUid(infra("vlan100", { infraComponents: { proxy: { externalService } } }))], attachments: [attachment("beta"), attachment("alpha"), attachment("pending")] },
-      hostedCluster("alpha", 1, ["192.0.2.50"]), hostedCluster("beta", 2, ["192.0.2.51"]),
+      {
+        infras: [withUid(infra("vlan100", { infraComponents: { proxy: { externalService } } }))],
+        attachments: [attachment("beta"), attachment("alpha"), attachment("pending")],
+      },
+      hostedCluster("alpha", 1, ["192.0.2.50"]),
+      hostedCluster("beta", 2, ["192.0.2.51"]),
     );
     return desired({ ...base, ...extra });
   };
@@ -222,11 +322,19 @@ describe("external LoadBalancer Service", () => {
   });
 
   it("carries the pool, user labels/annotations, and Ready attachments' oauth names after the user's", () => {
-    const d = ext({}, {
-      enabled: true, addressPoolName: "mgmt-pool", publishAttachmentOAuths: true,
-      labels: { team: "net", "bad label!": "x" },
-      annotations: { "external-dns.alpha.kubernetes.io/hostname": "proxy.example.com, oauth.alpha.example.com", "custom/x": "y" },
-    });
+    const d = ext(
+      {},
+      {
+        enabled: true,
+        addressPoolName: "mgmt-pool",
+        publishAttachmentOAuths: true,
+        labels: { team: "net", "bad label!": "x" },
+        annotations: {
+          "external-dns.alpha.kubernetes.io/hostname": "proxy.example.com, oauth.alpha.example.com",
+          "custom/x": "y",
+        },
+      },
+    );
     const svc = find(d, "Service/clusters/vlan100-proxy-external");
     expect(svc.metadata.annotations).toEqual({
       "custom/x": "y",
@@ -238,14 +346,23 @@ describe("external LoadBalancer Service", () => {
     expect(svc.metadata.labels).not.toHaveProperty("bad label!");
     expect(svc["spec"]).toEqual({
       type: "LoadBalancer",
-      selector: { "app.kubernetes.io/component": "proxy", "app.kubernetes.io/instance": "vlan100", "app.kubernetes.io/name": "envoy" },
+      selector: {
+        "app.kubernetes.io/component": "proxy",
+        "app.kubernetes.io/instance": "vlan100",
+        "app.kubernetes.io/name": "envoy",
+      },
       ports: [{ name: "https", port: 443, targetPort: 443, protocol: "TCP" }],
     });
   });
 
   it("drops a terminating attachment's name and leaves names alone without publishAttachmentOAuths", () => {
-    const d = ext({ attachments: [attachment("alpha"), terminating(attachment("beta"))] }, { enabled: true, publishAttachmentOAuths: true });
-    expect(find(d, "Service/clusters/vlan100-proxy-external").metadata.annotations).toEqual({ "external-dns.alpha.kubernetes.io/hostname": "oauth.alpha.example.com" });
+    const d = ext(
+      { attachments: [attachment("alpha"), terminating(attachment("beta"))] },
+      { enabled: true, publishAttachmentOAuths: true },
+    );
+    expect(find(d, "Service/clusters/vlan100-proxy-external").metadata.annotations).toEqual({
+      "external-dns.alpha.kubernetes.io/hostname": "oauth.alpha.example.com",
+    });
     const off = ext({}, { enabled: true });
     expect(find(off, "Service/clusters/vlan100-proxy-external").metadata.annotations).toBeUndefined();
   });
@@ -254,19 +371,34 @@ describe("external LoadBalancer Service", () => {
 describe("workloads", () => {
   const d = desired(one);
   const pod = (name: string) => at(find(d, `Deployment.apps/clusters/${name}`), "spec", "template") as Json;
-  const container = (name: string, c: string) => (at(pod(name), "spec", "containers") as Json[]).find((x) => x["name"] === c) ?? {};
+  const container = (name: string, c: string) =>
+    (at(pod(name), "spec", "containers") as Json[]).find((x) => x["name"] === c) ?? {};
 
   it("attach each pod to the VLAN at its serverIP with the CIDR's prefix", () => {
     const nad = find(d, "NetworkAttachmentDefinition.k8s.cni.cncf.io/clusters/vlan100-proxy");
     expect(JSON.parse(String(at(nad, "spec", "config")))).toEqual({
-      cniVersion: "0.3.1", name: "vlan100", type: "bridge", bridge: "br-vlan100", vlan: 100,
+      cniVersion: "0.3.1",
+      name: "vlan100",
+      type: "bridge",
+      bridge: "br-vlan100",
+      vlan: 100,
       ipam: { type: "static", addresses: [{ address: "192.0.2.4/24", gateway: "192.0.2.1" }] },
     });
-    expect(JSON.parse(String(at(pod("vlan100-proxy"), "metadata", "annotations", "k8s.v1.cni.cncf.io/networks"))))
-      .toEqual([{ name: "vlan100-proxy", namespace: "clusters", interface: "net1" }]);
+    expect(
+      JSON.parse(String(at(pod("vlan100-proxy"), "metadata", "annotations", "k8s.v1.cni.cncf.io/networks"))),
+    ).toEqual([{ name: "vlan100-proxy", namespace: "clusters", interface: "net1" }]);
     const ovn = desired(one, { [`${NS}/vlan100`]: OVN_NAD });
-    const dhcp = at(find(ovn, "Deployment.apps/clusters/vlan100-dhcp"), "spec", "template", "metadata", "annotations", "k8s.v1.cni.cncf.io/networks");
-    expect(JSON.parse(String(dhcp))).toEqual([{ name: "vlan100", namespace: "clusters", interface: "net1", ips: ["192.0.2.2/24"] }]);
+    const dhcp = at(
+      find(ovn, "Deployment.apps/clusters/vlan100-dhcp"),
+      "spec",
+      "template",
+      "metadata",
+      "annotations",
+      "k8s.v1.cni.cncf.io/networks",
+    );
+    expect(JSON.parse(String(dhcp))).toEqual([
+      { name: "vlan100", namespace: "clusters", interface: "net1", ips: ["192.0.2.2/24"] },
+    ]);
   });
 
   it("run one replica, replaced with Recreate (a static VLAN address cannot be held twice)", () => {
@@ -280,14 +412,37 @@ describe("workloads", () => {
   it("Envoy: bootstrap from its ConfigMap, node id from the pod, readiness without the admin port", () => {
     const envoy = container("vlan100-proxy", "envoy");
     expect(envoy["image"]).toBe("envoyproxy/envoy:v1.36.4");
-    expect(envoy["args"]).toEqual(expect.arrayContaining(["--config-path", "/etc/envoy/bootstrap.json", "--service-node", "$(POD_NAMESPACE)/$(POD_NAME)"]));
+    expect(envoy["args"]).toEqual(
+      expect.arrayContaining([
+        "--config-path",
+        "/etc/envoy/bootstrap.json",
+        "--service-node",
+        "$(POD_NAMESPACE)/$(POD_NAME)",
+      ]),
+    );
     expect(envoy["readinessProbe"]).toMatchObject({ httpGet: { path: "/ready", port: 8081 } });
     expect(at(envoy, "securityContext", "runAsNonRoot")).toBe(true);
-    const bootstrap = JSON.parse(String(at(find(d, "ConfigMap/clusters/vlan100-proxy-bootstrap"), "data", "bootstrap.json"))) as Json;
+    const bootstrap = JSON.parse(
+      String(at(find(d, "ConfigMap/clusters/vlan100-proxy-bootstrap"), "data", "bootstrap.json")),
+    ) as Json;
     expect(at(bootstrap, "node", "cluster")).toBe("clusters/vlan100-proxy");
     expect(at(bootstrap, "admin", "address", "socket_address", "address")).toBe("127.0.0.1");
-    expect(at(bootstrap, "static_resources", "clusters", 0, "load_assignment", "endpoints", 0, "lb_endpoints", 0, "endpoint", "address", "socket_address"))
-      .toEqual({ address: "oooi-xds.oooi-system.svc", port_value: 18000 });
+    expect(
+      at(
+        bootstrap,
+        "static_resources",
+        "clusters",
+        0,
+        "load_assignment",
+        "endpoints",
+        0,
+        "lb_endpoints",
+        0,
+        "endpoint",
+        "address",
+        "socket_address",
+      ),
+    ).toEqual({ address: "oooi-xds.oooi-system.svc", port_value: 18000 });
   });
 
   it("CoreDNS: the whole ConfigMap at the renderer's mount dir, probes on the Corefile's ports", () => {
@@ -307,25 +462,61 @@ describe("workloads", () => {
     expect(at(kea, "securityContext", "capabilities")).toEqual({ drop: ["ALL"], add: ["NET_RAW"] });
     expect(kea["command"]).toEqual(["kea-dhcp4", "-c", "/var/lib/kea/kea-dhcp4.json"]);
     const init = (at(pod("vlan100-dhcp"), "spec", "initContainers") as Json[])[0] ?? {};
-    expect(init["command"]).toEqual(["sh", "-c", "[ -s /var/lib/kea/kea-dhcp4.json ] || cp /etc/kea-seed/kea-dhcp4.json /var/lib/kea/kea-dhcp4.json"]);
+    expect(init["command"]).toEqual([
+      "sh",
+      "-c",
+      "[ -s /var/lib/kea/kea-dhcp4.json ] || cp /etc/kea-seed/kea-dhcp4.json /var/lib/kea/kea-dhcp4.json",
+    ]);
     expect(init["volumeMounts"]).toContainEqual({ name: "leases", mountPath: "/var/lib/kea" });
     const agent = container("vlan100-dhcp", "dhcp-agent");
-    expect(agent["args"]).toEqual(["dhcp-agent", "--kea-socket", "/run/kea/kea4-ctrl-socket", "--xds", "oooi-xds.oooi-system.svc:18000", "--node", "clusters/vlan100-dhcp"]);
+    expect(agent["args"]).toEqual([
+      "dhcp-agent",
+      "--kea-socket",
+      "/run/kea/kea4-ctrl-socket",
+      "--xds",
+      "oooi-xds.oooi-system.svc:18000",
+      "--node",
+      "clusters/vlan100-dhcp",
+    ]);
     expect(at(agent, "securityContext", "capabilities")).toEqual({ drop: ["ALL"] });
-    const seed = JSON.parse(String(at(find(d, "ConfigMap/clusters/vlan100-dhcp-bootstrap"), "data", "kea-dhcp4.json"))) as Json;
+    const seed = JSON.parse(
+      String(at(find(d, "ConfigMap/clusters/vlan100-dhcp-bootstrap"), "data", "kea-dhcp4.json")),
+    ) as Json;
     expect(at(seed, "Dhcp4", "control-socket", "socket-name")).toBe("/run/kea/kea4-ctrl-socket");
     expect(at(seed, "Dhcp4", "interfaces-config", "interfaces")).toEqual(["net1"]);
     expect(at(seed, "Dhcp4", "lease-database", "name")).toBe("/var/lib/kea/kea-leases4.csv");
     const volumes = at(pod("vlan100-dhcp"), "spec", "volumes") as Json[];
-    expect(volumes.find((v) => v["name"] === "leases")).toEqual({ name: "leases", persistentVolumeClaim: { claimName: "vlan100-dhcp-leases" } });
+    expect(volumes.find((v) => v["name"] === "leases")).toEqual({
+      name: "leases",
+      persistentVolumeClaim: { claimName: "vlan100-dhcp-leases" },
+    });
     expect(volumes.map((v) => v["name"])).not.toContain("config");
-    expect(at(find(d, "PersistentVolumeClaim/clusters/vlan100-dhcp-leases"), "spec")).toEqual({ accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "128Mi" } } });
+    expect(at(find(d, "PersistentVolumeClaim/clusters/vlan100-dhcp-leases"), "spec")).toEqual({
+      accessModes: ["ReadWriteOnce"],
+      resources: { requests: { storage: "128Mi" } },
+    });
   });
 
   it("images: the Infra's override wins, the original operator's own image does not", () => {
-    const state = { ...one, infras: [withUid(infra("vlan100", { infraComponents: { dns: { image: "quay.io/cldmnky/oooi:latest" }, dhcp: { image: "example.org/kea:2.2" }, proxy: { proxyImage: "example.org/envoy:1" } } }))] };
+    const state = {
+      ...one,
+      infras: [
+        withUid(
+          infra("vlan100", {
+            infraComponents: {
+              dns: { image: "quay.io/cldmnky/oooi:latest" },
+              dhcp: { image: "example.org/kea:2.2" },
+              proxy: { proxyImage: "example.org/envoy:1" },
+            },
+          }),
+        ),
+      ],
+    };
     const x = desired(state);
-    const img = (dep: string, c: string) => (at(find(x, `Deployment.apps/clusters/${dep}`), "spec", "template", "spec", "containers") as Json[]).find((y) => y["name"] === c)?.["image"];
+    const img = (dep: string, c: string) =>
+      (at(find(x, `Deployment.apps/clusters/${dep}`), "spec", "template", "spec", "containers") as Json[]).find(
+        (y) => y["name"] === c,
+      )?.["image"];
     expect(img("vlan100-dns", "coredns")).toBe("registry.k8s.io/coredns/coredns:v1.12.0");
     expect(img("vlan100-dhcp", "kea-dhcp4")).toBe("example.org/kea:2.2");
     expect(img("vlan100-proxy", "envoy")).toBe("example.org/envoy:1");
@@ -333,12 +524,22 @@ describe("workloads", () => {
 });
 
 describe("rollout hashes", () => {
-  const hash = (d: DesiredState, name: string) => at(find(d, `Deployment.apps/clusters/${name}`), "spec", "template", "metadata", "annotations", CONFIG_HASH_ANNOTATION);
+  const hash = (d: DesiredState, name: string) =>
+    at(
+      find(d, `Deployment.apps/clusters/${name}`),
+      "spec",
+      "template",
+      "metadata",
+      "annotations",
+      CONFIG_HASH_ANNOTATION,
+    );
 
   it("a new attachment changes the CoreDNS ConfigMap but rolls no pod", () => {
     const a = desired(one);
     const b = desired(shared);
-    expect(find(a, "ConfigMap/clusters/vlan100-dns")["data"]).not.toEqual(find(b, "ConfigMap/clusters/vlan100-dns")["data"]);
+    expect(find(a, "ConfigMap/clusters/vlan100-dns")["data"]).not.toEqual(
+      find(b, "ConfigMap/clusters/vlan100-dns")["data"],
+    );
     for (const n of ["vlan100-dns", "vlan100-proxy", "vlan100-dhcp"]) expect(hash(b, n), n).toBe(hash(a, n));
   });
 
@@ -386,7 +587,8 @@ describe("identity and hashing", () => {
     const mount = (at(broken, "spec", "template", "spec", "containers", 0, "volumeMounts") as Json[])[0] ?? {};
     mount["subPath"] = "Corefile";
     const others = d.filter((o) => o !== (dep as DesiredObject));
-    expect(structuralViolations([...others, broken as DesiredObject]).join("\n"))
-      .toMatch(/selector extra=x not on the pod template[\s\S]*subPath/);
+    expect(structuralViolations([...others, broken as DesiredObject]).join("\n")).toMatch(
+      /selector extra=x not on the pod template[\s\S]*subPath/,
+    );
   });
 });

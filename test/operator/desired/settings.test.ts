@@ -14,7 +14,10 @@ describe("operator settings", () => {
 
   it("reads the Deployment's environment; empty values count as unset", () => {
     const s = settingsFromEnv({
-      POD_NAMESPACE: "oooi-system", OOOI_IMAGE: "example.org/oooi:1", OOOI_KEA_IMAGE: " ", OOOI_PIN_USER_IDS: "false",
+      POD_NAMESPACE: "oooi-system",
+      OOOI_IMAGE: "example.org/oooi:1",
+      OOOI_KEA_IMAGE: " ",
+      OOOI_PIN_USER_IDS: "false",
       OOOI_LEASE_STORAGE_CLASS: "fast",
     });
     expect(s.namespace).toBe("oooi-system");

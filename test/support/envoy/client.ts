@@ -17,8 +17,15 @@ import { edsServiceName, listenerClusters, rdsNames, routeClusters } from "./ref
 import { envoyRejects } from "./rules.js";
 import { selectChain, type ConnectionInfo, type SelectedChain } from "./select.js";
 import {
-  decodeDeltaResponse, decodeSotwResponse, encodeDeltaRequest, encodeSotwRequest,
-  type DecodedResource, type DeltaRequestInit, type DeltaResponse, type SotwRequestInit, type SotwResponse,
+  decodeDeltaResponse,
+  decodeSotwResponse,
+  encodeDeltaRequest,
+  encodeSotwRequest,
+  type DecodedResource,
+  type DeltaRequestInit,
+  type DeltaResponse,
+  type SotwRequestInit,
+  type SotwResponse,
 } from "./wire.js";
 
 export type { ConnectionInfo, SelectedChain } from "./select.js";
@@ -115,19 +122,28 @@ export class EnvoyLikeClient {
   constructor(readonly options: EnvoyLikeOptions) {
     this.protocol = options.protocol ?? "sotw";
     this.validate = options.validate;
-    for (const t of TYPES) this.#types.set(t, { resources: new Map(), version: "", nonce: "", names: new Set(), requested: false });
+    for (const t of TYPES)
+      this.#types.set(t, { resources: new Map(), version: "", nonce: "", names: new Set(), requested: false });
   }
 
   // ------------------------------------------------------------------ state
 
   /** Listeners by name (proto3 JSON). */
-  get listeners(): ReadonlyMap<string, HeldResource> { return this.#state(LISTENER_TYPE_URL).resources; }
+  get listeners(): ReadonlyMap<string, HeldResource> {
+    return this.#state(LISTENER_TYPE_URL).resources;
+  }
   /** Clusters by name. */
-  get clusters(): ReadonlyMap<string, HeldResource> { return this.#state(CLUSTER_TYPE_URL).resources; }
+  get clusters(): ReadonlyMap<string, HeldResource> {
+    return this.#state(CLUSTER_TYPE_URL).resources;
+  }
   /** ClusterLoadAssignments by cluster name. */
-  get endpoints(): ReadonlyMap<string, HeldResource> { return this.#state(ENDPOINT_TYPE_URL).resources; }
+  get endpoints(): ReadonlyMap<string, HeldResource> {
+    return this.#state(ENDPOINT_TYPE_URL).resources;
+  }
   /** Route configurations by name. */
-  get routes(): ReadonlyMap<string, HeldResource> { return this.#state(ROUTE_TYPE_URL).resources; }
+  get routes(): ReadonlyMap<string, HeldResource> {
+    return this.#state(ROUTE_TYPE_URL).resources;
+  }
 
   /** Accepted version of a type ("" before any). */
   version(typeUrl: string): string {
@@ -174,12 +190,17 @@ export class EnvoyLikeClient {
   /** Where a connection goes: the listener bound to its port, the chain, the cluster's endpoints. */
   route(conn: ConnectionInfo): RouteResult | undefined {
     for (const [name, l] of this.listeners) {
-      const port = (l.json["address"] as { socket_address?: { port_value?: number } } | undefined)?.socket_address?.port_value;
+      const port = (l.json["address"] as { socket_address?: { port_value?: number } } | undefined)?.socket_address
+        ?.port_value;
       if (port !== conn.destinationPort) continue;
       const chain = selectChain(l.json, conn);
       if (!chain) return undefined;
       const cla = chain.cluster === undefined ? undefined : this.endpoints.get(chain.cluster)?.json;
-      const endpoints = ((cla?.["endpoints"] ?? []) as { lb_endpoints?: { endpoint?: { address?: { socket_address?: { address: string; port_value: number } } } }[] }[])
+      const endpoints = (
+        (cla?.["endpoints"] ?? []) as {
+          lb_endpoints?: { endpoint?: { address?: { socket_address?: { address: string; port_value: number } } } }[];
+        }[]
+      )
         .flatMap((g) => g.lb_endpoints ?? [])
         .map((e) => e.endpoint?.address?.socket_address)
         .filter((a) => a !== undefined)
@@ -228,7 +249,11 @@ export class EnvoyLikeClient {
 
   /** Resolves once every type's accepted version equals `versions` (type URL → version). */
   async waitForVersions(versions: ReadonlyMap<string, string>, timeoutMs = 10_000): Promise<void> {
-    await this.waitFor(() => [...versions].every(([t, v]) => this.version(t) === v), `versions ${JSON.stringify([...versions.values()])}`, timeoutMs);
+    await this.waitFor(
+      () => [...versions].every(([t, v]) => this.version(t) === v),
+      `versions ${JSON.stringify([...versions.values()])}`,
+      timeoutMs,
+    );
   }
 
   // ------------------------------------------------------------------ stream
@@ -236,7 +261,9 @@ export class EnvoyLikeClient {
   /** Opens the ADS stream and subscribes like Envoy: CDS and LDS wildcard, plus what it already uses. */
   connect(): void {
     if (this.#call) return;
-    this.#client ??= new Client(this.options.address, this.options.credentials ?? credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1 });
+    this.#client ??= new Client(this.options.address, this.options.credentials ?? credentials.createInsecure(), {
+      "grpc.use_local_subchannel_pool": 1,
+    });
     const delta = this.protocol === "delta";
     const call = this.#client.makeBidiStreamRequest<SotwRequestInit | DeltaRequestInit, SotwResponse | DeltaResponse>(
       delta ? METHODS.adsDelta : METHODS.adsSotw,
@@ -258,7 +285,9 @@ export class EnvoyLikeClient {
       if (res.kind === "sotw") this.#onSotw(res);
       else this.#onDelta(res);
     });
-    call.on("error", () => { /* reported through "status" */ });
+    call.on("error", () => {
+      /* reported through "status" */
+    });
     call.on("status", (s: { code: number; details: string }) => {
       if (this.#call !== call) return;
       this.#call = undefined;
@@ -271,7 +300,8 @@ export class EnvoyLikeClient {
     }
     // Envoy asks for clusters first, then listeners; EDS/RDS names it already holds are re-subscribed.
     for (const t of TYPES) {
-      if (t === CLUSTER_TYPE_URL || t === LISTENER_TYPE_URL || this.#state(t).names.size > 0) this.#request(t, undefined);
+      if (t === CLUSTER_TYPE_URL || t === LISTENER_TYPE_URL || this.#state(t).names.size > 0)
+        this.#request(t, undefined);
     }
   }
 
@@ -282,8 +312,13 @@ export class EnvoyLikeClient {
   async barrier(timeoutMs = 10_000): Promise<void> {
     const typeUrl = `type.googleapis.com/oooi.test.EnvoyLikeBarrier${String(++barrierCount)}`;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => { reject(new Error(`${this.options.node.id}: barrier timed out`)); }, timeoutMs);
-      this.#barriers.set(typeUrl, () => { clearTimeout(timer); resolve(); });
+      const timer = setTimeout(() => {
+        reject(new Error(`${this.options.node.id}: barrier timed out`));
+      }, timeoutMs);
+      this.#barriers.set(typeUrl, () => {
+        clearTimeout(timer);
+        resolve();
+      });
       this.#write(this.protocol === "sotw" ? { type_url: typeUrl } : { type_url: typeUrl });
     });
   }
@@ -317,7 +352,11 @@ export class EnvoyLikeClient {
   }
 
   /** Sends the type's current subscription, or an ACK/NACK of `nonce`. */
-  #request(t: EnvoyType, ack: { nonce: string; error?: string } | undefined, diff?: { subscribe: string[]; unsubscribe: string[] }): void {
+  #request(
+    t: EnvoyType,
+    ack: { nonce: string; error?: string } | undefined,
+    diff?: { subscribe: string[]; unsubscribe: string[] },
+  ): void {
     const st = this.#state(t);
     const wildcard = t === CLUSTER_TYPE_URL || t === LISTENER_TYPE_URL;
     if (this.protocol === "sotw") {
@@ -390,8 +429,12 @@ export class EnvoyLikeClient {
   }
 
   #finish(
-    t: EnvoyType, res: SotwResponse | DeltaResponse, error: string | undefined,
-    incoming: ReadonlyMap<string, HeldResource>, removed: readonly string[], version: string,
+    t: EnvoyType,
+    res: SotwResponse | DeltaResponse,
+    error: string | undefined,
+    incoming: ReadonlyMap<string, HeldResource>,
+    removed: readonly string[],
+    version: string,
   ): void {
     const st = this.#state(t);
     if (error === undefined) {
@@ -408,8 +451,13 @@ export class EnvoyLikeClient {
       if (t === LISTENER_TYPE_URL) this.#resubscribe(ROUTE_TYPE_URL, this.#rdsNames());
     }
     const record: ResponseRecord = {
-      typeUrl: t, nonce: res.nonce, version, names: [...incoming.keys()],
-      removed: res.kind === "delta" ? res.removed : removed, accepted: error === undefined, bytes: res.bytes,
+      typeUrl: t,
+      nonce: res.nonce,
+      version,
+      names: [...incoming.keys()],
+      removed: res.kind === "delta" ? res.removed : removed,
+      accepted: error === undefined,
+      bytes: res.bytes,
       values: new Map(res.resources.map((r) => [r.name, r.value])),
     };
     this.log.push(record);
@@ -491,13 +539,19 @@ export class EnvoyLikeClient {
     if (t === LISTENER_TYPE_URL || t === ROUTE_TYPE_URL) {
       for (const [name, r] of incoming) {
         for (const c of t === LISTENER_TYPE_URL ? listenerClusters(r.json) : routeClusters(r.json)) {
-          if (!this.isWarm(c)) this.violations.push(`${t === LISTENER_TYPE_URL ? "listener" : "route configuration"} "${name}" arrived using cluster "${c}", which is not warm`);
+          if (!this.isWarm(c))
+            this.violations.push(
+              `${t === LISTENER_TYPE_URL ? "listener" : "route configuration"} "${name}" arrived using cluster "${c}", which is not warm`,
+            );
         }
       }
     }
     if (t === CLUSTER_TYPE_URL) {
       for (const c of removed) {
-        for (const [kind, map, type] of [["listener", this.listeners, LISTENER_TYPE_URL], ["route configuration", this.routes, ROUTE_TYPE_URL]] as const) {
+        for (const [kind, map, type] of [
+          ["listener", this.listeners, LISTENER_TYPE_URL],
+          ["route configuration", this.routes, ROUTE_TYPE_URL],
+        ] as const) {
           for (const [name, r] of map) {
             const uses = type === LISTENER_TYPE_URL ? listenerClusters(r.json) : routeClusters(r.json);
             if (uses.includes(c)) this.violations.push(`cluster "${c}" removed while ${kind} "${name}" uses it`);

@@ -17,7 +17,8 @@ export const TYPE_URLS = {
   endpoint: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
   route: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
   tcpProxy: "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
-  httpConnectionManager: "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+  httpConnectionManager:
+    "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
 } as const;
 
 // The files whose imports bring in every type above, the extensions Envoy links in that oooi
@@ -90,15 +91,19 @@ function fieldJson(field: protobuf.Field, value: unknown): unknown {
   const resolved = field.resolvedType;
   if (!(resolved instanceof protobuf.Type)) return value;
   if (field instanceof protobuf.MapField) {
-    return Object.fromEntries(Object.entries(value as Record<string, Record<string, unknown>>)
-      .map(([k, v]) => [k, valueJson(resolved, v)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, Record<string, unknown>>).map(([k, v]) => [k, valueJson(resolved, v)]),
+    );
   }
   if (field.repeated) return (value as Record<string, unknown>[]).map((v) => valueJson(resolved, v));
   return valueJson(resolved, value as Record<string, unknown>);
 }
 
-const WRAPPERS = new Set(["Double", "Float", "Int64", "UInt64", "Int32", "UInt32", "Bool", "String", "Bytes"]
-  .map((w) => `.google.protobuf.${w}Value`));
+const WRAPPERS = new Set(
+  ["Double", "Float", "Int64", "UInt64", "Int32", "UInt32", "Bool", "String", "Bytes"].map(
+    (w) => `.google.protobuf.${w}Value`,
+  ),
+);
 
 function valueJson(type: protobuf.Type, object: Record<string, unknown>): unknown {
   const name = type.fullName;
@@ -107,9 +112,14 @@ function valueJson(type: protobuf.Type, object: Record<string, unknown>): unknow
     const inner = decodeToJson(url, Buffer.from(asText(object["value"]), "base64"));
     return { "@type": url, ...inner };
   }
-  if (name === ".google.protobuf.Duration") return durationText(asText(object["seconds"]) || "0", Number(object["nanos"] ?? 0));
+  if (name === ".google.protobuf.Duration")
+    return durationText(asText(object["seconds"]) || "0", Number(object["nanos"] ?? 0));
   if (WRAPPERS.has(name)) return object["value"] ?? type.fields["value"]?.defaultValue;
-  if (name === ".google.protobuf.Struct" || name === ".google.protobuf.Value" || name === ".google.protobuf.ListValue") {
+  if (
+    name === ".google.protobuf.Struct" ||
+    name === ".google.protobuf.Value" ||
+    name === ".google.protobuf.ListValue"
+  ) {
     return structJson(name, object);
   }
   return messageJson(type, object);
@@ -137,8 +147,10 @@ function structJson(name: string, object: Record<string, unknown>): unknown {
   if (name === ".google.protobuf.ListValue") {
     return ((object["values"] ?? []) as Record<string, unknown>[]).map((v) => structJson(".google.protobuf.Value", v));
   }
-  if ("struct_value" in object) return structJson(".google.protobuf.Struct", object["struct_value"] as Record<string, unknown>);
-  if ("list_value" in object) return structJson(".google.protobuf.ListValue", object["list_value"] as Record<string, unknown>);
+  if ("struct_value" in object)
+    return structJson(".google.protobuf.Struct", object["struct_value"] as Record<string, unknown>);
+  if ("list_value" in object)
+    return structJson(".google.protobuf.ListValue", object["list_value"] as Record<string, unknown>);
   if ("null_value" in object) return null;
   return object["number_value"] ?? object["string_value"] ?? object["bool_value"];
 }

@@ -2,8 +2,14 @@
 // stale nonces, error_detail, initial_resource_versions. Responses queue up until read.
 import { Client, credentials, Metadata, type ClientDuplexStream } from "@grpc/grpc-js";
 import {
-  decodeDeltaResponse, decodeSotwResponse, encodeDeltaRequest, encodeSotwRequest,
-  type DeltaRequestInit, type DeltaResponse, type SotwRequestInit, type SotwResponse,
+  decodeDeltaResponse,
+  decodeSotwResponse,
+  encodeDeltaRequest,
+  encodeSotwRequest,
+  type DeltaRequestInit,
+  type DeltaResponse,
+  type SotwRequestInit,
+  type SotwResponse,
 } from "./wire.js";
 
 /** gRPC method paths of the discovery services. */
@@ -32,11 +38,24 @@ export class RawStream<Req, Res> {
   #ended: StreamEnd | undefined;
   readonly #call: ClientDuplexStream<Req, Res>;
 
-  constructor(readonly client: Client, method: string, serialize: (r: Req) => Buffer, deserialize: (b: Buffer) => Res) {
+  constructor(
+    readonly client: Client,
+    method: string,
+    serialize: (r: Req) => Buffer,
+    deserialize: (b: Buffer) => Res,
+  ) {
     this.#call = client.makeBidiStreamRequest(method, serialize, deserialize, new Metadata());
-    this.#call.on("data", (res: Res) => { this.received.push(res); this.#notify(); });
-    this.#call.on("status", (s: StreamEnd) => { this.#ended = { code: s.code, details: s.details }; this.#notify(); });
-    this.#call.on("error", () => { /* reported through "status" */ });
+    this.#call.on("data", (res: Res) => {
+      this.received.push(res);
+      this.#notify();
+    });
+    this.#call.on("status", (s: StreamEnd) => {
+      this.#ended = { code: s.code, details: s.details };
+      this.#notify();
+    });
+    this.#call.on("error", () => {
+      /* reported through "status" */
+    });
   }
 
   /** Writes one request. */
@@ -78,12 +97,16 @@ export class RawStream<Req, Res> {
   async #until(ready: () => boolean, timeoutMs: number, what: string): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!ready()) {
-      if (this.#ended && !ready()) throw new Error(`stream ended (${this.#ended.code} ${this.#ended.details}) while waiting for ${what}`);
+      if (this.#ended && !ready())
+        throw new Error(`stream ended (${this.#ended.code} ${this.#ended.details}) while waiting for ${what}`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`timed out waiting for ${what}`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
-        this.#waiters.push(() => { clearTimeout(t); resolve(); });
+        this.#waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
       });
     }
   }

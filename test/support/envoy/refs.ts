@@ -39,11 +39,13 @@ export function tcpProxyClusters(config: unknown): string[] {
 
 /** Cluster names the routes of a route configuration (or inline route_config) use. */
 export function routeClusters(routeConfig: unknown): string[] {
-  return list(routeConfig, "virtual_hosts").flatMap((vh) => list(vh, "routes")).flatMap((r) => {
-    const single = text(r, "route", "cluster");
-    if (single !== undefined) return [single];
-    return list(r, "route", "weighted_clusters", "clusters").map((w) => text(w, "name") ?? "");
-  });
+  return list(routeConfig, "virtual_hosts")
+    .flatMap((vh) => list(vh, "routes"))
+    .flatMap((r) => {
+      const single = text(r, "route", "cluster");
+      if (single !== undefined) return [single];
+      return list(r, "route", "weighted_clusters", "clusters").map((w) => text(w, "name") ?? "");
+    });
 }
 
 /** Cluster names a listener uses directly (TCP proxies, inline route configurations). */

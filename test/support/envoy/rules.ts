@@ -21,7 +21,9 @@ export function envoyRejects(typeUrl: string, resource: Record<string, unknown>)
   if (typeUrl === TYPE_URLS.listener) return listenerError(resource);
   if (typeUrl === TYPE_URLS.cluster) return clusterError(resource);
   if (typeUrl === TYPE_URLS.endpoint) {
-    return (text(resource, "cluster_name") ?? "") === "" ? "ClusterLoadAssignment: cluster_name must not be empty" : undefined;
+    return (text(resource, "cluster_name") ?? "") === ""
+      ? "ClusterLoadAssignment: cluster_name must not be empty"
+      : undefined;
   }
   if (typeUrl === TYPE_URLS.route) return routesError(text(resource, "name") ?? "", resource);
   return undefined;
@@ -31,7 +33,10 @@ function listenerError(listener: Record<string, unknown>): string | undefined {
   const name = text(listener, "name") ?? "";
   for (const config of networkFilterConfigs(listener)) {
     const type = at(config, "@type");
-    if ((type === TYPE_URLS.tcpProxy || type === TYPE_URLS.httpConnectionManager) && (text(config, "stat_prefix") ?? "") === "") {
+    if (
+      (type === TYPE_URLS.tcpProxy || type === TYPE_URLS.httpConnectionManager) &&
+      (text(config, "stat_prefix") ?? "") === ""
+    ) {
       return `listener "${name}": ${type.slice(type.lastIndexOf(".") + 1)}: stat_prefix must not be empty`;
     }
     if (type === TYPE_URLS.httpConnectionManager && at(config, "route_config") !== undefined) {
@@ -80,7 +85,10 @@ function cidrKey(range: unknown): string {
   const len = num(range, "prefix_len") ?? 0;
   const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
   if (!m || len > 32) return `${address}/${len}`;
-  const value = m.slice(1).map(Number).reduce((a, o) => a * 256 + o, 0);
+  const value = m
+    .slice(1)
+    .map(Number)
+    .reduce((a, o) => a * 256 + o, 0);
   const size = 2 ** (32 - len);
   const network = Math.floor(value / size) * size;
   return `${[24, 16, 8, 0].map((s) => Math.floor(network / 2 ** s) % 256).join(".")}/${len}`;

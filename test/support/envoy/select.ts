@@ -48,7 +48,9 @@ export function selectChain(listener: unknown, conn: ConnectionInfo): SelectedCh
 }
 
 function describe(chain: unknown): SelectedChain {
-  const proxy = list(chain, "filters").map((f) => at(f, "typed_config")).find((c) => at(c, "@type") === TYPE_URLS.tcpProxy);
+  const proxy = list(chain, "filters")
+    .map((f) => at(f, "typed_config"))
+    .find((c) => at(c, "@type") === TYPE_URLS.tcpProxy);
   return { name: text(chain, "name") ?? "", cluster: text(proxy, "cluster") };
 }
 
@@ -118,10 +120,15 @@ const sourceType: Score = (match, conn) => {
 };
 
 const STEPS: readonly Score[] = [
-  (m, c) => exactOrUnset(num(m, "destination_port") === undefined ? [] : [num(m, "destination_port")], c.destinationPort),
+  (m, c) =>
+    exactOrUnset(num(m, "destination_port") === undefined ? [] : [num(m, "destination_port")], c.destinationPort),
   (m, c) => longestPrefix(list(m, "prefix_ranges"), c.destinationIp),
   serverName,
-  (m, c) => exactOrUnset(text(m, "transport_protocol") === undefined ? [] : [text(m, "transport_protocol")], c.transportProtocol),
+  (m, c) =>
+    exactOrUnset(
+      text(m, "transport_protocol") === undefined ? [] : [text(m, "transport_protocol")],
+      c.transportProtocol,
+    ),
   applicationProtocols,
   (m, c) => longestPrefix(list(m, "direct_source_prefix_ranges"), c.sourceIp),
   sourceType,

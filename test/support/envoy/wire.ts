@@ -79,7 +79,10 @@ export function encodeDeltaRequest(req: DeltaRequestInit): Buffer {
   return encodeMessage("envoy.service.discovery.v3.DeltaDiscoveryRequest", req);
 }
 
-interface RawAny { type_url?: string; value?: Uint8Array }
+interface RawAny {
+  type_url?: string;
+  value?: Uint8Array;
+}
 
 function unpack(any: RawAny | undefined, name: string | undefined, version: string): DecodedResource {
   const typeUrl = any?.type_url ?? "";
@@ -92,12 +95,20 @@ function unpack(any: RawAny | undefined, name: string | undefined, version: stri
 export function decodeSotwResponse(bytes: Buffer): SotwResponse {
   const t = typeOf("envoy.service.discovery.v3.DiscoveryResponse");
   const m = t.decode(bytes) as unknown as {
-    version_info: string; type_url: string; nonce: string; resources: RawAny[]; control_plane?: { identifier?: string };
+    version_info: string;
+    type_url: string;
+    nonce: string;
+    resources: RawAny[];
+    control_plane?: { identifier?: string };
   };
   return {
-    kind: "sotw", versionInfo: m.version_info, typeUrl: m.type_url, nonce: m.nonce,
+    kind: "sotw",
+    versionInfo: m.version_info,
+    typeUrl: m.type_url,
+    nonce: m.nonce,
     controlPlane: m.control_plane?.identifier ?? "",
-    resources: m.resources.map((a) => unpack(a, undefined, "")), bytes: bytes.length,
+    resources: m.resources.map((a) => unpack(a, undefined, "")),
+    bytes: bytes.length,
   };
 }
 
@@ -105,12 +116,19 @@ export function decodeSotwResponse(bytes: Buffer): SotwResponse {
 export function decodeDeltaResponse(bytes: Buffer): DeltaResponse {
   const t = typeOf("envoy.service.discovery.v3.DeltaDiscoveryResponse");
   const m = t.decode(bytes) as unknown as {
-    system_version_info: string; type_url: string; nonce: string; removed_resources: string[];
+    system_version_info: string;
+    type_url: string;
+    nonce: string;
+    removed_resources: string[];
     resources: { name: string; version: string; resource?: RawAny }[];
   };
   return {
-    kind: "delta", systemVersionInfo: m.system_version_info, typeUrl: m.type_url, nonce: m.nonce,
+    kind: "delta",
+    systemVersionInfo: m.system_version_info,
+    typeUrl: m.type_url,
+    nonce: m.nonce,
     resources: m.resources.map((r) => unpack(r.resource, r.name, r.version)),
-    removed: m.removed_resources, bytes: bytes.length,
+    removed: m.removed_resources,
+    bytes: bytes.length,
   };
 }

@@ -11,7 +11,12 @@ export const AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v
 
 /** True when the Accept header asks for aggregated discovery v2. */
 export function wantsAggregated(accept: string | undefined): boolean {
-  return accept !== undefined && accept.split(",").some((a) => a.includes("as=APIGroupDiscoveryList") && a.includes("v=v2") && !a.includes("v=v2beta1"));
+  return (
+    accept !== undefined &&
+    accept
+      .split(",")
+      .some((a) => a.includes("as=APIGroupDiscoveryList") && a.includes("v=v2") && !a.includes("v=v2beta1"))
+  );
 }
 
 function groups(kinds: readonly ResourceKind[]): Map<string, Map<string, ResourceKind[]>> {
@@ -39,7 +44,11 @@ function sortedVersions(vs: Iterable<string>): string[] {
 
 /** GET /api: APIVersions. */
 export function apiVersions(host: string): JsonObject {
-  return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: host }] };
+  return {
+    kind: "APIVersions",
+    versions: ["v1"],
+    serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: host }],
+  };
 }
 
 function apiGroup(name: string, versions: Map<string, ResourceKind[]>): JsonObject {
@@ -60,22 +69,41 @@ export function apiGroupDoc(kinds: readonly ResourceKind[], group: string): Json
 }
 
 /** GET /api/v1 or /apis/<group>/<version>: APIResourceList, or undefined when not served. */
-export function apiResourceList(kinds: readonly ResourceKind[], group: string, version: string): JsonObject | undefined {
+export function apiResourceList(
+  kinds: readonly ResourceKind[],
+  group: string,
+  version: string,
+): JsonObject | undefined {
   const ks = groups(kinds).get(group)?.get(version);
   if (ks === undefined) return undefined;
   const resources: JsonObject[] = [];
   for (const k of ks) {
     const r: JsonObject = {
-      name: k.plural, singularName: k.singular ?? k.kind.toLowerCase(), namespaced: k.namespaced, kind: k.kind, verbs: RESOURCE_VERBS,
+      name: k.plural,
+      singularName: k.singular ?? k.kind.toLowerCase(),
+      namespaced: k.namespaced,
+      kind: k.kind,
+      verbs: RESOURCE_VERBS,
     };
     if (k.shortNames !== undefined && k.shortNames.length > 0) r["shortNames"] = [...k.shortNames];
     if (k.categories !== undefined && k.categories.length > 0) r["categories"] = [...k.categories];
     resources.push(r);
     if (k.statusSubresource === true) {
-      resources.push({ name: `${k.plural}/status`, singularName: "", namespaced: k.namespaced, kind: k.kind, verbs: STATUS_VERBS });
+      resources.push({
+        name: `${k.plural}/status`,
+        singularName: "",
+        namespaced: k.namespaced,
+        kind: k.kind,
+        verbs: STATUS_VERBS,
+      });
     }
   }
-  return { kind: "APIResourceList", apiVersion: "v1", groupVersion: group === "" ? version : `${group}/${version}`, resources };
+  return {
+    kind: "APIResourceList",
+    apiVersion: "v1",
+    groupVersion: group === "" ? version : `${group}/${version}`,
+    resources,
+  };
 }
 
 function discoveryResource(k: ResourceKind): JsonObject {
@@ -89,7 +117,13 @@ function discoveryResource(k: ResourceKind): JsonObject {
   if (k.shortNames !== undefined && k.shortNames.length > 0) r["shortNames"] = [...k.shortNames];
   if (k.categories !== undefined && k.categories.length > 0) r["categories"] = [...k.categories];
   if (k.statusSubresource === true) {
-    r["subresources"] = [{ subresource: "status", responseKind: { group: k.group, version: k.version, kind: k.kind }, verbs: STATUS_VERBS }];
+    r["subresources"] = [
+      {
+        subresource: "status",
+        responseKind: { group: k.group, version: k.version, kind: k.kind },
+        verbs: STATUS_VERBS,
+      },
+    ];
   }
   return r;
 }
@@ -102,19 +136,31 @@ export function aggregatedDiscovery(kinds: readonly ResourceKind[], core: boolea
     .map(([g, vs]) => ({
       metadata: g === "" ? {} : { name: g },
       versions: sortedVersions(vs.keys()).map((v) => ({
-        version: v, resources: (vs.get(v) ?? []).map(discoveryResource), freshness: "Current",
+        version: v,
+        resources: (vs.get(v) ?? []).map(discoveryResource),
+        freshness: "Current",
       })),
     }));
   return { kind: "APIGroupDiscoveryList", apiVersion: "apidiscovery.k8s.io/v2", metadata: {}, items };
 }
 
 /** Server version reported by /version. */
-export interface ServerVersion { major: string; minor: string }
+export interface ServerVersion {
+  major: string;
+  minor: string;
+}
 
 /** GET /version: version.Info. */
 export function versionInfo(v: ServerVersion): JsonObject {
   return {
-    major: v.major, minor: v.minor, gitVersion: `v${v.major}.${v.minor}.0-oooi-fake`, gitCommit: "0000000000000000000000000000000000000000",
-    gitTreeState: "clean", buildDate: "2025-01-01T00:00:00Z", goVersion: "go1.23.0", compiler: "gc", platform: "linux/amd64",
+    major: v.major,
+    minor: v.minor,
+    gitVersion: `v${v.major}.${v.minor}.0-oooi-fake`,
+    gitCommit: "0000000000000000000000000000000000000000",
+    gitTreeState: "clean",
+    buildDate: "2025-01-01T00:00:00Z",
+    goVersion: "go1.23.0",
+    compiler: "gc",
+    platform: "linux/amd64",
   };
 }

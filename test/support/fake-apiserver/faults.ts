@@ -2,7 +2,8 @@
 import type { ApiError } from "./errors.js";
 
 /** Kubernetes authorization verbs, plus "discovery" for non-resource paths (/api, /apis, /version, /openapi). */
-export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "discovery";
+export type Verb =
+  "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "discovery";
 
 /** Verbs that change state. */
 export const WRITE_VERBS: ReadonlySet<Verb> = new Set(["create", "update", "patch", "delete", "deletecollection"]);
@@ -86,7 +87,11 @@ export class RequestLog {
 }
 
 /** A pending injected failure. */
-interface Injection { remaining: number; match: RequestMatch | undefined; error: () => ApiError }
+interface Injection {
+  remaining: number;
+  match: RequestMatch | undefined;
+  error: () => ApiError;
+}
 
 /** Queue of injected failures; the server asks it before serving each request. */
 export class FaultQueue {

@@ -81,7 +81,8 @@ function fieldsOf(obj: JsonObject, kind: ResourceKind, scope: Scope): Map<string
         for (const e of v) {
           const epe = [...pe, `k:${JSON.stringify(keyOf(e, lt.keys))}`];
           out.set(JSON.stringify(epe), MARKER);
-          for (const [k, x] of Object.entries(e)) if (x !== undefined) walk(x, [...epe, `f:${k}`], child(`${schemaPath}[]`, k));
+          for (const [k, x] of Object.entries(e))
+            if (x !== undefined) walk(x, [...epe, `f:${k}`], child(`${schemaPath}[]`, k));
         }
         return;
       }
@@ -131,12 +132,16 @@ function removeOne(obj: JsonObject, pe: readonly string[]): void {
 /** Human form of a path as kube-apiserver prints it in conflicts: `.spec.containers[name="app"].image`. */
 export function pathString(pathKey: string): string {
   const pe = JSON.parse(pathKey) as string[];
-  return pe.map((p) => {
-    if (p.startsWith("f:")) return `.${p.slice(2)}`;
-    if (p.startsWith("v:")) return `[=${p.slice(2)}]`;
-    const k = JSON.parse(p.slice(2)) as JsonObject;
-    return `[${Object.entries(k).map(([kk, v]) => `${kk}=${JSON.stringify(v)}`).join(",")}]`;
-  }).join("");
+  return pe
+    .map((p) => {
+      if (p.startsWith("f:")) return `.${p.slice(2)}`;
+      if (p.startsWith("v:")) return `[=${p.slice(2)}]`;
+      const k = JSON.parse(p.slice(2)) as JsonObject;
+      return `[${Object.entries(k)
+        .map(([kk, v]) => `${kk}=${JSON.stringify(v)}`)
+        .join(",")}]`;
+    })
+    .join("");
 }
 
 // Applies a configuration over a live value: maps merge per key, map/set lists merge per element, the rest replaces.
@@ -171,7 +176,14 @@ function applyMerge(live: Json | undefined, cfg: Json, kind: ResourceKind, schem
   return clone(cfg);
 }
 
-function entryFor(managers: Manager[], name: string, op: "Apply" | "Update", sub: string, apiVersion: string, now: string): Manager {
+function entryFor(
+  managers: Manager[],
+  name: string,
+  op: "Apply" | "Update",
+  sub: string,
+  apiVersion: string,
+  now: string,
+): Manager {
   let m = managers.find((x) => x.manager === name && x.operation === op && x.subresource === sub);
   if (m === undefined) {
     m = { manager: name, operation: op, subresource: sub, apiVersion, time: now, fields: new Set() };
@@ -197,7 +209,12 @@ export interface WriteContext {
  * Ownership after a non-apply write (create, update, patch): the writer takes every field it
  * added or changed (updates never conflict), and removed fields leave every manager.
  */
-export function recordUpdate(managers: readonly Manager[], before: JsonObject, after: JsonObject, ctx: WriteContext): Manager[] {
+export function recordUpdate(
+  managers: readonly Manager[],
+  before: JsonObject,
+  after: JsonObject,
+  ctx: WriteContext,
+): Manager[] {
   const out = managers.map((m) => ({ ...m, fields: new Set(m.fields) }));
   const b = fieldsOf(before, ctx.kind, ctx.scope);
   const a = fieldsOf(after, ctx.kind, ctx.scope);
@@ -229,7 +246,11 @@ export function recordUpdate(managers: readonly Manager[], before: JsonObject, a
  * the configuration sets to a different value and `force` is false; with `force` it takes them.
  */
 export function serverSideApply(
-  live: KubeObject, managers: readonly Manager[], cfg: JsonObject, force: boolean, ctx: WriteContext,
+  live: KubeObject,
+  managers: readonly Manager[],
+  cfg: JsonObject,
+  force: boolean,
+  ctx: WriteContext,
 ): { object: KubeObject; managers: Manager[] } {
   const out = managers.map((m) => ({ ...m, fields: new Set(m.fields) }));
   const sub = ctx.scope === "status" ? "status" : "";
@@ -273,7 +294,10 @@ function conflictError(conflicts: { path: string; owner: Manager }[], ctx: Write
   }
   const n = conflicts.length;
   const parts = [...byOwner].map(([who, paths]) =>
-    paths.length === 1 ? `conflict with ${who}: ${paths[0] ?? ""}` : `conflicts with ${who}:\n${paths.map((p) => `- ${p}`).join("\n")}`);
+    paths.length === 1
+      ? `conflict with ${who}: ${paths[0] ?? ""}`
+      : `conflicts with ${who}:\n${paths.map((p) => `- ${p}`).join("\n")}`,
+  );
   const name = ctx.kind.kind;
   return new ApiError(409, "Conflict", `Apply failed with ${n} conflict${n === 1 ? "" : "s"}: ${parts.join("\n")}`, {
     kind: name,
@@ -289,15 +313,22 @@ function conflictError(conflicts: { path: string; owner: Manager }[], ctx: Write
 export function renderManagedFields(managers: readonly Manager[]): ManagedFieldsEntry[] {
   return managers.map((m) => {
     const e: ManagedFieldsEntry = {
-      manager: m.manager, operation: m.operation, apiVersion: m.apiVersion, time: m.time,
-      fieldsType: "FieldsV1", fieldsV1: toFieldsV1(m.fields),
+      manager: m.manager,
+      operation: m.operation,
+      apiVersion: m.apiVersion,
+      time: m.time,
+      fieldsType: "FieldsV1",
+      fieldsV1: toFieldsV1(m.fields),
     };
     if (m.subresource !== "") e.subresource = m.subresource;
     return e;
   });
 }
 
-interface Trie { member: boolean; children: Map<string, Trie> }
+interface Trie {
+  member: boolean;
+  children: Map<string, Trie>;
+}
 
 function toFieldsV1(paths: ReadonlySet<string>): JsonObject {
   const root: Trie = { member: false, children: new Map() };

@@ -22,11 +22,24 @@ function podSpecLists(prefix: string): Record<string, ListType> {
 const conditionsByType: Record<string, ListType> = { "status.conditions": { type: "map", keys: ["type"] } };
 
 function core(kind: string, plural: string, extra: Partial<ResourceKind> = {}): ResourceKind {
-  return { group: "", version: "v1", kind, plural, singular: kind.toLowerCase(), namespaced: true, builtin: true, ...extra };
+  return {
+    group: "",
+    version: "v1",
+    kind,
+    plural,
+    singular: kind.toLowerCase(),
+    namespaced: true,
+    builtin: true,
+    ...extra,
+  };
 }
 
 /** Namespace (cluster-scoped, `ns`). */
-export const NAMESPACE: ResourceKind = core("Namespace", "namespaces", { namespaced: false, shortNames: ["ns"], statusSubresource: true });
+export const NAMESPACE: ResourceKind = core("Namespace", "namespaces", {
+  namespaced: false,
+  shortNames: ["ns"],
+  statusSubresource: true,
+});
 
 /** The built-in kinds oooi reads or writes, with their kube-apiserver discovery facts. */
 export const BUILTIN_KINDS: readonly ResourceKind[] = [
@@ -35,72 +48,156 @@ export const BUILTIN_KINDS: readonly ResourceKind[] = [
   core("Secret", "secrets"),
   core("ServiceAccount", "serviceaccounts", { shortNames: ["sa"] }),
   core("Service", "services", {
-    shortNames: ["svc"], categories: ["all"], statusSubresource: true,
+    shortNames: ["svc"],
+    categories: ["all"],
+    statusSubresource: true,
     listTypes: { "spec.ports": { type: "map", keys: ["port", "protocol"] } },
   }),
   core("Pod", "pods", {
-    shortNames: ["po"], categories: ["all"], statusSubresource: true,
+    shortNames: ["po"],
+    categories: ["all"],
+    statusSubresource: true,
     listTypes: { ...podSpecLists("spec"), ...conditionsByType },
   }),
   core("PersistentVolumeClaim", "persistentvolumeclaims", { shortNames: ["pvc"], statusSubresource: true }),
   {
-    group: "apps", version: "v1", kind: "Deployment", plural: "deployments", singular: "deployment", namespaced: true,
-    shortNames: ["deploy"], categories: ["all"], statusSubresource: true, builtin: true, generation: true,
+    group: "apps",
+    version: "v1",
+    kind: "Deployment",
+    plural: "deployments",
+    singular: "deployment",
+    namespaced: true,
+    shortNames: ["deploy"],
+    categories: ["all"],
+    statusSubresource: true,
+    builtin: true,
+    generation: true,
     listTypes: { ...podSpecLists("spec.template.spec"), ...conditionsByType },
   },
   {
-    group: "networking.k8s.io", version: "v1", kind: "NetworkPolicy", plural: "networkpolicies", singular: "networkpolicy",
-    namespaced: true, shortNames: ["netpol"], builtin: true, generation: true,
+    group: "networking.k8s.io",
+    version: "v1",
+    kind: "NetworkPolicy",
+    plural: "networkpolicies",
+    singular: "networkpolicy",
+    namespaced: true,
+    shortNames: ["netpol"],
+    builtin: true,
+    generation: true,
   },
   {
-    group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", singular: "lease", namespaced: true, builtin: true,
+    group: "coordination.k8s.io",
+    version: "v1",
+    kind: "Lease",
+    plural: "leases",
+    singular: "lease",
+    namespaced: true,
+    builtin: true,
   },
   {
-    group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions",
-    singular: "customresourcedefinition", namespaced: false, shortNames: ["crd", "crds"], categories: ["api-extensions"],
-    statusSubresource: true, builtin: true, generation: true,
+    group: "apiextensions.k8s.io",
+    version: "v1",
+    kind: "CustomResourceDefinition",
+    plural: "customresourcedefinitions",
+    singular: "customresourcedefinition",
+    namespaced: false,
+    shortNames: ["crd", "crds"],
+    categories: ["api-extensions"],
+    statusSubresource: true,
+    builtin: true,
+    generation: true,
   },
   ...(["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"] as const).map((kind): ResourceKind => ({
-    group: "rbac.authorization.k8s.io", version: "v1", kind, plural: `${kind.toLowerCase()}s`, singular: kind.toLowerCase(),
-    namespaced: !kind.startsWith("Cluster"), builtin: true,
+    group: "rbac.authorization.k8s.io",
+    version: "v1",
+    kind,
+    plural: `${kind.toLowerCase()}s`,
+    singular: kind.toLowerCase(),
+    namespaced: !kind.startsWith("Cluster"),
+    builtin: true,
   })),
 ];
 
 /** HyperShift HostedCluster (hypershift.openshift.io/v1beta1). */
 export const HOSTED_CLUSTER: ResourceKind = {
-  group: "hypershift.openshift.io", version: "v1beta1", kind: "HostedCluster", plural: "hostedclusters",
-  singular: "hostedcluster", namespaced: true, shortNames: ["hc", "hcs"], statusSubresource: true, listTypes: conditionsByType,
+  group: "hypershift.openshift.io",
+  version: "v1beta1",
+  kind: "HostedCluster",
+  plural: "hostedclusters",
+  singular: "hostedcluster",
+  namespaced: true,
+  shortNames: ["hc", "hcs"],
+  statusSubresource: true,
+  listTypes: conditionsByType,
 };
 /** HyperShift NodePool (hypershift.openshift.io/v1beta1). */
 export const NODE_POOL: ResourceKind = {
-  group: "hypershift.openshift.io", version: "v1beta1", kind: "NodePool", plural: "nodepools",
-  singular: "nodepool", namespaced: true, shortNames: ["np", "nps"], statusSubresource: true, listTypes: conditionsByType,
+  group: "hypershift.openshift.io",
+  version: "v1beta1",
+  kind: "NodePool",
+  plural: "nodepools",
+  singular: "nodepool",
+  namespaced: true,
+  shortNames: ["np", "nps"],
+  statusSubresource: true,
+  listTypes: conditionsByType,
 };
 /** Cluster API Machine (cluster.x-k8s.io/v1beta1). */
 export const MACHINE: ResourceKind = {
-  group: "cluster.x-k8s.io", version: "v1beta1", kind: "Machine", plural: "machines", singular: "machine",
-  namespaced: true, shortNames: ["ma"], categories: ["cluster-api"], statusSubresource: true,
+  group: "cluster.x-k8s.io",
+  version: "v1beta1",
+  kind: "Machine",
+  plural: "machines",
+  singular: "machine",
+  namespaced: true,
+  shortNames: ["ma"],
+  categories: ["cluster-api"],
+  statusSubresource: true,
 };
 /** KubeVirt VirtualMachineInstance (kubevirt.io/v1). */
 export const VIRTUAL_MACHINE_INSTANCE: ResourceKind = {
-  group: "kubevirt.io", version: "v1", kind: "VirtualMachineInstance", plural: "virtualmachineinstances",
-  singular: "virtualmachineinstance", namespaced: true, shortNames: ["vmi", "vmis"], categories: ["all"], statusSubresource: true,
+  group: "kubevirt.io",
+  version: "v1",
+  kind: "VirtualMachineInstance",
+  plural: "virtualmachineinstances",
+  singular: "virtualmachineinstance",
+  namespaced: true,
+  shortNames: ["vmi", "vmis"],
+  categories: ["all"],
+  statusSubresource: true,
 };
 /** Multus NetworkAttachmentDefinition (k8s.cni.cncf.io/v1). */
 export const NETWORK_ATTACHMENT_DEFINITION: ResourceKind = {
-  group: "k8s.cni.cncf.io", version: "v1", kind: "NetworkAttachmentDefinition", plural: "network-attachment-definitions",
-  singular: "network-attachment-definition", namespaced: true, shortNames: ["net-attach-def"],
+  group: "k8s.cni.cncf.io",
+  version: "v1",
+  kind: "NetworkAttachmentDefinition",
+  plural: "network-attachment-definitions",
+  singular: "network-attachment-definition",
+  namespaced: true,
+  shortNames: ["net-attach-def"],
 };
 
 /** The third-party kinds oooi watches or writes (HyperShift, CAPI, KubeVirt, Multus). */
 export const EXTERNAL_KINDS: readonly ResourceKind[] = [
-  HOSTED_CLUSTER, NODE_POOL, MACHINE, VIRTUAL_MACHINE_INSTANCE, NETWORK_ATTACHMENT_DEFINITION,
+  HOSTED_CLUSTER,
+  NODE_POOL,
+  MACHINE,
+  VIRTUAL_MACHINE_INSTANCE,
+  NETWORK_ATTACHMENT_DEFINITION,
 ];
 
 /** oooi's own kinds (hostedcluster.densityops.com/v1alpha1), from the API definitions. */
 export const OOOI_KINDS: readonly ResourceKind[] = KINDS.map((d) => ({
-  group: GROUP, version: VERSION, kind: d.kind, plural: d.plural, singular: d.singular, namespaced: true,
-  shortNames: d.shortNames, categories: ["oooi"], statusSubresource: true, listTypes: conditionsByType,
+  group: GROUP,
+  version: VERSION,
+  kind: d.kind,
+  plural: d.plural,
+  singular: d.singular,
+  namespaced: true,
+  shortNames: d.shortNames,
+  categories: ["oooi"],
+  statusSubresource: true,
+  listTypes: conditionsByType,
 }));
 
 /**
@@ -123,7 +220,10 @@ export function kindsFromCrd(crd: JsonObject): ResourceKind[] {
     collectListTypes(schema, "", listTypes);
     const subresources = v["subresources"];
     out.push({
-      group, version: v["name"], kind, plural,
+      group,
+      version: v["name"],
+      kind,
+      plural,
       singular: typeof names["singular"] === "string" ? names["singular"] : kind.toLowerCase(),
       namespaced: spec["scope"] !== "Cluster",
       shortNames: strings(names["shortNames"]),

@@ -37,7 +37,10 @@ function lengthDelimited(field: number, payload: Buffer): Buffer {
 
 /** GET /openapi/v2 as protobuf: openapi_v2.Document{swagger: "2.0", info: {title, version}}. */
 export function openApiV2Protobuf(): Buffer {
-  const info = Buffer.concat([lengthDelimited(1, Buffer.from("Kubernetes (oooi fake)")), lengthDelimited(2, Buffer.from("v1.31.0"))]);
+  const info = Buffer.concat([
+    lengthDelimited(1, Buffer.from("Kubernetes (oooi fake)")),
+    lengthDelimited(2, Buffer.from("v1.31.0")),
+  ]);
   return Buffer.concat([lengthDelimited(1, Buffer.from("2.0")), lengthDelimited(2, info)]);
 }
 
@@ -47,7 +50,11 @@ export function openApiV3Group(kinds: readonly ResourceKind[], path: string): Js
   if (ks.length === 0) return undefined;
   const paths: JsonObject = {};
   const schemas: JsonObject = {};
-  const queryParam = (name: string): JsonObject => ({ name, in: "query", schema: { type: "string", uniqueItems: true } });
+  const queryParam = (name: string): JsonObject => ({
+    name,
+    in: "query",
+    schema: { type: "string", uniqueItems: true },
+  });
   for (const k of ks) {
     const gvk = { group: k.group, version: k.version, kind: k.kind };
     const base = `/${path}${k.namespaced ? "/namespaces/{namespace}" : ""}/${k.plural}/{name}`;
@@ -59,7 +66,12 @@ export function openApiV3Group(kinds: readonly ResourceKind[], path: string): Js
         "x-kubernetes-group-version-kind": gvk,
         parameters: ["dryRun", "fieldManager", "fieldValidation", "force"].map(queryParam),
         requestBody: { content: { "application/apply-patch+yaml": { schema: { type: "object" } } }, required: true },
-        responses: { "200": { description: "OK", content: { "application/json": { schema: { $ref: `#/components/schemas/${schemaName}` } } } } },
+        responses: {
+          "200": {
+            description: "OK",
+            content: { "application/json": { schema: { $ref: `#/components/schemas/${schemaName}` } } },
+          },
+        },
       },
     };
     schemas[schemaName] = {
@@ -68,14 +80,23 @@ export function openApiV3Group(kinds: readonly ResourceKind[], path: string): Js
       properties: { apiVersion: { type: "string" }, kind: { type: "string" }, metadata: { type: "object" } },
     };
   }
-  return { openapi: "3.0.0", info: { title: "Kubernetes (oooi fake)", version: "v1.31.0" }, paths, components: { schemas } };
+  return {
+    openapi: "3.0.0",
+    info: { title: "Kubernetes (oooi fake)", version: "v1.31.0" },
+    paths,
+    components: { schemas },
+  };
 }
 
 /** GET /openapi/v3: the index of group-version documents with content hashes. */
 export function openApiV3Index(kinds: readonly ResourceKind[]): JsonObject {
   const paths: JsonObject = {};
   for (const p of [...new Set(kinds.map(gvPath))].sort()) {
-    const hash = createHash("sha512").update(JSON.stringify(openApiV3Group(kinds, p))).digest("hex").slice(0, 64).toUpperCase();
+    const hash = createHash("sha512")
+      .update(JSON.stringify(openApiV3Group(kinds, p)))
+      .digest("hex")
+      .slice(0, 64)
+      .toUpperCase();
     paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${hash}` };
   }
   return { paths };

@@ -92,20 +92,30 @@ export function jsonPatch(target: Json, ops: Json): Json {
     const path = parsePointer(op["path"]);
     const value = op["value"] ?? null;
     switch (op["op"]) {
-      case "add": doc = add(doc, path, clone(value)); break;
-      case "remove": doc = remove(doc, path); break;
-      case "replace": getAt(doc, path); doc = path.length === 0 ? clone(value) : add(remove(doc, path), path, clone(value)); break;
+      case "add":
+        doc = add(doc, path, clone(value));
+        break;
+      case "remove":
+        doc = remove(doc, path);
+        break;
+      case "replace":
+        getAt(doc, path);
+        doc = path.length === 0 ? clone(value) : add(remove(doc, path), path, clone(value));
+        break;
       case "move": {
         const from = parsePointer(op["from"]);
         const v = getAt(doc, from);
         doc = add(remove(doc, from), path, v);
         break;
       }
-      case "copy": doc = add(doc, path, clone(getAt(doc, parsePointer(op["from"])))); break;
+      case "copy":
+        doc = add(doc, path, clone(getAt(doc, parsePointer(op["from"]))));
+        break;
       case "test":
         if (!jsonEqual(getAt(doc, path), value)) throw failed(`test operation failed at /${path.join("/")}`);
         break;
-      default: throw badRequest(`unknown json patch operation ${JSON.stringify(op["op"] ?? null)}`);
+      default:
+        throw badRequest(`unknown json patch operation ${JSON.stringify(op["op"] ?? null)}`);
     }
   }
   return doc;

@@ -33,7 +33,12 @@ export function parseLabelSelector(s: string | null): Selector {
     let m = /^(\S+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(t);
     if (m) {
       const key = m[1] ?? "";
-      const values = new Set((m[3] ?? "").split(",").map((v) => v.trim()).filter((v) => v !== ""));
+      const values = new Set(
+        (m[3] ?? "")
+          .split(",")
+          .map((v) => v.trim())
+          .filter((v) => v !== ""),
+      );
       return m[2] === "in"
         ? (l) => l[key] !== undefined && values.has(l[key])
         : (l) => l[key] === undefined || !values.has(l[key]);
@@ -66,11 +71,12 @@ export function parseFieldSelector(s: string | null): Selector {
     if (!m) throw badRequest(`invalid selector: '${t}'; can't understand '${t}'`);
     const field = m[1] ?? "";
     const value = m[3] ?? "";
-    const get = field === "metadata.name"
-      ? (o: KubeObject) => meta(o).name ?? ""
-      : field === "metadata.namespace"
-        ? (o: KubeObject) => meta(o).namespace ?? ""
-        : undefined;
+    const get =
+      field === "metadata.name"
+        ? (o: KubeObject) => meta(o).name ?? ""
+        : field === "metadata.namespace"
+          ? (o: KubeObject) => meta(o).namespace ?? ""
+          : undefined;
     if (get === undefined) throw badRequest(`field label not supported: ${field}`);
     return m[2] === "!=" ? (o) => get(o) !== value : (o) => get(o) === value;
   });

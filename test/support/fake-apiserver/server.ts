@@ -4,7 +4,14 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { parse as parseYaml } from "yaml";
 import {
-  AGGREGATED_CONTENT_TYPE, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions, versionInfo, wantsAggregated,
+  AGGREGATED_CONTENT_TYPE,
+  aggregatedDiscovery,
+  apiGroupDoc,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  versionInfo,
+  wantsAggregated,
 } from "./discovery.js";
 import type { ServerVersion } from "./discovery.js";
 import { ApiError, badRequest, expired, internalError, rvConflict } from "./errors.js";
@@ -43,14 +50,19 @@ export interface FakeApiServerOptions {
   version?: ServerVersion;
 }
 
-interface ActiveWatch { record: RequestRecord; res: ServerResponse; end(abrupt: boolean): void }
+interface ActiveWatch {
+  record: RequestRecord;
+  res: ServerResponse;
+  end(abrupt: boolean): void;
+}
 
 type Route =
   | { type: "doc"; body: () => JsonObject | undefined; contentType?: string }
   | { type: "raw"; body: Buffer; contentType: string }
   | { type: "resource"; kind: ResourceKind; namespace?: string; name?: string; sub?: string; watchPath: boolean };
 
-const NOT_FOUND_PATH = (): ApiError => new ApiError(404, "NotFound", "the server could not find the requested resource");
+const NOT_FOUND_PATH = (): ApiError =>
+  new ApiError(404, "NotFound", "the server could not find the requested resource");
 
 /** A kube-apiserver stand-in on 127.0.0.1 (plain HTTP) for tests. */
 export class FakeApiServer {
@@ -90,7 +102,9 @@ export class FakeApiServer {
     const f = new FakeApiServer(opts);
     await f.listen();
     if ((opts.bookmarkIntervalMs ?? 0) > 0) {
-      f.bookmarkTimer = setInterval(() => { f.store.bookmark(); }, opts.bookmarkIntervalMs);
+      f.bookmarkTimer = setInterval(() => {
+        f.store.bookmark();
+      }, opts.bookmarkIntervalMs);
       f.bookmarkTimer.unref();
     }
     return f;
@@ -123,7 +137,9 @@ export class FakeApiServer {
 
   private closeListener(): Promise<void> {
     return new Promise((resolve) => {
-      this.server.close(() => { resolve(); });
+      this.server.close(() => {
+        resolve();
+      });
       for (const s of this.sockets) s.destroy();
     });
   }
@@ -164,14 +180,18 @@ export class FakeApiServer {
   failNext(count: number, opts: { match?: RequestMatch; code?: number; message?: string } = {}): void {
     const code = opts.code ?? 500;
     const message = opts.message ?? "injected failure";
-    this.faults.add(count, opts.match, () => (code === 500
-      ? internalError(message)
-      : new ApiError(code, code === 503 ? "ServiceUnavailable" : code === 429 ? "Timeout" : "InternalError", message)));
+    this.faults.add(count, opts.match, () =>
+      code === 500
+        ? internalError(message)
+        : new ApiError(code, code === 503 ? "ServiceUnavailable" : code === 429 ? "Timeout" : "InternalError", message),
+    );
   }
 
   /** Answers the next `count` matching write requests (default: any write) with 409 Conflict. */
   conflictNext(count: number, match: RequestMatch = { verb: ["create", "update", "patch", "delete"] }): void {
-    this.faults.add(count, match, () => rvConflict({ group: "", version: "v1", kind: "", plural: "object", namespaced: true }, "injected"));
+    this.faults.add(count, match, () =>
+      rvConflict({ group: "", version: "v1", kind: "", plural: "object", namespaced: true }, "injected"),
+    );
   }
 
   /** Makes the next `count` matching watch requests fail with 410: an ERROR event in a 200 stream (as kube-apiserver) or an HTTP 410. */
@@ -208,7 +228,9 @@ export class FakeApiServer {
     for (const w of [...this.watches]) w.end(true);
     await this.closeListener();
     if (forMs !== undefined) {
-      this.upTimer = setTimeout(() => { void this.goUp(); }, forMs);
+      this.upTimer = setTimeout(() => {
+        void this.goUp();
+      }, forMs);
     }
   }
 
@@ -266,11 +288,15 @@ export class FakeApiServer {
   }
 
   private route(url: URL, accept: string | undefined): Route {
-    const seg = url.pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
+    const seg = url.pathname
+      .split("/")
+      .filter((s) => s !== "")
+      .map(decodeURIComponent);
     const kinds = (): ResourceKind[] => this.store.kinds();
     const agg = this.opts.aggregatedDiscovery ?? true;
     const p = seg.join("/");
-    if (p === "version") return { type: "doc", body: () => versionInfo(this.opts.version ?? { major: "1", minor: "31" }) };
+    if (p === "version")
+      return { type: "doc", body: () => versionInfo(this.opts.version ?? { major: "1", minor: "31" }) };
     if (p === "healthz" || p === "readyz" || p === "livez") return { type: "doc", body: () => ({ status: "ok" }) };
     if (p === "openapi/v2") {
       return accept?.includes(OPENAPI_V2_PROTOBUF) === true
@@ -311,7 +337,11 @@ export class FakeApiServer {
       rest = rest.slice(1);
     }
     let namespace: string | undefined;
-    if (rest[0] === "namespaces" && rest.length >= 3 && this.store.kindFor(group, version, rest[2] ?? "")?.namespaced === true) {
+    if (
+      rest[0] === "namespaces" &&
+      rest.length >= 3 &&
+      this.store.kindFor(group, version, rest[2] ?? "")?.namespaced === true
+    ) {
       namespace = rest[1];
       rest = rest.slice(2);
     }
@@ -329,19 +359,27 @@ export class FakeApiServer {
   }
 
   private serveResource(
-    req: IncomingMessage, res: ServerResponse, r: Extract<Route, { type: "resource" }>, method: string,
-    q: URLSearchParams, body: Buffer, record: RequestRecord,
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: Extract<Route, { type: "resource" }>,
+    method: string,
+    q: URLSearchParams,
+    body: Buffer,
+    record: RequestRecord,
   ): void {
     const k = r.kind;
     const ns = r.namespace ?? "";
-    const scope = r.sub === "status" ? "status" as const : "main" as const;
+    const scope = r.sub === "status" ? ("status" as const) : ("main" as const);
     const manager = q.get("fieldManager") ?? userAgentManager(req.headers["user-agent"]);
     const dryRun = q.getAll("dryRun").includes("All");
     const single = r.name !== undefined;
     if (k.namespaced && single && r.namespace === undefined) throw NOT_FOUND_PATH();
     switch (record.verb) {
-      case "watch": this.serveWatch(req, res, r, q, record); return;
-      case "get": send(res, 200, this.store.get(k, ns, r.name ?? ""));
+      case "watch":
+        this.serveWatch(req, res, r, q, record);
+        return;
+      case "get":
+        send(res, 200, this.store.get(k, ns, r.name ?? ""));
         return;
       case "list": {
         const l = this.store.list(k, r.namespace, {
@@ -356,7 +394,12 @@ export class FakeApiServer {
         if (l.continueToken !== undefined) listMeta["continue"] = l.continueToken;
         if (l.remaining !== undefined) listMeta["remainingItemCount"] = l.remaining;
         if (wantsTable(req.headers.accept)) {
-          send(res, 200, toTable(l.items, listMeta, q.get("includeObject"), apiVersionOf(k), k.kind), "application/json;as=Table;v=v1;g=meta.k8s.io");
+          send(
+            res,
+            200,
+            toTable(l.items, listMeta, q.get("includeObject"), apiVersionOf(k), k.kind),
+            "application/json;as=Table;v=v1;g=meta.k8s.io",
+          );
           return;
         }
         send(res, 200, { kind: `${k.kind}List`, apiVersion: apiVersionOf(k), metadata: listMeta, items: l.items });
@@ -381,17 +424,31 @@ export class FakeApiServer {
           throw badRequest("PATCH, application/apply-patch+yaml requires fieldManager parameter");
         }
         if (type !== "apply" && q.has("force")) throw badRequest("force is only allowed for apply patches");
-        const existed = (() => { try { this.store.get(k, ns, r.name ?? ""); return true; } catch { return false; } })();
-        const out = this.store.patch(k, ns, r.name ?? "", type, parseBody(body, record.contentType), { manager, dryRun, scope, force });
+        const existed = (() => {
+          try {
+            this.store.get(k, ns, r.name ?? "");
+            return true;
+          } catch {
+            return false;
+          }
+        })();
+        const out = this.store.patch(k, ns, r.name ?? "", type, parseBody(body, record.contentType), {
+          manager,
+          dryRun,
+          scope,
+          force,
+        });
         send(res, type === "apply" && !existed ? 201 : 200, out);
         return;
       }
-      case "delete": send(res, 200, this.store.delete(k, ns, r.name ?? "", deleteOptions(body, q, dryRun)));
+      case "delete":
+        send(res, 200, this.store.delete(k, ns, r.name ?? "", deleteOptions(body, q, dryRun)));
         return;
       case "deletecollection": {
         const opts = deleteOptions(body, q, dryRun);
         const l = this.store.list(k, r.namespace, {
-          label: parseLabelSelector(q.get("labelSelector")), field: parseFieldSelector(q.get("fieldSelector")),
+          label: parseLabelSelector(q.get("labelSelector")),
+          field: parseFieldSelector(q.get("fieldSelector")),
         });
         for (const o of l.items) {
           const m = o["metadata"] as { name?: string; namespace?: string } | undefined;
@@ -400,11 +457,18 @@ export class FakeApiServer {
         send(res, 200, { kind: `${k.kind}List`, apiVersion: apiVersionOf(k), metadata: {}, items: [] });
         return;
       }
-      default: throw new ApiError(405, "MethodNotAllowed", `the server does not allow this method on the requested resource`);
+      default:
+        throw new ApiError(405, "MethodNotAllowed", `the server does not allow this method on the requested resource`);
     }
   }
 
-  private serveWatch(req: IncomingMessage, res: ServerResponse, r: Extract<Route, { type: "resource" }>, q: URLSearchParams, record: RequestRecord): void {
+  private serveWatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: Extract<Route, { type: "resource" }>,
+    q: URLSearchParams,
+    record: RequestRecord,
+  ): void {
     const expiry = this.faults.takeExpiry(record);
     if (expiry === "http") throw expired("too old resource version (injected)");
     const field = parseFieldSelector(q.get("fieldSelector"));
@@ -417,8 +481,12 @@ export class FakeApiServer {
       if (!res.writableEnded) res.write(`${JSON.stringify({ type, object: obj })}\n`);
     };
     const sink: WatchSink = {
-      kind: r.kind, label: parseLabelSelector(q.get("labelSelector")),
-      field: nameSel === undefined ? field : (o: KubeObject) => field(o) && (o["metadata"] as { name?: string } | undefined)?.name === nameSel,
+      kind: r.kind,
+      label: parseLabelSelector(q.get("labelSelector")),
+      field:
+        nameSel === undefined
+          ? field
+          : (o: KubeObject) => field(o) && (o["metadata"] as { name?: string } | undefined)?.name === nameSel,
       bookmarks: q.get("allowWatchBookmarks") === "true",
       send: write,
     };
@@ -426,7 +494,8 @@ export class FakeApiServer {
     let unsubscribe: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
     const active: ActiveWatch = {
-      record, res,
+      record,
+      res,
       end: (abrupt) => {
         cleanup();
         if (abrupt) req.socket.destroy();
@@ -458,12 +527,19 @@ export class FakeApiServer {
     res.on("close", cleanup);
     const timeout = Number(q.get("timeoutSeconds") ?? this.opts.defaultWatchTimeoutSeconds ?? 0);
     if (timeout > 0) {
-      timer = setTimeout(() => { active.end(false); }, timeout * 1000);
+      timer = setTimeout(() => {
+        active.end(false);
+      }, timeout * 1000);
     }
   }
 }
 
-function describe(record: RequestRecord, r: Extract<Route, { type: "resource" }>, method: string, q: URLSearchParams): void {
+function describe(
+  record: RequestRecord,
+  r: Extract<Route, { type: "resource" }>,
+  method: string,
+  q: URLSearchParams,
+): void {
   record.resource = r.sub === undefined ? r.kind.plural : `${r.kind.plural}/${r.sub}`;
   record.group = r.kind.group;
   if (r.namespace !== undefined) record.namespace = r.namespace;
@@ -471,12 +547,23 @@ function describe(record: RequestRecord, r: Extract<Route, { type: "resource" }>
   const single = r.name !== undefined;
   let verb: Verb;
   switch (method) {
-    case "GET": verb = r.watchPath || q.get("watch") === "true" || q.get("watch") === "1" ? "watch" : single ? "get" : "list"; break;
-    case "POST": verb = single ? "discovery" : "create"; break;
-    case "PUT": verb = "update"; break;
-    case "PATCH": verb = "patch"; break;
-    case "DELETE": verb = single ? "delete" : "deletecollection"; break;
-    default: verb = "discovery";
+    case "GET":
+      verb = r.watchPath || q.get("watch") === "true" || q.get("watch") === "1" ? "watch" : single ? "get" : "list";
+      break;
+    case "POST":
+      verb = single ? "discovery" : "create";
+      break;
+    case "PUT":
+      verb = "update";
+      break;
+    case "PATCH":
+      verb = "patch";
+      break;
+    case "DELETE":
+      verb = single ? "delete" : "deletecollection";
+      break;
+    default:
+      verb = "discovery";
   }
   if ((verb === "update" || verb === "patch") && !single) verb = "discovery";
   record.verb = verb;
@@ -492,7 +579,9 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => { resolve(Buffer.concat(chunks)); });
+    req.on("end", () => {
+      resolve(Buffer.concat(chunks));
+    });
     req.on("error", reject);
   });
 }
@@ -511,13 +600,21 @@ function parseBody(body: Buffer, contentType: string | undefined): Json {
 function patchType(contentType: string | undefined): PatchType {
   const ct = (contentType ?? "").split(";")[0]?.trim();
   switch (ct) {
-    case "application/merge-patch+json": return "merge";
-    case "application/strategic-merge-patch+json": return "strategic";
-    case "application/json-patch+json": return "json";
+    case "application/merge-patch+json":
+      return "merge";
+    case "application/strategic-merge-patch+json":
+      return "strategic";
+    case "application/json-patch+json":
+      return "json";
     case "application/apply-patch+yaml":
-    case "application/apply-patch+cbor": return "apply";
+    case "application/apply-patch+cbor":
+      return "apply";
     default:
-      throw new ApiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
+      throw new ApiError(
+        415,
+        "UnsupportedMediaType",
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+      );
   }
 }
 
@@ -525,7 +622,8 @@ function deleteOptions(body: Buffer, q: URLSearchParams, dryRun: boolean): Delet
   const parsed = parseBody(body, "application/json");
   const b = isObject(parsed) ? parsed : {};
   const opts: DeleteOptions = { dryRun: dryRun || (Array.isArray(b["dryRun"]) && b["dryRun"].includes("All")) };
-  const policy = q.get("propagationPolicy") ?? (typeof b["propagationPolicy"] === "string" ? b["propagationPolicy"] : undefined);
+  const policy =
+    q.get("propagationPolicy") ?? (typeof b["propagationPolicy"] === "string" ? b["propagationPolicy"] : undefined);
   if (policy === "Background" || policy === "Foreground" || policy === "Orphan") opts.propagationPolicy = policy;
   else if (policy !== undefined) throw badRequest(`invalid propagationPolicy: ${policy}`);
   if (b["orphanDependents"] === true) opts.propagationPolicy = "Orphan";
@@ -543,4 +641,3 @@ function userAgentManager(ua: string | undefined): string {
   const name = (ua ?? "").split("/")[0]?.trim() ?? "";
   return name === "" ? "unknown" : name.slice(0, 128);
 }
-

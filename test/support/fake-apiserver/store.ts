@@ -2,9 +2,7 @@
 // watches, finalizers, generation, field managers, and a garbage collector for ownerReferences and
 // terminating namespaces. HTTP lives in server.ts; this module never touches the network.
 import { randomBytes, randomUUID } from "node:crypto";
-import {
-  ApiError, alreadyExists, badRequest, expired, invalid, notFound, rvConflict,
-} from "./errors.js";
+import { ApiError, alreadyExists, badRequest, expired, invalid, notFound, rvConflict } from "./errors.js";
 import type { Manager, Scope } from "./fields.js";
 import { recordUpdate, renderManagedFields, serverSideApply } from "./fields.js";
 import { kindsFromCrd, NAMESPACE } from "./kinds.js";
@@ -18,9 +16,19 @@ import { apiVersionOf, clone, isObject, jsonEqual, kindKey, meta, tracksGenerati
 export type EventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
 /** One change in the history watches replay from. */
-interface HistoryEvent { rv: number; type: "ADDED" | "MODIFIED" | "DELETED"; key: string; obj: KubeObject; prev?: KubeObject }
+interface HistoryEvent {
+  rv: number;
+  type: "ADDED" | "MODIFIED" | "DELETED";
+  key: string;
+  obj: KubeObject;
+  prev?: KubeObject;
+}
 
-interface StoredObject { kind: ResourceKind; obj: KubeObject; managers: Manager[] }
+interface StoredObject {
+  kind: ResourceKind;
+  obj: KubeObject;
+  managers: Manager[];
+}
 
 /** A live watch: what it selects and where its events go. */
 export interface WatchSink {
@@ -63,7 +71,13 @@ export interface StoreOptions {
 }
 
 const GC_MANAGER = "kube-controller-manager";
-const SERVER_METADATA = ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"] as const;
+const SERVER_METADATA = [
+  "uid",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "generation",
+] as const;
 
 const nowString = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 const objKey = (ns: string, name: string): string => `${ns}/${name}`;
@@ -155,17 +169,31 @@ export class Store {
 
   /** LIST with selectors and limit/continue paging; items sorted by namespace/name. */
   list(
-    k: ResourceKind, ns: string | undefined,
-    opts: { label?: Selector; field?: Selector; limit?: number; continueToken?: string; resourceVersion?: string; exact?: boolean },
+    k: ResourceKind,
+    ns: string | undefined,
+    opts: {
+      label?: Selector;
+      field?: Selector;
+      limit?: number;
+      continueToken?: string;
+      resourceVersion?: string;
+      exact?: boolean;
+    },
   ): { items: KubeObject[]; resourceVersion: string; continueToken?: string; remaining?: number } {
-    if (opts.exact === true && opts.resourceVersion !== undefined && Number(opts.resourceVersion) < this.compactedThrough) {
+    if (
+      opts.exact === true &&
+      opts.resourceVersion !== undefined &&
+      Number(opts.resourceVersion) < this.compactedThrough
+    ) {
       throw expired(`too old resource version: ${opts.resourceVersion} (${this.compactedThrough + 1})`);
     }
     let after = "";
     if (opts.continueToken !== undefined && opts.continueToken !== "") {
       const tok = decodeContinue(opts.continueToken);
       if (tok.rv < this.compactedThrough) {
-        throw expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.");
+        throw expired(
+          "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+        );
       }
       after = tok.after;
     }
@@ -187,7 +215,8 @@ export class Store {
       return o;
     });
     const res: { items: KubeObject[]; resourceVersion: string; continueToken?: string; remaining?: number } = {
-      items, resourceVersion: String(this.rv),
+      items,
+      resourceVersion: String(this.rv),
     };
     const last = page[page.length - 1];
     if (all.length > limit && last !== undefined) {
@@ -203,9 +232,12 @@ export class Store {
     const n = this.find(NAMESPACE, "", ns);
     if (n === undefined) throw notFound(NAMESPACE, ns);
     if (meta(n.obj).deletionTimestamp !== undefined) {
-      throw new ApiError(403, "Forbidden",
+      throw new ApiError(
+        403,
+        "Forbidden",
         `${k.plural} "${nameOf(n.obj)}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
-        { name: ns, kind: k.plural, group: k.group });
+        { name: ns, kind: k.plural, group: k.group },
+      );
     }
   }
 
@@ -216,14 +248,22 @@ export class Store {
     return this.createInternal(k, ns, body, w, true);
   }
 
-  private createInternal(k: ResourceKind, ns: string, body: JsonObject, w: WriteOptions, dropStatus: boolean, managers?: Manager[]): KubeObject {
+  private createInternal(
+    k: ResourceKind,
+    ns: string,
+    body: JsonObject,
+    w: WriteOptions,
+    dropStatus: boolean,
+    managers?: Manager[],
+  ): KubeObject {
     const obj = clone(body) as KubeObject;
     const m = meta(obj);
     if ((m.name ?? "") === "" && (m.generateName ?? "") !== "") {
       m.name = `${m.generateName ?? ""}${randomBytes(4).toString("hex").slice(0, 5)}`;
     }
     const name = m.name ?? "";
-    if (name === "") throw invalid(k, "", [{ field: "metadata.name", message: "Required value: name or generateName is required" }]);
+    if (name === "")
+      throw invalid(k, "", [{ field: "metadata.name", message: "Required value: name or generateName is required" }]);
     if (k.namespaced) {
       if (m.namespace !== undefined && m.namespace !== "" && m.namespace !== ns) {
         throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
@@ -263,7 +303,11 @@ export class Store {
     if (m.name !== undefined && m.name !== name) {
       throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${name})`);
     }
-    if (m.resourceVersion !== undefined && m.resourceVersion !== "" && m.resourceVersion !== meta(s.obj).resourceVersion) {
+    if (
+      m.resourceVersion !== undefined &&
+      m.resourceVersion !== "" &&
+      m.resourceVersion !== meta(s.obj).resourceVersion
+    ) {
       throw rvConflict(k, name);
     }
     const scope = w.scope ?? "main";
@@ -280,24 +324,36 @@ export class Store {
       if (!isObject(body)) throw badRequest("apply configuration must be an object");
       const cm = meta(body);
       if (body["kind"] !== k.kind || body["apiVersion"] !== apiVersionOf(k)) {
-        throw badRequest(`the apply configuration's apiVersion/kind (${JSON.stringify(body["apiVersion"] ?? null)}/${JSON.stringify(body["kind"] ?? null)}) does not match ${apiVersionOf(k)}/${k.kind}`);
+        throw badRequest(
+          `the apply configuration's apiVersion/kind (${JSON.stringify(body["apiVersion"] ?? null)}/${JSON.stringify(body["kind"] ?? null)}) does not match ${apiVersionOf(k)}/${k.kind}`,
+        );
       }
       if (cm.name !== undefined && cm.name !== name) {
         throw badRequest(`the name of the object (${cm.name}) does not match the name on the URL (${name})`);
       }
       if (s === undefined) {
         if (scope === "status") throw notFound(k, name);
-        const skeleton: KubeObject = { apiVersion: apiVersionOf(k), kind: k.kind, metadata: k.namespaced ? { name, namespace: ns } : { name } };
+        const skeleton: KubeObject = {
+          apiVersion: apiVersionOf(k),
+          kind: k.kind,
+          metadata: k.namespaced ? { name, namespace: ns } : { name },
+        };
         const { object, managers } = serverSideApply(skeleton, [], body, w.force === true, ctx(k, scope, w.manager));
         return this.createInternal(k, ns, object, w, true, managers);
       }
-      if (cm.resourceVersion !== undefined && cm.resourceVersion !== meta(s.obj).resourceVersion) throw rvConflict(k, name);
+      if (cm.resourceVersion !== undefined && cm.resourceVersion !== meta(s.obj).resourceVersion)
+        throw rvConflict(k, name);
       const { object, managers } = serverSideApply(s.obj, s.managers, body, w.force === true, ctx(k, scope, w.manager));
       const next = this.merged(k, s.obj, object, scope);
       return this.finishUpdate(k, s, next, managers, w.dryRun === true);
     }
     if (s === undefined) throw notFound(k, name);
-    const patched = type === "json" ? jsonPatch(s.obj, body) : type === "merge" ? mergePatch(s.obj, body) : strategicMergePatch(s.obj, body);
+    const patched =
+      type === "json"
+        ? jsonPatch(s.obj, body)
+        : type === "merge"
+          ? mergePatch(s.obj, body)
+          : strategicMergePatch(s.obj, body);
     if (!isObject(patched)) throw badRequest("patch result is not an object");
     const pm = meta(patched);
     if (pm.resourceVersion !== meta(s.obj).resourceVersion) {
@@ -336,7 +392,13 @@ export class Store {
     return next;
   }
 
-  private finishUpdate(k: ResourceKind, s: StoredObject, next: KubeObject, mgrs: Manager[], dryRun: boolean): KubeObject {
+  private finishUpdate(
+    k: ResourceKind,
+    s: StoredObject,
+    next: KubeObject,
+    mgrs: Manager[],
+    dryRun: boolean,
+  ): KubeObject {
     const nm = meta(next);
     nm.resourceVersion = meta(s.obj).resourceVersion ?? "";
     const candidate = this.withManaged(next, mgrs);
@@ -361,13 +423,20 @@ export class Store {
     const m = meta(s.obj);
     const pre = opts.preconditions;
     if (pre?.uid !== undefined && pre.uid !== m.uid) {
-      throw new ApiError(409, "Conflict", `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${m.uid ?? ""}`,
-        { name, group: k.group, kind: k.plural });
+      throw new ApiError(
+        409,
+        "Conflict",
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${m.uid ?? ""}`,
+        { name, group: k.group, kind: k.plural },
+      );
     }
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== m.resourceVersion) {
-      throw new ApiError(409, "Conflict",
+      throw new ApiError(
+        409,
+        "Conflict",
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion ?? ""}`,
-        { name, group: k.group, kind: k.plural });
+        { name, group: k.group, kind: k.plural },
+      );
     }
     if (opts.dryRun === true) return this.out(k, s.obj);
     const result = this.deleteInternal(k, s, opts.propagationPolicy ?? "Background");
@@ -496,7 +565,11 @@ export class Store {
   bookmark(): void {
     for (const w of this.watchers) {
       if (!w.bookmarks) continue;
-      w.send("BOOKMARK", { apiVersion: apiVersionOf(w.kind), kind: w.kind.kind, metadata: { resourceVersion: String(this.rv) } });
+      w.send("BOOKMARK", {
+        apiVersion: apiVersionOf(w.kind),
+        kind: w.kind.kind,
+        metadata: { resourceVersion: String(this.rv) },
+      });
     }
   }
 
@@ -540,7 +613,8 @@ export class Store {
         if ((m.finalizers ?? []).includes("foregroundDeletion")) {
           const uid = m.uid ?? "";
           const hasDependents = [...this.objects.values()].some((b) =>
-            [...b.values()].some((d) => (meta(d.obj).ownerReferences ?? []).some((r) => r.uid === uid)));
+            [...b.values()].some((d) => (meta(d.obj).ownerReferences ?? []).some((r) => r.uid === uid)),
+          );
           if (!hasDependents) {
             const next = clone(s.obj);
             const f = (m.finalizers ?? []).filter((x) => x !== "foregroundDeletion");
@@ -575,7 +649,9 @@ export class Store {
       }
     }
     if (remaining > 0 && changed) return true;
-    const still = [...this.objects.values()].some((b) => [...b.values()].some((d) => d.kind.namespaced && meta(d.obj).namespace === ns));
+    const still = [...this.objects.values()].some((b) =>
+      [...b.values()].some((d) => d.kind.namespaced && meta(d.obj).namespace === ns),
+    );
     if (still) return changed;
     const spec = s.obj["spec"];
     if (isObject(spec) && Array.isArray(spec["finalizers"]) && spec["finalizers"].length > 0) {
@@ -620,7 +696,7 @@ export class Store {
     const k = this.kindByGvk(apiVersion, kindName);
     if (k === undefined) throw new Error(`fake apiserver: ${apiVersion} ${kindName} is not served`);
     const m = (isObject(body["metadata"]) ? body["metadata"] : {}) as ObjectMetadata;
-    const ns = k.namespaced ? m.namespace ?? "default" : "";
+    const ns = k.namespaced ? (m.namespace ?? "default") : "";
     const existing = this.find(k, ns, m.name ?? "");
     const w: WriteOptions = { manager: "seed" };
     if (existing === undefined) {
@@ -637,11 +713,21 @@ export class Store {
     const next = this.merged(k, existing.obj, copy, "main");
     if (copy["status"] === undefined) Reflect.deleteProperty(next, "status");
     else next["status"] = clone(copy["status"]);
-    return this.finishUpdate(k, existing, next, recordUpdate(existing.managers, existing.obj, next, ctx(k, "main", "seed")), false);
+    return this.finishUpdate(
+      k,
+      existing,
+      next,
+      recordUpdate(existing.managers, existing.obj, next, ctx(k, "main", "seed")),
+      false,
+    );
   }
 }
 
-function ctx(kind: ResourceKind, scope: Scope, manager: string): { kind: ResourceKind; scope: Scope; manager: string; apiVersion: string; now: string } {
+function ctx(
+  kind: ResourceKind,
+  scope: Scope,
+  manager: string,
+): { kind: ResourceKind; scope: Scope; manager: string; apiVersion: string; now: string } {
   return { kind, scope, manager, apiVersion: apiVersionOf(kind), now: nowString() };
 }
 
@@ -668,7 +754,8 @@ function namespaceHeld(k: ResourceKind, obj: KubeObject): boolean {
 function decodeContinue(token: string): { rv: number; after: string } {
   try {
     const v = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown;
-    if (isObject(v) && typeof v["rv"] === "number" && typeof v["after"] === "string") return { rv: v["rv"], after: v["after"] };
+    if (isObject(v) && typeof v["rv"] === "number" && typeof v["after"] === "string")
+      return { rv: v["rv"], after: v["after"] };
   } catch {
     // fall through
   }

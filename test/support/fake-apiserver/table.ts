@@ -20,7 +20,13 @@ function age(ts: string | undefined, now: number): string {
  * A Table with the Name and Age columns every kind prints; rows carry the object as
  * PartialObjectMetadata or in full, per the includeObject parameter (default Metadata).
  */
-export function toTable(items: readonly KubeObject[], listMeta: JsonObject, includeObject: string | null, apiVersion: string, kind: string): JsonObject {
+export function toTable(
+  items: readonly KubeObject[],
+  listMeta: JsonObject,
+  includeObject: string | null,
+  apiVersion: string,
+  kind: string,
+): JsonObject {
   const now = Date.now();
   const rows = items.map((o) => {
     const m = meta(o);
@@ -32,9 +38,17 @@ export function toTable(items: readonly KubeObject[], listMeta: JsonObject, incl
     return row;
   });
   return {
-    kind: "Table", apiVersion: "meta.k8s.io/v1", metadata: listMeta,
+    kind: "Table",
+    apiVersion: "meta.k8s.io/v1",
+    metadata: listMeta,
     columnDefinitions: [
-      { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
+      {
+        name: "Name",
+        type: "string",
+        format: "name",
+        description: "Name must be unique within a namespace.",
+        priority: 0,
+      },
       { name: "Age", type: "string", format: "", description: "CreationTimestamp of the object.", priority: 0 },
     ],
     rows,

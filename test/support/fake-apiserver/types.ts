@@ -3,13 +3,13 @@
 /** A JSON value as it travels over the Kubernetes REST API. */
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 /** A JSON object (a Kubernetes object, a map field). */
-export interface JsonObject { [key: string]: Json | undefined }
+export interface JsonObject {
+  [key: string]: Json | undefined;
+}
 
 /** How server-side apply and strategic merge treat one list field (x-kubernetes-list-type). */
 export type ListType =
-  | { readonly type: "atomic" }
-  | { readonly type: "set" }
-  | { readonly type: "map"; readonly keys: readonly string[] };
+  { readonly type: "atomic" } | { readonly type: "set" } | { readonly type: "map"; readonly keys: readonly string[] };
 
 /** One REST resource the fake serves: the facts discovery publishes plus the semantics it enforces. */
 export interface ResourceKind {

@@ -57,7 +57,9 @@ function freePort(): Promise<number> {
     s.listen(0, "127.0.0.1", () => {
       const address = s.address();
       const port = typeof address === "object" && address !== null ? address.port : 0;
-      s.close(() => { resolve(port); });
+      s.close(() => {
+        resolve(port);
+      });
     });
   });
 }
@@ -106,39 +108,73 @@ export class KubeCluster {
     const kcmToken = randomBytes(16).toString("hex");
     // Static tokens: the admin and kube-controller-manager are system:masters (kcm's own bootstrap
     // role does not cover the garbage collector's deletes without per-controller service accounts).
-    writeFileSync(join(dir, "tokens.csv"), [
-      `${adminToken},oooi-test-admin,uid-admin,"system:masters"`,
-      `${kcmToken},system:kube-controller-manager,uid-kcm,"system:masters"`,
-    ].join("\n") + "\n");
+    writeFileSync(
+      join(dir, "tokens.csv"),
+      [
+        `${adminToken},oooi-test-admin,uid-admin,"system:masters"`,
+        `${kcmToken},system:kube-controller-manager,uid-kcm,"system:masters"`,
+      ].join("\n") + "\n",
+    );
     const cluster = new KubeCluster(dir, pki, `https://127.0.0.1:${String(apiPort)}`, etcdUrl, adminToken);
     try {
       cluster.#spawn("etcd", ETCD.path, [
-        "--name", "test", "--data-dir", join(dir, "etcd"),
-        "--listen-client-urls", etcdUrl, "--advertise-client-urls", etcdUrl,
-        "--listen-peer-urls", `http://127.0.0.1:${String(peerPort)}`,
-        "--initial-advertise-peer-urls", `http://127.0.0.1:${String(peerPort)}`,
-        "--initial-cluster", `test=http://127.0.0.1:${String(peerPort)}`,
+        "--name",
+        "test",
+        "--data-dir",
+        join(dir, "etcd"),
+        "--listen-client-urls",
+        etcdUrl,
+        "--advertise-client-urls",
+        etcdUrl,
+        "--listen-peer-urls",
+        `http://127.0.0.1:${String(peerPort)}`,
+        "--initial-advertise-peer-urls",
+        `http://127.0.0.1:${String(peerPort)}`,
+        "--initial-cluster",
+        `test=http://127.0.0.1:${String(peerPort)}`,
         // A test cluster lives minutes; durability would only cost CI time.
-        "--unsafe-no-fsync", "--log-level", "warn",
+        "--unsafe-no-fsync",
+        "--log-level",
+        "warn",
       ]);
       await cluster.#waitFor("etcd", () => cluster.#etcdHealthy());
       cluster.#spawn("kube-apiserver", APISERVER.path, [
-        "--etcd-servers", etcdUrl,
-        "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", String(apiPort),
-        "--cert-dir", join(dir, "apiserver-certs"),
-        "--tls-cert-file", pki.servingCert, "--tls-private-key-file", pki.servingKey,
-        "--token-auth-file", join(dir, "tokens.csv"),
-        "--authorization-mode", "RBAC",
-        "--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
-        "--service-account-key-file", pki.saPub, "--service-account-signing-key-file", pki.saKey,
+        "--etcd-servers",
+        etcdUrl,
+        "--bind-address",
+        "127.0.0.1",
+        "--advertise-address",
+        "127.0.0.1",
+        "--secure-port",
+        String(apiPort),
+        "--cert-dir",
+        join(dir, "apiserver-certs"),
+        "--tls-cert-file",
+        pki.servingCert,
+        "--tls-private-key-file",
+        pki.servingKey,
+        "--token-auth-file",
+        join(dir, "tokens.csv"),
+        "--authorization-mode",
+        "RBAC",
+        "--service-account-issuer",
+        "https://kubernetes.default.svc.cluster.local",
+        "--service-account-key-file",
+        pki.saPub,
+        "--service-account-signing-key-file",
+        pki.saKey,
         // The example's ClusterIPs (172.30.x) must fall inside the range to be accepted.
-        "--service-cluster-ip-range", "172.30.0.0/16",
+        "--service-cluster-ip-range",
+        "172.30.0.0/16",
         // No kubelets or Endpoints for the default/kubernetes Service: nothing to reconcile.
-        "--endpoint-reconciler-type", "none",
+        "--endpoint-reconciler-type",
+        "none",
         // OpenShift enables it: setting blockOwnerDeletion needs update on the owner's finalizers.
-        "--enable-admission-plugins", "OwnerReferencesPermissionEnforcement",
+        "--enable-admission-plugins",
+        "OwnerReferencesPermissionEnforcement",
         // Only the tests compact etcd, so when it happens is theirs to say.
-        "--etcd-compaction-interval", "0",
+        "--etcd-compaction-interval",
+        "0",
         ...(opts.watchCache === false ? ["--watch-cache=false"] : []),
         "--profiling=false",
       ]);
@@ -158,7 +194,9 @@ export class KubeCluster {
     const child = spawn(path, args, { stdio: ["ignore", fd, fd] });
     closeSync(fd);
     const component: Component = { name, child, log, exited: false };
-    child.once("exit", () => { component.exited = true; });
+    child.once("exit", () => {
+      component.exited = true;
+    });
     this.#components.push(component);
   }
 
@@ -172,7 +210,8 @@ export class KubeCluster {
       } catch {
         // not listening yet
       }
-      if (Date.now() > deadline) throw new Error(`${name} not ready after ${String(timeoutMs)} ms:\n${this.logTail(name)}`);
+      if (Date.now() > deadline)
+        throw new Error(`${name} not ready after ${String(timeoutMs)} ms:\n${this.logTail(name)}`);
       await sleep(100);
     }
   }
@@ -192,10 +231,23 @@ export class KubeCluster {
     const port = await freePort();
     const config = this.writeKubeconfig("kube-controller-manager", this.#kcmToken);
     this.#spawn("kube-controller-manager", KCM.path, [
-      "--kubeconfig", config, "--authentication-kubeconfig", config, "--authorization-kubeconfig", config,
-      "--bind-address", "127.0.0.1", "--secure-port", String(port), "--cert-dir", join(this.dir, "kcm-certs"),
-      "--controllers", "garbagecollector,namespace",
-      "--leader-elect=false", "--use-service-account-credentials=false", "--profiling=false",
+      "--kubeconfig",
+      config,
+      "--authentication-kubeconfig",
+      config,
+      "--authorization-kubeconfig",
+      config,
+      "--bind-address",
+      "127.0.0.1",
+      "--secure-port",
+      String(port),
+      "--cert-dir",
+      join(this.dir, "kcm-certs"),
+      "--controllers",
+      "garbagecollector,namespace",
+      "--leader-elect=false",
+      "--use-service-account-credentials=false",
+      "--profiling=false",
     ]);
     await this.#waitFor("kube-controller-manager", () => this.#kcmHealthy(port));
   }
@@ -215,7 +267,10 @@ export class KubeCluster {
   /** The last lines of a component's log, for failure messages. */
   logTail(name: string, lines = 30): string {
     try {
-      return readFileSync(join(this.dir, `${name}.log`), "utf8").split("\n").slice(-lines).join("\n");
+      return readFileSync(join(this.dir, `${name}.log`), "utf8")
+        .split("\n")
+        .slice(-lines)
+        .join("\n");
     } catch {
       return "(no log)";
     }
@@ -224,12 +279,21 @@ export class KubeCluster {
   /** Writes a kubeconfig for this cluster (or `server`, a relay to it) authenticating with `token`; returns its path. */
   writeKubeconfig(name: string, token: string, server = this.url): string {
     const path = join(this.dir, `${name}.kubeconfig`);
-    writeFileSync(path, JSON.stringify({
-      apiVersion: "v1", kind: "Config", "current-context": name,
-      clusters: [{ name: "test", cluster: { server, "certificate-authority": this.pki.caCert } }],
-      users: [{ name, user: { token } }],
-      contexts: [{ name, context: { cluster: "test", user: name, namespace: "default" } }],
-    }, null, 2));
+    writeFileSync(
+      path,
+      JSON.stringify(
+        {
+          apiVersion: "v1",
+          kind: "Config",
+          "current-context": name,
+          clusters: [{ name: "test", cluster: { server, "certificate-authority": this.pki.caCert } }],
+          users: [{ name, user: { token } }],
+          contexts: [{ name, context: { cluster: "test", user: name, namespace: "default" } }],
+        },
+        null,
+        2,
+      ),
+    );
     return path;
   }
 
@@ -245,7 +309,10 @@ export class KubeCluster {
     const url = new URL(this.url + path);
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const headers: Record<string, string> = { Accept: "application/json", Authorization: `Bearer ${opts.token ?? this.adminToken}` };
+    const headers: Record<string, string> = {
+      Accept: "application/json",
+      Authorization: `Bearer ${opts.token ?? this.adminToken}`,
+    };
     if (body !== undefined) headers["Content-Type"] = opts.contentType ?? "application/json";
     return new Promise((resolve, reject) => {
       const r = httpsRequest(url, { method, headers, ca: this.#ca }, (res) => {
@@ -271,17 +338,28 @@ export class KubeCluster {
   /** Like call(), but throws unless the status is 2xx. */
   async must<T = Record<string, unknown>>(method: string, path: string, opts: KubeCallOptions = {}): Promise<T> {
     const r = await this.call<T>(method, path, opts);
-    if (r.status < 200 || r.status > 299) throw new Error(`${method} ${path}: ${String(r.status)} ${JSON.stringify(r.body)}`);
+    if (r.status < 200 || r.status > 299)
+      throw new Error(`${method} ${path}: ${String(r.status)} ${JSON.stringify(r.body)}`);
     return r.body;
   }
 
   /** Runs kubectl as the admin. */
   kubectl(args: readonly string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      const child = execFile("kubectl", ["--kubeconfig", this.kubeconfig, ...args], { maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : 1;
-        resolve({ code, stdout, stderr });
-      });
+      const child = execFile(
+        "kubectl",
+        ["--kubeconfig", this.kubeconfig, ...args],
+        { maxBuffer: 16 << 20 },
+        (err, stdout, stderr) => {
+          const code =
+            err === null
+              ? 0
+              : typeof (err as { code?: unknown }).code === "number"
+                ? (err as { code: number }).code
+                : 1;
+          resolve({ code, stdout, stderr });
+        },
+      );
       child.stdin?.end(stdin);
     });
   }
@@ -314,7 +392,9 @@ export class KubeCluster {
   /** Compacts etcd's history up to its current revision (as `etcdctl compact --physical`); returns it. */
   async compactEtcd(): Promise<number> {
     // Any range answers with the store's current revision in its header.
-    const range = await this.etcd("/v3/kv/range", { key: Buffer.from("/").toString("base64") }) as { header?: { revision?: string } };
+    const range = (await this.etcd("/v3/kv/range", { key: Buffer.from("/").toString("base64") })) as {
+      header?: { revision?: string };
+    };
     const revision = Number(range.header?.revision ?? "0");
     await this.etcd("/v3/kv/compaction", { revision: String(revision), physical: true });
     return revision;
@@ -324,7 +404,11 @@ export class KubeCluster {
   async stop(): Promise<void> {
     for (const c of [...this.#components].reverse()) {
       if (c.exited) continue;
-      const exited = new Promise<void>((resolve) => c.child.once("exit", () => { resolve(); }));
+      const exited = new Promise<void>((resolve) =>
+        c.child.once("exit", () => {
+          resolve();
+        }),
+      );
       c.child.kill("SIGTERM");
       const killed = await Promise.race([exited.then(() => true), sleep(10_000).then(() => false)]);
       if (!killed) {

@@ -15,7 +15,12 @@ const FOREIGN: readonly ForeignKind[] = [
   { group: "hypershift.openshift.io", version: "v1beta1", kind: "NodePool", plural: "nodepools" },
   { group: "cluster.x-k8s.io", version: "v1beta1", kind: "Machine", plural: "machines" },
   { group: "kubevirt.io", version: "v1", kind: "VirtualMachineInstance", plural: "virtualmachineinstances" },
-  { group: "k8s.cni.cncf.io", version: "v1", kind: "NetworkAttachmentDefinition", plural: "network-attachment-definitions" },
+  {
+    group: "k8s.cni.cncf.io",
+    version: "v1",
+    kind: "NetworkAttachmentDefinition",
+    plural: "network-attachment-definitions",
+  },
 ];
 
 /** apiextensions.k8s.io/v1 CRDs for the foreign kinds (no status subresource: tests write status with the object). */
@@ -28,10 +33,14 @@ export function foreignCrds(): Record<string, unknown>[] {
       group: k.group,
       scope: "Namespaced",
       names: { kind: k.kind, plural: k.plural, singular: k.kind.toLowerCase(), listKind: `${k.kind}List` },
-      versions: [{
-        name: k.version, served: true, storage: true,
-        schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
-      }],
+      versions: [
+        {
+          name: k.version,
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+        },
+      ],
     },
   }));
 }

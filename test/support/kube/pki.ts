@@ -25,19 +25,55 @@ function openssl(args: string[]): void {
 export function writeClusterPki(dir: string): ClusterPki {
   const f = (name: string): string => join(dir, name);
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  openssl(["req", "-x509", ...ec, "-keyout", f("ca.key"), "-out", f("ca.crt"), "-days", "2", "-subj", "/CN=oooi-test-ca"]);
+  openssl([
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    f("ca.key"),
+    "-out",
+    f("ca.crt"),
+    "-days",
+    "2",
+    "-subj",
+    "/CN=oooi-test-ca",
+  ]);
   openssl(["req", ...ec, "-keyout", f("serving.key"), "-out", f("serving.csr"), "-subj", "/CN=kube-apiserver"]);
   // The client verifies the name it dialled: both loopback spellings, and the in-cluster names.
-  writeFileSync(f("serving.ext"), [
-    "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default.svc",
-    "extendedKeyUsage=serverAuth",
-    "keyUsage=digitalSignature,keyEncipherment",
-  ].join("\n") + "\n");
-  openssl(["x509", "-req", "-in", f("serving.csr"), "-CA", f("ca.crt"), "-CAkey", f("ca.key"), "-CAcreateserial",
-    "-out", f("serving.crt"), "-days", "2", "-extfile", f("serving.ext")]);
+  writeFileSync(
+    f("serving.ext"),
+    [
+      "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default.svc",
+      "extendedKeyUsage=serverAuth",
+      "keyUsage=digitalSignature,keyEncipherment",
+    ].join("\n") + "\n",
+  );
+  openssl([
+    "x509",
+    "-req",
+    "-in",
+    f("serving.csr"),
+    "-CA",
+    f("ca.crt"),
+    "-CAkey",
+    f("ca.key"),
+    "-CAcreateserial",
+    "-out",
+    f("serving.crt"),
+    "-days",
+    "2",
+    "-extfile",
+    f("serving.ext"),
+  ]);
 
   const sa = generateKeyPairSync("rsa", { modulusLength: 2048 });
   writeFileSync(f("sa.key"), sa.privateKey.export({ type: "pkcs8", format: "pem" }));
   writeFileSync(f("sa.pub"), sa.publicKey.export({ type: "spki", format: "pem" }));
-  return { caCert: f("ca.crt"), servingCert: f("serving.crt"), servingKey: f("serving.key"), saKey: f("sa.key"), saPub: f("sa.pub") };
+  return {
+    caCert: f("ca.crt"),
+    servingCert: f("serving.crt"),
+    servingKey: f("serving.key"),
+    saKey: f("sa.key"),
+    saPub: f("sa.pub"),
+  };
 }

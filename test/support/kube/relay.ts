@@ -16,10 +16,18 @@ export class TcpRelay {
         return;
       }
       const upstream = connect(target.port, target.host);
-      for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+      for (const [a, b] of [
+        [client, upstream],
+        [upstream, client],
+      ] as const) {
         this.#open.add(a);
-        a.on("error", () => { b.destroy(); });
-        a.on("close", () => { this.#open.delete(a); b.destroy(); });
+        a.on("error", () => {
+          b.destroy();
+        });
+        a.on("close", () => {
+          this.#open.delete(a);
+          b.destroy();
+        });
         a.pipe(b);
       }
     });
@@ -46,6 +54,10 @@ export class TcpRelay {
 
   async stop(): Promise<void> {
     this.cut();
-    await new Promise<void>((resolve) => this.#server.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      this.#server.close(() => {
+        resolve();
+      }),
+    );
   }
 }

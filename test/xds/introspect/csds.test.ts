@@ -8,7 +8,15 @@ import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../..
 import { openSotw, type SotwStream } from "../../support/envoy/raw.js";
 import { ALPHA, BETA, GAMMA, GROUP, publish, rendered, versionsOf } from "../server/fixtures.js";
 import {
-  closeAll, envoy, eventually, fetchClientStatus, openGrpc, startIntrospectRig, type CsdsClientConfig, type CsdsEntry, type IntrospectRig,
+  closeAll,
+  envoy,
+  eventually,
+  fetchClientStatus,
+  openGrpc,
+  startIntrospectRig,
+  type CsdsClientConfig,
+  type CsdsEntry,
+  type IntrospectRig,
 } from "./fixtures.js";
 
 let rig: IntrospectRig | undefined;
@@ -50,7 +58,9 @@ describe("CSDS", () => {
         const cached = ts?.resources.get(e.name);
         expect(cached).toBeDefined();
         expect(e.xds_config?.type_url).toBe(typeUrl);
-        expect(Buffer.from(e.xds_config?.value ?? [])).toEqual(Buffer.from(splitAny(cached?.any ?? new Uint8Array()).value));
+        expect(Buffer.from(e.xds_config?.value ?? [])).toEqual(
+          Buffer.from(splitAny(cached?.any ?? new Uint8Array()).value),
+        );
       }
     }
     const [config] = await fetchClientStatus(rig.address);
@@ -65,7 +75,12 @@ describe("CSDS", () => {
     raws.push(raw);
     raw.send({ node: { id: "slow-0", cluster: GROUP }, type_url: CLUSTER_TYPE_URL, resource_names: [] });
     const first = await raw.next();
-    raw.send({ type_url: CLUSTER_TYPE_URL, version_info: first.versionInfo, resource_names: [], response_nonce: first.nonce });
+    raw.send({
+      type_url: CLUSTER_TYPE_URL,
+      version_info: first.versionInfo,
+      resource_names: [],
+      response_nonce: first.nonce,
+    });
     const before = await whenStatus(rig.address, "slow-0", CLUSTER_TYPE_URL, "SYNCED");
 
     publish(rig.cache, GROUP, rendered([ALPHA, BETA]));
@@ -84,7 +99,12 @@ describe("CSDS", () => {
       expect(e.client_status).toBe("ACKED");
     }
 
-    raw.send({ type_url: CLUSTER_TYPE_URL, version_info: second.versionInfo, resource_names: [], response_nonce: second.nonce });
+    raw.send({
+      type_url: CLUSTER_TYPE_URL,
+      version_info: second.versionInfo,
+      resource_names: [],
+      response_nonce: second.nonce,
+    });
     const synced = await whenStatus(rig.address, "slow-0", CLUSTER_TYPE_URL, "SYNCED");
     expect(synced.every((e) => e.client_status === "ACKED" && e.version_info === second.versionInfo)).toBe(true);
   });
@@ -119,7 +139,9 @@ describe("CSDS", () => {
     envoy(rig.address, "lonely-0", "nowhere/no-proxy");
     const es = await eventually(async () => {
       const all = entries(await fetchClientStatus(rig?.address ?? ""), "lonely-0");
-      return all.some((e) => e.type_url === LISTENER_TYPE_URL) && all.some((e) => e.type_url === CLUSTER_TYPE_URL) ? all : undefined;
+      return all.some((e) => e.type_url === LISTENER_TYPE_URL) && all.some((e) => e.type_url === CLUSTER_TYPE_URL)
+        ? all
+        : undefined;
     }, "CDS and LDS subscriptions");
     for (const e of es) {
       expect(e.config_status).toBe("NOT_SENT");
@@ -144,7 +166,9 @@ describe("CSDS", () => {
     expect(await ids({ node_matchers: [{ node_id: { exact: "a-0" } }] })).toEqual(["a-0"]);
     expect(await ids({ node_matchers: [{ node_id: { safe_regex: { regex: "[ab]-\\d" } } }] })).toEqual(["a-0", "b-0"]);
     expect(await ids({ node_matchers: [{ node_id: { prefix: "B-", ignore_case: true } }] })).toEqual(["b-0"]);
-    const byCluster = { node_metadatas: [{ path: [{ key: "cluster" }], value: { string_match: { prefix: "tenant-x/" } } }] };
+    const byCluster = {
+      node_metadatas: [{ path: [{ key: "cluster" }], value: { string_match: { prefix: "tenant-x/" } } }],
+    };
     expect(await ids({ node_matchers: [byCluster] })).toEqual(["b-0"]);
     // OR across matchers.
     expect(await ids({ node_matchers: [byCluster, { node_id: { exact: "a-0" } }] })).toEqual(["a-0", "b-0"]);
@@ -154,8 +178,9 @@ describe("CSDS", () => {
     expect(all.length).toBeGreaterThan(0);
     expect(all.every((e) => e.xds_config === undefined)).toBe(true);
 
-    await expect(fetchClientStatus(address, { node_matchers: [{ node_id: { safe_regex: { regex: "(" } } }] }))
-      .rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
+    await expect(
+      fetchClientStatus(address, { node_matchers: [{ node_id: { safe_regex: { regex: "(" } } }] }),
+    ).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
   });
 
   test("StreamClientStatus answers every request on the stream", async () => {
@@ -166,13 +191,21 @@ describe("CSDS", () => {
     const Ctor = makeClientConstructor(introspectionProtos().csds, CSDS_SERVICE);
     const client = new Ctor(rig.address, credentials.createInsecure());
     openGrpc.push(client);
-    const call = (client as unknown as { StreamClientStatus: () => ClientDuplexStream<object, { config?: CsdsClientConfig[] }> }).StreamClientStatus();
+    const call = (
+      client as unknown as { StreamClientStatus: () => ClientDuplexStream<object, { config?: CsdsClientConfig[] }> }
+    ).StreamClientStatus();
     const responses: { config?: CsdsClientConfig[] }[] = [];
-    const got = (n: number): Promise<void> => new Promise((resolve) => {
-      const check = (): void => { if (responses.length >= n) resolve(); else setTimeout(check, 10); };
-      check();
+    const got = (n: number): Promise<void> =>
+      new Promise((resolve) => {
+        const check = (): void => {
+          if (responses.length >= n) resolve();
+          else setTimeout(check, 10);
+        };
+        check();
+      });
+    call.on("data", (r: { config?: CsdsClientConfig[] }) => {
+      responses.push(r);
     });
-    call.on("data", (r: { config?: CsdsClientConfig[] }) => { responses.push(r); });
     call.write({});
     await got(1);
     call.write({ node_matchers: [{ node_id: { exact: "nobody" } }] });

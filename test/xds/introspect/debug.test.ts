@@ -37,7 +37,8 @@ async function scenario(): Promise<{ r: IntrospectRig; client: DebugClient }> {
   // Settled: the Delta client ACKed the new LDS and the SotW one NACKed it.
   await eventually(async () => {
     const nodes = await client.listNodes();
-    const lds = (id: string) => nodes.find((n) => n.id === id)?.streams[0]?.types.find((t) => t.type_url === LISTENER_TYPE_URL)?.status;
+    const lds = (id: string) =>
+      nodes.find((n) => n.id === id)?.streams[0]?.types.find((t) => t.type_url === LISTENER_TYPE_URL)?.status;
     return lds("envoy-delta") === "SYNC_STATUS_SYNCED" && lds("envoy-sotw") === "SYNC_STATUS_ERROR" ? true : undefined;
   }, "LDS synced on one node and rejected on the other");
   return { r, client };
@@ -48,7 +49,19 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
   let out = "";
   let err = "";
   let code = 0;
-  const io: DebugIo = { out: (t) => { out += t; }, err: (t) => { err += t; }, exit: (c) => { code = c; }, now: () => Date.now(), color: false };
+  const io: DebugIo = {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+    exit: (c) => {
+      code = c;
+    },
+    now: () => Date.now(),
+    color: false,
+  };
   const program = new Command().name("oooi").exitOverride();
   registerDebugCommand(program, io);
   await program.parseAsync(["debug", ...args], { from: "user" });
@@ -112,7 +125,9 @@ describe("oooi.debug.v1", () => {
     expect(types).toContain(LISTENER_TYPE_URL);
     expect(types).toContain(CLUSTER_TYPE_URL);
     const clusters = delta.configs.find((c) => c.state?.type_url === CLUSTER_TYPE_URL);
-    expect(clusters?.acked.map((x) => x.name).sort()).toEqual(after.clusters.map((c) => (c as { name: string }).name).sort());
+    expect(clusters?.acked.map((x) => x.name).sort()).toEqual(
+      after.clusters.map((c) => (c as { name: string }).name).sort(),
+    );
     expect(r.cache.getSnapshot(GROUP)).toBeDefined();
 
     await expect(client.nodeConfig({ node_id: "nobody" })).rejects.toThrow(/not known/);
@@ -161,7 +176,10 @@ describe("oooi debug", () => {
     expect(rows[0]).toMatch(/^envoy-delta\s/);
     expect(rows[1]).toMatch(/^envoy-sotw\s/);
     // Columns line up: every row has its cluster and protocol under their headings.
-    for (const [row, proto] of [[rows[0] ?? "", "delta"], [rows[1] ?? "", "sotw"]] as const) {
+    for (const [row, proto] of [
+      [rows[0] ?? "", "delta"],
+      [rows[1] ?? "", "sotw"],
+    ] as const) {
       expect(row.indexOf(GROUP)).toBe(header.indexOf("CLUSTER"));
       expect(row.slice(header.indexOf("PROTO")).startsWith(proto)).toBe(true);
       expect(row.slice(header.indexOf("PEER")).startsWith("127.0.0.1:")).toBe(true);
@@ -182,17 +200,31 @@ describe("oooi debug", () => {
     const { r } = await scenario();
     const yaml = await cli("config", "envoy-delta", "--xds", r.address, "--type", "cds");
     expect(yaml.code).toBe(0);
-    const doc = parseYaml(yaml.out) as { node: string; cluster: string; types: { type: string; status: string; resources: { name: string; config: object }[] }[] };
+    const doc = parseYaml(yaml.out) as {
+      node: string;
+      cluster: string;
+      types: { type: string; status: string; resources: { name: string; config: object }[] }[];
+    };
     expect(doc.node).toBe("envoy-delta");
     expect(doc.cluster).toBe(GROUP);
     expect(doc.types.map((t) => t.type)).toEqual(["cds"]);
     expect(doc.types[0]?.status).toBe("SYNCED");
-    const clusters = [...rendered([ALPHA, BETA]).clusters].sort((a, b) => ((a as { name: string }).name < (b as { name: string }).name ? -1 : 1));
+    const clusters = [...rendered([ALPHA, BETA]).clusters].sort((a, b) =>
+      (a as { name: string }).name < (b as { name: string }).name ? -1 : 1,
+    );
     expect(doc.types[0]?.resources.map((x) => x.config)).toEqual(clusters);
 
     const json = await cli("config", "envoy-sotw", "--xds", r.address, "-t", "Listener", "-o", "json");
     expect(json.code).toBe(0);
-    const d = JSON.parse(json.out) as { types: { type: string; status: string; last_nack?: { message: string }; resources: unknown[]; sent?: unknown[] }[] };
+    const d = JSON.parse(json.out) as {
+      types: {
+        type: string;
+        status: string;
+        last_nack?: { message: string };
+        resources: unknown[];
+        sent?: unknown[];
+      }[];
+    };
     expect(d.types).toHaveLength(1);
     expect(d.types[0]?.status).toBe("ERROR");
     expect(d.types[0]?.last_nack?.message).toBe(REASON);
@@ -211,7 +243,17 @@ describe("oooi debug", () => {
     const { code, out } = await cli("pushes", "--xds", r.address, "--node", "envoy-sotw", "--type", "lds");
     expect(code).toBe(0);
     const lines = out.trimEnd().split("\n");
-    expect(lines[0]?.split(/\s{2,}/)).toEqual(["SENT", "NODE", "TYPE", "CAUSE", "VERSION", "RES", "BYTES", "CHANGE→SENT", "CHANGE→ACK"]);
+    expect(lines[0]?.split(/\s{2,}/)).toEqual([
+      "SENT",
+      "NODE",
+      "TYPE",
+      "CAUSE",
+      "VERSION",
+      "RES",
+      "BYTES",
+      "CHANGE→SENT",
+      "CHANGE→ACK",
+    ]);
     expect(lines.slice(1).every((l) => /\benvoy-sotw\s+lds\b/.test(l))).toBe(true);
     expect(lines.at(-1)).toMatch(/\bchange\b.*\bNACK$/);
   });
@@ -243,6 +285,10 @@ async function freePort(): Promise<number> {
   const s = createServer();
   await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
   const port = (s.address() as { port: number }).port;
-  await new Promise<void>((resolve) => s.close(() => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    s.close(() => {
+      resolve();
+    }),
+  );
   return port;
 }

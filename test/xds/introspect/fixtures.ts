@@ -1,7 +1,13 @@
 // Shared setup of the introspection suites: an ADS server with introspection added, clients of
 // CSDS, health and reflection built from the same protos a stranger's tooling would load, and a
 // poll helper for state that settles asynchronously.
-import { credentials, makeClientConstructor, type Client, type ClientDuplexStream, type ServiceError } from "@grpc/grpc-js";
+import {
+  credentials,
+  makeClientConstructor,
+  type Client,
+  type ClientDuplexStream,
+  type ServiceError,
+} from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { service as healthService } from "grpc-health-check";
 import { createRequire } from "node:module";
@@ -30,7 +36,12 @@ export const openClients: EnvoyLikeClient[] = [];
 export const openGrpc: Client[] = [];
 
 /** Connects an Envoy-like client (closed by closeAll). */
-export function envoy(address: string, id: string, cluster: string, options: Partial<EnvoyLikeOptions> = {}): EnvoyLikeClient {
+export function envoy(
+  address: string,
+  id: string,
+  cluster: string,
+  options: Partial<EnvoyLikeOptions> = {},
+): EnvoyLikeClient {
   const c = new EnvoyLikeClient({ address, node: { id, cluster }, ...options });
   openClients.push(c);
   c.connect();
@@ -49,7 +60,10 @@ function unary<T>(client: Client, method: string, req: object): Promise<T> {
   const fn = (client as unknown as Record<string, UnaryFn>)[method];
   if (!fn) throw new Error(`no method ${method}`);
   return new Promise<T>((resolve, reject) => {
-    fn.call(client, req, (err, res) => { if (err) reject(err); else resolve(res as T); });
+    fn.call(client, req, (err, res) => {
+      if (err) reject(err);
+      else resolve(res as T);
+    });
   });
 }
 
@@ -98,9 +112,14 @@ export async function reflect(address: string, request: object): Promise<Record<
   const Ctor = makeClientConstructor(svc, "grpc.reflection.v1.ServerReflection");
   const client = new Ctor(address, credentials.createInsecure());
   openGrpc.push(client);
-  const call = (client as unknown as { ServerReflectionInfo: () => ClientDuplexStream<object, Record<string, unknown>> }).ServerReflectionInfo();
+  const call = (
+    client as unknown as { ServerReflectionInfo: () => ClientDuplexStream<object, Record<string, unknown>> }
+  ).ServerReflectionInfo();
   return new Promise((resolve, reject) => {
-    call.on("data", (res: Record<string, unknown>) => { resolve(res); call.end(); });
+    call.on("data", (res: Record<string, unknown>) => {
+      resolve(res);
+      call.end();
+    });
     call.on("error", reject);
     call.write(request);
   });

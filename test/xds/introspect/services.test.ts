@@ -23,7 +23,7 @@ test("health reports SERVING for the server and each service, NOT_SERVING once t
 test("reflection lists ADS, the per-type services, CSDS, debug and health, and describes them", async () => {
   rig = await startIntrospectRig();
   const list = await reflect(rig.address, { list_services: "" });
-  const names = ((list["list_services_response"] as { service: { name: string }[] }).service).map((s) => s.name).sort();
+  const names = (list["list_services_response"] as { service: { name: string }[] }).service.map((s) => s.name).sort();
   expect(names).toEqual([
     "envoy.service.cluster.v3.ClusterDiscoveryService",
     "envoy.service.discovery.v3.AggregatedDiscoveryService",
@@ -39,11 +39,19 @@ test("reflection lists ADS, the per-type services, CSDS, debug and health, and d
 
   const file = await reflect(rig.address, { file_containing_symbol: "oooi.debug.v1.DebugService" });
   const protos = (file["file_descriptor_response"] as { file_descriptor_proto: Buffer[] }).file_descriptor_proto;
-  const decoded = protos.map((b) => FileDescriptorProto.decode(b) as unknown as { package?: string; service?: { name: string; method: { name: string }[] }[] });
-  const debug = decoded.flatMap((f) => (f.package === "oooi.debug.v1" ? f.service ?? [] : []));
+  const decoded = protos.map(
+    (b) =>
+      FileDescriptorProto.decode(b) as unknown as {
+        package?: string;
+        service?: { name: string; method: { name: string }[] }[];
+      },
+  );
+  const debug = decoded.flatMap((f) => (f.package === "oooi.debug.v1" ? (f.service ?? []) : []));
   expect(debug.map((s) => s.name)).toEqual(["DebugService"]);
   expect(debug[0]?.method.map((m) => m.name)).toEqual(["ListNodes", "GetNodeConfig", "PushHistory"]);
 
-  const csds = await reflect(rig.address, { file_containing_symbol: "envoy.service.status.v3.ClientStatusDiscoveryService" });
+  const csds = await reflect(rig.address, {
+    file_containing_symbol: "envoy.service.status.v3.ClientStatusDiscoveryService",
+  });
   expect(csds["file_descriptor_response"]).toBeDefined();
 });

@@ -2,7 +2,13 @@
 import { describe, expect, test } from "vitest";
 import { SnapshotCache, envoyInput, envoyTypeSpecs } from "../../../src/xds/cache/index.js";
 import { encodeAny } from "../../../src/xds/cache/wire.js";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, encodeResource, messageType } from "../../../src/xds/protos.js";
+import {
+  CLUSTER_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  LISTENER_TYPE_URL,
+  encodeResource,
+  messageType,
+} from "../../../src/xds/protos.js";
 import { ALPHA, BETA, GROUP, rendered } from "./fixtures.js";
 
 describe("SnapshotCache", () => {
@@ -19,13 +25,30 @@ describe("SnapshotCache", () => {
   });
 
   test.each<[string, (r: ReturnType<typeof rendered>) => void, RegExp]>([
-    ["a tcp_proxy without stat_prefix", (r) => {
-      const l = r.listeners.find((x) => (x as { name?: string }).name === "https-443") as
-        { filter_chains: { filters: { typed_config: Record<string, unknown> }[] }[] };
-      delete l.filter_chains[0]?.filters[0]?.typed_config["stat_prefix"];
-    }, /tcp_proxy has no stat_prefix/],
-    ["a connect_timeout of 0s", (r) => { (r.clusters[0] as Record<string, unknown>)["connect_timeout"] = "0s"; }, /is not greater than 0s/],
-    ["an empty cluster name", (r) => { (r.clusters[0] as Record<string, unknown>)["name"] = ""; }, /a cluster has an empty name/],
+    [
+      "a tcp_proxy without stat_prefix",
+      (r) => {
+        const l = r.listeners.find((x) => (x as { name?: string }).name === "https-443") as {
+          filter_chains: { filters: { typed_config: Record<string, unknown> }[] }[];
+        };
+        delete l.filter_chains[0]?.filters[0]?.typed_config["stat_prefix"];
+      },
+      /tcp_proxy has no stat_prefix/,
+    ],
+    [
+      "a connect_timeout of 0s",
+      (r) => {
+        (r.clusters[0] as Record<string, unknown>)["connect_timeout"] = "0s";
+      },
+      /is not greater than 0s/,
+    ],
+    [
+      "an empty cluster name",
+      (r) => {
+        (r.clusters[0] as Record<string, unknown>)["name"] = "";
+      },
+      /a cluster has an empty name/,
+    ],
   ])("refuses what Envoy's validation rules reject: %s", (_what, breakIt, says) => {
     const cache = new SnapshotCache();
     const broken = structuredClone(rendered([ALPHA]));
@@ -37,9 +60,15 @@ describe("SnapshotCache", () => {
 
   test("refuses unknown types, unencodable resources and mismatched names", () => {
     const cache = new SnapshotCache();
-    const unknown = cache.setSnapshot(GROUP, new Map([["type.googleapis.com/nope.Nope", [{ name: "x", resource: {} }]]]));
+    const unknown = cache.setSnapshot(
+      GROUP,
+      new Map([["type.googleapis.com/nope.Nope", [{ name: "x", resource: {} }]]]),
+    );
     expect(unknown.ok ? [] : unknown.errors).toEqual(["resource type type.googleapis.com/nope.Nope is not registered"]);
-    const bad = cache.setSnapshot(GROUP, new Map([[CLUSTER_TYPE_URL, [{ name: "c", resource: { name: "c", no_such_field: 1 } }]]]));
+    const bad = cache.setSnapshot(
+      GROUP,
+      new Map([[CLUSTER_TYPE_URL, [{ name: "c", resource: { name: "c", no_such_field: 1 } }]]]),
+    );
     expect(bad.ok ? "" : bad.errors.join()).toMatch(/no_such_field/);
     const renamed = cache.setSnapshot(GROUP, new Map([[CLUSTER_TYPE_URL, [{ name: "c", resource: { name: "d" } }]]]));
     expect(renamed.ok ? "" : renamed.errors.join()).toMatch(/calls itself "d"/);
@@ -49,17 +78,25 @@ describe("SnapshotCache", () => {
   test("versions are content hashes per type: unchanged output is not a change", () => {
     const cache = new SnapshotCache();
     const heard: string[][] = [];
-    cache.subscribe((_g, _s, changed) => { heard.push([...changed]); });
+    cache.subscribe((_g, _s, changed) => {
+      heard.push([...changed]);
+    });
     const first = cache.setEnvoySnapshot(GROUP, rendered([ALPHA]));
     expect(first.ok && first.changed.length).toBe(4);
     const same = cache.setEnvoySnapshot(GROUP, rendered([ALPHA]));
     expect(same.ok && same.changed).toEqual([]);
     const more = cache.setEnvoySnapshot(GROUP, rendered([ALPHA, BETA]));
-    expect(more.ok && [...more.changed].sort()).toEqual([...envoyTypeSpecs().keys()].filter((t) => t !== "type.googleapis.com/envoy.config.route.v3.RouteConfiguration").sort());
+    expect(more.ok && [...more.changed].sort()).toEqual(
+      [...envoyTypeSpecs().keys()]
+        .filter((t) => t !== "type.googleapis.com/envoy.config.route.v3.RouteConfiguration")
+        .sort(),
+    );
     expect(heard).toHaveLength(2);
     // Back to the first content: back to the first versions.
     cache.setEnvoySnapshot(GROUP, rendered([ALPHA]));
-    expect(cache.getSnapshot(GROUP)?.types.get(LISTENER_TYPE_URL)?.version).toBe(first.ok ? first.snapshot.types.get(LISTENER_TYPE_URL)?.version : "");
+    expect(cache.getSnapshot(GROUP)?.types.get(LISTENER_TYPE_URL)?.version).toBe(
+      first.ok ? first.snapshot.types.get(LISTENER_TYPE_URL)?.version : "",
+    );
   });
 
   test("each resource is encoded once into Any bytes that decode to the resource", () => {
@@ -67,14 +104,24 @@ describe("SnapshotCache", () => {
     let encodes = 0;
     const spec = envoyTypeSpecs().get(LISTENER_TYPE_URL);
     if (!spec) throw new Error("no listener spec");
-    cache.registerType(LISTENER_TYPE_URL, { ...spec, encode: (r) => { encodes += 1; return spec.encode(r); } });
+    cache.registerType(LISTENER_TYPE_URL, {
+      ...spec,
+      encode: (r) => {
+        encodes += 1;
+        return spec.encode(r);
+      },
+    });
     const res = rendered([ALPHA]);
     cache.setEnvoySnapshot(GROUP, res);
     expect(encodes).toBe(res.listeners.length);
     const listener = cache.getSnapshot(GROUP)?.types.get(LISTENER_TYPE_URL)?.resources.get("https-443");
     const json = res.listeners.find((l) => (l as { name: string }).name === "https-443") ?? {};
-    expect(Buffer.from(listener?.any ?? [])).toEqual(Buffer.from(encodeAny(LISTENER_TYPE_URL, encodeResource(LISTENER_TYPE_URL, json))));
-    const any = messageType("google.protobuf.Any").decode(listener?.any ?? new Uint8Array()) as unknown as { type_url: string };
+    expect(Buffer.from(listener?.any ?? [])).toEqual(
+      Buffer.from(encodeAny(LISTENER_TYPE_URL, encodeResource(LISTENER_TYPE_URL, json))),
+    );
+    const any = messageType("google.protobuf.Any").decode(listener?.any ?? new Uint8Array()) as unknown as {
+      type_url: string;
+    };
     expect(any.type_url).toBe(LISTENER_TYPE_URL);
   });
 
@@ -82,9 +129,14 @@ describe("SnapshotCache", () => {
     const cache = new SnapshotCache();
     const KEA = "type.googleapis.com/oooi.dhcp.v1.KeaConfig";
     cache.registerType(KEA, { encode: (r) => new TextEncoder().encode(JSON.stringify(r)), legacyWildcard: true });
-    const r = cache.setSnapshot("oooi-system/infra-dhcp", new Map([[KEA, [{ name: "infra-dhcp", resource: { Dhcp4: {} } }]]]));
+    const r = cache.setSnapshot(
+      "oooi-system/infra-dhcp",
+      new Map([[KEA, [{ name: "infra-dhcp", resource: { Dhcp4: {} } }]]]),
+    );
     expect(r.ok).toBe(true);
-    expect(cache.getSnapshot("oooi-system/infra-dhcp")?.types.get(KEA)?.resources.get("infra-dhcp")?.version).toMatch(/^[0-9a-f]{16}$/);
+    expect(cache.getSnapshot("oooi-system/infra-dhcp")?.types.get(KEA)?.resources.get("infra-dhcp")?.version).toMatch(
+      /^[0-9a-f]{16}$/,
+    );
     expect(cache.getSnapshot("oooi-system/infra-dhcp")?.types.has(ENDPOINT_TYPE_URL)).toBe(false);
   });
 

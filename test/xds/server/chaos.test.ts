@@ -58,13 +58,26 @@ async function settledHeap(): Promise<number> {
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 let rig: Rig | undefined;
-afterAll(async () => { await rig?.close(); });
+afterAll(async () => {
+  await rig?.close();
+});
 
 /** One round: clients connect, changes fly while clients flap, everyone converges, all close. */
-async function round(r: Rig, random: () => number, pool: readonly EnvoyResources[], changes: number): Promise<{ violations: string[]; reconnects: number }> {
-  const clients = Array.from({ length: CLIENTS }, (_x, i) => new EnvoyLikeClient({
-    address: r.address, node: { id: `chaos-${String(i)}`, cluster: GROUP }, protocol: i % 2 === 0 ? "sotw" : "delta",
-  }));
+async function round(
+  r: Rig,
+  random: () => number,
+  pool: readonly EnvoyResources[],
+  changes: number,
+): Promise<{ violations: string[]; reconnects: number }> {
+  const clients = Array.from(
+    { length: CLIENTS },
+    (_x, i) =>
+      new EnvoyLikeClient({
+        address: r.address,
+        node: { id: `chaos-${String(i)}`, cluster: GROUP },
+        protocol: i % 2 === 0 ? "sotw" : "delta",
+      }),
+  );
   for (const c of clients) c.connect();
   let current = -1;
   let reconnects = 0;
@@ -76,21 +89,35 @@ async function round(r: Rig, random: () => number, pool: readonly EnvoyResources
     if (random() < TOGGLE_PROBABILITY) {
       const c = clients[Math.floor(random() * clients.length)] as EnvoyLikeClient;
       if (c.connected) c.disconnect();
-      else { c.connect(); reconnects += 1; }
+      else {
+        c.connect();
+        reconnects += 1;
+      }
     }
     if (random() < YIELD_PROBABILITY) await tick();
   }
-  for (const c of clients) if (!c.connected) { c.connect(); reconnects += 1; }
+  for (const c of clients)
+    if (!c.connected) {
+      c.connect();
+      reconnects += 1;
+    }
   // The final state: SotW clients at the final version_info of every type; every client holding
   // exactly the final resources (Delta: at their final per-resource versions).
   const final = versionsOf(r.cache, GROUP);
   const snap = r.cache.getSnapshot(GROUP);
-  const content = new Map([...(snap?.types ?? new Map<never, never>())].map(([t, ts]) => [t, new Map([...ts.resources].map(([n, res]) => [n, res.version]))]));
-  await Promise.all(clients.map(async (c) => {
-    if (c.protocol === "sotw") await c.waitForVersions(final, 30_000);
-    await c.waitFor(() => c.holds(content), "the final resources", 30_000);
-    await c.barrier(30_000);
-  }));
+  const content = new Map(
+    [...(snap?.types ?? new Map<never, never>())].map(([t, ts]) => [
+      t,
+      new Map([...ts.resources].map(([n, res]) => [n, res.version])),
+    ]),
+  );
+  await Promise.all(
+    clients.map(async (c) => {
+      if (c.protocol === "sotw") await c.waitForVersions(final, 30_000);
+      await c.waitFor(() => c.holds(content), "the final resources", 30_000);
+      await c.barrier(30_000);
+    }),
+  );
   const violations = clients.flatMap((c) => c.violations.map((v) => `${c.options.node.id} (${c.protocol}): ${v}`));
   for (const c of clients) c.close();
   return { violations, reconnects };
@@ -119,6 +146,7 @@ test("200 flapping clients under 2,000 rapid changes all converge; memory return
 
 /** The server notices closed streams asynchronously; wait until it has seen them all go. */
 async function waitForStreams(r: Rig, n: number): Promise<void> {
-  for (let i = 0; i < 500 && r.server.streamCount() !== n; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 500 && r.server.streamCount() !== n; i += 1)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   expect(r.server.streamCount()).toBe(n);
 }

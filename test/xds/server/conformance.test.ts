@@ -32,19 +32,25 @@ async function start(logger?: Logger): Promise<Rig> {
 
 function sotw(r: Rig): SotwStream {
   const s = openSotw(r.address);
-  cleanups.push(() => { s.close(); });
+  cleanups.push(() => {
+    s.close();
+  });
   return s;
 }
 
 function delta(r: Rig): DeltaStream {
   const s = openDelta(r.address);
-  cleanups.push(() => { s.close(); });
+  cleanups.push(() => {
+    s.close();
+  });
   return s;
 }
 
 function envoy(r: Rig, protocol: "sotw" | "delta", id = "envoy-0"): EnvoyLikeClient {
   const c = new EnvoyLikeClient({ address: r.address, node: { id, cluster: GROUP }, protocol });
-  cleanups.push(() => { c.close(); });
+  cleanups.push(() => {
+    c.close();
+  });
   c.connect();
   return c;
 }
@@ -53,7 +59,7 @@ let barriers = 0;
 
 /** Asserts the stream has nothing queued up to now: the next response answers a fresh barrier type. */
 async function expectNothingSent(s: SotwStream | DeltaStream): Promise<void> {
-  const typeUrl = `type.googleapis.com/oooi.test.Barrier${String(barriers += 1)}`;
+  const typeUrl = `type.googleapis.com/oooi.test.Barrier${String((barriers += 1))}`;
   s.send({ type_url: typeUrl });
   const next = await s.next();
   expect(next.typeUrl, "an unexpected response came before the barrier").toBe(typeUrl);
@@ -89,10 +95,17 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
     // A new stream that opens with the old stream's nonce is not taken as an ACK of anything.
     const s = sotw(r);
     const old = c.log.find((x) => x.typeUrl === LISTENER_TYPE_URL);
-    s.send({ node: NODE, type_url: LISTENER_TYPE_URL, response_nonce: old?.nonce ?? "", version_info: old?.version ?? "" });
+    s.send({
+      node: NODE,
+      type_url: LISTENER_TYPE_URL,
+      response_nonce: old?.nonce ?? "",
+      version_info: old?.version ?? "",
+    });
     const res = await s.next();
     expect([...first, ...second]).not.toContain(res.nonce);
-    const stream = r.server.status.streams().find((x) => x.node.id === NODE.id && x.types.some((t) => t.lastSent?.nonce === res.nonce));
+    const stream = r.server.status
+      .streams()
+      .find((x) => x.node.id === NODE.id && x.types.some((t) => t.lastSent?.nonce === res.nonce));
     expect(stream?.types.find((t) => t.typeUrl === LISTENER_TYPE_URL)?.lastAcked).toBeUndefined();
   });
 
@@ -110,7 +123,12 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
     s.send({ type_url: LISTENER_TYPE_URL });
     const lds1 = await s.next();
     expect(new Set([cds1.versionInfo, eds1.versionInfo, lds1.versionInfo]).size).toBe(3);
-    s.send({ type_url: ENDPOINT_TYPE_URL, response_nonce: eds1.nonce, version_info: eds1.versionInfo, resource_names: [ALPHA_API, BETA_API] });
+    s.send({
+      type_url: ENDPOINT_TYPE_URL,
+      response_nonce: eds1.nonce,
+      version_info: eds1.versionInfo,
+      resource_names: [ALPHA_API, BETA_API],
+    });
     s.send({ type_url: LISTENER_TYPE_URL, response_nonce: lds1.nonce, version_info: lds1.versionInfo });
 
     // One endpoint moves: only EDS gets a new version; CDS and LDS are not pushed.
@@ -118,12 +136,24 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
     const eds2 = await s.next();
     expect(eds2.typeUrl).toBe(ENDPOINT_TYPE_URL);
     expect(eds2.versionInfo).not.toBe(eds1.versionInfo);
-    s.send({ type_url: ENDPOINT_TYPE_URL, response_nonce: eds2.nonce, version_info: eds2.versionInfo, resource_names: [ALPHA_API, BETA_API] });
+    s.send({
+      type_url: ENDPOINT_TYPE_URL,
+      response_nonce: eds2.nonce,
+      version_info: eds2.versionInfo,
+      resource_names: [ALPHA_API, BETA_API],
+    });
     await expectNothingSent(s);
     await expectNothingSent(c);
 
     // A worker address appears: the listener changes, so LDS gets a new version; CDS keeps its own.
-    publish(r.cache, GROUP, rendered([ALPHA, { ...BETA, workers: [...BETA.workers, "192.168.10.50/32"] }], movedEndpoint(BETA_API, "10.128.9.9")));
+    publish(
+      r.cache,
+      GROUP,
+      rendered(
+        [ALPHA, { ...BETA, workers: [...BETA.workers, "192.168.10.50/32"] }],
+        movedEndpoint(BETA_API, "10.128.9.9"),
+      ),
+    );
     const lds2 = await s.next();
     expect(lds2.typeUrl).toBe(LISTENER_TYPE_URL);
     expect(lds2.versionInfo).not.toBe(lds1.versionInfo);
@@ -150,20 +180,40 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
 
   test("rule 4: a NACK carries error_detail (its version_info may be partial) and is recorded per node", async () => {
     const warnings: string[] = [];
-    const logger: Logger = { debug() {}, info() {}, error() {}, warn(_o, msg) { warnings.push(msg); } };
+    const logger: Logger = {
+      debug() {},
+      info() {},
+      error() {},
+      warn(_o, msg) {
+        warnings.push(msg);
+      },
+    };
     const r = await start(logger);
     publish(r.cache, GROUP, rendered([ALPHA]));
     const nacks: string[] = [];
-    r.server.status.on("nack", (_p, n) => { nacks.push(n.message); });
+    r.server.status.on("nack", (_p, n) => {
+      nacks.push(n.message);
+    });
     for (let round = 0; round < 2; round += 1) {
       const s = sotw(r);
       s.send({ node: NODE, type_url: LISTENER_TYPE_URL });
       const res = await s.next();
-      s.send({ type_url: LISTENER_TYPE_URL, response_nonce: res.nonce, version_info: "partially-accepted", error_detail: { code: 3, message: "listener https-443: unknown filter" } });
+      s.send({
+        type_url: LISTENER_TYPE_URL,
+        response_nonce: res.nonce,
+        version_info: "partially-accepted",
+        error_detail: { code: 3, message: "listener https-443: unknown filter" },
+      });
       await expectNothingSent(s);
       const node = r.server.status.node(NODE.id);
       const lds = node?.types.find((t) => t.typeUrl === LISTENER_TYPE_URL);
-      expect(lds?.lastNack).toMatchObject({ version: res.versionInfo, nonce: res.nonce, code: 3, message: "listener https-443: unknown filter", repeats: round + 1 });
+      expect(lds?.lastNack).toMatchObject({
+        version: res.versionInfo,
+        nonce: res.nonce,
+        code: 3,
+        message: "listener https-443: unknown filter",
+        repeats: round + 1,
+      });
       expect(lds?.lastAcked).toBeUndefined();
       s.close();
     }
@@ -211,7 +261,11 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
       const s = open(r) as SotwStream & DeltaStream;
       s.send({ node: NODE, type_url: LISTENER_TYPE_URL });
       const res = await s.next();
-      s.send({ type_url: LISTENER_TYPE_URL, response_nonce: res.nonce, error_detail: { code: 3, message: "rejected" } });
+      s.send({
+        type_url: LISTENER_TYPE_URL,
+        response_nonce: res.nonce,
+        error_detail: { code: 3, message: "rejected" },
+      });
       await expectNothingSent(s);
       // Same subscription again: still nothing.
       s.send({ type_url: LISTENER_TYPE_URL, response_nonce: res.nonce });
@@ -263,7 +317,12 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
     expect(names(cds)).toContain(ALPHA_API);
     expect(names(cds)).not.toContain(BETA_API);
     // A different node later on is ignored: the stream stays on its first node and group.
-    s.send({ node: { id: "intruder", cluster: "other/proxy" }, type_url: ENDPOINT_TYPE_URL, response_nonce: e1.nonce, resource_names: [ALPHA_API, BETA_API] });
+    s.send({
+      node: { id: "intruder", cluster: "other/proxy" },
+      type_url: ENDPOINT_TYPE_URL,
+      response_nonce: e1.nonce,
+      resource_names: [ALPHA_API, BETA_API],
+    });
     await expectNothingSent(s);
     expect(r.server.status.streams().map((x) => x.node)).toEqual([{ id: NODE.id, cluster: GROUP, userAgent: "" }]);
 
@@ -272,7 +331,7 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
     expect((await anonymous.ended()).code).toBe(3); // INVALID_ARGUMENT
   });
 
-  test("rule 9: LDS/CDS: empty resource_names on the first request is a wildcard; \"*\" is an explicit wildcard", async () => {
+  test('rule 9: LDS/CDS: empty resource_names on the first request is a wildcard; "*" is an explicit wildcard', async () => {
     const r = await start();
     const res = rendered([ALPHA, BETA]);
     publish(r.cache, GROUP, res);
@@ -384,7 +443,10 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
       // Every cluster, listener chain and route changes at once.
       publish(r.cache, GROUP, rendered([BETA, { ...GAMMA, appsVip: "192.168.10.201" }]));
       await c.waitForVersions(versionsOf(r.cache, GROUP));
-      await c.waitFor(() => [...c.clusters.keys()].every((n) => !n.startsWith("clusters-alpha/")), "alpha's clusters to go");
+      await c.waitFor(
+        () => [...c.clusters.keys()].every((n) => !n.startsWith("clusters-alpha/")),
+        "alpha's clusters to go",
+      );
       await c.barrier();
       expect(c.violations, protocol).toEqual([]);
       const after = c.log.slice(mark).filter((x) => x.names.length > 0 || x.removed.length > 0);
@@ -396,7 +458,9 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
       const cds = after.filter((x) => x.typeUrl === CLUSTER_TYPE_URL);
       expect(cds.length, protocol).toBeGreaterThanOrEqual(2);
       if (protocol === "sotw") expect(cds[0]?.names).toContain(ALPHA_API);
-      const removal = cds.findIndex((x) => (protocol === "sotw" ? !x.names.includes(ALPHA_API) : x.removed.includes(ALPHA_API)));
+      const removal = cds.findIndex((x) =>
+        protocol === "sotw" ? !x.names.includes(ALPHA_API) : x.removed.includes(ALPHA_API),
+      );
       expect(removal).toBeGreaterThan(0);
       const removalRecord = cds[removal];
       if (removalRecord === undefined) throw new Error("no CDS removal");
@@ -428,7 +492,12 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
     expect(names(eds).sort()).toEqual(names(cds).sort());
     // Sent is not enough: only the ACK (with its resource names) says the client kept them.
     await expectNothingSent(s);
-    s.send({ type_url: ENDPOINT_TYPE_URL, response_nonce: eds.nonce, version_info: eds.versionInfo, resource_names: names(cds) });
+    s.send({
+      type_url: ENDPOINT_TYPE_URL,
+      response_nonce: eds.nonce,
+      version_info: eds.versionInfo,
+      resource_names: names(cds),
+    });
     expect((await s.next()).typeUrl).toBe(LISTENER_TYPE_URL);
   });
 
@@ -485,10 +554,13 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
     // Raw: a stale claimed version is resent; a claimed name that no longer exists is removed.
     const d = delta(r);
     d.send({
-      node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API, BETA_API, GAMMA_API],
+      node: NODE,
+      type_url: ENDPOINT_TYPE_URL,
+      resource_names_subscribe: [ALPHA_API, BETA_API, GAMMA_API],
       initial_resource_versions: {
         [ALPHA_API]: r.cache.getSnapshot(GROUP)?.types.get(ENDPOINT_TYPE_URL)?.resources.get(ALPHA_API)?.version ?? "",
-        [BETA_API]: "stale", [GAMMA_API]: "gone",
+        [BETA_API]: "stale",
+        [GAMMA_API]: "gone",
       },
     });
     const res = await d.next();
@@ -517,7 +589,7 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
     expect(c2.removed).not.toContain(ALPHA_API);
   });
 
-  test("rule 19: Delta: \"*\" plus explicit names are handled per spec", async () => {
+  test('rule 19: Delta: "*" plus explicit names are handled per spec', async () => {
     const r = await start();
     publish(r.cache, GROUP, rendered([ALPHA]));
     const d = delta(r);
@@ -558,7 +630,9 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
     slow.send({ node: { id: "slow", cluster: GROUP }, type_url: LISTENER_TYPE_URL });
     const s1 = await slow.next();
     const fast = new EnvoyLikeClient({ address: r.address, node: { id: "fast", cluster: GROUP }, protocol: "sotw" });
-    cleanups.push(() => { fast.close(); });
+    cleanups.push(() => {
+      fast.close();
+    });
     fast.connect();
     await fast.waitForVersions(versionsOf(r.cache, GROUP));
     // The slow stream never ACKs while 20 changes go out; the fast one follows every one it gets.
@@ -574,4 +648,3 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
     expect(fast.violations).toEqual([]);
   });
 });
-

@@ -11,7 +11,10 @@ import { ALPHA, BETA, GAMMA, proxyModel, sampleEndpoints, type AttachmentSpec } 
 export const GROUP = "oooi-system/infra-proxy";
 
 /** A rendered configuration; throws when the renderer refuses it. */
-export function rendered(attachments: readonly AttachmentSpec[] = [ALPHA, BETA, GAMMA], endpointsFor: (name: string) => Upstream["endpoints"] = sampleEndpoints): EnvoyResources {
+export function rendered(
+  attachments: readonly AttachmentSpec[] = [ALPHA, BETA, GAMMA],
+  endpointsFor: (name: string) => Upstream["endpoints"] = sampleEndpoints,
+): EnvoyResources {
   const r = renderEnvoy(proxyModel(attachments, endpointsFor));
   if (!r.ok) throw new Error(r.errors.join("\n"));
   return r.resources;
@@ -46,7 +49,9 @@ export function versionsOf(cache: SnapshotCache, group: string): Map<string, str
   const snap = cache.getSnapshot(group);
   if (!snap) throw new Error(`no snapshot for ${group}`);
   const named = new Set([ENDPOINT_TYPE_URL, ROUTE_TYPE_URL]);
-  return new Map([...snap.types].filter(([t, s]) => !(named.has(t) && s.resources.size === 0)).map(([t, s]) => [t, s.version]));
+  return new Map(
+    [...snap.types].filter(([t, s]) => !(named.has(t) && s.resources.size === 0)).map(([t, s]) => [t, s.version]),
+  );
 }
 
 export { ALPHA, BETA, GAMMA };

@@ -28,7 +28,13 @@ test("a new snapshot reaches every stream of its group, without reconnecting, an
   let encodes = 0;
   const spec = envoyTypeSpecs().get(LISTENER_TYPE_URL);
   if (!spec) throw new Error("no listener spec");
-  r.cache.registerType(LISTENER_TYPE_URL, { ...spec, encode: (x) => { encodes += 1; return spec.encode(x); } });
+  r.cache.registerType(LISTENER_TYPE_URL, {
+    ...spec,
+    encode: (x) => {
+      encodes += 1;
+      return spec.encode(x);
+    },
+  });
   publish(r.cache, GROUP, rendered([ALPHA]));
   publish(r.cache, OTHER, rendered([GAMMA]));
   const mine = [connect(r, "a-0", GROUP, "sotw"), connect(r, "a-1", GROUP, "sotw"), connect(r, "a-2", GROUP, "delta")];
@@ -38,7 +44,9 @@ test("a new snapshot reaches every stream of its group, without reconnecting, an
   const otherPushes = new Map(others.map((c) => [c, c.log.length]));
   let pushesToOthers = 0;
   // Barrier responses are pushes too; count only configuration.
-  r.server.status.on("push", (p) => { if (p.group === OTHER && p.typeUrl.includes("/envoy.config.")) pushesToOthers += 1; });
+  r.server.status.on("push", (p) => {
+    if (p.group === OTHER && p.typeUrl.includes("/envoy.config.")) pushesToOthers += 1;
+  });
 
   encodes = 0;
   const next = rendered([ALPHA, BETA]);
@@ -63,7 +71,12 @@ test("a new snapshot reaches every stream of its group, without reconnecting, an
     expect(Buffer.from(encodeAny(LISTENER_TYPE_URL, value))).toEqual(Buffer.from(cached?.any ?? []));
   }
   // Filter-chain selection on the pushed config: beta's API name reaches beta's API server.
-  const route = mine[0]?.route({ destinationPort: 6443, sourceIp: "192.168.10.77", serverName: "api.beta.example.com", transportProtocol: "tls" });
+  const route = mine[0]?.route({
+    destinationPort: 6443,
+    sourceIp: "192.168.10.77",
+    serverName: "api.beta.example.com",
+    transportProtocol: "tls",
+  });
   expect(route?.chain.cluster).toBe("clusters-beta/kube-apiserver:6443");
   expect(route?.endpoints.length).toBeGreaterThan(0);
 });

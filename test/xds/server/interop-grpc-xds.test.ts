@@ -4,13 +4,24 @@
 // rejects our TCP-proxy listeners for real, which exercises the NACK path.
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
-  Client, credentials, Metadata, Server, ServerCredentials, status as GrpcStatus,
-  type sendUnaryData, type ServerUnaryCall,
+  Client,
+  credentials,
+  Metadata,
+  Server,
+  ServerCredentials,
+  status as GrpcStatus,
+  type sendUnaryData,
+  type ServerUnaryCall,
 } from "@grpc/grpc-js";
 import { register } from "@grpc/grpc-js-xds";
 import { SnapshotCache, envoyInput, type ResourceInput } from "../../../src/xds/cache/index.js";
 import {
-  CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, HTTP_CONNECTION_MANAGER_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL, ROUTER_TYPE_URL,
+  CLUSTER_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  HTTP_CONNECTION_MANAGER_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+  ROUTER_TYPE_URL,
 } from "../../../src/xds/protos.js";
 import { startXdsServer, type XdsServer } from "../../../src/xds/server/index.js";
 import { ALPHA, rendered } from "./fixtures.js";
@@ -20,7 +31,10 @@ const NODE_ID = "grpc-node-1";
 const METHOD = "/oooi.test.Echo/Echo";
 const ADS = { ads: {}, resource_api_version: "V3" };
 
-interface Backend { readonly server: Server; readonly port: number }
+interface Backend {
+  readonly server: Server;
+  readonly port: number;
+}
 
 const backends: Backend[] = [];
 let cache: SnapshotCache;
@@ -32,11 +46,28 @@ async function startBackend(label: string): Promise<Backend> {
   const server = new Server();
   const identity = (b: Buffer): Buffer => b;
   server.addService(
-    { Echo: { path: METHOD, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } },
-    { Echo: (call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => { cb(null, Buffer.from(`${label}:${call.request.toString()}`)); } },
+    {
+      Echo: {
+        path: METHOD,
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: identity,
+        requestDeserialize: identity,
+        responseSerialize: identity,
+        responseDeserialize: identity,
+      },
+    },
+    {
+      Echo: (call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => {
+        cb(null, Buffer.from(`${label}:${call.request.toString()}`));
+      },
+    },
   );
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, p) => { if (err) reject(err); else resolve(p); });
+    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, p) => {
+      if (err) reject(err);
+      else resolve(p);
+    });
   });
   const b = { server, port };
   backends.push(b);
@@ -57,18 +88,31 @@ function grpcResources(endpointPort: number): Map<string, ResourceInput[]> {
   };
   const routes = {
     name: "greeter-routes",
-    virtual_hosts: [{ name: "greeter", domains: ["*"], routes: [{ match: { prefix: "" }, route: { cluster: "greeter-cluster" } }] }],
+    virtual_hosts: [
+      { name: "greeter", domains: ["*"], routes: [{ match: { prefix: "" }, route: { cluster: "greeter-cluster" } }] },
+    ],
   };
   const cluster = {
-    name: "greeter-cluster", type: "EDS", eds_cluster_config: { eds_config: ADS }, lb_policy: "ROUND_ROBIN", connect_timeout: "5s",
+    name: "greeter-cluster",
+    type: "EDS",
+    eds_cluster_config: { eds_config: ADS },
+    lb_policy: "ROUND_ROBIN",
+    connect_timeout: "5s",
   };
   const assignment = {
     cluster_name: "greeter-cluster",
-    endpoints: [{
-      locality: { region: "test", zone: "a" },
-      load_balancing_weight: 1,
-      lb_endpoints: [{ endpoint: { address: { socket_address: { address: "127.0.0.1", port_value: endpointPort } } }, load_balancing_weight: 1 }],
-    }],
+    endpoints: [
+      {
+        locality: { region: "test", zone: "a" },
+        load_balancing_weight: 1,
+        lb_endpoints: [
+          {
+            endpoint: { address: { socket_address: { address: "127.0.0.1", port_value: endpointPort } } },
+            load_balancing_weight: 1,
+          },
+        ],
+      },
+    ],
   };
   return new Map([
     [LISTENER_TYPE_URL, [{ name: "greeter", resource: listener }]],
@@ -99,10 +143,18 @@ function channel(target: string): Client {
 async function echo(c: Client, text: string, deadlineMs = 5000): Promise<string> {
   const identity = (b: Buffer): Buffer => b;
   return new Promise((resolve, reject) => {
-    c.makeUnaryRequest(METHOD, identity, identity, Buffer.from(text), new Metadata(), { deadline: Date.now() + deadlineMs }, (err, res) => {
-      if (err) reject(err);
-      else resolve(res?.toString() ?? "");
-    });
+    c.makeUnaryRequest(
+      METHOD,
+      identity,
+      identity,
+      Buffer.from(text),
+      new Metadata(),
+      { deadline: Date.now() + deadlineMs },
+      (err, res) => {
+        if (err) reject(err);
+        else resolve(res?.toString() ?? "");
+      },
+    );
   });
 }
 
@@ -112,7 +164,9 @@ async function eventually(what: string, check: () => Promise<boolean> | boolean,
   for (;;) {
     try {
       if (await check()) return;
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -131,7 +185,13 @@ beforeAll(async () => {
   xds = await startXdsServer({ cache, listen: "127.0.0.1:0", maxStreamAgeMs: 0 });
   xdsPort = xds.port;
   process.env["GRPC_XDS_BOOTSTRAP_CONFIG"] = JSON.stringify({
-    xds_servers: [{ server_uri: `127.0.0.1:${String(xdsPort)}`, channel_creds: [{ type: "insecure" }], server_features: ["xds_v3"] }],
+    xds_servers: [
+      {
+        server_uri: `127.0.0.1:${String(xdsPort)}`,
+        channel_creds: [{ type: "insecure" }],
+        server_features: ["xds_v3"],
+      },
+    ],
     node: { id: NODE_ID, cluster: GROUP, locality: {} },
   });
   register();
@@ -164,7 +224,10 @@ test("a new endpoint is picked up by the live stream", async () => {
   publish(grpcResources(two.port));
   const greeter = channel("xds:///greeter");
   await eventually("traffic on backend-2", async () => (await echo(greeter, "x")) === "backend-2:x");
-  await eventually("EDS ACK", () => typeStatus(ENDPOINT_TYPE_URL)?.lastAcked?.version === snapshotVersion(ENDPOINT_TYPE_URL));
+  await eventually(
+    "EDS ACK",
+    () => typeStatus(ENDPOINT_TYPE_URL)?.lastAcked?.version === snapshotVersion(ENDPOINT_TYPE_URL),
+  );
   // Only EDS changed, so only EDS was pushed again.
   const pushes = xds.status.history().filter((p) => p.nodeId === NODE_ID && p.cause === "change");
   expect(new Set(pushes.map((p) => p.typeUrl))).toEqual(new Set([ENDPOINT_TYPE_URL]));
@@ -191,7 +254,9 @@ test("our TCP-proxy listener is NACKed for real, recorded with the client's erro
   publish(withTcpProxy(one.port));
   const tcp = channel("xds:///https-443");
   // It never gets a usable listener: the call cannot be routed.
-  await expect(echo(tcp, "z", 1000)).rejects.toMatchObject({ code: expect.toBeOneOf([GrpcStatus.UNAVAILABLE, GrpcStatus.DEADLINE_EXCEEDED]) as unknown });
+  await expect(echo(tcp, "z", 1000)).rejects.toMatchObject({
+    code: expect.toBeOneOf([GrpcStatus.UNAVAILABLE, GrpcStatus.DEADLINE_EXCEEDED]) as unknown,
+  });
   await eventually("the LDS NACK", () => typeStatus(LISTENER_TYPE_URL)?.lastNack !== undefined);
   const nack = typeStatus(LISTENER_TYPE_URL)?.lastNack;
   expect(nack?.message).toMatch(/tcp_proxy\.v3\.TcpProxy/);
@@ -200,7 +265,9 @@ test("our TCP-proxy listener is NACKed for real, recorded with the client's erro
   // The valid listener keeps working, and the rejected version went out once.
   const greeter = channel("xds:///greeter");
   expect(await echo(greeter, "still")).toBe("backend-1:still");
-  const sent = xds.status.history().filter((p) => p.nodeId === NODE_ID && p.typeUrl === LISTENER_TYPE_URL && p.version === nack?.version);
+  const sent = xds.status
+    .history()
+    .filter((p) => p.nodeId === NODE_ID && p.typeUrl === LISTENER_TYPE_URL && p.version === nack?.version);
   expect(sent).toHaveLength(1);
   expect(sent[0]?.nackAt).toBeDefined();
 });

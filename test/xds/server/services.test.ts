@@ -17,28 +17,41 @@ test("LDS, CDS and EDS services serve their own type, with or without type_url, 
   rig = await startRig();
   publish(rig.cache, GROUP, rendered([ALPHA]));
   const lds = openSotw(rig.address, METHODS.ldsSotw);
-  closers.push(() => { lds.close(); });
+  closers.push(() => {
+    lds.close();
+  });
   lds.send({ node: NODE, type_url: "" });
   const l = await lds.next();
   expect(l.typeUrl).toBe(LISTENER_TYPE_URL);
   expect(l.resources.map((r) => r.name).sort()).toEqual(["http-80", "https-443", "kube-6443"]);
 
   const eds = openSotw(rig.address, METHODS.edsSotw);
-  closers.push(() => { eds.close(); });
+  closers.push(() => {
+    eds.close();
+  });
   eds.send({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: ["clusters-alpha/kube-apiserver:6443"] });
   expect((await eds.next()).resources.map((r) => r.name)).toEqual(["clusters-alpha/kube-apiserver:6443"]);
 
   const cds = openDelta(rig.address, METHODS.cdsDelta);
-  closers.push(() => { cds.close(); });
+  closers.push(() => {
+    cds.close();
+  });
   cds.send({ node: NODE, type_url: CLUSTER_TYPE_URL });
   expect((await cds.next()).resources).toHaveLength(rendered([ALPHA]).clusters.length);
 
   const wrong = openSotw(rig.address, METHODS.cdsSotw);
-  closers.push(() => { wrong.close(); });
+  closers.push(() => {
+    wrong.close();
+  });
   wrong.send({ node: NODE, type_url: LISTENER_TYPE_URL });
   expect((await wrong.ended()).code).toBe(3);
 
-  expect(rig.server.status.streams().map((s) => s.service).sort()).toEqual(["cds", "eds", "lds"]);
+  expect(
+    rig.server.status
+      .streams()
+      .map((s) => s.service)
+      .sort(),
+  ).toEqual(["cds", "eds", "lds"]);
 });
 
 test("status: per-stream config, node records kept after disconnect, push history with latencies", async () => {
@@ -57,10 +70,18 @@ test("status: per-stream config, node records kept after disconnect, push histor
   expect(config?.acked.map((h) => h.name).sort()).toEqual(["http-80", "https-443", "kube-6443"]);
   expect(config?.acked[0]?.resource).toBeDefined();
   const push = r.server.status.history().find((p) => p.nonce === res.nonce);
-  expect(push).toMatchObject({ nodeId: NODE.id, group: GROUP, typeUrl: LISTENER_TYPE_URL, cause: "subscription", version: res.versionInfo });
+  expect(push).toMatchObject({
+    nodeId: NODE.id,
+    group: GROUP,
+    typeUrl: LISTENER_TYPE_URL,
+    cause: "subscription",
+    version: res.versionInfo,
+  });
   expect((push?.ackAt ?? -1) >= (push?.sentAt ?? 0) && (push?.sentAt ?? -1) >= (push?.changeAt ?? 0)).toBe(true);
 
-  const closed = new Promise((resolve) => { r.server.status.on("stream-close", resolve); });
+  const closed = new Promise((resolve) => {
+    r.server.status.on("stream-close", resolve);
+  });
   s.close();
   await closed;
   expect(r.server.status.streams()).toEqual([]);

@@ -5,7 +5,12 @@ import { SnapshotCache } from "../../../src/xds/cache/index.js";
 import { decodeSotwRequest, serializeResponse, type WireResponse } from "../../../src/xds/server/codec.js";
 import { XdsEngine, type Clock, type StreamCall } from "../../../src/xds/server/index.js";
 import { ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/protos.js";
-import { decodeSotwResponse, encodeSotwRequest, type SotwRequestInit, type SotwResponse } from "../../support/envoy/wire.js";
+import {
+  decodeSotwResponse,
+  encodeSotwRequest,
+  type SotwRequestInit,
+  type SotwResponse,
+} from "../../support/envoy/wire.js";
 import { ALPHA, GROUP, publish, rendered } from "./fixtures.js";
 
 class FakeCall implements StreamCall {
@@ -18,22 +23,34 @@ class FakeCall implements StreamCall {
     this.written.push(decodeSotwResponse(serializeResponse(response)));
     return this.accept;
   }
-  end(): void { this.ended += 1; }
-  fail(code: number, details: string): void { this.failed.push({ code, details }); }
+  end(): void {
+    this.ended += 1;
+  }
+  fail(code: number, details: string): void {
+    this.failed.push({ code, details });
+  }
 }
 
 class FakeClock implements Clock {
   t = 1_000;
   timers: { at: number; fn: () => void; cleared: boolean }[] = [];
-  now(): number { return this.t; }
+  now(): number {
+    return this.t;
+  }
   setTimeout(fn: () => void, ms: number): object {
     const timer = { at: this.t + ms, fn, cleared: false };
     this.timers.push(timer);
     return timer;
   }
-  clearTimeout(handle: object): void { (handle as { cleared: boolean }).cleared = true; }
-  random(): number { return 0.5; }
-  defer(fn: () => void): void { fn(); }
+  clearTimeout(handle: object): void {
+    (handle as { cleared: boolean }).cleared = true;
+  }
+  random(): number {
+    return 0.5;
+  }
+  defer(fn: () => void): void {
+    fn();
+  }
   advance(ms: number): void {
     this.t += ms;
     for (const timer of this.timers.splice(0)) {
@@ -58,10 +75,13 @@ describe("session transport", () => {
     const call = new FakeCall();
     const session = engine.openSession(call, "sotw");
     call.accept = false;
-    session.handleSotw(request({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: ["clusters-alpha/kube-apiserver:6443"] }));
+    session.handleSotw(
+      request({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: ["clusters-alpha/kube-apiserver:6443"] }),
+    );
     expect(call.written.map((w) => w.typeUrl)).toEqual([ENDPOINT_TYPE_URL]);
     session.handleSotw(request({ type_url: LISTENER_TYPE_URL }));
-    for (let i = 0; i < 5; i += 1) publish(cache, GROUP, rendered([{ ...ALPHA, workers: [`192.168.10.${String(60 + i)}/32`] }]));
+    for (let i = 0; i < 5; i += 1)
+      publish(cache, GROUP, rendered([{ ...ALPHA, workers: [`192.168.10.${String(60 + i)}/32`] }]));
     expect(call.written).toHaveLength(1);
     call.accept = true;
     session.drained();

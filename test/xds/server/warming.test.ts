@@ -20,7 +20,9 @@ const CLUSTER = "clusters-alpha/kube-apiserver:6443";
 
 /** The same configuration with one cluster's connect_timeout changed; its endpoints unchanged. */
 function withTimeout(base: EnvoyResources, timeout: string): EnvoyResources {
-  const clusters = base.clusters.map((c) => ((c as { name?: string }).name === CLUSTER ? { ...c, connect_timeout: timeout } : c));
+  const clusters = base.clusters.map((c) =>
+    (c as { name?: string }).name === CLUSTER ? { ...c, connect_timeout: timeout } : c,
+  );
   return { ...base, clusters };
 }
 
