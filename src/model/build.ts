@@ -16,10 +16,10 @@ export const INFRA_LABEL = "hostedcluster.densityops.com/infra";
 export function build(state: ClusterState): BuildResult {
   const problems = new Problems();
   for (const inv of state.invalid ?? []) {
-    for (const e of inv.errors) problems.error(inv.ref, e.field, "InvalidSpec", e.message);
+    for (const e of inv.errors) problems.for(inv.ref).error(e.field, "InvalidSpec", e.message);
   }
   for (const w of state.unknownFields ?? []) {
-    for (const e of w.errors) problems.warning(w.ref, e.field, "UnknownField", e.message);
+    for (const e of w.errors) problems.for(w.ref).warning(e.field, "UnknownField", e.message);
   }
 
   const services: ServiceIndex = new Map(state.services.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]));
