@@ -1,13 +1,14 @@
 // EDS: one ClusterLoadAssignment per Upstream with its resolved IP:port endpoints (possibly none,
 // in which case Envoy refuses the connection rather than guessing).
+import type { ClusterLoadAssignment } from "./envoy-types.js";
 import type { ObjectProblems } from "../../model/problems.js";
 import { parseIPv4 } from "../../model/ipv4.js";
 import type { Endpoint, Upstream } from "../../model/types.js";
 import { sortByKey } from "./json.js";
 
 /** ClusterLoadAssignment JSON for every upstream, sorted by cluster_name; bad addresses go to `problems`. */
-export function renderEndpoints(upstreams: readonly Upstream[], problems: ObjectProblems): object[] {
-  return sortByKey(upstreams, (u) => u.name).map((u) => {
+export function renderEndpoints(upstreams: readonly Upstream[], problems: ObjectProblems): ClusterLoadAssignment[] {
+  return sortByKey(upstreams, (u) => u.name).map((u): ClusterLoadAssignment => {
     const endpoints = uniqueEndpoints(u, problems);
     if (endpoints.length === 0) return { cluster_name: u.name };
     return {

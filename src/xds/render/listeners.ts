@@ -1,6 +1,7 @@
 // LDS: TLS-passthrough listeners on 443 and 6443 (one filter chain per backend, chosen by SNI and
 // source address, no default chain so unknown clients reach nothing) and, when apps ingress is
 // served, a plain-HTTP listener on 80 that routes by Host through RDS.
+import type { Address, CidrRange, FilterChain, FilterChainMatch, Listener } from "./envoy-types.js";
 import type { ObjectProblems } from "../../model/problems.js";
 import { formatIPv4, parseCidr, parseIPv4 } from "../../model/ipv4.js";
 import type { Backend } from "../../model/types.js";
@@ -37,8 +38,8 @@ const TLS_LISTENERS = [
 ] as const;
 
 /** Listener JSON for the backends, sorted by name; unusable backend fields go to `problems`. */
-export function renderListeners(backends: readonly Backend[], problems: ObjectProblems): object[] {
-  const listeners: { name: string; value: object }[] = [];
+export function renderListeners(backends: readonly Backend[], problems: ObjectProblems): Listener[] {
+  const listeners: { name: string; value: Listener }[] = [];
   for (const { name, port } of TLS_LISTENERS) {
     const chains = sortByKey(
       backends.filter((b) => b.port === port),
@@ -76,16 +77,16 @@ export function renderListeners(backends: readonly Backend[], problems: ObjectPr
   return sortByKey(listeners, (l) => l.name).map((l) => l.value);
 }
 
-function socketAddress(port: number): object {
+function socketAddress(port: number): Address {
   return { socket_address: { address: BIND_ADDRESS, port_value: port } };
 }
 
-function tlsChain(b: Backend, problems: ObjectProblems): object {
+function tlsChain(b: Backend, problems: ObjectProblems): FilterChain {
   const serverNames = [...new Set(b.serverNames)].sort(compareText);
   const ranges = sourceRanges(b, problems);
   // Every chain on 443/6443 is TLS passthrough, the source-matched kubernetes-service chain too
   // (the original's test expects transport_protocol: tls there): a plain-TCP client matches nothing.
-  const match = {
+  const match: FilterChainMatch = {
     ...(serverNames.length > 0 ? { server_names: serverNames } : {}),
     transport_protocol: "tls",
     ...(ranges.length > 0 ? { source_prefix_ranges: ranges } : {}),
@@ -103,7 +104,7 @@ function tlsChain(b: Backend, problems: ObjectProblems): object {
 }
 
 /** CidrRange JSON for the backend's source ranges, deduplicated, sorted by address then length. */
-function sourceRanges(b: Backend, problems: ObjectProblems): object[] {
+function sourceRanges(b: Backend, problems: ObjectProblems): CidrRange[] {
   const parsed = new Map<string, { network: number; prefix: number }>();
   for (const text of b.sourcePrefixRanges) {
     const bare = parseIPv4(text);
@@ -128,7 +129,7 @@ function statPrefix(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, "_");
 }
 
-function httpListener(): object {
+function httpListener(): Listener {
   return {
     name: HTTP_LISTENER_NAME,
     address: socketAddress(80),
