@@ -245,6 +245,22 @@ export const AppsIngressConfig = obj({
       addressPoolName: opt(Type.String({ description: "MetalLB IPAddressPool in the hosted cluster." })),
       ipAddressPoolRange: opt(Type.String({ description: "Address range of that pool, on the VLAN." })),
       l2AdvertisementName: opt(Type.String({ description: "Default: advertise-<addressPoolName>." })),
+      installOperator: opt(
+        Type.Boolean({
+          default: true,
+          description:
+            "Install MetalLB through OLM (Subscription, MetalLB, IPAddressPool, L2Advertisement); false = use a MetalLB already running in the hosted cluster and install nothing.",
+        }),
+      ),
+      channel: opt(
+        Type.String({ default: "stable", description: "OLM channel of the metallb-operator Subscription." }),
+      ),
+      source: opt(
+        Type.String({
+          default: "redhat-operators",
+          description: "OLM CatalogSource (in openshift-marketplace) of the Subscription.",
+        }),
+      ),
     }),
   ),
   service: section({

@@ -1,9 +1,19 @@
 // docs/reference.md#backends: the backends each served attachment contributes to its Infra's proxy.
 import { aggregate, formatCidr, formatIPv4, parseIPv4 } from "./ipv4.js";
+import { resolveAppsIngressConfig } from "./apps-ingress.js";
 import type { ResolvedAttachment } from "./attachments.js";
 import type { ResolvedInfra, ServiceIndex } from "./infra.js";
 import { cmp, type ObjectProblems, type Problems } from "./problems.js";
-import type { Backend, BackendKind, Endpoint, ListenerPort, ProxyModel, Upstream } from "./types.js";
+import type {
+  AppsIngressReason,
+  Backend,
+  BackendKind,
+  Endpoint,
+  ListenerPort,
+  ProblemReason,
+  ProxyModel,
+  Upstream,
+} from "./types.js";
 
 /** The names a worker uses for the in-cluster API service; answered by DNS and matched by SNI. */
 export const KUBERNETES_ALIASES = [
@@ -86,12 +96,60 @@ const ROWS: readonly Row[] = [
   },
 ];
 
-/** The apps VIP of an attachment when its ingress is Ready with an IP; undefined otherwise. */
+/**
+ * The apps VIP of an attachment when its ingress is Ready with an IP, or Degraded keeping the IP of
+ * its last Ready (last good: a hosted API away does not take *.apps down); undefined otherwise.
+ */
 export function appsVip(a: ResolvedAttachment): string | undefined {
   const s = a.attachment.status?.appsIngressStatus;
-  if (a.attachment.spec.appsIngress?.enabled !== true || s?.phase !== "Ready") return undefined;
+  if (a.attachment.spec.appsIngress?.enabled !== true || (s?.phase !== "Ready" && s?.phase !== "Degraded"))
+    return undefined;
   const ip = s.externalIP;
   return ip !== undefined && parseIPv4(ip) !== undefined ? ip : undefined;
+}
+
+/**
+ * spec.appsIngress checked here too (serve takes the status from manifests; the operator's loop
+ * refuses the same spec), and the reported status on the attachment's Ready: Degraded makes it
+ * False with the status's reason; Pending and a hostname-only VIP are noted.
+ */
+/** The reasons the apps-ingress controller writes into appsIngressStatus; anything else reads as the generic one. */
+const APPS_REASONS: ReadonlySet<string> = new Set<AppsIngressReason>([
+  "WaitingForHostedCluster",
+  "WaitingForKubeconfig",
+  "WaitingForAPIServerService",
+  "WaitingForHostedClusterNodes",
+  "WaitingForMetalLBCRDs",
+  "WaitingForExternalIP",
+  "HostedClusterAccessFailed",
+  "MetalLBInstallFailed",
+  "IngressServiceFailed",
+  "ExternalIPDiscoveryFailed",
+  "InvalidConfiguration",
+  "CleanupFailed",
+]);
+
+function appsReason(reason: string | undefined, fallback: ProblemReason): ProblemReason {
+  return reason !== undefined && APPS_REASONS.has(reason) ? (reason as AppsIngressReason) : fallback;
+}
+
+function reportAppsIngress(infra: ResolvedInfra, a: ResolvedAttachment, problems: ObjectProblems): void {
+  const checked = resolveAppsIngressConfig(a.attachment.spec, infra.infra.spec);
+  // The original reports this as Degraded/InvalidConfiguration rather than accepting it silently.
+  if (!checked.ok) problems.warning(checked.field, "InvalidConfiguration", checked.message);
+  const s = a.attachment.status?.appsIngressStatus;
+  const message = s?.message ?? "";
+  if (s?.phase === "Degraded") {
+    problems.pending("status.appsIngressStatus", appsReason(s.reason, "AppsIngressDegraded"), message);
+  } else if (s?.phase === "Pending") {
+    problems.warning("status.appsIngressStatus", appsReason(s.reason, "AppsIngressPending"), message);
+  } else if (s?.phase === "Ready" && appsVip(a) === undefined) {
+    problems.warning(
+      "status.appsIngressStatus",
+      "AppsIngressWithoutIP",
+      `apps ingress reports ${s.externalHostname !== undefined ? `only the hostname ${s.externalHostname}` : "no address"}; *.apps.${a.domain} gets neither a proxy route nor a DNS record until it reports an IP`,
+    );
+  }
 }
 
 export function buildProxy(
@@ -133,28 +191,8 @@ export function buildProxy(
       });
     }
 
-    const s = a.attachment.status?.appsIngressStatus;
-    const metallb = a.attachment.spec.appsIngress?.metallb;
-    if (a.attachment.spec.appsIngress?.enabled === true && (metallb?.addressPoolName ?? "") === "") {
-      // The original reports this as Degraded/InvalidConfiguration rather than accepting it silently.
-      problems
-        .for(a.ref)
-        .warning(
-          "spec.appsIngress.metallb.addressPoolName",
-          "InvalidConfiguration",
-          `apps ingress is enabled without a MetalLB address pool (metallb.addressPoolName, ipAddressPoolRange); no pool is installed, so *.apps.${a.domain} gets a route only once the ingress reports an IP`,
-        );
-    }
+    if (a.attachment.spec.appsIngress?.enabled === true) reportAppsIngress(infra, a, problems.for(a.ref));
     const vip = appsVip(a);
-    if (a.attachment.spec.appsIngress?.enabled === true && s?.phase === "Ready" && vip === undefined) {
-      problems
-        .for(a.ref)
-        .warning(
-          "status.appsIngressStatus",
-          "AppsIngressWithoutIP",
-          `apps ingress reports ${s.externalHostname !== undefined ? `only the hostname ${s.externalHostname}` : "no address"}; *.apps.${a.domain} gets neither a proxy route nor a DNS record until it reports an IP`,
-        );
-    }
     if (vip === undefined) continue;
     const ports = a.attachment.spec.appsIngress?.ports ?? {};
     for (const [kind, listener, port] of [

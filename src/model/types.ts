@@ -65,6 +65,21 @@ export interface Problem {
   readonly severity: Severity;
 }
 
+/** What the apps-ingress controller (operator/apps-ingress) writes as appsIngressStatus.reason. */
+export type AppsIngressReason =
+  | "WaitingForHostedCluster"
+  | "WaitingForKubeconfig"
+  | "WaitingForAPIServerService"
+  | "WaitingForHostedClusterNodes"
+  | "WaitingForMetalLBCRDs"
+  | "WaitingForExternalIP"
+  | "HostedClusterAccessFailed"
+  | "MetalLBInstallFailed"
+  | "IngressServiceFailed"
+  | "ExternalIPDiscoveryFailed"
+  | "InvalidConfiguration"
+  | "CleanupFailed";
+
 export type Severity = "error" | "pending" | "warning";
 
 /**
@@ -81,6 +96,9 @@ export type ProblemReason =
   | "NoResolverAdvertised"
   | "ServicePortMismatch"
   | "AppsIngressWithoutIP"
+  | "AppsIngressDegraded"
+  | "AppsIngressPending"
+  | AppsIngressReason
   // Waiting on something that may yet appear.
   | "InfraNotFound"
   | "InfraNotReady"

@@ -55,6 +55,8 @@ export interface ReconcilerOptions {
    * (default 5 min).
    */
   readonly statusCooldownMs?: number;
+  /** An attachment whose finalizer must stay although its cross-namespace objects are gone (apps-ingress cleanup pending). */
+  readonly holdsFinalizer?: (attachment: KubeObject) => boolean;
 }
 
 /** What one pass did. */
@@ -208,7 +210,7 @@ export class Reconciler {
     for (const a of observed.raw.attachments.values()) {
       const m = a.metadata ?? {};
       if (m.deletionTimestamp === undefined || !(m.finalizers ?? []).includes(ATTACHMENT_FINALIZER)) continue;
-      if (named.has(`${m.namespace ?? ""}/${m.name ?? ""}`)) continue;
+      if (named.has(`${m.namespace ?? ""}/${m.name ?? ""}`) || this.#o.holdsFinalizer?.(a) === true) continue;
       await attempt("finalizer", "InfraClusterAttachment", () =>
         this.#setFinalizers(
           a,

@@ -21,6 +21,7 @@ import { OPERATOR_METRICS, type OperatorMetrics } from "./metrics.js";
 import { Metrics } from "../metrics/index.js";
 import { NotLeaderError, Reconciler } from "./reconcile.js";
 import { SerialRunner } from "./runner.js";
+import { AppsIngressController } from "./apps-ingress/controller.js";
 
 /** pino-compatible logger. */
 export interface OperatorLogger {
@@ -64,6 +65,11 @@ export interface RunOperatorOptions {
     readonly discoveryIntervalMs?: number;
   };
   readonly backoff?: BackoffOptions;
+  /**
+   * Apps-ingress automation (reaching hosted clusters); default on. false: leave
+   * status.appsIngressStatus to whoever else writes it (tests on an API server with no hosted cluster).
+   */
+  readonly appsIngress?: false | { readonly resyncMs?: number; readonly requestTimeoutMs?: number };
   /** Called during close() after writes stopped and the Lease was released: close xDS streams here. */
   readonly closeStreams?: () => Promise<void>;
 }
@@ -123,9 +129,26 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
             metrics.set("oooi_leader", leading ? 1 : 0);
             metrics.inc("oooi_leader_transitions_total", { to: leading ? "leader" : "follower" });
             if (leading) runner.trigger();
+            const obs = latest;
+            if (leading && obs !== undefined) apps?.sync(obs);
           },
         });
   const isLeader = (): boolean => !stopping && (elector === undefined || elector.isLeader());
+
+  const apps =
+    opts.appsIngress === false
+      ? undefined
+      : new AppsIngressController({
+          rest,
+          clock,
+          logger: log,
+          isLeader,
+          ...(opts.backoff === undefined ? {} : { backoff: opts.backoff }),
+          ...(opts.appsIngress?.resyncMs === undefined ? {} : { resyncMs: opts.appsIngress.resyncMs }),
+          ...(opts.appsIngress?.requestTimeoutMs === undefined
+            ? {}
+            : { requestTimeoutMs: opts.appsIngress.requestTimeoutMs }),
+        });
 
   const reconciler = new Reconciler({
     rest,
@@ -135,6 +158,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     logger: log,
     metrics,
     isLeader,
+    ...(apps === undefined ? {} : { holdsFinalizer: (a) => apps.holds(a) }),
   });
 
   // Rendering is memoized per snapshot and DNS history, so the reconcile pass reuses onState's.
@@ -210,6 +234,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
       log.error({ err: (e as Error).message }, "state consumer failed");
     }
     runner.trigger();
+    if (isLeader()) apps?.sync(obs);
   });
   const unsubscribeDataPlane = dataPlane.subscribe?.(() => {
     runner.trigger();
@@ -242,6 +267,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
       if (stopping) return;
       stopping = true;
       await runner.stop();
+      await apps?.close();
       await elector?.stop(true);
       metrics.set("oooi_leader", 0);
       if (opts.closeStreams !== undefined) {

@@ -142,6 +142,8 @@ export function startOperator(
     },
     debounceMs: 20,
     resyncMs: 250,
+    // The fake serves no hosted cluster; test/kube/apps-ingress.test.ts runs the automation for real.
+    appsIngress: false,
     leaseTiming: { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 },
     backoff: { initialMs: 20, maxMs: 200 },
     watch: { timeoutSeconds: 30, discoveryIntervalMs: 500 },

@@ -138,6 +138,8 @@ describe("renderEnvoy output shape", () => {
                   "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
                 stat_prefix: "http-80",
                 rds: { config_source: { ads: {}, resource_api_version: "V3" }, route_config_name: "http-80" },
+                // HTTP semantics unchanged: WebSocket upgrades pass.
+                upgrade_configs: [{ upgrade_type: "websocket" }],
                 http_filters: [
                   {
                     name: "envoy.filters.http.router",
@@ -153,11 +155,13 @@ describe("renderEnvoy output shape", () => {
     expect(res.routes).toStrictEqual([
       {
         name: "http-80",
+        ignore_port_in_host_matching: true,
         virtual_hosts: [
           {
             name: "clusters/alpha/apps-http",
             domains: ["*.apps.alpha.example.com"],
-            routes: [{ match: { prefix: "/" }, route: { cluster: "vip/192.168.10.200:80" } }],
+            // No route timeout: Envoy's default 15 s would cut long responses.
+            routes: [{ match: { prefix: "/" }, route: { cluster: "vip/192.168.10.200:80", timeout: "0s" } }],
           },
         ],
       },

@@ -31,7 +31,7 @@ export const OPERATOR_PERMISSIONS: readonly Permission[] = [
     apiGroup: GROUP,
     resources: ["infras/status", "infraclusterattachments/status"],
     verbs: ["patch"],
-    why: "write conditions, counts and componentStatus",
+    why: "write conditions, counts and componentStatus; appsIngressStatus",
   },
   {
     apiGroup: GROUP,
@@ -87,12 +87,44 @@ export const OPERATOR_PERMISSIONS: readonly Permission[] = [
     verbs: READ,
     why: "hosted clusters and their KubeVirt NodePools",
   },
+  {
+    apiGroup: "",
+    resources: ["secrets"],
+    verbs: ["get"],
+    why: "apps ingress: the HostedCluster's status.kubeconfig Secret (read by name, never listed or watched)",
+  },
   { apiGroup: "cluster.x-k8s.io", resources: ["machines"], verbs: READ, why: "worker addresses (CAPI Machine status)" },
   {
     apiGroup: "kubevirt.io",
     resources: ["virtualmachineinstances"],
     verbs: READ,
     why: "worker MACs and addresses (DHCP reservations, fallback addresses)",
+  },
+];
+
+/**
+ * What apps-ingress automation does in each hosted cluster, with the credentials of the
+ * HostedCluster's kubeconfig (HyperShift's admin kubeconfig grants it; documented, not deployed).
+ */
+export const HOSTED_CLUSTER_PERMISSIONS: readonly Permission[] = [
+  { apiGroup: "", resources: ["nodes"], verbs: ["list"], why: "the gate: at least one Ready Node" },
+  {
+    apiGroup: "",
+    resources: ["services"],
+    verbs: ["delete", "list", "patch", "watch"],
+    why: "the LoadBalancer Service <service.namespace>/<service.name>; its VIP from a watch",
+  },
+  {
+    apiGroup: "operators.coreos.com",
+    resources: ["subscriptions", "clusterserviceversions"],
+    verbs: ["delete", "get", "patch"],
+    why: "the metallb-operator Subscription in openshift-operators; its CSV on cleanup",
+  },
+  {
+    apiGroup: "metallb.io",
+    resources: ["metallbs", "ipaddresspools", "l2advertisements"],
+    verbs: ["delete", "patch"],
+    why: "MetalLB, IPAddressPool and L2Advertisement in openshift-operators",
   },
 ];
 

@@ -49,6 +49,7 @@ export interface HttpConnectionManagerConfig {
   readonly "@type": string;
   readonly stat_prefix: string;
   readonly rds: { readonly config_source: ConfigSource; readonly route_config_name: string };
+  readonly upgrade_configs?: readonly { readonly upgrade_type: string }[];
   readonly http_filters: readonly { readonly name: string; readonly typed_config: { readonly "@type": string } }[];
 }
 
@@ -83,12 +84,13 @@ export interface Listener {
 /** config.route.v3.RouteConfiguration (prefix routes to one cluster per virtual host). */
 export interface RouteConfiguration {
   readonly name: string;
+  readonly ignore_port_in_host_matching?: boolean;
   readonly virtual_hosts: readonly {
     readonly name: string;
     readonly domains: readonly string[];
     readonly routes: readonly {
       readonly match: { readonly prefix: string };
-      readonly route: { readonly cluster: string };
+      readonly route: { readonly cluster: string; readonly timeout?: string };
     }[];
   }[];
 }

@@ -143,6 +143,8 @@ function httpListener(): Listener {
               "@type": HTTP_CONNECTION_MANAGER_TYPE_URL,
               stat_prefix: HTTP_LISTENER_NAME,
               rds: { config_source: adsConfigSource(), route_config_name: HTTP_ROUTE_CONFIG_NAME },
+              // The router behind the VIP speaks HTTP with its clients: WebSocket upgrades pass.
+              upgrade_configs: [{ upgrade_type: "websocket" }],
               http_filters: [{ name: ROUTER_FILTER, typed_config: { "@type": ROUTER_TYPE_URL } }],
             },
           },

@@ -17,11 +17,14 @@ export function renderRoutes(backends: readonly Backend[]): RouteConfiguration[]
   return [
     {
       name: HTTP_ROUTE_CONFIG_NAME,
+      // "Host: x.apps.D:80" must match "*.apps.D" as the router would.
+      ignore_port_in_host_matching: true,
       virtual_hosts: http.map((b) => ({
         name: b.name,
         // Envoy requires at least one domain; a backend without names takes every Host.
         domains: b.serverNames.length > 0 ? [...new Set(b.serverNames)].sort(compareText) : ["*"],
-        routes: [{ match: { prefix: "/" }, route: { cluster: b.upstream } }],
+        // timeout 0s: no route timeout (Envoy's default 15 s would cut long responses and streams).
+        routes: [{ match: { prefix: "/" }, route: { cluster: b.upstream, timeout: "0s" } }],
       })),
     },
   ];

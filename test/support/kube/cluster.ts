@@ -34,6 +34,11 @@ export interface KubeClusterOptions {
    * compacted revision gets etcd's answer (410 Gone) rather than the cache's. Default true.
    */
   readonly watchCache?: boolean;
+  /**
+   * --service-cluster-ip-range (default 172.30.0.0/16, the examples' ClusterIPs). A 127.x range makes
+   * ClusterIPs a test can listen on: a Service address that really leads somewhere on loopback.
+   */
+  readonly serviceClusterIpRange?: string;
 }
 
 /** One HTTP answer: status and the parsed JSON body (or the raw text when it is not JSON). */
@@ -165,7 +170,7 @@ export class KubeCluster {
         pki.saKey,
         // The example's ClusterIPs (172.30.x) must fall inside the range to be accepted.
         "--service-cluster-ip-range",
-        "172.30.0.0/16",
+        opts.serviceClusterIpRange ?? "172.30.0.0/16",
         // No kubelets or Endpoints for the default/kubernetes Service: nothing to reconcile.
         "--endpoint-reconciler-type",
         "none",

@@ -33,10 +33,10 @@ export class TcpRelay {
     });
   }
 
-  /** A relay on 127.0.0.1 (free port) to `target`. */
-  static async start(target: { host: string; port: number }): Promise<TcpRelay> {
+  /** A relay on `listen` (default 127.0.0.1; any 127.x works on Linux), free port, to `target`. */
+  static async start(target: { host: string; port: number }, listen = "127.0.0.1"): Promise<TcpRelay> {
     const relay = new TcpRelay(target);
-    await new Promise<void>((resolve) => relay.#server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => relay.#server.listen(0, listen, resolve));
     const address = relay.#server.address();
     relay.port = typeof address === "object" && address !== null ? address.port : 0;
     return relay;

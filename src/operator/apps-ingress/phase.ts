@@ -1,0 +1,88 @@
+// What one pass found in the hosted cluster → the attachment's appsIngressStatus. A Degraded
+// status keeps the last known VIP (its routes and record stay: last good); lastSyncTime moves only
+// when the status changes. Pure.
+import type { AppsIngressStatus } from "../../api/schema.js";
+import { parseIPv4 } from "../../model/ipv4.js";
+import { metaTime } from "../../util/clock.js";
+
+export type PendingReason =
+  | "WaitingForHostedCluster"
+  | "WaitingForKubeconfig"
+  | "WaitingForAPIServerService"
+  | "WaitingForHostedClusterNodes"
+  | "WaitingForMetalLBCRDs"
+  | "WaitingForExternalIP";
+export type DegradedReason =
+  | "HostedClusterAccessFailed"
+  | "MetalLBInstallFailed"
+  | "IngressServiceFailed"
+  | "ExternalIPDiscoveryFailed"
+  | "InvalidConfiguration"
+  | "CleanupFailed";
+
+/** The outcome of one pass. */
+export type Observation =
+  | { readonly phase: "Pending"; readonly reason: PendingReason; readonly message: string }
+  | { readonly phase: "Degraded"; readonly reason: DegradedReason; readonly message: string }
+  | { readonly phase: "Ready"; readonly ingress: LoadBalancerIngress; readonly service: string };
+
+/** status.loadBalancer.ingress[0] of the Service. */
+export interface LoadBalancerIngress {
+  readonly ip?: string;
+  readonly hostname?: string;
+}
+
+/** The first ingress entry with an IPv4 address or a hostname; undefined while MetalLB assigned nothing. */
+export function vipOf(service: Record<string, unknown> | undefined): LoadBalancerIngress | undefined {
+  const status = (service?.["status"] ?? {}) as { loadBalancer?: { ingress?: LoadBalancerIngress[] } };
+  const first = status.loadBalancer?.ingress?.[0];
+  if (first === undefined) return undefined;
+  if (typeof first.ip === "string" && parseIPv4(first.ip) !== undefined) return { ip: first.ip };
+  if (typeof first.hostname === "string" && first.hostname !== "") return { hostname: first.hostname };
+  return undefined;
+}
+
+/** The status to write after `observation`, given the one the attachment has. */
+export function nextAppsIngressStatus(
+  previous: AppsIngressStatus | undefined,
+  observation: Observation,
+  now: number,
+): AppsIngressStatus {
+  const next = statusOf(previous, observation);
+  const same =
+    previous !== undefined &&
+    previous.phase === next.phase &&
+    previous.reason === next.reason &&
+    previous.message === next.message &&
+    previous.externalIP === next.externalIP &&
+    previous.externalHostname === next.externalHostname;
+  const lastSyncTime = same && previous.lastSyncTime !== undefined ? previous.lastSyncTime : metaTime(now);
+  return { ...next, lastSyncTime };
+}
+
+function statusOf(previous: AppsIngressStatus | undefined, o: Observation): Omit<AppsIngressStatus, "lastSyncTime"> {
+  if (o.phase === "Pending") return { phase: "Pending", reason: o.reason, message: o.message };
+  if (o.phase === "Degraded") {
+    // Last good: the VIP of the last Ready stays published while the cause is fixed.
+    const kept = {
+      ...(previous?.externalIP === undefined ? {} : { externalIP: previous.externalIP }),
+      ...(previous?.externalHostname === undefined ? {} : { externalHostname: previous.externalHostname }),
+    };
+    const still = Object.values(kept).length === 0 ? "" : `; *.apps keeps routing to ${Object.values(kept).join(", ")}`;
+    return { phase: "Degraded", reason: o.reason, message: `${o.message}${still}`, ...kept };
+  }
+  if (o.ingress.ip !== undefined)
+    return {
+      phase: "Ready",
+      reason: "IngressReady",
+      message: `LoadBalancer Service ${o.service} has ${o.ingress.ip}`,
+      externalIP: o.ingress.ip,
+    };
+  const hostname = o.ingress.hostname ?? "";
+  return {
+    phase: "Ready",
+    reason: "ExternalHostnameOnly",
+    message: `LoadBalancer Service ${o.service} reports only the hostname ${hostname}: Envoy routes *.apps to it, but no wildcard DNS record is published (an IP is needed for an A record)`,
+    externalHostname: hostname,
+  };
+}

@@ -1,0 +1,503 @@
+// Apps ingress automation against two real API servers: the management cluster (our CRDs, the
+// operator authorized only by deploy/rbac) and a hosted cluster reachable ONLY at the address the
+// management Service kube-apiserver.<CP> reports — a loopback ClusterIP (the management cluster's
+// service range is 127.200.0.0/16) where a TCP relay listens. The kubeconfig Secret names a host
+// that does not resolve here, so the operator must dial the Service address and still verify TLS
+// against the kubeconfig's host. Nothing runs MetalLB or OLM: the test plays them (serving
+// minimal MetalLB CRDs, writing the Service's status.loadBalancer) and watches every phase.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { ATTACHMENT_FINALIZER } from "../../src/operator/desired/objects.js";
+import { operatorSettings } from "../../src/operator/desired/settings.js";
+import { OPERATOR_METRICS } from "../../src/operator/metrics.js";
+import type { OperatorLogger, RunningOperator } from "../../src/operator/run.js";
+import { runOperator } from "../../src/operator/run.js";
+import { Metrics } from "../../src/metrics/index.js";
+import { publishSnapshots } from "../../src/pipeline/snapshots.js";
+import { SnapshotCache } from "../../src/xds/cache/index.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/xds/kea-config.js";
+import { startXdsServer, type XdsServer } from "../../src/xds/server/index.js";
+import { EnvoyLikeClient } from "../support/envoy/client.js";
+import { eventually } from "../support/fake-apiserver/index.js";
+import { KUBE_SKIP, KubeCluster } from "../support/kube/cluster.js";
+import { TcpRelay } from "../support/kube/relay.js";
+import { FakeDataPlane, INFRA_NAD, counter } from "../operator/support.js";
+import { createNamespaces, GROUP_PATH, installCrds, list, operatorToken } from "./support.js";
+
+type Obj = {
+  metadata: {
+    name: string;
+    finalizers?: string[];
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  data?: Record<string, string>;
+};
+type AppsStatus = {
+  phase?: string;
+  reason?: string;
+  message?: string;
+  externalIP?: string;
+  externalHostname?: string;
+  lastSyncTime?: string;
+};
+
+const API_VIP = "127.200.0.10";
+const DOMAIN = "alpha.clusters.example.com";
+const ATT = `${GROUP_PATH}/namespaces/clusters/infraclusterattachments`;
+
+/** The OLM and MetalLB kinds, minimal: right group, version, names and scope; a schema keeping anything. */
+function crds(group: string, version: string, kinds: readonly [string, string][]): Record<string, unknown>[] {
+  return kinds.map(([kind, plural]) => ({
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: "Namespaced",
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: [
+        {
+          name: version,
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+        },
+      ],
+    },
+  }));
+}
+const OLM_CRDS = crds("operators.coreos.com", "v1alpha1", [
+  ["Subscription", "subscriptions"],
+  ["ClusterServiceVersion", "clusterserviceversions"],
+]);
+const METALLB_CRDS = crds("metallb.io", "v1beta1", [
+  ["MetalLB", "metallbs"],
+  ["IPAddressPool", "ipaddresspools"],
+  ["L2Advertisement", "l2advertisements"],
+]);
+
+function fixtures(): Record<string, unknown>[] {
+  return [
+    {
+      apiVersion: "hostedcluster.densityops.com/v1alpha1",
+      kind: "Infra",
+      metadata: { name: "tenant", namespace: "clusters" },
+      spec: {
+        networkConfig: { cidr: "192.0.2.0/24", gateway: "192.0.2.1", networkAttachmentDefinition: "vlan100" },
+        infraComponents: {
+          dhcp: { serverIP: "192.0.2.2", rangeStart: "192.0.2.100", rangeEnd: "192.0.2.199" },
+          dns: { serverIP: "192.0.2.3" },
+          proxy: { serverIP: "192.0.2.4" },
+        },
+      },
+    },
+    {
+      apiVersion: "hostedcluster.densityops.com/v1alpha1",
+      kind: "InfraClusterAttachment",
+      metadata: { name: "alpha", namespace: "clusters" },
+      spec: {
+        infraRef: { name: "tenant" },
+        hostedClusterRef: { name: "alpha", namespace: "clusters" },
+        dns: { clusterName: "alpha", baseDomain: "clusters.example.com" },
+        appsIngress: {
+          enabled: true,
+          metallb: { addressPoolName: "apps-pool", ipAddressPoolRange: "192.0.2.200-192.0.2.209" },
+          service: {
+            labels: { team: "apps" },
+            annotations: { "external-dns.alpha.kubernetes.io/hostname": `*.apps.${DOMAIN}` },
+          },
+        },
+      },
+    },
+    {
+      // A typo'd range: refused with a reason, and alpha does not notice.
+      apiVersion: "hostedcluster.densityops.com/v1alpha1",
+      kind: "InfraClusterAttachment",
+      metadata: { name: "typo", namespace: "clusters" },
+      spec: {
+        infraRef: { name: "tenant" },
+        hostedClusterRef: { name: "typo", namespace: "clusters" },
+        dns: { clusterName: "typo", baseDomain: "clusters.example.com" },
+        appsIngress: {
+          enabled: true,
+          metallb: { addressPoolName: "apps-pool", ipAddressPoolRange: "192.0.2.150-192.0.2.160" },
+        },
+      },
+    },
+    {
+      apiVersion: "hypershift.openshift.io/v1beta1",
+      kind: "HostedCluster",
+      metadata: { name: "alpha", namespace: "clusters" },
+      spec: { platform: { type: "KubeVirt" } },
+    },
+    ...["kube-apiserver", "oauth-openshift", "ignition-server-proxy", "konnectivity-server"].map((name, i) => ({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name, namespace: "clusters-alpha" },
+      spec: { type: "ClusterIP", clusterIP: `127.200.0.${String(10 + i)}`, ports: [{ port: 6443 }] },
+    })),
+    INFRA_NAD,
+  ];
+}
+
+describe.skipIf(KUBE_SKIP !== undefined)("apps ingress against a management and a hosted kube-apiserver", () => {
+  let mgmt: KubeCluster | undefined;
+  let hosted: KubeCluster | undefined;
+  let relay: TcpRelay | undefined;
+  let xds: XdsServer | undefined;
+  let envoy: EnvoyLikeClient | undefined;
+  let op: RunningOperator | undefined;
+  const complaints: string[] = [];
+  const logger: OperatorLogger = {
+    debug() {},
+    info() {},
+    warn: (o, m) => complaints.push(`${m} ${JSON.stringify(o)}`),
+    error: (o, m) => complaints.push(`${m} ${JSON.stringify(o)}`),
+  };
+  const metrics = new Metrics().recorder(OPERATOR_METRICS);
+  const M = (): KubeCluster => mgmt ?? assertNever("management cluster");
+  const H = (): KubeCluster => hosted ?? assertNever("hosted cluster");
+
+  beforeAll(async () => {
+    [mgmt, hosted] = await Promise.all([
+      KubeCluster.start({ controllerManager: false, serviceClusterIpRange: "127.200.0.0/16" }),
+      KubeCluster.start({ controllerManager: false }),
+    ]);
+    const port = Number(new URL(hosted.url).port);
+    relay = await TcpRelay.start({ host: "127.0.0.1", port }, API_VIP);
+    await installCrds(mgmt);
+    await createNamespaces(mgmt, ["clusters", "clusters-alpha", "clusters-typo"]);
+    await hosted.mustKubectl(["apply", "--server-side", "-f", "-"], list(OLM_CRDS));
+    await hosted.mustKubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
+    await createNamespaces(hosted, ["openshift-ingress"]);
+    const objects = fixtures().map((o) =>
+      // The API server Service's port is the relay's: the only way into the hosted cluster.
+      (o["metadata"] as { name: string }).name === "kube-apiserver"
+        ? { ...o, spec: { type: "ClusterIP", clusterIP: API_VIP, ports: [{ port: relay?.port }] } }
+        : o,
+    );
+    await mgmt.mustKubectl(["apply", "--server-side", "-f", "-"], list(objects));
+    const token = await operatorToken(mgmt);
+    const cache = new SnapshotCache();
+    cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
+    xds = await startXdsServer({
+      cache,
+      listen: "127.0.0.1:0",
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+    });
+    op = runOperator({
+      kubeConfig: mgmt.kubeConfigFor("operator", token),
+      settings: operatorSettings({ namespace: "oooi-system" }),
+      dataPlane: new FakeDataPlane(),
+      onState: (_state, outputs) => {
+        publishSnapshots(cache, outputs, logger);
+      },
+      logger,
+      metrics,
+      leaderElection: false,
+      debounceMs: 20,
+      resyncMs: 500,
+      backoff: { initialMs: 50, maxMs: 500 },
+      watch: { timeoutSeconds: 30, discoveryIntervalMs: 1000 },
+      appsIngress: { resyncMs: 500, requestTimeoutMs: 2_000 },
+    });
+    await op.ready;
+    envoy = new EnvoyLikeClient({
+      address: `127.0.0.1:${String(xds.port)}`,
+      node: { id: "envoy-0", cluster: "clusters/tenant-proxy" },
+    });
+    envoy.connect();
+  }, 300_000);
+
+  afterAll(async () => {
+    envoy?.close();
+    await op?.close();
+    await xds?.close();
+    await relay?.stop();
+    await Promise.all([mgmt?.stop(), hosted?.stop()]);
+  }, 60_000);
+
+  const apps = async (name = "alpha"): Promise<AppsStatus | undefined> =>
+    (await M().must<Obj>("GET", `${ATT}/${name}`)).status?.["appsIngressStatus"] as AppsStatus | undefined;
+  const phase = async (expected: Record<string, unknown>, name = "alpha"): Promise<AppsStatus> => {
+    let last: AppsStatus | undefined;
+    await eventually(async () => {
+      last = await apps(name);
+      expect(last).toMatchObject(expected);
+    }, 30_000);
+    return last ?? {};
+  };
+  const ready = async (expected: Record<string, unknown>, name = "alpha"): Promise<void> => {
+    await eventually(async () => {
+      const a = await M().must<Obj>("GET", `${ATT}/${name}`);
+      const c = ((a.status?.["conditions"] ?? []) as Record<string, unknown>[]).find((c) => c["type"] === "Ready");
+      expect(c).toMatchObject(expected);
+    }, 30_000);
+  };
+  const hostedGet = (path: string) => H().call<Obj>("GET", path);
+  const secretKubeconfig = (): string => {
+    const h = H();
+    // A host that resolves nowhere here but is on the serving certificate: only the Service address leads in.
+    return JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      "current-context": "admin",
+      clusters: [
+        {
+          name: "hosted",
+          cluster: {
+            server: "https://kubernetes.default.svc:6443",
+            "certificate-authority-data": readFileSync(h.pki.caCert).toString("base64"),
+          },
+        },
+      ],
+      users: [{ name: "admin", user: { token: h.adminToken } }],
+      contexts: [{ name: "admin", context: { cluster: "hosted", user: "admin" } }],
+    });
+  };
+
+  it("refuses a range overlapping the DHCP pool (Degraded/InvalidConfiguration, field named) without touching alpha", async () => {
+    const s = await phase({ phase: "Degraded", reason: "InvalidConfiguration" }, "typo");
+    expect(s.message).toContain("spec.appsIngress.metallb.ipAddressPoolRange");
+    expect(s.message).toContain("overlaps the DHCP pool 192.0.2.100-192.0.2.199");
+    // (It also waits for its control plane's Services; the message lists every reason.)
+    await ready({ status: "False", message: expect.stringContaining("overlaps the DHCP pool") as unknown }, "typo");
+  }, 60_000);
+
+  it("waits for the HostedCluster's kubeconfig, then its Secret", async () => {
+    await phase({ phase: "Pending", reason: "WaitingForKubeconfig" });
+    await M().must("PATCH", "/apis/hypershift.openshift.io/v1beta1/namespaces/clusters/hostedclusters/alpha", {
+      contentType: "application/merge-patch+json",
+      body: { status: { kubeconfig: { name: "alpha-admin-kubeconfig" } } },
+    });
+    await phase({
+      phase: "Pending",
+      reason: "WaitingForKubeconfig",
+      message: "kubeconfig Secret clusters/alpha-admin-kubeconfig not found",
+    });
+  }, 60_000);
+
+  it("reports HostedClusterAccessFailed while the Service address leads nowhere, then waits for a Ready Node", async () => {
+    relay?.cut();
+    await M().must("POST", "/api/v1/namespaces/clusters/secrets", {
+      body: {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "alpha-admin-kubeconfig" },
+        data: { kubeconfig: Buffer.from(secretKubeconfig()).toString("base64") },
+      },
+    });
+    const failed = await phase({ phase: "Degraded", reason: "HostedClusterAccessFailed" });
+    expect(failed.message).toContain("hosted API");
+    relay?.restore();
+    await H().must("POST", "/api/v1/nodes", {
+      body: {
+        apiVersion: "v1",
+        kind: "Node",
+        metadata: { name: "worker-0" },
+        status: { conditions: [{ type: "Ready", status: "False", reason: "KubeletNotReady" }] },
+      },
+    });
+    const s = await phase({ phase: "Pending", reason: "WaitingForHostedClusterNodes" });
+    expect(s.message).toContain("1 Node(s), none Ready");
+    await ready({ status: "True" });
+  }, 60_000);
+
+  it("subscribes to metallb-operator: MetalLBInstallFailed without openshift-operators, then WaitingForMetalLBCRDs", async () => {
+    await H().must("PATCH", "/api/v1/nodes/worker-0/status", {
+      contentType: "application/merge-patch+json",
+      body: { status: { conditions: [{ type: "Ready", status: "True", reason: "KubeletReady" }] } },
+    });
+    const failed = await phase({ phase: "Degraded", reason: "MetalLBInstallFailed" });
+    expect(failed.message).toContain("Subscription metallb-operator");
+    await ready({ status: "False", reason: "MetalLBInstallFailed" });
+    await createNamespaces(H(), ["openshift-operators"]);
+    await phase({ phase: "Pending", reason: "WaitingForMetalLBCRDs" });
+    const sub = await hostedGet(
+      "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-operators/subscriptions/metallb-operator",
+    );
+    expect(sub.status).toBe(200);
+    expect(sub.body.spec).toEqual({
+      channel: "stable",
+      name: "metallb-operator",
+      source: "redhat-operators",
+      sourceNamespace: "openshift-marketplace",
+      installPlanApproval: "Automatic",
+    });
+  }, 60_000);
+
+  it("once the MetalLB CRDs are served: MetalLB, IPAddressPool, L2Advertisement, the Service; WaitingForExternalIP", async () => {
+    await H().mustKubectl(["apply", "--server-side", "-f", "-"], list(METALLB_CRDS));
+    await H().mustKubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
+    // OLM would record the CSV it installed; cleanup deletes it too.
+    await H().must(
+      "POST",
+      "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-operators/clusterserviceversions",
+      {
+        body: {
+          apiVersion: "operators.coreos.com/v1alpha1",
+          kind: "ClusterServiceVersion",
+          metadata: { name: "metallb-operator.v4.20.0" },
+          spec: {},
+        },
+      },
+    );
+    await H().must(
+      "PATCH",
+      "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-operators/subscriptions/metallb-operator",
+      {
+        contentType: "application/merge-patch+json",
+        body: { status: { installedCSV: "metallb-operator.v4.20.0" } },
+      },
+    );
+    await phase({ phase: "Pending", reason: "WaitingForExternalIP" });
+    const base = "/apis/metallb.io/v1beta1/namespaces/openshift-operators";
+    expect((await hostedGet(`${base}/metallbs/metallb`)).status).toBe(200);
+    expect((await hostedGet(`${base}/ipaddresspools/apps-pool`)).body.spec).toEqual({
+      addresses: ["192.0.2.200-192.0.2.209"],
+      autoAssign: true,
+    });
+    expect((await hostedGet(`${base}/l2advertisements/advertise-apps-pool`)).body.spec).toEqual({
+      ipAddressPools: ["apps-pool"],
+    });
+    const svc = (await hostedGet("/api/v1/namespaces/openshift-ingress/services/oooi-ingress")).body;
+    expect(svc.spec).toMatchObject({
+      type: "LoadBalancer",
+      selector: { "ingresscontroller.operator.openshift.io/deployment-ingresscontroller": "default" },
+      ports: [
+        { name: "http", port: 80 },
+        { name: "https", port: 443 },
+      ],
+    });
+    expect(svc.metadata.annotations).toMatchObject({
+      "metallb.universe.tf/address-pool": "apps-pool",
+      "external-dns.alpha.kubernetes.io/hostname": `*.apps.${DOMAIN}`,
+    });
+    expect(svc.metadata.labels).toMatchObject({ team: "apps" });
+    // What the user adds to the Service themselves stays (server-side apply owns only oooi's fields).
+    await H().mustKubectl(["-n", "openshift-ingress", "annotate", "service", "oooi-ingress", "note=mine"]);
+    expect(envoy?.routes.get("http-80")).toBeUndefined();
+  }, 90_000);
+
+  it("a VIP in status.loadBalancer (seen by the watch) → Ready, *.apps routes at Envoy and the wildcard record", async () => {
+    await setVip({ ip: "192.0.2.200" });
+    const s = await phase({ phase: "Ready", reason: "IngressReady", externalIP: "192.0.2.200" });
+    expect(s.lastSyncTime).toBeDefined();
+    await expectRoutesTo("192.0.2.200");
+    const svc = (await hostedGet("/api/v1/namespaces/openshift-ingress/services/oooi-ingress")).body;
+    expect(svc.metadata.annotations?.["note"]).toBe("mine");
+  }, 60_000);
+
+  it("a VIP change moves the routes and the record", async () => {
+    const before = await apps();
+    await setVip({ ip: "192.0.2.201" });
+    const s = await phase({ phase: "Ready", externalIP: "192.0.2.201" });
+    expect(s.lastSyncTime).not.toBe(before?.lastSyncTime === s.lastSyncTime ? "" : undefined);
+    await expectRoutesTo("192.0.2.201");
+  }, 60_000);
+
+  it("IngressServiceFailed when the Service cannot be applied; Ready again when fixed", async () => {
+    await patchApps({ service: { namespace: "no-such-namespace" } });
+    const s = await phase({ phase: "Degraded", reason: "IngressServiceFailed", externalIP: "192.0.2.201" });
+    expect(s.message).toContain("no-such-namespace/oooi-ingress");
+    await expectRoutesTo("192.0.2.201");
+    await patchApps({ service: { namespace: null } });
+    await phase({ phase: "Ready", externalIP: "192.0.2.201" });
+  }, 60_000);
+
+  it("the hosted API going away mid-way: Degraded/HostedClusterAccessFailed, last-good routes and record stay", async () => {
+    relay?.cut();
+    const s = await phase({ phase: "Degraded", reason: "HostedClusterAccessFailed", externalIP: "192.0.2.201" });
+    expect(s.message).toContain("keeps routing to 192.0.2.201");
+    await ready({ status: "False", reason: "HostedClusterAccessFailed" });
+    await expectRoutesTo("192.0.2.201");
+    relay?.restore();
+    await phase({ phase: "Ready", reason: "IngressReady", externalIP: "192.0.2.201" });
+  }, 60_000);
+
+  it("delete: cleans the hosted objects in order, keeps routes meanwhile, then releases the finalizer", async () => {
+    expect((await M().must<Obj>("GET", `${ATT}/alpha`)).metadata.finalizers).toContain(ATTACHMENT_FINALIZER);
+    await M().must("DELETE", `${ATT}/alpha`);
+    await eventually(async () => {
+      expect((await M().call("GET", `${ATT}/alpha`)).status).toBe(404);
+    }, 30_000);
+    const base = "/apis/metallb.io/v1beta1/namespaces/openshift-operators";
+    const olm = "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-operators";
+    for (const path of [
+      "/api/v1/namespaces/openshift-ingress/services/oooi-ingress",
+      `${base}/l2advertisements/advertise-apps-pool`,
+      `${base}/ipaddresspools/apps-pool`,
+      `${base}/metallbs/metallb`,
+      `${olm}/subscriptions/metallb-operator`,
+      `${olm}/clusterserviceversions/metallb-operator.v4.20.0`,
+    ])
+      expect((await hostedGet(path)).status, path).toBe(404);
+    await eventually(() => {
+      expect(envoy?.routes.get("http-80")).toBeUndefined();
+    }, 30_000);
+    for (const code of ["401", "403"])
+      expect(await counter(metrics, "oooi_kube_requests_total", `code="${code}"`), complaints.join("\n")).toBe(0);
+  }, 60_000);
+
+  async function setVip(ingress: { ip?: string; hostname?: string }): Promise<void> {
+    await H().must("PATCH", "/api/v1/namespaces/openshift-ingress/services/oooi-ingress/status", {
+      contentType: "application/merge-patch+json",
+      body: { status: { loadBalancer: { ingress: [ingress] } } },
+    });
+  }
+
+  async function patchApps(change: Record<string, unknown>): Promise<void> {
+    await M().must("PATCH", `${ATT}/alpha`, {
+      contentType: "application/merge-patch+json",
+      body: { spec: { appsIngress: change } },
+    });
+  }
+
+  /** *.apps.D on 443 (SNI) and 80 (Host) reach `vip`, and the VLAN view's zone answers it. */
+  async function expectRoutesTo(vip: string): Promise<void> {
+    const e = envoy ?? assertNever("envoy");
+    await eventually(() => {
+      const tls = e.route({
+        destinationPort: 443,
+        sourceIp: "192.0.2.150",
+        serverName: `console-openshift-console.apps.${DOMAIN}`,
+        transportProtocol: "tls",
+      });
+      expect(tls?.endpoints).toEqual([`${vip}:443`]);
+      const vhosts = (e.routes.get("http-80")?.json["virtual_hosts"] ?? []) as {
+        domains: string[];
+        routes: { route: { cluster: string } }[];
+      }[];
+      const vhost = vhosts.find((v) => v.domains.includes(`*.apps.${DOMAIN}`));
+      const cluster = vhost?.routes[0]?.route.cluster ?? "";
+      const cla = e.endpoints.get(cluster)?.json as
+        | {
+            endpoints?: {
+              lb_endpoints?: {
+                endpoint?: { address?: { socket_address?: { address?: string; port_value?: number } } };
+              }[];
+            }[];
+          }
+        | undefined;
+      const sa = cla?.endpoints?.[0]?.lb_endpoints?.[0]?.endpoint?.address?.socket_address;
+      expect(`${sa?.address ?? ""}:${String(sa?.port_value ?? "")}`).toBe(`${vip}:80`);
+    }, 30_000);
+    await eventually(async () => {
+      const cms = await M().must<{ items: Obj[] }>("GET", "/api/v1/namespaces/clusters/configmaps", {
+        query: { labelSelector: "app.kubernetes.io/component=dns" },
+      });
+      const zones = Object.entries(cms.items[0]?.data ?? {}).filter(([k]) => k.includes(`apps.${DOMAIN}`));
+      expect(zones.length).toBeGreaterThan(0);
+      expect(zones.map(([, v]) => v).join("\n")).toMatch(
+        new RegExp(`^\\*\\s.*A\\s+${vip.replace(/\./g, "\\.")}$`, "m"),
+      );
+    }, 30_000);
+  }
+});
+
+function assertNever(what: string): never {
+  throw new Error(`${what} did not start`);
+}
