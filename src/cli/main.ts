@@ -10,6 +10,7 @@ import { checkServeFolders, serve } from "./serve.js";
 import { registerDebugCommand } from "./debug.js";
 import { registerOperatorCommand } from "./operator.js";
 import { hostPort } from "./options.js";
+import { registerVerifyCommand } from "./verify.js";
 
 const program = new Command()
   .name("oooi")
@@ -175,5 +176,6 @@ function positiveInt(value: string): number {
 registerDhcpAgentCommand(program);
 registerDebugCommand(program);
 registerOperatorCommand(program);
+registerVerifyCommand(program);
 
 await program.parseAsync(process.argv);
