@@ -11,6 +11,7 @@ import { registerDebugCommand } from "./debug.js";
 import { registerOperatorCommand } from "./operator.js";
 import { hostPort } from "./options.js";
 import { registerVerifyCommand } from "./verify.js";
+import { registerExplainCommand } from "./explain.js";
 
 const program = new Command()
   .name("oooi")
@@ -177,5 +178,6 @@ registerDhcpAgentCommand(program);
 registerDebugCommand(program);
 registerOperatorCommand(program);
 registerVerifyCommand(program);
+registerExplainCommand(program);
 
 await program.parseAsync(process.argv);

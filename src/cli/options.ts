@@ -9,3 +9,18 @@ export function hostPort(value: string): { host: string; port: number } {
     throw new InvalidArgumentError("expected host:port, e.g. 127.0.0.1:5353");
   return { host: m[1] ?? (m[2] === "" || m[2] === undefined ? "0.0.0.0" : m[2]), port };
 }
+
+/** A parser accepting only one of `values`. */
+export function choice(values: readonly string[]): (v: string) => string {
+  return (v) => {
+    if (!values.includes(v)) throw new InvalidArgumentError(`expected one of ${values.join(", ")}`);
+    return v;
+  };
+}
+
+/** A positive integer (milliseconds, counts). */
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("expected a positive integer");
+  return n;
+}

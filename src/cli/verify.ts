@@ -1,7 +1,7 @@
 // `oooi verify`: the user's Verification list run against a running `serve` — DNS from a VLAN and
 // a pod-network source, every route through the served snapshot, every data plane's ACK, every
 // VMI's reservation — as a PASS/FAIL table with cause and fix; exit 1 on any failure.
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import { renderAll } from "../pipeline/outputs.js";
 import { formatManifestError, loadManifestDir } from "../watchers/manifests.js";
 import { DebugClient } from "../xds/introspect/debug-client.js";
@@ -10,7 +10,7 @@ import { queryA } from "../verify/probe-dns.js";
 import { formatVerifyJson, formatVerifyTable, verifyExitCode } from "../verify/report.js";
 import { runVerify, type VerifyProbes } from "../verify/run.js";
 import { DEFAULT_XDS_ADDRESS } from "./debug.js";
-import { hostPort } from "./options.js";
+import { choice, hostPort, positiveInt } from "./options.js";
 
 export interface VerifyCommandOptions {
   readonly manifests: string;
@@ -96,17 +96,4 @@ export function registerVerifyCommand(program: Command): Command {
         color: process.stdout.isTTY && (process.env["NO_COLOR"] ?? "") === "",
       });
     });
-}
-
-function choice(values: readonly string[]): (v: string) => string {
-  return (v) => {
-    if (!values.includes(v)) throw new InvalidArgumentError(`expected one of ${values.join(", ")}`);
-    return v;
-  };
-}
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("expected a positive integer");
-  return n;
 }

@@ -10,8 +10,10 @@ import { selectFilterChain, type ConnectionInfo } from "./select.js";
 export interface ChainVerdict {
   readonly chain: string;
   readonly cluster: string | undefined;
-  /** Criteria of the chain the connection fails, in Envoy's order ("" when it matches them all). */
+  /** Criteria of the chain the connection fails, in Envoy's order (empty when it matches them all). */
   readonly misses: readonly string[];
+  /** How many of Envoy's criteria, in order, the connection passed before the first miss. */
+  readonly matchedBefore: number;
 }
 
 export type Explanation =
@@ -45,14 +47,22 @@ export function explainConnection(
     return { ok: false, reason: "no-listener", ports: listeners.map(listenerPort).filter((p) => p > 0) };
   }
   const name = asString(get(listener, "name")) ?? "";
-  const verdicts = readChains(listener).map((c) => ({
-    chain: c.name,
-    cluster: c.cluster,
-    misses: chainMisses(c.match, conn),
-  }));
+  const verdicts = readChains(listener).map((c) => {
+    const misses = chainMisses(c.match, conn);
+    return {
+      chain: c.name,
+      cluster: c.cluster,
+      misses: misses.map((m) => m.text),
+      matchedBefore: misses[0]?.criterion ?? CRITERIA,
+    };
+  });
   const selected = selectFilterChain(listener, conn);
   if (selected === undefined) {
-    const nearest = [...verdicts].sort((a, b) => a.misses.length - b.misses.length)[0];
+    // Nearest: fewest misses, then the one that got furthest through Envoy's order (a worker
+    // chain missed only by its source beats a hostname chain missed by its SNI).
+    const nearest = [...verdicts].sort(
+      (a, b) => a.misses.length - b.misses.length || b.matchedBefore - a.matchedBefore,
+    )[0];
     return { ok: false, reason: "no-chain", listener: name, nearest, others: verdicts.filter((v) => v !== nearest) };
   }
   return {
@@ -83,26 +93,46 @@ export function endpointsOf(assignments: readonly object[], cluster: string): st
     .sort();
 }
 
-/** Each criterion of `m` that `conn` fails, worded for a person, in Envoy's matching order. */
-export function chainMisses(m: ChainMatch, conn: ConnectionInfo): string[] {
-  const misses: string[] = [];
-  if (m.destinationPort !== 0 && m.destinationPort !== conn.destinationPort)
-    misses.push(`destination port ${String(m.destinationPort)}, not ${String(conn.destinationPort)}`);
-  if (m.prefixRanges.length > 0 && !inAny(m.prefixRanges, conn.destinationIp))
-    misses.push(`destination ${m.prefixRanges.join(", ")} does not hold ${conn.destinationIp ?? "(unknown)"}`);
-  if (m.serverNames.length > 0 && !m.serverNames.some((n) => sniMatches(n, conn.serverName)))
-    misses.push(`SNI ${m.serverNames.join(", ")}, not ${conn.serverName ?? "(none)"}`);
-  if (m.transportProtocol !== "" && m.transportProtocol !== conn.transportProtocol)
-    misses.push(`transport ${m.transportProtocol}, not ${conn.transportProtocol}`);
-  if (m.applicationProtocols.length > 0 && !m.applicationProtocols.some((p) => conn.applicationProtocols?.includes(p)))
-    misses.push(`ALPN ${m.applicationProtocols.join(", ")}`);
-  if (m.directSourcePrefixRanges.length > 0 && !inAny(m.directSourcePrefixRanges, conn.sourceIp))
-    misses.push(`direct source ${m.directSourcePrefixRanges.join(", ")} does not hold ${conn.sourceIp}`);
-  if (m.sourcePrefixRanges.length > 0 && !inAny(m.sourcePrefixRanges, conn.sourceIp))
-    misses.push(`source ${m.sourcePrefixRanges.join(", ")} does not hold ${conn.sourceIp}`);
-  if (m.sourcePorts.length > 0 && !m.sourcePorts.includes(conn.sourcePort ?? 0))
-    misses.push(`source port ${m.sourcePorts.join(", ")}`);
-  return misses;
+/** Number of FilterChainMatch criteria chainMisses knows, in Envoy's order. */
+const CRITERIA = 8;
+
+/** Each criterion of `m` that `conn` fails (its index in Envoy's order), worded for a person. */
+export function chainMisses(m: ChainMatch, conn: ConnectionInfo): { criterion: number; text: string }[] {
+  const checks: [boolean, () => string][] = [
+    [
+      m.destinationPort !== 0 && m.destinationPort !== conn.destinationPort,
+      () => `destination port ${String(m.destinationPort)}, not ${String(conn.destinationPort)}`,
+    ],
+    [
+      m.prefixRanges.length > 0 && !inAny(m.prefixRanges, conn.destinationIp),
+      () => `destination ${m.prefixRanges.join(", ")} does not hold ${conn.destinationIp ?? "(unknown)"}`,
+    ],
+    [
+      m.serverNames.length > 0 && !m.serverNames.some((n) => sniMatches(n, conn.serverName)),
+      () => `SNI ${m.serverNames.join(", ")}, not ${conn.serverName ?? "(none)"}`,
+    ],
+    [
+      m.transportProtocol !== "" && m.transportProtocol !== conn.transportProtocol,
+      () => `transport ${m.transportProtocol}, not ${conn.transportProtocol}`,
+    ],
+    [
+      m.applicationProtocols.length > 0 && !m.applicationProtocols.some((p) => conn.applicationProtocols?.includes(p)),
+      () => `ALPN ${m.applicationProtocols.join(", ")}`,
+    ],
+    [
+      m.directSourcePrefixRanges.length > 0 && !inAny(m.directSourcePrefixRanges, conn.sourceIp),
+      () => `direct source ${m.directSourcePrefixRanges.join(", ")} does not hold ${conn.sourceIp}`,
+    ],
+    [
+      m.sourcePrefixRanges.length > 0 && !inAny(m.sourcePrefixRanges, conn.sourceIp),
+      () => `source ${m.sourcePrefixRanges.join(", ")} does not hold ${conn.sourceIp}`,
+    ],
+    [
+      m.sourcePorts.length > 0 && !m.sourcePorts.includes(conn.sourcePort ?? 0),
+      () => `source port ${m.sourcePorts.join(", ")}`,
+    ],
+  ];
+  return checks.flatMap(([missed, text], criterion) => (missed ? [{ criterion, text: text() }] : []));
 }
 
 function inAny(ranges: readonly string[], ip: string | undefined): boolean {
