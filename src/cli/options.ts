@@ -1,5 +1,5 @@
 // Option parsers shared by the commands.
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, Option } from "commander";
 
 /** "127.0.0.1:5353", "[::1]:53" or ":5353" (all IPv4 interfaces). */
 export function hostPort(value: string): { host: string; port: number } {
@@ -23,4 +23,10 @@ export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("expected a positive integer");
   return n;
+}
+
+/** A `--*-listen`-style host:port option whose default help shows "host:port", not JSON. */
+export function hostPortOption(flags: string, description: string, fallback?: string): Option {
+  const option = new Option(flags, description).argParser(hostPort);
+  return fallback === undefined ? option : option.default(hostPort(fallback), fallback);
 }

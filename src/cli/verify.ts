@@ -10,7 +10,7 @@ import { queryA } from "../verify/probe-dns.js";
 import { formatVerifyJson, formatVerifyTable, verifyExitCode } from "../verify/report.js";
 import { runVerify, type VerifyProbes } from "../verify/run.js";
 import { DEFAULT_XDS_ADDRESS } from "./debug.js";
-import { choice, hostPort, positiveInt } from "./options.js";
+import { choice, hostPortOption, positiveInt } from "./options.js";
 
 export interface VerifyCommandOptions {
   readonly manifests: string;
@@ -79,7 +79,7 @@ export function registerVerifyCommand(program: Command): Command {
     .requiredOption("--manifests <dir>", "the manifests serve reads (the model the answers are compared with)")
     .option("--xds <host:port>", "serve's xDS address", DEFAULT_XDS_ADDRESS)
     .option("--no-xds", "skip the route and ack checks")
-    .option("--dns <host:port>", "serve's DNS responder", hostPort, { host: "127.0.0.1", port: 5353 })
+    .addOption(hostPortOption("--dns <host:port>", "serve's DNS responder", "127.0.0.1:5353"))
     .option("--no-dns", "skip the DNS checks")
     .option("--vlan-source <ip>", "ask the VLAN view from this address (default: the last host address of the CIDR)")
     .option("--pod-source <ip>", "ask the pod-network view from this address", "127.0.0.1")
