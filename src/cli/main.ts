@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `oooi` command line.
 import { Command, InvalidArgumentError } from "commander";
+import { readFileSync } from "node:fs";
 import { pino } from "pino";
 import type { ServerCredentials } from "@grpc/grpc-js";
 import { serverCredentialsFromFiles } from "../xds/introspect/index.js";
@@ -9,10 +10,13 @@ import { renderCommand } from "./render.js";
 import { checkServeFolders, serve } from "./serve.js";
 import { registerDebugCommand } from "./debug.js";
 import { registerOperatorCommand } from "./operator.js";
-import { hostPort } from "./options.js";
+import { hostPortOption } from "./options.js";
+import { registerVerifyCommand } from "./verify.js";
+import { registerExplainCommand } from "./explain.js";
 
 const program = new Command()
   .name("oooi")
+  .version(packageVersion(), "-v, --version", "print the version of oooi")
   .description(
     "DHCP (Kea), split-horizon DNS (CoreDNS) and a TLS-passthrough SNI proxy (Envoy over xDS) for " +
       "OpenShift Hosted Control Planes whose KubeVirt workers live on an isolated VLAN.",
@@ -68,11 +72,14 @@ program
   .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
   .option("--xds-tls-key <file>", "private key of --xds-tls-cert (PEM)")
   .option("--xds-tls-ca <file>", "require client certificates signed by this CA (mTLS between Envoy and oooi)")
-  .option("--http-listen <host:port>", "serve Prometheus /metrics here", hostPort)
-  .option("--dns-listen <host:port>", "answer DNS here with the split-horizon views (port 0 picks one)", hostPort, {
-    host: "127.0.0.1",
-    port: 5353,
-  })
+  .addOption(hostPortOption("--http-listen <host:port>", "serve Prometheus /metrics, /healthz and /readyz here"))
+  .addOption(
+    hostPortOption(
+      "--dns-listen <host:port>",
+      "answer DNS here with the split-horizon views (port 0 picks one)",
+      "127.0.0.1:5353",
+    ),
+  )
   .option("--no-dns", "do not start the DNS responder")
   .option("--dns-server <ns/name>", "DNSServer the responder serves (default: the first Infra with DNS enabled)")
   .option("--kea-socket <path>", "drive a local kea-dhcp4 through its unix control socket")
@@ -166,6 +173,12 @@ program
     },
   );
 
+/** The version in package.json (dist/cli/main.js and src/cli/main.ts both sit two levels below it). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
+  return pkg.version ?? "unknown";
+}
+
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("not a non-negative integer");
@@ -175,5 +188,7 @@ function positiveInt(value: string): number {
 registerDhcpAgentCommand(program);
 registerDebugCommand(program);
 registerOperatorCommand(program);
+registerVerifyCommand(program);
+registerExplainCommand(program);
 
 await program.parseAsync(process.argv);

@@ -14,7 +14,7 @@ import { SnapshotCache } from "../xds/cache/index.js";
 import { addIntrospection, serverCredentialsFromFiles } from "../xds/introspect/index.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../xds/kea-config.js";
 import { startXdsServer } from "../xds/server/index.js";
-import { hostPort } from "./options.js";
+import { hostPortOption } from "./options.js";
 
 interface OperatorFlags {
   kubeconfig?: string;
@@ -40,10 +40,7 @@ export function registerOperatorCommand(program: Command): void {
     )
     .option("--kubeconfig <file>", "kubeconfig to use (default: in-cluster, then $KUBECONFIG / ~/.kube/config)")
     .option("--xds-listen <host:port>", "serve ADS, CSDS and oooi.debug.v1 here", "0.0.0.0:18000")
-    .option("--http-listen <host:port>", "serve /healthz, /readyz and /metrics here", hostPort, {
-      host: "0.0.0.0",
-      port: 8080,
-    })
+    .addOption(hostPortOption("--http-listen <host:port>", "serve /healthz, /readyz and /metrics here", "0.0.0.0:8080"))
     .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
     .option("--xds-tls-key <file>", "private key of --xds-tls-cert (PEM)")
     .option("--xds-tls-ca <file>", "require client certificates signed by this CA (mTLS)")

@@ -1,5 +1,5 @@
 // Option parsers shared by the commands.
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, Option } from "commander";
 
 /** "127.0.0.1:5353", "[::1]:53" or ":5353" (all IPv4 interfaces). */
 export function hostPort(value: string): { host: string; port: number } {
@@ -8,4 +8,25 @@ export function hostPort(value: string): { host: string; port: number } {
   if (m === null || !Number.isInteger(port) || port > 65535)
     throw new InvalidArgumentError("expected host:port, e.g. 127.0.0.1:5353");
   return { host: m[1] ?? (m[2] === "" || m[2] === undefined ? "0.0.0.0" : m[2]), port };
+}
+
+/** A parser accepting only one of `values`. */
+export function choice(values: readonly string[]): (v: string) => string {
+  return (v) => {
+    if (!values.includes(v)) throw new InvalidArgumentError(`expected one of ${values.join(", ")}`);
+    return v;
+  };
+}
+
+/** A positive integer (milliseconds, counts). */
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("expected a positive integer");
+  return n;
+}
+
+/** A `--*-listen`-style host:port option whose default help shows "host:port", not JSON. */
+export function hostPortOption(flags: string, description: string, fallback?: string): Option {
+  const option = new Option(flags, description).argParser(hostPort);
+  return fallback === undefined ? option : option.default(hostPort(fallback), fallback);
 }

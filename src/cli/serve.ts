@@ -21,6 +21,7 @@ import { createServer, type Server } from "node:http";
 import { SnapshotCache } from "../xds/cache/index.js";
 import { addIntrospection } from "../xds/introspect/index.js";
 import { Metrics, attachXdsMetrics, metricsHandler } from "../metrics/index.js";
+import { probesHandler } from "../metrics/http.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../xds/kea-config.js";
 import { publishSnapshots } from "../pipeline/snapshots.js";
 import { startXdsServer, type XdsServer } from "../xds/server/index.js";
@@ -107,6 +108,15 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   const subs = new Subscription();
   // Reading and reporting run even when no output is configured.
   subs.add(outputs$.subscribe());
+  // /readyz: ready once the manifests rendered (the first readable load) and every listener is bound.
+  let rendered = false;
+  let bound = false;
+  let closing = false;
+  subs.add(
+    outputs$.subscribe((out) => {
+      if (out !== undefined) rendered = true;
+    }),
+  );
   if (opts.out !== undefined) {
     // Continues from the previous run's index: what it wrote and no longer renders is removed.
     const sink = FileSink.open(opts.out);
@@ -162,12 +172,16 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   if (opts.httpListen !== undefined) {
     const { host, port } = opts.httpListen;
     http = new Promise<Server>((resolve, reject) => {
-      const server = createServer(metricsHandler(metrics));
+      const probes = {
+        live: () => !closing,
+        notReady: () => (!bound ? "listeners starting" : !rendered ? "manifests not rendered yet" : undefined),
+      };
+      const server = createServer(probesHandler(probes, metricsHandler(metrics)));
       server.once("error", reject);
       server.listen(port, host, () => {
-        const bound = server.address();
+        const address = server.address();
         log.info(
-          `metrics on http://${host}:${String(typeof bound === "object" && bound !== null ? bound.port : port)}/metrics`,
+          `metrics on http://${host}:${String(typeof address === "object" && address !== null ? address.port : port)}/metrics (probes: /healthz, /readyz)`,
         );
         resolve(server);
       });
@@ -232,8 +246,11 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   }
 
   return {
-    ready: Promise.all([dns, xds, http]).then(() => undefined),
+    ready: Promise.all([dns, xds, http]).then(() => {
+      bound = true;
+    }),
     close: async () => {
+      closing = true;
       subs.unsubscribe();
       for (const f of onClose) f();
       if (http !== undefined) {

@@ -34,3 +34,38 @@ export function metricsHandler(
     );
   };
 }
+
+/** Liveness and readiness of a process, as the probe endpoints report them. */
+export interface Probes {
+  readonly live: () => boolean;
+  /** Why the process is not ready, or undefined when it is. */
+  readonly notReady: () => string | undefined;
+}
+
+/**
+ * /healthz (and /livez) and /readyz in front of `next` (e.g. metricsHandler): 200 "ok", or 503
+ * with the reason, as Kubernetes probes read them.
+ */
+export function probesHandler(
+  probes: Probes,
+  next: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    const text = (code: number, body: string): void => {
+      res.writeHead(code, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": Buffer.byteLength(body) });
+      res.end(req.method === "HEAD" ? undefined : body);
+    };
+    if (path === "/healthz" || path === "/livez") {
+      if (probes.live()) text(200, "ok\n");
+      else text(503, "shutting down\n");
+      return;
+    }
+    if (path === "/readyz") {
+      const reason = probes.notReady();
+      text(reason === undefined ? 200 : 503, `${reason ?? "ok"}\n`);
+      return;
+    }
+    next(req, res);
+  };
+}

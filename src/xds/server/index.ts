@@ -232,7 +232,8 @@ export async function startXdsServer(options: XdsServerOptions): Promise<XdsServ
       else resolve(p);
     });
   });
-  (options.logger ?? SILENT_LOGGER).info({ listen, port }, "xDS server listening");
+  // The command logs the one "listening" line users read (with its address); this one is for debugging.
+  (options.logger ?? SILENT_LOGGER).debug({ listen, port }, "xDS server bound");
   return {
     port,
     status: engine.status,

@@ -1,0 +1,229 @@
+// `oooi explain`: the first question of every shared-VLAN debugging session. For a connection
+// (--from IP --port P [--sni NAME]) the listener, filter chain, cluster and endpoints the snapshot
+// selects — by src/xds/select.ts, the selector the renderer is property-tested with — and why
+// every other chain did not match; for a query (--from IP --dns NAME) the view, zone and record.
+// The snapshot comes from a manifests folder (rendered here) or a running server (--xds, over ADS).
+import { InvalidArgumentError, type Command } from "commander";
+import { choice, positiveInt } from "./options.js";
+import { explainDnsQuery, type DnsExplanation } from "../dns/server/explain.js";
+import { parseIPv4 } from "../model/ipv4.js";
+import type { Topology } from "../model/types.js";
+import { renderAll } from "../pipeline/outputs.js";
+import { fetchSnapshot } from "../verify/fetch-snapshot.js";
+import { formatManifestError, loadManifestDir } from "../watchers/manifests.js";
+import { explainConnection, type ChainVerdict, type Explanation } from "../xds/explain.js";
+import type { ConnectionInfo } from "../xds/select.js";
+
+export interface ExplainCommandOptions {
+  readonly from: string;
+  readonly port?: number;
+  readonly sni?: string;
+  readonly dns?: string;
+  readonly manifests?: string;
+  readonly xds?: string;
+  /** Node group to fetch with --xds alone ("<namespace>/<ProxyServer>"). */
+  readonly group?: string;
+  /** Destination address (default: the proxy's serverIP from the manifests). */
+  readonly to?: string;
+  readonly timeout: number;
+  readonly output: string;
+}
+
+/** One node group's answer. */
+export interface GroupExplanation {
+  readonly group: string;
+  readonly connection: ConnectionInfo;
+  readonly explanation: Explanation;
+  /** The hosted cluster ("<namespace>/<name>") whose attachment owns the selected chain. */
+  readonly hostedCluster: string | undefined;
+}
+
+export interface ExplainIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
+/** Exit status: 0 explained, 1 nothing matches (no listener, no chain, no view), 2 bad input. */
+export async function explainCommand(opts: ExplainCommandOptions, io: ExplainIo): Promise<number> {
+  const usage = checkUsage(opts);
+  if (usage !== undefined) {
+    io.err(`oooi explain: ${usage}\n`);
+    return 2;
+  }
+  let topologies: readonly Topology[] = [];
+  if (opts.manifests !== undefined) {
+    const load = await loadManifestDir(opts.manifests);
+    if (!load.ok) {
+      io.err(`oooi explain: cannot read manifests: ${formatManifestError(load.error)}\n`);
+      return 2;
+    }
+    const out = renderAll(load.state, { now: Date.now() });
+    topologies = out.model.topologies;
+    if (opts.dns !== undefined) return explainDns(topologies, opts.from, opts.dns, opts.output, io);
+    if (opts.xds === undefined) {
+      const answers = out.infras.flatMap((r) =>
+        r.topology.proxy === undefined || r.envoy === undefined
+          ? []
+          : [answerFor(r.topology, r.topology.proxy.node, r.envoy.listeners, r.envoy.endpoints, opts)],
+      );
+      return report(answers, opts.output, io);
+    }
+  }
+  const xds = opts.xds ?? "";
+  const groups =
+    opts.group !== undefined ? [opts.group] : topologies.flatMap((t) => (t.proxy === undefined ? [] : [t.proxy.node]));
+  const answers: GroupExplanation[] = [];
+  for (const group of groups) {
+    try {
+      const snapshot = await fetchSnapshot({ address: xds, group, timeoutMs: opts.timeout });
+      const topology = topologies.find((t) => t.proxy?.node === group);
+      answers.push(answerFor(topology, group, snapshot.listeners, snapshot.endpoints, opts));
+    } catch (e) {
+      io.err(`oooi explain: ${(e as Error).message}\n`);
+      return 1;
+    }
+  }
+  return report(answers, opts.output, io);
+}
+
+function checkUsage(opts: ExplainCommandOptions): string | undefined {
+  if (parseIPv4(opts.from) === undefined) return `--from ${opts.from} is not an IPv4 address`;
+  if ((opts.port === undefined) === (opts.dns === undefined))
+    return "give either --port (a connection) or --dns (a query)";
+  if (opts.dns !== undefined && opts.manifests === undefined)
+    return "--dns needs --manifests (DNS is not served over xDS)";
+  if (opts.manifests === undefined && opts.xds === undefined) return "give --manifests DIR or --xds HOST:PORT";
+  if (opts.manifests === undefined && opts.group === undefined)
+    return "--xds without --manifests needs --group NAMESPACE/PROXYSERVER";
+  return undefined;
+}
+
+function answerFor(
+  topology: Topology | undefined,
+  group: string,
+  listeners: readonly object[],
+  endpoints: readonly object[],
+  opts: ExplainCommandOptions,
+): GroupExplanation {
+  const destinationIp = opts.to ?? topology?.proxy?.serverIP;
+  const connection: ConnectionInfo = {
+    destinationPort: opts.port ?? 0,
+    ...(destinationIp === undefined ? {} : { destinationIp }),
+    sourceIp: opts.from,
+    transportProtocol: opts.port === 80 ? "raw_buffer" : "tls",
+    ...(opts.sni === undefined ? {} : { serverName: opts.sni }),
+  };
+  const explanation = explainConnection(listeners, endpoints, connection);
+  return { group, connection, explanation, hostedCluster: hostedClusterOf(topology, explanation) };
+}
+
+/** The selected chain is named "<attachment namespace>/<attachment name>/<kind>" (src/xds/render/listeners.ts). */
+function hostedClusterOf(topology: Topology | undefined, e: Explanation): string | undefined {
+  if (!e.ok) return undefined;
+  const attachment = e.chain.split("/").slice(0, 2).join("/");
+  return topology?.attachments.find((a) => `${a.ref.namespace}/${a.ref.name}` === attachment)?.hostedCluster;
+}
+
+function report(answers: readonly GroupExplanation[], output: string, io: ExplainIo): number {
+  if (output === "json") io.out(JSON.stringify(answers, null, 2) + "\n");
+  else io.out(answers.map(formatConnection).join("\n") || "no proxy in the manifests\n");
+  return answers.length > 0 && answers.every((a) => a.explanation.ok) ? 0 : 1;
+}
+
+/** The human answer for one node group. */
+export function formatConnection(a: GroupExplanation): string {
+  const e = a.explanation;
+  const c = a.connection;
+  const sni = c.serverName === undefined ? "no SNI" : `SNI ${c.serverName}`;
+  const lines = [
+    `connection     ${c.sourceIp} → ${c.destinationIp ?? "*"}:${String(c.destinationPort)} (${c.transportProtocol === "tls" ? `TLS, ${sni}` : "plain"})`,
+    `node group     ${a.group}`,
+  ];
+  if (!e.ok && e.reason === "no-listener") {
+    lines.push(`no listener on this port; the snapshot listens on ${e.ports.join(", ") || "nothing"}`);
+    return lines.join("\n") + "\n";
+  }
+  lines.push(`listener       ${e.listener}`);
+  if (!e.ok) {
+    lines.push("no chain matches: Envoy closes the connection");
+    if (e.nearest !== undefined) lines.push(`nearest miss   ${e.nearest.chain}: ${e.nearest.misses.join("; ")}`);
+  } else {
+    lines.push(`filter chain   ${e.chain}`);
+    if (a.hostedCluster !== undefined) lines.push(`hosted cluster ${a.hostedCluster}`);
+    lines.push(`cluster        ${e.cluster ?? "(none: not a TCP proxy chain)"}`);
+    lines.push(`endpoints      ${e.endpoints.join(", ") || "(none: Envoy refuses the connection)"}`);
+  }
+  if (e.others.length > 0) {
+    lines.push("not chosen:");
+    for (const v of e.others) lines.push(`  ${formatVerdict(v)}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+function formatVerdict(v: ChainVerdict): string {
+  return `${v.chain}: ${v.misses.join("; ")}`;
+}
+
+function explainDns(
+  topologies: readonly Topology[],
+  from: string,
+  name: string,
+  output: string,
+  io: ExplainIo,
+): number {
+  const answers = topologies.flatMap((t) =>
+    t.dns === undefined ? [] : [{ dnsServer: t.dns.name, ...explainDnsQuery(t.dns, from, name) }],
+  );
+  if (output === "json") io.out(JSON.stringify(answers, null, 2) + "\n");
+  else io.out(answers.map(formatDns).join("\n") || "no DNSServer in the manifests\n");
+  return answers.length > 0 && answers.every((a) => a.outcome !== "refused") ? 0 : 1;
+}
+
+function formatDns(a: DnsExplanation & { dnsServer: string }): string {
+  const lines = [`DNS server     ${a.dnsServer}`, `view           ${a.view ?? "(none: refused)"}`];
+  if (a.outcome === "forwarded") lines.push("zone           (none published here: forwarded upstream)");
+  else if (a.zone !== undefined) lines.push(`zone           ${a.zone}`);
+  if (a.outcome === "answer") lines.push(`record         A ${a.addresses.join(", ")}`);
+  else if (a.outcome === "nxdomain" || a.outcome === "nodata")
+    lines.push(`record         (${a.outcome.toUpperCase()})`);
+  return lines.join("\n") + "\n";
+}
+
+/** Adds `oooi explain` to `program`. */
+export function registerExplainCommand(program: Command): Command {
+  return program
+    .command("explain")
+    .description(
+      "Explain how the current snapshot handles one connection or one DNS query:\n" +
+        "  oooi explain --manifests DIR --from 127.0.8.10 --port 6443              listener, chain, cluster, endpoints\n" +
+        "  oooi explain --manifests DIR --from 127.0.8.10 --port 443 --sni NAME\n" +
+        "  oooi explain --manifests DIR --from 127.0.8.10 --dns api.alpha.example.com   view, zone, record\n" +
+        "  oooi explain --xds 127.0.0.1:18000 --group clusters/tenant-vlan-proxy --from IP --port 6443\n\n" +
+        "With --xds the snapshot is fetched from the running server (serve or operator) as an Envoy of the\n" +
+        "group gets it; with --manifests alone it is rendered here. Every chain not chosen is listed with the\n" +
+        "criterion that turned the connection away; with no match, the nearest miss.\n" +
+        "Exit status: 0 explained, 1 nothing matches, 2 bad usage or unreadable manifests.",
+    )
+    .requiredOption("--from <ip>", "source address of the client (a worker's VLAN address)")
+    .option("--port <port>", "destination port of the connection (443, 6443, 80)", port)
+    .option("--sni <name>", "TLS server name the client sends (none = SNI-less TLS)")
+    .option("--dns <name>", "explain an A query for this name instead of a connection")
+    .option("--to <ip>", "destination address (default: the proxy's serverIP)")
+    .option("--manifests <dir>", "manifests folder to render the snapshot from (and to name hosted clusters)")
+    .option("--xds <host:port>", "fetch the snapshot from this running xDS server")
+    .option("--group <ns/name>", "node group to fetch with --xds (default: every proxy of --manifests)")
+    .option("--timeout <ms>", "give up on the xDS server after this long", positiveInt, 5000)
+    .option("-o, --output <format>", "text or json", choice(["text", "json"]), "text")
+    .action(async (opts: ExplainCommandOptions) => {
+      process.exitCode = await explainCommand(opts, {
+        out: (t) => process.stdout.write(t),
+        err: (t) => process.stderr.write(t),
+      });
+    });
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0 || n > 65535) throw new InvalidArgumentError("expected a port, 1-65535");
+  return n;
+}
