@@ -77,6 +77,7 @@ export function registerOperatorCommand(program: Command): void {
         listen: flags.xdsListen,
         logger: log,
         ...(credentials === undefined ? {} : { credentials }),
+        requireIdentity: flags.xdsTlsCa !== undefined,
       });
       const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache });
       const detachMetrics = attachXdsMetrics(metrics, xds.status, { cache });

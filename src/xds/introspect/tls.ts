@@ -1,7 +1,7 @@
 // TLS and mutual TLS for the xDS port (ADS and introspection share it): server credentials from a
 // certificate, key and optional client CA, and the matching client side for `oooi debug` and tests.
 import { readFileSync } from "node:fs";
-import { credentials, ServerCredentials, type ChannelCredentials } from "@grpc/grpc-js";
+import { credentials, experimental, ServerCredentials, type ChannelCredentials } from "@grpc/grpc-js";
 
 /** PEM contents (not paths) of the server's certificate chain and key, and of the client CA. */
 export interface ServerTlsOptions {
@@ -63,15 +63,79 @@ export function readTlsFiles(files: TlsFiles): { ca?: Buffer; cert?: Buffer; key
   return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
 }
 
+/** How often certificate files are read again, so a rotated certificate is used without a restart. */
+export const TLS_FILE_REFRESH_MS = 30_000;
+
 /**
  * Server credentials from PEM files (`--xds-tls-cert/--xds-tls-key/--xds-tls-ca`): TLS with cert and
- * key, mutual TLS when a client CA is given too. Throws a readable error naming a missing or unreadable file.
+ * key, mutual TLS when a client CA is given too. The files are read again every `refreshMs` (grpc-js'
+ * FileWatcherCertificateProvider), so a rotated certificate (a re-mounted Secret) serves new
+ * connections without a restart. Throws a readable error naming a missing or unreadable file.
  */
-export function serverCredentialsFromFiles(files: TlsFiles): ServerCredentials {
+export function serverCredentialsFromFiles(files: TlsFiles, refreshMs = TLS_FILE_REFRESH_MS): ServerCredentials {
   if (files.cert === undefined || files.key === undefined)
     throw new Error("TLS for the xDS port needs both a certificate and its key");
-  const { cert, key, ca } = readTlsFiles(files);
-  if (cert === undefined || key === undefined)
-    throw new Error("TLS for the xDS port needs both a certificate and its key");
-  return serverCredentials({ cert, key, ...(ca ? { ca } : {}) });
+  readTlsFiles(files); // fail now, with the file's name, rather than refuse every handshake later
+  const provider = new experimental.FileWatcherCertificateProvider({
+    certificateFile: files.cert,
+    privateKeyFile: files.key,
+    ...(files.ca === undefined ? {} : { caCertificateFile: files.ca }),
+    refreshIntervalMs: refreshMs,
+  });
+  // One provider serves both the identity and the CA (grpc-js' factory takes them in either order).
+  return experimental.createCertificateProviderServerCredentials(
+    provider,
+    files.ca === undefined ? null : provider,
+    files.ca !== undefined,
+  );
+}
+
+/** PEM certificate, key and client CA handed over in process (the operator's own CA issues them). */
+export interface ServerTlsMaterial {
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+  readonly ca: string | Buffer;
+}
+
+/**
+ * A grpc-js certificate provider fed in process: the operator passes each rotated serving
+ * certificate (and CA bundle) to update(); new connections use it at once, open streams keep theirs.
+ */
+export class RotatingCertificates implements experimental.CertificateProvider {
+  #identity: experimental.IdentityCertificateUpdate;
+  #ca: experimental.CaCertificateUpdate;
+  readonly #identityListeners = new Set<experimental.IdentityCertificateUpdateListener>();
+  readonly #caListeners = new Set<experimental.CaCertificateUpdateListener>();
+
+  constructor(initial: ServerTlsMaterial) {
+    this.#identity = { certificate: Buffer.from(initial.cert), privateKey: Buffer.from(initial.key) };
+    this.#ca = { caCertificate: Buffer.from(initial.ca) };
+  }
+
+  /** Server credentials that require a client certificate signed by the current CA bundle. */
+  serverCredentials(): ServerCredentials {
+    return experimental.createCertificateProviderServerCredentials(this, this, true);
+  }
+
+  update(material: ServerTlsMaterial): void {
+    this.#identity = { certificate: Buffer.from(material.cert), privateKey: Buffer.from(material.key) };
+    this.#ca = { caCertificate: Buffer.from(material.ca) };
+    for (const listener of this.#identityListeners) listener(this.#identity);
+    for (const listener of this.#caListeners) listener(this.#ca);
+  }
+
+  addCaCertificateListener(listener: experimental.CaCertificateUpdateListener): void {
+    this.#caListeners.add(listener);
+    listener(this.#ca);
+  }
+  removeCaCertificateListener(listener: experimental.CaCertificateUpdateListener): void {
+    this.#caListeners.delete(listener);
+  }
+  addIdentityCertificateListener(listener: experimental.IdentityCertificateUpdateListener): void {
+    this.#identityListeners.add(listener);
+    listener(this.#identity);
+  }
+  removeIdentityCertificateListener(listener: experimental.IdentityCertificateUpdateListener): void {
+    this.#identityListeners.delete(listener);
+  }
 }
