@@ -1,7 +1,9 @@
 // TLS and mutual TLS for the xDS port (ADS and introspection share it): server credentials from a
 // certificate, key and optional client CA, and the matching client side for `oooi debug` and tests.
 import { readFileSync } from "node:fs";
-import { credentials, experimental, ServerCredentials, type ChannelCredentials } from "@grpc/grpc-js";
+import type { SecureContextOptions } from "node:tls";
+import { credentials, ServerCredentials, type ChannelCredentials } from "@grpc/grpc-js";
+import { SYSTEM_CLOCK, type Clock, type TimerHandle } from "../../util/clock.js";
 
 /** PEM contents (not paths) of the server's certificate chain and key, and of the client CA. */
 export interface ServerTlsOptions {
@@ -64,78 +66,105 @@ export function readTlsFiles(files: TlsFiles): { ca?: Buffer; cert?: Buffer; key
 }
 
 /** How often certificate files are read again, so a rotated certificate is used without a restart. */
-export const TLS_FILE_REFRESH_MS = 30_000;
+export const TLS_FILE_REFRESH_MS = 10_000;
 
-/**
- * Server credentials from PEM files (`--xds-tls-cert/--xds-tls-key/--xds-tls-ca`): TLS with cert and
- * key, mutual TLS when a client CA is given too. The files are read again every `refreshMs` (grpc-js'
- * FileWatcherCertificateProvider), so a rotated certificate (a re-mounted Secret) serves new
- * connections without a restart. Throws a readable error naming a missing or unreadable file.
- */
-export function serverCredentialsFromFiles(files: TlsFiles, refreshMs = TLS_FILE_REFRESH_MS): ServerCredentials {
-  if (files.cert === undefined || files.key === undefined)
-    throw new Error("TLS for the xDS port needs both a certificate and its key");
-  readTlsFiles(files); // fail now, with the file's name, rather than refuse every handshake later
-  const provider = new experimental.FileWatcherCertificateProvider({
-    certificateFile: files.cert,
-    privateKeyFile: files.key,
-    ...(files.ca === undefined ? {} : { caCertificateFile: files.ca }),
-    refreshIntervalMs: refreshMs,
-  });
-  // One provider serves both the identity and the CA (grpc-js' factory takes them in either order).
-  return experimental.createCertificateProviderServerCredentials(
-    provider,
-    files.ca === undefined ? null : provider,
-    files.ca !== undefined,
-  );
-}
-
-/** PEM certificate, key and client CA handed over in process (the operator's own CA issues them). */
+/** PEM certificate, key and (for mTLS) client CA bundle. */
 export interface ServerTlsMaterial {
   readonly cert: string | Buffer;
   readonly key: string | Buffer;
-  readonly ca: string | Buffer;
+  readonly ca?: string | Buffer | undefined;
+}
+
+function contextOf(material: ServerTlsMaterial): SecureContextOptions {
+  return {
+    cert: Buffer.from(material.cert),
+    key: Buffer.from(material.key),
+    ...(material.ca === undefined ? {} : { ca: Buffer.from(material.ca) }),
+  };
 }
 
 /**
- * A grpc-js certificate provider fed in process: the operator passes each rotated serving
- * certificate (and CA bundle) to update(); new connections use it at once, open streams keep theirs.
+ * Server credentials whose certificate can be replaced while the server runs: update() hands the
+ * next certificate (and CA bundle) to grpc-js, which sets it as the secure context of the listening
+ * socket, so new connections use it at once and open streams keep theirs. grpc-js' own
+ * certificate-provider credentials start without a context until the first asynchronous read and
+ * drop the connections that arrive before it; these hold one from the start.
  */
-export class RotatingCertificates implements experimental.CertificateProvider {
-  #identity: experimental.IdentityCertificateUpdate;
-  #ca: experimental.CaCertificateUpdate;
-  readonly #identityListeners = new Set<experimental.IdentityCertificateUpdateListener>();
-  readonly #caListeners = new Set<experimental.CaCertificateUpdateListener>();
+export class RotatingServerCredentials extends ServerCredentials {
+  readonly #mutual: boolean;
+  #stop: (() => void) | undefined;
 
-  constructor(initial: ServerTlsMaterial) {
-    this.#identity = { certificate: Buffer.from(initial.cert), privateKey: Buffer.from(initial.key) };
-    this.#ca = { caCertificate: Buffer.from(initial.ca) };
+  constructor(material: ServerTlsMaterial) {
+    const mutual = material.ca !== undefined;
+    super({ requestCert: mutual, rejectUnauthorized: mutual }, contextOf(material));
+    this.#mutual = mutual;
   }
 
-  /** Server credentials that require a client certificate signed by the current CA bundle. */
-  serverCredentials(): ServerCredentials {
-    return experimental.createCertificateProviderServerCredentials(this, this, true);
-  }
-
+  /** Replaces the certificate for new connections; mTLS stays mTLS (a CA is required then). */
   update(material: ServerTlsMaterial): void {
-    this.#identity = { certificate: Buffer.from(material.cert), privateKey: Buffer.from(material.key) };
-    this.#ca = { caCertificate: Buffer.from(material.ca) };
-    for (const listener of this.#identityListeners) listener(this.#identity);
-    for (const listener of this.#caListeners) listener(this.#ca);
+    if (this.#mutual && material.ca === undefined) throw new Error("mutual TLS credentials need a client CA");
+    this.updateSecureContextOptions(contextOf(material));
   }
 
-  addCaCertificateListener(listener: experimental.CaCertificateUpdateListener): void {
-    this.#caListeners.add(listener);
-    listener(this.#ca);
+  /** Stops re-reading files (see serverCredentialsFromFiles). */
+  close(): void {
+    this.#stop?.();
+    this.#stop = undefined;
   }
-  removeCaCertificateListener(listener: experimental.CaCertificateUpdateListener): void {
-    this.#caListeners.delete(listener);
+
+  /** @internal */
+  onClose(stop: () => void): void {
+    this.#stop = stop;
   }
-  addIdentityCertificateListener(listener: experimental.IdentityCertificateUpdateListener): void {
-    this.#identityListeners.add(listener);
-    listener(this.#identity);
+
+  _equals(other: ServerCredentials): boolean {
+    return other === this;
   }
-  removeIdentityCertificateListener(listener: experimental.IdentityCertificateUpdateListener): void {
-    this.#identityListeners.delete(listener);
-  }
+}
+
+/**
+ * Server credentials from PEM files (`--xds-tls-cert/--xds-tls-key/--xds-tls-ca`): TLS with cert and
+ * key, mutual TLS when a client CA is given too. The files are read again every `refreshMs` on
+ * `clock`; a change (a re-mounted Secret, a renewed certificate) serves new connections without a
+ * restart, and a file that cannot be read then keeps the certificate in use. Throws a readable error
+ * naming a missing or unreadable file at start.
+ */
+export function serverCredentialsFromFiles(
+  files: TlsFiles,
+  refreshMs = TLS_FILE_REFRESH_MS,
+  clock: Clock = SYSTEM_CLOCK,
+): RotatingServerCredentials {
+  if (files.cert === undefined || files.key === undefined)
+    throw new Error("TLS for the xDS port needs both a certificate and its key");
+  const read = (): ServerTlsMaterial => {
+    const { cert, key, ca } = readTlsFiles(files);
+    if (cert === undefined || key === undefined)
+      throw new Error("TLS for the xDS port needs both a certificate and its key");
+    return { cert, key, ca };
+  };
+  let current = read();
+  const credentials = new RotatingServerCredentials(current);
+  const same = (a: ServerTlsMaterial, b: ServerTlsMaterial): boolean =>
+    Buffer.from(a.cert).equals(Buffer.from(b.cert)) &&
+    Buffer.from(a.key).equals(Buffer.from(b.key)) &&
+    (a.ca === undefined) === (b.ca === undefined) &&
+    (a.ca === undefined || b.ca === undefined || Buffer.from(a.ca).equals(Buffer.from(b.ca)));
+  let timer: TimerHandle | undefined;
+  const poll = (): void => {
+    try {
+      const next = read();
+      if (!same(next, current)) {
+        credentials.update(next);
+        current = next;
+      }
+    } catch {
+      // Half-written or missing for a moment (a Secret volume swaps a symlink): keep serving.
+    }
+    timer = clock.setTimeout(poll, refreshMs);
+  };
+  timer = clock.setTimeout(poll, refreshMs);
+  credentials.onClose(() => {
+    if (timer !== undefined) clock.clearTimeout(timer);
+  });
+  return credentials;
 }
