@@ -71,7 +71,10 @@ program
   .option("--no-xds", "do not start the xDS server")
   .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
   .option("--xds-tls-key <file>", "private key of --xds-tls-cert (PEM)")
-  .option("--xds-tls-ca <file>", "require client certificates signed by this CA (mTLS between Envoy and oooi)")
+  .option(
+    "--xds-tls-ca <file>",
+    "require client certificates signed by this CA (mTLS between Envoy and oooi); each client then receives only the node group its certificate names (URI SAN spiffe://oooi/ns/<ns>/<name>), and CSDS/debug need spiffe://oooi/admin",
+  )
   .addOption(hostPortOption("--http-listen <host:port>", "serve Prometheus /metrics, /healthz and /readyz here"))
   .addOption(
     hostPortOption(
@@ -150,6 +153,8 @@ program
             ...(opts.dns ? { dnsListen: opts.dnsListen } : {}),
             ...(opts.xds ? { xdsListen: opts.xdsListen } : {}),
             ...(credentials === undefined ? {} : { xdsCredentials: credentials }),
+            // mTLS: the client certificate's identity decides what a client may receive (authz.ts).
+            xdsRequireIdentity: opts.xdsTlsCa !== undefined,
             ...(opts.httpListen === undefined ? {} : { httpListen: opts.httpListen }),
             ...(opts.dnsServer === undefined ? {} : { dnsServer: opts.dnsServer }),
           },

@@ -1,6 +1,6 @@
 // `oooi operator`: in-cluster controller plus xDS server. Every replica watches the cluster and
 // serves ADS from its own cache; only the Lease holder writes.
-import { KubeConfig } from "@kubernetes/client-node";
+import { ApisApi, KubeConfig } from "@kubernetes/client-node";
 import type { ServerCredentials } from "@grpc/grpc-js";
 import { type Command } from "commander";
 import { pino } from "pino";
@@ -74,12 +74,25 @@ export function registerOperatorCommand(program: Command): void {
         listen: flags.xdsListen,
         logger: log,
         ...(credentials === undefined ? {} : { credentials }),
+        requireIdentity: flags.xdsTlsCa !== undefined,
       });
       const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache });
       const detachMetrics = attachXdsMetrics(metrics, xds.status, { cache });
       log.info({ port: xds.port }, `xDS (ADS) server listening on port ${String(xds.port)}`);
 
-      const settings = settingsFromEnv(process.env);
+      // Discovery decides the platform (OpenShift: no pinned uids, see settingsFromEnv); when it
+      // fails, the environment alone decides, as before.
+      const apiGroups = await kubeConfig
+        .makeApiClient(ApisApi)
+        .getAPIVersions()
+        .then(
+          (list) => new Set(list.groups.map((g) => g.name)),
+          (e: unknown) => {
+            log.warn(`API discovery failed, assuming plain Kubernetes: ${(e as Error).message}`);
+            return undefined;
+          },
+        );
+      const settings = settingsFromEnv(process.env, apiGroups);
       const op = runOperator({
         kubeConfig,
         settings,

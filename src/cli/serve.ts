@@ -45,6 +45,8 @@ export interface ServeOptions {
   /** Serve ADS here ("host:port", port 0 picks one); undefined = no xDS server. */
   readonly xdsListen?: string;
   readonly xdsCredentials?: ServerCredentials;
+  /** Authorize xDS calls by the client certificate's identity (with mTLS credentials). */
+  readonly xdsRequireIdentity?: boolean;
   /** Serve /metrics (Prometheus) here; undefined = none. */
   readonly httpListen?: { readonly host: string; readonly port: number };
 }
@@ -197,6 +199,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       listen: opts.xdsListen,
       logger: log,
       ...(opts.xdsCredentials === undefined ? {} : { credentials: opts.xdsCredentials }),
+      requireIdentity: opts.xdsRequireIdentity === true,
     }).then((server) => {
       // CSDS, oooi.debug.v1, health and reflection share the ADS port (`oooi debug nodes`).
       const introspection = addIntrospection(server.grpcServer, { status: server.status, cache });

@@ -32,7 +32,7 @@ export interface OperatorSettings {
   /**
    * Pin runAsUser/runAsGroup of non-root containers to the image's user. Kubernetes needs it
    * (the images name their user, so runAsNonRoot alone cannot be verified); OpenShift's
-   * restricted SCC assigns a namespace UID instead and rejects pinned ones: set false there.
+   * restricted SCC assigns a namespace UID instead and rejects pinned ones: false there (discovered).
    */
   readonly pinUserIds: boolean;
 }
@@ -91,8 +91,18 @@ export const SETTINGS_ENV = {
   pinUserIds: "OOOI_PIN_USER_IDS",
 } as const;
 
-/** Settings from the process environment (empty values count as unset). */
-export function settingsFromEnv(env: Readonly<Record<string, string | undefined>>): OperatorSettings {
+/** The API group whose presence (by discovery) says the cluster is OpenShift, with its SCCs. */
+export const OPENSHIFT_SECURITY_GROUP = "security.openshift.io";
+
+/**
+ * Settings from the process environment (empty values count as unset) and, when given, the API
+ * groups the cluster serves: on OpenShift (`security.openshift.io` discovered) uids are not
+ * pinned, so restricted-v2 assigns the namespace's; `OOOI_PIN_USER_IDS` still decides when set.
+ */
+export function settingsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  apiGroups?: ReadonlySet<string>,
+): OperatorSettings {
   const get = (k: string): string | undefined => {
     const v = env[k]?.trim();
     return v === undefined || v === "" ? undefined : v;
@@ -110,7 +120,11 @@ export function settingsFromEnv(env: Readonly<Record<string, string | undefined>
     ...optional("keaHooksDirectory", get(SETTINGS_ENV.keaHooksDirectory)),
     ...optional("leaseStorage", get(SETTINGS_ENV.leaseStorage)),
     ...optional("leaseStorageClass", get(SETTINGS_ENV.leaseStorageClass)),
-    ...(pin === undefined ? {} : { pinUserIds: pin !== "false" && pin !== "0" }),
+    ...(pin !== undefined
+      ? { pinUserIds: pin !== "false" && pin !== "0" }
+      : apiGroups?.has(OPENSHIFT_SECURITY_GROUP) === true
+        ? { pinUserIds: false }
+        : {}),
   });
 }
 

@@ -1,7 +1,9 @@
 // TLS and mutual TLS for the xDS port (ADS and introspection share it): server credentials from a
 // certificate, key and optional client CA, and the matching client side for `oooi debug` and tests.
 import { readFileSync } from "node:fs";
+import type { SecureContextOptions } from "node:tls";
 import { credentials, ServerCredentials, type ChannelCredentials } from "@grpc/grpc-js";
+import { SYSTEM_CLOCK, type Clock, type TimerHandle } from "../../util/clock.js";
 
 /** PEM contents (not paths) of the server's certificate chain and key, and of the client CA. */
 export interface ServerTlsOptions {
@@ -63,15 +65,106 @@ export function readTlsFiles(files: TlsFiles): { ca?: Buffer; cert?: Buffer; key
   return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
 }
 
+/** How often certificate files are read again, so a rotated certificate is used without a restart. */
+export const TLS_FILE_REFRESH_MS = 10_000;
+
+/** PEM certificate, key and (for mTLS) client CA bundle. */
+export interface ServerTlsMaterial {
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+  readonly ca?: string | Buffer | undefined;
+}
+
+function contextOf(material: ServerTlsMaterial): SecureContextOptions {
+  return {
+    cert: Buffer.from(material.cert),
+    key: Buffer.from(material.key),
+    ...(material.ca === undefined ? {} : { ca: Buffer.from(material.ca) }),
+  };
+}
+
+/**
+ * Server credentials whose certificate can be replaced while the server runs: update() hands the
+ * next certificate (and CA bundle) to grpc-js, which sets it as the secure context of the listening
+ * socket, so new connections use it at once and open streams keep theirs. grpc-js' own
+ * certificate-provider credentials start without a context until the first asynchronous read and
+ * drop the connections that arrive before it; these hold one from the start.
+ */
+export class RotatingServerCredentials extends ServerCredentials {
+  readonly #mutual: boolean;
+  #stop: (() => void) | undefined;
+
+  constructor(material: ServerTlsMaterial) {
+    const mutual = material.ca !== undefined;
+    super({ requestCert: mutual, rejectUnauthorized: mutual }, contextOf(material));
+    this.#mutual = mutual;
+  }
+
+  /** Replaces the certificate for new connections; mTLS stays mTLS (a CA is required then). */
+  update(material: ServerTlsMaterial): void {
+    if (this.#mutual && material.ca === undefined) throw new Error("mutual TLS credentials need a client CA");
+    this.updateSecureContextOptions(contextOf(material));
+  }
+
+  /** Stops re-reading files (see serverCredentialsFromFiles). */
+  close(): void {
+    this.#stop?.();
+    this.#stop = undefined;
+  }
+
+  /** @internal */
+  onClose(stop: () => void): void {
+    this.#stop = stop;
+  }
+
+  _equals(other: ServerCredentials): boolean {
+    return other === this;
+  }
+}
+
 /**
  * Server credentials from PEM files (`--xds-tls-cert/--xds-tls-key/--xds-tls-ca`): TLS with cert and
- * key, mutual TLS when a client CA is given too. Throws a readable error naming a missing or unreadable file.
+ * key, mutual TLS when a client CA is given too. The files are read again every `refreshMs` on
+ * `clock`; a change (a re-mounted Secret, a renewed certificate) serves new connections without a
+ * restart, and a file that cannot be read then keeps the certificate in use. Throws a readable error
+ * naming a missing or unreadable file at start.
  */
-export function serverCredentialsFromFiles(files: TlsFiles): ServerCredentials {
+export function serverCredentialsFromFiles(
+  files: TlsFiles,
+  refreshMs = TLS_FILE_REFRESH_MS,
+  clock: Clock = SYSTEM_CLOCK,
+): RotatingServerCredentials {
   if (files.cert === undefined || files.key === undefined)
     throw new Error("TLS for the xDS port needs both a certificate and its key");
-  const { cert, key, ca } = readTlsFiles(files);
-  if (cert === undefined || key === undefined)
-    throw new Error("TLS for the xDS port needs both a certificate and its key");
-  return serverCredentials({ cert, key, ...(ca ? { ca } : {}) });
+  const read = (): ServerTlsMaterial => {
+    const { cert, key, ca } = readTlsFiles(files);
+    if (cert === undefined || key === undefined)
+      throw new Error("TLS for the xDS port needs both a certificate and its key");
+    return { cert, key, ca };
+  };
+  let current = read();
+  const credentials = new RotatingServerCredentials(current);
+  const same = (a: ServerTlsMaterial, b: ServerTlsMaterial): boolean =>
+    Buffer.from(a.cert).equals(Buffer.from(b.cert)) &&
+    Buffer.from(a.key).equals(Buffer.from(b.key)) &&
+    (a.ca === undefined) === (b.ca === undefined) &&
+    (a.ca === undefined || b.ca === undefined || Buffer.from(a.ca).equals(Buffer.from(b.ca)));
+  let timer: TimerHandle | undefined;
+  const poll = (): void => {
+    try {
+      const next = read();
+      if (!same(next, current)) {
+        credentials.update(next);
+        current = next;
+      }
+    } catch {
+      // Half-written or missing for a moment (a Secret volume swaps a symlink): keep serving.
+    }
+    timer = clock.setTimeout(poll, refreshMs);
+  };
+  timer = clock.setTimeout(poll, refreshMs);
+  credentials.onClose(() => {
+    if (timer !== undefined) clock.clearTimeout(timer);
+  });
+  return credentials;
 }

@@ -10,6 +10,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
+import { identityAuthorization } from "./authz.js";
 import { SILENT_LOGGER, XdsStatus, type Logger, type XdsStatusView } from "../status.js";
 import { systemClock, type Clock } from "./clock.js";
 import type { DeltaRequest, SotwRequest, WireResponse } from "./codec.js";
@@ -44,6 +45,11 @@ export interface XdsServerOptions extends XdsEngineOptions {
   readonly listen?: string;
   /** TLS / mTLS credentials (default insecure). */
   readonly credentials?: ServerCredentials;
+  /**
+   * Authorize every call by the client certificate's identity (authz.ts); needs mTLS credentials.
+   * Default false: plaintext on loopback trusts whoever connects.
+   */
+  readonly requireIdentity?: boolean;
 }
 
 /** A running xDS server. */
@@ -218,7 +224,15 @@ function safePeer(call: ServerDuplexStream<unknown, unknown>): string {
 /** Starts the ADS server on `listen` and returns once it is bound. */
 export async function startXdsServer(options: XdsServerOptions): Promise<XdsServer> {
   const engine = new XdsEngine(options);
+  const logger = options.logger ?? SILENT_LOGGER;
+  const discoveryPaths = new Set(
+    DISCOVERY_SERVICES.flatMap((s) => {
+      const defs = methodDefinitions(s);
+      return [defs.sotw.path, defs.delta.path];
+    }),
+  );
   const server = new Server({
+    ...(options.requireIdentity === true ? { interceptors: [identityAuthorization({ logger, discoveryPaths })] } : {}),
     // Envoy keeps ADS streams open for a long time; let gRPC keepalives find dead peers.
     "grpc.keepalive_time_ms": 30_000,
     "grpc.keepalive_timeout_ms": 10_000,
@@ -233,7 +247,7 @@ export async function startXdsServer(options: XdsServerOptions): Promise<XdsServ
     });
   });
   // The command logs the one "listening" line users read (with its address); this one is for debugging.
-  (options.logger ?? SILENT_LOGGER).debug({ listen, port }, "xDS server bound");
+  logger.debug({ listen, port, requireIdentity: options.requireIdentity === true }, "xDS server bound");
   return {
     port,
     status: engine.status,

@@ -30,6 +30,20 @@ describe("operator settings", () => {
   });
 
   it.each([
+    { name: "plain Kubernetes", env: {}, groups: ["apps", "batch"], pin: true },
+    { name: "OpenShift, discovered", env: {}, groups: ["apps", "security.openshift.io"], pin: false },
+    {
+      name: "OpenShift, pinned by the environment",
+      env: { OOOI_PIN_USER_IDS: "true" },
+      groups: ["security.openshift.io"],
+      pin: true,
+    },
+    { name: "discovery unavailable", env: {}, groups: undefined, pin: true },
+  ])("uids on $name: pinned = $pin", ({ env, groups, pin }) => {
+    expect(settingsFromEnv(env, groups === undefined ? undefined : new Set(groups)).pinUserIds).toBe(pin);
+  });
+
+  it.each([
     [undefined, undefined],
     ["", undefined],
     ["quay.io/cldmnky/oooi:latest", undefined],

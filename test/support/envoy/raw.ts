@@ -1,6 +1,6 @@
 // A bare ADS (or per-type) stream for protocol tests that need exact control over every request:
 // stale nonces, error_detail, initial_resource_versions. Responses queue up until read.
-import { Client, credentials, Metadata, type ClientDuplexStream } from "@grpc/grpc-js";
+import { Client, credentials, Metadata, type ChannelCredentials, type ClientDuplexStream } from "@grpc/grpc-js";
 import {
   decodeDeltaResponse,
   decodeSotwResponse,
@@ -117,17 +117,25 @@ export type SotwStream = RawStream<SotwRequestInit, SotwResponse>;
 /** A Delta stream (ADS by default). */
 export type DeltaStream = RawStream<DeltaRequestInit, DeltaResponse>;
 
-function newClient(address: string): Client {
+function newClient(address: string, creds: ChannelCredentials): Client {
   // Own connection per stream, like separate Envoy processes.
-  return new Client(address, credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1 });
+  return new Client(address, creds, { "grpc.use_local_subchannel_pool": 1 });
 }
 
-/** Opens a SotW stream on `address`. */
-export function openSotw(address: string, method: string = METHODS.adsSotw): SotwStream {
-  return new RawStream(newClient(address), method, encodeSotwRequest, decodeSotwResponse);
+/** Opens a SotW stream on `address` (plaintext unless `creds` say otherwise). */
+export function openSotw(
+  address: string,
+  method: string = METHODS.adsSotw,
+  creds: ChannelCredentials = credentials.createInsecure(),
+): SotwStream {
+  return new RawStream(newClient(address, creds), method, encodeSotwRequest, decodeSotwResponse);
 }
 
-/** Opens a Delta stream on `address`. */
-export function openDelta(address: string, method: string = METHODS.adsDelta): DeltaStream {
-  return new RawStream(newClient(address), method, encodeDeltaRequest, decodeDeltaResponse);
+/** Opens a Delta stream on `address` (plaintext unless `creds` say otherwise). */
+export function openDelta(
+  address: string,
+  method: string = METHODS.adsDelta,
+  creds: ChannelCredentials = credentials.createInsecure(),
+): DeltaStream {
+  return new RawStream(newClient(address, creds), method, encodeDeltaRequest, decodeDeltaResponse);
 }

@@ -4,6 +4,7 @@
 import {
   credentials,
   makeClientConstructor,
+  type ChannelCredentials,
   type Client,
   type ClientDuplexStream,
   type ServiceError,
@@ -85,18 +86,26 @@ export interface CsdsClientConfig {
 }
 
 /** Calls CSDS FetchClientStatus on `address`. */
-export async function fetchClientStatus(address: string, req: object = {}): Promise<CsdsClientConfig[]> {
+export async function fetchClientStatus(
+  address: string,
+  req: object = {},
+  creds: ChannelCredentials = credentials.createInsecure(),
+): Promise<CsdsClientConfig[]> {
   const Ctor = makeClientConstructor(introspectionProtos().csds, CSDS_SERVICE);
-  const client = new Ctor(address, credentials.createInsecure());
+  const client = new Ctor(address, creds);
   openGrpc.push(client);
   const res = await unary<{ config?: CsdsClientConfig[] }>(client, "FetchClientStatus", req);
   return res.config ?? [];
 }
 
 /** grpc.health.v1 Check on `address`. */
-export async function healthCheck(address: string, serviceName = ""): Promise<string> {
+export async function healthCheck(
+  address: string,
+  serviceName = "",
+  creds: ChannelCredentials = credentials.createInsecure(),
+): Promise<string> {
   const Ctor = makeClientConstructor(healthService, "grpc.health.v1.Health");
-  const client = new Ctor(address, credentials.createInsecure());
+  const client = new Ctor(address, creds);
   openGrpc.push(client);
   return (await unary<{ status: string }>(client, "Check", { service: serviceName })).status;
 }
@@ -104,13 +113,17 @@ export async function healthCheck(address: string, serviceName = ""): Promise<st
 const require = createRequire(import.meta.url);
 
 /** One server reflection (v1) exchange: the response to `request`. */
-export async function reflect(address: string, request: object): Promise<Record<string, unknown>> {
+export async function reflect(
+  address: string,
+  request: object,
+  creds: ChannelCredentials = credentials.createInsecure(),
+): Promise<Record<string, unknown>> {
   const dir = path.join(path.dirname(require.resolve("@grpc/reflection/package.json")), "build", "proto");
   const def = loadSync("grpc/reflection/v1/reflection.proto", { includeDirs: [dir], keepCase: true, oneofs: true });
   const svc = def["grpc.reflection.v1.ServerReflection"];
   if (!svc || "format" in svc) throw new Error("no reflection service");
   const Ctor = makeClientConstructor(svc, "grpc.reflection.v1.ServerReflection");
-  const client = new Ctor(address, credentials.createInsecure());
+  const client = new Ctor(address, creds);
   openGrpc.push(client);
   const call = (
     client as unknown as { ServerReflectionInfo: () => ClientDuplexStream<object, Record<string, unknown>> }

@@ -1,0 +1,111 @@
+// Authorization by identity on the xDS port (docs/reference.md "Identity on the xDS port"): the
+// client certificate's URI SAN, never what the client declares, decides what it may receive.
+// - Discovery streams (ADS and the per-type services): every request that carries a node must name
+//   the node group of the certificate (`node.cluster` = `<namespace>/<name>`); anything else ends
+//   the stream with PERMISSION_DENIED before the request reaches the session, so a refused client
+//   is never recorded, its ACKs and NACKs reach no status, and it receives nothing.
+// - Every other service (CSDS, oooi.debug.v1, reflection) needs the administrator identity,
+//   except the open ones (gRPC health).
+import type { PeerCertificate } from "node:tls";
+import {
+  ResponderBuilder,
+  ServerInterceptingCall,
+  ServerListenerBuilder,
+  status as GrpcStatus,
+  type ServerInterceptor,
+} from "@grpc/grpc-js";
+import { parseIdentityUri, type Identity } from "../../pki/spiffe.js";
+import type { Logger } from "../status.js";
+
+/**
+ * The oooi identities in a peer certificate's URI SANs. Node reports SANs as
+ * `DNS:a, URI:spiffe://…` (tls.PeerCertificate.subjectaltname); a client without a certificate
+ * has none.
+ */
+export function identitiesOf(cert: PeerCertificate | undefined): Identity[] {
+  const san = cert?.subjectaltname;
+  if (san === undefined || san === "") return [];
+  const found: Identity[] = [];
+  for (const entry of san.split(", ")) {
+    if (!entry.startsWith("URI:")) continue;
+    const identity = parseIdentityUri(entry.slice("URI:".length));
+    if (identity !== undefined) found.push(identity);
+  }
+  return found;
+}
+
+function describe(identities: readonly Identity[]): string {
+  if (identities.length === 0) return "a client without an oooi identity";
+  return identities.map((i) => (i.kind === "admin" ? "the administrator" : `node group ${i.group}`)).join(", ");
+}
+
+/** Why `identities` may not receive node group `cluster`, or undefined when they may. */
+export function nodeGroupDenial(identities: readonly Identity[], cluster: string): string | undefined {
+  if (identities.some((i) => i.kind === "group" && i.group === cluster)) return undefined;
+  return `${describe(identities)} may not receive node group ${cluster}`;
+}
+
+/** Why `identities` may not use an administrative service, or undefined when they may. */
+export function adminDenial(identities: readonly Identity[], path: string): string | undefined {
+  if (identities.some((i) => i.kind === "admin")) return undefined;
+  return `${describe(identities)} may not call ${path}: it needs the administrator identity (spiffe://oooi/admin)`;
+}
+
+/** Which methods are discovery streams and which need no identity at all. */
+export interface AuthorizationOptions {
+  readonly logger: Logger;
+  /** gRPC paths (`/package.Service/Method`) of the discovery streams. */
+  readonly discoveryPaths: ReadonlySet<string>;
+  /** Service path prefixes anyone may call (`/grpc.health.v1.Health/`). */
+  readonly openPrefixes?: readonly string[];
+}
+
+/** Services anyone may call: health checks carry no data. */
+export const OPEN_PREFIXES: readonly string[] = ["/grpc.health.v1.Health/"];
+
+function nodeClusterOf(message: unknown): string | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const node = (message as { node?: { cluster?: unknown } }).node;
+  return typeof node?.cluster === "string" ? node.cluster : undefined;
+}
+
+/** A grpc-js server interceptor enforcing the rules above on every call. */
+export function identityAuthorization(options: AuthorizationOptions): ServerInterceptor {
+  const open = options.openPrefixes ?? OPEN_PREFIXES;
+  return (method, call) => {
+    const path = method.path;
+    if (open.some((p) => path.startsWith(p))) return new ServerInterceptingCall(call);
+    const identities = identitiesOf(call.getAuthContext().sslPeerCertificate);
+    const discovery = options.discoveryPaths.has(path);
+    let refused = false;
+    const refuse = (reason: string): void => {
+      refused = true;
+      options.logger.warn({ peer: call.getPeer(), method: path, reason }, "xDS call refused");
+      call.sendStatus({ code: GrpcStatus.PERMISSION_DENIED, details: reason });
+    };
+    const listener = new ServerListenerBuilder()
+      .withOnReceiveMetadata((metadata, next) => {
+        const denial = discovery
+          ? identities.some((i) => i.kind === "group")
+            ? undefined
+            : `${describe(identities)} may not open a discovery stream`
+          : adminDenial(identities, path);
+        if (denial !== undefined) refuse(denial);
+        else next(metadata);
+      })
+      .withOnReceiveMessage((message, next) => {
+        if (refused) return;
+        const cluster = discovery ? nodeClusterOf(message) : undefined;
+        const denial = cluster === undefined ? undefined : nodeGroupDenial(identities, cluster);
+        if (denial !== undefined) refuse(denial);
+        else next(message);
+      })
+      .build();
+    const responder = new ResponderBuilder()
+      .withStart((next) => {
+        next(listener);
+      })
+      .build();
+    return new ServerInterceptingCall(call, responder);
+  };
+}

@@ -1,0 +1,325 @@
+// Authorization by identity on the xDS port (docs/reference.md "Identity on the xDS port"), over
+// real mTLS with certificates of the operator's PKI: a client receives only the node group its
+// certificate's URI SAN names; a refused client receives nothing and changes no status; CSDS,
+// oooi.debug.v1 and reflection need spiffe://oooi/admin; a rotated server certificate and CA are
+// used for new connections without a restart.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PeerCertificate } from "node:tls";
+import { credentials, status as GrpcStatus, type ChannelCredentials } from "@grpc/grpc-js";
+import { afterAll, afterEach, beforeAll, describe, expect, it, test } from "vitest";
+import { issueCa, issueLeaf, loadCa, type IssuedCertificate, type LoadedCa } from "../../../src/pki/issue.js";
+import { ADMIN_URI, nodeGroupUri } from "../../../src/pki/spiffe.js";
+import { DebugClient } from "../../../src/xds/introspect/debug-client.js";
+import { RotatingServerCredentials, serverCredentialsFromFiles } from "../../../src/xds/introspect/tls.js";
+import { adminDenial, identitiesOf, nodeGroupDenial } from "../../../src/xds/server/authz.js";
+import { LISTENER_TYPE_URL } from "../../../src/xds/render/type-urls.js";
+import { ManualClock } from "../../operator/support.js";
+import { openDelta, openSotw, type SotwStream } from "../../support/envoy/raw.js";
+import {
+  closeAll,
+  envoy,
+  fetchClientStatus,
+  healthCheck,
+  reflect,
+  startIntrospectRig,
+} from "../introspect/fixtures.js";
+import type { IntrospectRig } from "../introspect/fixtures.js";
+import { ALPHA, BETA, publish, rendered, versionsOf } from "./fixtures.js";
+
+const GROUP_A = "tenant-a/infra-proxy";
+const GROUP_B = "tenant-b/infra-proxy";
+const DAY = 86_400_000;
+
+interface Authority {
+  readonly issued: IssuedCertificate;
+  readonly loaded: LoadedCa;
+}
+
+async function authority(name: string): Promise<Authority> {
+  const issued = await issueCa(name, { now: Date.now(), lifetimeMs: DAY });
+  return { issued, loaded: await loadCa(issued.certPem, issued.keyPem) };
+}
+
+async function client(ca: Authority, uri: string): Promise<IssuedCertificate> {
+  return issueLeaf(ca.loaded, { kind: "client", uri }, { now: Date.now(), lifetimeMs: DAY });
+}
+
+async function serving(ca: Authority): Promise<IssuedCertificate> {
+  return issueLeaf(
+    ca.loaded,
+    { kind: "server", commonName: "oooi-xds", dnsNames: ["localhost"] },
+    {
+      now: Date.now(),
+      lifetimeMs: DAY,
+    },
+  );
+}
+
+function creds(trust: Authority, leaf?: IssuedCertificate): ChannelCredentials {
+  return credentials.createSsl(
+    Buffer.from(trust.issued.certPem),
+    leaf === undefined ? null : Buffer.from(leaf.keyPem),
+    leaf === undefined ? null : Buffer.from(leaf.certPem),
+  );
+}
+
+let ca: Authority;
+let stranger: Authority;
+let certA: IssuedCertificate;
+let adminCert: IssuedCertificate;
+let strangerA: IssuedCertificate;
+let rig: IntrospectRig | undefined;
+const streams: SotwStream[] = [];
+const debugClients: DebugClient[] = [];
+const dir = mkdtempSync(join(tmpdir(), "oooi-authz-"));
+
+beforeAll(async () => {
+  [ca, stranger] = await Promise.all([authority("oooi test CA"), authority("stranger CA")]);
+  [certA, adminCert, strangerA] = await Promise.all([
+    client(ca, nodeGroupUri("tenant-a", "infra-proxy")),
+    client(ca, ADMIN_URI),
+    client(stranger, nodeGroupUri("tenant-a", "infra-proxy")),
+  ]);
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  closeAll();
+  for (const s of streams.splice(0)) s.close();
+  for (const c of debugClients.splice(0)) c.close();
+  await rig?.close();
+  rig = undefined;
+});
+
+async function start(credentialsOverride?: RotatingServerCredentials): Promise<IntrospectRig> {
+  const server = await serving(ca);
+  rig = await startIntrospectRig({
+    credentials:
+      credentialsOverride ??
+      new RotatingServerCredentials({ cert: server.certPem, key: server.keyPem, ca: ca.issued.certPem }),
+    requireIdentity: true,
+  });
+  publish(rig.cache, GROUP_A, rendered([ALPHA]));
+  publish(rig.cache, GROUP_B, rendered([BETA]));
+  return rig;
+}
+
+const address = (r: IntrospectRig): string => `localhost:${String(r.server.port)}`;
+
+function sotw(r: IntrospectRig, c: ChannelCredentials): SotwStream {
+  const s = openSotw(address(r), undefined, c);
+  streams.push(s);
+  return s;
+}
+
+describe("identities in a peer certificate", () => {
+  const cert = (subjectaltname?: string): PeerCertificate => ({ subjectaltname }) as PeerCertificate;
+  it.each([
+    { name: "no certificate", cert: undefined, identities: [] },
+    { name: "an empty one (grpc-js reports {})", cert: {} as PeerCertificate, identities: [] },
+    { name: "DNS names only", cert: cert("DNS:a, DNS:b"), identities: [] },
+    { name: "a node group", cert: cert("URI:spiffe://oooi/ns/a/p"), identities: [{ kind: "group", group: "a/p" }] },
+    {
+      name: "the admin next to a DNS name",
+      cert: cert("DNS:x, URI:spiffe://oooi/admin"),
+      identities: [{ kind: "admin" }],
+    },
+    { name: "another trust domain", cert: cert("URI:spiffe://evil/ns/a/p"), identities: [] },
+  ])("$name", ({ cert: c, identities }) => {
+    expect(identitiesOf(c)).toEqual(identities);
+  });
+
+  it.each([
+    { name: "its own group", cluster: "a/p", denied: false },
+    { name: "another group", cluster: "b/p", denied: true },
+    { name: "an empty node.cluster", cluster: "", denied: true },
+  ])("a node-group identity asking for $name", ({ cluster, denied }) => {
+    expect(nodeGroupDenial([{ kind: "group", group: "a/p" }], cluster) !== undefined).toBe(denied);
+  });
+
+  test("the admin receives no node group; a node group may not use admin services", () => {
+    expect(nodeGroupDenial([{ kind: "admin" }], "a/p")).toBe("the administrator may not receive node group a/p");
+    expect(adminDenial([{ kind: "group", group: "a/p" }], "/x.Y/Z")).toMatch(
+      /^node group a\/p may not call \/x\.Y\/Z: it needs the administrator identity/,
+    );
+    expect(adminDenial([{ kind: "admin" }], "/x.Y/Z")).toBeUndefined();
+  });
+});
+
+describe("discovery streams are authorized by the certificate, not by node.cluster", () => {
+  test("group A's certificate asking for A gets A's configuration", async () => {
+    const r = await start();
+    const c = envoy(address(r), "envoy-a", GROUP_A, { credentials: creds(ca, certA) });
+    await c.waitForVersions(versionsOf(r.cache, GROUP_A));
+    expect(r.server.status.nodes().map((n) => n.node.cluster)).toEqual([GROUP_A]);
+  });
+
+  test("group A's certificate asking for B, even with a NACK, gets nothing of B and changes no status", async () => {
+    const r = await start();
+    const heard: string[] = [];
+    for (const event of ["stream-open", "push", "ack", "nack"] as const)
+      r.server.status.on(event, () => heard.push(event));
+    for (const open of [openSotw, openDelta]) {
+      const s = open(address(r), undefined, creds(ca, certA));
+      const node = { id: "intruder", cluster: GROUP_B };
+      if (open === openSotw)
+        (s as SotwStream).send({
+          node,
+          type_url: LISTENER_TYPE_URL,
+          version_info: "attacker",
+          response_nonce: "n",
+          error_detail: { code: 3, message: "the attacker's text" },
+        });
+      else (s as ReturnType<typeof openDelta>).send({ node, type_url: LISTENER_TYPE_URL });
+      const end = await s.ended();
+      expect(end.code).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(end.details).toBe(`node group ${GROUP_A} may not receive node group ${GROUP_B}`);
+      expect(s.received).toEqual([]);
+      s.close();
+    }
+    expect(heard).toEqual([]);
+    expect(r.server.status.nodes()).toEqual([]);
+    expect(r.server.status.streams()).toEqual([]);
+    expect(r.server.status.history()).toEqual([]);
+  });
+
+  test("a stream opened as A that later names B is ended, and B's status never hears of it", async () => {
+    const r = await start();
+    const s = sotw(r, creds(ca, certA));
+    s.send({ node: { id: "envoy-a", cluster: GROUP_A }, type_url: LISTENER_TYPE_URL });
+    const first = await s.next();
+    s.send({
+      node: { id: "envoy-a", cluster: GROUP_B },
+      type_url: LISTENER_TYPE_URL,
+      version_info: first.versionInfo,
+      response_nonce: first.nonce,
+      error_detail: { code: 3, message: "the attacker's text" },
+    });
+    expect((await s.ended()).code).toBe(GrpcStatus.PERMISSION_DENIED);
+    expect(new Set(r.server.status.history().map((p) => p.group))).toEqual(new Set([GROUP_A]));
+    const nodes = r.server.status.nodes();
+    expect(nodes.map((n) => n.node.cluster)).toEqual([GROUP_A]);
+    expect(JSON.stringify(nodes)).not.toContain("attacker");
+  });
+
+  test("no certificate, an unknown CA's certificate, or no TLS: no stream at all", async () => {
+    const r = await start();
+    const attempts = [creds(ca), creds(ca, strangerA), credentials.createInsecure()].map((c) => {
+      const s = sotw(r, c);
+      s.send({ node: { id: "x", cluster: GROUP_A }, type_url: LISTENER_TYPE_URL });
+      return s.ended();
+    });
+    const ends = await Promise.all(attempts);
+    expect(ends.map((e) => e.code)).toEqual([GrpcStatus.UNAVAILABLE, GrpcStatus.UNAVAILABLE, GrpcStatus.UNAVAILABLE]);
+    expect(streams.every((s) => s.received.length === 0)).toBe(true);
+    expect(r.server.status.nodes()).toEqual([]);
+  });
+
+  test("the administrator's certificate opens no discovery stream", async () => {
+    const r = await start();
+    const s = sotw(r, creds(ca, adminCert));
+    s.send({ node: { id: "admin", cluster: GROUP_A }, type_url: LISTENER_TYPE_URL });
+    const end = await s.ended();
+    expect(end).toEqual({
+      code: GrpcStatus.PERMISSION_DENIED,
+      details: "the administrator may not open a discovery stream",
+    });
+  });
+});
+
+describe("introspection needs the administrator", () => {
+  test("CSDS, oooi.debug.v1 and reflection refuse a node group's certificate and answer the admin", async () => {
+    const r = await start();
+    const c = envoy(address(r), "envoy-a", GROUP_A, { credentials: creds(ca, certA) });
+    await c.waitForVersions(versionsOf(r.cache, GROUP_A));
+
+    const asGroup = new DebugClient({ address: address(r), credentials: creds(ca, certA) });
+    const asAdmin = new DebugClient({ address: address(r), credentials: creds(ca, adminCert) });
+    debugClients.push(asGroup, asAdmin);
+    await expect(asGroup.listNodes()).rejects.toThrow(
+      /node group tenant-a\/infra-proxy may not call \/oooi\.debug\.v1\./,
+    );
+    expect((await asAdmin.listNodes()).map((n) => n.id)).toEqual(["envoy-a"]);
+
+    await expect(fetchClientStatus(address(r), {}, creds(ca, certA))).rejects.toMatchObject({
+      code: GrpcStatus.PERMISSION_DENIED,
+    });
+    expect((await fetchClientStatus(address(r), {}, creds(ca, adminCert))).map((x) => x.node.id)).toEqual(["envoy-a"]);
+
+    await expect(reflect(address(r), { list_services: "" }, creds(ca, certA))).rejects.toMatchObject({
+      code: GrpcStatus.PERMISSION_DENIED,
+    });
+    expect(await reflect(address(r), { list_services: "" }, creds(ca, adminCert))).toHaveProperty(
+      "list_services_response",
+    );
+  });
+
+  test("health stays open to any client the CA admits", async () => {
+    const r = await start();
+    expect(await healthCheck(address(r), "", creds(ca, certA))).toBe("SERVING");
+  });
+});
+
+describe("certificate rotation without a restart", () => {
+  test("a new server certificate and CA serve new connections; open streams stay", async () => {
+    const first = await serving(ca);
+    const rotating = new RotatingServerCredentials({ cert: first.certPem, key: first.keyPem, ca: ca.issued.certPem });
+    const r = await start(rotating);
+    const before = envoy(address(r), "envoy-a", GROUP_A, { credentials: creds(ca, certA) });
+    await before.waitForVersions(versionsOf(r.cache, GROUP_A));
+
+    // The next CA: its bundle holds both, as during a CA rotation, so old client certificates still verify.
+    const next = await authority("oooi test CA 2");
+    const nextServer = await serving(next);
+    rotating.update({
+      cert: nextServer.certPem,
+      key: nextServer.keyPem,
+      ca: next.issued.certPem + ca.issued.certPem,
+    });
+    const nextA = await client(next, nodeGroupUri("tenant-a", "infra-proxy"));
+    const after = envoy(address(r), "envoy-a-2", GROUP_A, { credentials: creds(next, nextA) });
+    await after.waitForVersions(versionsOf(r.cache, GROUP_A));
+    expect(r.server.streamCount()).toBe(2);
+
+    // A client that trusts only the old CA no longer accepts the server's new certificate.
+    const stale = sotw(r, creds(ca, certA));
+    stale.send({ node: { id: "stale", cluster: GROUP_A }, type_url: LISTENER_TYPE_URL });
+    expect((await stale.ended()).code).toBe(GrpcStatus.UNAVAILABLE);
+  });
+
+  test("certificate files (--xds-tls-*) are read again on the clock and a renewed one is used", async () => {
+    const file = (n: string): string => join(dir, n);
+    const write = (leaf: IssuedCertificate, trust: Authority): void => {
+      writeFileSync(file("tls.crt"), leaf.certPem);
+      writeFileSync(file("tls.key"), leaf.keyPem);
+      writeFileSync(file("ca.crt"), trust.issued.certPem);
+    };
+    write(await serving(ca), ca);
+    const clock = new ManualClock();
+    const fromFiles = serverCredentialsFromFiles(
+      { cert: file("tls.crt"), key: file("tls.key"), ca: file("ca.crt") },
+      10_000,
+      clock,
+    );
+    const r = await start(fromFiles);
+    const old = envoy(address(r), "envoy-a", GROUP_A, { credentials: creds(ca, certA) });
+    await old.waitForVersions(versionsOf(r.cache, GROUP_A));
+
+    const next = await authority("renewed CA");
+    write(await serving(next), next);
+    const nextA = await client(next, nodeGroupUri("tenant-a", "infra-proxy"));
+    clock.advance(9_999); // not yet read again: a client of the new CA is refused
+    const early = sotw(r, creds(next, nextA));
+    early.send({ node: { id: "early", cluster: GROUP_A }, type_url: LISTENER_TYPE_URL });
+    expect((await early.ended()).code).toBe(GrpcStatus.UNAVAILABLE);
+
+    clock.advance(1);
+    const renewed = envoy(address(r), "envoy-a-2", GROUP_A, { credentials: creds(next, nextA) });
+    await renewed.waitForVersions(versionsOf(r.cache, GROUP_A));
+    fromFiles.close();
+    expect(clock.pending).toBe(0);
+  });
+});
