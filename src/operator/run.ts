@@ -13,7 +13,11 @@ import { ClusterWatcher } from "../watchers/kube/cluster.js";
 import { SYSTEM_CLOCK, type Clock } from "../util/clock.js";
 import type { Observed } from "../watchers/kube/observed.js";
 import { KubeRest } from "../watchers/kube/rest.js";
+import type { SnapshotCache } from "../xds/cache/index.js";
+import type { XdsStatusView } from "../xds/status.js";
 import { NO_DATA_PLANE, type DataPlaneView } from "./dataplane.js";
+import { FleetReports, type FleetTiming } from "./fleet.js";
+import { XdsDataPlane } from "./xds-dataplane.js";
 import type { OperatorSettings } from "./desired/settings.js";
 import { startProbeServer, type HttpListen, type ProbeServer } from "./http.js";
 import { DEFAULT_LEASE_TIMING, LeaderElector, type LeaseTiming } from "./leader.js";
@@ -38,7 +42,14 @@ export interface RunOperatorOptions {
   readonly kubeConfig: KubeConfig;
   /** Operator-wide settings; `settings.namespace` is where the Lease lives. */
   readonly settings: OperatorSettings;
-  /** The xDS server's per-node-group ACK/NACK state (default: nothing ever synced). */
+  /**
+   * This replica's xDS server: its nodes are reported to the other replicas (src/operator/fleet.ts)
+   * and the whole fleet's reports become the data-plane view status is written from.
+   */
+  readonly xds?: { readonly status: XdsStatusView; readonly cache: SnapshotCache };
+  /** Replica reports' timing (default DEFAULT_FLEET_TIMING). */
+  readonly fleetTiming?: FleetTiming;
+  /** A data-plane view given directly (tests); ignored when `xds` is given. Default: nothing ever synced. */
   readonly dataPlane?: DataPlaneView;
   /** Called on every replica with each new state and its rendering (feed the xDS cache from it). Never called with a partial state. */
   readonly onState?: (state: ClusterState, outputs: Outputs) => void;
@@ -64,6 +75,8 @@ export interface RunOperatorOptions {
     readonly discoveryIntervalMs?: number;
   };
   readonly backoff?: BackoffOptions;
+  /** close() gives up on what is left after this long (default 5 s). */
+  readonly shutdownMs?: number;
   /** Called during close() after writes stopped and the Lease was released: close xDS streams here. */
   readonly closeStreams?: () => Promise<void>;
 }
@@ -75,6 +88,8 @@ export interface RunningOperator {
   /** The probe server's address once listening. */
   httpAddress(): AddressInfo | undefined;
   isLeader(): boolean;
+  /** The fleet's replicas and nodes as this replica sees them (undefined without `xds`). */
+  readonly fleet: FleetReports | undefined;
   /** The latest snapshot (undefined before ready). */
   observed(): Observed | undefined;
   /** Stop writing, release the Lease, close streams (closeStreams), stop watching. */
@@ -86,12 +101,30 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   const clock = opts.clock ?? SYSTEM_CLOCK;
   const log = opts.logger;
   const metrics = opts.metrics ?? new Metrics().recorder(OPERATOR_METRICS);
-  const dataPlane = opts.dataPlane ?? NO_DATA_PLANE;
   const rest = new KubeRest(opts.kubeConfig, {
     onResponse: (method, _path, code) => {
       metrics.inc("oooi_kube_requests_total", { method, code: String(code) });
     },
   });
+  const identity = opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
+  const fleet =
+    opts.xds === undefined
+      ? undefined
+      : new FleetReports({
+          rest,
+          namespace: opts.settings.namespace,
+          replica: identity,
+          status: opts.xds.status,
+          clock,
+          fieldManager: opts.settings.fieldManager,
+          ...(opts.fleetTiming === undefined ? {} : { timing: opts.fleetTiming }),
+          ...(opts.watch?.timeoutSeconds === undefined ? {} : { watchTimeoutSeconds: opts.watch.timeoutSeconds }),
+          logger: log,
+        });
+  const dataPlane =
+    fleet !== undefined && opts.xds !== undefined
+      ? new XdsDataPlane(fleet, opts.xds.cache)
+      : (opts.dataPlane ?? NO_DATA_PLANE);
   let stopping = false;
 
   const watcher = new ClusterWatcher({
@@ -115,7 +148,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
           rest,
           namespace: opts.settings.namespace,
           name: opts.leaseName ?? LEASE_NAME,
-          identity: opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`,
+          identity,
           timing: opts.leaseTiming ?? DEFAULT_LEASE_TIMING,
           clock,
           logger: log,
@@ -217,6 +250,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
 
   watcher.start();
   elector?.start();
+  fleet?.start();
   let probe: ProbeServer | undefined;
   const probeStarted =
     opts.httpListen === undefined
@@ -237,25 +271,45 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     ready,
     httpAddress: () => probe?.address,
     isLeader,
+    fleet,
     observed: () => latest,
     close: async () => {
       if (stopping) return;
       stopping = true;
-      await runner.stop();
-      await elector?.stop(true);
+      // Every step is bounded: with the API server away, its requests are abandoned at the deadline
+      // and the Lease expires by itself (a successor takes over within the lease duration).
+      const deadline = new AbortController();
+      const timer = clock.setTimeout(() => {
+        deadline.abort();
+      }, opts.shutdownMs ?? 5_000);
+      const bounded = (what: string, p: Promise<unknown> | undefined): Promise<unknown> =>
+        Promise.race([
+          (p ?? Promise.resolve()).catch((e: unknown) => {
+            log.warn({ err: (e as Error).message }, `${what} failed during shutdown`);
+          }),
+          new Promise<void>((resolve) => {
+            if (deadline.signal.aborted) resolve();
+            deadline.signal.addEventListener("abort", () => {
+              log.warn({ step: what }, "shutdown step abandoned at the deadline");
+              resolve();
+            });
+          }),
+        ]);
+      await bounded("stopping writes", runner.stop());
+      await Promise.all([
+        bounded("releasing the Lease", elector?.stop(true, deadline.signal)),
+        bounded("removing this replica's report", fleet?.stop(deadline.signal)),
+      ]);
       metrics.set("oooi_leader", 0);
-      if (opts.closeStreams !== undefined) {
-        try {
-          await opts.closeStreams();
-        } catch (e) {
-          log.warn({ err: (e as Error).message }, "closing xDS streams failed");
-        }
-      }
+      await bounded("closing xDS streams", opts.closeStreams?.());
       unsubscribeDataPlane?.();
       subscription.unsubscribe();
-      await watcher.close();
-      await probeStarted.catch(() => undefined);
-      await probe?.close();
+      await bounded("stopping watches", watcher.close());
+      await bounded(
+        "closing probes",
+        probeStarted.then(() => probe?.close()),
+      );
+      clock.clearTimeout(timer);
     },
   };
 }
