@@ -276,40 +276,38 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     close: async () => {
       if (stopping) return;
       stopping = true;
-      // Every step is bounded: with the API server away, its requests are abandoned at the deadline
-      // and the Lease expires by itself (a successor takes over within the lease duration).
-      const deadline = new AbortController();
-      const timer = clock.setTimeout(() => {
-        deadline.abort();
-      }, opts.shutdownMs ?? 5_000);
-      const bounded = (what: string, p: Promise<unknown> | undefined): Promise<unknown> =>
-        Promise.race([
-          (p ?? Promise.resolve()).catch((e: unknown) => {
+      // Every step has its own bound (5 s in all by default): with the API server away, its requests
+      // are abandoned and the Lease expires by itself (a successor takes over within its duration).
+      // An in-flight write cannot be recalled, but none starts after `stopping`.
+      const budget = opts.shutdownMs ?? 5_000;
+      const bounded = async (what: string, share: number, step: (signal: AbortSignal) => Promise<unknown>) => {
+        const deadline = new AbortController();
+        const timer = clock.setTimeout(() => {
+          deadline.abort();
+        }, budget * share);
+        await Promise.race([
+          step(deadline.signal).catch((e: unknown) => {
             log.warn({ err: (e as Error).message }, `${what} failed during shutdown`);
           }),
           new Promise<void>((resolve) => {
-            if (deadline.signal.aborted) resolve();
             deadline.signal.addEventListener("abort", () => {
-              log.warn({ step: what }, "shutdown step abandoned at the deadline");
+              log.warn({ step: what }, "shutdown step abandoned at its deadline");
               resolve();
             });
           }),
         ]);
-      await bounded("stopping writes", runner.stop());
-      await Promise.all([
-        bounded("releasing the Lease", elector?.stop(true, deadline.signal)),
-        bounded("removing this replica's report", fleet?.stop(deadline.signal)),
-      ]);
+        clock.clearTimeout(timer);
+      };
+      await bounded("stopping writes", 0.2, () => runner.stop());
+      await bounded("releasing the Lease", 0.4, (signal) =>
+        Promise.all([elector?.stop(true, signal), fleet?.stop(signal)]),
+      );
       metrics.set("oooi_leader", 0);
-      await bounded("closing xDS streams", opts.closeStreams?.());
+      await bounded("closing xDS streams", 0.2, async () => opts.closeStreams?.());
       unsubscribeDataPlane?.();
       subscription.unsubscribe();
-      await bounded("stopping watches", watcher.close());
-      await bounded(
-        "closing probes",
-        probeStarted.then(() => probe?.close()),
-      );
-      clock.clearTimeout(timer);
+      await bounded("stopping watches", 0.1, () => watcher.close());
+      await bounded("closing probes", 0.1, () => probeStarted.then(() => probe?.close()));
     },
   };
 }
