@@ -23,6 +23,10 @@ export class BenchDataPlane implements DataPlaneView {
     return snap !== undefined && (version === undefined || version === snap.version);
   }
 
+  serving(nodeGroup: string): boolean {
+    return this.#proxyGroups.has(nodeGroup) ? this.#xds.serving(nodeGroup) : this.synced(nodeGroup);
+  }
+
   lastNack(nodeGroup: string): string | undefined {
     return this.#proxyGroups.has(nodeGroup) ? this.#xds.lastNack(nodeGroup) : undefined;
   }

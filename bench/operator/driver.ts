@@ -11,7 +11,7 @@ import { OPERATOR_METRICS, type Labels, type MetricName, type OperatorMetrics } 
 import { runOperator, type OperatorLogger } from "../../src/operator/run.js";
 import type { DataPlaneView } from "../../src/operator/dataplane.js";
 import { statusUpdates } from "../../src/operator/status.js";
-import { XdsDataPlane } from "../../src/operator/xds-dataplane.js";
+import { localNodes, XdsDataPlane } from "../../src/operator/xds-dataplane.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { publishSnapshots } from "../../src/pipeline/snapshots.js";
 import type { Observed } from "../../src/watchers/kube/observed.js";
@@ -225,7 +225,7 @@ export async function driverMain(plan: Plan): Promise<void> {
   const pending = new Map<string, Change>();
   let firstPublishAt: number | undefined;
   const publishMs: number[] = [];
-  const dataPlane = new BenchDataPlane(new XdsDataPlane(xds.status, cache), cache, new Set(groups));
+  const dataPlane = new BenchDataPlane(new XdsDataPlane(localNodes(xds.status), cache), cache, new Set(groups));
   const started = monoMs();
   const cpuStart = cpuMs();
   const fakeCpuStart = (await fake.ask({ op: "stats" }, "stats")).stats.cpuMs;

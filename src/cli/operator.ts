@@ -8,7 +8,6 @@ import { Metrics, attachXdsMetrics } from "../metrics/index.js";
 import { runOperator } from "../operator/run.js";
 import { OPERATOR_METRICS } from "../operator/metrics.js";
 import { settingsFromEnv } from "../operator/desired/settings.js";
-import { XdsDataPlane } from "../operator/xds-dataplane.js";
 import { publishSnapshots } from "../pipeline/snapshots.js";
 import { SnapshotCache } from "../xds/cache/index.js";
 import { addIntrospection, serverCredentialsFromFiles } from "../xds/introspect/index.js";
@@ -96,7 +95,7 @@ export function registerOperatorCommand(program: Command): void {
       const op = runOperator({
         kubeConfig,
         settings,
-        dataPlane: new XdsDataPlane(xds.status, cache),
+        xds: { status: xds.status, cache },
         onState: (_state, outputs) => {
           publishSnapshots(cache, outputs, log);
         },
@@ -126,6 +125,11 @@ export function registerOperatorCommand(program: Command): void {
         if (stopping) return;
         stopping = true;
         log.info({ signal }, "shutting down: writes stop, the Lease is released, streams close");
+        // close() bounds each of its steps; this bounds the whole, whatever still holds the event loop.
+        setTimeout(() => {
+          log.error("shutdown did not finish in 8 s; exiting anyway");
+          process.exit(1);
+        }, 8_000).unref();
         void op.close().then(
           () => process.exit(0),
           (e: unknown) => {

@@ -24,3 +24,24 @@ export function applyBody(o: DesiredObject, hash: string): DesiredObject {
     metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, [APPLIED_HASH_ANNOTATION]: hash } },
   };
 }
+
+/**
+ * True when the live object still holds every field oooi applies (values the API server adds are
+ * ignored; arrays must match element by element). A hand edit of a managed field, with the hash
+ * annotation left in place, makes this false — drift the reconciler repairs.
+ */
+export function holdsManagedFields(desired: unknown, live: unknown): boolean {
+  if (Array.isArray(desired)) {
+    return (
+      Array.isArray(live) &&
+      live.length === desired.length &&
+      desired.every((d, i) => holdsManagedFields(d, (live as unknown[])[i]))
+    );
+  }
+  if (typeof desired === "object" && desired !== null) {
+    if (typeof live !== "object" || live === null || Array.isArray(live)) return false;
+    const l = live as Record<string, unknown>;
+    return Object.entries(desired).every(([k, v]) => holdsManagedFields(v, l[k]));
+  }
+  return desired === live;
+}

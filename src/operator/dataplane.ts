@@ -11,6 +11,11 @@ export interface DataPlaneView {
    * none rejected it. A group with no connected node is not synced.
    */
   synced(nodeGroup: string, version?: string): boolean;
+  /**
+   * True when every connected node runs the current or the last fully acknowledged configuration
+   * and none rejected the current one: between a publish and its ACK the group keeps serving.
+   */
+  serving(nodeGroup: string): boolean;
   /** The error text of the group's latest NACK still in effect; undefined when none. */
   lastNack(nodeGroup: string): string | undefined;
   /** The version the group's nodes last ACKed; undefined before any ACK. */
@@ -22,6 +27,7 @@ export interface DataPlaneView {
 /** A view for a process with no xDS server: nothing is ever synced. */
 export const NO_DATA_PLANE: DataPlaneView = {
   synced: () => false,
+  serving: () => false,
   lastNack: () => undefined,
   ackedVersion: () => undefined,
 };

@@ -71,14 +71,14 @@ export class LeaderElector {
   }
 
   /** Stops campaigning; when leading, releases the Lease so another replica takes over at once. */
-  async stop(release = true): Promise<void> {
+  async stop(release = true, signal?: AbortSignal): Promise<void> {
     this.#stop.abort();
     await this.#loop;
     const wasLeading = this.#leading;
     this.#set(false);
     if (release && wasLeading) {
       try {
-        await this.#release();
+        await this.#release(signal);
       } catch (e) {
         this.#o.logger?.warn({ err: (e as Error).message }, "could not release the leader Lease; it expires by itself");
       }
@@ -110,7 +110,11 @@ export class LeaderElector {
     const id = this.#o.identity;
     let lease: KubeObject;
     try {
-      lease = await this.#o.rest.request({ method: "GET", path: `${this.#path}/${encodeURIComponent(this.#o.name)}` });
+      lease = await this.#o.rest.request({
+        method: "GET",
+        path: `${this.#path}/${encodeURIComponent(this.#o.name)}`,
+        signal: this.#stop.signal,
+      });
     } catch (e) {
       if (statusCode(e) !== 404) throw e;
       const spec: LeaseSpec = {
@@ -124,6 +128,7 @@ export class LeaderElector {
         await this.#o.rest.request({
           method: "POST",
           path: this.#path,
+          signal: this.#stop.signal,
           body: {
             apiVersion: "coordination.k8s.io/v1",
             kind: "Lease",
@@ -163,6 +168,7 @@ export class LeaderElector {
         method: "PUT",
         path: `${this.#path}/${encodeURIComponent(this.#o.name)}`,
         body: { ...lease, spec: next },
+        signal: this.#stop.signal,
       });
     } catch (e) {
       if (statusCode(e) === 409) return;
@@ -190,9 +196,9 @@ export class LeaderElector {
     return Math.max(1, Math.round(this.#t.leaseDurationMs / 1000));
   }
 
-  async #release(): Promise<void> {
+  async #release(signal: AbortSignal | undefined): Promise<void> {
     const path = `${this.#path}/${encodeURIComponent(this.#o.name)}`;
-    const lease = await this.#o.rest.request({ method: "GET", path });
+    const lease = await this.#o.rest.request({ method: "GET", path, ...(signal === undefined ? {} : { signal }) });
     const spec = (lease["spec"] ?? {}) as LeaseSpec;
     if (spec.holderIdentity !== this.#o.identity) return;
     const now = microTime(this.#clock.now());
@@ -203,6 +209,7 @@ export class LeaderElector {
         ...lease,
         spec: { ...spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: now, acquireTime: now },
       },
+      ...(signal === undefined ? {} : { signal }),
     });
     this.#o.logger?.info({ lease: this.#o.name }, "released the leader Lease");
   }

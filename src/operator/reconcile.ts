@@ -9,7 +9,7 @@ import type { Clock } from "../util/clock.js";
 import type { Observed } from "../watchers/kube/observed.js";
 import { apiPrefix, type ResourceName } from "../watchers/kube/resources.js";
 import { statusCode, type KubeObject, type KubeRest } from "../watchers/kube/rest.js";
-import { applyBody, desiredHash, observedHash } from "./applied.js";
+import { applyBody, desiredHash, holdsManagedFields, observedHash } from "./applied.js";
 import type { DataPlaneView } from "./dataplane.js";
 import { desiredState, type DesiredState } from "./desired/index.js";
 import {
@@ -75,6 +75,8 @@ interface AppliedRecord {
   readonly at: number;
   /** False when the record only notes that the observed object already matched (nothing was written). */
   readonly wrote?: boolean;
+  /** The resourceVersion our apply produced: the object as we left it, whatever the server normalized. */
+  readonly resultRv?: string;
   /** For the DNS ConfigMaps: the applied data (SOA serials continue from it until it is observed). */
   readonly data?: Readonly<Record<string, string>>;
 }
@@ -275,25 +277,34 @@ export class Reconciler {
       o.kind === "ConfigMap" && o.metadata.labels[COMPONENT_LABEL] === "dns"
         ? (o["data"] as Record<string, string>)
         : undefined;
-    if (live !== undefined && observedHash(live) === hash) {
-      this.#applied.set(key, { hash, seenRv: rv, at: now });
+    const mine = this.#applied.get(key);
+    // Unchanged since our own apply left it, or still holding every field we manage: nothing to do.
+    // A hand edit that kept the hash annotation is drift, applied again (at most once per edit).
+    if (live !== undefined && observedHash(live) === hash && (rv === mine?.resultRv || holdsManagedFields(o, live))) {
+      this.#applied.set(key, { ...(mine?.hash === hash ? mine : {}), hash, seenRv: rv, at: now });
       return false;
     }
-    const mine = this.#applied.get(key);
     if (mine?.hash === hash && mine.seenRv === rv) return false;
     // Being deleted (foreground deletion of its owner, say): wait until it is gone, then create.
     if (live?.metadata?.deletionTimestamp !== undefined) return false;
     this.#guard();
     const kind = MANAGED_KINDS.find((k) => k.kind === o.kind && k.apiVersion === o.apiVersion);
     if (kind === undefined) throw new Error(`${o.apiVersion} ${o.kind} is not a managed kind`);
-    await this.#o.rest.request({
+    const result = await this.#o.rest.request({
       method: "PATCH",
       path: objectPath(o.apiVersion, kind.plural, o.metadata.namespace, o.metadata.name),
       query: { fieldManager: this.#o.settings.fieldManager, force: "true" },
       contentType: "application/apply-patch+yaml",
       body: applyBody(o, hash),
     });
-    this.#applied.set(key, { hash, seenRv: rv, at: now, ...(dnsData === undefined ? {} : { data: dnsData }) });
+    const resultRv = result.metadata?.resourceVersion;
+    this.#applied.set(key, {
+      hash,
+      seenRv: rv,
+      at: now,
+      ...(resultRv === undefined ? {} : { resultRv }),
+      ...(dnsData === undefined ? {} : { data: dnsData }),
+    });
     return true;
   }
 

@@ -13,7 +13,11 @@ import { ClusterWatcher } from "../watchers/kube/cluster.js";
 import { SYSTEM_CLOCK, type Clock } from "../util/clock.js";
 import type { Observed } from "../watchers/kube/observed.js";
 import { KubeRest } from "../watchers/kube/rest.js";
+import type { SnapshotCache } from "../xds/cache/index.js";
+import type { XdsStatusView } from "../xds/status.js";
 import { NO_DATA_PLANE, type DataPlaneView } from "./dataplane.js";
+import { FleetReports, type FleetTiming } from "./fleet.js";
+import { XdsDataPlane } from "./xds-dataplane.js";
 import type { OperatorSettings } from "./desired/settings.js";
 import { startProbeServer, type HttpListen, type ProbeServer } from "./http.js";
 import { DEFAULT_LEASE_TIMING, LeaderElector, type LeaseTiming } from "./leader.js";
@@ -39,7 +43,14 @@ export interface RunOperatorOptions {
   readonly kubeConfig: KubeConfig;
   /** Operator-wide settings; `settings.namespace` is where the Lease lives. */
   readonly settings: OperatorSettings;
-  /** The xDS server's per-node-group ACK/NACK state (default: nothing ever synced). */
+  /**
+   * This replica's xDS server: its nodes are reported to the other replicas (src/operator/fleet.ts)
+   * and the whole fleet's reports become the data-plane view status is written from.
+   */
+  readonly xds?: { readonly status: XdsStatusView; readonly cache: SnapshotCache };
+  /** Replica reports' timing (default DEFAULT_FLEET_TIMING). */
+  readonly fleetTiming?: FleetTiming;
+  /** A data-plane view given directly (tests); ignored when `xds` is given. Default: nothing ever synced. */
   readonly dataPlane?: DataPlaneView;
   /** Called on every replica with each new state and its rendering (feed the xDS cache from it). Never called with a partial state. */
   readonly onState?: (state: ClusterState, outputs: Outputs) => void;
@@ -70,6 +81,8 @@ export interface RunOperatorOptions {
    * status.appsIngressStatus to whoever else writes it (tests on an API server with no hosted cluster).
    */
   readonly appsIngress?: false | { readonly resyncMs?: number; readonly requestTimeoutMs?: number };
+  /** close() gives up on what is left after this long (default 5 s). */
+  readonly shutdownMs?: number;
   /** Called during close() after writes stopped and the Lease was released: close xDS streams here. */
   readonly closeStreams?: () => Promise<void>;
 }
@@ -81,6 +94,8 @@ export interface RunningOperator {
   /** The probe server's address once listening. */
   httpAddress(): AddressInfo | undefined;
   isLeader(): boolean;
+  /** The fleet's replicas and nodes as this replica sees them (undefined without `xds`). */
+  readonly fleet: FleetReports | undefined;
   /** The latest snapshot (undefined before ready). */
   observed(): Observed | undefined;
   /** Stop writing, release the Lease, close streams (closeStreams), stop watching. */
@@ -92,12 +107,30 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   const clock = opts.clock ?? SYSTEM_CLOCK;
   const log = opts.logger;
   const metrics = opts.metrics ?? new Metrics().recorder(OPERATOR_METRICS);
-  const dataPlane = opts.dataPlane ?? NO_DATA_PLANE;
   const rest = new KubeRest(opts.kubeConfig, {
     onResponse: (method, _path, code) => {
       metrics.inc("oooi_kube_requests_total", { method, code: String(code) });
     },
   });
+  const identity = opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
+  const fleet =
+    opts.xds === undefined
+      ? undefined
+      : new FleetReports({
+          rest,
+          namespace: opts.settings.namespace,
+          replica: identity,
+          status: opts.xds.status,
+          clock,
+          fieldManager: opts.settings.fieldManager,
+          ...(opts.fleetTiming === undefined ? {} : { timing: opts.fleetTiming }),
+          ...(opts.watch?.timeoutSeconds === undefined ? {} : { watchTimeoutSeconds: opts.watch.timeoutSeconds }),
+          logger: log,
+        });
+  const dataPlane =
+    fleet !== undefined && opts.xds !== undefined
+      ? new XdsDataPlane(fleet, opts.xds.cache)
+      : (opts.dataPlane ?? NO_DATA_PLANE);
   let stopping = false;
 
   const watcher = new ClusterWatcher({
@@ -121,7 +154,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
           rest,
           namespace: opts.settings.namespace,
           name: opts.leaseName ?? LEASE_NAME,
-          identity: opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`,
+          identity,
           timing: opts.leaseTiming ?? DEFAULT_LEASE_TIMING,
           clock,
           logger: log,
@@ -242,6 +275,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
 
   watcher.start();
   elector?.start();
+  fleet?.start();
   let probe: ProbeServer | undefined;
   const probeStarted =
     opts.httpListen === undefined
@@ -262,26 +296,44 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     ready,
     httpAddress: () => probe?.address,
     isLeader,
+    fleet,
     observed: () => latest,
     close: async () => {
       if (stopping) return;
       stopping = true;
-      await runner.stop();
-      await apps?.close();
-      await elector?.stop(true);
+      // Every step has its own bound (5 s in all by default): with the API server away, its requests
+      // are abandoned and the Lease expires by itself (a successor takes over within its duration).
+      // An in-flight write cannot be recalled, but none starts after `stopping`.
+      const budget = opts.shutdownMs ?? 5_000;
+      const bounded = async (what: string, share: number, step: (signal: AbortSignal) => Promise<unknown>) => {
+        const deadline = new AbortController();
+        const timer = clock.setTimeout(() => {
+          deadline.abort();
+        }, budget * share);
+        await Promise.race([
+          step(deadline.signal).catch((e: unknown) => {
+            log.warn({ err: (e as Error).message }, `${what} failed during shutdown`);
+          }),
+          new Promise<void>((resolve) => {
+            deadline.signal.addEventListener("abort", () => {
+              log.warn({ step: what }, "shutdown step abandoned at its deadline");
+              resolve();
+            });
+          }),
+        ]);
+        clock.clearTimeout(timer);
+      };
+      await bounded("stopping writes", 0.2, () => runner.stop());
+      await bounded("stopping apps ingress", 0.1, async () => apps?.close());
+      await bounded("releasing the Lease", 0.4, (signal) =>
+        Promise.all([elector?.stop(true, signal), fleet?.stop(signal)]),
+      );
       metrics.set("oooi_leader", 0);
-      if (opts.closeStreams !== undefined) {
-        try {
-          await opts.closeStreams();
-        } catch (e) {
-          log.warn({ err: (e as Error).message }, "closing xDS streams failed");
-        }
-      }
+      await bounded("closing xDS streams", 0.2, async () => opts.closeStreams?.());
       unsubscribeDataPlane?.();
       subscription.unsubscribe();
-      await watcher.close();
-      await probeStarted.catch(() => undefined);
-      await probe?.close();
+      await bounded("stopping watches", 0.1, () => watcher.close());
+      await bounded("closing probes", 0.1, () => probeStarted.then(() => probe?.close()));
     },
   };
 }

@@ -242,7 +242,7 @@ function whyNotReady(
   }
   const node = component === "proxy" ? t.proxy?.node : t.dhcp?.name;
   if (node === undefined) return "no data plane configuration";
-  if (dataPlane.synced(node)) return undefined;
+  if (dataPlane.serving(node)) return undefined;
   const nack = dataPlane.lastNack(node);
   return nack === undefined
     ? `data plane ${node} has not acknowledged the current configuration`

@@ -1,70 +1,101 @@
-// The ADS server's per-node record, seen as the operator's DataPlaneView: a node group is synced
-// when every connected node ACKed every type of the group's current snapshot and none rejected it.
+// The fleet's xDS nodes (every replica's, through their reports) seen as the operator's
+// DataPlaneView: a node group is synced when every connected node ACKed every type of the group's
+// current snapshot and none rejected it; it is serving while every node runs the current or the
+// last fully acknowledged configuration and none rejected it — so readiness does not drop between
+// a publish and its ACK.
 import type { SnapshotCache } from "../xds/cache/index.js";
-import type { NodeStatus, TypeStatus, XdsStatusView } from "../xds/status.js";
+import type { XdsStatusView } from "../xds/status.js";
 import type { DataPlaneView } from "./dataplane.js";
+import { buildReport, type NodeReport } from "./report.js";
+
+/** Where the nodes come from: FleetReports, or one replica's own report. */
+export interface NodeSource {
+  nodes(): readonly NodeReport[];
+  subscribe(listener: () => void): () => void;
+}
+
+/** One xDS server's own nodes, as a NodeSource (a single replica, benchmarks). */
+export function localNodes(status: XdsStatusView, replica = "local"): NodeSource {
+  return {
+    nodes: () => buildReport(replica, status.nodes()).nodes,
+    subscribe: (listener) => {
+      const events = ["ack", "nack", "stream-open", "stream-close"] as const;
+      for (const e of events) status.on(e, listener);
+      return () => {
+        for (const e of events) status.off(e, listener);
+      };
+    },
+  };
+}
 
 export class XdsDataPlane implements DataPlaneView {
-  readonly #status: XdsStatusView;
+  readonly #source: NodeSource;
   readonly #cache: SnapshotCache;
-  /** Last snapshot version each group was seen synced at; survives a later change or NACK. */
-  readonly #lastSynced = new Map<string, string>();
+  /** Per group, the snapshot version and per-type versions it was last seen synced at. */
+  readonly #lastSynced = new Map<string, { version: string; types: ReadonlyMap<string, string> }>();
 
-  constructor(status: XdsStatusView, cache: SnapshotCache) {
-    this.#status = status;
+  constructor(source: NodeSource, cache: SnapshotCache) {
+    this.#source = source;
     this.#cache = cache;
   }
 
   synced(nodeGroup: string, version?: string): boolean {
     const snap = this.#cache.getSnapshot(nodeGroup);
     if (snap === undefined || (version !== undefined && version !== snap.version)) return false;
+    const current = this.#currentTypes(nodeGroup);
     const nodes = this.#connected(nodeGroup);
-    if (nodes.length === 0) return false;
-    // Types with no resources are never subscribed by name (EDS/RDS/KeaConfig), so only those that hold something count.
-    const types = [...snap.types.values()].filter((t) => t.resources.size > 0);
-    const ok = nodes.every((n) =>
-      types.every((t) => {
-        const s = n.types.find((x) => x.typeUrl === t.typeUrl);
-        return s?.lastAcked?.version === t.version && !nackInEffect(s);
-      }),
-    );
-    if (ok) this.#lastSynced.set(nodeGroup, snap.version);
+    if (current === undefined || nodes.length === 0) return false;
+    const ok = nodes.every((n) => [...current].every(([typeUrl, v]) => holds(n, typeUrl, [v])));
+    if (ok) this.#lastSynced.set(nodeGroup, { version: snap.version, types: current });
     return ok;
   }
 
+  serving(nodeGroup: string): boolean {
+    if (this.synced(nodeGroup)) return true;
+    const previous = this.#lastSynced.get(nodeGroup);
+    const current = this.#currentTypes(nodeGroup);
+    const nodes = this.#connected(nodeGroup);
+    if (previous === undefined || current === undefined || nodes.length === 0) return false;
+    return nodes.every((n) =>
+      [...current].every(([typeUrl, v]) => holds(n, typeUrl, [v, previous.types.get(typeUrl) ?? v])),
+    );
+  }
+
   lastNack(nodeGroup: string): string | undefined {
-    let newest: { at: number; message: string } | undefined;
     for (const n of this.#connected(nodeGroup)) {
-      for (const t of n.types) {
-        if (!nackInEffect(t) || t.lastNack === undefined) continue;
-        if (newest === undefined || t.lastNack.at > newest.at)
-          newest = { at: t.lastNack.at, message: `${n.node.id}: ${t.lastNack.message}` };
-      }
+      for (const t of n.types) if (t.nack !== undefined) return `${n.id}: ${t.nack.message}`;
     }
-    return newest?.message;
+    return undefined;
   }
 
   ackedVersion(nodeGroup: string): string | undefined {
     this.synced(nodeGroup);
-    return this.#lastSynced.get(nodeGroup);
+    return this.#lastSynced.get(nodeGroup)?.version;
   }
 
   subscribe(listener: () => void): () => void {
-    const events = ["ack", "nack", "stream-open", "stream-close"] as const;
-    for (const e of events) this.#status.on(e, listener);
+    const unsubscribeSource = this.#source.subscribe(listener);
     const unsubscribeCache = this.#cache.subscribe(listener);
     return () => {
-      for (const e of events) this.#status.off(e, listener);
+      unsubscribeSource();
       unsubscribeCache();
     };
   }
 
-  #connected(group: string): NodeStatus[] {
-    return this.#status.nodes().filter((n) => n.node.cluster === group && n.connectedStreams > 0);
+  /** Version per type of the group's snapshot; types with no resources are never subscribed by name (EDS/RDS/KeaConfig), so only those that hold something count. */
+  #currentTypes(group: string): Map<string, string> | undefined {
+    const snap = this.#cache.getSnapshot(group);
+    if (snap === undefined) return undefined;
+    return new Map([...snap.types.values()].filter((t) => t.resources.size > 0).map((t) => [t.typeUrl, t.version]));
+  }
+
+  #connected(group: string): NodeReport[] {
+    return this.#source.nodes().filter((n) => n.group === group);
   }
 }
 
-/** A NACK newer than the last ACK of that type: the node still runs an older version. */
-function nackInEffect(t: TypeStatus): boolean {
-  return t.lastNack !== undefined && (t.lastAcked === undefined || t.lastNack.at >= t.lastAcked.at);
+/** The node ACKed one of `versions` of the type and rejects nothing of it. */
+function holds(n: NodeReport, typeUrl: string, versions: readonly string[]): boolean {
+  const t = n.types.find((x) => x.typeUrl === typeUrl);
+  return t?.acked !== undefined && versions.includes(t.acked) && t.nack === undefined;
 }

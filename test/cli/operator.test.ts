@@ -3,6 +3,7 @@
 // ProxyServer status, and on SIGTERM stops writing and releases its Lease.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -105,4 +106,81 @@ describe("oooi operator", () => {
       await fake.stop();
     }
   });
+
+  it("on SIGTERM with the API server unresponsive, still closes its streams and exits within a bound", async () => {
+    const fake = await seededFake();
+    const kubeconfig = await writeKubeconfig(fake.url, dir);
+    const child = spawn(
+      process.execPath,
+      [CLI, "operator", "--kubeconfig", kubeconfig, "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+        env: { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: "oooi-1" },
+      },
+    );
+    let log = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      log += d;
+    });
+    const exited = new Promise<number | null>((r) => child.once("exit", r));
+    let envoy: EnvoyLikeClient | undefined;
+    let stopped = false;
+    let silent: Server | undefined;
+    const held: Socket[] = [];
+    try {
+      await eventually(() => {
+        expect(log).toMatch(/xDS \(ADS\) server listening on port \d+/);
+        expect(find(fake, "coordination.k8s.io/v1", "Lease", "oooi-system", "oooi-operator")).toMatchObject({
+          spec: { holderIdentity: "oooi-1" },
+        });
+        expect(
+          find(fake, "hostedcluster.densityops.com/v1alpha1", "ProxyServer", "clusters", "tenant-vlan-proxy"),
+        ).toBeDefined();
+      }, 15_000);
+      const port = /xDS \(ADS\) server listening on port (\d+)/.exec(log)?.[1] ?? "";
+      const e = new EnvoyLikeClient({
+        address: `127.0.0.1:${port}`,
+        node: { id: "proxy-a", cluster: "clusters/tenant-vlan-proxy" },
+      });
+      envoy = e;
+      e.connect();
+      await e.waitFor(() => e.listeners.has("kube-6443"), "listeners");
+      const disconnected = new Promise((r) => e.events.once("disconnected", r));
+
+      // The API server goes silent: its address still accepts connections but never answers.
+      const apiPort = Number(new URL(fake.url).port);
+      await fake.stop();
+      stopped = true;
+      silent = createServer((socket) => {
+        held.push(socket);
+      });
+      const s = silent;
+      await new Promise<void>((resolve) => s.listen(apiPort, "127.0.0.1", resolve));
+      child.kill("SIGTERM");
+      // A bound, not a measurement: the process must be gone well before a kubelet's SIGKILL.
+      const code = await Promise.race([
+        exited,
+        new Promise<string>((r) =>
+          setTimeout(() => {
+            r("still running");
+          }, 10_000),
+        ),
+      ]);
+      expect(code, log).not.toBe("still running");
+      expect(code).not.toBeNull();
+      console.log(
+        log
+          .split("\n")
+          .filter((l) => /shut|abandon|exiting|release|report/.test(l))
+          .join("\n"),
+      );
+      await disconnected;
+    } finally {
+      envoy?.close();
+      if (child.exitCode === null) child.kill("SIGKILL");
+      if (!stopped) await fake.stop();
+      for (const socket of held) socket.destroy();
+      silent?.close();
+    }
+  }, 40_000);
 });

@@ -78,6 +78,10 @@ export class FakeDataPlane implements DataPlaneView {
     return this.syncedAll && !this.nacks.has(nodeGroup);
   }
 
+  serving(nodeGroup: string): boolean {
+    return this.synced(nodeGroup);
+  }
+
   lastNack(nodeGroup: string): string | undefined {
     return this.nacks.get(nodeGroup);
   }

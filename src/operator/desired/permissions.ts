@@ -133,8 +133,14 @@ export const LEADER_ELECTION_PERMISSIONS: readonly Permission[] = [
   {
     apiGroup: "coordination.k8s.io",
     resources: ["leases"],
-    verbs: ["create", "get", "update"],
-    why: "leader election Lease (only the holder writes)",
+    verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+    why: "leader election Lease (only the holder writes); each replica's report heartbeat Lease (src/operator/fleet.ts)",
+  },
+  {
+    apiGroup: "",
+    resources: ["configmaps"],
+    verbs: ["create", "delete", "get", "list", "patch", "watch"],
+    why: "each replica's report of its xDS nodes, read by the leader (src/operator/fleet.ts)",
   },
 ];
 

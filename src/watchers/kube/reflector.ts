@@ -33,7 +33,7 @@ class WatchdogFired extends Error {}
 
 /** List+watch of one resource into an in-memory map. */
 export class Reflector {
-  readonly resource: WatchedResource;
+  readonly resource: WatchedResource<string>;
   readonly #rest: KubeRest;
   readonly #opts: ReflectorOptions;
   #items = new Map<string, KubeObject>();
@@ -43,7 +43,7 @@ export class Reflector {
   #loop: Promise<void> | undefined;
   #syncWaiters: (() => void)[] = [];
 
-  constructor(rest: KubeRest, resource: WatchedResource, opts: ReflectorOptions) {
+  constructor(rest: KubeRest, resource: WatchedResource<string>, opts: ReflectorOptions) {
     this.#rest = rest;
     this.resource = resource;
     this.#opts = opts;
@@ -110,7 +110,7 @@ export class Reflector {
         items?: KubeObject[];
       }>({
         method: "GET",
-        path: collectionPath(this.resource),
+        path: collectionPath(this.resource, this.resource.namespace),
         query: {
           labelSelector: this.resource.labelSelector,
           limit: String(this.#opts.pageSize ?? 500),
@@ -156,7 +156,7 @@ export class Reflector {
     arm();
     try {
       await this.#rest.watch(
-        collectionPath(this.resource),
+        collectionPath(this.resource, this.resource.namespace),
         {
           resourceVersion: this.#rv,
           allowWatchBookmarks: "true",

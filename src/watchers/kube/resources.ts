@@ -5,15 +5,17 @@ import { GROUP, VERSION } from "../../api/schema.js";
 import { MANAGED_SELECTOR } from "../../operator/desired/objects.js";
 
 /** One watched REST resource. */
-export interface WatchedResource {
+export interface WatchedResource<N extends string = ResourceName> {
   /** Stable name, also the snapshot key. */
-  readonly name: ResourceName;
+  readonly name: N;
   readonly group: string;
   readonly version: string;
   readonly plural: string;
   readonly kind: string;
   readonly namespaced: boolean;
   readonly labelSelector?: string;
+  /** Watch one namespace only (default: every namespace). */
+  readonly namespace?: string;
   /** Watched only while served (third-party CRDs); an unserved one counts as synced and empty. */
   readonly optional: boolean;
 }
