@@ -6,7 +6,8 @@
 // the part of the state they read. Cross-Infra rules widen that set: a HostedCluster goes to the
 // oldest of all its claimants on every Infra, so every Infra holding a claimant of a HostedCluster
 // claimed by a rebuilt attachment is rebuilt too, until no claim crosses the boundary.
-import { claimKey, controlPlaneNamespaceOf, hostedClusterOf } from "./attachments.js";
+import { controlPlaneNamespaceOf, hostedClusterOf } from "./attachments.js";
+import { changedClaims, ClaimsView, HC_CLAIM } from "./claims-view.js";
 import { build } from "./build.js";
 import {
   applyChanges,
@@ -34,7 +35,7 @@ export type BuildInputs = {
 interface InfraPart {
   readonly topology: Topology | undefined;
   readonly problems: readonly Problem[];
-  readonly claims: readonly (readonly [string, string])[];
+  readonly claims: ReadonlyMap<string, string>;
   /** Its DHCP model reads `now`: an allocation is released (stamped now, or expiring later). */
   readonly timed: boolean;
   /**
@@ -51,14 +52,18 @@ export interface IncrementalBuild {
   readonly parts: ReadonlyMap<string, InfraPart>;
   /** Problems of the schema: state.invalid and state.unknownFields. */
   readonly schemaProblems: readonly Problem[];
+  /** result.claims, as the view that shares each unchanged Infra's claims. */
+  readonly claims: ClaimsView;
   /** Infras built again by this step. */
   readonly rebuilt: ReadonlySet<string>;
 }
 
+const NO_VIEW = new ClaimsView(new Map(), new Map());
 const NONE: IncrementalBuild = {
   index: EMPTY_INDEX,
   inputs: {},
-  result: { topologies: [], problems: [], claims: new Map() },
+  result: { topologies: [], problems: [], claims: NO_VIEW },
+  claims: NO_VIEW,
   parts: new Map(),
   schemaProblems: [],
   rebuilt: new Set(),
@@ -87,11 +92,9 @@ export function buildIncremental(
   const sub = build(subState(index, affected, inputs));
   const parts = new Map(prev.parts);
   const dropped = new Set<Problem>();
-  const droppedClaims: string[] = [];
   for (const key of affected) {
     const old = prev.parts.get(key);
     for (const p of old?.problems ?? []) dropped.add(p);
-    for (const [k] of old?.claims ?? []) droppedClaims.push(k);
     parts.delete(key);
   }
   const fresh = partsOf(sub, index, affected, inputs);
@@ -108,9 +111,7 @@ export function buildIncremental(
   for (const part of fresh.values()) problems.push(...part.problems);
   if (schemaProblems !== prev.schemaProblems) problems.push(...schemaProblems);
 
-  const claims = new Map(prev.result.claims);
-  for (const k of droppedClaims) claims.delete(k);
-  for (const part of fresh.values()) for (const [k, v] of part.claims) claims.set(k, v);
+  const claims = claimsOf(prev, affected, fresh);
 
   const topologies = prev.result.topologies.filter((t) => !affected.has(`${t.infra.namespace}/${t.infra.name}`));
   for (const part of fresh.values()) if (part.topology !== undefined) topologies.push(part.topology);
@@ -122,6 +123,7 @@ export function buildIncremental(
     result: { topologies, problems: problems.sort(compareProblems), claims },
     parts,
     schemaProblems,
+    claims,
     rebuilt: affected,
   };
 }
@@ -161,8 +163,7 @@ function affectedInfras(
   if (prev.inputs.incumbents !== inputs.incumbents) {
     const none = new Map<string, string>();
     const [a, b] = [prev.inputs.incumbents ?? none, inputs.incumbents ?? none];
-    for (const k of new Set([...a.keys(), ...b.keys()]))
-      if (a.get(k) !== b.get(k)) addAll(claimOwners(k, prev.index, index));
+    for (const k of changedClaims(a, b)) addAll(claimOwners(k, prev.index, index));
   }
   if (prev.inputs.now !== inputs.now) for (const [k, part] of prev.parts) if (part.timed) out.add(k);
   return out;
@@ -181,7 +182,6 @@ function sameTable(a: Table | undefined, b: Table | undefined): boolean {
     return y !== undefined && x.mac === y.mac && x.ip === y.ip && x.vmi === y.vmi && x.releasedAt === y.releasedAt;
   });
 }
-const HC_CLAIM = claimKey.hostedCluster({ namespace: "", name: "" }).slice(0, -"/".length);
 
 /** The Infras whose build reads a claim's incumbent. */
 function claimOwners(key: string, ...indexes: FeedIndex[]): Set<string> {
@@ -312,12 +312,14 @@ function partsOf(
       links.set(k, set);
     }
   }
-  const claims = new Map<string, [string, string][]>();
+  const claims = new Map<string, Map<string, string>>();
   for (const [k, holder] of sub.claims) {
     const owner = k.startsWith(HC_CLAIM)
       ? attachmentInfra(holder.slice(0, holder.indexOf("/")), holder.slice(holder.indexOf("/") + 1))
       : k.split(":")[1];
-    push(claims, owner !== undefined && keys.has(owner) ? owner : first, [k, holder]);
+    const key = owner !== undefined && keys.has(owner) ? owner : first;
+    const mine = claims.get(key) ?? new Map<string, string>();
+    claims.set(key, mine.set(k, holder));
   }
   const topologies = new Map(sub.topologies.map((t) => [`${t.infra.namespace}/${t.infra.name}`, t]));
   const out = new Map<string, InfraPart>();
@@ -326,16 +328,39 @@ function partsOf(
     const part: InfraPart = {
       topology,
       problems: problems.get(key) ?? [],
-      claims: claims.get(key) ?? [],
+      claims: claims.get(key) ?? NO_CLAIMS,
       timed:
         (inputs.dhcpAllocations?.get(`${key}${DHCP_SUFFIX}`) ?? []).some((a) => a.releasedAt !== undefined) ||
         (topology?.dhcp?.allocations ?? []).some((a) => a.releasedAt !== undefined),
       linked: [...(links.get(key) ?? [])],
     };
-    const empty = part.problems.length === 0 && part.claims.length === 0 && part.linked.length === 0;
+    const empty = part.problems.length === 0 && part.claims.size === 0 && part.linked.length === 0;
     if (part.topology !== undefined || part.timed || !empty) out.set(key, part);
   }
   return out;
+}
+
+const NO_CLAIMS: ReadonlyMap<string, string> = new Map();
+
+/** The claims of the unchanged Infras, shared, and those of the rebuilt ones. */
+function claimsOf(
+  prev: IncrementalBuild,
+  affected: ReadonlySet<string>,
+  fresh: ReadonlyMap<string, InfraPart>,
+): ClaimsView {
+  const before = prev.claims;
+  const byInfra = new Map(before.byInfra);
+  const owners = new Map(before.hostedClusterOwners);
+  for (const key of affected) {
+    for (const k of prev.parts.get(key)?.claims.keys() ?? []) if (owners.get(k) === key) owners.delete(k);
+    byInfra.delete(key);
+  }
+  for (const [key, part] of fresh) {
+    if (part.claims.size === 0) continue;
+    byInfra.set(key, part.claims);
+    for (const k of part.claims.keys()) if (k.startsWith(HC_CLAIM)) owners.set(k, key);
+  }
+  return new ClaimsView(byInfra, owners);
 }
 
 function isObservedKind(kind: string): kind is ObservedKind {
