@@ -35,7 +35,7 @@ function render(state: ClusterState): EnvoyResources {
   const proxy = build(state).topologies[0]?.proxy;
   if (proxy === undefined) throw new Error("no proxy");
   const r = renderEnvoy(proxy);
-  if (!r.ok) throw new Error(r.errors.join("; "));
+  if (!r.ok) throw new Error(r.errors.map((e) => e.message).join("; "));
   return r.resources;
 }
 

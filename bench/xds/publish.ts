@@ -37,7 +37,13 @@ export function publishSlice(cache: SnapshotCache, state: ClusterState): Publish
   const rendered = model.topologies.flatMap((t) => {
     if (t.proxy === undefined) return [];
     const r = renderEnvoy(t.proxy);
-    if (!r.ok) throw new Error(`render of ${t.proxy.node} refused: ${r.errors.slice(0, 3).join("; ")}`);
+    if (!r.ok)
+      throw new Error(
+        `render of ${t.proxy.node} refused: ${r.errors
+          .slice(0, 3)
+          .map((e) => e.message)
+          .join("; ")}`,
+      );
     return [{ group: t.proxy.node, resources: r.resources }];
   });
   const t2 = nowMs();

@@ -68,12 +68,13 @@ export function buildAllocations(input: AllocationInput, problems: Problems): Al
     const ip = typeof a.ip === "string" ? parseIPv4(a.ip) : undefined;
     if (!MAC_PATTERN.test(mac) || ip === undefined || byMac.has(mac)) continue;
     if (!usable(ip) || owner.has(ip)) {
-      problems.warning(
-        infra,
-        "",
-        "AllocationDropped",
-        `${a.ip} of ${mac} (VMI ${a.vmi}) is ${owner.has(ip) ? `also held by ${owner.get(ip) ?? ""}` : `no longer allowed (${isExcluded(ip)?.what ?? "outside the CIDR"})`}; the MAC gets a new address`,
-      );
+      problems
+        .for(infra)
+        .warning(
+          "",
+          "AllocationDropped",
+          `${a.ip} of ${mac} (VMI ${a.vmi}) is ${owner.has(ip) ? `also held by ${owner.get(ip) ?? ""}` : `no longer allowed (${isExcluded(ip)?.what ?? "outside the CIDR"})`}; the MAC gets a new address`,
+        );
       continue;
     }
     const releasedAt = typeof a.releasedAt === "string" ? a.releasedAt : undefined;
@@ -117,20 +118,22 @@ export function buildAllocations(input: AllocationInput, problems: Problems): Al
     if (r !== undefined && usable(r) && !owner.has(r)) ip = r;
     else ip = probe.next(l.mac);
     if (r !== undefined && owner.has(r)) {
-      problems.warning(
-        { kind: "VirtualMachineInstance", namespace: namespaceOf(l.vmi), name: nameOf(l.vmi) },
-        "status.interfaces",
-        "ReportedAddressConflict",
-        `reports ${formatIPv4(r)}, which is allocated to ${owner.get(r) ?? ""}; that allocation stays, ${l.mac} gets ${ip === undefined ? "none" : formatIPv4(ip)}`,
-      );
+      problems
+        .for({ kind: "VirtualMachineInstance", namespace: namespaceOf(l.vmi), name: nameOf(l.vmi) })
+        .warning(
+          "status.interfaces",
+          "ReportedAddressConflict",
+          `reports ${formatIPv4(r)}, which is allocated to ${owner.get(r) ?? ""}; that allocation stays, ${l.mac} gets ${ip === undefined ? "none" : formatIPv4(ip)}`,
+        );
     }
     if (ip === undefined) {
-      problems.pending(
-        infra,
-        "spec.infraComponents.dhcp.rangeStart",
-        "AddressesExhausted",
-        `no free address in the pool ${formatIPv4(input.pool.first)}-${formatIPv4(input.pool.last)} for VMI ${l.vmi} (${l.mac}); it gets one when an address is released`,
-      );
+      problems
+        .for(infra)
+        .pending(
+          "spec.infraComponents.dhcp.rangeStart",
+          "AddressesExhausted",
+          `no free address in the pool ${formatIPv4(input.pool.first)}-${formatIPv4(input.pool.last)} for VMI ${l.vmi} (${l.mac}); it gets one when an address is released`,
+        );
       continue;
     }
     byMac.set(l.mac, { ip, vmi: l.vmi, releasedAt: undefined });

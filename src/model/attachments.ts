@@ -77,20 +77,22 @@ export function resolveAttachments(
     const hc = hcKey.slice("hostedCluster:".length);
     for (const a of newcomers) {
       refusedHC.add(a);
-      problems.error(
-        attachmentRef(a),
-        "spec.hostedClusterRef",
-        "DuplicateHostedCluster",
-        `HostedCluster ${hc} is already attached by ${nameOf(winner)}; this attachment is not served while that one exists`,
-      );
+      problems
+        .for(attachmentRef(a))
+        .error(
+          "spec.hostedClusterRef",
+          "DuplicateHostedCluster",
+          `HostedCluster ${hc} is already attached by ${nameOf(winner)}; this attachment is not served while that one exists`,
+        );
       const infra = infras.get(infraOf(a));
       if (infra !== undefined) {
-        problems.warning(
-          infra.ref,
-          "",
-          "DuplicateHostedCluster",
-          `attachment ${a.metadata.name} is refused: HostedCluster ${hc} is already attached by ${nameOf(winner)}`,
-        );
+        problems
+          .for(infra.ref)
+          .warning(
+            "",
+            "DuplicateHostedCluster",
+            `attachment ${a.metadata.name} is refused: HostedCluster ${hc} is already attached by ${nameOf(winner)}`,
+          );
       }
     }
   }
@@ -107,12 +109,13 @@ export function resolveAttachments(
       if (refusedHC.has(a) || !live.includes(a)) continue;
       const cp = controlPlaneNamespaceOf(a);
       if (!namespaces.has(cp)) {
-        problems.pending(
-          attachmentRef(a),
-          "spec.controlPlaneNamespace",
-          "WaitingForControlPlaneNamespace",
-          `control-plane namespace ${cp} does not exist yet`,
-        );
+        problems
+          .for(attachmentRef(a))
+          .pending(
+            "spec.controlPlaneNamespace",
+            "WaitingForControlPlaneNamespace",
+            `control-plane namespace ${cp} does not exist yet`,
+          );
         continue;
       }
       candidates.push(a);
@@ -125,20 +128,22 @@ export function resolveAttachments(
       holders.set(claimKey.domain(infraKey, domain), nameOf(winner));
       served.push(winner);
       for (const a of newcomers) {
-        problems.error(
-          attachmentRef(a),
-          "spec.dns",
-          "DuplicateHostname",
-          `domain ${domain} is already served by ${winner.metadata.name} on Infra ${infraKey}; this attachment is not served`,
-        );
+        problems
+          .for(attachmentRef(a))
+          .error(
+            "spec.dns",
+            "DuplicateHostname",
+            `domain ${domain} is already served by ${winner.metadata.name} on Infra ${infraKey}; this attachment is not served`,
+          );
       }
       if (newcomers.length > 0) {
-        problems.warning(
-          infra.ref,
-          "",
-          "DuplicateHostname",
-          `${newcomers.map((o) => o.metadata.name).join(", ")} refused: domain ${domain} is already served by ${winner.metadata.name}`,
-        );
+        problems
+          .for(infra.ref)
+          .warning(
+            "",
+            "DuplicateHostname",
+            `${newcomers.map((o) => o.metadata.name).join(", ")} refused: domain ${domain} is already served by ${winner.metadata.name}`,
+          );
       }
     }
 
@@ -187,19 +192,21 @@ function workersOf(
     if (winner === undefined || newcomers.length === 0) continue;
     for (const a of newcomers) {
       lost.add(`${nameOf(a)}@${text}`);
-      problems.warning(
-        attachmentRef(a),
+      problems
+        .for(attachmentRef(a))
+        .warning(
+          "",
+          "DuplicateSourceIP",
+          `worker address ${text} is already routed to ${winner.metadata.name}; it is not routed to this attachment`,
+        );
+    }
+    problems
+      .for(infra.ref)
+      .warning(
         "",
         "DuplicateSourceIP",
-        `worker address ${text} is already routed to ${winner.metadata.name}; it is not routed to this attachment`,
+        `worker address ${text} is reported by ${who.map((o) => o.metadata.name).join(", ")}; it stays routed to ${winner.metadata.name}`,
       );
-    }
-    problems.warning(
-      infra.ref,
-      "",
-      "DuplicateSourceIP",
-      `worker address ${text} is reported by ${who.map((o) => o.metadata.name).join(", ")}; it stays routed to ${winner.metadata.name}`,
-    );
   }
   const out = new Map<InfraClusterAttachment, number[]>();
   for (const [a, addrs] of raw)
@@ -216,15 +223,13 @@ function reportMissingInfra(
   infraKey: string,
   problems: Problems,
 ): void {
-  const ref = attachmentRef(a);
+  const p = problems.for(attachmentRef(a));
   const exists =
     state.infras.some((i) => `${i.metadata.namespace}/${i.metadata.name}` === infraKey) ||
     (state.invalid ?? []).some((i) => i.ref.kind === "Infra" && `${i.ref.namespace}/${i.ref.name}` === infraKey);
-  if (exists)
-    problems.pending(ref, "spec.infraRef.name", "InfraNotReady", `Infra ${infraKey} is invalid; see its status`);
+  if (exists) p.pending("spec.infraRef.name", "InfraNotReady", `Infra ${infraKey} is invalid; see its status`);
   else
-    problems.error(
-      ref,
+    p.error(
       "spec.infraRef.name",
       "InfraNotFound",
       `Infra ${infraKey} does not exist in namespace ${a.metadata.namespace}`,

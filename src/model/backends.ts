@@ -2,7 +2,7 @@
 import { aggregate, formatCidr, formatIPv4, parseIPv4 } from "./ipv4.js";
 import type { ResolvedAttachment } from "./attachments.js";
 import type { ResolvedInfra, ServiceIndex } from "./infra.js";
-import { cmp, type Problems } from "./problems.js";
+import { cmp, type ObjectProblems, type Problems } from "./problems.js";
 import type { Backend, BackendKind, Endpoint, ListenerPort, ProxyModel, Upstream } from "./types.js";
 
 /** The names a worker uses for the in-cluster API service; answered by DNS and matched by SNI. */
@@ -117,7 +117,7 @@ export function buildProxy(
       if (!upstreams.has(upstream)) {
         upstreams.set(upstream, {
           name: upstream,
-          endpoints: serviceEndpoints(a, service, row.servicePort, services, problems),
+          endpoints: serviceEndpoints(a, service, row.servicePort, services, problems.for(a.ref)),
           connectTimeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
           target: { service, namespace: a.controlPlaneNamespace, port: row.servicePort },
         });
@@ -137,21 +137,23 @@ export function buildProxy(
     const metallb = a.attachment.spec.appsIngress?.metallb;
     if (a.attachment.spec.appsIngress?.enabled === true && (metallb?.addressPoolName ?? "") === "") {
       // The original reports this as Degraded/InvalidConfiguration rather than accepting it silently.
-      problems.warning(
-        a.ref,
-        "spec.appsIngress.metallb.addressPoolName",
-        "InvalidConfiguration",
-        `apps ingress is enabled without a MetalLB address pool (metallb.addressPoolName, ipAddressPoolRange); no pool is installed, so *.apps.${a.domain} gets a route only once the ingress reports an IP`,
-      );
+      problems
+        .for(a.ref)
+        .warning(
+          "spec.appsIngress.metallb.addressPoolName",
+          "InvalidConfiguration",
+          `apps ingress is enabled without a MetalLB address pool (metallb.addressPoolName, ipAddressPoolRange); no pool is installed, so *.apps.${a.domain} gets a route only once the ingress reports an IP`,
+        );
     }
     const vip = appsVip(a);
     if (a.attachment.spec.appsIngress?.enabled === true && s?.phase === "Ready" && vip === undefined) {
-      problems.warning(
-        a.ref,
-        "status.appsIngressStatus",
-        "AppsIngressWithoutIP",
-        `apps ingress reports ${s.externalHostname !== undefined ? `only the hostname ${s.externalHostname}` : "no address"}; *.apps.${a.domain} gets neither a proxy route nor a DNS record until it reports an IP`,
-      );
+      problems
+        .for(a.ref)
+        .warning(
+          "status.appsIngressStatus",
+          "AppsIngressWithoutIP",
+          `apps ingress reports ${s.externalHostname !== undefined ? `only the hostname ${s.externalHostname}` : "no address"}; *.apps.${a.domain} gets neither a proxy route nor a DNS record until it reports an IP`,
+        );
     }
     if (vip === undefined) continue;
     const ports = a.attachment.spec.appsIngress?.ports ?? {};
@@ -192,31 +194,25 @@ function serviceEndpoints(
   name: string,
   port: number,
   services: ServiceIndex,
-  problems: Problems,
+  p: ObjectProblems,
 ): Endpoint[] {
   const svc = services.get(`${a.controlPlaneNamespace}/${name}`);
   const where = `${a.controlPlaneNamespace}/${name}`;
   if (svc === undefined) {
-    problems.pending(
-      a.ref,
-      "",
-      "WaitingForServices",
-      `Service ${where} not found; its routes refuse connections until it exists`,
-    );
+    p.pending("", "WaitingForServices", `Service ${where} not found; its routes refuse connections until it exists`);
     return [];
   }
   const ip = svc.spec?.clusterIP;
   if (ip === undefined || parseIPv4(ip) === undefined) {
-    problems.pending(a.ref, "", "WaitingForServices", `Service ${where} has no ClusterIP (headless or not allocated)`);
+    p.pending("", "WaitingForServices", `Service ${where} has no ClusterIP (headless or not allocated)`);
     return [];
   }
   const ports = svc.spec?.ports ?? [];
-  if (ports.length > 0 && !ports.some((p) => p.port === port)) {
-    problems.warning(
-      a.ref,
+  if (ports.length > 0 && !ports.some((sp) => sp.port === port)) {
+    p.warning(
       "",
       "ServicePortMismatch",
-      `Service ${where} does not expose port ${port} (has ${ports.map((p) => p.port).join(", ")})`,
+      `Service ${where} does not expose port ${port} (has ${ports.map((sp) => sp.port).join(", ")})`,
     );
   }
   return [{ address: formatIPv4(parseIPv4(ip) ?? 0), port }];

@@ -1,25 +1,22 @@
 // The pure model: ClusterState → one Topology per servable Infra, plus every problem found.
-import { API_VERSION, type DHCPServer, type DNSServer, type ObjectMeta, type ProxyServer } from "../api/schema.js";
 import { resolveAttachments, type ResolvedAttachment } from "./attachments.js";
 import { buildDhcp } from "./dhcp.js";
 import { buildDns } from "./dns.js";
-import { buildProxy, DEFAULT_TIMEOUT_SECONDS } from "./backends.js";
+import { buildProxy } from "./backends.js";
+import { dhcpServer, dnsServer, proxyServer } from "./children.js";
 import { resolveInfra, type ResolvedInfra, type ServiceIndex } from "./infra.js";
 import { cmp, Problems } from "./problems.js";
-import type { AttachmentModel, BuildResult, ClusterState, DhcpModel, DnsModel, ProxyModel, Topology } from "./types.js";
+import type { AttachmentModel, BuildResult, ClusterState, DhcpModel, Topology } from "./types.js";
 import { formatIPv4, parseIPv4 } from "./ipv4.js";
 import type { AllocatedAddresses } from "./workers.js";
-
-/** Label put on every generated child, naming its Infra. */
-export const INFRA_LABEL = "hostedcluster.densityops.com/infra";
 
 export function build(state: ClusterState): BuildResult {
   const problems = new Problems();
   for (const inv of state.invalid ?? []) {
-    for (const e of inv.errors) problems.error(inv.ref, e.field, "InvalidSpec", e.message);
+    for (const e of inv.errors) problems.for(inv.ref).error(e.field, "InvalidSpec", e.message);
   }
   for (const w of state.unknownFields ?? []) {
-    for (const e of w.errors) problems.warning(w.ref, e.field, "UnknownField", e.message);
+    for (const e of w.errors) problems.for(w.ref).warning(e.field, "UnknownField", e.message);
   }
 
   const services: ServiceIndex = new Map(state.services.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]));
@@ -95,102 +92,5 @@ function attachmentModel(a: ResolvedAttachment): AttachmentModel {
     hostedCluster: `${a.hostedCluster.namespace}/${a.hostedCluster.name}`,
     served: a.served,
     workerAddresses: a.workers.map(formatIPv4),
-  };
-}
-
-function childMeta(infra: ResolvedInfra, suffix: string): ObjectMeta {
-  const m = infra.infra.metadata;
-  return {
-    name: `${m.name}-${suffix}`,
-    namespace: m.namespace,
-    labels: { "app.kubernetes.io/managed-by": "oooi", [INFRA_LABEL]: m.name },
-  };
-}
-
-function dhcpServer(infra: ResolvedInfra, dhcp: DhcpModel): DHCPServer {
-  const d = infra.dhcp;
-  return {
-    apiVersion: API_VERSION,
-    kind: "DHCPServer",
-    metadata: childMeta(infra, "dhcp"),
-    spec: {
-      networkConfig: {
-        cidr: dhcp.subnet,
-        gateway: dhcp.routers,
-        serverIP: dhcp.serverIP,
-        dnsServers: [...dhcp.dnsServers],
-        networkAttachmentName: infra.nad.name,
-        networkAttachmentNamespace: infra.nad.namespace,
-      },
-      leaseConfig: {
-        ...(dhcp.pool === undefined ? {} : { rangeStart: dhcp.pool.start, rangeEnd: dhcp.pool.end }),
-        leaseTime: d?.leaseTime ?? "1h",
-      },
-      options: dhcp.options.map((o) => ({ code: o.code, value: o.value })),
-      ...(d?.image === undefined ? {} : { image: d.image }),
-      interface: dhcp.interface,
-      unknownClients: dhcp.unknownClients,
-    },
-  };
-}
-
-function dnsServer(infra: ResolvedInfra, dns: DnsModel): DNSServer {
-  const [vlan, pods] = dns.views;
-  return {
-    apiVersion: API_VERSION,
-    kind: "DNSServer",
-    metadata: childMeta(infra, "dns"),
-    spec: {
-      networkConfig: {
-        serverIP: dns.serverIP,
-        ...(infra.proxy === undefined ? {} : { proxyIP: infra.proxy.serverIP }),
-        ...(infra.proxy?.internalIP === undefined ? {} : { internalProxyIP: infra.proxy.internalIP }),
-        secondaryNetworkCIDR: infra.cidrText,
-        networkAttachmentName: infra.nad.name,
-        networkAttachmentNamespace: infra.nad.namespace,
-      },
-      staticEntries: [vlan, pods].flatMap((view) =>
-        view.zones.flatMap((z) => z.records.map((r) => ({ hostname: r.name, ip: r.address, view: view.name }))),
-      ),
-      upstreamDNS: dns.upstreams === "resolv.conf" ? ["resolv.conf"] : [...dns.upstreams],
-      ...(infra.dns?.image === undefined ? {} : { image: infra.dns.image }),
-      reloadInterval: `${dns.reloadSeconds}s`,
-      cacheTTL: `${dns.cacheSeconds}s`,
-    },
-  };
-}
-
-function proxyServer(infra: ResolvedInfra, proxy: ProxyModel): ProxyServer {
-  const upstreams = new Map(proxy.upstreams.map((u) => [u.name, u]));
-  return {
-    apiVersion: API_VERSION,
-    kind: "ProxyServer",
-    metadata: childMeta(infra, "proxy"),
-    spec: {
-      networkConfig: {
-        serverIP: proxy.serverIP,
-        networkAttachmentName: infra.nad.name,
-        networkAttachmentNamespace: infra.nad.namespace,
-      },
-      xdsPort: 18000,
-      backends: proxy.backends.map((b) => {
-        const [hostname, ...alternates] = b.serverNames;
-        const up = upstreams.get(b.upstream);
-        const target = up?.target ?? { service: b.upstream, namespace: undefined, port: 0 };
-        return {
-          name: b.name,
-          ...(hostname === undefined ? {} : { hostname }),
-          ...(alternates.length === 0 ? {} : { alternateHostnames: alternates }),
-          ...(b.sourcePrefixRanges.length === 0 ? {} : { sourcePrefixRanges: [...b.sourcePrefixRanges] }),
-          port: b.port,
-          targetService: target.service,
-          ...(target.namespace === undefined ? {} : { targetNamespace: target.namespace }),
-          targetPort: target.port,
-          timeoutSeconds: up?.connectTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-        };
-      }),
-      ...(infra.proxy?.proxyImage === undefined ? {} : { proxyImage: infra.proxy.proxyImage }),
-      ...(infra.proxy?.managerImage === undefined ? {} : { managerImage: infra.proxy.managerImage }),
-    },
   };
 }

@@ -60,13 +60,13 @@ export function resolveDhcpOptions(
   entries: readonly { readonly code: number; readonly value: string }[],
   problems: Problems,
 ): DhcpOption[] {
+  const p = problems.for(ref);
   const out = new Map<number, DhcpOption>();
   for (const [i, e] of entries.entries()) {
     const at = `${field}[${String(i)}]`;
     const owner = OWNED.get(e.code);
     if (owner !== undefined) {
-      problems.error(
-        ref,
+      p.error(
         `${at}.code`,
         "InvalidSpec",
         `option ${String(e.code)} is set by oooi from ${owner}; the entry is ignored`,
@@ -76,8 +76,7 @@ export function resolveDhcpOptions(
     const row = ROWS.find((r) => r.code === e.code);
     const parsed = row === undefined ? { data: e.value, csv: true } : row.parse(e.value);
     if (typeof parsed === "string") {
-      problems.error(
-        ref,
+      p.error(
         `${at}.value`,
         "InvalidSpec",
         `${JSON.stringify(e.value)} is not ${parsed} (option ${String(e.code)}); the option is not sent`,
@@ -85,12 +84,7 @@ export function resolveDhcpOptions(
       continue;
     }
     if (out.has(e.code))
-      problems.warning(
-        ref,
-        `${at}.code`,
-        "DuplicateOption",
-        `option ${String(e.code)} is listed twice; the last one is sent`,
-      );
+      p.warning(`${at}.code`, "DuplicateOption", `option ${String(e.code)} is listed twice; the last one is sent`);
     // Codes without a row are passed by code; Kea checks them against its standard definitions.
     out.set(e.code, {
       code: e.code,

@@ -32,12 +32,13 @@ export function buildDhcp(infra: ResolvedInfra, inputs: DhcpInputs, problems: Pr
   const dnsServers =
     infra.dns !== undefined ? [infra.dns.serverIP] : infra.upstreams === "resolv.conf" ? [] : [...infra.upstreams];
   if (dnsServers.length === 0) {
-    problems.warning(
-      infra.ref,
-      "spec.networkConfig.dnsServers",
-      "NoResolverAdvertised",
-      'DNS is disabled and dnsServers is "resolv.conf": DHCP clients are given no resolver',
-    );
+    problems
+      .for(infra.ref)
+      .warning(
+        "spec.networkConfig.dnsServers",
+        "NoResolverAdvertised",
+        'DNS is disabled and dnsServers is "resolv.conf": DHCP clients are given no resolver',
+      );
   }
 
   const hostFirst = infra.cidr.prefix >= 31 ? infra.cidr.first : infra.cidr.first + 1;
@@ -104,12 +105,13 @@ function excludedAddresses(
     const range = parseRange(text);
     const what = `the MetalLB range of ${a.metadata.namespace}/${a.metadata.name}`;
     if (range === undefined) {
-      problems.warning(
-        { kind: "InfraClusterAttachment", namespace: a.metadata.namespace, name: a.metadata.name },
-        "spec.appsIngress.metallb.ipAddressPoolRange",
-        "InvalidAddressRange",
-        `${JSON.stringify(text)} is neither "first-last" nor a CIDR; DHCP cannot keep it free of VMIs`,
-      );
+      problems
+        .for({ kind: "InfraClusterAttachment", namespace: a.metadata.namespace, name: a.metadata.name })
+        .warning(
+          "spec.appsIngress.metallb.ipAddressPoolRange",
+          "InvalidAddressRange",
+          `${JSON.stringify(text)} is neither "first-last" nor a CIDR; DHCP cannot keep it free of VMIs`,
+        );
       continue;
     }
     out.push({ ...range, what });
@@ -144,6 +146,7 @@ function collectInterfaces(
   vmis: readonly VirtualMachineInstance[],
   problems: Problems,
 ): LiveInterface[] {
+  const p = problems.for(infra.ref);
   const out: LiveInterface[] = [];
   const seenMac = new Map<string, string>();
   const sorted = [...vmis].sort(
@@ -157,8 +160,7 @@ function collectInterfaces(
       const status = vmi.status?.interfaces?.find((i) => i.name === net.name);
       const macText = (spec?.macAddress ?? status?.mac ?? "").toLowerCase().replace(/-/g, ":");
       if (!MAC_PATTERN.test(macText)) {
-        problems.warning(
-          infra.ref,
+        p.warning(
           "",
           "VMIWithoutMAC",
           `VMI ${key(vmi)} interface ${net.name ?? "?"} has no MAC address yet; it gets a reservation once KubeVirt reports one`,
@@ -167,8 +169,7 @@ function collectInterfaces(
       }
       const holder = seenMac.get(macText);
       if (holder !== undefined) {
-        problems.warning(
-          infra.ref,
+        p.warning(
           "",
           "DuplicateMAC",
           `MAC ${macText} of VMI ${key(vmi)} is already used by VMI ${holder}; only the older one gets an address`,

@@ -3,7 +3,7 @@ import type { Infra, UnknownClientPolicy } from "../api/schema.js";
 import type { Service } from "../api/external.js";
 import { parseDurationSeconds } from "./duration.js";
 import { cidrContains, formatIPv4, isHostAddress, parseCidr, parseIPv4, type Cidr } from "./ipv4.js";
-import type { Problems } from "./problems.js";
+import type { ObjectProblems, Problems } from "./problems.js";
 import type { ObjectRef } from "./types.js";
 
 export const RESOLV_CONF = "resolv.conf";
@@ -59,14 +59,13 @@ const F = {
  */
 export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Problems): ResolvedInfra | undefined {
   const ref: ObjectRef = { kind: "Infra", namespace: infra.metadata.namespace, name: infra.metadata.name };
-  const mark = problems.count;
+  const p = problems.for(ref);
   const nc = infra.spec.networkConfig;
   const comps = infra.spec.infraComponents ?? {};
 
   const cidr = parseCidr(nc.cidr);
   if (cidr === undefined) {
-    problems.error(
-      ref,
+    p.error(
       F.cidr,
       "InvalidSpec",
       `${JSON.stringify(nc.cidr)} is not an IPv4 network address in CIDR form (host bits must be zero)`,
@@ -74,8 +73,7 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
     return undefined;
   }
   if (cidr.prefix > 30) {
-    problems.error(
-      ref,
+    p.error(
       F.cidr,
       "InvalidSpec",
       `/${cidr.prefix} leaves no room for a gateway, three servers and workers; use /30 or larger`,
@@ -87,21 +85,21 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
   const owners = new Map<number, string>();
   const claim = (field: string, text: string | undefined, required: boolean): number | undefined => {
     if (text === undefined || text === "") {
-      if (required) problems.error(ref, field, "InvalidSpec", "required when the component is enabled");
+      if (required) p.error(field, "InvalidSpec", "required when the component is enabled");
       return undefined;
     }
     const addr = parseIPv4(text);
     if (addr === undefined) {
-      problems.error(ref, field, "InvalidSpec", `${JSON.stringify(text)} is not an IPv4 address`);
+      p.error(field, "InvalidSpec", `${JSON.stringify(text)} is not an IPv4 address`);
       return undefined;
     }
     if (!isHostAddress(cidr, addr)) {
-      problems.error(ref, field, "InvalidSpec", `${text} is not a usable host address of ${nc.cidr}`);
+      p.error(field, "InvalidSpec", `${text} is not a usable host address of ${nc.cidr}`);
       return undefined;
     }
     const owner = owners.get(addr);
     if (owner !== undefined) {
-      problems.error(ref, field, "InvalidSpec", `${text} is already used by ${owner}`);
+      p.error(field, "InvalidSpec", `${text} is already used by ${owner}`);
       return undefined;
     }
     owners.set(addr, field);
@@ -122,37 +120,21 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
     const { rangeStart, rangeEnd } = comps.dhcp ?? {};
     if ((rangeStart === undefined) !== (rangeEnd === undefined)) {
       const missing = rangeStart === undefined ? "rangeStart" : "rangeEnd";
-      problems.error(ref, `${F.dhcp}.${missing}`, "InvalidSpec", "rangeStart and rangeEnd must be set together");
+      p.error(`${F.dhcp}.${missing}`, "InvalidSpec", "rangeStart and rangeEnd must be set together");
     } else if (rangeStart !== undefined && rangeEnd !== undefined) {
       const start = parseIPv4(rangeStart);
       const end = parseIPv4(rangeEnd);
       if (start === undefined || !isHostAddress(cidr, start)) {
-        problems.error(
-          ref,
-          `${F.dhcp}.rangeStart`,
-          "InvalidSpec",
-          `${rangeStart} is not a usable host address of ${nc.cidr}`,
-        );
+        p.error(`${F.dhcp}.rangeStart`, "InvalidSpec", `${rangeStart} is not a usable host address of ${nc.cidr}`);
       } else if (end === undefined || !isHostAddress(cidr, end)) {
-        problems.error(
-          ref,
-          `${F.dhcp}.rangeEnd`,
-          "InvalidSpec",
-          `${rangeEnd} is not a usable host address of ${nc.cidr}`,
-        );
+        p.error(`${F.dhcp}.rangeEnd`, "InvalidSpec", `${rangeEnd} is not a usable host address of ${nc.cidr}`);
       } else if (start > end) {
-        problems.error(
-          ref,
-          `${F.dhcp}.rangeEnd`,
-          "InvalidSpec",
-          `rangeEnd ${rangeEnd} comes before rangeStart ${rangeStart}`,
-        );
+        p.error(`${F.dhcp}.rangeEnd`, "InvalidSpec", `rangeEnd ${rangeEnd} comes before rangeStart ${rangeStart}`);
       } else {
         pool = { start, end };
         for (const [addr, field] of owners) {
           if (addr >= start && addr <= end) {
-            problems.error(
-              ref,
+            p.error(
               `${F.dhcp}.rangeStart`,
               "InvalidSpec",
               `pool ${rangeStart}-${rangeEnd} contains ${formatIPv4(addr)} (${field})`,
@@ -166,24 +148,19 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
   const leaseTime = comps.dhcp?.leaseTime ?? "1h";
   const leaseSeconds = parseDurationSeconds(leaseTime);
   if (dhcpOn && (leaseSeconds === undefined || leaseSeconds < 60)) {
-    problems.error(
-      ref,
-      `${F.dhcp}.leaseTime`,
-      "InvalidSpec",
-      `${JSON.stringify(leaseTime)} is not a duration of at least 1m`,
-    );
+    p.error(`${F.dhcp}.leaseTime`, "InvalidSpec", `${JSON.stringify(leaseTime)} is not a duration of at least 1m`);
   }
 
-  warnLegacyFields(ref, infra, problems);
-  const upstreams = resolveUpstreams(ref, nc.dnsServers ?? [RESOLV_CONF], problems);
+  warnLegacyFields(infra, p);
+  const upstreams = resolveUpstreams(nc.dnsServers ?? [RESOLV_CONF], p);
 
   let internalIP: string | undefined;
   const ips = comps.proxy?.internalProxyService;
   if (proxyOn && ips !== undefined && ips !== "") {
-    internalIP = resolveInternalProxy(ref, ips, infra.metadata.namespace, cidr, services, problems);
+    internalIP = resolveInternalProxy(ips, infra.metadata.namespace, cidr, services, p);
   }
 
-  if (problems.errorsSince(mark, ref)) return undefined;
+  if (p.hasErrors) return undefined;
   return {
     ref,
     infra,
@@ -244,12 +221,11 @@ const LEGACY_FIELDS: readonly { field: string; get: (i: Infra) => string | undef
   },
 ];
 
-function warnLegacyFields(ref: ObjectRef, infra: Infra, problems: Problems): void {
+function warnLegacyFields(infra: Infra, p: ObjectProblems): void {
   for (const l of LEGACY_FIELDS) {
     const value = l.get(infra);
     if (value === undefined || value === "") continue;
-    problems.warning(
-      ref,
+    p.warning(
       l.field,
       "LegacyField",
       `${JSON.stringify(value)} is ignored: a hosted cluster is served only through an InfraClusterAttachment with infraRef.name ${infra.metadata.name}; set its ${l.replacement} instead`,
@@ -257,18 +233,13 @@ function warnLegacyFields(ref: ObjectRef, infra: Infra, problems: Problems): voi
   }
 }
 
-function resolveUpstreams(
-  ref: ObjectRef,
-  entries: readonly string[],
-  problems: Problems,
-): readonly string[] | "resolv.conf" {
+function resolveUpstreams(entries: readonly string[], p: ObjectProblems): readonly string[] | "resolv.conf" {
   const ips: string[] = [];
   let inherit = false;
   for (const [i, entry] of entries.entries()) {
     if (entry === RESOLV_CONF) inherit = true;
     else if (parseIPv4(entry) === undefined) {
-      problems.error(
-        ref,
+      p.error(
         `${F.dnsServers}[${String(i)}]`,
         "InvalidSpec",
         `${JSON.stringify(entry)} is neither an IPv4 address nor "resolv.conf"`,
@@ -276,24 +247,18 @@ function resolveUpstreams(
     } else if (!ips.includes(entry)) ips.push(entry);
   }
   if (inherit && ips.length > 0) {
-    problems.error(
-      ref,
-      F.dnsServers,
-      "InvalidSpec",
-      `"resolv.conf" cannot be mixed with explicit resolvers (${ips.join(", ")})`,
-    );
+    p.error(F.dnsServers, "InvalidSpec", `"resolv.conf" cannot be mixed with explicit resolvers (${ips.join(", ")})`);
   }
   return ips.length === 0 ? RESOLV_CONF : ips;
 }
 
 /** `internalProxyService`: a ClusterIP, or svc[.ns[.svc[.cluster.local]]] resolved to the Service's ClusterIP. */
 function resolveInternalProxy(
-  ref: ObjectRef,
   value: string,
   defaultNamespace: string,
   cidr: Cidr,
   services: ServiceIndex,
-  problems: Problems,
+  p: ObjectProblems,
 ): string | undefined {
   const field = `${F.proxy}.internalProxyService`;
   // "svc.ns.svc.cluster.local." is the same name as without the final dot (the original accepts both).
@@ -301,8 +266,7 @@ function resolveInternalProxy(
   const literal = parseIPv4(value);
   if (literal !== undefined) {
     if (cidrContains(cidr, literal)) {
-      problems.error(
-        ref,
+      p.error(
         field,
         "InvalidSpec",
         `${value} is inside the VLAN ${formatIPv4(cidr.network)}/${cidr.prefix}; the default view must never publish VLAN addresses`,
@@ -315,8 +279,7 @@ function resolveInternalProxy(
     value,
   );
   if (m === null || (m[6] !== undefined && m[4] === undefined)) {
-    problems.error(
-      ref,
+    p.error(
       field,
       "InvalidSpec",
       `${JSON.stringify(value)} is neither an IPv4 ClusterIP nor a Service name of the form svc.namespace[.svc.cluster.local]`,
@@ -328,8 +291,7 @@ function resolveInternalProxy(
   const svc = services.get(`${namespace}/${name}`);
   const ip = svc?.spec?.clusterIP;
   if (svc === undefined) {
-    problems.pending(
-      ref,
+    p.pending(
       field,
       "InternalProxyServicePending",
       `Service ${namespace}/${name} not found; the default DNS view stays empty until it exists`,
@@ -337,8 +299,7 @@ function resolveInternalProxy(
     return undefined;
   }
   if (ip === undefined || ip === "" || ip === "None" || parseIPv4(ip) === undefined) {
-    problems.pending(
-      ref,
+    p.pending(
       field,
       "InternalProxyServicePending",
       `Service ${namespace}/${name} has no ClusterIP (headless or not yet allocated); the default DNS view stays empty`,
@@ -346,8 +307,7 @@ function resolveInternalProxy(
     return undefined;
   }
   if (cidrContains(cidr, parseIPv4(ip) ?? -1)) {
-    problems.error(
-      ref,
+    p.error(
       field,
       "InvalidSpec",
       `Service ${namespace}/${name} has ClusterIP ${ip} inside the VLAN; the default view must never publish VLAN addresses`,

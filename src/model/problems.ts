@@ -1,30 +1,45 @@
-// Collects problems while the model is built; sorting happens once at the end.
-import type { ObjectRef, Problem } from "./types.js";
+// Collects problems while the model (or a renderer) runs: each is bound to its object once
+// (`problems.for(ref)`); sorting happens once at the end.
+import type { ObjectRef, Problem, ProblemReason, Severity } from "./types.js";
+
+/** The problems of one object: what `Problems.for` returns. */
+export interface ObjectProblems {
+  readonly object: ObjectRef;
+  /** `field` is a path into the object ("" = the whole object); `message` says what was found and what happens now. */
+  error(field: string, reason: ProblemReason, message: string): void;
+  pending(field: string, reason: ProblemReason, message: string): void;
+  warning(field: string, reason: ProblemReason, message: string): void;
+  /** True once an error was recorded through this binding: the object (or part) is not served. */
+  readonly hasErrors: boolean;
+}
 
 export class Problems {
   readonly #items: Problem[] = [];
 
-  error(object: ObjectRef, field: string, reason: string, message: string): void {
-    this.#items.push({ object, field, reason, message, severity: "error" });
+  for(object: ObjectRef): ObjectProblems {
+    const items = this.#items;
+    let errors = 0;
+    const add = (severity: Severity) => (field: string, reason: ProblemReason, message: string) => {
+      if (severity === "error") errors++;
+      items.push({ object, field, reason, message, severity });
+    };
+    return {
+      object,
+      error: add("error"),
+      pending: add("pending"),
+      warning: add("warning"),
+      get hasErrors() {
+        return errors > 0;
+      },
+    };
   }
 
-  pending(object: ObjectRef, field: string, reason: string, message: string): void {
-    this.#items.push({ object, field, reason, message, severity: "pending" });
+  /** Every problem in the order recorded (a renderer's problems read in the order it checked). */
+  recorded(): readonly Problem[] {
+    return [...this.#items];
   }
 
-  warning(object: ObjectRef, field: string, reason: string, message: string): void {
-    this.#items.push({ object, field, reason, message, severity: "warning" });
-  }
-
-  /** True when an error was recorded against the object since `mark` (see count). */
-  errorsSince(mark: number, object: ObjectRef): boolean {
-    return this.#items.slice(mark).some((p) => p.severity === "error" && sameRef(p.object, object));
-  }
-
-  get count(): number {
-    return this.#items.length;
-  }
-
+  /** Every problem recorded, in compareProblems order. */
   sorted(): Problem[] {
     return [...this.#items].sort(compareProblems);
   }
@@ -32,10 +47,6 @@ export class Problems {
 
 export function refKey(r: ObjectRef): string {
   return `${r.kind}/${r.namespace}/${r.name}`;
-}
-
-export function sameRef(a: ObjectRef, b: ObjectRef): boolean {
-  return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
 }
 
 /** Problem order: object, field, reason, message. */

@@ -60,11 +60,51 @@ export interface Problem {
   readonly object: ObjectRef;
   /** Field path in the object, e.g. spec.networkConfig.gateway; "" when about the whole object. */
   readonly field: string;
-  /** CamelCase condition reason, e.g. InvalidSpec, DuplicateHostname, InfraNotFound. */
-  readonly reason: string;
+  readonly reason: ProblemReason;
   readonly message: string;
-  readonly severity: "error" | "pending" | "warning";
+  readonly severity: Severity;
 }
+
+export type Severity = "error" | "pending" | "warning";
+
+/**
+ * Every CamelCase reason a problem (and so a Ready condition) may carry, declared once: a new
+ * check adds its reason here. status.ts counts a warning whose reason starts with "Duplicate" as a conflict.
+ */
+export type ProblemReason =
+  // The object itself (model/infra.ts, model/attachments.ts, the schema decoder).
+  | "InvalidSpec"
+  | "UnknownField"
+  | "LegacyField"
+  | "InvalidConfiguration"
+  | "InvalidAddressRange"
+  | "NoResolverAdvertised"
+  | "ServicePortMismatch"
+  | "AppsIngressWithoutIP"
+  // Waiting on something that may yet appear.
+  | "InfraNotFound"
+  | "InfraNotReady"
+  | "InternalProxyServicePending"
+  | "WaitingForControlPlaneNamespace"
+  | "WaitingForServices"
+  // Conflicts between objects (docs/reference.md#conflicts).
+  | "DuplicateHostedCluster"
+  | "DuplicateHostname"
+  | "DuplicateMAC"
+  | "DuplicateOption"
+  | "DuplicateSourceIP"
+  | "ReportedAddressConflict"
+  // DHCP allocations (model/allocations.ts).
+  | "AddressesExhausted"
+  | "AllocationDropped"
+  | "VMIWithoutMAC"
+  // Last good (pipeline/last-good.ts) and rendering (a child refused by its consistency check).
+  | "ServingLastGood"
+  | "InconsistentConfig"
+  // The operator (operator/desired).
+  | "InfraNotObserved"
+  | "InvalidName"
+  | "InvalidOperatorSettings";
 
 // ---------------------------------------------------------------- proxy
 

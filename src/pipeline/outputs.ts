@@ -196,29 +196,23 @@ function entry(
   };
 }
 
+/** A child's status: Rendered, or refused with the renderer's problems (already bound to the child). */
 function child(
   kind: string,
   meta: { namespace: string; name: string },
-  errors: readonly string[],
+  problems: readonly Problem[],
   summary: string,
 ): StatusEntry {
   const ref = { kind, namespace: meta.namespace, name: meta.name };
   const ready: ReadyCondition =
-    errors.length === 0
+    problems.length === 0
       ? { type: "Ready", status: "True", reason: "Rendered", message: summary }
       : {
           type: "Ready",
           status: "False",
           reason: "InconsistentConfig",
-          message: `not published: ${errors.join("; ")}`,
+          message: `not published: ${problems.map((p) => p.message).join("; ")}`,
         };
-  const problems: Problem[] = errors.map((message) => ({
-    object: ref,
-    field: "",
-    reason: "InconsistentConfig",
-    message,
-    severity: "error",
-  }));
   return entry(ref, ready, problems, {});
 }
 

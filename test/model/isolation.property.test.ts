@@ -20,7 +20,7 @@ describe("source isolation on a shared VLAN", () => {
         const t = result.topologies[0];
         if (t?.proxy === undefined) return;
         const rendered = renderEnvoy(t.proxy);
-        expect(rendered.ok, rendered.ok ? "" : rendered.errors.join("\n")).toBe(true);
+        expect(rendered.ok, rendered.ok ? "" : rendered.errors.map((e) => e.message).join("\n")).toBe(true);
         if (!rendered.ok) return;
         const listener = (port: number) =>
           rendered.resources.listeners.find(

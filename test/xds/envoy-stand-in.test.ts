@@ -35,7 +35,7 @@ afterAll(() => {
 
 function base(): EnvoyResources {
   const r = renderEnvoy(richModel());
-  if (!r.ok) throw new Error(r.errors.join("\n"));
+  if (!r.ok) throw new Error(r.errors.map((e) => e.message).join("\n"));
   return structuredClone(r.resources);
 }
 

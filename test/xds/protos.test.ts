@@ -17,7 +17,7 @@ import { richModel } from "./proxy-fixture.js";
 
 function rendered(): EnvoyResources {
   const r = renderEnvoy(richModel());
-  if (!r.ok) throw new Error(r.errors.join("\n"));
+  if (!r.ok) throw new Error(r.errors.map((e) => e.message).join("\n"));
   return r.resources;
 }
 

@@ -14,13 +14,13 @@ import {
 
 function ok(model: ProxyModel): EnvoyResources {
   const r = renderEnvoy(model);
-  if (!r.ok) throw new Error(r.errors.join("\n"));
+  if (!r.ok) throw new Error(r.errors.map((e) => e.message).join("\n"));
   return r.resources;
 }
 
 function errors(model: ProxyModel): string[] {
   const r = renderEnvoy(model);
-  return r.ok ? [] : r.errors;
+  return r.ok ? [] : r.errors.map((e) => e.message);
 }
 
 function names(items: readonly object[], key = "name"): unknown[] {

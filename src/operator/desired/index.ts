@@ -6,7 +6,7 @@ import type { Infra } from "../../api/schema.js";
 import { parseCidr } from "../../model/ipv4.js";
 import { refKey } from "../../model/problems.js";
 import { readyCondition } from "../../model/status.js";
-import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../../model/types.js";
+import type { BuildResult, ClusterState, ObjectRef, Problem, ProblemReason, Topology } from "../../model/types.js";
 import type { RenderedInfra } from "../../pipeline/outputs.js";
 import { coreDnsWorkload } from "./coredns.js";
 import { envoyWorkload, proxyService, splitHostPort } from "./envoy.js";
@@ -149,7 +149,7 @@ export function allObjects(state: DesiredState): DesiredObject[] {
   return [...sortObjects(state.infras.flatMap((i) => i.objects)), ...state.crossNamespace];
 }
 
-function problem(object: ObjectRef, field: string, reason: string, message: string): Problem {
+function problem(object: ObjectRef, field: string, reason: ProblemReason, message: string): Problem {
   return { object, field, reason, message, severity: "error" };
 }
 

@@ -2,7 +2,7 @@
 // annotations that let the operator find what it owns. Pure.
 import { createHash } from "node:crypto";
 import { API_VERSION } from "../../api/schema.js";
-import { INFRA_LABEL } from "../../model/build.js";
+import { INFRA_LABEL } from "../../model/children.js";
 
 /** metav1.OwnerReference as applied: the Infra, controlling, blocking foreground deletion. */
 export interface OwnerReference {

@@ -1,15 +1,21 @@
 // CDS: one EDS cluster per Upstream; endpoints always come over ADS, never from DNS.
+import type { Cluster } from "./envoy-types.js";
+import type { ObjectProblems } from "../../model/problems.js";
 import type { Upstream } from "../../model/types.js";
 import { adsConfigSource } from "./ads.js";
 import { durationFromSeconds } from "./duration.js";
 import { sortByKey } from "./json.js";
 
-/** Cluster JSON for every upstream, sorted by name; bad timeouts are reported in `errors`. */
-export function renderClusters(upstreams: readonly Upstream[], errors: string[]): object[] {
-  return sortByKey(upstreams, (u) => u.name).map((u) => {
+/** Cluster JSON for every upstream, sorted by name; bad timeouts are reported in `problems`. */
+export function renderClusters(upstreams: readonly Upstream[], problems: ObjectProblems): Cluster[] {
+  return sortByKey(upstreams, (u) => u.name).map((u): Cluster => {
     const timeout = durationFromSeconds(u.connectTimeoutSeconds);
     if (timeout === undefined) {
-      errors.push(`upstream "${u.name}": connect timeout ${u.connectTimeoutSeconds}s is not a positive duration`);
+      problems.error(
+        "",
+        "InconsistentConfig",
+        `upstream "${u.name}": connect timeout ${u.connectTimeoutSeconds}s is not a positive duration`,
+      );
     }
     return {
       name: u.name,

@@ -1,13 +1,15 @@
 // EDS: one ClusterLoadAssignment per Upstream with its resolved IP:port endpoints (possibly none,
 // in which case Envoy refuses the connection rather than guessing).
+import type { ClusterLoadAssignment } from "./envoy-types.js";
+import type { ObjectProblems } from "../../model/problems.js";
 import { parseIPv4 } from "../../model/ipv4.js";
 import type { Endpoint, Upstream } from "../../model/types.js";
 import { sortByKey } from "./json.js";
 
-/** ClusterLoadAssignment JSON for every upstream, sorted by cluster_name; bad addresses go to `errors`. */
-export function renderEndpoints(upstreams: readonly Upstream[], errors: string[]): object[] {
-  return sortByKey(upstreams, (u) => u.name).map((u) => {
-    const endpoints = uniqueEndpoints(u, errors);
+/** ClusterLoadAssignment JSON for every upstream, sorted by cluster_name; bad addresses go to `problems`. */
+export function renderEndpoints(upstreams: readonly Upstream[], problems: ObjectProblems): ClusterLoadAssignment[] {
+  return sortByKey(upstreams, (u) => u.name).map((u): ClusterLoadAssignment => {
+    const endpoints = uniqueEndpoints(u, problems);
     if (endpoints.length === 0) return { cluster_name: u.name };
     return {
       cluster_name: u.name,
@@ -23,16 +25,20 @@ export function renderEndpoints(upstreams: readonly Upstream[], errors: string[]
 }
 
 /** Valid endpoints, deduplicated and sorted numerically by address then port. */
-function uniqueEndpoints(u: Upstream, errors: string[]): Endpoint[] {
+function uniqueEndpoints(u: Upstream, problems: ObjectProblems): Endpoint[] {
   const byKey = new Map<string, { ip: number; endpoint: Endpoint }>();
   for (const e of u.endpoints) {
     const ip = parseIPv4(e.address);
     if (ip === undefined) {
-      errors.push(`upstream "${u.name}": endpoint address "${e.address}" is not an IPv4 address`);
+      problems.error(
+        "",
+        "InconsistentConfig",
+        `upstream "${u.name}": endpoint address "${e.address}" is not an IPv4 address`,
+      );
       continue;
     }
     if (!Number.isInteger(e.port) || e.port < 1 || e.port > 65535) {
-      errors.push(`upstream "${u.name}": endpoint port ${e.port} is out of range`);
+      problems.error("", "InconsistentConfig", `upstream "${u.name}": endpoint port ${e.port} is out of range`);
       continue;
     }
     byKey.set(`${e.address}:${e.port}`, { ip, endpoint: e });

@@ -1,6 +1,8 @@
 // LDS: TLS-passthrough listeners on 443 and 6443 (one filter chain per backend, chosen by SNI and
 // source address, no default chain so unknown clients reach nothing) and, when apps ingress is
 // served, a plain-HTTP listener on 80 that routes by Host through RDS.
+import type { Address, CidrRange, FilterChain, FilterChainMatch, Listener } from "./envoy-types.js";
+import type { ObjectProblems } from "../../model/problems.js";
 import { formatIPv4, parseCidr, parseIPv4 } from "../../model/ipv4.js";
 import type { Backend } from "../../model/types.js";
 import { adsConfigSource } from "./ads.js";
@@ -35,14 +37,14 @@ const TLS_LISTENERS = [
   { name: KUBE_LISTENER_NAME, port: 6443 },
 ] as const;
 
-/** Listener JSON for the backends, sorted by name; unusable backend fields go to `errors`. */
-export function renderListeners(backends: readonly Backend[], errors: string[]): object[] {
-  const listeners: { name: string; value: object }[] = [];
+/** Listener JSON for the backends, sorted by name; unusable backend fields go to `problems`. */
+export function renderListeners(backends: readonly Backend[], problems: ObjectProblems): Listener[] {
+  const listeners: { name: string; value: Listener }[] = [];
   for (const { name, port } of TLS_LISTENERS) {
     const chains = sortByKey(
       backends.filter((b) => b.port === port),
       (b) => b.name,
-    ).map((b) => tlsChain(b, errors));
+    ).map((b) => tlsChain(b, problems));
     if (chains.length === 0) continue;
     listeners.push({
       name,
@@ -58,29 +60,33 @@ export function renderListeners(backends: readonly Backend[], errors: string[]):
   for (const b of http) {
     // Host routing cannot also match on the client address; refuse rather than widen access.
     if (b.sourcePrefixRanges.length > 0) {
-      errors.push(`backend "${b.name}": source prefix ranges are not supported on the HTTP listener`);
+      problems.error(
+        "",
+        "InconsistentConfig",
+        `backend "${b.name}": source prefix ranges are not supported on the HTTP listener`,
+      );
     }
   }
   if (http.length > 0) listeners.push({ name: HTTP_LISTENER_NAME, value: httpListener() });
   const served: readonly number[] = [80, ...TLS_LISTENERS.map((l) => l.port)];
   for (const b of backends) {
     if (!served.includes(b.port)) {
-      errors.push(`backend "${b.name}": no listener on port ${String(b.port)}`);
+      problems.error("", "InconsistentConfig", `backend "${b.name}": no listener on port ${String(b.port)}`);
     }
   }
   return sortByKey(listeners, (l) => l.name).map((l) => l.value);
 }
 
-function socketAddress(port: number): object {
+function socketAddress(port: number): Address {
   return { socket_address: { address: BIND_ADDRESS, port_value: port } };
 }
 
-function tlsChain(b: Backend, errors: string[]): object {
+function tlsChain(b: Backend, problems: ObjectProblems): FilterChain {
   const serverNames = [...new Set(b.serverNames)].sort(compareText);
-  const ranges = sourceRanges(b, errors);
+  const ranges = sourceRanges(b, problems);
   // Every chain on 443/6443 is TLS passthrough, the source-matched kubernetes-service chain too
   // (the original's test expects transport_protocol: tls there): a plain-TCP client matches nothing.
-  const match = {
+  const match: FilterChainMatch = {
     ...(serverNames.length > 0 ? { server_names: serverNames } : {}),
     transport_protocol: "tls",
     ...(ranges.length > 0 ? { source_prefix_ranges: ranges } : {}),
@@ -98,13 +104,17 @@ function tlsChain(b: Backend, errors: string[]): object {
 }
 
 /** CidrRange JSON for the backend's source ranges, deduplicated, sorted by address then length. */
-function sourceRanges(b: Backend, errors: string[]): object[] {
+function sourceRanges(b: Backend, problems: ObjectProblems): CidrRange[] {
   const parsed = new Map<string, { network: number; prefix: number }>();
   for (const text of b.sourcePrefixRanges) {
     const bare = parseIPv4(text);
     const c = bare !== undefined ? { network: bare, prefix: 32 } : parseCidr(text);
     if (!c) {
-      errors.push(`backend "${b.name}": source prefix range "${text}" is not an IPv4 CIDR`);
+      problems.error(
+        "",
+        "InconsistentConfig",
+        `backend "${b.name}": source prefix range "${text}" is not an IPv4 CIDR`,
+      );
       continue;
     }
     parsed.set(`${c.network}/${c.prefix}`, { network: c.network, prefix: c.prefix });
@@ -119,7 +129,7 @@ function statPrefix(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, "_");
 }
 
-function httpListener(): object {
+function httpListener(): Listener {
   return {
     name: HTTP_LISTENER_NAME,
     address: socketAddress(80),

@@ -1,5 +1,6 @@
 // RDS: the plain-HTTP listener's route table, one virtual host per apps-http backend (Host
 // `*.apps.D` → that cluster's apps ingress VIP).
+import type { RouteConfiguration } from "./envoy-types.js";
 import type { Backend } from "../../model/types.js";
 import { compareText, sortByKey } from "./json.js";
 
@@ -7,7 +8,7 @@ import { compareText, sortByKey } from "./json.js";
 export const HTTP_ROUTE_CONFIG_NAME = "http-80";
 
 /** RouteConfiguration JSON for the port-80 backends; none when there are no such backends. */
-export function renderRoutes(backends: readonly Backend[]): object[] {
+export function renderRoutes(backends: readonly Backend[]): RouteConfiguration[] {
   const http = sortByKey(
     backends.filter((b) => b.port === 80),
     (b) => b.name,

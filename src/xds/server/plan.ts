@@ -5,6 +5,7 @@ import { setVersion } from "../cache/snapshot.js";
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../render/type-urls.js";
 import type { PushRecord } from "../status.js";
 import type { Held } from "./memory.js";
+import type { Subscription } from "./subscription.js";
 
 /** Delta: the client was told this name does not exist. */
 export const ABSENT: Held = { version: "", res: undefined };
@@ -24,12 +25,8 @@ export interface Inflight {
 /** A stream's subscription and client-state knowledge for one type URL. */
 export interface TypeState {
   readonly typeUrl: string;
-  /** Subscribed to everything of the type (legacy empty first request, or "*"). */
-  wildcard: boolean;
-  /** SotW: the first request was empty, so later empty requests stay wildcard. */
-  legacy: boolean;
-  /** Explicitly subscribed names ("*" excluded). */
-  names: Set<string>;
+  /** What the client asked for (wildcard and names); replaced by each request. */
+  subscription: Subscription;
   held: ReadonlyMap<string, Held>;
   acked: ReadonlyMap<string, Held>;
   /**
@@ -72,10 +69,11 @@ export function planSotw(
 ): Plan | undefined {
   const resources = typeSnap?.resources ?? NOTHING;
   const view = new Map<string, CachedResource>();
-  if (ts.wildcard) {
+  const sub = ts.subscription;
+  if (sub.wildcard) {
     for (const [n, r] of resources) view.set(n, r);
   } else {
-    for (const n of ts.names) {
+    for (const n of sub.names) {
       const r = resources.get(n);
       if (r) view.set(n, r);
     }
@@ -125,12 +123,13 @@ export function planDelta(
       next.set(name, ABSENT);
     }
   };
-  if (ts.wildcard) for (const name of resources.keys()) consider(name, ts.names.has(name));
-  for (const name of ts.names) if (!(ts.wildcard && resources.has(name))) consider(name, true);
+  const { wildcard, names } = ts.subscription;
+  if (wildcard) for (const name of resources.keys()) consider(name, names.has(name));
+  for (const name of names) if (!(wildcard && resources.has(name))) consider(name, true);
   for (const [name, h] of ts.held) {
-    if (ts.names.has(name) || resources.has(name) || retained.has(name)) continue;
+    if (names.has(name) || resources.has(name) || retained.has(name)) continue;
     next.delete(name);
-    if (ts.wildcard && h.version !== "") removed.push(name);
+    if (wildcard && h.version !== "") removed.push(name);
   }
   if (changed.length === 0 && removed.length === 0 && !(ts.firstPending && !ts.resyncOnly)) {
     if (next.size !== ts.held.size) ts.held = next;
@@ -244,7 +243,7 @@ export function waitingFor(
   const eds = types.get(ENDPOINT_TYPE_URL);
   for (const r of changed) {
     for (const c of r.references.clusters) {
-      if (!cds.wildcard && !cds.names.has(c)) continue;
+      if (!cds.subscription.has(c)) continue;
       // ACKed, and not being taken away by a response still in flight (the client applies
       // responses in order, so it will have applied that one first).
       const acked = cds.acked.get(c)?.res;

@@ -18,6 +18,7 @@ import type { HeldResource, Logger, NodeIdentity, StreamConfig, XdsProtocol, Xds
 import type { Clock } from "./clock.js";
 import type { TimerHandle } from "../../util/clock.js";
 import type { Held, NodeMemory } from "./memory.js";
+import { Subscription } from "./subscription.js";
 import {
   incrementalInSotw,
   NO_HELD,
@@ -280,9 +281,7 @@ export class Session {
     if (existing) return { state: existing, created: false };
     const state: TypeState = {
       typeUrl,
-      wildcard: false,
-      legacy: false,
-      names: new Set(),
+      subscription: Subscription.NONE,
       held: new Map(),
       acked: new Map(),
       kept: new Map(),
@@ -366,26 +365,16 @@ export class Session {
 
   // Rule 9: empty first request = wildcard for LDS/CDS, "*" = explicit wildcard.
   #subscribeSotw(ts: TypeState, requested: readonly string[], created: boolean, now: number): void {
-    if (created) ts.legacy = requested.length === 0 && this.#legacyWildcardAllowed(ts.typeUrl);
-    else if (requested.length > 0) ts.legacy = false;
-    const wildcard = requested.includes("*") || (ts.legacy && requested.length === 0);
-    const names = new Set(requested.filter((n) => n !== "*"));
-    let added = wildcard && !ts.wildcard;
-    for (const n of names) if (!ts.names.has(n)) added = true;
-    if ((ts.wildcard && !wildcard) || [...ts.names].some((n) => !names.has(n))) ts.narrowed = true;
-    ts.wildcard = wildcard;
-    ts.names = names;
-    this.#noteSubscription(ts, added, now);
+    const change = ts.subscription.sotw(requested, created, this.#legacyWildcardAllowed(ts.typeUrl));
+    if (change.narrowed) ts.narrowed = true;
+    ts.subscription = change.subscription;
+    this.#noteSubscription(ts, change.added, now);
     this.#prune(ts);
   }
 
   // Rules 17, 19: Delta subscriptions change incrementally; a reconnect declares what it holds.
   #subscribeDelta(ts: TypeState, req: DeltaRequest, created: boolean, now: number): void {
-    let added = false;
     if (created) {
-      ts.wildcard =
-        (req.subscribe.length === 0 && this.#legacyWildcardAllowed(ts.typeUrl)) || req.subscribe.includes("*");
-      added = ts.wildcard;
       const current =
         this.group === undefined ? undefined : this.ctx.cache.getSnapshot(this.group)?.types.get(ts.typeUrl);
       const held = new Map<string, Held>();
@@ -403,20 +392,11 @@ export class Session {
       ts.held = held;
       ts.acked = held;
       ts.resyncOnly = req.initialVersions.size > 0;
-    } else if (req.subscribe.includes("*") && !ts.wildcard) {
-      ts.wildcard = true;
-      added = true;
     }
-    for (const n of req.subscribe) {
-      if (n === "*" || ts.names.has(n)) continue;
-      ts.names.add(n);
-      added = true;
-    }
-    for (const n of req.unsubscribe) {
-      if (n === "*") ts.wildcard = false;
-      else ts.names.delete(n);
-    }
-    this.#noteSubscription(ts, added, now);
+    const legacyAllowed = this.#legacyWildcardAllowed(ts.typeUrl);
+    const change = ts.subscription.delta(req.subscribe, req.unsubscribe, created, legacyAllowed);
+    ts.subscription = change.subscription;
+    this.#noteSubscription(ts, change.added, now);
     this.#prune(ts);
   }
 
@@ -428,10 +408,11 @@ export class Session {
 
   /** Forget what the client holds of names it no longer subscribes to. */
   #prune(ts: TypeState): void {
-    if (ts.wildcard) return;
+    const sub = ts.subscription;
+    if (sub.wildcard) return;
     const keep = (m: ReadonlyMap<string, Held>): ReadonlyMap<string, Held> => {
       for (const name of m.keys()) {
-        if (!ts.names.has(name)) return new Map([...m].filter(([n]) => ts.names.has(n)));
+        if (!sub.names.has(name)) return new Map([...m].filter(([n]) => sub.names.has(n)));
       }
       return m;
     };

@@ -16,7 +16,7 @@ export function rendered(
   endpointsFor: (name: string) => Upstream["endpoints"] = sampleEndpoints,
 ): EnvoyResources {
   const r = renderEnvoy(proxyModel(attachments, endpointsFor));
-  if (!r.ok) throw new Error(r.errors.join("\n"));
+  if (!r.ok) throw new Error(r.errors.map((e) => e.message).join("\n"));
   return r.resources;
 }
 

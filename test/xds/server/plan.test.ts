@@ -1,0 +1,137 @@
+// planSotw and planDelta alone (src/xds/server/plan.ts): what a stream sends next for one type,
+// from a real cached snapshot (rendered, encoded) and a client state, without a stream.
+// Rules: docs/xds-protocol.md#rule-7 (no empty pushes), #rule-9 (wildcards), #rule-18 (removals).
+import { describe, expect, test } from "vitest";
+import { SnapshotCache } from "../../../src/xds/cache/index.js";
+import type { CachedResource, TypeSnapshot } from "../../../src/xds/cache/snapshot.js";
+import type { Held } from "../../../src/xds/server/memory.js";
+import { ABSENT, NOTHING, planDelta, planSotw, type TypeState } from "../../../src/xds/server/plan.js";
+import { Subscription } from "../../../src/xds/server/subscription.js";
+import { CLUSTER_TYPE_URL } from "../../../src/xds/render/type-urls.js";
+import { ALPHA, BETA } from "../proxy-fixture.js";
+import { GROUP, publish, rendered } from "./fixtures.js";
+
+function clusters(): TypeSnapshot {
+  const cache = new SnapshotCache();
+  publish(cache, GROUP, rendered([ALPHA, BETA]));
+  const cds = cache.getSnapshot(GROUP)?.types.get(CLUSTER_TYPE_URL);
+  if (cds === undefined) throw new Error("no CDS in the snapshot");
+  return cds;
+}
+
+const CDS = clusters();
+const NAMES = [...CDS.resources.keys()].sort();
+const [A = "", B = ""] = NAMES;
+
+function state(subscription: Subscription, held: ReadonlyMap<string, Held> = new Map()): TypeState {
+  return {
+    typeUrl: CLUSTER_TYPE_URL,
+    subscription,
+    held,
+    acked: held,
+    kept: new Map(),
+    inflight: undefined,
+    lastNonce: "",
+    lastVersion: "",
+    firstPending: true,
+    resyncOnly: false,
+    subscriptionChanged: true,
+    narrowed: false,
+    subscribedAt: 0,
+  };
+}
+
+const sotw = (names: readonly string[]): Subscription => Subscription.NONE.sotw(names, true, true).subscription;
+const delta = (names: readonly string[]): Subscription => Subscription.NONE.delta(names, [], true, true).subscription;
+const holding = (names: readonly string[]): Map<string, Held> =>
+  new Map(names.map((n) => [n, { version: CDS.resources.get(n)?.version ?? "", res: CDS.resources.get(n) }]));
+const sorted = (rs: readonly CachedResource[]): string[] => rs.map((r) => r.name).sort();
+
+describe("planSotw: the full subscribed set, only when it differs from what was sent", () => {
+  test("the snapshot holds at least two clusters to subscribe apart", () => {
+    expect(NAMES.length).toBeGreaterThanOrEqual(2);
+  });
+
+  test("a wildcard first request gets every resource, at the type's version", () => {
+    const plan = planSotw(state(sotw([])), CDS, NOTHING);
+    expect(plan?.version).toBe(CDS.version);
+    expect([...(plan?.next.keys() ?? [])].sort()).toEqual(NAMES);
+    expect([plan?.count, plan?.entries.length, plan?.removed]).toEqual([NAMES.length, NAMES.length, []]);
+  });
+
+  test("explicit names get only those; an unknown name is left out", () => {
+    const plan = planSotw(state(sotw([A, "no-such-cluster"])), CDS, NOTHING);
+    expect([...(plan?.next.keys() ?? [])]).toEqual([A]);
+    expect(sorted(plan?.changed ?? [])).toEqual([A]);
+  });
+
+  test("rule 7: the client already holds exactly this at this version: no response", () => {
+    const ts = { ...state(sotw([])), held: holding(NAMES), firstPending: false, lastVersion: CDS.version };
+    expect(planSotw(ts, CDS, NOTHING)).toBeUndefined();
+  });
+
+  test("the first request is answered even when the client already holds everything", () => {
+    const ts = { ...state(sotw([])), held: holding(NAMES), lastVersion: CDS.version };
+    const plan = planSotw(ts, CDS, NOTHING);
+    expect([plan?.count, plan?.changed.length]).toEqual([NAMES.length, 0]);
+  });
+
+  test("a narrowed subscription is answered at the current version, then the flag is spent", () => {
+    const ts = { ...state(sotw([A])), held: holding([A]), firstPending: false, lastVersion: "old", narrowed: true };
+    expect(planSotw(ts, CDS, NOTHING)?.version).toBe(CDS.version);
+    expect(ts.narrowed).toBe(false);
+  });
+
+  test("no snapshot: an empty response at the version of the empty set", () => {
+    const plan = planSotw(state(sotw([])), undefined, NOTHING);
+    expect([plan?.count, plan?.next.size]).toEqual([0, 0]);
+    expect(plan?.version).not.toBe(CDS.version);
+  });
+});
+
+describe("planDelta: only what differs from what the client holds", () => {
+  test("a wildcard first request gets every resource", () => {
+    const plan = planDelta(state(delta([])), CDS, NOTHING);
+    expect(sorted(plan?.changed ?? [])).toEqual(NAMES);
+    expect(plan?.removed).toEqual([]);
+  });
+
+  test("a held resource at its version is not sent again", () => {
+    const plan = planDelta(state(delta([]), holding([A])), CDS, NOTHING);
+    expect(sorted(plan?.changed ?? [])).toEqual(NAMES.filter((n) => n !== A));
+  });
+
+  test("rule 18: an explicitly subscribed name that does not exist is removed, once", () => {
+    const ts = state(delta([A, "no-such-cluster"]));
+    const plan = planDelta(ts, CDS, NOTHING);
+    expect(sorted(plan?.changed ?? [])).toEqual([A]);
+    expect(plan?.removed).toEqual(["no-such-cluster"]);
+    expect(plan?.next.get("no-such-cluster")).toEqual(ABSENT);
+    const after = { ...ts, held: plan?.next ?? new Map<string, Held>(), firstPending: false };
+    expect(planDelta(after, CDS, NOTHING)).toBeUndefined();
+  });
+
+  test("under the wildcard, a held resource gone from the snapshot is removed", () => {
+    const held = new Map([...holding(NAMES), ["gone", { version: "v-gone", res: undefined }]]);
+    const plan = planDelta({ ...state(delta([]), held), firstPending: false }, CDS, NOTHING);
+    expect(plan?.removed).toEqual(["gone"]);
+    expect(plan?.changed).toEqual([]);
+    expect(plan?.next.has("gone")).toBe(false);
+  });
+
+  test("a reconnect that holds everything (resyncOnly) gets nothing, and the first request is settled", () => {
+    const ts = { ...state(delta([]), holding(NAMES)), resyncOnly: true };
+    expect(planDelta(ts, CDS, NOTHING)).toBeUndefined();
+    expect(ts.firstPending).toBe(false);
+  });
+
+  test("a fresh stream's first request is answered even with nothing to send", () => {
+    const plan = planDelta(state(delta(["no-such-cluster"]), new Map([["no-such-cluster", ABSENT]])), CDS, NOTHING);
+    expect([plan?.count, plan?.removed]).toEqual([0, []]);
+  });
+
+  test("explicit names beside the wildcard are not sent twice", () => {
+    const plan = planDelta(state(Subscription.NONE.delta(["*", B], [], true, false).subscription), CDS, NOTHING);
+    expect(sorted(plan?.changed ?? [])).toEqual(NAMES);
+  });
+});
