@@ -8,7 +8,7 @@
 // claimed by a rebuilt attachment is rebuilt too, until no claim crosses the boundary.
 import { controlPlaneNamespaceOf, hostedClusterOf } from "./attachments.js";
 import { changedClaims, ClaimsView, HC_CLAIM } from "./claims-view.js";
-import { build } from "./build.js";
+import { build, recordSchemaProblems } from "./build.js";
 import {
   applyChanges,
   changesBetween,
@@ -376,11 +376,6 @@ function push<T>(m: Map<string, T[]>, key: string, value: T): void {
 /** The schema's problems, as build() reports them. */
 function schemaProblemsOf(inputs: BuildInputs): Problem[] {
   const problems = new Problems();
-  for (const inv of inputs.invalid ?? []) {
-    for (const e of inv.errors) problems.error(inv.ref, e.field, "InvalidSpec", e.message);
-  }
-  for (const w of inputs.unknownFields ?? []) {
-    for (const e of w.errors) problems.warning(w.ref, e.field, "UnknownField", e.message);
-  }
+  recordSchemaProblems(inputs, problems);
   return problems.sorted();
 }
