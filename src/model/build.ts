@@ -12,12 +12,7 @@ import type { AllocatedAddresses } from "./workers.js";
 
 export function build(state: ClusterState): BuildResult {
   const problems = new Problems();
-  for (const inv of state.invalid ?? []) {
-    for (const e of inv.errors) problems.for(inv.ref).error(e.field, "InvalidSpec", e.message);
-  }
-  for (const w of state.unknownFields ?? []) {
-    for (const e of w.errors) problems.for(w.ref).warning(e.field, "UnknownField", e.message);
-  }
+  recordSchemaProblems(state, problems);
 
   const services: ServiceIndex = new Map(state.services.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]));
   const infras = new Map<string, ResolvedInfra>();
@@ -69,6 +64,22 @@ export function build(state: ClusterState): BuildResult {
     });
   }
   return { topologies, problems: problems.sorted(), claims };
+}
+
+/** The schema's problems: versions validation refused, and fields it does not declare. */
+export function recordSchemaProblems(
+  state: {
+    readonly invalid?: ClusterState["invalid"] | undefined;
+    readonly unknownFields?: ClusterState["unknownFields"] | undefined;
+  },
+  problems: Problems,
+): void {
+  for (const inv of state.invalid ?? []) {
+    for (const e of inv.errors) problems.for(inv.ref).error(e.field, "InvalidSpec", e.message);
+  }
+  for (const w of state.unknownFields ?? []) {
+    for (const e of w.errors) problems.for(w.ref).warning(e.field, "UnknownField", e.message);
+  }
 }
 
 /** The allocation table as workerAddresses reads it; released entries belong to no worker. */

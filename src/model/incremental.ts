@@ -1,0 +1,381 @@
+// The model, incrementally: the previous build + keyed changes + the inputs that are not watched
+// objects → the next build, equal to build() of the whole new state
+// (test/model/incremental.property.test.ts). Pure; the previous build is left untouched.
+//
+// Only the Infras the changes feed (src/model/feeds.ts) are built again, by build() itself on
+// the part of the state they read. Cross-Infra rules widen that set: a HostedCluster goes to the
+// oldest of all its claimants on every Infra, so every Infra holding a claimant of a HostedCluster
+// claimed by a rebuilt attachment is rebuilt too, until no claim crosses the boundary.
+import { controlPlaneNamespaceOf, hostedClusterOf } from "./attachments.js";
+import { changedClaims, ClaimsView, HC_CLAIM } from "./claims-view.js";
+import { build, recordSchemaProblems } from "./build.js";
+import {
+  applyChanges,
+  changesBetween,
+  EMPTY_INDEX,
+  EMPTY_STATE,
+  feeds,
+  infraKeyOf,
+  members,
+  nadKeyOf,
+  proxyServiceKey,
+  type FeedIndex,
+  type ObjectChange,
+  type ObservedKind,
+} from "./feeds.js";
+import { cmp, compareProblems, Problems } from "./problems.js";
+import type { BuildResult, ClusterState, InvalidObject, Problem, Topology } from "./types.js";
+
+/** What a ClusterState holds besides the watched objects. */
+export type BuildInputs = {
+  readonly [K in "invalid" | "unknownFields" | "incumbents" | "dhcpAllocations" | "now"]?: ClusterState[K] | undefined;
+};
+
+/** What one Infra ("<namespace>/<name>", existing or only referenced) contributes to the result. */
+interface InfraPart {
+  readonly topology: Topology | undefined;
+  readonly problems: readonly Problem[];
+  readonly claims: ReadonlyMap<string, string>;
+  /** Its DHCP model reads `now`: an allocation is released (stamped now, or expiring later). */
+  readonly timed: boolean;
+  /**
+   * Infras rebuilt with it whenever it is: a problem about an object several of them read (a VMI
+   * on a NAD two Infras share) was kept here, but any of them may have reported it.
+   */
+  readonly linked: readonly string[];
+}
+
+export interface IncrementalBuild {
+  readonly index: FeedIndex;
+  readonly inputs: BuildInputs;
+  readonly result: BuildResult;
+  readonly parts: ReadonlyMap<string, InfraPart>;
+  /** Problems of the schema: state.invalid and state.unknownFields. */
+  readonly schemaProblems: readonly Problem[];
+  /** result.claims, as the view that shares each unchanged Infra's claims. */
+  readonly claims: ClaimsView;
+  /** Infras built again by this step. */
+  readonly rebuilt: ReadonlySet<string>;
+}
+
+const NO_VIEW = new ClaimsView(new Map(), new Map());
+const NONE: IncrementalBuild = {
+  index: EMPTY_INDEX,
+  inputs: {},
+  result: { topologies: [], problems: [], claims: NO_VIEW },
+  claims: NO_VIEW,
+  parts: new Map(),
+  schemaProblems: [],
+  rebuilt: new Set(),
+};
+
+/** The first build: every object of `state` is an addition. */
+export function buildFrom(state: ClusterState): IncrementalBuild {
+  return buildIncremental(undefined, changesBetween(EMPTY_STATE, state), inputsOf(state));
+}
+
+export function inputsOf(state: ClusterState): BuildInputs {
+  const { invalid, unknownFields, incumbents, dhcpAllocations, now } = state;
+  return { invalid, unknownFields, incumbents, dhcpAllocations, now };
+}
+
+export function buildIncremental(
+  previous: IncrementalBuild | undefined,
+  changes: readonly ObjectChange[],
+  inputs: BuildInputs,
+): IncrementalBuild {
+  const prev = previous ?? NONE;
+  const index = applyChanges(prev.index, changes);
+  const affected = affectedInfras(prev, index, changes, inputs);
+  widen(prev, index, affected);
+
+  const sub = build(subState(index, affected, inputs));
+  const parts = new Map(prev.parts);
+  const dropped = new Set<Problem>();
+  for (const key of affected) {
+    const old = prev.parts.get(key);
+    for (const p of old?.problems ?? []) dropped.add(p);
+    parts.delete(key);
+  }
+  const fresh = partsOf(sub, index, affected, inputs);
+  for (const [key, part] of fresh) parts.set(key, part);
+
+  const schemaChanged = previous === undefined || prev.inputs.invalid !== inputs.invalid;
+  const schemaProblems =
+    schemaChanged || prev.inputs.unknownFields !== inputs.unknownFields
+      ? schemaProblemsOf(inputs)
+      : prev.schemaProblems;
+  if (schemaProblems !== prev.schemaProblems) for (const p of prev.schemaProblems) dropped.add(p);
+
+  const problems = prev.result.problems.filter((p) => !dropped.has(p));
+  for (const part of fresh.values()) problems.push(...part.problems);
+  if (schemaProblems !== prev.schemaProblems) problems.push(...schemaProblems);
+
+  const claims = claimsOf(prev, affected, fresh);
+
+  const topologies = prev.result.topologies.filter((t) => !affected.has(`${t.infra.namespace}/${t.infra.name}`));
+  for (const part of fresh.values()) if (part.topology !== undefined) topologies.push(part.topology);
+  topologies.sort((a, b) => cmp(`${a.infra.namespace}/${a.infra.name}`, `${b.infra.namespace}/${b.infra.name}`));
+
+  return {
+    index,
+    inputs,
+    result: { topologies, problems: problems.sort(compareProblems), claims },
+    parts,
+    schemaProblems,
+    claims,
+    rebuilt: affected,
+  };
+}
+
+/** The Infras the changes and the changed inputs feed, before and after. */
+function affectedInfras(
+  prev: IncrementalBuild,
+  index: FeedIndex,
+  changes: readonly ObjectChange[],
+  inputs: BuildInputs,
+): Set<string> {
+  const out = new Set<string>();
+  const addAll = (keys: Iterable<string>): void => {
+    for (const k of keys) out.add(k);
+  };
+  for (const change of changes) {
+    for (const o of [change.before, change.after]) {
+      if (o === undefined) continue;
+      addAll(feeds(prev.index, change.kind, o));
+      addAll(feeds(index, change.kind, o));
+    }
+  }
+  // An invalid Infra appearing or going changes what its attachments are told (InfraNotReady).
+  const invalidInfras = (list: readonly InvalidObject[] | undefined): Set<string> =>
+    new Set((list ?? []).filter((i) => i.ref.kind === "Infra").map((i) => `${i.ref.namespace}/${i.ref.name}`));
+  if (prev.inputs.invalid !== inputs.invalid) {
+    const [a, b] = [invalidInfras(prev.inputs.invalid), invalidInfras(inputs.invalid)];
+    for (const k of a) if (!b.has(k)) out.add(k);
+    for (const k of b) if (!a.has(k)) out.add(k);
+  }
+  if (prev.inputs.dhcpAllocations !== inputs.dhcpAllocations) {
+    const none = new Map<string, Table>();
+    const [a, b] = [prev.inputs.dhcpAllocations ?? none, inputs.dhcpAllocations ?? none];
+    for (const k of new Set([...a.keys(), ...b.keys()]))
+      if (!sameTable(a.get(k), b.get(k)) && k.endsWith(DHCP_SUFFIX)) out.add(k.slice(0, -DHCP_SUFFIX.length));
+  }
+  if (prev.inputs.incumbents !== inputs.incumbents) {
+    const none = new Map<string, string>();
+    const [a, b] = [prev.inputs.incumbents ?? none, inputs.incumbents ?? none];
+    for (const k of changedClaims(a, b)) addAll(claimOwners(k, prev.index, index));
+  }
+  if (prev.inputs.now !== inputs.now) for (const [k, part] of prev.parts) if (part.timed) out.add(k);
+  return out;
+}
+
+const DHCP_SUFFIX = "-dhcp";
+
+type Table = NonNullable<BuildInputs["dhcpAllocations"]> extends ReadonlyMap<string, infer T> ? T : never;
+
+/** The persisted table fed back is a new array each time; compare what it says (its own size, not the cluster's). */
+function sameTable(a: Table | undefined, b: Table | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return a.every((x, i) => {
+    const y = b[i];
+    return y !== undefined && x.mac === y.mac && x.ip === y.ip && x.vmi === y.vmi && x.releasedAt === y.releasedAt;
+  });
+}
+
+/** The Infras whose build reads a claim's incumbent. */
+function claimOwners(key: string, ...indexes: FeedIndex[]): Set<string> {
+  const out = new Set<string>();
+  if (key.startsWith(HC_CLAIM)) {
+    const hc = key.slice(HC_CLAIM.length);
+    for (const index of indexes) for (const a of members(index.attachmentsByHostedCluster, hc)) out.add(infraKeyOf(a));
+  } else {
+    // "domain:<infra>:…" and "worker:<infra>:…"; names and namespaces hold no ":".
+    const infra = key.split(":")[1];
+    if (infra !== undefined) out.add(infra);
+  }
+  return out;
+}
+
+/**
+ * Adds, until none is missing, every Infra with an attachment claiming a HostedCluster claimed in
+ * the set, and every Infra linked to one in the set.
+ */
+function widen(prev: IncrementalBuild, after: FeedIndex, affected: Set<string>): void {
+  const queue = [...affected];
+  const seen = new Set<string>();
+  const add = (key: string): void => {
+    if (affected.has(key)) return;
+    affected.add(key);
+    queue.push(key);
+  };
+  for (let key = queue.pop(); key !== undefined; key = queue.pop()) {
+    for (const k of prev.parts.get(key)?.linked ?? []) add(k);
+    for (const index of [prev.index, after]) {
+      for (const a of members(index.attachmentsByInfra, key)) {
+        const hc = hostedClusterOf(a);
+        const hcKey = `${hc.namespace}/${hc.name}`;
+        if (seen.has(hcKey)) continue;
+        seen.add(hcKey);
+        for (const i of [prev.index, after])
+          for (const b of members(i.attachmentsByHostedCluster, hcKey)) add(infraKeyOf(b));
+      }
+    }
+  }
+}
+
+/**
+ * Everything the Infras in `keys` read: themselves, their attachments, every object in those
+ * attachments' control-plane namespaces (which also makes the namespaces exist, as in the whole
+ * state), the NodePools of their HostedClusters, the VMIs on their NADs and their internal proxy
+ * Services. Invalid Infras are passed without their errors: build() only asks whether one exists,
+ * and the schema's problems are kept once, outside the parts.
+ */
+export function subState(index: FeedIndex, keys: ReadonlySet<string>, inputs: BuildInputs): ClusterState {
+  const o = index.objects;
+  const infras = [];
+  const attachments = [];
+  const namespaces = new Set<string>();
+  const clusterNames = new Set<string>();
+  for (const key of keys) {
+    const slash = key.indexOf("/");
+    const infra = o.Infra.get(key.slice(0, slash))?.get(key);
+    if (infra !== undefined) infras.push(infra);
+    for (const a of members(index.attachmentsByInfra, key)) {
+      attachments.push(a);
+      namespaces.add(controlPlaneNamespaceOf(a));
+      clusterNames.add(hostedClusterOf(a).name);
+    }
+  }
+  const inNamespaces = <T>(m: ReadonlyMap<string, ReadonlyMap<string, T>>): Set<T> => {
+    const out = new Set<T>();
+    for (const ns of namespaces) for (const x of members(m, ns)) out.add(x);
+    return out;
+  };
+  const nodePools = inNamespaces(o.NodePool);
+  for (const name of clusterNames) for (const p of members(index.nodePoolsByClusterName, name)) nodePools.add(p);
+  const vmis = inNamespaces(o.VirtualMachineInstance);
+  const services = inNamespaces(o.Service);
+  for (const infra of infras) {
+    for (const v of members(index.vmisByNad, nadKeyOf(infra))) vmis.add(v);
+    const svc = proxyServiceKey(infra);
+    const found = svc === undefined ? undefined : o.Service.get(svc.slice(0, svc.indexOf("/")))?.get(svc);
+    if (found !== undefined) services.add(found);
+  }
+  return {
+    infras,
+    attachments,
+    hostedClusters: [...inNamespaces(o.HostedCluster)],
+    nodePools: [...nodePools],
+    machines: [...inNamespaces(o.Machine)],
+    vmis: [...vmis],
+    services: [...services],
+    namespaces: [...inNamespaces(o.Namespace)],
+    invalid: (inputs.invalid ?? []).filter((i) => i.ref.kind === "Infra").map((i) => ({ ref: i.ref, errors: [] })),
+    ...(inputs.incumbents === undefined ? {} : { incumbents: inputs.incumbents }),
+    ...(inputs.dhcpAllocations === undefined ? {} : { dhcpAllocations: inputs.dhcpAllocations }),
+    ...(inputs.now === undefined ? {} : { now: inputs.now }),
+  };
+}
+
+/** The sub-build split per Infra: problems and claims go to the Infra their object feeds. */
+function partsOf(
+  sub: BuildResult,
+  index: FeedIndex,
+  keys: ReadonlySet<string>,
+  inputs: BuildInputs,
+): Map<string, InfraPart> {
+  const attachmentInfra = (namespace: string, name: string): string | undefined => {
+    const a = index.objects.InfraClusterAttachment.get(namespace)?.get(`${namespace}/${name}`);
+    return a === undefined ? undefined : infraKeyOf(a);
+  };
+  // A problem about an Infra or an attachment belongs to that Infra. One about another object (a
+  // VMI's address conflict, reported by DHCP) goes to the first rebuilt Infra that object feeds,
+  // linked with the others it feeds: any of them may have reported it.
+  const first = [...keys][0] ?? "";
+  const problems = new Map<string, Problem[]>();
+  const links = new Map<string, Set<string>>();
+  for (const p of sub.problems) {
+    const { kind, namespace, name } = p.object;
+    if (kind === "Infra" || kind === "InfraClusterAttachment") {
+      const key = kind === "Infra" ? `${namespace}/${name}` : attachmentInfra(namespace, name);
+      push(problems, key !== undefined && keys.has(key) ? key : first, p);
+      continue;
+    }
+    const o = isObservedKind(kind) ? index.objects[kind].get(namespace)?.get(`${namespace}/${name}`) : undefined;
+    const owners = [...(o === undefined ? keys : feeds(index, kind as ObservedKind, o))].filter((k) => keys.has(k));
+    const owner = owners.sort(cmp)[0] ?? first;
+    push(problems, owner, p);
+    for (const k of owners) {
+      const set = links.get(k) ?? new Set<string>();
+      for (const other of owners) if (other !== k) set.add(other);
+      links.set(k, set);
+    }
+  }
+  const claims = new Map<string, Map<string, string>>();
+  for (const [k, holder] of sub.claims) {
+    const owner = k.startsWith(HC_CLAIM)
+      ? attachmentInfra(holder.slice(0, holder.indexOf("/")), holder.slice(holder.indexOf("/") + 1))
+      : k.split(":")[1];
+    const key = owner !== undefined && keys.has(owner) ? owner : first;
+    const mine = claims.get(key) ?? new Map<string, string>();
+    claims.set(key, mine.set(k, holder));
+  }
+  const topologies = new Map(sub.topologies.map((t) => [`${t.infra.namespace}/${t.infra.name}`, t]));
+  const out = new Map<string, InfraPart>();
+  for (const key of keys) {
+    const topology = topologies.get(key);
+    const part: InfraPart = {
+      topology,
+      problems: problems.get(key) ?? [],
+      claims: claims.get(key) ?? NO_CLAIMS,
+      timed:
+        (inputs.dhcpAllocations?.get(`${key}${DHCP_SUFFIX}`) ?? []).some((a) => a.releasedAt !== undefined) ||
+        (topology?.dhcp?.allocations ?? []).some((a) => a.releasedAt !== undefined),
+      linked: [...(links.get(key) ?? [])],
+    };
+    const empty = part.problems.length === 0 && part.claims.size === 0 && part.linked.length === 0;
+    if (part.topology !== undefined || part.timed || !empty) out.set(key, part);
+  }
+  return out;
+}
+
+const NO_CLAIMS: ReadonlyMap<string, string> = new Map();
+
+/** The claims of the unchanged Infras, shared, and those of the rebuilt ones. */
+function claimsOf(
+  prev: IncrementalBuild,
+  affected: ReadonlySet<string>,
+  fresh: ReadonlyMap<string, InfraPart>,
+): ClaimsView {
+  const before = prev.claims;
+  const byInfra = new Map(before.byInfra);
+  const owners = new Map(before.hostedClusterOwners);
+  for (const key of affected) {
+    for (const k of prev.parts.get(key)?.claims.keys() ?? []) if (owners.get(k) === key) owners.delete(k);
+    byInfra.delete(key);
+  }
+  for (const [key, part] of fresh) {
+    if (part.claims.size === 0) continue;
+    byInfra.set(key, part.claims);
+    for (const k of part.claims.keys()) if (k.startsWith(HC_CLAIM)) owners.set(k, key);
+  }
+  return new ClaimsView(byInfra, owners);
+}
+
+function isObservedKind(kind: string): kind is ObservedKind {
+  return Object.hasOwn(EMPTY_INDEX.objects, kind);
+}
+
+function push<T>(m: Map<string, T[]>, key: string, value: T): void {
+  const list = m.get(key);
+  if (list === undefined) m.set(key, [value]);
+  else list.push(value);
+}
+
+/** The schema's problems, as build() reports them. */
+function schemaProblemsOf(inputs: BuildInputs): Problem[] {
+  const problems = new Problems();
+  recordSchemaProblems(inputs, problems);
+  return problems.sorted();
+}

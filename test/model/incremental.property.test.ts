@@ -1,0 +1,220 @@
+// The incremental model equals the whole one: on random sequences of keyed changes to three Infras
+// (two on one NAD), attachments moving between them, claiming one HostedCluster from two Infras,
+// one domain twice, a missing or invalid Infra, workers appearing, moving and colliding, VMIs,
+// Services and Namespaces coming and going, incumbents and DHCP tables fed back as the pipeline
+// does and the clock moving past grace periods — buildIncremental() after every step is exactly
+// build() of the whole state.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { InfraClusterAttachment } from "../../src/api/schema.js";
+import { build } from "../../src/model/build.js";
+import { changesBetween, EMPTY_STATE } from "../../src/model/feeds.js";
+import { buildIncremental, type BuildInputs, type IncrementalBuild } from "../../src/model/incremental.js";
+import type { BuildResult, ClusterState, InvalidObject } from "../../src/model/types.js";
+import { attachment, infra, machine, namespace, nodePool, NS, service, vmi } from "../support/fixtures.js";
+
+type Obj = ClusterState[keyof Omit<
+  ClusterState,
+  "invalid" | "unknownFields" | "incumbents" | "dhcpAllocations" | "now"
+>][number];
+type ListName =
+  "infras" | "attachments" | "hostedClusters" | "nodePools" | "machines" | "vmis" | "services" | "namespaces";
+
+/** One key of the universe: which list it lives in and the versions it can take. */
+interface Slot {
+  readonly list: ListName;
+  readonly versions: readonly Obj[];
+}
+
+const HCS = ["h1", "h2", "h3", "shared"];
+const cp = (hc: string): string => `${NS}-${hc}`;
+const hcAt = (i: number): string => HCS[i % 3] ?? "h1";
+
+function att(name: string, opts: Parameters<typeof attachment>[1]): InfraClusterAttachment {
+  return attachment(name, opts);
+}
+
+const SLOTS: readonly Slot[] = [
+  {
+    list: "infras",
+    versions: [
+      infra("a", { infraComponents: { proxy: { internalProxyService: "proxy-int.proxies" } } }),
+      infra("a", { infraComponents: { proxy: { serverIP: "192.0.2.5", internalProxyService: "proxy-int.proxies" } } }),
+      infra("a", { infraComponents: { dhcp: { enabled: false } } }),
+    ],
+  },
+  {
+    list: "infras",
+    versions: [
+      infra("b", {
+        networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1", networkAttachmentDefinition: "vlan200" },
+        infraComponents: {
+          dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" },
+          dns: { serverIP: "198.51.100.3" },
+          proxy: { serverIP: "198.51.100.4" },
+        },
+      }),
+    ],
+  },
+  {
+    list: "infras",
+    versions: [
+      infra("c", {
+        networkConfig: { cidr: "203.0.113.0/24", gateway: "203.0.113.1" },
+        infraComponents: {
+          dhcp: { serverIP: "203.0.113.2", rangeStart: "203.0.113.100", rangeEnd: "203.0.113.199" },
+          dns: { serverIP: "203.0.113.3" },
+          proxy: { serverIP: "203.0.113.4" },
+        },
+      }),
+    ],
+  },
+  ...["x1", "x2", "x3", "x4"].map((name, i): Slot => ({
+    list: "attachments",
+    versions: [
+      att(name, { infra: "a", hc: hcAt(i), created: `2026-01-0${i + 1}T00:00:00Z` }),
+      att(name, { infra: "b", hc: hcAt(i), created: `2026-01-0${i + 1}T00:00:00Z` }),
+      att(name, { infra: "c", hc: hcAt(i + 1) }),
+      att(name, { infra: i % 2 === 0 ? "a" : "b", hc: "shared", created: `2026-02-0${4 - i}T00:00:00Z` }),
+      att(name, { infra: "a", hc: hcAt(i), cluster: "dup" }),
+      att(name, { infra: "ghost", hc: hcAt(i) }),
+      att(name, {
+        infra: "a",
+        hc: hcAt(i),
+        spec: { appsIngress: { enabled: true, metallb: { ipAddressPoolRange: "192.0.2.120-192.0.2.125" } } },
+      }),
+    ],
+  })),
+  ...HCS.map((hc): Slot => ({ list: "namespaces", versions: [namespace(cp(hc))] })),
+  ...HCS.map((hc): Slot => ({
+    list: "nodePools",
+    versions: [nodePool(hc), nodePool(hc, `${hc}-workers`, "AWS"), nodePool("h1", `${hc}-workers`)],
+  })),
+  ...HCS.flatMap((hc, i) =>
+    [0, 1].map((w): Slot => ({
+      list: "machines",
+      versions: [
+        machine(cp(hc), `${hc}-${w}`, `${hc}-workers`, [`192.0.2.${10 + i * 4 + w}`]),
+        machine(cp(hc), `${hc}-${w}`, `${hc}-workers`, [`198.51.100.${10 + i * 4 + w}`]),
+        machine(cp(hc), `${hc}-${w}`, `${hc}-workers`, ["192.0.2.50", "203.0.113.50"]),
+        machine(cp(hc), `${hc}-${w}`, `${hc}-workers`, []),
+      ],
+    })),
+  ),
+  ...HCS.map((hc, i): Slot => ({
+    list: "services",
+    versions: [
+      service(cp(hc), "kube-apiserver", `10.96.${i}.1`, [6443]),
+      service(cp(hc), "kube-apiserver", "None", [6443]),
+      service(cp(hc), "kube-apiserver", `10.96.${i}.9`, [443]),
+    ],
+  })),
+  {
+    list: "services",
+    versions: [service("proxies", "proxy-int", "172.30.9.10", [443]), service("proxies", "proxy-int", "None", [443])],
+  },
+  ...["h1-0", "h2-1", "stray"].map((name, i): Slot => ({
+    list: "vmis",
+    versions: [
+      vmi(name === "stray" ? NS : cp(name.slice(0, 2)), name, `02:00:00:00:00:0${i}`, `192.0.2.${60 + i}`),
+      vmi(name === "stray" ? NS : cp(name.slice(0, 2)), name, `02:00:00:00:00:0${i}`),
+      vmi(name === "stray" ? NS : cp(name.slice(0, 2)), name, "02:00:00:00:00:09", `192.0.2.${70 + i}`),
+      vmi(name === "stray" ? NS : cp(name.slice(0, 2)), name, `02:00:00:00:01:0${i}`, "198.51.100.77", {
+        nad: `${NS}/vlan200`,
+      }),
+    ],
+  })),
+];
+
+const INVALID: readonly (readonly InvalidObject[])[] = [
+  [],
+  [{ ref: { kind: "Infra", namespace: NS, name: "ghost" }, errors: [{ field: "spec.networkConfig", message: "bad" }] }],
+  [{ ref: { kind: "InfraClusterAttachment", namespace: NS, name: "x9" }, errors: [{ field: "spec", message: "bad" }] }],
+];
+
+const HOUR = 3_600_000;
+const NOWS = [1e12, 1e12 + HOUR / 2, 1e12 + 2 * HOUR, 1e12 + 5 * HOUR];
+
+interface Step {
+  /** Per slot: absent (-1) or a version, modulo the slot's versions. */
+  readonly assign: readonly (number | null)[];
+  readonly invalid: number;
+  readonly feedBack: boolean;
+  readonly now: number;
+}
+
+const step: fc.Arbitrary<Step> = fc.record({
+  // Mostly null (unchanged from the previous step): a step changes two or three objects.
+  assign: fc.array(
+    fc.oneof({ arbitrary: fc.constant(null), weight: 12 }, { arbitrary: fc.integer({ min: -1, max: 6 }), weight: 1 }),
+    {
+      minLength: SLOTS.length,
+      maxLength: SLOTS.length,
+    },
+  ),
+  invalid: fc.nat({ max: INVALID.length - 1 }),
+  feedBack: fc.boolean(),
+  now: fc.nat({ max: NOWS.length - 1 }),
+});
+
+/** The first state: every slot drawn. */
+const first: fc.Arbitrary<Step> = fc.record({
+  assign: fc.array(fc.integer({ min: -1, max: 6 }), { minLength: SLOTS.length, maxLength: SLOTS.length }),
+  invalid: fc.nat({ max: INVALID.length - 1 }),
+  feedBack: fc.constant(false),
+  now: fc.nat({ max: NOWS.length - 1 }),
+});
+
+function stateOf(assign: readonly number[], inputs: BuildInputs): ClusterState {
+  const lists: Record<ListName, Obj[]> = {
+    infras: [],
+    attachments: [],
+    hostedClusters: [],
+    nodePools: [],
+    machines: [],
+    vmis: [],
+    services: [],
+    namespaces: [],
+  };
+  SLOTS.forEach((slot, i) => {
+    const v = assign[i] ?? -1;
+    if (v >= 0) lists[slot.list].push(slot.versions[v % slot.versions.length] as Obj);
+  });
+  return { ...(lists as unknown as ClusterState), ...(inputs as object) };
+}
+
+function tables(result: BuildResult): NonNullable<ClusterState["dhcpAllocations"]> {
+  return new Map(result.topologies.flatMap((t) => (t.dhcp === undefined ? [] : [[t.dhcp.name, t.dhcp.allocations]])));
+}
+
+describe("incremental model build", () => {
+  it("equals build() of the whole state after every step of a random change sequence", () => {
+    fc.assert(
+      fc.property(first, fc.array(step, { minLength: 1, maxLength: 25 }), (start, steps) => {
+        let assign: number[] = SLOTS.map(() => -1);
+        steps = [{ ...start, assign: start.assign }, ...steps];
+        let previousState: ClusterState = EMPTY_STATE;
+        let incremental: IncrementalBuild | undefined;
+        for (const s of steps) {
+          assign = assign.map((v, i) => s.assign[i] ?? v);
+          const fed = incremental?.result;
+          const inputs: BuildInputs = {
+            invalid: INVALID[s.invalid],
+            now: NOWS[s.now],
+            ...(s.feedBack && fed !== undefined ? { incumbents: fed.claims, dhcpAllocations: tables(fed) } : {}),
+          };
+          const state = stateOf(assign, inputs);
+          incremental = buildIncremental(incremental, changesBetween(previousState, state), inputs);
+          expect(plain(incremental.result)).toEqual(build(state));
+          previousState = state;
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+/** The claims view as the plain Map build() returns (same entries; toEqual compares classes). */
+function plain(result: BuildResult): BuildResult {
+  return { ...result, claims: new Map(result.claims) };
+}
