@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { credentials, type ChannelCredentials } from "@grpc/grpc-js";
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { pino, type Logger } from "pino";
+import type { Logger } from "pino";
+import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { KeaApplier, type ApplierEvent } from "../dhcp/applier.js";
 import { DhcpAgent, defaultNodeId } from "../dhcp/agent/index.js";
 
@@ -18,6 +19,7 @@ interface AgentFlags {
   keaLeaseFile?: string;
   keaHooksDir?: string;
   logLevel: string;
+  logFormat?: LogFormat;
 }
 
 /** Adds `oooi dhcp-agent` to the command line. */
@@ -57,9 +59,10 @@ export function registerDhcpAgentCommand(program: Command): void {
         .choices(["trace", "debug", "info", "warn", "error"])
         .default("info"),
     )
+    .addOption(logFormatOption())
     .action(async (opts: AgentFlags, cmd: Command) => {
       const creds = channelCredentials(opts, (msg) => cmd.error(`error: ${msg}`, { exitCode: 2 }));
-      const log = pino({ level: opts.logLevel, base: { cmd: "dhcp-agent" } }, pino.destination(2));
+      const log = cliLogger("dhcp-agent", opts.logLevel, opts.logFormat);
       await runAgent(opts, creds, log);
     });
 }

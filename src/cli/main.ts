@@ -2,7 +2,6 @@
 // The `oooi` command line.
 import { Command, InvalidArgumentError } from "commander";
 import { readFileSync } from "node:fs";
-import { pino } from "pino";
 import type { ServerCredentials } from "@grpc/grpc-js";
 import { serverCredentialsFromFiles } from "../xds/introspect/index.js";
 import { registerDhcpAgentCommand } from "./dhcp-agent.js";
@@ -11,6 +10,7 @@ import { checkServeFolders, serve } from "./serve.js";
 import { registerDebugCommand } from "./debug.js";
 import { registerOperatorCommand } from "./operator.js";
 import { hostPortOption } from "./options.js";
+import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { registerVerifyCommand } from "./verify.js";
 import { registerExplainCommand } from "./explain.js";
 
@@ -95,6 +95,7 @@ program
   )
   .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
   .option("--log-level <level>", "trace, debug, info, warn or error", "info")
+  .addOption(logFormatOption())
   .action(
     async (opts: {
       manifests: string;
@@ -115,8 +116,9 @@ program
       dnsServer?: string;
       debounce: number;
       logLevel: string;
+      logFormat?: LogFormat;
     }) => {
-      const log = pino({ level: opts.logLevel, base: { cmd: "serve" } }, pino.destination(2));
+      const log = cliLogger("serve", opts.logLevel, opts.logFormat);
       const refused = await checkServeFolders(opts);
       if (refused !== undefined) program.error(`error: ${refused}`, { exitCode: 2 });
       if (

@@ -3,7 +3,7 @@
 import { ApisApi, KubeConfig } from "@kubernetes/client-node";
 import type { ServerCredentials } from "@grpc/grpc-js";
 import { type Command } from "commander";
-import { pino } from "pino";
+import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { Metrics, attachXdsMetrics } from "../metrics/index.js";
 import { runOperator } from "../operator/run.js";
 import { OPERATOR_METRICS } from "../operator/metrics.js";
@@ -24,6 +24,7 @@ interface OperatorFlags {
   xdsTlsCa?: string;
   leaderElection: boolean;
   logLevel: string;
+  logFormat?: LogFormat;
 }
 
 export function registerOperatorCommand(program: Command): void {
@@ -45,8 +46,9 @@ export function registerOperatorCommand(program: Command): void {
     .option("--xds-tls-ca <file>", "require client certificates signed by this CA (mTLS)")
     .option("--no-leader-election", "write without holding the Lease (one replica only)")
     .option("--log-level <level>", "trace, debug, info, warn or error", "info")
+    .addOption(logFormatOption())
     .action(async (flags: OperatorFlags) => {
-      const log = pino({ level: flags.logLevel, base: { cmd: "operator" } }, pino.destination(2));
+      const log = cliLogger("operator", flags.logLevel, flags.logFormat);
       const kubeConfig = new KubeConfig();
       let credentials: ServerCredentials | undefined;
       try {

@@ -213,9 +213,17 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       );
       return server;
     });
+    const bound = xds;
+    let summarized = false;
     subs.add(
       outputs$.subscribe((out) => {
-        if (out !== undefined) publishSnapshots(cache, out, log);
+        if (out === undefined) return;
+        publishSnapshots(cache, out, log);
+        if (summarized) return;
+        summarized = true;
+        void bound.then((server) => {
+          log.info(startupSummary(nodeGroups(out), `${hostOf(opts.xdsListen ?? "")}:${String(server.port)}`));
+        });
       }),
     );
   }
@@ -350,6 +358,31 @@ function logKeaEvent(log: Logger, socket: string, e: ApplierEvent): void {
 /** The DNS model of DNSServer `name` ("namespace/name"), or the first Infra's with DNS enabled. */
 export function selectDnsModel(topologies: readonly Topology[], name?: string): DnsModel | undefined {
   return topologies.find((t) => t.dns !== undefined && (name === undefined || t.dns.name === name))?.dns;
+}
+
+/** The node groups a render serves: each proxy's Envoys and each DHCPServer's dhcp-agents. */
+export function nodeGroups(out: Pick<Outputs, "infras">): { envoy: string[]; dhcp: string[] } {
+  const envoy: string[] = [];
+  const dhcp: string[] = [];
+  for (const r of out.infras) {
+    if (r.topology.proxy !== undefined && r.envoy !== undefined) envoy.push(r.topology.proxy.node);
+    if (r.topology.dhcp !== undefined && r.kea !== undefined) dhcp.push(r.topology.dhcp.name);
+  }
+  return { envoy, dhcp };
+}
+
+/** serve's one startup line: what it serves and how to point an Envoy (or a dhcp-agent) at it. */
+export function startupSummary(groups: { envoy: readonly string[]; dhcp: readonly string[] }, xds: string): string {
+  if (groups.envoy.length + groups.dhcp.length === 0)
+    return `xDS on ${xds} serves no node group yet: no Infra rendered a proxy or a DHCP server`;
+  const parts = [];
+  if (groups.envoy.length > 0)
+    parts.push(
+      `Envoy node groups ${groups.envoy.join(", ")} — point an Envoy at ADS ${xds} with node.cluster set to one of them`,
+    );
+  if (groups.dhcp.length > 0)
+    parts.push(`DHCP node groups ${groups.dhcp.join(", ")} — oooi dhcp-agent --xds ${xds} --node <group>`);
+  return `serving ${parts.join("; ")}`;
 }
 
 function hostOf(listen: string): string {

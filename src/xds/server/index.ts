@@ -66,6 +66,12 @@ export interface XdsServer {
   close(): Promise<void>;
 }
 
+/** Why a node receives nothing: its node.cluster names no group the cache holds. */
+export function unknownGroupMessage(node: string, group: string, known: readonly string[]): string {
+  const list = known.length === 0 ? "none yet" : known.join(", ");
+  return `node ${node}: node.cluster "${group}" is no known node group, so nothing is sent to it; known groups: ${list}`;
+}
+
 /** The discovery services over one cache; mount on any grpc-js Server with addTo(). */
 export class XdsEngine {
   /** The status recorder this engine writes. */
@@ -96,6 +102,7 @@ export class XdsEngine {
       join: (s) => {
         const group = s.group;
         if (group === undefined) return;
+        this.#warnUnknownGroup(s.node?.id ?? "", group);
         let set = this.#groups.get(group);
         if (!set) this.#groups.set(group, (set = new Set()));
         set.add(s);
@@ -112,6 +119,16 @@ export class XdsEngine {
     this.#unsubscribe = options.cache.subscribe((group) => {
       this.#wake(group);
     });
+  }
+
+  readonly #warnedNodes = new Set<string>();
+
+  /** A mistyped node.cluster otherwise only shows as "nothing sent": said once per node, at warn. */
+  #warnUnknownGroup(node: string, group: string): void {
+    const known = this.#ctx.cache.groups();
+    if (known.includes(group) || this.#warnedNodes.has(node)) return;
+    this.#warnedNodes.add(node);
+    this.#logger.warn({ node, group, known }, unknownGroupMessage(node, group, known));
   }
 
   /** Open streams. */
