@@ -7,6 +7,7 @@
 import { Resolver } from "node:dns/promises";
 import { readPrevious } from "../dns/render/serial.js";
 import type { Clock, TimerHandle } from "../util/clock.js";
+import type { KubeObject } from "../watchers/kube/rest.js";
 
 /** One zone and the serial its current rendering carries. */
 export interface ExpectedSoa {
@@ -134,4 +135,34 @@ export class DnsServingProbe {
       if (changed) for (const l of this.#listeners) l();
     });
   }
+}
+
+/** What status asks about a DNSServer: why its live Service does not serve `data` yet; undefined when it does. */
+export interface DnsServingView {
+  why(service: KubeObject, data: Readonly<Record<string, string>>): string | undefined;
+}
+
+/** The Service's ClusterIP and its UDP "dns" port (port 53 when unnamed); undefined before it has a ClusterIP. */
+export function serviceTarget(service: KubeObject): DnsTarget | undefined {
+  const spec = (service["spec"] ?? {}) as { clusterIP?: string; ports?: { name?: string; port?: number }[] };
+  if (spec.clusterIP === undefined || spec.clusterIP === "" || spec.clusterIP === "None") return undefined;
+  const port = spec.ports?.find((p) => p.name === "dns")?.port ?? 53;
+  return { host: spec.clusterIP, port };
+}
+
+/** DnsServingView over a probe; `target` maps a Service to where it answers (default serviceTarget). */
+export function dnsServingView(
+  probe: DnsServingProbe,
+  target: (service: KubeObject) => DnsTarget | undefined = serviceTarget,
+): DnsServingView {
+  return {
+    why: (service, data) => {
+      const name = `${service.metadata?.namespace ?? ""}/${service.metadata?.name ?? ""}`;
+      const at = target(service);
+      if (at === undefined) return `Service ${name} has no ClusterIP yet`;
+      const expected = expectedSoa(data);
+      if (expected.length === 0) return undefined; // no pod-network zone: nothing a query could confirm
+      return probe.why(name, at, expected);
+    },
+  };
 }
