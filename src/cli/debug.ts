@@ -5,6 +5,8 @@ import { InvalidArgumentError, type Command } from "commander";
 import { stringify as toYaml } from "yaml";
 import { DebugClient, XdsUnreachableError } from "../xds/introspect/debug-client.js";
 import type {
+  FleetNodeMessage,
+  ListFleetResponse,
   NodeMessage,
   PushMessage,
   ResourceMessage,
@@ -164,29 +166,60 @@ export async function debugNodes(
   io: DebugIo,
 ): Promise<number> {
   return withClient(opts, io, async (client) => {
-    const nodes = await client.listNodes({
-      ...(opts.cluster ? { cluster: opts.cluster } : {}),
-      include_disconnected: opts.all === true,
-    });
+    const cluster = opts.cluster ? { cluster: opts.cluster } : {};
+    const nodes = await client.listNodes({ ...cluster, include_disconnected: opts.all === true });
+    const fleet = await listFleet(client, cluster);
+    const others = fleet.nodes.filter((n) => n.replica !== fleet.replica);
     if (opts.output === "json") {
-      io.out(`${JSON.stringify(nodes.map(nodeJson), null, 2)}\n`);
+      const mine = fleet.replica === "" ? {} : { replica: fleet.replica };
+      const all = [...nodes.map((n) => ({ ...nodeJson(n), ...mine })), ...others.map(fleetNodeJson)];
+      io.out(`${JSON.stringify(all, null, 2)}\n`);
       return 0;
     }
-    io.out(formatNodes(nodes, { now: io.now(), color: io.color, address: opts.xds }));
+    io.out(formatNodes(nodes, { now: io.now(), color: io.color, address: opts.xds, fleet }));
     return 0;
   });
 }
 
-/** Renders ListNodes as a table (one row per stream), then the NACK reasons. */
+/** The fleet through the answering server; an empty one from a server without ListFleet (older, or `oooi serve`). */
+async function listFleet(client: DebugClient, req: { cluster?: string }): Promise<ListFleetResponse> {
+  try {
+    return await client.listFleet(req);
+  } catch (e) {
+    if (e instanceof XdsUnreachableError) throw e;
+    return { replica: "", replicas: [], nodes: [] };
+  }
+}
+
+/**
+ * Renders ListNodes as a table (one row per stream), then the NACK reasons. With an operator's
+ * fleet, a REPLICA column says where each node's stream is, and the other replicas' nodes follow
+ * as they report them (acknowledged versions and NACKs; their streams are on the other replica).
+ */
 export function formatNodes(
   nodes: readonly NodeMessage[],
-  o: { now: number; color: boolean; address: string },
+  o: { now: number; color: boolean; address: string; fleet?: ListFleetResponse },
 ): string {
-  if (nodes.length === 0) return `no xDS nodes connected to ${o.address}\n`;
+  const fleet = o.fleet ?? { replica: "", replicas: [], nodes: [] };
+  const others = fleet.nodes.filter((n) => n.replica !== fleet.replica);
+  if (nodes.length === 0 && others.length === 0) return `no xDS nodes connected to ${o.address}${replicaLine(fleet)}\n`;
   const typeUrls = [
-    ...new Set(nodes.flatMap((n) => [...n.streams.flatMap((s) => s.types), ...n.types].map((t) => t.type_url))),
+    ...new Set([
+      ...nodes.flatMap((n) => [...n.streams.flatMap((s) => s.types), ...n.types].map((t) => t.type_url)),
+      ...others.flatMap((n) => n.types.map((t) => t.type_url)),
+    ]),
   ].sort((a, b) => (typeLabel(a) < typeLabel(b) ? -1 : typeLabel(a) > typeLabel(b) ? 1 : 0));
-  const header = ["NODE", "CLUSTER", "PEER", "PROTO", "CONNECTED", ...typeUrls.map((t) => columnLabel(t))];
+  const withReplica = fleet.replica !== "";
+  const replicaCell = (r: string): string[] => (withReplica ? [r] : []);
+  const header = [
+    "NODE",
+    ...replicaCell("REPLICA"),
+    "CLUSTER",
+    "PEER",
+    "PROTO",
+    "CONNECTED",
+    ...typeUrls.map((t) => columnLabel(t)),
+  ];
   const rows: Cell[][] = [];
   const nacks: string[] = [];
   for (const n of nodes) {
@@ -194,6 +227,7 @@ export function formatNodes(
       const byType = new Map(n.types.map((t) => [t.type_url, t]));
       rows.push([
         n.id,
+        ...replicaCell(fleet.replica),
         n.cluster,
         "-",
         "-",
@@ -206,6 +240,7 @@ export function formatNodes(
       const byType = new Map(s.types.map((t) => [t.type_url, t]));
       rows.push([
         n.id,
+        ...replicaCell(fleet.replica),
         n.cluster,
         s.peer.replace(/^ipv[46]:/, ""),
         s.protocol === "PROTOCOL_DELTA" ? "delta" : "sotw",
@@ -223,13 +258,32 @@ export function formatNodes(
       }
     }
   }
+  for (const n of others) {
+    const byType = new Map(n.types.map((t) => [t.type_url, t]));
+    rows.push([n.id, n.replica, n.cluster, "-", "-", "reported", ...typeUrls.map((t) => reportedCell(byType.get(t)))]);
+    for (const t of n.types)
+      if (t.nack_version !== "")
+        nacks.push(`  ${n.id} ${typeLabel(t.type_url)} ${short(t.nack_version)} (on ${n.replica}): ${t.nack_message}`);
+  }
   let text = table(header, rows, o.color);
   const streams = nodes.reduce((sum, n) => sum + n.streams.length, 0);
-  text += `\n${plural(nodes.length, "node")}, ${plural(streams, "stream")}`;
-  text += nacks.length > 0 ? `; ${paint(`${plural(nacks.length, "rejected type")} (NACK)`, "red", o.color)}\n` : "\n";
+  text += `\n${plural(nodes.length + others.length, "node")}, ${plural(streams, "stream")}`;
+  if (others.length > 0) text += ` here, ${plural(others.length, "node")} on other replicas`;
+  text += nacks.length > 0 ? `; ${paint(`${plural(nacks.length, "rejected type")} (NACK)`, "red", o.color)}` : "";
+  text += `${replicaLine(fleet)}\n`;
   if (nacks.length > 0)
     text += `\n${paint("NACKs (the node keeps its last acknowledged version):", "red", o.color)}\n${nacks.join("\n")}\n`;
   return text;
+}
+
+/** "\nreplicas: a (this one, 1 node), b (2 nodes), c (expired)" for an operator fleet; "" otherwise. */
+function replicaLine(fleet: ListFleetResponse): string {
+  if (fleet.replica === "") return "";
+  const parts = fleet.replicas.map((r) => {
+    const what = r.live ? plural(r.nodes, "node") : "report expired, its nodes not counted";
+    return `${r.name} (${r.name === fleet.replica ? `answered, ${what}` : what})`;
+  });
+  return `\nreplicas: ${parts.join(", ")}`;
 }
 
 /** "LDS" for Envoy types, the bare message name ("KEACONFIG") for others. */
@@ -256,6 +310,12 @@ function stateCell(t: TypeStateMessage | undefined): Cell {
   }
 }
 
+function reportedCell(t: FleetNodeMessage["types"][number] | undefined): Cell {
+  if (!t) return "-";
+  if (t.nack_version !== "") return { text: `NACK ${short(t.nack_version)}`, color: "red" };
+  return t.acked_version !== "" ? { text: short(t.acked_version), color: "green" } : "-";
+}
+
 function ackedCell(t: TypeStateMessage | undefined): Cell {
   return t && t.acked_version !== "" ? { text: short(t.acked_version), color: "dim" } : "-";
 }
@@ -273,6 +333,21 @@ function nodeJson(n: NodeMessage): object {
       service: s.service,
       connected_since: iso(s.connected_time),
       types: s.types.map(typeJson),
+    })),
+  };
+}
+
+function fleetNodeJson(n: FleetNodeMessage): object {
+  return {
+    id: n.id,
+    cluster: n.cluster,
+    user_agent: n.user_agent,
+    replica: n.replica,
+    types: n.types.map((t) => ({
+      type: typeLabel(t.type_url),
+      type_url: t.type_url,
+      ...(t.acked_version ? { acked_version: t.acked_version } : {}),
+      ...(t.nack_version ? { last_nack: { version: t.nack_version, message: t.nack_message } } : {}),
     })),
   };
 }

@@ -10,7 +10,7 @@ import { OPERATOR_METRICS } from "../operator/metrics.js";
 import { settingsFromEnv } from "../operator/desired/settings.js";
 import { publishSnapshots } from "../pipeline/snapshots.js";
 import { SnapshotCache } from "../xds/cache/index.js";
-import { addIntrospection, serverCredentialsFromFiles } from "../xds/introspect/index.js";
+import { addIntrospection, serverCredentialsFromFiles, type FleetSource } from "../xds/introspect/index.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../xds/kea-config.js";
 import { startXdsServer } from "../xds/server/index.js";
 import { hostPortOption } from "./options.js";
@@ -77,7 +77,9 @@ export function registerOperatorCommand(program: Command): void {
         ...(credentials === undefined ? {} : { credentials }),
         requireIdentity: flags.xdsTlsCa !== undefined,
       });
-      const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache });
+      // The fleet exists once runOperator started (below); ListFleet reads it at each call.
+      let fleet: () => FleetSource | undefined = () => undefined;
+      const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache, fleet: () => fleet() });
       const detachMetrics = attachXdsMetrics(metrics, xds.status, { cache });
       log.info({ port: xds.port }, `xDS (ADS) server listening on port ${String(xds.port)}`);
 
@@ -112,6 +114,7 @@ export function registerOperatorCommand(program: Command): void {
           await xds.close();
         },
       });
+      fleet = () => op.fleet;
       // The probe server listens asynchronously: its address (port 0 = a free one) is known once ready.
       void op.ready.then(
         () => {

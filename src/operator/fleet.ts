@@ -104,6 +104,11 @@ export class FleetReports {
     this.#leases = new Reflector(o.rest, resource("leases", "Lease", "coordination.k8s.io", o.namespace), opts);
   }
 
+  /** This replica's identity. */
+  get replica(): string {
+    return this.#o.replica;
+  }
+
   start(): void {
     for (const e of ["ack", "nack", "stream-open", "stream-close"] as const) this.#o.status.on(e, this.#onLocal);
     this.#reports.start();

@@ -11,6 +11,7 @@ import { apiPrefix, type ResourceName } from "../watchers/kube/resources.js";
 import { statusCode, type KubeObject, type KubeRest } from "../watchers/kube/rest.js";
 import { applyBody, desiredHash, holdsManagedFields, observedHash } from "./applied.js";
 import type { DataPlaneView } from "./dataplane.js";
+import type { DnsServingView } from "./dns-serving.js";
 import { desiredState, type DesiredState } from "./desired/index.js";
 import {
   ATTACHMENT_FINALIZER,
@@ -44,6 +45,8 @@ export interface ReconcilerOptions {
   readonly rest: KubeRest;
   readonly settings: OperatorSettings;
   readonly dataPlane: DataPlaneView;
+  /** CoreDNS serving the current zones (src/operator/dns-serving.ts); undefined: the ConfigMap's content is enough. */
+  readonly dnsServing?: DnsServingView;
   readonly clock: Clock;
   readonly logger: ReconcileLogger;
   readonly metrics: OperatorMetrics;
@@ -223,7 +226,14 @@ export class Reconciler {
 
     // 6. Status.
     const now = this.#o.clock.now();
-    for (const u of statusUpdates({ observed, outputs, desired, dataPlane: this.#o.dataPlane, now })) {
+    for (const u of statusUpdates({
+      observed,
+      outputs,
+      desired,
+      dataPlane: this.#o.dataPlane,
+      ...(this.#o.dnsServing === undefined ? {} : { dnsServing: this.#o.dnsServing }),
+      now,
+    })) {
       const key = `status:${keyOf(u.kind, u.namespace, u.name)}`;
       const hash = contentHash(withoutTransitionTimes(u.status));
       const mine = this.#applied.get(key);

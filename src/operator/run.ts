@@ -18,6 +18,8 @@ import type { XdsStatusView } from "../xds/status.js";
 import { NO_DATA_PLANE, type DataPlaneView } from "./dataplane.js";
 import { FleetReports, type FleetTiming } from "./fleet.js";
 import { XdsDataPlane } from "./xds-dataplane.js";
+import { DnsServingProbe, dnsServingView, type DnsTarget } from "./dns-serving.js";
+import type { KubeObject } from "../watchers/kube/rest.js";
 import type { OperatorSettings } from "./desired/settings.js";
 import { startProbeServer, type HttpListen, type ProbeServer } from "./http.js";
 import { DEFAULT_LEASE_TIMING, LeaderElector, type LeaseTiming } from "./leader.js";
@@ -50,6 +52,13 @@ export interface RunOperatorOptions {
   readonly xds?: { readonly status: XdsStatusView; readonly cache: SnapshotCache };
   /** Replica reports' timing (default DEFAULT_FLEET_TIMING). */
   readonly fleetTiming?: FleetTiming;
+  /**
+   * dnsReady from real DNS queries through each DNSServer's Service (default on, probing every 3 s
+   * while not serving); `target` maps a Service to where it answers (tests: a loopback CoreDNS).
+   * false: dnsReady once the ConfigMap carries the current content (no CoreDNS to ask).
+   */
+  readonly dnsProbe?:
+    false | { readonly intervalMs?: number; readonly target?: (service: KubeObject) => DnsTarget | undefined };
   /** A data-plane view given directly (tests); ignored when `xds` is given. Default: nothing ever synced. */
   readonly dataPlane?: DataPlaneView;
   /** Called on every replica with each new state and its rendering (feed the xDS cache from it). Never called with a partial state. */
@@ -131,6 +140,15 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     fleet !== undefined && opts.xds !== undefined
       ? new XdsDataPlane(fleet, opts.xds.cache)
       : (opts.dataPlane ?? NO_DATA_PLANE);
+  const dnsProbeOptions = opts.dnsProbe === false ? undefined : (opts.dnsProbe ?? {});
+  const dnsProbe =
+    dnsProbeOptions === undefined
+      ? undefined
+      : new DnsServingProbe({
+          clock,
+          ...(dnsProbeOptions.intervalMs === undefined ? {} : { intervalMs: dnsProbeOptions.intervalMs }),
+        });
+  const dnsServing = dnsProbe === undefined ? undefined : dnsServingView(dnsProbe, dnsProbeOptions?.target);
   let stopping = false;
 
   const watcher = new ClusterWatcher({
@@ -187,6 +205,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     rest,
     settings: opts.settings,
     dataPlane,
+    ...(dnsServing === undefined ? {} : { dnsServing }),
     clock,
     logger: log,
     metrics,
@@ -272,6 +291,9 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   const unsubscribeDataPlane = dataPlane.subscribe?.(() => {
     runner.trigger();
   });
+  const unsubscribeDns = dnsProbe?.subscribe(() => {
+    runner.trigger();
+  });
 
   watcher.start();
   elector?.start();
@@ -331,6 +353,8 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
       metrics.set("oooi_leader", 0);
       await bounded("closing xDS streams", 0.2, async () => opts.closeStreams?.());
       unsubscribeDataPlane?.();
+      unsubscribeDns?.();
+      dnsProbe?.stop();
       subscription.unsubscribe();
       await bounded("stopping watches", 0.1, () => watcher.close());
       await bounded("closing probes", 0.1, () => probeStarted.then(() => probe?.close()));

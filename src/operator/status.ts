@@ -16,6 +16,7 @@ import type { KubeObject } from "../watchers/kube/rest.js";
 import { metaTime } from "../util/clock.js";
 import { desiredHash, observedHash } from "./applied.js";
 import type { DataPlaneView } from "./dataplane.js";
+import type { DnsServingView } from "./dns-serving.js";
 import { canonicalJson, COMPONENT_LABEL, type DesiredObject } from "./desired/objects.js";
 import type { DesiredState } from "./desired/index.js";
 
@@ -37,6 +38,8 @@ export interface StatusInput {
   readonly outputs: Outputs;
   readonly desired: DesiredState;
   readonly dataPlane: DataPlaneView;
+  /** CoreDNS answers with the current zones (src/operator/dns-serving.ts); without it, the ConfigMap's content is enough. */
+  readonly dnsServing?: DnsServingView;
   /** Clock time (ms) for new transitions. */
   readonly now: number;
 }
@@ -105,7 +108,7 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       const objects = desiredInfras.get(key);
       if (t !== undefined) {
         fields["attachments"] = entry.status["attachments"];
-        const components = componentReadiness(t, objects ?? [], observed, input.dataPlane);
+        const components = componentReadiness(t, objects ?? [], observed, input.dataPlane, input.dnsServing);
         fields["componentStatus"] = Object.fromEntries(components.map((c) => [`${c.component}Ready`, c.ready]));
         const waiting = components.filter((c) => !c.ready);
         if (ready.status === "True" && waiting.length > 0) {
@@ -198,19 +201,21 @@ export interface ComponentReadiness {
 /**
  * Per enabled component: its Deployment exists with the current spec and is available, and its data
  * plane is on the current config — Envoy and the dhcp-agent ACKed their snapshot over xDS; CoreDNS
- * (which speaks no xDS) has its ConfigMap at the current content.
+ * (which speaks no xDS) has its ConfigMap at the current content and, with `dnsServing`, answers
+ * through its Service with the current zones.
  */
 export function componentReadiness(
   t: Topology,
   objects: readonly DesiredObject[],
   observed: Observed,
   dataPlane: DataPlaneView,
+  dnsServing?: DnsServingView,
 ): ComponentReadiness[] {
   const out: ComponentReadiness[] = [];
   for (const component of COMPONENTS) {
     if (t.children[component] === undefined) continue;
     const mine = objects.filter((o) => o.metadata.labels[COMPONENT_LABEL] === component);
-    const why = whyNotReady(component, t, mine, observed, dataPlane);
+    const why = whyNotReady(component, t, mine, observed, dataPlane, dnsServing);
     out.push({ component, ready: why === undefined, why: why ?? "" });
   }
   return out;
@@ -222,6 +227,7 @@ function whyNotReady(
   objects: readonly DesiredObject[],
   observed: Observed,
   dataPlane: DataPlaneView,
+  dnsServing: DnsServingView | undefined,
 ): string | undefined {
   const deployment = objects.find((o) => o.kind === "Deployment");
   if (deployment === undefined) return "no workload is deployed (see the Infra's problems)";
@@ -238,7 +244,14 @@ function whyNotReady(
       cm === undefined ? undefined : observed.raw.configmaps.get(`${cm.metadata.namespace ?? ""}/${cm.metadata.name}`);
     if (cm !== undefined && observedHash(liveCm) !== desiredHash(cm))
       return `ConfigMap ${cm.metadata.name} is not at the current configuration yet`;
-    return undefined;
+    if (dnsServing === undefined || cm === undefined) return undefined;
+    const service = objects.find((o) => o.kind === "Service");
+    const liveService =
+      service === undefined
+        ? undefined
+        : observed.raw.services.get(`${service.metadata.namespace ?? ""}/${service.metadata.name}`);
+    if (liveService === undefined) return `Service ${service?.metadata.name ?? cm.metadata.name} does not exist yet`;
+    return dnsServing.why(liveService, (cm["data"] ?? {}) as Record<string, string>);
   }
   const node = component === "proxy" ? t.proxy?.node : t.dhcp?.name;
   if (node === undefined) return "no data plane configuration";

@@ -75,6 +75,8 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
       kubeConfig: kube().kubeConfigFor("operator", token),
       settings: operatorSettings({ namespace: "oooi-system" }),
       dataPlane,
+      // The Services' ClusterIPs lead nowhere here (no kube-proxy); test/operator/dns-ready.test.ts asks a real CoreDNS.
+      dnsProbe: false,
       logger,
       metrics,
       debounceMs: 20,

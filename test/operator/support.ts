@@ -148,6 +148,8 @@ export function startOperator(
     resyncMs: 250,
     // The fake serves no hosted cluster; test/kube/apps-ingress.test.ts runs the automation for real.
     appsIngress: false,
+    // No CoreDNS behind the fake's Services; test/operator/dns-ready.test.ts asks a real one.
+    dnsProbe: false,
     leaseTiming: { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 },
     backoff: { initialMs: 20, maxMs: 200 },
     watch: { timeoutSeconds: 30, discoveryIntervalMs: 500 },

@@ -11,6 +11,8 @@ import {
 import { DEBUG_SERVICE, loadDebugDefinition, service } from "./protos.js";
 import type {
   GetNodeConfigRequest,
+  ListFleetRequest,
+  ListFleetResponse,
   ListNodesRequest,
   NodeMessage,
   PushHistoryRequest,
@@ -19,12 +21,17 @@ import type {
 } from "./debug-service.js";
 
 export type {
+  FleetNodeMessage,
+  FleetTypeStateMessage,
   GetNodeConfigRequest,
+  ListFleetRequest,
+  ListFleetResponse,
   ListNodesRequest,
   NackMessage,
   NodeMessage,
   PushHistoryRequest,
   PushMessage,
+  ReplicaMessage,
   ResourceMessage,
   StreamMessage,
   TypeConfigMessage,
@@ -78,6 +85,11 @@ export class DebugClient {
   /** Recent pushes, oldest first. */
   async pushHistory(req: PushHistoryRequest = {}): Promise<PushMessage[]> {
     return (await this.#call<{ pushes: PushMessage[] }>("PushHistory", req)).pushes;
+  }
+
+  /** Every node of the operator's fleet with its replica (empty replica off an operator). */
+  async listFleet(req: ListFleetRequest = {}): Promise<ListFleetResponse> {
+    return this.#call("ListFleet", req);
   }
 
   /** Closes the channel. */

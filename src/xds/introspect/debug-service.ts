@@ -118,12 +118,93 @@ export interface PushHistoryRequest {
   limit?: number;
 }
 
-/** Answers the debug service's questions from the status record. */
+/** oooi.debug.v1.ListFleetRequest. */
+export interface ListFleetRequest {
+  cluster?: string;
+}
+/** oooi.debug.v1.FleetTypeState. */
+export interface FleetTypeStateMessage {
+  type_url: string;
+  acked_version: string;
+  nack_version: string;
+  nack_message: string;
+}
+/** oooi.debug.v1.FleetNode. */
+export interface FleetNodeMessage {
+  id: string;
+  cluster: string;
+  replica: string;
+  user_agent: string;
+  types: FleetTypeStateMessage[];
+}
+/** oooi.debug.v1.Replica. */
+export interface ReplicaMessage {
+  name: string;
+  live: boolean;
+  nodes: number;
+}
+/** oooi.debug.v1.ListFleetResponse. */
+export interface ListFleetResponse {
+  replica: string;
+  replicas: ReplicaMessage[];
+  nodes: FleetNodeMessage[];
+}
+
+/**
+ * The operator's fleet as one replica sees it (src/operator/fleet.ts's FleetReports has this
+ * shape); declared here so the xDS layer imports nothing from the operator.
+ */
+export interface FleetSource {
+  /** This replica's identity. */
+  readonly replica: string;
+  nodes(): readonly {
+    readonly id: string;
+    readonly group: string;
+    readonly replica: string;
+    readonly userAgent: string;
+    readonly types: readonly {
+      readonly typeUrl: string;
+      readonly acked?: string;
+      readonly nack?: { readonly version: string; readonly message: string };
+    }[];
+  }[];
+  replicas(): readonly { readonly replica: string; readonly live: boolean; readonly nodes: number }[];
+}
+
+/** Answers the debug service's questions from the status record (and the fleet, on an operator). */
 export class DebugReporter {
+  /**
+   * @param fleet read on every ListFleet: the operator creates its fleet after the gRPC server
+   *   started, and `oooi serve` has none (undefined).
+   */
   constructor(
     private readonly view: XdsStatusView,
     private readonly cache: SnapshotCache,
+    private readonly fleet: () => FleetSource | undefined = () => undefined,
   ) {}
+
+  /** ListFleet: every node of the fleet with its replica; empty off an operator. */
+  listFleet(req: ListFleetRequest): ListFleetResponse {
+    const fleet = this.fleet();
+    if (fleet === undefined) return { replica: "", replicas: [], nodes: [] };
+    const nodes = fleet
+      .nodes()
+      .filter((n) => !req.cluster || n.group === req.cluster)
+      .map((n) => ({
+        id: n.id,
+        cluster: n.group,
+        replica: n.replica,
+        user_agent: n.userAgent,
+        types: n.types.map((t) => ({
+          type_url: t.typeUrl,
+          acked_version: t.acked ?? "",
+          nack_version: t.nack?.version ?? "",
+          nack_message: t.nack?.message ?? "",
+        })),
+      }));
+    const replicas = fleet.replicas().map((r) => ({ name: r.replica, live: r.live, nodes: r.nodes }));
+    return { replica: fleet.replica, replicas, nodes };
+  }
 
   /** ListNodes: nodes sorted by id, with their open streams. */
   listNodes(req: ListNodesRequest): { nodes: NodeMessage[] } {
@@ -266,8 +347,13 @@ function push(p: PushRecord): PushMessage {
 }
 
 /** Mounts oooi.debug.v1.DebugService on `server`. */
-export function addDebugService(server: Server, view: XdsStatusView, cache: SnapshotCache): DebugReporter {
-  const reporter = new DebugReporter(view, cache);
+export function addDebugService(
+  server: Server,
+  view: XdsStatusView,
+  cache: SnapshotCache,
+  fleet?: () => FleetSource | undefined,
+): DebugReporter {
+  const reporter = new DebugReporter(view, cache, fleet);
   const unary =
     <Req>(fn: (req: Req) => object | undefined, notFound: (req: Req) => string) =>
     (call: ServerUnaryCall<Req, unknown>, callback: sendUnaryData<unknown>): void => {
@@ -290,6 +376,10 @@ export function addDebugService(server: Server, view: XdsStatusView, cache: Snap
     ),
     PushHistory: unary(
       (req: PushHistoryRequest) => reporter.pushHistory(req),
+      () => "",
+    ),
+    ListFleet: unary(
+      (req: ListFleetRequest) => reporter.listFleet(req),
       () => "",
     ),
   };

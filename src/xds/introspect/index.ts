@@ -6,12 +6,13 @@ import { HealthImplementation, type ServingStatusMap } from "grpc-health-check";
 import type { SnapshotCache } from "../cache/cache.js";
 import type { XdsStatusView } from "../status.js";
 import { addCsds } from "./csds.js";
-import { addDebugService } from "./debug-service.js";
+import { addDebugService, type FleetSource } from "./debug-service.js";
 import { CSDS_SERVICE, DEBUG_SERVICE, DISCOVERY_SERVICE_NAMES, HEALTH_SERVICE, introspectionProtos } from "./protos.js";
 
 export { ClientStatusReporter, splitAny } from "./csds.js";
 export type { ClientConfig, ClientStatusRequest, GenericXdsConfig } from "./csds.js";
 export { DebugReporter } from "./debug-service.js";
+export type { FleetSource } from "./debug-service.js";
 export { DebugClient, XdsUnreachableError } from "./debug-client.js";
 export type { DebugClientOptions } from "./debug-client.js";
 export { clientCredentials, readTlsFiles, serverCredentials, serverCredentialsFromFiles } from "./tls.js";
@@ -24,6 +25,8 @@ export { CSDS_SERVICE, DEBUG_SERVICE, DISCOVERY_SERVICE_NAMES, HEALTH_SERVICE } 
 export interface IntrospectionOptions {
   readonly status: XdsStatusView;
   readonly cache: SnapshotCache;
+  /** The operator's fleet for ListFleet, read at each call (it exists only once the operator runs). */
+  readonly fleet?: () => FleetSource | undefined;
   /** Serve gRPC server reflection (default true). */
   readonly reflection?: boolean;
 }
@@ -40,7 +43,7 @@ export interface Introspection {
 export function addIntrospection(server: Server, options: IntrospectionOptions): Introspection {
   const protos = introspectionProtos();
   addCsds(server, options.status, options.cache);
-  addDebugService(server, options.status, options.cache);
+  addDebugService(server, options.status, options.cache, options.fleet);
   const services = ["", ...DISCOVERY_SERVICE_NAMES, CSDS_SERVICE, DEBUG_SERVICE];
   const serving = (s: "SERVING" | "NOT_SERVING"): ServingStatusMap => Object.fromEntries(services.map((n) => [n, s]));
   const health = new HealthImplementation(serving("SERVING"));

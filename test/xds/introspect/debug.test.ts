@@ -92,6 +92,8 @@ describe("oooi.debug.v1", () => {
     expect(delta?.streams[0]?.types.find((t) => t.type_url === LISTENER_TYPE_URL)?.acked_version).toBe(newLds);
 
     expect(await client.listNodes({ cluster: "elsewhere/proxy" })).toEqual([]);
+    // Not an operator replica: no fleet to list (the operator's is tested in test/operator/fleet-debug.test.ts).
+    expect(await client.listFleet()).toEqual({ replica: "", replicas: [], nodes: [] });
     closeAll(); // both Envoys disconnect
     await eventually(async () => ((await client.listNodes()).length === 0 ? true : undefined), "nodes gone");
     const remembered = await client.listNodes({ include_disconnected: true });
