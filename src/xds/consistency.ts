@@ -1,34 +1,58 @@
 // Cross-resource checks on a rendered snapshot: what Envoy would reject (duplicate names,
 // overlapping filter chains, partial wildcards, the value rules of required-fields.ts) or silently
 // break on (a reference to a cluster, route table or endpoint set that is not there). Pure;
-// returns messages, never throws.
+// returns findings (a message and the resources it names), never throws.
 import { describeCombo, expandMatch, readChains, type ChainView, type MatchCombo } from "./render/chain-match.js";
+import type { ResourceAt } from "./render/fields.js";
 import type { EnvoyResources } from "./render/index.js";
 import { asArray, asNumber, asString, get } from "./render/json.js";
 import { HTTP_CONNECTION_MANAGER_TYPE_URL, TCP_PROXY_TYPE_URL } from "./render/type-urls.js";
 import { checkRequiredFields } from "./required-fields.js";
 
-/** Results by resource set: the renderer and the cache both check, the work is done once. */
-const checked = new WeakMap<EnvoyResources, readonly string[]>();
-
-/**
- * Problems that make the resource set unfit to push; [] when Envoy would accept it as a whole.
- * Resource sets are immutable once rendered, so the result is remembered per set.
- */
-export function checkConsistency(res: EnvoyResources): string[] {
-  const memo = checked.get(res);
-  if (memo !== undefined) return [...memo];
-  const errors = computeConsistency(res);
-  checked.set(res, errors);
-  return [...errors];
+/** One reason a resource set is unfit to push, and the resources it is about (for Problem.field). */
+export interface Finding {
+  readonly message: string;
+  readonly at: ResourceAt;
 }
 
-function computeConsistency(res: EnvoyResources): string[] {
-  const errors: string[] = checkRequiredFields(res);
-  const clusters = names(res.clusters, "name", "cluster name", errors);
-  const assignments = names(res.endpoints, "cluster_name", "ClusterLoadAssignment for cluster", errors);
-  const routeConfigs = names(res.routes, "name", "route configuration name", errors);
-  names(res.listeners, "name", "listener name", errors);
+/** Results by resource set: the renderer and the cache both check, the work is done once. */
+const checked = new WeakMap<EnvoyResources, readonly Finding[]>();
+
+/**
+ * What makes the resource set unfit to push; [] when Envoy would accept it as a whole.
+ * Resource sets are immutable once rendered, so the result is remembered per set.
+ */
+export function consistencyFindings(res: EnvoyResources): readonly Finding[] {
+  const memo = checked.get(res);
+  if (memo !== undefined) return memo;
+  const findings = computeConsistency(res);
+  checked.set(res, findings);
+  return findings;
+}
+
+/** The messages of consistencyFindings (the cache refuses a snapshot by them). */
+export function checkConsistency(res: EnvoyResources): string[] {
+  return consistencyFindings(res).map((f) => f.message);
+}
+
+function computeConsistency(res: EnvoyResources): Finding[] {
+  const errors: Finding[] = checkRequiredFields(res);
+  const clusters = names(res.clusters, "name", "cluster name", (cluster) => ({ cluster }), errors);
+  const assignments = names(
+    res.endpoints,
+    "cluster_name",
+    "ClusterLoadAssignment for cluster",
+    (cluster) => ({ cluster }),
+    errors,
+  );
+  const routeConfigs = names(
+    res.routes,
+    "name",
+    "route configuration name",
+    (routeConfig) => ({ routeConfig }),
+    errors,
+  );
+  names(res.listeners, "name", "listener name", (listener) => ({ listener }), errors);
 
   const binds = new Map<string, string>();
   for (const listener of res.listeners) {
@@ -38,7 +62,8 @@ function computeConsistency(res: EnvoyResources): string[] {
     if (address !== undefined && port !== undefined) {
       const bind = `${address}:${port}`;
       const other = binds.get(bind);
-      if (other !== undefined) errors.push(`listeners "${other}" and "${name}" both bind ${bind}`);
+      if (other !== undefined)
+        errors.push({ at: { listener: name }, message: `listeners "${other}" and "${name}" both bind ${bind}` });
       else binds.set(bind, name);
     }
     errors.push(...checkListener(name, listener, clusters, routeConfigs));
@@ -52,19 +77,26 @@ function computeConsistency(res: EnvoyResources): string[] {
     if (get(cluster, "type") !== "EDS") continue;
     const name = asString(get(cluster, "name")) ?? "";
     const serviceName = asString(get(cluster, "eds_cluster_config", "service_name")) ?? name;
-    if (!assignments.has(serviceName)) errors.push(`cluster "${name}" has no ClusterLoadAssignment`);
+    if (!assignments.has(serviceName))
+      errors.push({ at: { cluster: name }, message: `cluster "${name}" has no ClusterLoadAssignment` });
   }
   return errors;
 }
 
 /** Collects a string key of every resource, reporting each repeated value once. */
-function names(items: readonly object[], key: string, what: string, errors: string[]): Set<string> {
+function names(
+  items: readonly object[],
+  key: string,
+  what: string,
+  at: (name: string) => ResourceAt,
+  errors: Finding[],
+): Set<string> {
   const seen = new Set<string>();
   const reported = new Set<string>();
   for (const item of items) {
     const name = asString(get(item, key)) ?? "";
     if (seen.has(name) && !reported.has(name)) {
-      errors.push(`duplicate ${what} "${name}"`);
+      errors.push({ at: at(name), message: `duplicate ${what} "${name}"` });
       reported.add(name);
     }
     seen.add(name);
@@ -77,24 +109,30 @@ function checkListener(
   listener: object,
   clusters: ReadonlySet<string>,
   routeConfigs: ReadonlySet<string>,
-): string[] {
-  const errors: string[] = [];
+): Finding[] {
+  const errors: Finding[] = [];
   const chains = readChains(listener);
   const defaultChain = get(listener, "default_filter_chain");
   // An API listener (gRPC xDS clients) carries its HTTP connection manager instead of chains.
   const apiListener = get(listener, "api_listener", "api_listener");
   if (chains.length === 0 && defaultChain === undefined && apiListener === undefined)
-    errors.push(`listener "${name}" has no filter chains`);
+    errors.push({ at: { listener: name }, message: `listener "${name}" has no filter chains` });
 
   const chainNames = new Set<string>();
   for (const chain of chains) {
-    if (chainNames.has(chain.name)) errors.push(`listener "${name}": duplicate filter chain name "${chain.name}"`);
+    if (chainNames.has(chain.name)) {
+      errors.push({
+        at: { listener: name, chain: chain.name },
+        message: `listener "${name}": duplicate filter chain name "${chain.name}"`,
+      });
+    }
     chainNames.add(chain.name);
     for (const sn of chain.match.serverNames) {
       if (sn.includes("*") && !(sn.startsWith("*.") && !sn.slice(1).includes("*"))) {
-        errors.push(
-          `listener "${name}" filter chain "${chain.name}": server name "${sn}" is a partial wildcard (only a leading "*." is allowed)`,
-        );
+        errors.push({
+          at: { listener: name, chain: chain.name, serverName: sn },
+          message: `listener "${name}" filter chain "${chain.name}": server name "${sn}" is a partial wildcard (only a leading "*." is allowed)`,
+        });
       }
     }
   }
@@ -108,20 +146,30 @@ function checkListener(
     all.push({ name: "api_listener", chain: { filters: [{ typed_config: apiListener }] } });
   for (const { name: chainName, chain } of all) {
     const where = `listener "${name}" filter chain "${chainName}"`;
+    const chainAt: ResourceAt = { listener: name, chain: chainName };
     for (const filter of asArray(get(chain, "filters"))) {
       const config = get(filter, "typed_config");
       const type = get(config, "@type");
       if (type === TCP_PROXY_TYPE_URL) {
         for (const c of tcpProxyClusters(config)) {
-          if (!clusters.has(c)) errors.push(`${where}: tcp_proxy cluster "${c}" does not exist`);
+          if (!clusters.has(c))
+            errors.push({
+              at: { ...chainAt, cluster: c },
+              message: `${where}: tcp_proxy cluster "${c}" does not exist`,
+            });
         }
       } else if (type === HTTP_CONNECTION_MANAGER_TYPE_URL) {
         const rds = asString(get(config, "rds", "route_config_name"));
         if (rds !== undefined && !routeConfigs.has(rds)) {
-          errors.push(`${where}: RDS route configuration "${rds}" does not exist`);
+          errors.push({
+            at: { ...chainAt, routeConfig: rds },
+            message: `${where}: RDS route configuration "${rds}" does not exist`,
+          });
         }
         const inline = get(config, "route_config");
-        if (inline !== undefined) errors.push(...checkRouteConfig(inline, clusters));
+        if (inline !== undefined) {
+          errors.push(...checkRouteConfig(inline, clusters).map((f) => ({ ...f, at: { ...chainAt, ...f.at } })));
+        }
       }
     }
   }
@@ -138,8 +186,8 @@ function tcpProxyClusters(config: unknown): string[] {
  * Envoy indexes every chain under each combination of its criteria and rejects the listener as
  * soon as one combination is already taken, by another chain or by the same chain twice.
  */
-function overlaps(listener: string, chains: readonly ChainView[]): string[] {
-  const errors: string[] = [];
+function overlaps(listener: string, chains: readonly ChainView[]): Finding[] {
+  const errors: Finding[] = [];
   const owners = new Map<string, number[]>();
   const reported = new Set<string>();
   chains.forEach((chain, i) => {
@@ -151,11 +199,14 @@ function overlaps(listener: string, chains: readonly ChainView[]): string[] {
         if (reported.has(pair)) continue;
         reported.add(pair);
         const first = chains[prev]?.name ?? "";
-        errors.push(
-          prev === i
-            ? `listener "${listener}": filter chain "${chain.name}" lists the same matching rules twice (${describeCombo(combo)})`
-            : `listener "${listener}": filter chains "${first}" and "${chain.name}" have overlapping matching rules (${describeCombo(combo)})`,
-        );
+        // The later chain is the one Envoy trips over (and, sorted by name, the one that was added).
+        errors.push({
+          at: { listener, chain: chain.name },
+          message:
+            prev === i
+              ? `listener "${listener}": filter chain "${chain.name}" lists the same matching rules twice (${describeCombo(combo)})`
+              : `listener "${listener}": filter chains "${first}" and "${chain.name}" have overlapping matching rules (${describeCombo(combo)})`,
+        });
       }
       if (!prior.includes(i)) owners.set(key, [...prior, i]);
     }
@@ -168,22 +219,26 @@ function comboKey(c: MatchCombo): string {
   return `${String(c.destinationPort)}\0${c.prefixRange}\0${c.serverName}\0${c.transportProtocol}\0${c.applicationProtocol}\0${c.directSourcePrefixRange}\0${c.sourceType}\0${c.sourcePrefixRange}\0${String(c.sourcePort)}`;
 }
 
-function checkRouteConfig(rc: unknown, clusters: ReadonlySet<string>): string[] {
-  const errors: string[] = [];
+function checkRouteConfig(rc: unknown, clusters: ReadonlySet<string>): Finding[] {
+  const errors: Finding[] = [];
   const rcName = asString(get(rc, "name")) ?? "";
   const vhostNames = new Set<string>();
   const domainOwner = new Map<string, string>();
   for (const vh of asArray(get(rc, "virtual_hosts"))) {
     const vhName = asString(get(vh, "name")) ?? "";
-    if (vhostNames.has(vhName)) errors.push(`route configuration "${rcName}": duplicate virtual host name "${vhName}"`);
+    const vhAt: ResourceAt = { routeConfig: rcName, virtualHost: vhName };
+    if (vhostNames.has(vhName)) {
+      errors.push({ at: vhAt, message: `route configuration "${rcName}": duplicate virtual host name "${vhName}"` });
+    }
     vhostNames.add(vhName);
     for (const d of asArray(get(vh, "domains"))) {
       const domain = (asString(d) ?? "").toLowerCase();
       const other = domainOwner.get(domain);
       if (other !== undefined) {
-        errors.push(
-          `route configuration "${rcName}": domain "${domain}" is in virtual hosts "${other}" and "${vhName}"`,
-        );
+        errors.push({
+          at: { ...vhAt, serverName: domain },
+          message: `route configuration "${rcName}": domain "${domain}" is in virtual hosts "${other}" and "${vhName}"`,
+        });
       } else {
         domainOwner.set(domain, vhName);
       }
@@ -194,8 +249,12 @@ function checkRouteConfig(rc: unknown, clusters: ReadonlySet<string>): string[] 
         (c) => asString(get(c, "name")) ?? "",
       );
       for (const c of single !== undefined ? [single] : weighted) {
-        if (!clusters.has(c))
-          errors.push(`route configuration "${rcName}" virtual host "${vhName}": cluster "${c}" does not exist`);
+        if (!clusters.has(c)) {
+          errors.push({
+            at: { ...vhAt, cluster: c },
+            message: `route configuration "${rcName}" virtual host "${vhName}": cluster "${c}" does not exist`,
+          });
+        }
       }
     }
   }

@@ -47,7 +47,7 @@ describe("Problems.for binds a problem to its object", () => {
 });
 
 describe("renderer problems carry their object", () => {
-  test("renderEnvoy's errors belong to the ProxyServer its node names, with the whole object as field", () => {
+  test("renderEnvoy's errors belong to the ProxyServer its node names; an upstream no backend uses falls back to spec.backends", () => {
     const r = renderEnvoy({
       node: "ns/a-proxy",
       serverIP: "192.0.2.1",
@@ -61,7 +61,7 @@ describe("renderer problems carry their object", () => {
     expect(r.errors).toEqual([
       {
         object: { kind: "ProxyServer", namespace: "ns", name: "a-proxy" },
-        field: "",
+        field: "spec.backends",
         reason: "InconsistentConfig",
         message: 'upstream "u": connect timeout 0s is not a positive duration',
         severity: "error",

@@ -4,6 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { adsConfigSource } from "../../src/xds/render/ads.js";
 import { renderClusters } from "../../src/xds/render/clusters.js";
+import { proxyFields } from "../../src/xds/render/fields.js";
 import type { Cluster, ClusterLoadAssignment, FilterChain, Listener } from "../../src/xds/render/envoy-types.js";
 import { Problems } from "../../src/model/problems.js";
 
@@ -22,9 +23,13 @@ describe("Envoy output types catch misspelt fields at compile time", () => {
       // @ts-expect-error misspelt: Envoy's field is connect_timeout
       conect_timeout: "5s",
     };
+    const upstreams = [
+      { name: "u", endpoints: [], connectTimeoutSeconds: 5, target: { service: "s", namespace: "n", port: 1 } },
+    ];
     const rendered = renderClusters(
-      [{ name: "u", endpoints: [], connectTimeoutSeconds: 5, target: { service: "s", namespace: "n", port: 1 } }],
+      upstreams,
       new Problems().for({ kind: "ProxyServer", namespace: "n", name: "p" }),
+      proxyFields({ node: "n/p", serverIP: "192.0.2.1", backends: [], upstreams }),
     );
     expect(rendered).toEqual([good]);
     expect(rendered).not.toEqual([bad]);

@@ -4,12 +4,17 @@ import type { ClusterLoadAssignment } from "./envoy-types.js";
 import type { ObjectProblems } from "../../model/problems.js";
 import { parseIPv4 } from "../../model/ipv4.js";
 import type { Endpoint, Upstream } from "../../model/types.js";
+import type { ProxyFields } from "./fields.js";
 import { sortByKey } from "./json.js";
 
 /** ClusterLoadAssignment JSON for every upstream, sorted by cluster_name; bad addresses go to `problems`. */
-export function renderEndpoints(upstreams: readonly Upstream[], problems: ObjectProblems): ClusterLoadAssignment[] {
+export function renderEndpoints(
+  upstreams: readonly Upstream[],
+  problems: ObjectProblems,
+  fields: ProxyFields,
+): ClusterLoadAssignment[] {
   return sortByKey(upstreams, (u) => u.name).map((u): ClusterLoadAssignment => {
-    const endpoints = uniqueEndpoints(u, problems);
+    const endpoints = uniqueEndpoints(u, problems, fields);
     if (endpoints.length === 0) return { cluster_name: u.name };
     return {
       cluster_name: u.name,
@@ -25,20 +30,25 @@ export function renderEndpoints(upstreams: readonly Upstream[], problems: Object
 }
 
 /** Valid endpoints, deduplicated and sorted numerically by address then port. */
-function uniqueEndpoints(u: Upstream, problems: ObjectProblems): Endpoint[] {
+function uniqueEndpoints(u: Upstream, problems: ObjectProblems, fields: ProxyFields): Endpoint[] {
   const byKey = new Map<string, { ip: number; endpoint: Endpoint }>();
   for (const e of u.endpoints) {
     const ip = parseIPv4(e.address);
     if (ip === undefined) {
+      // Endpoints are what the target resolves to: the backend names it by targetService.
       problems.error(
-        "",
+        fields.upstream(u, "targetService"),
         "InconsistentConfig",
         `upstream "${u.name}": endpoint address "${e.address}" is not an IPv4 address`,
       );
       continue;
     }
     if (!Number.isInteger(e.port) || e.port < 1 || e.port > 65535) {
-      problems.error("", "InconsistentConfig", `upstream "${u.name}": endpoint port ${e.port} is out of range`);
+      problems.error(
+        fields.upstream(u, "targetPort"),
+        "InconsistentConfig",
+        `upstream "${u.name}": endpoint port ${e.port} is out of range`,
+      );
       continue;
     }
     byKey.set(`${e.address}:${e.port}`, { ip, endpoint: e });

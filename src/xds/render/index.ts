@@ -3,9 +3,10 @@
 // demands before it is returned.
 import { Problems } from "../../model/problems.js";
 import type { ObjectRef, Problem, ProxyModel } from "../../model/types.js";
-import { checkConsistency } from "../consistency.js";
+import { consistencyFindings } from "../consistency.js";
 import { renderClusters } from "./clusters.js";
 import { renderEndpoints } from "./endpoints.js";
+import { proxyFields } from "./fields.js";
 import { renderListeners } from "./listeners.js";
 import { renderRoutes } from "./routes.js";
 
@@ -19,7 +20,7 @@ export interface EnvoyResources {
 
 /**
  * Rendered resources, or why they must not be pushed to Envoy: problems of the proxy's
- * ProxyServer (field "": they name the backend or upstream in their message), in the order found.
+ * ProxyServer, each at the spec.backends field it comes from (fields.ts), in the order found.
  */
 export type EnvoyRender = { ok: true; resources: EnvoyResources } | { ok: false; errors: readonly Problem[] };
 
@@ -27,13 +28,14 @@ export type EnvoyRender = { ok: true; resources: EnvoyResources } | { ok: false;
 export function renderEnvoy(proxy: ProxyModel): EnvoyRender {
   const problems = new Problems();
   const p = problems.for(proxyServerRef(proxy.node));
+  const fields = proxyFields(proxy);
   const resources: EnvoyResources = {
-    listeners: renderListeners(proxy.backends, p),
-    clusters: renderClusters(proxy.upstreams, p),
-    endpoints: renderEndpoints(proxy.upstreams, p),
+    listeners: renderListeners(proxy.backends, p, fields),
+    clusters: renderClusters(proxy.upstreams, p, fields),
+    endpoints: renderEndpoints(proxy.upstreams, p, fields),
     routes: renderRoutes(proxy.backends),
   };
-  for (const message of checkConsistency(resources)) p.error("", "InconsistentConfig", message);
+  for (const f of consistencyFindings(resources)) p.error(fields.at(f.at), "InconsistentConfig", f.message);
   return p.hasErrors ? { ok: false, errors: problems.recorded() } : { ok: true, resources };
 }
 

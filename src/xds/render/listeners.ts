@@ -6,6 +6,7 @@ import type { ObjectProblems } from "../../model/problems.js";
 import { formatIPv4, parseCidr, parseIPv4 } from "../../model/ipv4.js";
 import type { Backend } from "../../model/types.js";
 import { adsConfigSource } from "./ads.js";
+import type { ProxyFields } from "./fields.js";
 import { compareText, sortByKey } from "./json.js";
 import { HTTP_ROUTE_CONFIG_NAME } from "./routes.js";
 import {
@@ -38,13 +39,17 @@ const TLS_LISTENERS = [
 ] as const;
 
 /** Listener JSON for the backends, sorted by name; unusable backend fields go to `problems`. */
-export function renderListeners(backends: readonly Backend[], problems: ObjectProblems): Listener[] {
+export function renderListeners(
+  backends: readonly Backend[],
+  problems: ObjectProblems,
+  fields: ProxyFields,
+): Listener[] {
   const listeners: { name: string; value: Listener }[] = [];
   for (const { name, port } of TLS_LISTENERS) {
     const chains = sortByKey(
       backends.filter((b) => b.port === port),
       (b) => b.name,
-    ).map((b) => tlsChain(b, problems));
+    ).map((b) => tlsChain(b, problems, fields));
     if (chains.length === 0) continue;
     listeners.push({
       name,
@@ -61,7 +66,7 @@ export function renderListeners(backends: readonly Backend[], problems: ObjectPr
     // Host routing cannot also match on the client address; refuse rather than widen access.
     if (b.sourcePrefixRanges.length > 0) {
       problems.error(
-        "",
+        fields.backend(b, "sourcePrefixRanges"),
         "InconsistentConfig",
         `backend "${b.name}": source prefix ranges are not supported on the HTTP listener`,
       );
@@ -71,7 +76,11 @@ export function renderListeners(backends: readonly Backend[], problems: ObjectPr
   const served: readonly number[] = [80, ...TLS_LISTENERS.map((l) => l.port)];
   for (const b of backends) {
     if (!served.includes(b.port)) {
-      problems.error("", "InconsistentConfig", `backend "${b.name}": no listener on port ${String(b.port)}`);
+      problems.error(
+        fields.backend(b, "port"),
+        "InconsistentConfig",
+        `backend "${b.name}": no listener on port ${String(b.port)}`,
+      );
     }
   }
   return sortByKey(listeners, (l) => l.name).map((l) => l.value);
@@ -81,9 +90,9 @@ function socketAddress(port: number): Address {
   return { socket_address: { address: BIND_ADDRESS, port_value: port } };
 }
 
-function tlsChain(b: Backend, problems: ObjectProblems): FilterChain {
+function tlsChain(b: Backend, problems: ObjectProblems, fields: ProxyFields): FilterChain {
   const serverNames = [...new Set(b.serverNames)].sort(compareText);
-  const ranges = sourceRanges(b, problems);
+  const ranges = sourceRanges(b, problems, fields);
   // Every chain on 443/6443 is TLS passthrough, the source-matched kubernetes-service chain too
   // (the original's test expects transport_protocol: tls there): a plain-TCP client matches nothing.
   const match: FilterChainMatch = {
@@ -104,14 +113,14 @@ function tlsChain(b: Backend, problems: ObjectProblems): FilterChain {
 }
 
 /** CidrRange JSON for the backend's source ranges, deduplicated, sorted by address then length. */
-function sourceRanges(b: Backend, problems: ObjectProblems): CidrRange[] {
+function sourceRanges(b: Backend, problems: ObjectProblems, fields: ProxyFields): CidrRange[] {
   const parsed = new Map<string, { network: number; prefix: number }>();
-  for (const text of b.sourcePrefixRanges) {
+  for (const [k, text] of b.sourcePrefixRanges.entries()) {
     const bare = parseIPv4(text);
     const c = bare !== undefined ? { network: bare, prefix: 32 } : parseCidr(text);
     if (!c) {
       problems.error(
-        "",
+        fields.backend(b, `sourcePrefixRanges[${String(k)}]`),
         "InconsistentConfig",
         `backend "${b.name}": source prefix range "${text}" is not an IPv4 CIDR`,
       );
