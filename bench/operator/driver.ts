@@ -82,6 +82,9 @@ class RecordingMetrics implements OperatorMetrics {
   set(name: MetricName, value: number, labels?: Labels): void {
     this.#inner.set(name, value, labels);
   }
+  remove(name: MetricName, labels: Labels): void {
+    this.#inner.remove(name, labels);
+  }
   observe(name: MetricName, value: number, labels?: Labels): void {
     if (name === "oooi_reconcile_duration_seconds") this.reconcileMs.push(value * 1000);
     this.#inner.observe(name, value, labels);

@@ -170,6 +170,7 @@ export function crdObject(def: KindDefinition): Record<string, unknown> {
             type: c.type,
             jsonPath: c.jsonPath,
             ...(c.description === undefined ? {} : { description: c.description }),
+            ...(c.priority === undefined ? {} : { priority: c.priority }),
           })),
           schema: { openAPIV3Schema: kindSchema(def) },
           subresources: { status: {} },

@@ -485,12 +485,26 @@ export interface KindDefinition {
   readonly description: string;
   readonly spec: TObject;
   readonly status: TObject;
-  readonly printerColumns: readonly { name: string; type: string; jsonPath: string; description?: string }[];
+  readonly printerColumns: readonly PrinterColumn[];
+}
+
+/** One additionalPrinterColumn; priority 1 columns show only under `kubectl get -o wide`. */
+export interface PrinterColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly jsonPath: string;
+  readonly description?: string;
+  readonly priority?: number;
 }
 
 const READY_COLUMN = { name: "Ready", type: "string", jsonPath: ".status.conditions[?(@.type=='Ready')].status" };
 const REASON_COLUMN = { name: "Reason", type: "string", jsonPath: ".status.conditions[?(@.type=='Ready')].reason" };
 const AGE_COLUMN = { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" };
+const conditionColumn = (name: string, type: string): PrinterColumn => ({
+  name,
+  type: "string",
+  jsonPath: `.status.conditions[?(@.type=='${type}')].status`,
+});
 
 export const KINDS: readonly KindDefinition[] = [
   {
@@ -502,11 +516,14 @@ export const KINDS: readonly KindDefinition[] = [
     spec: InfraSpec,
     status: InfraStatus,
     printerColumns: [
-      { name: "CIDR", type: "string", jsonPath: ".spec.networkConfig.cidr" },
-      { name: "Attachments", type: "integer", jsonPath: ".status.attachments.total" },
       READY_COLUMN,
-      REASON_COLUMN,
+      { name: "Attachments", type: "integer", jsonPath: ".status.attachments.total" },
+      conditionColumn("DHCP", "DHCPReady"),
+      conditionColumn("DNS", "DNSReady"),
+      conditionColumn("Proxy", "ProxyReady"),
       AGE_COLUMN,
+      { ...REASON_COLUMN, priority: 1 },
+      { name: "Message", type: "string", jsonPath: ".status.conditions[?(@.type=='Ready')].message", priority: 1 },
     ],
   },
   {
@@ -546,7 +563,8 @@ export const KINDS: readonly KindDefinition[] = [
     kind: "DNSServer",
     plural: "dnsservers",
     singular: "dnsserver",
-    shortNames: ["dns"],
+    // Not "dns": kubectl would be ambiguous with OpenShift's dns.config.openshift.io.
+    shortNames: [],
     description: "Split-horizon CoreDNS server of an Infra (generated).",
     spec: DNSServerSpec,
     status: DNSServerStatus,
@@ -561,7 +579,8 @@ export const KINDS: readonly KindDefinition[] = [
     kind: "ProxyServer",
     plural: "proxyservers",
     singular: "proxyserver",
-    shortNames: ["proxy"],
+    // Not "proxy": kubectl would be ambiguous with OpenShift's proxy.config.openshift.io.
+    shortNames: [],
     description: "Envoy SNI proxy of an Infra, configured over xDS (generated).",
     spec: ProxyServerSpec,
     status: ProxyServerStatus,

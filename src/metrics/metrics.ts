@@ -26,6 +26,8 @@ export interface CatalogueRecorder<Name extends string> {
   inc(name: Name, labels?: Labels, value?: number): void;
   /** Sets a gauge. */
   set(name: Name, value: number, labels?: Labels): void;
+  /** Drops one labelled series of a gauge (its object is gone). */
+  remove(name: Name, labels: Labels): void;
   /** Records one histogram observation. */
   observe(name: Name, value: number, labels?: Labels): void;
   /** Prometheus text of the whole registry (these metrics and every other). */
@@ -159,6 +161,9 @@ export class Metrics {
       },
       set: (name, value, labels = {}) => {
         get(name, Gauge).set(labels, value);
+      },
+      remove: (name, labels) => {
+        get(name, Gauge).remove(labels);
       },
       observe: (name, value, labels = {}) => {
         get(name, Histogram).observe(labels, value);

@@ -53,6 +53,11 @@ export const OPERATOR_METRICS = {
     help: "Failed writes by operation and kind.",
     labelNames: ["op", "kind"],
   },
+  oooi_object_ready: {
+    type: "gauge",
+    help: "1 while the object's Ready condition is True, 0 otherwise (Infras, attachments and child CRs).",
+    labelNames: ["kind", "namespace", "name"],
+  },
   oooi_leader: { type: "gauge", help: "1 while this replica holds the leader Lease.", labelNames: [] },
   oooi_leader_transitions_total: {
     type: "counter",
@@ -70,6 +75,8 @@ export interface OperatorMetrics {
   inc(name: MetricName, labels?: Labels, value?: number): void;
   /** Sets a gauge. */
   set(name: MetricName, value: number, labels?: Labels): void;
+  /** Drops one labelled series of a gauge (its object is gone). */
+  remove(name: MetricName, labels: Labels): void;
   /** Records one histogram observation. */
   observe(name: MetricName, value: number, labels?: Labels): void;
   /** Prometheus text exposition of everything recorded. */

@@ -28,7 +28,8 @@ import {
 } from "./desired/objects.js";
 import type { OperatorSettings } from "./desired/settings.js";
 import type { OperatorMetrics } from "./metrics.js";
-import { statusBody, statusUpdates } from "./status.js";
+import { EventRecorder } from "./events.js";
+import { statusBody, statusUpdates, type StatusUpdate } from "./status.js";
 
 /** Thrown (and swallowed by the caller) when leadership was lost mid-pass: the pass stops writing. */
 export class NotLeaderError extends Error {}
@@ -106,8 +107,13 @@ export class Reconciler {
   readonly #o: ReconcilerOptions;
   readonly #applied = new Map<string, AppliedRecord>();
 
+  readonly #events: EventRecorder;
+  /** The oooi_object_ready series set by the last pass, to drop those whose object is gone. */
+  #readySeries = new Map<string, Readonly<Record<string, string>>>();
+
   constructor(o: ReconcilerOptions) {
     this.#o = o;
+    this.#events = new EventRecorder(o);
   }
 
   /**
@@ -226,14 +232,16 @@ export class Reconciler {
 
     // 6. Status.
     const now = this.#o.clock.now();
-    for (const u of statusUpdates({
+    const updates = statusUpdates({
       observed,
       outputs,
       desired,
       dataPlane: this.#o.dataPlane,
       ...(this.#o.dnsServing === undefined ? {} : { dnsServing: this.#o.dnsServing }),
       now,
-    })) {
+    });
+    this.#setReadyGauge(updates);
+    for (const u of updates) {
       const key = `status:${keyOf(u.kind, u.namespace, u.name)}`;
       const hash = contentHash(withoutTransitionTimes(u.status));
       const mine = this.#applied.get(key);
@@ -259,12 +267,35 @@ export class Reconciler {
           body: statusBody(u),
         });
         this.#applied.set(key, { hash, seenRv: u.resourceVersion, at: now });
+        // Announced once per status change: the status written is what the next pass compares with.
+        for (const e of u.events) {
+          await this.#events.record(
+            { apiVersion: API_VERSION, kind: u.kind, namespace: u.namespace, name: u.name, uid: u.uid },
+            e,
+          );
+        }
         return true;
       });
     }
 
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} write(s) failed`);
     return { ...counts, desired };
+  }
+
+  /** oooi_object_ready per object with a status, from the Ready condition this pass computed. */
+  #setReadyGauge(updates: readonly StatusUpdate[]): void {
+    const next = new Map<string, Readonly<Record<string, string>>>();
+    for (const u of updates) {
+      const labels = { kind: u.kind, namespace: u.namespace, name: u.name };
+      const ready = (u.status["conditions"] as { type?: string; status?: string }[] | undefined)?.find(
+        (c) => c.type === "Ready",
+      );
+      this.#o.metrics.set("oooi_object_ready", ready?.status === "True" ? 1 : 0, labels);
+      next.set(`${u.kind}/${u.namespace}/${u.name}`, labels);
+    }
+    for (const [key, labels] of this.#readySeries)
+      if (!next.has(key)) this.#o.metrics.remove("oooi_object_ready", labels);
+    this.#readySeries = next;
   }
 
   #guard(): void {

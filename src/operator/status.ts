@@ -1,8 +1,8 @@
-// The status the operator writes on Infras, attachments and children: the Ready condition (with
-// observedGeneration, and lastTransitionTime moving only when status flips), Infra component
-// readiness (workload available AND data plane on the current config), attachment counts and the
-// data plane's ACK/NACK on children. Only fields the CRD schema declares are written, so the API
-// server never prunes what we compare against. Pure.
+// The status the operator writes on Infras, attachments and children: conditions (src/operator/
+// conditions.ts — Ready everywhere; Degraded, Progressing and <Component>Ready on Infras), Infra
+// component readiness (workload available AND data plane on the current config), attachment counts
+// and the data plane's ACK/NACK on children, plus the Events a change of them deserves. Only fields
+// the CRD schema declares are written, so the API server never prunes what we compare against. Pure.
 import { groupBy } from "../util/group.js";
 import { API_VERSION } from "../api/schema.js";
 import { kindDefinition } from "../api/validate.js";
@@ -13,8 +13,21 @@ import type { Outputs } from "../pipeline/outputs.js";
 import type { Observed } from "../watchers/kube/observed.js";
 import type { ResourceName } from "../watchers/kube/resources.js";
 import type { KubeObject } from "../watchers/kube/rest.js";
-import { metaTime } from "../util/clock.js";
 import { desiredHash, observedHash } from "./applied.js";
+import {
+  COMPONENTS,
+  conditionEvents,
+  fit,
+  infraConditions,
+  nackEvent,
+  sortConditions,
+  withTransitionTimes,
+  type Component,
+  type ComponentReadiness,
+  type ComponentReason,
+  type ConditionSpec,
+  type StatusEvent,
+} from "./conditions.js";
 import type { DataPlaneView } from "./dataplane.js";
 import type { DnsServingView } from "./dns-serving.js";
 import { canonicalJson, COMPONENT_LABEL, type DesiredObject } from "./desired/objects.js";
@@ -30,6 +43,9 @@ export interface StatusUpdate {
   readonly status: Readonly<Record<string, unknown>>;
   readonly upToDate: boolean;
   readonly resourceVersion: string | undefined;
+  readonly uid: string | undefined;
+  /** What changed compared with the observed status, for `kubectl describe` (sent with the write). */
+  readonly events: readonly StatusEvent[];
 }
 
 /** Everything status is computed from. */
@@ -43,9 +59,6 @@ export interface StatusInput {
   /** Clock time (ms) for new transitions. */
   readonly now: number;
 }
-
-type Component = "dhcp" | "dns" | "proxy";
-const COMPONENTS: readonly Component[] = ["dhcp", "dns", "proxy"];
 
 const KINDS: Readonly<Record<string, { resource: ResourceName; plural: string; owned: readonly string[] }>> = {
   Infra: {
@@ -98,28 +111,30 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
     const ref: ObjectRef = { kind: entry.kind, namespace: entry.namespace, name: entry.name };
     const generation = raw.metadata?.generation;
     const fields: Record<string, unknown> = {};
-    let ready = entry.status.conditions[0] ?? { type: "Ready", status: "False", reason: "Unknown", message: "" };
+    const base = entry.status.conditions[0];
+    let ready: ConditionSpec = {
+      type: "Ready",
+      status: base?.status ?? "False",
+      reason: base?.reason ?? "Unknown",
+      message: base?.message ?? "",
+    };
+    let conditions: ConditionSpec[] | undefined;
+    const events: StatusEvent[] = [];
 
     if (entry.kind === "Infra") {
       const key = `${entry.namespace}/${entry.name}`;
       const problems = [...(modelProblems.get(refKey(ref)) ?? []), ...(desiredProblems.get(refKey(ref)) ?? [])];
-      ready = readyCondition(problems);
       const t = topologies.get(key);
-      const objects = desiredInfras.get(key);
+      let components: ComponentReadiness[] | undefined;
       if (t !== undefined) {
         fields["attachments"] = entry.status["attachments"];
-        const components = componentReadiness(t, objects ?? [], observed, input.dataPlane, input.dnsServing);
-        fields["componentStatus"] = Object.fromEntries(components.map((c) => [`${c.component}Ready`, c.ready]));
-        const waiting = components.filter((c) => !c.ready);
-        if (ready.status === "True" && waiting.length > 0) {
-          ready = {
-            type: "Ready",
-            status: "False",
-            reason: "ComponentsNotReady",
-            message: waiting.map((c) => `${c.component}: ${c.why}`).join("; "),
-          };
-        }
+        components = componentReadiness(t, desiredInfras.get(key) ?? [], observed, input.dataPlane, input.dnsServing);
+        fields["componentStatus"] = Object.fromEntries(
+          components.map((c) => [`${c.component}Ready`, c.reason === "Serving"]),
+        );
       }
+      const hasError = problems.some((p) => p.severity === "error");
+      conditions = infraConditions(readyCondition(problems), hasError, components);
     } else if (entry.kind === "InfraClusterAttachment") {
       fields["domain"] = entry.status["domain"];
       fields["controlPlaneNamespace"] = entry.status["controlPlaneNamespace"];
@@ -135,6 +150,8 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
           (raw["status"] as { allocations?: unknown } | undefined)?.allocations;
       }
       fields["lastNack"] = nack;
+      const announced = nackEvent(nack, (raw["status"] as { lastNack?: unknown } | undefined)?.lastNack);
+      if (announced !== undefined) events.push(announced);
       if (nack !== undefined && ready.status === "True") {
         ready = {
           type: "Ready",
@@ -151,19 +168,10 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       fields["configMapName"] = cm?.metadata.name;
     }
 
-    const previous = readyOf(raw);
-    const condition = {
-      type: "Ready",
-      status: ready.status,
-      reason: ready.reason,
-      message: ready.message.length > 32_000 ? `${ready.message.slice(0, 32_000)}…` : ready.message,
-      ...(generation === undefined ? {} : { observedGeneration: generation }),
-      lastTransitionTime:
-        previous?.["status"] === ready.status && typeof previous["lastTransitionTime"] === "string"
-          ? previous["lastTransitionTime"]
-          : metaTime(input.now),
-    };
-    fields["conditions"] = [condition];
+    const specs = conditions ?? [{ ...ready, message: fit(ready.message) }];
+    const previous = observedConditions(raw);
+    fields["conditions"] = withTransitionTimes(specs, previous, generation, input.now);
+    events.unshift(...conditionEvents(specs, previous));
     if (generation !== undefined) fields["observedGeneration"] = generation;
     const owned = ownedStatusFields(entry.kind);
     const status: Record<string, unknown> = {};
@@ -176,6 +184,8 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       status,
       upToDate: canonicalJson(status) === canonicalJson(ownedOf(raw, owned)),
       resourceVersion: raw.metadata?.resourceVersion,
+      uid: raw.metadata?.uid,
+      events,
     });
   }
   return out;
@@ -189,13 +199,6 @@ export function statusBody(u: StatusUpdate): Record<string, unknown> {
     metadata: { name: u.name, namespace: u.namespace },
     status: u.status,
   };
-}
-
-/** One component's readiness and, when not ready, why. */
-export interface ComponentReadiness {
-  readonly component: Component;
-  readonly ready: boolean;
-  readonly why: string;
 }
 
 /**
@@ -215,8 +218,8 @@ export function componentReadiness(
   for (const component of COMPONENTS) {
     if (t.children[component] === undefined) continue;
     const mine = objects.filter((o) => o.metadata.labels[COMPONENT_LABEL] === component);
-    const why = whyNotReady(component, t, mine, observed, dataPlane, dnsServing);
-    out.push({ component, ready: why === undefined, why: why ?? "" });
+    const not = whyNotReady(component, t, mine, observed, dataPlane, dnsServing);
+    out.push({ component, reason: not?.[0] ?? "Serving", why: not?.[1] ?? "" });
   }
   return out;
 }
@@ -228,38 +231,41 @@ function whyNotReady(
   observed: Observed,
   dataPlane: DataPlaneView,
   dnsServing: DnsServingView | undefined,
-): string | undefined {
+): [ComponentReason, string] | undefined {
   const deployment = objects.find((o) => o.kind === "Deployment");
-  if (deployment === undefined) return "no workload is deployed (see the Infra's problems)";
+  if (deployment === undefined) return ["NotDeployed", "no workload is deployed (see the Infra's problems)"];
   const name = `${deployment.metadata.namespace ?? ""}/${deployment.metadata.name}`;
   const live = observed.raw.deployments.get(name);
-  if (live === undefined) return `Deployment ${deployment.metadata.name} does not exist yet`;
+  if (live === undefined) return ["DeploymentMissing", `Deployment ${deployment.metadata.name} does not exist yet`];
   if (observedHash(live) !== desiredHash(deployment))
-    return `Deployment ${deployment.metadata.name} is not updated yet`;
+    return ["DeploymentOutdated", `Deployment ${deployment.metadata.name} is not updated yet`];
   const unavailable = deploymentUnavailable(live);
-  if (unavailable !== undefined) return `Deployment ${deployment.metadata.name} ${unavailable}`;
+  if (unavailable !== undefined)
+    return ["DeploymentUnavailable", `Deployment ${deployment.metadata.name} ${unavailable}`];
   if (component === "dns") {
     const cm = objects.find((o) => o.kind === "ConfigMap");
     const liveCm =
       cm === undefined ? undefined : observed.raw.configmaps.get(`${cm.metadata.namespace ?? ""}/${cm.metadata.name}`);
     if (cm !== undefined && observedHash(liveCm) !== desiredHash(cm))
-      return `ConfigMap ${cm.metadata.name} is not at the current configuration yet`;
+      return ["ConfigMapOutdated", `ConfigMap ${cm.metadata.name} is not at the current configuration yet`];
     if (dnsServing === undefined || cm === undefined) return undefined;
     const service = objects.find((o) => o.kind === "Service");
     const liveService =
       service === undefined
         ? undefined
         : observed.raw.services.get(`${service.metadata.namespace ?? ""}/${service.metadata.name}`);
-    if (liveService === undefined) return `Service ${service?.metadata.name ?? cm.metadata.name} does not exist yet`;
-    return dnsServing.why(liveService, (cm["data"] ?? {}) as Record<string, string>);
+    if (liveService === undefined)
+      return ["ServiceMissing", `Service ${service?.metadata.name ?? cm.metadata.name} does not exist yet`];
+    const notServing = dnsServing.why(liveService, (cm["data"] ?? {}) as Record<string, string>);
+    return notServing === undefined ? undefined : ["NotServingCurrentZones", notServing];
   }
   const node = component === "proxy" ? t.proxy?.node : t.dhcp?.name;
-  if (node === undefined) return "no data plane configuration";
+  if (node === undefined) return ["NoConfiguration", "no data plane configuration"];
   if (dataPlane.serving(node)) return undefined;
   const nack = dataPlane.lastNack(node);
   return nack === undefined
-    ? `data plane ${node} has not acknowledged the current configuration`
-    : `data plane ${node} rejected the configuration: ${nack}`;
+    ? ["NotAcknowledged", `data plane ${node} has not acknowledged the current configuration`]
+    : ["ConfigurationRejected", `data plane ${node} rejected the configuration: ${nack}`];
 }
 
 /** Why a Deployment is not available at its current generation, or undefined when it is. */
@@ -281,20 +287,21 @@ export function deploymentUnavailable(d: KubeObject): string | undefined {
   return undefined;
 }
 
-function readyOf(raw: KubeObject): Record<string, unknown> | undefined {
+/** The observed conditions of the types the operator writes (others belong to someone else). */
+function observedConditions(raw: KubeObject): Record<string, unknown>[] {
   const conditions = ((raw["status"] ?? {}) as { conditions?: unknown }).conditions;
-  if (!Array.isArray(conditions)) return undefined;
-  return (conditions as Record<string, unknown>[]).find((c) => c["type"] === "Ready");
+  if (!Array.isArray(conditions)) return [];
+  return sortConditions(conditions as Record<string, unknown>[]);
 }
 
-/** The observed status restricted to the owned fields, conditions to the Ready one. */
+/** The observed status restricted to the owned fields, conditions to the types the operator writes. */
 function ownedOf(raw: KubeObject, owned: readonly string[]): Record<string, unknown> {
   const status = (raw["status"] ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const f of owned) {
     if (f === "conditions") {
-      const ready = readyOf(raw);
-      if (ready !== undefined) out[f] = [ready];
+      const conditions = observedConditions(raw);
+      if (conditions.length > 0) out[f] = conditions;
     } else if (status[f] !== undefined) out[f] = status[f];
   }
   return out;

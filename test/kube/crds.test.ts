@@ -177,9 +177,16 @@ describe.skipIf(KUBE_SKIP !== undefined)("deploy/crds on a real API server", () 
     expect(strict.body.message).toContain('unknown field "spec.networkConfig.vlanColour"');
   });
 
-  it("kubectl get infra shows the printer columns, Ready and Reason from the status subresource", async () => {
+  it("kubectl get infra shows Ready / Attachments / DHCP / DNS / Proxy / Age, and Reason and Message under -o wide", async () => {
     await kube().must("POST", `${GROUP_PATH}/namespaces/crds/infras`, {
       body: infra("columns", { networkConfig: NETWORK }),
+    });
+    const condition = (type: string, status: string, reason: string, message: string) => ({
+      type,
+      status,
+      reason,
+      message,
+      lastTransitionTime: "2025-01-01T00:00:00Z",
     });
     await kube().must("PATCH", `${GROUP_PATH}/namespaces/crds/infras/columns/status`, {
       contentType: "application/merge-patch+json",
@@ -187,24 +194,32 @@ describe.skipIf(KUBE_SKIP !== undefined)("deploy/crds on a real API server", () 
         status: {
           attachments: { total: 3, ready: 2 },
           conditions: [
-            {
-              type: "Ready",
-              status: "False",
-              reason: "DuplicateHostname",
-              message: "m",
-              lastTransitionTime: "2025-01-01T00:00:00Z",
-            },
+            condition("Ready", "False", "ComponentsNotReady", "proxy:rejected"),
+            condition("DHCPReady", "True", "Serving", "ok"),
+            condition("DNSReady", "False", "ConfigMapOutdated", "old"),
+            condition("ProxyReady", "False", "ConfigurationRejected", "nack"),
           ],
         },
       },
     });
-    const out = await kube().mustKubectl(["get", "infra", "columns", "-n", "crds"]);
-    const [header, row] = out
-      .trimEnd()
-      .split("\n")
-      .map((l) => l.trim().split(/\s+/));
-    expect(header).toEqual(["NAME", "CIDR", "ATTACHMENTS", "READY", "REASON", "AGE"]);
-    expect(row?.slice(0, 5)).toEqual(["columns", "10.10.0.0/24", "3", "False", "DuplicateHostname"]);
+    const table = async (wide: boolean) =>
+      (await kube().mustKubectl(["get", "infra", "columns", "-n", "crds", ...(wide ? ["-o", "wide"] : [])]))
+        .trimEnd()
+        .split("\n")
+        .map((l) => l.trim().split(/\s+/));
+    const [header, row] = await table(false);
+    expect(header).toEqual(["NAME", "READY", "ATTACHMENTS", "DHCP", "DNS", "PROXY", "AGE"]);
+    expect(row?.slice(0, 6)).toEqual(["columns", "False", "3", "True", "False", "False"]);
+    const [wideHeader, wideRow] = await table(true);
+    expect(wideHeader).toEqual(["NAME", "READY", "ATTACHMENTS", "DHCP", "DNS", "PROXY", "AGE", "REASON", "MESSAGE"]);
+    expect(wideRow?.slice(-2)).toEqual(["ComponentsNotReady", "proxy:rejected"]);
+  });
+
+  it("leaves the short names dns and proxy to OpenShift's config.openshift.io kinds", async () => {
+    const dns = await kube().kubectl(["get", "dns", "-n", "crds"]);
+    expect(dns.code).not.toBe(0);
+    expect(dns.stderr).toContain('the server doesn\'t have a resource type "dns"');
+    expect(await kube().mustKubectl(["get", "dnsservers,proxyservers", "-n", "crds"])).toBe("");
   });
 
   it("ignores status in a write to the main resource (status is a subresource)", async () => {

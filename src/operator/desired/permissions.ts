@@ -59,6 +59,12 @@ export const OPERATOR_PERMISSIONS: readonly Permission[] = [
   },
   {
     apiGroup: "",
+    resources: ["events"],
+    verbs: ["create", "get", "patch"],
+    why: "Events on condition transitions and NACKs; get+patch increments a repeated one's count",
+  },
+  {
+    apiGroup: "",
     resources: ["namespaces"],
     verbs: READ,
     why: "an attachment waits until its control-plane namespace exists",

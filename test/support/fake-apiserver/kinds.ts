@@ -45,6 +45,7 @@ export const NAMESPACE: ResourceKind = core("Namespace", "namespaces", {
 export const BUILTIN_KINDS: readonly ResourceKind[] = [
   NAMESPACE,
   core("ConfigMap", "configmaps", { shortNames: ["cm"] }),
+  core("Event", "events", { shortNames: ["ev"] }),
   core("Secret", "secrets"),
   core("ServiceAccount", "serviceaccounts", { shortNames: ["sa"] }),
   core("Service", "services", {
