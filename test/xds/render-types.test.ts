@@ -23,7 +23,15 @@ describe("Envoy output types catch misspelt fields at compile time", () => {
       conect_timeout: "5s",
     };
     const rendered = renderClusters(
-      [{ name: "u", endpoints: [], connectTimeoutSeconds: 5, target: { service: "s", namespace: "n", port: 1 } }],
+      [
+        {
+          kind: "address",
+          name: "u",
+          endpoints: [],
+          connectTimeoutSeconds: 5,
+          target: { service: "s", namespace: "n", port: 1 },
+        },
+      ],
       new Problems().for({ kind: "ProxyServer", namespace: "n", name: "p" }),
     );
     expect(rendered).toEqual([good]);
