@@ -11,7 +11,7 @@ import type { Topology } from "../model/types.js";
 import { renderAll } from "../pipeline/outputs.js";
 import { fetchSnapshot } from "../verify/fetch-snapshot.js";
 import { formatManifestError, loadManifestDir } from "../watchers/manifests.js";
-import { explainConnection, type ChainVerdict, type Explanation } from "../xds/explain.js";
+import { explainConnection, inlineAssignments, type ChainVerdict, type Explanation } from "../xds/explain.js";
 import type { ConnectionInfo } from "../xds/select.js";
 
 export interface ExplainCommandOptions {
@@ -64,7 +64,15 @@ export async function explainCommand(opts: ExplainCommandOptions, io: ExplainIo)
       const answers = out.infras.flatMap((r) =>
         r.topology.proxy === undefined || r.envoy === undefined
           ? []
-          : [answerFor(r.topology, r.topology.proxy.node, r.envoy.listeners, r.envoy.endpoints, opts)],
+          : [
+              answerFor(
+                r.topology,
+                r.topology.proxy.node,
+                r.envoy.listeners,
+                [...r.envoy.endpoints, ...inlineAssignments(r.envoy.clusters)],
+                opts,
+              ),
+            ],
       );
       return report(answers, opts.output, io);
     }
@@ -77,7 +85,15 @@ export async function explainCommand(opts: ExplainCommandOptions, io: ExplainIo)
     try {
       const snapshot = await fetchSnapshot({ address: xds, group, timeoutMs: opts.timeout });
       const topology = topologies.find((t) => t.proxy?.node === group);
-      answers.push(answerFor(topology, group, snapshot.listeners, snapshot.endpoints, opts));
+      answers.push(
+        answerFor(
+          topology,
+          group,
+          snapshot.listeners,
+          [...snapshot.endpoints, ...inlineAssignments(snapshot.clusters)],
+          opts,
+        ),
+      );
     } catch (e) {
       io.err(`oooi explain: ${(e as Error).message}\n`);
       return 1;

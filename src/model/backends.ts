@@ -96,23 +96,39 @@ const ROWS: readonly Row[] = [
   },
 ];
 
+/** Where *.apps goes: the VIP, or only the hostname the hosted LoadBalancer reported. */
+export type AppsTarget = { readonly ip: string } | { readonly hostname: string };
+
 /**
- * The apps VIP of an attachment when its ingress is Ready with an IP, or Degraded keeping the IP of
+ * The apps target of an attachment when its ingress is Ready, or Degraded keeping the address of
  * its last Ready (last good: a hosted API away does not take *.apps down); undefined otherwise.
+ * An IP wins over a hostname, as the LoadBalancer Service's ingress[0] lists them.
  */
-export function appsVip(a: ResolvedAttachment): string | undefined {
+export function appsTarget(a: ResolvedAttachment): AppsTarget | undefined {
   const s = a.attachment.status?.appsIngressStatus;
   if (a.attachment.spec.appsIngress?.enabled !== true || (s?.phase !== "Ready" && s?.phase !== "Degraded"))
     return undefined;
-  const ip = s.externalIP;
-  return ip !== undefined && parseIPv4(ip) !== undefined ? ip : undefined;
+  if (s.externalIP !== undefined) return parseIPv4(s.externalIP) !== undefined ? { ip: s.externalIP } : undefined;
+  const hostname = s.externalHostname === undefined ? undefined : dnsName(s.externalHostname);
+  return hostname === undefined ? undefined : { hostname };
+}
+
+/** The apps VIP when the target is an IP: only an IP gets the wildcard DNS record. */
+export function appsVip(a: ResolvedAttachment): string | undefined {
+  const target = appsTarget(a);
+  return target !== undefined && "ip" in target ? target.ip : undefined;
 }
 
 /**
- * spec.appsIngress checked here too (serve takes the status from manifests; the operator's loop
- * refuses the same spec), and the reported status on the attachment's Ready: Degraded makes it
- * False with the status's reason; Pending and a hostname-only VIP are noted.
+ * A hostname Envoy can resolve, lower-cased without its trailing dot; undefined unless every label
+ * is an RFC 1123 label (letters, digits, inner hyphens, 1-63 characters) and the name fits 253.
  */
+export function dnsName(text: string): string | undefined {
+  const name = text.toLowerCase().replace(/\.$/, "");
+  const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+  return name.length > 0 && name.length <= 253 && name.split(".").every((l) => label.test(l)) ? name : undefined;
+}
+
 /** The reasons the apps-ingress controller writes into appsIngressStatus; anything else reads as the generic one. */
 const APPS_REASONS: ReadonlySet<string> = new Set<AppsIngressReason>([
   "WaitingForHostedCluster",
@@ -133,6 +149,12 @@ function appsReason(reason: string | undefined, fallback: ProblemReason): Proble
   return reason !== undefined && APPS_REASONS.has(reason) ? (reason as AppsIngressReason) : fallback;
 }
 
+/**
+ * spec.appsIngress checked here too (serve takes the status from manifests; the operator's loop
+ * refuses the same spec), and the reported status on the attachment's Ready: Degraded makes it
+ * False with the status's reason; Pending, a hostname-only target and a Ready
+ * without an address are noted.
+ */
 function reportAppsIngress(infra: ResolvedInfra, a: ResolvedAttachment, problems: ObjectProblems): void {
   const checked = resolveAppsIngressConfig(a.attachment.spec, infra.infra.spec);
   // The original reports this as Degraded/InvalidConfiguration rather than accepting it silently.
@@ -143,13 +165,50 @@ function reportAppsIngress(infra: ResolvedInfra, a: ResolvedAttachment, problems
     problems.pending("status.appsIngressStatus", appsReason(s.reason, "AppsIngressDegraded"), message);
   } else if (s?.phase === "Pending") {
     problems.warning("status.appsIngressStatus", appsReason(s.reason, "AppsIngressPending"), message);
-  } else if (s?.phase === "Ready" && appsVip(a) === undefined) {
+  } else if (s?.phase === "Ready") {
+    reportReadyTarget(a, s, problems);
+  }
+}
+
+/** A Ready status routes by IP silently; by hostname, or not at all, it says so on the field it read. */
+function reportReadyTarget(
+  a: ResolvedAttachment,
+  s: { readonly externalIP?: string; readonly externalHostname?: string },
+  problems: ObjectProblems,
+): void {
+  const apps = `*.apps.${a.domain}`;
+  const target = appsTarget(a);
+  if (target !== undefined && "hostname" in target) {
     problems.warning(
-      "status.appsIngressStatus",
+      "status.appsIngressStatus.externalHostname",
+      "AppsIngressByHostname",
+      `apps ingress reports only the hostname ${target.hostname}; ${apps} is proxied to it with Envoy resolving the name (LOGICAL_DNS) and gets no DNS record (a record needs an IP)`,
+    );
+  } else if (target === undefined) {
+    const [field, found] =
+      s.externalIP !== undefined
+        ? ["externalIP", `externalIP ${JSON.stringify(s.externalIP)} is not an IPv4 address`]
+        : s.externalHostname !== undefined
+          ? ["externalHostname", `externalHostname ${JSON.stringify(s.externalHostname)} is not a DNS name`]
+          : ["", "apps ingress reports no address"];
+    problems.warning(
+      field === "" ? "status.appsIngressStatus" : `status.appsIngressStatus.${field}`,
       "AppsIngressWithoutIP",
-      `apps ingress reports ${s.externalHostname !== undefined ? `only the hostname ${s.externalHostname}` : "no address"}; *.apps.${a.domain} gets neither a proxy route nor a DNS record until it reports an IP`,
+      `${found}; ${apps} gets neither a proxy route nor a DNS record until it reports an IP or a hostname`,
     );
   }
+}
+
+/** serve reads the status from manifests: a Ready status without the feature enabled is a slip, said aloud. */
+function reportIgnoredAppsStatus(a: ResolvedAttachment, problems: ObjectProblems): void {
+  const s = a.attachment.status?.appsIngressStatus;
+  if (s?.phase !== "Ready" || a.attachment.spec.appsIngress?.enabled === true) return;
+  const address = s.externalIP ?? s.externalHostname;
+  problems.warning(
+    "spec.appsIngress.enabled",
+    "AppsIngressStatusIgnored",
+    `status.appsIngressStatus.phase is Ready${address === undefined ? "" : ` (${address})`} but spec.appsIngress.enabled is not true; *.apps.${a.domain} gets no proxy route and no DNS record until it is`,
+  );
 }
 
 export function buildProxy(
@@ -174,6 +233,7 @@ export function buildProxy(
       const upstream = `${a.controlPlaneNamespace}/${service}:${row.servicePort}`;
       if (!upstreams.has(upstream)) {
         upstreams.set(upstream, {
+          kind: "address",
           name: upstream,
           endpoints: serviceEndpoints(a, service, row.servicePort, services, problems.for(a.ref)),
           connectTimeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
@@ -192,20 +252,16 @@ export function buildProxy(
     }
 
     if (a.attachment.spec.appsIngress?.enabled === true) reportAppsIngress(infra, a, problems.for(a.ref));
-    const vip = appsVip(a);
-    if (vip === undefined) continue;
+    else reportIgnoredAppsStatus(a, problems.for(a.ref));
+    const target = appsTarget(a);
+    if (target === undefined) continue;
     const ports = a.attachment.spec.appsIngress?.ports ?? {};
     for (const [kind, listener, port] of [
       ["apps-https", 443, ports.https ?? 443],
       ["apps-http", 80, ports.http ?? 80],
     ] as const) {
-      const upstream = `vip/${vip}:${port}`;
-      upstreams.set(upstream, {
-        name: upstream,
-        endpoints: [{ address: vip, port }],
-        connectTimeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
-        target: { service: vip, namespace: undefined, port },
-      });
+      const upstream = appsUpstream(target, port);
+      upstreams.set(upstream.name, upstream);
       backends.push({
         name: `${prefix}/${kind}`,
         kind,
@@ -213,7 +269,7 @@ export function buildProxy(
         port: listener,
         serverNames: [`*.apps.${a.domain}`],
         sourcePrefixRanges: [],
-        upstream,
+        upstream: upstream.name,
       });
     }
   }
@@ -223,6 +279,28 @@ export function buildProxy(
     serverIP: infra.proxy.serverIP,
     backends: backends.sort((x, y) => cmp(x.name, y.name)),
     upstreams: [...upstreams.values()].sort((x, y) => cmp(x.name, y.name)),
+  };
+}
+
+/** The VIP's cluster (endpoints over EDS), or the hostname's (Envoy resolves it: LOGICAL_DNS). */
+function appsUpstream(target: AppsTarget, port: number): Upstream {
+  const common = { connectTimeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
+  if ("ip" in target) {
+    return {
+      ...common,
+      kind: "address",
+      name: `vip/${target.ip}:${port}`,
+      endpoints: [{ address: target.ip, port }],
+      target: { service: target.ip, namespace: undefined, port },
+    };
+  }
+  return {
+    ...common,
+    kind: "dns",
+    name: `dns/${target.hostname}:${port}`,
+    hostname: target.hostname,
+    port,
+    target: { service: target.hostname, namespace: undefined, port },
   };
 }
 

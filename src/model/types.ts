@@ -96,6 +96,8 @@ export type ProblemReason =
   | "NoResolverAdvertised"
   | "ServicePortMismatch"
   | "AppsIngressWithoutIP"
+  | "AppsIngressByHostname"
+  | "AppsIngressStatusIgnored"
   | "AppsIngressDegraded"
   | "AppsIngressPending"
   | AppsIngressReason
@@ -135,18 +137,33 @@ export interface Endpoint {
   readonly port: number;
 }
 
+/** What every upstream carries, whichever way Envoy finds its addresses. */
+interface UpstreamCommon {
+  /** Envoy cluster name, unique per proxy: "<namespace>/<service>:<port>", "vip/<ip>:<port>" or "dns/<host>:<port>". */
+  readonly name: string;
+  readonly connectTimeoutSeconds: number;
+  /** What the user named: a Service (namespace, name, port) or, without namespace, a literal IP or hostname. */
+  readonly target: { readonly service: string; readonly namespace: string | undefined; readonly port: number };
+}
+
 /**
  * One upstream target: an Envoy cluster. Several backends may share it (api, api-int and the
- * kubernetes aliases all reach kube-apiserver.CP:6443).
+ * kubernetes aliases all reach kube-apiserver.CP:6443). "address": oooi resolved the endpoints and
+ * pushes them over EDS; "dns": only a hostname is known and Envoy resolves it itself (LOGICAL_DNS).
  */
-export interface Upstream {
-  /** Envoy cluster name, unique per proxy: "<namespace>/<service>:<port>" or "vip/<ip>:<port>". */
-  readonly name: string;
+export type Upstream = AddressUpstream | DnsUpstream;
+
+export interface AddressUpstream extends UpstreamCommon {
+  readonly kind: "address";
   /** Resolved endpoints; empty while the Service is missing or headless (Envoy then refuses connections). */
   readonly endpoints: readonly Endpoint[];
-  readonly connectTimeoutSeconds: number;
-  /** What the user named: a Service (namespace, name, port) or, without namespace, a literal IP. */
-  readonly target: { readonly service: string; readonly namespace: string | undefined; readonly port: number };
+}
+
+export interface DnsUpstream extends UpstreamCommon {
+  readonly kind: "dns";
+  /** A DNS name (checked by the model), resolved by Envoy with the resolvers of its pod. */
+  readonly hostname: string;
+  readonly port: number;
 }
 
 /** One docs/reference.md#backends row for one attachment: how a connection is matched and where it goes. */

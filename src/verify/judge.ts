@@ -1,6 +1,6 @@
 // What was observed → PASS/FAIL/SKIP for one check, with the Troubleshooting row of a failure.
 // Pure: the probes hand over what they saw, and each judge compares it with the model.
-import { explainConnection, endpointsOf } from "../xds/explain.js";
+import { explainConnection, endpointsOf, inlineAssignments } from "../xds/explain.js";
 import type { TypeStateMessage, NodeMessage } from "../xds/introspect/debug-client.js";
 import { typeLabel } from "../xds/introspect/state.js";
 import type { DnsAnswer } from "./probe-dns.js";
@@ -78,7 +78,8 @@ export function routeCheckName(c: RouteCheck): string {
 export function judgeRoute(c: RouteCheck, snapshot: FetchedSnapshot | Error): CheckResult {
   const name = routeCheckName(c);
   if (snapshot instanceof Error) return fail(name, c.attachment, snapshot.message, "xds-unreachable");
-  const found = explainConnection(snapshot.listeners, snapshot.endpoints, {
+  const assignments = [...snapshot.endpoints, ...inlineAssignments(snapshot.clusters)];
+  const found = explainConnection(snapshot.listeners, assignments, {
     destinationPort: c.port,
     destinationIp: c.destinationIp,
     sourceIp: c.sourceIp,
@@ -99,7 +100,7 @@ export function judgeRoute(c: RouteCheck, snapshot: FetchedSnapshot | Error): Ch
       `chain ${found.chain} forwards to ${found.cluster ?? "(no cluster)"}, the model says ${c.upstream}`,
       "route-wrong-cluster",
     );
-  const served = endpointsOf(snapshot.endpoints, c.upstream);
+  const served = endpointsOf(assignments, c.upstream);
   const sameEndpoints = served.join(",") === c.endpoints.join(",");
   if (!sameEndpoints)
     return fail(

@@ -3,7 +3,7 @@
 import type { VirtualMachineInstance } from "../api/external.js";
 import { formatIPv4, parseCidr, parseIPv4 } from "../model/ipv4.js";
 import { stripPrefix } from "../model/workers.js";
-import type { Backend, DnsView, Topology } from "../model/types.js";
+import type { Backend, DnsView, Topology, Upstream } from "../model/types.js";
 
 /** A DNS question and the answer the model says the view must give. */
 export interface DnsCheck {
@@ -136,8 +136,15 @@ function planRoutes(t: Topology, options: PlanOptions): RouteCheck[] {
       port: b.port,
       serverName: probeName(b.serverNames[0]),
       upstream: b.upstream,
-      endpoints: (upstreams.get(b.upstream)?.endpoints ?? []).map((e) => `${e.address}:${String(e.port)}`).sort(),
+      endpoints: upstreamEndpoints(upstreams.get(b.upstream)),
     }));
+}
+
+/** "address:port" of each endpoint; a DNS upstream's one endpoint is its hostname (its cluster carries it). */
+function upstreamEndpoints(u: Upstream | undefined): string[] {
+  if (u === undefined) return [];
+  if (u.kind === "dns") return [`${u.hostname}:${String(u.port)}`];
+  return u.endpoints.map((e) => `${e.address}:${String(e.port)}`).sort();
 }
 
 /** A source inside the backend's first source range (a worker of that cluster), if it has one. */

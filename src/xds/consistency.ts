@@ -74,13 +74,34 @@ function computeConsistency(res: EnvoyResources): Finding[] {
   }
 
   for (const cluster of res.clusters) {
-    if (get(cluster, "type") !== "EDS") continue;
     const name = asString(get(cluster, "name")) ?? "";
+    const type = get(cluster, "type");
+    if (type === "LOGICAL_DNS") errors.push(...checkLogicalDns(name, cluster));
+    if (type !== "EDS") continue;
     const serviceName = asString(get(cluster, "eds_cluster_config", "service_name")) ?? name;
     if (!assignments.has(serviceName))
       errors.push({ at: { cluster: name }, message: `cluster "${name}" has no ClusterLoadAssignment` });
   }
   return errors;
+}
+
+/**
+ * Envoy refuses a LOGICAL_DNS cluster unless its load_assignment holds exactly one locality with
+ * exactly one endpoint, a hostname and port
+ * (https://www.envoyproxy.io/docs/envoy/latest/intro/arch_overview/upstream/service_discovery#logical-dns).
+ */
+function checkLogicalDns(name: string, cluster: object): Finding[] {
+  const at = { cluster: name };
+  const localities = asArray(get(cluster, "load_assignment", "endpoints"));
+  const endpoints = localities.flatMap((l) => asArray(get(l, "lb_endpoints")));
+  if (localities.length !== 1 || endpoints.length !== 1)
+    return [
+      { at, message: `LOGICAL_DNS cluster "${name}" must have a single locality_lb_endpoint and a single lb_endpoint` },
+    ];
+  const socket = get(endpoints[0], "endpoint", "address", "socket_address");
+  if ((asString(get(socket, "address")) ?? "") === "" || (asNumber(get(socket, "port_value")) ?? 0) === 0)
+    return [{ at, message: `LOGICAL_DNS cluster "${name}": its endpoint needs a hostname and a port` }];
+  return [];
 }
 
 /** Collects a string key of every resource, reporting each repeated value once. */

@@ -81,6 +81,14 @@ function listenerPort(listener: object): number {
   return asNumber(get(listener, "address", "socket_address", "port_value")) ?? 0;
 }
 
+/** The load_assignment a cluster carries itself (LOGICAL_DNS), read like one that came over EDS. */
+export function inlineAssignments(clusters: readonly object[]): object[] {
+  return clusters.flatMap((c) => {
+    const inline = get(c, "load_assignment");
+    return typeof inline === "object" && inline !== null ? [inline] : [];
+  });
+}
+
 /** "address:port" of every endpoint of `cluster`'s ClusterLoadAssignment, sorted. */
 export function endpointsOf(assignments: readonly object[], cluster: string): string[] {
   const cla = assignments.find((a) => get(a, "cluster_name") === cluster);

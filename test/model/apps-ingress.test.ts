@@ -1,7 +1,11 @@
-// spec.appsIngress validation: a row per rule (docs/reference.md#apps-ingress), the field named.
+// spec.appsIngress validation and status.appsIngressStatus → routes: a row per rule
+// (docs/reference.md#apps-ingress), the field named.
 import { describe, expect, it } from "vitest";
-import type { InfraClusterAttachmentSpec, InfraSpec } from "../../src/api/schema.js";
+import type { InfraClusterAttachment, InfraClusterAttachmentSpec, InfraSpec } from "../../src/api/schema.js";
 import { appsIngressSettings, rangeProblem, resolveAppsIngressConfig } from "../../src/model/apps-ingress.js";
+import { dnsName } from "../../src/model/backends.js";
+import { build } from "../../src/model/build.js";
+import { attachment, combine, hostedCluster, infra } from "../support/fixtures.js";
 
 const INFRA: InfraSpec = {
   networkConfig: { cidr: "192.0.2.0/24", gateway: "192.0.2.1", networkAttachmentDefinition: "vlan100" },
@@ -135,5 +139,204 @@ describe("resolveAppsIngressConfig", () => {
   it("rangeProblem without an Infra only checks the syntax", () => {
     expect(rangeProblem("10.0.0.1-10.0.0.2", undefined)).toBeUndefined();
     expect(rangeProblem("nonsense", undefined)).toContain("neither");
+  });
+});
+
+// status.appsIngressStatus (written by the operator's loop, or by hand in serve's manifests) →
+// *.apps routes, the wildcard record and the problem that says why (docs/reference.md#apps-ingress).
+type AppsStatus = NonNullable<NonNullable<InfraClusterAttachment["status"]>["appsIngressStatus"]>;
+
+interface StatusRow {
+  readonly name: string;
+  readonly enabled: boolean | undefined;
+  readonly status: AppsStatus | undefined;
+  /** The apps backends' upstreams: "https → <upstream>" and "http → <upstream>". */
+  readonly routes: readonly string[];
+  /** The upstreams' kinds and where they point. */
+  readonly upstreams: readonly string[];
+  readonly record: string | undefined;
+  /** "<severity> <field> <reason>" of the attachment's apps problems, with a message fragment. */
+  readonly problems: readonly [string, string][];
+}
+
+const APPS = "*.apps.alpha.example.com";
+const STATUS_ROWS: readonly StatusRow[] = [
+  {
+    name: "Ready with an IP: routes to the VIP over EDS, the wildcard record, nothing to say",
+    enabled: true,
+    status: { phase: "Ready", externalIP: "192.0.2.200" },
+    routes: ["apps-http → vip/192.0.2.200:80", "apps-https → vip/192.0.2.200:443"],
+    upstreams: ["address vip/192.0.2.200:443 192.0.2.200:443", "address vip/192.0.2.200:80 192.0.2.200:80"],
+    record: "192.0.2.200",
+    problems: [],
+  },
+  {
+    name: "Ready with only a hostname: routes to it by DNS (LOGICAL_DNS), no record, the reason said",
+    enabled: true,
+    status: { phase: "Ready", externalHostname: "LB-1.Example.NET." },
+    routes: ["apps-http → dns/lb-1.example.net:80", "apps-https → dns/lb-1.example.net:443"],
+    upstreams: ["dns dns/lb-1.example.net:443 lb-1.example.net:443", "dns dns/lb-1.example.net:80 lb-1.example.net:80"],
+    record: undefined,
+    problems: [
+      [
+        "warning status.appsIngressStatus.externalHostname AppsIngressByHostname",
+        `only the hostname lb-1.example.net; ${APPS} is proxied to it with Envoy resolving the name (LOGICAL_DNS) and gets no DNS record`,
+      ],
+    ],
+  },
+  {
+    name: "an IP and a hostname: the IP wins, as ingress[0] lists it",
+    enabled: true,
+    status: { phase: "Ready", externalIP: "192.0.2.201", externalHostname: "lb.example.net" },
+    routes: ["apps-http → vip/192.0.2.201:80", "apps-https → vip/192.0.2.201:443"],
+    upstreams: ["address vip/192.0.2.201:443 192.0.2.201:443", "address vip/192.0.2.201:80 192.0.2.201:80"],
+    record: "192.0.2.201",
+    problems: [],
+  },
+  {
+    name: "a hostname that is not a DNS name (underscore): no route, the field named",
+    enabled: true,
+    status: { phase: "Ready", externalHostname: "lb_1.example.net" },
+    routes: [],
+    upstreams: [],
+    record: undefined,
+    problems: [
+      [
+        "warning status.appsIngressStatus.externalHostname AppsIngressWithoutIP",
+        'externalHostname "lb_1.example.net" is not a DNS name',
+      ],
+    ],
+  },
+  {
+    name: "a typo'd IP: no route, the field named (the hostname beside it is not guessed at)",
+    enabled: true,
+    status: { phase: "Ready", externalIP: "192.0.2.300", externalHostname: "lb.example.net" },
+    routes: [],
+    upstreams: [],
+    record: undefined,
+    problems: [
+      ["warning status.appsIngressStatus.externalIP AppsIngressWithoutIP", 'externalIP "192.0.2.300" is not an IPv4'],
+    ],
+  },
+  {
+    name: "Ready with no address at all",
+    enabled: true,
+    status: { phase: "Ready" },
+    routes: [],
+    upstreams: [],
+    record: undefined,
+    problems: [["warning status.appsIngressStatus AppsIngressWithoutIP", "apps ingress reports no address"]],
+  },
+  {
+    name: "Degraded keeps the last-good hostname's routes (a hosted API away does not take *.apps down)",
+    enabled: true,
+    status: {
+      phase: "Degraded",
+      reason: "HostedClusterAccessFailed",
+      message: "x",
+      externalHostname: "lb.example.net",
+    },
+    routes: ["apps-http → dns/lb.example.net:80", "apps-https → dns/lb.example.net:443"],
+    upstreams: ["dns dns/lb.example.net:443 lb.example.net:443", "dns dns/lb.example.net:80 lb.example.net:80"],
+    record: undefined,
+    problems: [["pending status.appsIngressStatus HostedClusterAccessFailed", "x"]],
+  },
+  {
+    name: "Ready while spec.appsIngress.enabled is unset: ignored, and said so on the spec field",
+    enabled: undefined,
+    status: { phase: "Ready", externalIP: "192.0.2.200" },
+    routes: [],
+    upstreams: [],
+    record: undefined,
+    problems: [
+      [
+        "warning spec.appsIngress.enabled AppsIngressStatusIgnored",
+        `status.appsIngressStatus.phase is Ready (192.0.2.200) but spec.appsIngress.enabled is not true; ${APPS} gets no proxy route and no DNS record`,
+      ],
+    ],
+  },
+  {
+    name: "Ready by hostname while enabled: false: ignored, said so",
+    enabled: false,
+    status: { phase: "Ready", externalHostname: "lb.example.net" },
+    routes: [],
+    upstreams: [],
+    record: undefined,
+    problems: [
+      ["warning spec.appsIngress.enabled AppsIngressStatusIgnored", "is Ready (lb.example.net) but spec.appsIngress"],
+    ],
+  },
+  {
+    name: "Pending while disabled: nothing to say (only a Ready status is a slip)",
+    enabled: false,
+    status: { phase: "Pending", reason: "WaitingForExternalIP" },
+    routes: [],
+    upstreams: [],
+    record: undefined,
+    problems: [],
+  },
+];
+
+describe("apps ingress status → routes, record and problems", () => {
+  it.each(STATUS_ROWS)("$name", ({ enabled, status, routes, upstreams, record, problems }) => {
+    const r = build(
+      combine(
+        {
+          infras: [infra()],
+          attachments: [
+            attachment("alpha", {
+              spec: {
+                appsIngress: {
+                  ...(enabled === undefined ? {} : { enabled }),
+                  metallb: { installOperator: false },
+                },
+              },
+              ...(status === undefined ? {} : { status: { appsIngressStatus: status } }),
+            }),
+          ],
+        },
+        hostedCluster("alpha", 1, []),
+      ),
+    );
+    const proxy = r.topologies[0]?.proxy;
+    const apps = proxy?.backends.filter((b) => b.kind.startsWith("apps-")) ?? [];
+    expect(apps.map((b) => `${b.kind} → ${b.upstream}`)).toEqual(routes);
+    const used = new Set(apps.map((b) => b.upstream));
+    expect(
+      proxy?.upstreams
+        .filter((u) => used.has(u.name))
+        .map((u) =>
+          u.kind === "dns"
+            ? `dns ${u.name} ${u.hostname}:${u.port}`
+            : `address ${u.name} ${u.endpoints.map((e) => `${e.address}:${e.port}`).join()}`,
+        ),
+    ).toEqual(upstreams);
+    const records = r.topologies[0]?.dns?.views[0].zones.flatMap((z) => z.records) ?? [];
+    expect(records.find((x) => x.name === APPS)?.address).toEqual(record);
+    const mine = r.problems.filter(
+      (p) => p.object.name === "alpha" && (p.field.includes("appsIngress") || p.reason.startsWith("AppsIngress")),
+    );
+    expect(mine.map((p) => `${p.severity} ${p.field} ${p.reason}`)).toEqual(problems.map(([head]) => head));
+    mine.forEach((p, i) => {
+      expect(p.message).toContain(problems[i]?.[1]);
+    });
+  });
+});
+
+describe("dnsName", () => {
+  it.each([
+    ["lb.example.net", "lb.example.net"],
+    ["LB.Example.NET.", "lb.example.net"],
+    ["a-b.c0", "a-b.c0"],
+    ["-lb.example.net", undefined],
+    ["lb-.example.net", undefined],
+    ["lb..example.net", undefined],
+    ["*.example.net", undefined],
+    ["192.0.2.1:80", undefined],
+    ["", undefined],
+    [`${"a".repeat(64)}.net`, undefined],
+    [Array.from({ length: 64 }, () => "abc").join("."), undefined],
+  ])("%j → %j", (text, expected) => {
+    expect(dnsName(text)).toEqual(expected);
   });
 });

@@ -53,7 +53,13 @@ describe("renderer problems carry their object", () => {
       serverIP: "192.0.2.1",
       backends: [],
       upstreams: [
-        { name: "u", endpoints: [], connectTimeoutSeconds: 0, target: { service: "s", namespace: "ns", port: 1 } },
+        {
+          kind: "address",
+          name: "u",
+          endpoints: [],
+          connectTimeoutSeconds: 0,
+          target: { service: "s", namespace: "ns", port: 1 },
+        },
       ],
     });
     expect(r.ok).toBe(false);

@@ -1,7 +1,7 @@
 // Objects in, model out: backends (docs/reference.md#backends), DNS views (docs/reference.md#dns), DHCP (docs/reference.md#dhcp).
 import { describe, expect, it } from "vitest";
 import { build } from "../../src/model/build.js";
-import type { ClusterState, Topology } from "../../src/model/types.js";
+import type { ClusterState, Topology, Upstream } from "../../src/model/types.js";
 import { attachment, combine, hostedCluster, infra, NS, vmi } from "../support/fixtures.js";
 
 function only(s: ClusterState): Topology {
@@ -48,7 +48,9 @@ describe("backends per attachment", () => {
       ["kubernetes-service", 6443, "", "192.0.2.10/31", `${cp}/kube-apiserver:6443`],
       ["oauth-openshift", 443, "oauth.one.example.com", "", `${cp}/oauth-openshift:6443`],
     ]);
-    expect(t.proxy?.upstreams.map((u) => [u.name, u.endpoints.map((e) => `${e.address}:${e.port}`).join()])).toEqual([
+    const endpoints = (u: Upstream): string =>
+      u.kind === "dns" ? `dns ${u.hostname}:${u.port}` : u.endpoints.map((e) => `${e.address}:${e.port}`).join();
+    expect(t.proxy?.upstreams.map((u) => [u.name, endpoints(u)])).toEqual([
       [`${cp}/ignition-server-proxy:443`, "10.96.1.3:443"],
       [`${cp}/konnectivity-server:8091`, "10.96.1.4:8091"],
       [`${cp}/kube-apiserver:6443`, "10.96.1.1:6443"],
@@ -97,26 +99,6 @@ describe("backends per attachment", () => {
       "192.0.4.96/29",
     ]);
     expect(t.attachments[0]?.workerAddresses).toHaveLength(600);
-  });
-
-  it("apps ingress reporting only a hostname gets no route and says why", () => {
-    const r = build(
-      combine(
-        {
-          infras: [infra()],
-          attachments: [
-            attachment("one", {
-              spec: { appsIngress: { enabled: true } },
-              status: { appsIngressStatus: { phase: "Ready", externalHostname: "lb.example.net" } },
-            }),
-          ],
-        },
-        hostedCluster("one", 1, []),
-      ),
-    );
-    expect(r.topologies[0]?.proxy?.backends.map((b) => b.kind)).not.toContain("apps-https");
-    expect(r.problems.map((p) => p.reason)).toContain("AppsIngressWithoutIP");
-    expect(r.problems.find((p) => p.reason === "AppsIngressWithoutIP")?.message).toContain("lb.example.net");
   });
 });
 

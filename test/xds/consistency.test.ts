@@ -77,6 +77,27 @@ describe("checkConsistency", () => {
       ],
     ],
     [
+      "a LOGICAL_DNS cluster with two endpoints (Envoy resolves exactly one name)",
+      (r) => {
+        const lb = (host: string): object => ({
+          endpoint: { address: { socket_address: { address: host, port_value: 443 } } },
+        });
+        r.clusters = [
+          ...r.clusters,
+          {
+            name: "dns/lb.example.net:443",
+            connect_timeout: "5s",
+            type: "LOGICAL_DNS",
+            load_assignment: {
+              cluster_name: "dns/lb.example.net:443",
+              endpoints: [{ lb_endpoints: [lb("lb.example.net"), lb("lb2.example.net")] }],
+            },
+          },
+        ];
+      },
+      ['LOGICAL_DNS cluster "dns/lb.example.net:443" must have a single locality_lb_endpoint and a single lb_endpoint'],
+    ],
+    [
       "a cluster has no ClusterLoadAssignment",
       (r) => {
         r.endpoints = r.endpoints.filter((c) => !named("tenant-x-gamma/konnectivity-server:8091")(c));

@@ -56,6 +56,25 @@ interface Row {
   readonly checker: RegExp | undefined;
 }
 
+/** A rendered cluster turned LOGICAL_DNS (a hostname-only apps target) with `count` endpoints. */
+const logicalDns = (r: EnvoyResources, count: number): Json => {
+  const c = r.clusters[0] as Json;
+  const name = c["name"] as string;
+  const endpoint = (i: number): Json => ({
+    endpoint: { address: { socket_address: { address: `lb-${String(i)}.example.net`, port_value: 443 } } },
+  });
+  return {
+    name,
+    connect_timeout: c["connect_timeout"],
+    type: "LOGICAL_DNS",
+    dns_lookup_family: "V4_ONLY",
+    load_assignment: {
+      cluster_name: name,
+      endpoints: [{ lb_endpoints: Array.from({ length: count }, (_, i) => endpoint(i)) }],
+    },
+  };
+};
+
 const ROWS: readonly Row[] = [
   {
     name: "a TcpProxy without stat_prefix",
@@ -92,6 +111,13 @@ const ROWS: readonly Row[] = [
     breakIt: (r) => ({ ...(r.clusters[0] as Json), name: "" }),
     nack: /Cluster: name must not be empty/,
     checker: /Cluster\.Name: value length must be at least 1/,
+  },
+  {
+    name: "a LOGICAL_DNS cluster with two endpoints",
+    typeUrl: CLUSTER_TYPE_URL,
+    breakIt: (r) => logicalDns(r, 2),
+    nack: /LOGICAL_DNS clusters must have a single locality_lb_endpoint and a single lb_endpoint/,
+    checker: undefined,
   },
   {
     name: "an empty ClusterLoadAssignment cluster_name",
@@ -228,6 +254,19 @@ describe("the Envoy stand-in rejects what Envoy rejects", () => {
       ).toBe(true);
     },
   );
+
+  it("accepts a LOGICAL_DNS cluster with its one hostname endpoint, as the Go checker does", () => {
+    const cluster = logicalDns(base(), 1);
+    expect(
+      envoyRejects(CLUSTER_TYPE_URL, decodeToJson(CLUSTER_TYPE_URL, encodeResource(CLUSTER_TYPE_URL, cluster))),
+    ).toBeUndefined();
+    if (checker.path === undefined) return;
+    const file = join(work, "logical-dns.json");
+    writeFileSync(file, JSON.stringify({ listeners: [], clusters: [cluster], endpoints: [], routes: [] }));
+    const run = runEnvoyCheck(checker.path, [file]);
+    expect(run.lines.join("\n")).toMatch(/ ok \(/);
+    expect(run.status).toBe(0);
+  });
 
   it("accepts every resource of a real rendering", () => {
     const r = base();

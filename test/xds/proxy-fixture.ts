@@ -1,6 +1,6 @@
 // Hand-built ProxyModels shaped like docs/reference.md#backends: every backend kind of one attachment, for
 // several attachments sharing one proxy.
-import type { Backend, BackendKind, ListenerPort, ProxyModel, Upstream } from "../../src/model/types.js";
+import type { Backend, BackendKind, ListenerPort, ProxyModel, AddressUpstream } from "../../src/model/types.js";
 
 /** One hosted cluster as the model would describe it. */
 export interface AttachmentSpec {
@@ -61,10 +61,11 @@ export function attachmentBackends(a: AttachmentSpec): Backend[] {
 /** Upstreams of one attachment; `endpointsFor` returns the resolved endpoints of a cluster. */
 export function attachmentUpstreams(
   a: AttachmentSpec,
-  endpointsFor: (name: string) => Upstream["endpoints"],
-): Upstream[] {
+  endpointsFor: (name: string) => AddressUpstream["endpoints"],
+): AddressUpstream[] {
   const names = new Set(attachmentBackends(a).map((b) => b.upstream));
   return [...names].map((name) => ({
+    kind: "address",
     name,
     endpoints: endpointsFor(name),
     connectTimeoutSeconds: 30,
@@ -75,7 +76,7 @@ export function attachmentUpstreams(
 /** Builds a ProxyModel sorted the way the model sorts it. */
 export function proxyModel(
   attachments: readonly AttachmentSpec[],
-  endpointsFor: (name: string) => Upstream["endpoints"],
+  endpointsFor: (name: string) => AddressUpstream["endpoints"],
 ): ProxyModel {
   const byName = <T extends { name: string }>(xs: T[]): T[] =>
     xs.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
@@ -111,7 +112,7 @@ export const GAMMA: AttachmentSpec = {
 };
 
 /** Endpoints by cluster: a couple of pod-network addresses, none for gamma's konnectivity. */
-export function sampleEndpoints(name: string): Upstream["endpoints"] {
+export function sampleEndpoints(name: string): AddressUpstream["endpoints"] {
   if (name === "tenant-x-gamma/konnectivity-server:8091") return [];
   if (name.startsWith("vip/")) {
     const [ip = "", port = "0"] = name.slice(4).split(":");

@@ -5,7 +5,7 @@ import { describe, expect, test } from "vitest";
 import { proxyServer } from "../../src/model/children.js";
 import { resolveInfra } from "../../src/model/infra.js";
 import { Problems } from "../../src/model/problems.js";
-import type { Backend, ProxyModel, Upstream } from "../../src/model/types.js";
+import type { Backend, AddressUpstream, ProxyModel } from "../../src/model/types.js";
 import { consistencyFindings } from "../../src/xds/consistency.js";
 import { proxyFields, type ResourceAt } from "../../src/xds/render/fields.js";
 import { renderEnvoy, type EnvoyResources } from "../../src/xds/render/index.js";
@@ -27,9 +27,9 @@ function backend(m: Mutable<ProxyModel>, i: number): Mutable<Backend> {
   return b;
 }
 
-function upstream(m: Mutable<ProxyModel>, name: string): Mutable<Upstream> {
+function upstream(m: Mutable<ProxyModel>, name: string): Mutable<AddressUpstream> {
   const u = m.upstreams.find((x) => x.name === name);
-  if (u === undefined) throw new Error(`no upstream ${name}`);
+  if (u?.kind !== "address") throw new Error(`no address upstream ${name}`);
   return u;
 }
 

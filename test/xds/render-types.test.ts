@@ -24,7 +24,13 @@ describe("Envoy output types catch misspelt fields at compile time", () => {
       conect_timeout: "5s",
     };
     const upstreams = [
-      { name: "u", endpoints: [], connectTimeoutSeconds: 5, target: { service: "s", namespace: "n", port: 1 } },
+      {
+        kind: "address" as const,
+        name: "u",
+        endpoints: [],
+        connectTimeoutSeconds: 5,
+        target: { service: "s", namespace: "n", port: 1 },
+      },
     ];
     const rendered = renderClusters(
       upstreams,

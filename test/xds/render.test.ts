@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { Backend, ProxyModel, Upstream } from "../../src/model/types.js";
+import type { Backend, ProxyModel, AddressUpstream, Upstream } from "../../src/model/types.js";
 import { renderEnvoy, type EnvoyResources } from "../../src/xds/render/index.js";
 import { selectFilterChain, type ConnectionInfo } from "../../src/xds/select.js";
 import {
@@ -33,7 +33,8 @@ function listener(res: EnvoyResources, name: string): object {
   return l;
 }
 
-const upstream = (name: string, endpoints: Upstream["endpoints"] = []): Upstream => ({
+const upstream = (name: string, endpoints: AddressUpstream["endpoints"] = []): Upstream => ({
+  kind: "address",
   name,
   endpoints,
   connectTimeoutSeconds: 30,
@@ -62,6 +63,7 @@ describe("renderEnvoy output shape", () => {
       ],
       upstreams: [
         {
+          kind: "address",
           name: "cp/kube-apiserver:6443",
           endpoints: [{ address: "10.0.0.9", port: 6443 }],
           connectTimeoutSeconds: 2.5,
@@ -168,6 +170,97 @@ describe("renderEnvoy output shape", () => {
     ]);
   });
 
+  // A target known only by hostname: Envoy resolves it (LOGICAL_DNS), one endpoint inside the
+  // cluster, nothing over EDS (envoyproxy.io arch_overview/upstream/service_discovery#logical-dns).
+  const dnsUpstream = (name: string, hostname: string, port: number, connectTimeoutSeconds = 30): Upstream => ({
+    kind: "dns",
+    name,
+    hostname,
+    port,
+    connectTimeoutSeconds,
+    target: { service: hostname, namespace: undefined, port },
+  });
+  const appsByHostname = (upstreams: Upstream[]): ProxyModel => ({
+    node: "ns/p",
+    serverIP: "192.0.2.1",
+    backends: [
+      backend({
+        name: "ns/a/apps-http",
+        kind: "apps-http",
+        port: 80,
+        serverNames: ["*.apps.a.example.com"],
+        upstream: "dns/lb.example.net:80",
+      }),
+      backend({
+        name: "ns/a/apps-https",
+        kind: "apps-https",
+        port: 443,
+        serverNames: ["*.apps.a.example.com"],
+        upstream: "dns/lb.example.net:443",
+      }),
+    ],
+    upstreams,
+  });
+
+  test("a DNS upstream renders a LOGICAL_DNS cluster with its one endpoint inline and no ClusterLoadAssignment", () => {
+    const res = ok(
+      appsByHostname([
+        dnsUpstream("dns/lb.example.net:443", "lb.example.net", 443),
+        dnsUpstream("dns/lb.example.net:80", "lb.example.net", 80),
+      ]),
+    );
+    const cluster = (port: number): object => ({
+      name: `dns/lb.example.net:${port}`,
+      type: "LOGICAL_DNS",
+      dns_lookup_family: "V4_ONLY",
+      load_assignment: {
+        cluster_name: `dns/lb.example.net:${port}`,
+        endpoints: [
+          {
+            lb_endpoints: [
+              { endpoint: { address: { socket_address: { address: "lb.example.net", port_value: port } } } },
+            ],
+          },
+        ],
+      },
+      connect_timeout: "30s",
+    });
+    expect(res.clusters).toStrictEqual([cluster(443), cluster(80)]);
+    expect(res.endpoints).toStrictEqual([]);
+    const tls = res.listeners.find((l) => (l as { name: string }).name === "https-443");
+    expect(JSON.stringify(tls)).toContain('"cluster":"dns/lb.example.net:443"');
+    expect(JSON.stringify(res.routes)).toContain('"cluster":"dns/lb.example.net:80"');
+  });
+
+  test.each<[string, Upstream[], string[]]>([
+    [
+      "a DNS upstream with port 0",
+      [
+        dnsUpstream("dns/lb.example.net:443", "lb.example.net", 443),
+        dnsUpstream("dns/lb.example.net:80", "lb.example.net", 0),
+      ],
+      [
+        'upstream "dns/lb.example.net:80": port 0 is out of range',
+        'LOGICAL_DNS cluster "dns/lb.example.net:80": its endpoint needs a hostname and a port',
+      ],
+    ],
+    [
+      "a DNS upstream with no hostname",
+      [dnsUpstream("dns/lb.example.net:443", "", 443), dnsUpstream("dns/lb.example.net:80", "lb.example.net", 80)],
+      ['LOGICAL_DNS cluster "dns/lb.example.net:443": its endpoint needs a hostname and a port'],
+    ],
+    [
+      "a DNS upstream with a zero connect timeout",
+      [
+        dnsUpstream("dns/lb.example.net:443", "lb.example.net", 443, 0),
+        dnsUpstream("dns/lb.example.net:80", "lb.example.net", 80),
+      ],
+      ['upstream "dns/lb.example.net:443": connect timeout 0s is not a positive duration'],
+    ],
+  ])("%s is refused", (_name, upstreams, expected) => {
+    expect(errors(appsByHostname(upstreams))).toEqual(expected);
+  });
+
   test("resources are sorted by name and no listener has a default filter chain", () => {
     const res = ok(richModel());
     expect(names(res.listeners)).toStrictEqual(["http-80", "https-443", "kube-6443"]);
@@ -254,7 +347,9 @@ describe("renderEnvoy determinism", () => {
         serverNames: [...b.serverNames].reverse(),
         sourcePrefixRanges: [...b.sourcePrefixRanges].reverse(),
       })),
-      upstreams: [...model.upstreams].reverse().map((u) => ({ ...u, endpoints: [...u.endpoints].reverse() })),
+      upstreams: [...model.upstreams]
+        .reverse()
+        .map((u) => (u.kind === "address" ? { ...u, endpoints: [...u.endpoints].reverse() } : u)),
     };
   }
 
@@ -328,6 +423,7 @@ describe("renderEnvoy refuses what Envoy would reject or misroute", () => {
         ],
         upstreams: [
           {
+            kind: "address",
             name: "u",
             endpoints: [
               { address: "kube-apiserver.cp.svc", port: 6443 },

@@ -1,13 +1,14 @@
-// CDS: one EDS cluster per Upstream; endpoints always come over ADS, never from DNS.
+// CDS: one cluster per Upstream. Resolved addresses come over ADS (EDS); a target known only by
+// its hostname is resolved by Envoy itself (LOGICAL_DNS), the one place Envoy asks DNS.
 import type { Cluster } from "./envoy-types.js";
 import type { ObjectProblems } from "../../model/problems.js";
-import type { Upstream } from "../../model/types.js";
+import type { DnsUpstream, Upstream } from "../../model/types.js";
 import { adsConfigSource } from "./ads.js";
 import { durationFromSeconds } from "./duration.js";
 import type { ProxyFields } from "./fields.js";
 import { sortByKey } from "./json.js";
 
-/** Cluster JSON for every upstream, sorted by name; bad timeouts are reported in `problems`. */
+/** Cluster JSON for every upstream, sorted by name; bad timeouts and ports are reported in `problems`. */
 export function renderClusters(
   upstreams: readonly Upstream[],
   problems: ObjectProblems,
@@ -22,12 +23,28 @@ export function renderClusters(
         `upstream "${u.name}": connect timeout ${u.connectTimeoutSeconds}s is not a positive duration`,
       );
     }
-    return {
-      name: u.name,
-      type: "EDS",
-      eds_cluster_config: { eds_config: adsConfigSource() },
-      // Without a usable timeout the render fails above; no placeholder for the checks to trip over twice.
-      ...(timeout === undefined ? {} : { connect_timeout: timeout }),
-    };
+    // Without a usable timeout the render fails above; no placeholder for the checks to trip over twice.
+    const connect = timeout === undefined ? {} : { connect_timeout: timeout };
+    if (u.kind === "dns") return { name: u.name, ...logicalDns(u, problems), ...connect };
+    return { name: u.name, type: "EDS", eds_cluster_config: { eds_config: adsConfigSource() }, ...connect };
   });
+}
+
+/**
+ * The LOGICAL_DNS part: one endpoint, the hostname and port. IPv4 only, as every VLAN address
+ * oooi serves (docs/reference.md#apps-ingress); Envoy's default (AUTO) would try AAAA first.
+ */
+function logicalDns(u: DnsUpstream, problems: ObjectProblems) {
+  if (!Number.isInteger(u.port) || u.port < 1 || u.port > 65535)
+    problems.error("", "InconsistentConfig", `upstream "${u.name}": port ${u.port} is out of range`);
+  return {
+    type: "LOGICAL_DNS" as const,
+    dns_lookup_family: "V4_ONLY" as const,
+    load_assignment: {
+      cluster_name: u.name,
+      endpoints: [
+        { lb_endpoints: [{ endpoint: { address: { socket_address: { address: u.hostname, port_value: u.port } } } }] },
+      ],
+    },
+  };
 }

@@ -1,19 +1,21 @@
-// EDS: one ClusterLoadAssignment per Upstream with its resolved IP:port endpoints (possibly none,
-// in which case Envoy refuses the connection rather than guessing).
+// EDS: one ClusterLoadAssignment per address Upstream with its resolved IP:port endpoints (possibly
+// none, in which case Envoy refuses the connection rather than guessing). A DNS upstream's single
+// endpoint travels inside its cluster (clusters.ts), not over EDS.
 import type { ClusterLoadAssignment } from "./envoy-types.js";
 import type { ObjectProblems } from "../../model/problems.js";
 import { parseIPv4 } from "../../model/ipv4.js";
-import type { Endpoint, Upstream } from "../../model/types.js";
+import type { AddressUpstream, Endpoint, Upstream } from "../../model/types.js";
 import type { ProxyFields } from "./fields.js";
 import { sortByKey } from "./json.js";
 
-/** ClusterLoadAssignment JSON for every upstream, sorted by cluster_name; bad addresses go to `problems`. */
+/** ClusterLoadAssignment JSON for every address upstream, sorted by cluster_name; bad addresses go to `problems`. */
 export function renderEndpoints(
   upstreams: readonly Upstream[],
   problems: ObjectProblems,
   fields: ProxyFields,
 ): ClusterLoadAssignment[] {
-  return sortByKey(upstreams, (u) => u.name).map((u): ClusterLoadAssignment => {
+  const addressed = upstreams.filter((u): u is AddressUpstream => u.kind === "address");
+  return sortByKey(addressed, (u) => u.name).map((u): ClusterLoadAssignment => {
     const endpoints = uniqueEndpoints(u, problems, fields);
     if (endpoints.length === 0) return { cluster_name: u.name };
     return {
@@ -30,7 +32,7 @@ export function renderEndpoints(
 }
 
 /** Valid endpoints, deduplicated and sorted numerically by address then port. */
-function uniqueEndpoints(u: Upstream, problems: ObjectProblems, fields: ProxyFields): Endpoint[] {
+function uniqueEndpoints(u: AddressUpstream, problems: ObjectProblems, fields: ProxyFields): Endpoint[] {
   const byKey = new Map<string, { ip: number; endpoint: Endpoint }>();
   for (const e of u.endpoints) {
     const ip = parseIPv4(e.address);

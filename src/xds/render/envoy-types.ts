@@ -14,14 +14,31 @@ export interface Address {
   readonly socket_address: { readonly address: string; readonly port_value: number };
 }
 
-/** config.cluster.v3.Cluster (an EDS cluster fed over ADS). */
-export interface Cluster {
+interface ClusterCommon {
   readonly name: string;
-  readonly type: "EDS";
-  readonly eds_cluster_config: { readonly eds_config: ConfigSource };
   /** google.protobuf.Duration in JSON form ("5s"). */
   readonly connect_timeout?: string;
 }
+
+/** config.cluster.v3.Cluster fed over ADS (EDS). */
+export interface EdsCluster extends ClusterCommon {
+  readonly type: "EDS";
+  readonly eds_cluster_config: { readonly eds_config: ConfigSource };
+}
+
+/**
+ * config.cluster.v3.Cluster that resolves one hostname itself (LOGICAL_DNS): its load_assignment
+ * holds exactly one endpoint, the name and port
+ * (https://www.envoyproxy.io/docs/envoy/latest/intro/arch_overview/upstream/service_discovery#logical-dns).
+ */
+export interface LogicalDnsCluster extends ClusterCommon {
+  readonly type: "LOGICAL_DNS";
+  readonly dns_lookup_family: "V4_ONLY";
+  readonly load_assignment: ClusterLoadAssignment;
+}
+
+/** config.cluster.v3.Cluster, as oooi renders it. */
+export type Cluster = EdsCluster | LogicalDnsCluster;
 
 /** config.endpoint.v3.ClusterLoadAssignment. */
 export interface ClusterLoadAssignment {

@@ -195,7 +195,14 @@ export class EnvoyLikeClient {
       if (port !== conn.destinationPort) continue;
       const chain = selectChain(l.json, conn);
       if (!chain) return undefined;
-      const cla = chain.cluster === undefined ? undefined : this.endpoints.get(chain.cluster)?.json;
+      const cluster = chain.cluster === undefined ? undefined : this.clusters.get(chain.cluster)?.json;
+      // A LOGICAL_DNS cluster carries its one endpoint (a hostname) itself; an EDS one gets it over EDS.
+      const cla =
+        chain.cluster === undefined
+          ? undefined
+          : cluster !== undefined && edsServiceName(cluster) === undefined
+            ? (cluster["load_assignment"] as Record<string, unknown> | undefined)
+            : this.endpoints.get(chain.cluster)?.json;
       const endpoints = (
         (cla?.["endpoints"] ?? []) as {
           lb_endpoints?: { endpoint?: { address?: { socket_address?: { address: string; port_value: number } } } }[];

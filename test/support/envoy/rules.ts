@@ -7,6 +7,8 @@
 //     https://www.envoyproxy.io/docs/envoy/latest/api-v3/config/cluster/v3/cluster.proto
 //   ClusterLoadAssignment.cluster_name min_len 1
 //     https://www.envoyproxy.io/docs/envoy/latest/api-v3/config/endpoint/v3/endpoint.proto
+//   a LOGICAL_DNS cluster: "a single locality_lb_endpoint and a single lb_endpoint" (one hostname)
+//     https://www.envoyproxy.io/docs/envoy/latest/intro/arch_overview/upstream/service_discovery#logical-dns
 //   RouteAction.cluster min_len 1
 //     https://www.envoyproxy.io/docs/envoy/latest/api-v3/config/route/v3/route_components.proto
 //   two filter chains (or one chain twice) under the same match: "multiple filter chains with the same
@@ -64,6 +66,11 @@ function clusterError(cluster: Record<string, unknown>): string | undefined {
   const positive = typeof timeout === "string" && /^[0-9]+(\.[0-9]+)?s$/.test(timeout) && /[1-9]/.test(timeout);
   if (timeout !== undefined && !positive) {
     return `cluster "${name}": connect_timeout ${JSON.stringify(timeout)} must be greater than 0s`;
+  }
+  if (at(cluster, "type") === "LOGICAL_DNS") {
+    const localities = list(cluster, "load_assignment", "endpoints");
+    if (localities.length !== 1 || list(localities[0], "lb_endpoints").length !== 1)
+      return `cluster "${name}": LOGICAL_DNS clusters must have a single locality_lb_endpoint and a single lb_endpoint`;
   }
   return undefined;
 }

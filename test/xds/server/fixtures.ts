@@ -4,7 +4,7 @@ import { SnapshotCache } from "../../../src/xds/cache/index.js";
 import { ENDPOINT_TYPE_URL, ROUTE_TYPE_URL } from "../../../src/xds/protos.js";
 import { renderEnvoy, type EnvoyResources } from "../../../src/xds/render/index.js";
 import { startXdsServer, type XdsServer, type XdsServerOptions } from "../../../src/xds/server/index.js";
-import type { Upstream } from "../../../src/model/types.js";
+import type { AddressUpstream } from "../../../src/model/types.js";
 import { ALPHA, BETA, GAMMA, proxyModel, sampleEndpoints, type AttachmentSpec } from "../proxy-fixture.js";
 
 /** The node group every suite uses unless it needs several. */
@@ -13,7 +13,7 @@ export const GROUP = "oooi-system/infra-proxy";
 /** A rendered configuration; throws when the renderer refuses it. */
 export function rendered(
   attachments: readonly AttachmentSpec[] = [ALPHA, BETA, GAMMA],
-  endpointsFor: (name: string) => Upstream["endpoints"] = sampleEndpoints,
+  endpointsFor: (name: string) => AddressUpstream["endpoints"] = sampleEndpoints,
 ): EnvoyResources {
   const r = renderEnvoy(proxyModel(attachments, endpointsFor));
   if (!r.ok) throw new Error(r.errors.map((e) => e.message).join("\n"));
