@@ -131,7 +131,10 @@ export class DnsServingProbe {
       p.known = true;
       p.result = result;
       // Serving: nothing to watch until the expectation moves (the next rendering).
-      if (result !== undefined) p.timer = this.#o.clock.setTimeout(() => this.#run(p), this.#o.intervalMs ?? 3_000);
+      if (result !== undefined)
+        p.timer = this.#o.clock.setTimeout(() => {
+          this.#run(p);
+        }, this.#o.intervalMs ?? 3_000);
       if (changed) for (const l of this.#listeners) l();
     });
   }

@@ -68,7 +68,9 @@ describe.skipIf(COREDNS.path === undefined)("with real CoreDNS", () => {
     await start();
     const clock = new ManualClock();
     const probe = new DnsServingProbe({ clock, intervalMs: 3_000, timeoutMs: 2_000 });
-    closers.push(() => probe.stop());
+    closers.push(() => {
+      probe.stop();
+    });
     let changes = 0;
     probe.subscribe(() => changes++);
     const target = { host: coredns.host, port: coredns.port };

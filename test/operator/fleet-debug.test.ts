@@ -32,8 +32,8 @@ async function replica(f: FakeApiServer, identity: string) {
   const cache = new SnapshotCache();
   cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
   const xds = await startXdsServer({ cache, listen: "127.0.0.1:0" });
-  let op: ReturnType<typeof startOperator>["op"] | undefined;
-  addIntrospection(xds.grpcServer, { status: xds.status, cache, fleet: () => op?.fleet });
+  const started: { op?: ReturnType<typeof startOperator>["op"] } = {};
+  addIntrospection(xds.grpcServer, { status: xds.status, cache, fleet: () => started.op?.fleet });
   const r = startOperator(f, {
     identity,
     xds: { status: xds.status, cache },
@@ -43,7 +43,7 @@ async function replica(f: FakeApiServer, identity: string) {
     },
     closeStreams: () => xds.close(),
   });
-  op = r.op;
+  started.op = r.op;
   closers.push(() => r.op.close());
   return { op: r.op, cache, address: `127.0.0.1:${String(xds.port)}` };
 }
