@@ -2,23 +2,13 @@
 // status keeps the last known VIP (its routes and record stay: last good); lastSyncTime moves only
 // when the status changes. Pure.
 import type { AppsIngressStatus } from "../../api/schema.js";
+import type { AppsIngressReason } from "../../model/types.js";
 import { parseIPv4 } from "../../model/ipv4.js";
 import { metaTime } from "../../util/clock.js";
 
-export type PendingReason =
-  | "WaitingForHostedCluster"
-  | "WaitingForKubeconfig"
-  | "WaitingForAPIServerService"
-  | "WaitingForHostedClusterNodes"
-  | "WaitingForMetalLBCRDs"
-  | "WaitingForExternalIP";
-export type DegradedReason =
-  | "HostedClusterAccessFailed"
-  | "MetalLBInstallFailed"
-  | "IngressServiceFailed"
-  | "ExternalIPDiscoveryFailed"
-  | "InvalidConfiguration"
-  | "CleanupFailed";
+/** The reasons are declared once, in the model's ProblemReason union (model/types.ts). */
+export type PendingReason = Extract<AppsIngressReason, `WaitingFor${string}`>;
+export type DegradedReason = Exclude<AppsIngressReason, PendingReason>;
 
 /** The outcome of one pass. */
 export type Observation =
