@@ -83,6 +83,14 @@ interface AppliedRecord {
   readonly resultRv?: string;
   /** For the DNS ConfigMaps: the applied data (SOA serials continue from it until it is observed). */
   readonly data?: Readonly<Record<string, string>>;
+  /** For a status: what was written (compared with until the watch delivers it). */
+  readonly status?: Readonly<Record<string, unknown>>;
+}
+
+/** Our last status write while the cache still holds the version it replaced. */
+function unobservedWrite(mine: AppliedRecord | undefined, cachedRv: string | undefined) {
+  if (mine?.status === undefined || mine.wrote === false) return undefined;
+  return mine.seenRv === cachedRv && mine.resultRv !== cachedRv ? mine.status : undefined;
 }
 
 const RESOURCE_OF_KIND: Readonly<Record<string, ResourceName>> = {
@@ -239,6 +247,8 @@ export class Reconciler {
       dataPlane: this.#o.dataPlane,
       ...(this.#o.dnsServing === undefined ? {} : { dnsServing: this.#o.dnsServing }),
       now,
+      unobservedStatus: (k) =>
+        unobservedWrite(this.#applied.get(`status:${keyOf(k.kind, k.namespace, k.name)}`), k.resourceVersion),
     });
     this.#setReadyGauge(updates);
     for (const u of updates) {
@@ -246,7 +256,9 @@ export class Reconciler {
       const hash = contentHash(withoutTransitionTimes(u.status));
       const mine = this.#applied.get(key);
       if (u.upToDate) {
-        this.#applied.set(key, { hash, seenRv: u.resourceVersion, at: now, wrote: false });
+        // Up to date with our own unobserved write: keep comparing with it until the watch catches up.
+        if (unobservedWrite(mine, u.resourceVersion) === undefined)
+          this.#applied.set(key, { hash, seenRv: u.resourceVersion, at: now, wrote: false });
         continue;
       }
       // Skip only a status we wrote ourselves and have not seen come back yet (or, within the
@@ -259,14 +271,21 @@ export class Reconciler {
       if (pending) continue;
       await attempt("status", u.kind, async () => {
         this.#guard();
-        await this.#o.rest.request({
+        const result = await this.#o.rest.request({
           method: "PATCH",
           path: `${apiPrefix(GROUP, VERSION)}/namespaces/${encodeURIComponent(u.namespace)}/${u.plural}/${encodeURIComponent(u.name)}/status`,
           query: { fieldManager: this.#o.settings.fieldManager, force: "true" },
           contentType: "application/apply-patch+yaml",
           body: statusBody(u),
         });
-        this.#applied.set(key, { hash, seenRv: u.resourceVersion, at: now });
+        const resultRv = result.metadata?.resourceVersion;
+        this.#applied.set(key, {
+          hash,
+          seenRv: u.resourceVersion,
+          at: now,
+          status: u.status,
+          ...(resultRv === undefined ? {} : { resultRv }),
+        });
         // Announced once per status change: the status written is what the next pass compares with.
         for (const e of u.events) {
           await this.#events.record(

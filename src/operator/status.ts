@@ -58,6 +58,20 @@ export interface StatusInput {
   readonly dnsServing?: DnsServingView;
   /** Clock time (ms) for new transitions. */
   readonly now: number;
+  /**
+   * The status this process last wrote on an object whose watch has not delivered that write yet
+   * (the cache still holds the version the write replaced): compared with and announced against
+   * instead of the stale copy, so a status that changes back within the watch's lag is still written.
+   */
+  readonly unobservedStatus?: (key: StatusKey) => Readonly<Record<string, unknown>> | undefined;
+}
+
+/** An object with a status, and the resourceVersion the cache holds for it. */
+export interface StatusKey {
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly resourceVersion: string | undefined;
 }
 
 const KINDS: Readonly<Record<string, { resource: ResourceName; plural: string; owned: readonly string[] }>> = {
@@ -106,8 +120,19 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
   for (const entry of outputs.status) {
     const k = KINDS[entry.kind];
     if (k === undefined) continue;
-    const raw = observed.raw[k.resource].get(`${entry.namespace}/${entry.name}`);
-    if (raw === undefined) continue;
+    const cached = observed.raw[k.resource].get(`${entry.namespace}/${entry.name}`);
+    if (cached === undefined) continue;
+    const owned = ownedStatusFields(entry.kind);
+    const raw = withOwnWrite(
+      cached,
+      owned,
+      input.unobservedStatus?.({
+        kind: entry.kind,
+        namespace: entry.namespace,
+        name: entry.name,
+        resourceVersion: cached.metadata?.resourceVersion,
+      }),
+    );
     const ref: ObjectRef = { kind: entry.kind, namespace: entry.namespace, name: entry.name };
     const generation = raw.metadata?.generation;
     const fields: Record<string, unknown> = {};
@@ -173,7 +198,6 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
     fields["conditions"] = withTransitionTimes(specs, previous, generation, input.now);
     events.unshift(...conditionEvents(specs, previous));
     if (generation !== undefined) fields["observedGeneration"] = generation;
-    const owned = ownedStatusFields(entry.kind);
     const status: Record<string, unknown> = {};
     for (const f of owned) if (fields[f] !== undefined) status[f] = fields[f];
     out.push({
@@ -288,6 +312,19 @@ export function deploymentUnavailable(d: KubeObject): string | undefined {
 }
 
 /** The observed conditions of the types the operator writes (others belong to someone else). */
+/** The cached object with its owned status fields replaced by those of our unobserved write. */
+function withOwnWrite(
+  cached: KubeObject,
+  owned: readonly string[],
+  written: Readonly<Record<string, unknown>> | undefined,
+): KubeObject {
+  if (written === undefined) return cached;
+  const others = Object.entries((cached["status"] ?? {}) as Record<string, unknown>).filter(
+    ([f]) => !owned.includes(f),
+  );
+  return { ...cached, status: { ...Object.fromEntries(others), ...written } };
+}
+
 function observedConditions(raw: KubeObject): Record<string, unknown>[] {
   const conditions = ((raw["status"] ?? {}) as { conditions?: unknown }).conditions;
   if (!Array.isArray(conditions)) return [];

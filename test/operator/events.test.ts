@@ -111,6 +111,7 @@ describe("conditions and Events", () => {
     clear();
     await eventually(() => {
       expect(conditionsOf(f, "Infra", "tenant-vlan")).toMatchObject({ Ready: "True", Degraded: "False" });
+      expect(conditionsOf(f, "ProxyServer", "tenant-vlan-proxy")).toMatchObject({ Ready: "True" });
     });
     nack();
     await eventually(() => {

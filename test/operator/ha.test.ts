@@ -93,14 +93,22 @@ describe("LeaderElector timing (manual clock)", () => {
     await eventually(() => {
       expect(leases()).toBeGreaterThanOrEqual(3);
     });
+    // Every running elector is asleep on the clock once its requests are done: only then does
+    // advancing the clock wake each of them (a loaded machine may still be mid-request otherwise).
+    let running = 2;
+    const asleep = () =>
+      eventually(() => {
+        expect(clock.pending).toBe(running);
+      });
     /** Advances the clock one step and lets the requests it triggers finish. */
     const step = async (ms: number): Promise<void> => {
+      await asleep();
       const before = leases();
       clock.advance(ms);
       await eventually(() => {
         expect(leases()).toBeGreaterThan(before);
       });
-      await new Promise((r) => setTimeout(r, 30));
+      await asleep();
     };
     for (let i = 0; i < 5; i++) await step(2_500);
     expect(a.isLeader()).toBe(true);
@@ -108,6 +116,7 @@ describe("LeaderElector timing (manual clock)", () => {
 
     // a dies without releasing: b waits a whole lease duration from the last change it saw.
     await a.stop(false);
+    running = 1;
     for (let i = 0; i < 5; i++) await step(2_500);
     expect(b.isLeader()).toBe(false);
     for (let i = 0; i < 3; i++) await step(2_500);
@@ -138,13 +147,20 @@ describe("LeaderElector timing (manual clock)", () => {
       expect(a.isLeader()).toBe(true);
     });
     f.failNext(100, { match: { resource: "leases" } });
+    // Advance only while the elector sleeps on the clock, so that each step wakes it.
+    const asleep = () =>
+      eventually(() => {
+        expect(clock.pending).toBe(1);
+      });
     for (let i = 0; i < 4; i++) {
+      await asleep();
       const before = f.requests.count({ resource: "leases" });
       clock.advance(2_000);
       await eventually(() => {
         expect(f.requests.count({ resource: "leases" })).toBeGreaterThan(before);
       });
     }
+    await asleep();
     expect(a.isLeader()).toBe(true);
     clock.advance(3_000);
     expect(a.isLeader()).toBe(false);

@@ -6,7 +6,13 @@ import { kindDefinition } from "../../src/api/validate.js";
 import { NO_DATA_PLANE } from "../../src/operator/dataplane.js";
 import { desiredState } from "../../src/operator/desired/index.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
-import { deploymentUnavailable, ownedStatusFields, statusUpdates } from "../../src/operator/status.js";
+import {
+  deploymentUnavailable,
+  ownedStatusFields,
+  statusUpdates,
+  type StatusInput,
+  type StatusKey,
+} from "../../src/operator/status.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { buildObserved } from "../../src/watchers/kube/observed.js";
 import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
@@ -40,13 +46,18 @@ function observedWith(infraStatus: unknown): ReturnType<typeof buildObserved> {
   return buildObserved(raw, 1);
 }
 
-function infraUpdate(infraStatus: unknown, now: number) {
+function infraUpdate(infraStatus: unknown, now: number, unobservedStatus?: StatusInput["unobservedStatus"]) {
   const observed = observedWith(infraStatus);
   const outputs = renderAll(observed.state);
   const desired = desiredState({ state: observed.state, outputs, settings: operatorSettings() });
-  const u = statusUpdates({ observed, outputs, desired, dataPlane: NO_DATA_PLANE, now }).find(
-    (x) => x.kind === "Infra",
-  );
+  const u = statusUpdates({
+    observed,
+    outputs,
+    desired,
+    dataPlane: NO_DATA_PLANE,
+    now,
+    ...(unobservedStatus === undefined ? {} : { unobservedStatus }),
+  }).find((x) => x.kind === "Infra");
   if (u === undefined) throw new Error("no Infra update");
   return u;
 }
@@ -93,6 +104,30 @@ describe("status", () => {
     const again = infraUpdate({ ...first.status, somethingElse: { by: "another controller" } }, NOW + 60_000);
     expect(again.upToDate).toBe(true);
     expect(again.status).toEqual(first.status);
+  });
+
+  it("compares with, and announces against, its own write that the watch has not delivered yet", () => {
+    // The cache holds S (what this pass computes again); our last write, not yet seen, said Ready.
+    const s = infraUpdate({}, NOW).status;
+    const ours = {
+      conditions: [
+        { type: "Ready", status: "True", reason: "ReconciliationSucceeded", message: "", lastTransitionTime: T0 },
+      ],
+    };
+    const asked: StatusKey[] = [];
+    const u = infraUpdate({ ...s, somethingElse: 1 }, NOW, (key) => {
+      asked.push(key);
+      return key.kind === "Infra" ? ours : undefined;
+    });
+    expect(asked).toContainEqual({ kind: "Infra", namespace: "clusters", name: "tenant-vlan", resourceVersion: "7" });
+    // Not up to date (the server holds ours, not S), and the flip from our Ready is announced.
+    expect(u.upToDate).toBe(false);
+    expect(u.status).toEqual(s);
+    expect(u.events.map((e) => e.message.split(":")[0])).toContain("Ready is False");
+    // Without an unobserved write, the same cache is up to date and nothing is announced.
+    const plain = infraUpdate({ ...s, somethingElse: 1 }, NOW, () => undefined);
+    expect(plain.upToDate).toBe(true);
+    expect(plain.events.map((e) => e.message.split(":")[0])).not.toContain("Ready is False");
   });
 
   it("writes only fields the CRD schema declares", () => {

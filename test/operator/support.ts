@@ -150,7 +150,9 @@ export function startOperator(
     appsIngress: false,
     // No CoreDNS behind the fake's Services; test/operator/dns-ready.test.ts asks a real one.
     dnsProbe: false,
-    leaseTiming: { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 },
+    // A quick retry for prompt take-overs after a release, but a renew deadline no stalled event
+    // loop on a loaded CI machine reaches (the election's own timing is tested on a manual clock).
+    leaseTiming: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 100 },
     backoff: { initialMs: 20, maxMs: 200 },
     watch: { timeoutSeconds: 30, discoveryIntervalMs: 500 },
     ...opts,
