@@ -11,7 +11,7 @@ import {
   type ManifestFile,
   type ManifestLoad,
 } from "../../src/watchers/manifests.js";
-import type { ClusterState } from "../../src/model/types.js";
+import { EMPTY_STATE, type ClusterState } from "../../src/model/types.js";
 import { ManifestSources } from "../../src/watchers/manifest-sources.js";
 
 const infra = (name: string, ns?: string, cidr = "192.0.2.0/24") => `
@@ -529,18 +529,7 @@ describe("loadManifestDir", () => {
 
   it("loads an empty directory as an empty state", async () => {
     const r = ok(await loadManifestDir(dir));
-    const empty: ClusterState = {
-      infras: [],
-      attachments: [],
-      hostedClusters: [],
-      nodePools: [],
-      machines: [],
-      vmis: [],
-      services: [],
-      namespaces: [],
-      invalid: [],
-      unknownFields: [],
-    };
+    const empty: ClusterState = { ...EMPTY_STATE, invalid: [], unknownFields: [] };
     expect(r).toEqual({
       ok: true,
       state: empty,
