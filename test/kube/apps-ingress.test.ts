@@ -160,6 +160,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("apps ingress against a management and 
   let xds: XdsServer | undefined;
   let envoy: EnvoyLikeClient | undefined;
   let op: RunningOperator | undefined;
+  let startOperator: () => RunningOperator = () => assertNever("operator options");
   const complaints: string[] = [];
   const logger: OperatorLogger = {
     debug() {},
@@ -198,22 +199,25 @@ describe.skipIf(KUBE_SKIP !== undefined)("apps ingress against a management and 
       listen: "127.0.0.1:0",
       logger: { debug() {}, info() {}, warn() {}, error() {} },
     });
-    op = runOperator({
-      kubeConfig: mgmt.kubeConfigFor("operator", token),
-      settings: operatorSettings({ namespace: "oooi-system" }),
-      dataPlane: new FakeDataPlane(),
-      onState: (_state, outputs) => {
-        publishSnapshots(cache, outputs, logger);
-      },
-      logger,
-      metrics,
-      leaderElection: false,
-      debounceMs: 20,
-      resyncMs: 500,
-      backoff: { initialMs: 50, maxMs: 500 },
-      watch: { timeoutSeconds: 30, discoveryIntervalMs: 1000 },
-      appsIngress: { resyncMs: 500, requestTimeoutMs: 2_000 },
-    });
+    const kubeConfig = mgmt.kubeConfigFor("operator", token);
+    startOperator = () =>
+      runOperator({
+        kubeConfig,
+        settings: operatorSettings({ namespace: "oooi-system" }),
+        dataPlane: new FakeDataPlane(),
+        onState: (_state, outputs) => {
+          publishSnapshots(cache, outputs, logger);
+        },
+        logger,
+        metrics,
+        leaderElection: false,
+        debounceMs: 20,
+        resyncMs: 500,
+        backoff: { initialMs: 50, maxMs: 500 },
+        watch: { timeoutSeconds: 30, discoveryIntervalMs: 1000 },
+        appsIngress: { resyncMs: 500, requestTimeoutMs: 2_000 },
+      });
+    op = startOperator();
     await op.ready;
     envoy = new EnvoyLikeClient({
       address: `127.0.0.1:${String(xds.port)}`,
@@ -448,6 +452,20 @@ describe.skipIf(KUBE_SKIP !== undefined)("apps ingress against a management and 
     await expectRoutesTo("192.0.2.201");
     // Passes kept running meanwhile (resync 500 ms); an unchanged VIP writes nothing, so the time stays.
     expect((await apps())?.lastSyncTime).toBe(s.lastSyncTime);
+  }, 60_000);
+
+  it("an operator restart changes nothing: the same status (lastSyncTime too), routes and record", async () => {
+    const before = await phase({ phase: "Ready", reason: "IngressReady", externalIP: "192.0.2.201" });
+    await op?.close();
+    op = startOperator();
+    await op.ready;
+    // Two status changes of typo, each a pass of its own: the first pass (alpha included) has ended.
+    await patchApps({ metallb: { ipAddressPoolRange: "192.0.2.150-192.0.2.160" } }, "typo");
+    await phase({ reason: "InvalidConfiguration", message: expect.stringContaining("overlaps") as unknown }, "typo");
+    await patchApps({ metallb: { ipAddressPoolRange: "198.51.100.1-198.51.100.2" } }, "typo");
+    await phase({ reason: "InvalidConfiguration", message: expect.stringContaining("not inside") as unknown }, "typo");
+    expect(await apps()).toEqual(before);
+    await expectRoutesTo("192.0.2.201");
   }, 60_000);
 
   it("a hostname-only VIP: Ready/ExternalHostnameOnly, Envoy targets the hostname, no wildcard record", async () => {
