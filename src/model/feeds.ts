@@ -219,17 +219,6 @@ export function applyChanges(index: FeedIndex, changes: readonly ObjectChange[])
   return { objects: done(objects), ...done(derived) } as unknown as FeedIndex;
 }
 
-export const EMPTY_STATE: ClusterState = {
-  infras: [],
-  attachments: [],
-  hostedClusters: [],
-  nodePools: [],
-  machines: [],
-  vmis: [],
-  services: [],
-  namespaces: [],
-};
-
 /** Keyed changes between two states, by object identity (an unchanged object is the same object). */
 export function changesBetween(before: ClusterState, after: ClusterState): ObjectChange[] {
   const out: ObjectChange[] = [];

@@ -13,7 +13,6 @@ import {
   applyChanges,
   changesBetween,
   EMPTY_INDEX,
-  EMPTY_STATE,
   feeds,
   infraKeyOf,
   members,
@@ -24,7 +23,14 @@ import {
   type ObservedKind,
 } from "./feeds.js";
 import { cmp, compareProblems, Problems } from "./problems.js";
-import type { BuildResult, ClusterState, InvalidObject, Problem, Topology } from "./types.js";
+import {
+  EMPTY_STATE,
+  type BuildResult,
+  type ClusterState,
+  type InvalidObject,
+  type Problem,
+  type Topology,
+} from "./types.js";
 
 /** What a ClusterState holds besides the watched objects. */
 export type BuildInputs = {

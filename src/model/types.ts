@@ -1,5 +1,6 @@
 // The pure model's vocabulary: what the cluster looks like (ClusterState), what each Infra
-// should serve (Topology), and what is wrong (Problem). Renderers read only these types.
+// should serve (Topology), and what is wrong (Problem) — plus EMPTY_STATE, the one empty ClusterState.
+// Renderers read only these types.
 import type {
   DHCPAllocation,
   DHCPServer,
@@ -39,6 +40,18 @@ export interface ClusterState {
   /** Milliseconds since the Unix epoch, injected so the model stays pure (DHCP grace periods). */
   readonly now?: number;
 }
+
+/** No objects at all: the state before the first observation, and what tests and sources add to. */
+export const EMPTY_STATE: ClusterState = {
+  infras: [],
+  attachments: [],
+  hostedClusters: [],
+  nodePools: [],
+  machines: [],
+  vmis: [],
+  services: [],
+  namespaces: [],
+};
 
 export interface InvalidObject {
   readonly ref: ObjectRef;

@@ -16,6 +16,12 @@ interface ObjectSource {
   readonly lines: LineCounter;
 }
 
+interface Sources {
+  readonly object: ObjectSource;
+  /** A status-only document of the object (src/watchers/manifests.ts), where its status.* fields are. */
+  readonly status: ObjectSource | undefined;
+}
+
 /** "spec.dnsServers[0]" → ["spec", "dnsServers", 0]. */
 function segments(field: string): (string | number)[] {
   return field
@@ -27,10 +33,10 @@ function segments(field: string): (string | number)[] {
 const refKey = (ref: ObjectRef): string => `${ref.kind} ${ref.namespace}/${ref.name}`;
 
 export class ManifestSources {
-  readonly #objects = new Map<string, ObjectSource>();
+  readonly #objects = new Map<string, Sources>();
 
-  add(ref: ObjectRef, source: ObjectSource): void {
-    this.#objects.set(refKey(ref), source);
+  add(ref: ObjectRef, source: ObjectSource, status?: ObjectSource): void {
+    this.#objects.set(refKey(ref), { object: source, status });
   }
 
   /**
@@ -38,8 +44,10 @@ export class ManifestSources {
    * that is (a missing required field is reported where it belongs), else the object itself.
    */
   locate(ref: ObjectRef, field: string): SourcePosition | undefined {
-    const source = this.#objects.get(refKey(ref));
-    if (source === undefined) return undefined;
+    const sources = this.#objects.get(refKey(ref));
+    if (sources === undefined) return undefined;
+    const inStatus = field === "status" || field.startsWith("status.");
+    const source = inStatus ? (sources.status ?? sources.object) : sources.object;
     let node: unknown = source.node;
     let at: YamlNode | undefined = source.node;
     for (const seg of segments(field)) {

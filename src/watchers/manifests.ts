@@ -239,6 +239,32 @@ function normalize(
   return { ...l, obj: { ...l.obj, metadata: meta }, apiVersion, kind, meta, bucket };
 }
 
+type Normalized = ReturnType<typeof normalize>;
+
+/**
+ * A document of our kinds with a status and no spec gives the status of the object of that kind and
+ * name defined in another file: serve's stand-in for what a controller writes (e.g. the
+ * appsIngressStatus of examples/apps-ingress/serve-apps-status.yaml), kept apart from the spec so
+ * `kubectl apply` of the spec carries no status.
+ */
+function isStatusOnly(obj: Record<string, unknown>): boolean {
+  return "status" in obj && !("spec" in obj);
+}
+
+function describeObject(o: Normalized): string {
+  return `${o.kind} ${o.meta.namespace === "" ? "" : `${o.meta.namespace}/`}${o.meta.name}`;
+}
+
+function duplicate(o: Normalized, first: Located): ManifestError {
+  const message = `duplicate ${describeObject(o)}: also defined in ${first.file}:${String(first.line)}`;
+  return { file: o.file, line: o.line, column: o.column, message };
+}
+
+function twice(o: Normalized, other: Located): ManifestError {
+  const message = `status of ${describeObject(o)} given twice: also in ${other.file}:${String(other.line)}`;
+  return { file: o.file, line: o.line, column: o.column, message };
+}
+
 const byNamespaceName = <T extends { metadata: { namespace: string; name: string } }>(a: T, b: T): number =>
   compare(a.metadata.namespace, b.metadata.namespace) || compare(a.metadata.name, b.metadata.name);
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -260,6 +286,9 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
   const warnings: InvalidObject[] = [];
   const ignored: IgnoredObject[] = [];
   const seen = new Map<string, Located>();
+  /** Status-only documents of our kinds, by identity; merged into their object below. */
+  const statuses = new Map<string, Normalized>();
+  const ours: { o: Normalized; bucket: "infras" | "attachments"; identity: string }[] = [];
   const sources = new ManifestSources();
   try {
     for (const file of sorted) {
@@ -267,17 +296,15 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
         const o = normalize(raw);
         const identity = `${groupOf(o.apiVersion)}/${o.kind} ${o.meta.namespace}/${o.meta.name}`;
         const first = o.meta.name === "" ? undefined : seen.get(identity);
-        if (first !== undefined) {
-          const what = `${o.kind} ${o.meta.namespace === "" ? "" : `${o.meta.namespace}/`}${o.meta.name}`;
-          throw new LoadError({
-            file: o.file,
-            line: o.line,
-            column: o.column,
-            message: `duplicate ${what}: also defined in ${first.file}:${first.line}`,
-          });
-        }
-        seen.set(identity, o);
         const bucket = o.bucket;
+        if ((bucket === "infras" || bucket === "attachments") && isStatusOnly(o.obj)) {
+          const other = statuses.get(identity);
+          if (other !== undefined) throw new LoadError(twice(o, other));
+          statuses.set(identity, o);
+          continue;
+        }
+        if (first !== undefined) throw new LoadError(duplicate(o, first));
+        seen.set(identity, o);
         if (bucket === undefined) {
           ignored.push({
             apiVersion: o.apiVersion,
@@ -287,17 +314,34 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
             file: o.file,
           });
         } else if (bucket === "infras" || bucket === "attachments") {
-          const decoded = decodeResource(o.obj, o.kind);
-          const ref = { kind: o.kind, namespace: o.meta.namespace, name: o.meta.name };
-          sources.add(ref, { file: o.file, node: o.node, lines: o.lines });
-          if (decoded.ok) buckets[bucket].push(decoded.value);
-          else invalid.push({ ref, errors: decoded.errors });
-          if (decoded.unknown.length > 0) warnings.push({ ref, errors: decoded.unknown });
+          ours.push({ o, bucket, identity });
         } else {
           buckets[bucket].push(o.obj);
         }
       }
     }
+    // Decoded once the whole directory is read: a status-only document may come in any file.
+    for (const { o, bucket, identity } of ours) {
+      const status = statuses.get(identity);
+      statuses.delete(identity);
+      if (status !== undefined && "status" in o.obj) throw new LoadError(twice(status, o));
+      const obj = status === undefined ? o.obj : { ...o.obj, status: status.obj["status"] };
+      const decoded = decodeResource(obj, o.kind);
+      const ref = { kind: o.kind, namespace: o.meta.namespace, name: o.meta.name };
+      const source = (l: Located) => ({ file: l.file, node: l.node, lines: l.lines });
+      sources.add(ref, source(o), status === undefined ? undefined : source(status));
+      if (decoded.ok) buckets[bucket].push(decoded.value);
+      else invalid.push({ ref, errors: decoded.errors });
+      if (decoded.unknown.length > 0) warnings.push({ ref, errors: decoded.unknown });
+    }
+    const [orphan] = statuses.values();
+    if (orphan !== undefined)
+      throw new LoadError({
+        file: orphan.file,
+        line: orphan.line,
+        column: orphan.column,
+        message: `status-only ${describeObject(orphan)}: no manifest defines its spec`,
+      });
   } catch (e) {
     if (e instanceof LoadError) return { ok: false, error: e.detail };
     throw e;

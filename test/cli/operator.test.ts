@@ -1,7 +1,7 @@
 // `oooi operator` as deployed, minus Kubernetes itself: the built CLI in a child process against the
 // fake API server. It converges the example, serves ADS from its watches, turns Envoy ACKs into
 // ProxyServer status, and on SIGTERM stops writing and releases its Lease.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -35,29 +35,49 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The built operator as a pod runs it, against `fake`; its stderr (pino JSON lines) accumulates in log(). */
+interface SpawnedOperator {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  log(): string;
+  /** The ADS port it logged, once it has. */
+  port(): string | undefined;
+}
+
+async function spawnOperator(fake: FakeApiServer, pod: string): Promise<SpawnedOperator> {
+  const kubeconfig = await writeKubeconfig(fake.url, dir);
+  const child = spawn(
+    process.execPath,
+    [CLI, "operator", "--kubeconfig", kubeconfig, "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: pod },
+    },
+  );
+  let log = "";
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    log += d;
+  });
+  const exited = new Promise<number | null>((r) => child.once("exit", r));
+  return {
+    child,
+    exited,
+    log: () => log,
+    port: () => /xDS \(ADS\) server listening on port (\d+)/.exec(log)?.[1],
+  };
+}
+
 describe("oooi operator", () => {
   it("converges, serves ADS, reports the Envoys' ACK in status, and releases its Lease on SIGTERM", async () => {
     const fake = await seededFake();
-    const kubeconfig = await writeKubeconfig(fake.url, dir);
-    const child = spawn(
-      process.execPath,
-      [CLI, "operator", "--kubeconfig", kubeconfig, "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"],
-      {
-        stdio: ["ignore", "ignore", "pipe"],
-        env: { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: "oooi-0" },
-      },
-    );
-    let log = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      log += d;
-    });
-    const exited = new Promise<number | null>((r) => child.once("exit", r));
+    const op = await spawnOperator(fake, "oooi-0");
+    const { child, exited } = op;
     const envoy: EnvoyLikeClient[] = [];
     try {
       await eventually(() => {
-        expect(log).toMatch(/xDS \(ADS\) server listening on port \d+/);
+        expect(op.port()).toBeDefined();
       }, 15_000);
-      const port = /xDS \(ADS\) server listening on port (\d+)/.exec(log)?.[1] ?? "";
+      const port = op.port() ?? "";
 
       // Children and workloads appear.
       await eventually(() => {
@@ -109,27 +129,15 @@ describe("oooi operator", () => {
 
   it("on SIGTERM with the API server unresponsive, still closes its streams and exits within a bound", async () => {
     const fake = await seededFake();
-    const kubeconfig = await writeKubeconfig(fake.url, dir);
-    const child = spawn(
-      process.execPath,
-      [CLI, "operator", "--kubeconfig", kubeconfig, "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"],
-      {
-        stdio: ["ignore", "ignore", "pipe"],
-        env: { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: "oooi-1" },
-      },
-    );
-    let log = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      log += d;
-    });
-    const exited = new Promise<number | null>((r) => child.once("exit", r));
+    const op = await spawnOperator(fake, "oooi-1");
+    const { child, exited } = op;
     let envoy: EnvoyLikeClient | undefined;
     let stopped = false;
     let silent: Server | undefined;
     const held: Socket[] = [];
     try {
       await eventually(() => {
-        expect(log).toMatch(/xDS \(ADS\) server listening on port \d+/);
+        expect(op.port()).toBeDefined();
         expect(find(fake, "coordination.k8s.io/v1", "Lease", "oooi-system", "oooi-operator")).toMatchObject({
           spec: { holderIdentity: "oooi-1" },
         });
@@ -137,7 +145,7 @@ describe("oooi operator", () => {
           find(fake, "hostedcluster.densityops.com/v1alpha1", "ProxyServer", "clusters", "tenant-vlan-proxy"),
         ).toBeDefined();
       }, 15_000);
-      const port = /xDS \(ADS\) server listening on port (\d+)/.exec(log)?.[1] ?? "";
+      const port = op.port() ?? "";
       const e = new EnvoyLikeClient({
         address: `127.0.0.1:${port}`,
         node: { id: "proxy-a", cluster: "clusters/tenant-vlan-proxy" },
@@ -166,10 +174,11 @@ describe("oooi operator", () => {
           }, 10_000),
         ),
       ]);
-      expect(code, log).not.toBe("still running");
+      expect(code, op.log()).not.toBe("still running");
       expect(code).not.toBeNull();
       console.log(
-        log
+        op
+          .log()
           .split("\n")
           .filter((l) => /shut|abandon|exiting|release|report/.test(l))
           .join("\n"),

@@ -1,7 +1,7 @@
 // `oooi render` as a user runs it: the built CLI in a child process, on every example; the zone
 // files checked by BIND's named-checkzone and the Kea files by kea-dhcp4 -t in a test namespace.
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -129,6 +129,40 @@ describe("oooi render", () => {
     expect(existsSync(join(out, "clusters", "broken-vlan200-proxy"))).toBe(false);
     expect(r.stderr).toMatch(/FAIL Infra clusters\/broken-vlan200: InvalidSpec/);
   });
+
+  it.each([
+    { enabled: true, routed: true },
+    { enabled: false, routed: false },
+  ])(
+    "a Ready appsIngressStatus with spec.appsIngress.enabled $enabled: *.apps routed $routed, warned unless enabled",
+    async ({ enabled, routed }) => {
+      // The apps-ingress example (its status says Ready, VIP 192.0.2.200) with the feature switched as the row says.
+      const manifests = join(scratch, `apps-enabled-${String(enabled)}`);
+      cpSync(join(ROOT, "examples", "apps-ingress"), manifests, { recursive: true });
+      const attachment = join(manifests, "attachment.yaml");
+      const text = readFileSync(attachment, "utf8");
+      expect(text).toContain("    enabled: true\n");
+      writeFileSync(attachment, text.replace("    enabled: true\n", `    enabled: ${String(enabled)}\n`));
+      const out = `${manifests}-out`;
+      const r = await oooi(["render", "--manifests", manifests, "--out", out]);
+      expect(r.code, r.stderr).toBe(0);
+      const warning =
+        /^warning attachment\.yaml:\d+:\d+: InfraClusterAttachment clusters\/example-hcp: spec\.appsIngress\.enabled: status\.appsIngressStatus\.phase is Ready \(192\.0\.2\.200\) but spec\.appsIngress\.enabled is not true; .* \(AppsIngressStatusIgnored\)$/m;
+      if (routed) expect(r.stderr).not.toMatch(/AppsIngressStatusIgnored/);
+      else expect(r.stderr).toMatch(warning);
+      const status = JSON.parse(readFileSync(join(out, "status.json"), "utf8")) as {
+        objects: { kind: string; name: string; problems: { field: string; reason: string }[] }[];
+      };
+      const problems = status.objects.find((o) => o.kind === "InfraClusterAttachment")?.problems ?? [];
+      expect(problems.filter((p) => p.reason === "AppsIngressStatusIgnored").map((p) => p.field)).toEqual(
+        routed ? [] : ["spec.appsIngress.enabled"],
+      );
+      const envoy = readFileSync(join(out, "clusters", "tenant-vlan100-proxy", "envoy.json"), "utf8");
+      expect(envoy.includes('"*.apps.example-hcp.clusters.example.com"')).toBe(routed);
+      const vlanZone = join(out, "clusters", "tenant-vlan100-dns", "db.vlan.apps.example-hcp.clusters.example.com");
+      expect(existsSync(vlanZone) && /^\* IN A 192\.0\.2\.200$/m.test(readFileSync(vlanZone, "utf8"))).toBe(routed);
+    },
+  );
 
   it("prints help for the program and for render", async () => {
     const top = await oooi(["--help"]);

@@ -8,9 +8,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { InfraClusterAttachment } from "../../src/api/schema.js";
 import { build } from "../../src/model/build.js";
-import { changesBetween, EMPTY_STATE } from "../../src/model/feeds.js";
+import { changesBetween } from "../../src/model/feeds.js";
 import { buildIncremental, type BuildInputs, type IncrementalBuild } from "../../src/model/incremental.js";
-import type { BuildResult, ClusterState, InvalidObject } from "../../src/model/types.js";
+import { EMPTY_STATE, type BuildResult, type ClusterState, type InvalidObject } from "../../src/model/types.js";
 import { attachment, infra, machine, namespace, nodePool, NS, service, vmi } from "../support/fixtures.js";
 
 type Obj = ClusterState[keyof Omit<

@@ -2,7 +2,7 @@
 import type { Infra, InfraClusterAttachment } from "../../src/api/schema.js";
 import type { Machine, Namespace, NodePool, Service, VirtualMachineInstance } from "../../src/api/external.js";
 import { decodeResource } from "../../src/api/validate.js";
-import type { ClusterState } from "../../src/model/types.js";
+import { EMPTY_STATE, type ClusterState } from "../../src/model/types.js";
 
 export const NS = "clusters";
 
@@ -159,17 +159,7 @@ export function vmi(
 }
 
 export function state(parts: Partial<ClusterState>): ClusterState {
-  return {
-    infras: [],
-    attachments: [],
-    hostedClusters: [],
-    nodePools: [],
-    machines: [],
-    vmis: [],
-    services: [],
-    namespaces: [],
-    ...parts,
-  };
+  return { ...EMPTY_STATE, ...parts };
 }
 
 /** One hosted cluster `name` with its control-plane namespace, Services, NodePool and workers. */

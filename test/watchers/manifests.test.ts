@@ -11,7 +11,7 @@ import {
   type ManifestFile,
   type ManifestLoad,
 } from "../../src/watchers/manifests.js";
-import type { ClusterState } from "../../src/model/types.js";
+import { EMPTY_STATE, type ClusterState } from "../../src/model/types.js";
 import { ManifestSources } from "../../src/watchers/manifest-sources.js";
 
 const infra = (name: string, ns?: string, cidr = "192.0.2.0/24") => `
@@ -221,6 +221,83 @@ describe("parseManifests: unreadable input", () => {
   it("formats an error as file:line:column: message", () => {
     expect(formatManifestError({ file: "a.yaml", line: 3, column: 2, message: "bad" })).toBe("a.yaml:3:2: bad");
     expect(formatManifestError({ file: "dir", message: "missing" })).toBe("dir: missing");
+  });
+});
+
+describe("parseManifests: status-only documents", () => {
+  const status = (name: string, ns: string, ip = "192.0.2.200") => `
+apiVersion: hostedcluster.densityops.com/v1alpha1
+kind: InfraClusterAttachment
+metadata: {name: ${name}, namespace: ${ns}}
+status:
+  appsIngressStatus:
+    phase: Ready
+    externalIP: ${ip}
+`;
+
+  it.each([
+    ["after", "z-status.yaml"],
+    ["before", "0-status.yaml"],
+  ])("gives its status to the object defined in another file (status file sorted %s)", (_, statusFile) => {
+    const load = ok(
+      parseManifests([
+        { path: "attachment.yaml", text: attachment("hc1", "clusters") },
+        { path: statusFile, text: status("hc1", "clusters") },
+      ]),
+    );
+    expect(load.state.attachments).toHaveLength(1);
+    expect(load.state.attachments[0]?.spec.hostedClusterRef.name).toBe("hc1");
+    expect(load.state.attachments[0]?.status?.appsIngressStatus).toEqual({ phase: "Ready", externalIP: "192.0.2.200" });
+    const ref = { kind: "InfraClusterAttachment", namespace: "clusters", name: "hc1" };
+    // A problem on a status field points into the status file, one on the spec into the spec's.
+    expect(load.sources.locate(ref, "status.appsIngressStatus.externalIP")).toEqual({
+      file: statusFile,
+      line: 8,
+      column: 5,
+    });
+    expect(load.sources.locate(ref, "spec.dns")).toMatchObject({ file: "attachment.yaml", line: 8 });
+  });
+
+  it("refuses a status given twice, naming both places", () => {
+    expect(
+      fail(
+        parseManifests([
+          { path: "attachment.yaml", text: attachment("hc1", "clusters") },
+          { path: "a-status.yaml", text: status("hc1", "clusters") },
+          { path: "b-status.yaml", text: status("hc1", "clusters", "192.0.2.201") },
+        ]),
+      ),
+    ).toEqual({
+      file: "b-status.yaml",
+      line: 2,
+      column: 1,
+      message: "status of InfraClusterAttachment clusters/hc1 given twice: also in a-status.yaml:2",
+    });
+    const withOwn = `${attachment("hc1", "clusters")}status: {appsIngressStatus: {phase: Pending}}\n`;
+    expect(
+      fail(
+        parseManifests([
+          { path: "attachment.yaml", text: withOwn },
+          { path: "status.yaml", text: status("hc1", "clusters") },
+        ]),
+      ).message,
+    ).toBe("status of InfraClusterAttachment clusters/hc1 given twice: also in attachment.yaml:2");
+  });
+
+  it("refuses a status whose object no manifest defines, naming its file and line", () => {
+    expect(
+      fail(
+        parseManifests([
+          { path: "attachment.yaml", text: attachment("hc1", "clusters") },
+          { path: "status.yaml", text: status("hc2", "clusters") },
+        ]),
+      ),
+    ).toEqual({
+      file: "status.yaml",
+      line: 2,
+      column: 1,
+      message: "status-only InfraClusterAttachment clusters/hc2: no manifest defines its spec",
+    });
   });
 });
 
@@ -452,18 +529,7 @@ describe("loadManifestDir", () => {
 
   it("loads an empty directory as an empty state", async () => {
     const r = ok(await loadManifestDir(dir));
-    const empty: ClusterState = {
-      infras: [],
-      attachments: [],
-      hostedClusters: [],
-      nodePools: [],
-      machines: [],
-      vmis: [],
-      services: [],
-      namespaces: [],
-      invalid: [],
-      unknownFields: [],
-    };
+    const empty: ClusterState = { ...EMPTY_STATE, invalid: [], unknownFields: [] };
     expect(r).toEqual({
       ok: true,
       state: empty,
