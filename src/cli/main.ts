@@ -75,7 +75,12 @@ program
     "--xds-tls-ca <file>",
     "require client certificates signed by this CA (mTLS between Envoy and oooi); each client then receives only the node group its certificate names (URI SAN spiffe://oooi/ns/<ns>/<name>), and CSDS/debug need spiffe://oooi/admin",
   )
-  .addOption(hostPortOption("--http-listen <host:port>", "serve Prometheus /metrics, /healthz and /readyz here"))
+  .addOption(
+    hostPortOption(
+      "--http-listen <host:port>",
+      "serve the live status page (/), Prometheus /metrics, /healthz and /readyz here",
+    ),
+  )
   .addOption(
     hostPortOption(
       "--dns-listen <host:port>",

@@ -13,6 +13,7 @@ import { SnapshotCache } from "../xds/cache/index.js";
 import { addIntrospection, serverCredentialsFromFiles, type FleetSource } from "../xds/introspect/index.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../xds/kea-config.js";
 import { startXdsServer } from "../xds/server/index.js";
+import { StatusPage } from "../status-page/index.js";
 import { hostPortOption } from "./options.js";
 
 interface OperatorFlags {
@@ -40,7 +41,13 @@ export function registerOperatorCommand(program: Command): void {
     )
     .option("--kubeconfig <file>", "kubeconfig to use (default: in-cluster, then $KUBECONFIG / ~/.kube/config)")
     .option("--xds-listen <host:port>", "serve ADS, CSDS and oooi.debug.v1 here", "0.0.0.0:18000")
-    .addOption(hostPortOption("--http-listen <host:port>", "serve /healthz, /readyz and /metrics here", "0.0.0.0:8080"))
+    .addOption(
+      hostPortOption(
+        "--http-listen <host:port>",
+        "serve the live status page (/), /healthz, /readyz and /metrics here",
+        "0.0.0.0:8080",
+      ),
+    )
     .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
     .option("--xds-tls-key <file>", "private key of --xds-tls-cert (PEM)")
     .option("--xds-tls-ca <file>", "require client certificates signed by this CA (mTLS)")
@@ -96,21 +103,26 @@ export function registerOperatorCommand(program: Command): void {
           },
         );
       const settings = settingsFromEnv(process.env, apiGroups);
+      const page = new StatusPage({ title: "oooi operator" });
+      const detachPage = page.watchXds(xds.status);
       const op = runOperator({
         kubeConfig,
         settings,
         xds: { status: xds.status, cache },
         onState: (_state, outputs) => {
           publishSnapshots(cache, outputs, log);
+          page.setModel(outputs.model);
         },
         logger: log,
         httpListen: flags.httpListen,
+        page,
         metrics: metrics.recorder(OPERATOR_METRICS),
         leaderElection: flags.leaderElection,
         ...(process.env["POD_NAME"] === undefined ? {} : { identity: process.env["POD_NAME"] }),
         closeStreams: async () => {
           introspection.setServing(false);
           detachMetrics();
+          detachPage();
           await xds.close();
         },
       });
@@ -120,7 +132,7 @@ export function registerOperatorCommand(program: Command): void {
         () => {
           const address = op.httpAddress();
           if (address !== undefined)
-            log.info(`probes and metrics on http://${address.address}:${String(address.port)}`);
+            log.info(`probes and metrics on http://${address.address}:${String(address.port)} (status page: /)`);
         },
         () => undefined,
       );

@@ -24,6 +24,7 @@ import { Metrics, attachXdsMetrics, metricsHandler } from "../metrics/index.js";
 import { probesHandler } from "../metrics/http.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../xds/kea-config.js";
 import { publishSnapshots } from "../pipeline/snapshots.js";
+import { StatusPage } from "../status-page/index.js";
 import { startXdsServer, type XdsServer } from "../xds/server/index.js";
 
 export interface ServeOptions {
@@ -171,20 +172,28 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   const metrics = new Metrics({ processMetrics: true });
   const onClose: (() => void)[] = [];
   let http: Promise<Server> | undefined;
-  if (opts.httpListen !== undefined) {
+  // The live status page (/, /events) shares the metrics port.
+  const page = opts.httpListen === undefined ? undefined : new StatusPage({ title: "oooi serve" });
+  if (page !== undefined) {
+    subs.add(
+      outputs$.subscribe((out) => {
+        if (out !== undefined) page.setModel(out.model);
+      }),
+    );
+  }
+  if (opts.httpListen !== undefined && page !== undefined) {
     const { host, port } = opts.httpListen;
     http = new Promise<Server>((resolve, reject) => {
       const probes = {
         live: () => !closing,
         notReady: () => (!bound ? "listeners starting" : !rendered ? "manifests not rendered yet" : undefined),
       };
-      const server = createServer(probesHandler(probes, metricsHandler(metrics)));
+      const server = createServer(probesHandler(probes, page.handler(metricsHandler(metrics))));
       server.once("error", reject);
       server.listen(port, host, () => {
         const address = server.address();
-        log.info(
-          `metrics on http://${host}:${String(typeof address === "object" && address !== null ? address.port : port)}/metrics (probes: /healthz, /readyz)`,
-        );
+        const url = `http://${host}:${String(typeof address === "object" && address !== null ? address.port : port)}`;
+        log.info(`status page on ${url}/, metrics on ${url}/metrics (probes: /healthz, /readyz)`);
         resolve(server);
       });
     });
@@ -207,6 +216,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
         introspection.setServing(false);
       });
       onClose.push(attachXdsMetrics(metrics, server.status, { cache }));
+      if (page !== undefined) onClose.push(page.watchXds(server.status));
       log.info(
         { port: server.port },
         `xDS (ADS) server listening on ${hostOf(opts.xdsListen ?? "")}:${String(server.port)}`,
@@ -266,7 +276,12 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       for (const f of onClose) f();
       if (http !== undefined) {
         const server = await http;
-        await new Promise((r) => server.close(r));
+        // Open event streams would hold close() forever.
+        page?.close();
+        await new Promise((r) => {
+          server.close(r);
+          server.closeAllConnections();
+        });
       }
       kea?.close();
       if (dns !== undefined) await (await dns).close();
