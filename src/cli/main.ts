@@ -13,6 +13,7 @@ import { hostPortOption } from "./options.js";
 import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { registerVerifyCommand } from "./verify.js";
 import { registerExplainCommand } from "./explain.js";
+import { ListenError } from "./listen-error.js";
 
 const program = new Command()
   .name("oooi")
@@ -41,8 +42,8 @@ program
       "and on the next render removes only those that are no longer rendered; your own files in OUT stay.",
   )
   .requiredOption(
-    "--manifests <dir>",
-    "directory of YAML/JSON manifests: Infra, InfraClusterAttachment and the observed HostedCluster, NodePool, Machine, VirtualMachineInstance, Service, Namespace objects",
+    "--manifests <dir|file|->",
+    "a folder of YAML/JSON manifests (read recursively), one file, or - for standard input: Infra, InfraClusterAttachment and the observed HostedCluster, NodePool, Machine, VirtualMachineInstance, Service, Namespace objects",
   )
   .requiredOption("--out <dir>", "output folder: new, empty, or one an earlier render wrote")
   .option("--force", "write into a non-empty folder that holds no earlier render (its other files are kept)")
@@ -62,7 +63,10 @@ program
       "as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason); unreadable YAML keeps the last good configuration.\n" +
       "Exit status 2 when --manifests is missing or --out is, contains or lies inside it.",
   )
-  .requiredOption("--manifests <dir>", "directory of manifests (see `oooi render --help`)")
+  .requiredOption(
+    "--manifests <dir|file>",
+    "folder of manifests, or one file, watched for changes (see `oooi render --help`)",
+  )
   .option(
     "--out <dir>",
     "also write the rendered files here, replacing only what changed; files listed in OUT/.oooi-index.json by an earlier run and no longer rendered are removed, nothing else",
@@ -173,6 +177,12 @@ program
         return;
       }
       served.ready.catch((e: unknown) => {
+        // A busy or forbidden address is the user's to change: say which flag moves it (exit 2).
+        if (e instanceof ListenError) {
+          const off = e.flag === "--xds-listen" ? " or --no-xds" : e.flag === "--dns-listen" ? " or --no-dns" : "";
+          process.stderr.write(`error: ${e.message}${off}\n`);
+          process.exit(2);
+        }
         log.fatal(`cannot start: ${(e as Error).message}`);
         process.exit(1);
       });

@@ -15,6 +15,7 @@ import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../xds/kea-config.js"
 import { startXdsServer } from "../xds/server/index.js";
 import { StatusPage } from "../status-page/index.js";
 import { hostPortOption } from "./options.js";
+import { bindErrorCode, listenFailureMessage } from "./listen-error.js";
 
 interface OperatorFlags {
   kubeconfig?: string;
@@ -83,7 +84,9 @@ export function registerOperatorCommand(program: Command): void {
         logger: log,
         ...(credentials === undefined ? {} : { credentials }),
         requireIdentity: flags.xdsTlsCa !== undefined,
-      });
+      }).catch((e: unknown) =>
+        program.error(`error: ${listenFailureMessage("--xds-listen", flags.xdsListen, e)}`, { exitCode: 2 }),
+      );
       // The fleet exists once runOperator started (below); ListFleet reads it at each call.
       let fleet: () => FleetSource | undefined = () => undefined;
       const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache, fleet: () => fleet() });
@@ -134,7 +137,13 @@ export function registerOperatorCommand(program: Command): void {
           if (address !== undefined)
             log.info(`probes and metrics on http://${address.address}:${String(address.port)} (status page: /)`);
         },
-        () => undefined,
+        (e: unknown) => {
+          // Only the probe listener can fail to start: a busy --http-listen is the user's to move.
+          if (bindErrorCode(e) === undefined) return;
+          const at = `${flags.httpListen.host}:${String(flags.httpListen.port)}`;
+          process.stderr.write(`error: ${listenFailureMessage("--http-listen", at, e)}\n`);
+          void op.close().finally(() => process.exit(2));
+        },
       );
 
       let stopping = false;

@@ -11,7 +11,7 @@ import { SYSTEM_CLOCK } from "../util/clock.js";
 import { renderAll, type Outputs } from "../pipeline/outputs.js";
 import { formatManifestError, summarizeIgnored, type ManifestError, type ManifestLoad } from "../watchers/manifests.js";
 import { noInfraWarning, problemLines, ProblemMemory } from "./problem-report.js";
-import { watchManifestDir } from "../watchers/manifest-watch.js";
+import { watchManifests } from "../watchers/manifest-watch.js";
 import type { ApplierEvent } from "../dhcp/applier.js";
 import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
 import { startDnsResponder, type DnsResponder } from "../dns/server/index.js";
@@ -25,6 +25,7 @@ import { probesHandler } from "../metrics/http.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../xds/kea-config.js";
 import { publishSnapshots } from "../pipeline/snapshots.js";
 import { StatusPage } from "../status-page/index.js";
+import { tagListen } from "./listen-error.js";
 import { startXdsServer, type XdsServer } from "../xds/server/index.js";
 
 export interface ServeOptions {
@@ -59,12 +60,15 @@ export interface Served {
 }
 
 /**
- * Why serve cannot start with these folders (exit 2), or undefined: the manifests folder must
- * exist — a typo'd path would otherwise serve nothing forever — and --out must not touch it.
+ * Why serve cannot start with these folders (exit 2), or undefined: the manifests folder (or file)
+ * must exist — a typo'd path would otherwise serve nothing forever — and --out must not touch it.
  */
 export async function checkServeFolders(opts: Pick<ServeOptions, "manifests" | "out">): Promise<string | undefined> {
+  if (opts.manifests === "-")
+    return "--manifests - (standard input) is for `oooi render`; serve watches a folder or a file for changes";
   try {
-    if (!(await stat(opts.manifests)).isDirectory()) return `--manifests ${opts.manifests} is not a folder`;
+    const s = await stat(opts.manifests);
+    if (!s.isDirectory() && !s.isFile()) return `--manifests ${opts.manifests} is neither a folder nor a file`;
   } catch (e) {
     return `--manifests ${opts.manifests} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
   }
@@ -81,7 +85,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   const allocations = new AllocationStore(
     opts.out === undefined ? new Map() : readAllocationFile(join(opts.out, ALLOCATIONS_FILE)),
   );
-  const loads$ = watchManifestDir(opts.manifests, { debounceMs: opts.debounceMs });
+  const loads$ = watchManifests(opts.manifests, { debounceMs: opts.debounceMs });
   const report = new LoadReport(log, opts.manifests);
   const outputs$ = loads$.pipe(
     scan<ManifestLoad, { last: Outputs | undefined; next: Outputs | undefined }>(
@@ -183,7 +187,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   }
   if (opts.httpListen !== undefined && page !== undefined) {
     const { host, port } = opts.httpListen;
-    http = new Promise<Server>((resolve, reject) => {
+    const listening = new Promise<Server>((resolve, reject) => {
       const probes = {
         live: () => !closing,
         notReady: () => (!bound ? "listeners starting" : !rendered ? "manifests not rendered yet" : undefined),
@@ -197,13 +201,14 @@ export function serve(opts: ServeOptions, log: Logger): Served {
         resolve(server);
       });
     });
+    http = tagListen(listening, "--http-listen", `${host}:${String(port)}`);
   }
 
   let xds: Promise<XdsServer> | undefined;
   if (opts.xdsListen !== undefined) {
     const cache = new SnapshotCache();
     cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
-    xds = startXdsServer({
+    const started = startXdsServer({
       cache,
       listen: opts.xdsListen,
       logger: log,
@@ -223,6 +228,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       );
       return server;
     });
+    xds = tagListen(started, "--xds-listen", opts.xdsListen);
     const bound = xds;
     let summarized = false;
     subs.add(
@@ -241,7 +247,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   let dns: Promise<DnsResponder> | undefined;
   if (opts.dnsListen !== undefined) {
     const listen = opts.dnsListen;
-    dns = startDnsResponder(undefined, {
+    const started = startDnsResponder(undefined, {
       host: listen.host,
       port: listen.port,
       logger: (m) => {
@@ -254,6 +260,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       );
       return r;
     });
+    dns = tagListen(started, "--dns-listen", `${listen.host}:${String(listen.port)}`);
     const responder = dns;
     subs.add(
       outputs$.subscribe((out) => {
