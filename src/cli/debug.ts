@@ -58,6 +58,7 @@ function processIo(): DebugIo {
 export function registerDebugCommand(program: Command, io: DebugIo = processIo()): Command {
   const debug = program
     .command("debug")
+    .summary("inspect a running xDS server: connected nodes, their config, recent pushes")
     .description(
       "Inspect a running xDS server (oooi serve / oooi operator) through its oooi.debug.v1 service,\n" +
         "served on the xDS port next to ADS, CSDS, grpc.health.v1 and server reflection.\n\n" +

@@ -209,6 +209,7 @@ function formatDns(a: DnsExplanation & { dnsServer: string }): string {
 export function registerExplainCommand(program: Command): Command {
   return program
     .command("explain")
+    .summary("which listener, chain, cluster (or DNS view and record) answers a connection")
     .description(
       "Explain how the current snapshot handles one connection or one DNS query:\n" +
         "  oooi explain --manifests DIR --from 127.0.8.10 --port 6443              listener, chain, cluster, endpoints\n" +

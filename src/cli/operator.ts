@@ -32,6 +32,7 @@ interface OperatorFlags {
 export function registerOperatorCommand(program: Command): void {
   program
     .command("operator")
+    .summary("run in the management cluster: reconcile, keep status, serve xDS")
     .description(
       "Run in the management cluster: watch Infra, InfraClusterAttachment and what HyperShift, CAPI and " +
         "KubeVirt report; server-side-apply the DHCP, DNS and proxy workloads; keep status conditions; serve " +

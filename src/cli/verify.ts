@@ -63,6 +63,7 @@ export async function verifyCommand(opts: VerifyCommandOptions, io: VerifyIo): P
 export function registerVerifyCommand(program: Command): Command {
   return program
     .command("verify")
+    .summary("run the Verification list of the user documentation against a running serve")
     .description(
       "Run the Verification list against a running `oooi serve` and compare every answer with the model\n" +
         "built from --manifests:\n" +
