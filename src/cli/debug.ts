@@ -58,6 +58,7 @@ function processIo(): DebugIo {
 export function registerDebugCommand(program: Command, io: DebugIo = processIo()): Command {
   const debug = program
     .command("debug")
+    .summary("inspect a running xDS server: connected nodes, their config, recent pushes")
     .description(
       "Inspect a running xDS server (oooi serve / oooi operator) through its oooi.debug.v1 service,\n" +
         "served on the xDS port next to ADS, CSDS, grpc.health.v1 and server reflection.\n\n" +
@@ -69,7 +70,10 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
     );
 
   withConnect(debug.command("nodes"))
-    .description("List connected nodes: one row per xDS stream, one column per resource type (versions shortened).")
+    .description(
+      "List connected nodes: one row per xDS stream, one column per resource type: the version (shortened) and\n" +
+        "how many resources the node holds of it — an empty configuration shows as (0, empty).",
+    )
     .option("--cluster <ns/name>", "only nodes of this node group (Envoy node.cluster)")
     .option("--all", "also list nodes that disconnected recently")
     .option("-o, --output <format>", "table or json", choice(["table", "json"]), "table")
@@ -294,15 +298,25 @@ function columnLabel(typeUrl: string): string {
 
 type Cell = string | { text: string; color: "red" | "yellow" | "green" | "dim" };
 
+/**
+ * A stream's type: the version and how many resources the client holds, so an empty
+ * configuration stands out (yellow) — "a1b2c3d4 (4)", "none→a1b2c3d4? (0→4)", "NACK a1b2c3d4 (keeps 3)".
+ */
 function stateCell(t: TypeStateMessage | undefined): Cell {
   if (!t) return "-";
   switch (t.status) {
     case "SYNC_STATUS_SYNCED":
-      return { text: short(t.acked_version), color: "green" };
+      return {
+        text: `${short(t.acked_version)} (${String(t.acked_resources)}${t.acked_resources === 0 ? ", empty" : ""})`,
+        color: t.acked_resources === 0 ? "yellow" : "green",
+      };
     case "SYNC_STATUS_STALE":
-      return { text: `${short(t.acked_version) || "none"}→${short(t.sent_version)}?`, color: "yellow" };
+      return {
+        text: `${short(t.acked_version) || "none"}→${short(t.sent_version)}? (${String(t.acked_resources)}→${String(t.sent_resources)})`,
+        color: "yellow",
+      };
     case "SYNC_STATUS_ERROR":
-      return { text: `NACK ${short(t.sent_version)}`, color: "red" };
+      return { text: `NACK ${short(t.sent_version)} (keeps ${String(t.acked_resources)})`, color: "red" };
     case "SYNC_STATUS_NOT_SENT":
       return { text: "not sent", color: "dim" };
     default:
@@ -357,8 +371,12 @@ function typeJson(t: TypeStateMessage): Record<string, unknown> {
     type: typeLabel(t.type_url),
     type_url: t.type_url,
     status: t.status.replace("SYNC_STATUS_", ""),
-    ...(t.acked_version ? { acked_version: t.acked_version, acked_at: iso(t.acked_time) } : {}),
-    ...(t.sent_version ? { sent_version: t.sent_version, sent_at: iso(t.sent_time) } : {}),
+    ...(t.acked_version
+      ? { acked_version: t.acked_version, acked_at: iso(t.acked_time), acked_resources: t.acked_resources }
+      : {}),
+    ...(t.sent_version
+      ? { sent_version: t.sent_version, sent_at: iso(t.sent_time), sent_resources: t.sent_resources }
+      : {}),
     ...(t.last_nack
       ? {
           last_nack: {

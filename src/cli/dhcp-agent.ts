@@ -26,6 +26,7 @@ interface AgentFlags {
 export function registerDhcpAgentCommand(program: Command): void {
   program
     .command("dhcp-agent")
+    .summary("drive a local kea-dhcp4 with the configuration received over xDS")
     .description(
       "Run next to kea-dhcp4 (sharing its control socket) and keep it on its DHCPServer's configuration.\n\n" +
         "Subscribes over ADS to the oooi.dhcp.v1.KeaConfig resource named NS/NAME and applies every version " +

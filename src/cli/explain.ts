@@ -10,7 +10,7 @@ import { parseIPv4 } from "../model/ipv4.js";
 import type { Topology } from "../model/types.js";
 import { renderAll } from "../pipeline/outputs.js";
 import { fetchSnapshot } from "../verify/fetch-snapshot.js";
-import { formatManifestError, loadManifestDir } from "../watchers/manifests.js";
+import { formatManifestError, loadManifests } from "../watchers/manifests.js";
 import { explainConnection, inlineAssignments, type ChainVerdict, type Explanation } from "../xds/explain.js";
 import type { ConnectionInfo } from "../xds/select.js";
 
@@ -52,7 +52,7 @@ export async function explainCommand(opts: ExplainCommandOptions, io: ExplainIo)
   }
   let topologies: readonly Topology[] = [];
   if (opts.manifests !== undefined) {
-    const load = await loadManifestDir(opts.manifests);
+    const load = await loadManifests(opts.manifests);
     if (!load.ok) {
       io.err(`oooi explain: cannot read manifests: ${formatManifestError(load.error)}\n`);
       return 2;
@@ -209,6 +209,7 @@ function formatDns(a: DnsExplanation & { dnsServer: string }): string {
 export function registerExplainCommand(program: Command): Command {
   return program
     .command("explain")
+    .summary("which listener, chain, cluster (or DNS view and record) answers a connection")
     .description(
       "Explain how the current snapshot handles one connection or one DNS query:\n" +
         "  oooi explain --manifests DIR --from 127.0.8.10 --port 6443              listener, chain, cluster, endpoints\n" +
@@ -225,7 +226,7 @@ export function registerExplainCommand(program: Command): Command {
     .option("--sni <name>", "TLS server name the client sends (none = SNI-less TLS)")
     .option("--dns <name>", "explain an A query for this name instead of a connection")
     .option("--to <ip>", "destination address (default: the proxy's serverIP)")
-    .option("--manifests <dir>", "manifests folder to render the snapshot from (and to name hosted clusters)")
+    .option("--manifests <dir|file>", "manifests folder to render the snapshot from (and to name hosted clusters)")
     .option("--xds <host:port>", "fetch the snapshot from this running xDS server")
     .option("--group <ns/name>", "node group to fetch with --xds (default: every proxy of --manifests)")
     .option("--timeout <ms>", "give up on the xDS server after this long", positiveInt, 5000)

@@ -13,6 +13,7 @@ import { hostPortOption } from "./options.js";
 import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { registerVerifyCommand } from "./verify.js";
 import { registerExplainCommand } from "./explain.js";
+import { ListenError } from "./listen-error.js";
 
 const program = new Command()
   .name("oooi")
@@ -25,6 +26,7 @@ const program = new Command()
 
 program
   .command("render")
+  .summary("render every Infra of a manifest folder, file or stdin once, and exit")
   .description(
     "Render every Infra found in a manifest directory, once, and exit.\n\n" +
       "Writes, per generated child object:\n" +
@@ -41,8 +43,8 @@ program
       "and on the next render removes only those that are no longer rendered; your own files in OUT stay.",
   )
   .requiredOption(
-    "--manifests <dir>",
-    "directory of YAML/JSON manifests: Infra, InfraClusterAttachment and the observed HostedCluster, NodePool, Machine, VirtualMachineInstance, Service, Namespace objects",
+    "--manifests <dir|file|->",
+    "a folder of YAML/JSON manifests (read recursively), one file, or - for standard input: Infra, InfraClusterAttachment and the observed HostedCluster, NodePool, Machine, VirtualMachineInstance, Service, Namespace objects",
   )
   .requiredOption("--out <dir>", "output folder: new, empty, or one an earlier render wrote")
   .option("--force", "write into a non-empty folder that holds no earlier render (its other files are kept)")
@@ -54,15 +56,20 @@ program
 
 program
   .command("serve")
+  .summary("serve xDS, DNS and a live status page from watched manifests, no cluster needed")
   .description(
     "Run the whole pipeline with no cluster: manifests are read from a directory and watched;\n" +
       "every change is rendered within one debounce window (the first change at once).\n\n" +
       "Every edit is seen: in-place writes, rename-over (sed -i, editors' atomic saves, git checkout),\n" +
       "deletes, new sub-folders; editors' scratch files are ignored. Each problem is logged once, at warn,\n" +
       "as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason); unreadable YAML keeps the last good configuration.\n" +
-      "Exit status 2 when --manifests is missing or --out is, contains or lies inside it.",
+      "Exit status 2 when --manifests is missing or --out is, contains or lies inside it, or when a listening\n" +
+      "address is taken (the message names the flag that moves it).",
   )
-  .requiredOption("--manifests <dir>", "directory of manifests (see `oooi render --help`)")
+  .requiredOption(
+    "--manifests <dir|file>",
+    "folder of manifests, or one file, watched for changes (see `oooi render --help`)",
+  )
   .option(
     "--out <dir>",
     "also write the rendered files here, replacing only what changed; files listed in OUT/.oooi-index.json by an earlier run and no longer rendered are removed, nothing else",
@@ -75,7 +82,12 @@ program
     "--xds-tls-ca <file>",
     "require client certificates signed by this CA (mTLS between Envoy and oooi); each client then receives only the node group its certificate names (URI SAN spiffe://oooi/ns/<ns>/<name>), and CSDS/debug need spiffe://oooi/admin",
   )
-  .addOption(hostPortOption("--http-listen <host:port>", "serve Prometheus /metrics, /healthz and /readyz here"))
+  .addOption(
+    hostPortOption(
+      "--http-listen <host:port>",
+      "serve the live status page (/), Prometheus /metrics, /healthz and /readyz here",
+    ),
+  )
   .addOption(
     hostPortOption(
       "--dns-listen <host:port>",
@@ -168,6 +180,12 @@ program
         return;
       }
       served.ready.catch((e: unknown) => {
+        // A busy or forbidden address is the user's to change: say which flag moves it (exit 2).
+        if (e instanceof ListenError) {
+          const off = e.flag === "--xds-listen" ? " or --no-xds" : e.flag === "--dns-listen" ? " or --no-dns" : "";
+          process.stderr.write(`error: ${e.message}${off}\n`);
+          process.exit(2);
+        }
         log.fatal(`cannot start: ${(e as Error).message}`);
         process.exit(1);
       });

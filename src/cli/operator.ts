@@ -13,7 +13,9 @@ import { SnapshotCache } from "../xds/cache/index.js";
 import { addIntrospection, serverCredentialsFromFiles, type FleetSource } from "../xds/introspect/index.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../xds/kea-config.js";
 import { startXdsServer } from "../xds/server/index.js";
+import { StatusPage } from "../status-page/index.js";
 import { hostPortOption } from "./options.js";
+import { bindErrorCode, listenFailureMessage } from "./listen-error.js";
 
 interface OperatorFlags {
   kubeconfig?: string;
@@ -30,6 +32,7 @@ interface OperatorFlags {
 export function registerOperatorCommand(program: Command): void {
   program
     .command("operator")
+    .summary("run in the management cluster: reconcile, keep status, serve xDS")
     .description(
       "Run in the management cluster: watch Infra, InfraClusterAttachment and what HyperShift, CAPI and " +
         "KubeVirt report; server-side-apply the DHCP, DNS and proxy workloads; keep status conditions; serve " +
@@ -40,7 +43,13 @@ export function registerOperatorCommand(program: Command): void {
     )
     .option("--kubeconfig <file>", "kubeconfig to use (default: in-cluster, then $KUBECONFIG / ~/.kube/config)")
     .option("--xds-listen <host:port>", "serve ADS, CSDS and oooi.debug.v1 here", "0.0.0.0:18000")
-    .addOption(hostPortOption("--http-listen <host:port>", "serve /healthz, /readyz and /metrics here", "0.0.0.0:8080"))
+    .addOption(
+      hostPortOption(
+        "--http-listen <host:port>",
+        "serve the live status page (/), /healthz, /readyz and /metrics here",
+        "0.0.0.0:8080",
+      ),
+    )
     .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
     .option("--xds-tls-key <file>", "private key of --xds-tls-cert (PEM)")
     .option("--xds-tls-ca <file>", "require client certificates signed by this CA (mTLS)")
@@ -76,7 +85,9 @@ export function registerOperatorCommand(program: Command): void {
         logger: log,
         ...(credentials === undefined ? {} : { credentials }),
         requireIdentity: flags.xdsTlsCa !== undefined,
-      });
+      }).catch((e: unknown) =>
+        program.error(`error: ${listenFailureMessage("--xds-listen", flags.xdsListen, e)}`, { exitCode: 2 }),
+      );
       // The fleet exists once runOperator started (below); ListFleet reads it at each call.
       let fleet: () => FleetSource | undefined = () => undefined;
       const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache, fleet: () => fleet() });
@@ -96,21 +107,26 @@ export function registerOperatorCommand(program: Command): void {
           },
         );
       const settings = settingsFromEnv(process.env, apiGroups);
+      const page = new StatusPage({ title: "oooi operator" });
+      const detachPage = page.watchXds(xds.status);
       const op = runOperator({
         kubeConfig,
         settings,
         xds: { status: xds.status, cache },
         onState: (_state, outputs) => {
           publishSnapshots(cache, outputs, log);
+          page.setModel(outputs.model);
         },
         logger: log,
         httpListen: flags.httpListen,
+        page,
         metrics: metrics.recorder(OPERATOR_METRICS),
         leaderElection: flags.leaderElection,
         ...(process.env["POD_NAME"] === undefined ? {} : { identity: process.env["POD_NAME"] }),
         closeStreams: async () => {
           introspection.setServing(false);
           detachMetrics();
+          detachPage();
           await xds.close();
         },
       });
@@ -120,9 +136,15 @@ export function registerOperatorCommand(program: Command): void {
         () => {
           const address = op.httpAddress();
           if (address !== undefined)
-            log.info(`probes and metrics on http://${address.address}:${String(address.port)}`);
+            log.info(`probes and metrics on http://${address.address}:${String(address.port)} (status page: /)`);
         },
-        () => undefined,
+        (e: unknown) => {
+          // Only the probe listener can fail to start: a busy --http-listen is the user's to move.
+          if (bindErrorCode(e) === undefined) return;
+          const at = `${flags.httpListen.host}:${String(flags.httpListen.port)}`;
+          process.stderr.write(`error: ${listenFailureMessage("--http-listen", at, e)}\n`);
+          void op.close().finally(() => process.exit(2));
+        },
       );
 
       let stopping = false;

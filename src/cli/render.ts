@@ -2,10 +2,15 @@
 import { FileSink } from "../pipeline/file-sink.js";
 import { checkOutputDir } from "../pipeline/output-guard.js";
 import { renderAll } from "../pipeline/outputs.js";
-import { formatManifestError, loadManifestDir, summarizeIgnored } from "../watchers/manifests.js";
+import { text } from "node:stream/consumers";
+import { formatManifestError, loadManifests, parseManifests, summarizeIgnored } from "../watchers/manifests.js";
 import { noInfraWarning, problemLines } from "./problem-report.js";
 
+/** How problems name manifests read from standard input. */
+export const STDIN_NAME = "<stdin>";
+
 export interface RenderCommandOptions {
+  /** A folder, one file, or "-": the manifests on standard input (a multi-document YAML stream). */
   readonly manifests: string;
   readonly out: string;
   readonly keaHooksDir?: string;
@@ -19,20 +24,29 @@ export interface RenderCommandOptions {
  * Exit codes of the contract: 0 rendered (problems or not), 2 unreadable input or a refused --out,
  * 1 cannot write, or — with --strict — rendered but some object has an error.
  */
-export async function renderCommand(opts: RenderCommandOptions, log: (line: string) => void): Promise<number> {
-  const load = await loadManifestDir(opts.manifests);
+export async function renderCommand(
+  opts: RenderCommandOptions,
+  log: (line: string) => void,
+  stdin: () => Promise<string> = () => text(process.stdin),
+): Promise<number> {
+  const fromStdin = opts.manifests === "-";
+  const load = fromStdin
+    ? parseManifests([{ path: STDIN_NAME, text: await stdin() }])
+    : await loadManifests(opts.manifests);
   if (!load.ok) {
     log(`oooi render: cannot read manifests: ${formatManifestError(load.error)}`);
     return 2;
   }
-  const guard = await checkOutputDir(opts.out, opts.manifests, { requireOwned: opts.force !== true });
+  const guard = await checkOutputDir(opts.out, fromStdin ? undefined : opts.manifests, {
+    requireOwned: opts.force !== true,
+  });
   if (!guard.ok) {
     log(`oooi render: ${guard.message}`);
     return 2;
   }
   const ignored = summarizeIgnored(load.ignored);
   if (ignored !== "") log(`ignored ${ignored} (not inputs of the model)`);
-  const empty = noInfraWarning(opts.manifests, load);
+  const empty = noInfraWarning(fromStdin ? STDIN_NAME : opts.manifests, load);
   if (empty !== undefined) log(`warning ${empty}`);
 
   const out = renderAll(

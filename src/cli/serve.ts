@@ -11,7 +11,7 @@ import { SYSTEM_CLOCK } from "../util/clock.js";
 import { renderAll, type Outputs } from "../pipeline/outputs.js";
 import { formatManifestError, summarizeIgnored, type ManifestError, type ManifestLoad } from "../watchers/manifests.js";
 import { noInfraWarning, problemLines, ProblemMemory } from "./problem-report.js";
-import { watchManifestDir } from "../watchers/manifest-watch.js";
+import { watchManifests } from "../watchers/manifest-watch.js";
 import type { ApplierEvent } from "../dhcp/applier.js";
 import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
 import { startDnsResponder, type DnsResponder } from "../dns/server/index.js";
@@ -24,6 +24,8 @@ import { Metrics, attachXdsMetrics, metricsHandler } from "../metrics/index.js";
 import { probesHandler } from "../metrics/http.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../xds/kea-config.js";
 import { publishSnapshots } from "../pipeline/snapshots.js";
+import { StatusPage } from "../status-page/index.js";
+import { tagListen } from "./listen-error.js";
 import { startXdsServer, type XdsServer } from "../xds/server/index.js";
 
 export interface ServeOptions {
@@ -58,12 +60,15 @@ export interface Served {
 }
 
 /**
- * Why serve cannot start with these folders (exit 2), or undefined: the manifests folder must
- * exist — a typo'd path would otherwise serve nothing forever — and --out must not touch it.
+ * Why serve cannot start with these folders (exit 2), or undefined: the manifests folder (or file)
+ * must exist — a typo'd path would otherwise serve nothing forever — and --out must not touch it.
  */
 export async function checkServeFolders(opts: Pick<ServeOptions, "manifests" | "out">): Promise<string | undefined> {
+  if (opts.manifests === "-")
+    return "--manifests - (standard input) is for `oooi render`; serve watches a folder or a file for changes";
   try {
-    if (!(await stat(opts.manifests)).isDirectory()) return `--manifests ${opts.manifests} is not a folder`;
+    const s = await stat(opts.manifests);
+    if (!s.isDirectory() && !s.isFile()) return `--manifests ${opts.manifests} is neither a folder nor a file`;
   } catch (e) {
     return `--manifests ${opts.manifests} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
   }
@@ -80,7 +85,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   const allocations = new AllocationStore(
     opts.out === undefined ? new Map() : readAllocationFile(join(opts.out, ALLOCATIONS_FILE)),
   );
-  const loads$ = watchManifestDir(opts.manifests, { debounceMs: opts.debounceMs });
+  const loads$ = watchManifests(opts.manifests, { debounceMs: opts.debounceMs });
   const report = new LoadReport(log, opts.manifests);
   const outputs$ = loads$.pipe(
     scan<ManifestLoad, { last: Outputs | undefined; next: Outputs | undefined }>(
@@ -171,30 +176,39 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   const metrics = new Metrics({ processMetrics: true });
   const onClose: (() => void)[] = [];
   let http: Promise<Server> | undefined;
-  if (opts.httpListen !== undefined) {
+  // The live status page (/, /events) shares the metrics port.
+  const page = opts.httpListen === undefined ? undefined : new StatusPage({ title: "oooi serve" });
+  if (page !== undefined) {
+    subs.add(
+      outputs$.subscribe((out) => {
+        if (out !== undefined) page.setModel(out.model);
+      }),
+    );
+  }
+  if (opts.httpListen !== undefined && page !== undefined) {
     const { host, port } = opts.httpListen;
-    http = new Promise<Server>((resolve, reject) => {
+    const listening = new Promise<Server>((resolve, reject) => {
       const probes = {
         live: () => !closing,
         notReady: () => (!bound ? "listeners starting" : !rendered ? "manifests not rendered yet" : undefined),
       };
-      const server = createServer(probesHandler(probes, metricsHandler(metrics)));
+      const server = createServer(probesHandler(probes, page.handler(metricsHandler(metrics))));
       server.once("error", reject);
       server.listen(port, host, () => {
         const address = server.address();
-        log.info(
-          `metrics on http://${host}:${String(typeof address === "object" && address !== null ? address.port : port)}/metrics (probes: /healthz, /readyz)`,
-        );
+        const url = `http://${host}:${String(typeof address === "object" && address !== null ? address.port : port)}`;
+        log.info(`status page on ${url}/, metrics on ${url}/metrics (probes: /healthz, /readyz)`);
         resolve(server);
       });
     });
+    http = tagListen(listening, "--http-listen", `${host}:${String(port)}`);
   }
 
   let xds: Promise<XdsServer> | undefined;
   if (opts.xdsListen !== undefined) {
     const cache = new SnapshotCache();
     cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
-    xds = startXdsServer({
+    const started = startXdsServer({
       cache,
       listen: opts.xdsListen,
       logger: log,
@@ -207,12 +221,14 @@ export function serve(opts: ServeOptions, log: Logger): Served {
         introspection.setServing(false);
       });
       onClose.push(attachXdsMetrics(metrics, server.status, { cache }));
+      if (page !== undefined) onClose.push(page.watchXds(server.status));
       log.info(
         { port: server.port },
         `xDS (ADS) server listening on ${hostOf(opts.xdsListen ?? "")}:${String(server.port)}`,
       );
       return server;
     });
+    xds = tagListen(started, "--xds-listen", opts.xdsListen);
     const bound = xds;
     let summarized = false;
     subs.add(
@@ -231,7 +247,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   let dns: Promise<DnsResponder> | undefined;
   if (opts.dnsListen !== undefined) {
     const listen = opts.dnsListen;
-    dns = startDnsResponder(undefined, {
+    const started = startDnsResponder(undefined, {
       host: listen.host,
       port: listen.port,
       logger: (m) => {
@@ -244,6 +260,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       );
       return r;
     });
+    dns = tagListen(started, "--dns-listen", `${listen.host}:${String(listen.port)}`);
     const responder = dns;
     subs.add(
       outputs$.subscribe((out) => {
@@ -266,7 +283,12 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       for (const f of onClose) f();
       if (http !== undefined) {
         const server = await http;
-        await new Promise((r) => server.close(r));
+        // Open event streams would hold close() forever.
+        page?.close();
+        await new Promise((r) => {
+          server.close(r);
+          server.closeAllConnections();
+        });
       }
       kea?.close();
       if (dns !== undefined) await (await dns).close();

@@ -3,7 +3,7 @@
 // VMI's reservation — as a PASS/FAIL table with cause and fix; exit 1 on any failure.
 import type { Command } from "commander";
 import { renderAll } from "../pipeline/outputs.js";
-import { formatManifestError, loadManifestDir } from "../watchers/manifests.js";
+import { formatManifestError, loadManifests } from "../watchers/manifests.js";
 import { DebugClient } from "../xds/introspect/debug-client.js";
 import { fetchSnapshot } from "../verify/fetch-snapshot.js";
 import { queryA } from "../verify/probe-dns.js";
@@ -32,7 +32,7 @@ export interface VerifyIo {
 
 /** Runs the checks; returns the exit status (0 all passed, 1 a check failed, 2 unreadable manifests). */
 export async function verifyCommand(opts: VerifyCommandOptions, io: VerifyIo): Promise<number> {
-  const load = await loadManifestDir(opts.manifests);
+  const load = await loadManifests(opts.manifests);
   if (!load.ok) {
     io.err(`oooi verify: cannot read manifests: ${formatManifestError(load.error)}\n`);
     return 2;
@@ -63,6 +63,7 @@ export async function verifyCommand(opts: VerifyCommandOptions, io: VerifyIo): P
 export function registerVerifyCommand(program: Command): Command {
   return program
     .command("verify")
+    .summary("run the Verification list of the user documentation against a running serve")
     .description(
       "Run the Verification list against a running `oooi serve` and compare every answer with the model\n" +
         "built from --manifests:\n" +
@@ -76,7 +77,7 @@ export function registerVerifyCommand(program: Command): Command {
         "On loopback, the VLAN source is an address of the Infra's CIDR (the last host address unless\n" +
         "--vlan-source) and the pod-network source 127.0.0.1, as `dig -b` would ask.",
     )
-    .requiredOption("--manifests <dir>", "the manifests serve reads (the model the answers are compared with)")
+    .requiredOption("--manifests <dir|file>", "the manifests serve reads (the model the answers are compared with)")
     .option("--xds <host:port>", "serve's xDS address", DEFAULT_XDS_ADDRESS)
     .option("--no-xds", "skip the route and ack checks")
     .addOption(hostPortOption("--dns <host:port>", "serve's DNS responder", "127.0.0.1:5353"))

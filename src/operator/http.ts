@@ -1,6 +1,7 @@
 // The operator's probe and metrics endpoint: /healthz (the process answers), /readyz (every watch
-// has listed once; 503 before), /metrics (Prometheus text).
-import { createServer, type Server } from "node:http";
+// has listed once; 503 before), /metrics (Prometheus text), and the routes `page` puts in front
+// (the live status page, src/status-page).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { OperatorMetrics } from "./metrics.js";
 
@@ -8,6 +9,15 @@ import type { OperatorMetrics } from "./metrics.js";
 export interface HttpListen {
   readonly host: string;
   readonly port: number;
+}
+
+/** Routes served in front of the probe endpoints (StatusPage). */
+export interface PageRoutes {
+  handler(
+    next: (req: IncomingMessage, res: ServerResponse) => void,
+  ): (req: IncomingMessage, res: ServerResponse) => void;
+  /** Ends long-lived responses (event streams) so the server can close. */
+  close(): void;
 }
 
 /** A running probe server. */
@@ -19,9 +29,9 @@ export interface ProbeServer {
 /** Starts the probe server. */
 export async function startProbeServer(
   listen: HttpListen,
-  probes: { ready: () => boolean; live: () => boolean; metrics: OperatorMetrics },
+  probes: { ready: () => boolean; live: () => boolean; metrics: OperatorMetrics; page?: PageRoutes },
 ): Promise<ProbeServer> {
-  const server: Server = createServer((req, res) => {
+  const own = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? "/").split("?")[0];
     const text = (code: number, body: string, type = "text/plain; charset=utf-8"): void => {
       res.writeHead(code, { "Content-Type": type, "Content-Length": Buffer.byteLength(body) });
@@ -47,7 +57,8 @@ export async function startProbeServer(
         },
       );
     } else text(404, "not found\n");
-  });
+  };
+  const server: Server = createServer(probes.page === undefined ? own : probes.page.handler(own));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.host, () => {
@@ -59,6 +70,7 @@ export async function startProbeServer(
     address: server.address() as AddressInfo,
     close: () =>
       new Promise<void>((resolve) => {
+        probes.page?.close();
         server.close(() => {
           resolve();
         });

@@ -21,7 +21,7 @@ import { XdsDataPlane } from "./xds-dataplane.js";
 import { DnsServingProbe, dnsServingView, type DnsTarget } from "./dns-serving.js";
 import type { KubeObject } from "../watchers/kube/rest.js";
 import type { OperatorSettings } from "./desired/settings.js";
-import { startProbeServer, type HttpListen, type ProbeServer } from "./http.js";
+import { startProbeServer, type HttpListen, type PageRoutes, type ProbeServer } from "./http.js";
 import { DEFAULT_LEASE_TIMING, LeaderElector, type LeaseTiming } from "./leader.js";
 import { OPERATOR_METRICS, type OperatorMetrics } from "./metrics.js";
 import { Metrics } from "../metrics/index.js";
@@ -67,6 +67,8 @@ export interface RunOperatorOptions {
   readonly clock?: Clock;
   /** Probe/metrics listener; undefined = none. */
   readonly httpListen?: HttpListen;
+  /** Served on the probe listener in front of the probes (the live status page). */
+  readonly page?: PageRoutes;
   /** Default: the catalogue on a fresh prom-client registry. */
   readonly metrics?: OperatorMetrics;
   /** This replica's identity in the Lease (default: hostname plus a random suffix). */
@@ -306,6 +308,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
           live: () => !stopping,
           ready: () => watcher.isReady() && !stopping,
           metrics,
+          ...(opts.page === undefined ? {} : { page: opts.page }),
         }).then((p) => {
           probe = p;
           log.info({ host: p.address.address, port: p.address.port }, "probes and metrics listening");

@@ -29,9 +29,15 @@ const within = (inner: string, outer: string): boolean => {
   return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== "..";
 };
 
-export async function checkOutputDir(out: string, manifests: string, opts: OutputGuardOptions): Promise<OutputGuard> {
+export async function checkOutputDir(
+  out: string,
+  manifests: string | undefined,
+  opts: OutputGuardOptions,
+): Promise<OutputGuard> {
   const realOut = await realpathOfPrefix(out);
-  const realManifests = await realpathOfPrefix(manifests);
+  // Manifests read from stdin (`--manifests -`) live nowhere --out could touch.
+  const realManifests = manifests === undefined ? undefined : await realpathOfPrefix(manifests);
+  if (manifests === undefined || realManifests === undefined) return checkOutContent(out, realOut, opts);
   if (realOut === realManifests)
     return { ok: false, message: `--out ${out} is the manifests folder; choose another folder` };
   if (within(realManifests, realOut)) {
@@ -46,6 +52,11 @@ export async function checkOutputDir(out: string, manifests: string, opts: Outpu
       message: `--out ${out} is inside the manifests folder ${manifests} (outputs would be read back as manifests); choose a folder outside it`,
     };
   }
+  return checkOutContent(out, realOut, opts);
+}
+
+/** --out must be a folder: new, empty, or one an earlier render wrote (unless requireOwned is off). */
+async function checkOutContent(out: string, realOut: string, opts: OutputGuardOptions): Promise<OutputGuard> {
   let entries: string[];
   try {
     if (!(await stat(realOut)).isDirectory()) return { ok: false, message: `--out ${out} exists and is not a folder` };

@@ -2,7 +2,8 @@
 // chokidar rather than Node's recursive fs.watch: on Linux the latter watches the inode a name had
 // when watching began, so a file replaced by rename (sed -i, an editor's atomic save, git checkout)
 // went silent for good. chokidar watches directories and re-attaches to the new file.
-import { basename, relative } from "node:path";
+import { stat } from "node:fs/promises";
+import { basename, dirname, relative, resolve } from "node:path";
 import { watch } from "chokidar";
 import {
   asyncScheduler,
@@ -19,7 +20,7 @@ import {
   timer,
   type SchedulerLike,
 } from "rxjs";
-import { loadManifestDir, type ManifestLoad } from "./manifests.js";
+import { loadManifestDir, loadManifests, type ManifestLoad } from "./manifests.js";
 
 /** Options of watchManifestDir. */
 export interface ManifestWatchOptions {
@@ -69,6 +70,34 @@ export function fileEvents(dir: string): Observable<WatchEvent> {
 }
 
 /**
+ * Changes of one file, watched through its folder (not recursively) so that a rename over it — an
+ * editor's atomic save — is seen as well as an in-place write; the folder's other entries are ignored.
+ */
+export function singleFileEvents(file: string): Observable<WatchEvent> {
+  const dir = resolve(dirname(file));
+  const target = resolve(file);
+  return new Observable<WatchEvent>((sub) => {
+    const watcher = watch(dir, {
+      ignoreInitial: true,
+      depth: 0,
+      ignored: (path: string) => resolve(path) !== dir && resolve(path) !== target,
+    });
+    watcher.on("ready", () => {
+      sub.next({ type: "ready" });
+    });
+    watcher.on("all", (_event, path) => {
+      sub.next({ type: "change", path: basename(path) });
+    });
+    watcher.on("error", (e) => {
+      sub.error(e);
+    });
+    return () => {
+      void watcher.close();
+    };
+  });
+}
+
+/**
  * chokidar reports a file's change at most once per 50 ms and drops the others without a trailing
  * event, so writeFile's truncate may be reported and its write not: every reported change is echoed
  * once after this gap, and the load it causes reads whatever the dropped events wrote.
@@ -101,4 +130,16 @@ export function reloadOnEvents<T>(
 export function watchManifestDir(dir: string, opts: ManifestWatchOptions): Observable<ManifestLoad> {
   const load = () => defer(() => from(loadManifestDir(dir)));
   return reloadOnEvents(fileEvents(dir), load, opts).pipe(catchError(() => load()));
+}
+
+/** watchManifestDir for a folder; for one file, the same stream of loads from that file alone. */
+export function watchManifests(path: string, opts: ManifestWatchOptions): Observable<ManifestLoad> {
+  return defer(() => from(stat(path))).pipe(
+    switchMap((s) => {
+      if (s.isDirectory()) return watchManifestDir(path, opts);
+      const load = () => defer(() => from(loadManifests(path)));
+      return reloadOnEvents(singleFileEvents(path), load, opts).pipe(catchError(() => load()));
+    }),
+    catchError(() => from(loadManifests(path))),
+  );
 }

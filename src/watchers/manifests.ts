@@ -419,6 +419,19 @@ const describeErrno = (code: string): string =>
     }) as Record<string, string>
   )[code] ?? "cannot be read";
 
+/**
+ * `--manifests` as a user gives it: a folder (loadManifestDir) or one file, read whatever its
+ * extension (it was named on purpose). Problems name the file as given.
+ */
+export async function loadManifests(path: string): Promise<ManifestLoad> {
+  try {
+    if ((await stat(path)).isDirectory()) return await loadManifestDir(path);
+    return parseManifests([{ path, text: await readFile(path, "utf8") }]);
+  } catch (e) {
+    return { ok: false, error: { file: path, message: errnoMessage(e) } };
+  }
+}
+
 /** Reads every *.yaml, *.yml and *.json under dir (recursively, sorted by path) into ClusterState. */
 export async function loadManifestDir(dir: string): Promise<ManifestLoad> {
   let paths: string[];

@@ -168,7 +168,7 @@ describe("oooi render", () => {
     const top = await oooi(["--help"]);
     expect(top.stdout).toMatch(/render/);
     const render = await oooi(["render", "--help"]);
-    expect(render.stdout).toMatch(/--manifests <dir>/);
+    expect(render.stdout).toMatch(/--manifests <dir\|file\|->/);
     expect(render.stdout).toMatch(/Exit status/);
   });
 });

@@ -69,6 +69,20 @@ describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) on a real AP
       );
       expect(lease.spec.holderIdentity).toBe("oooi-0");
 
+      // The status page on the same port: the Infra and the Envoy that ACKed, as the page draws them.
+      const statusUrl = metricsUrl.replace(/\/metrics$/, "/status.json");
+      await eventually(async () => {
+        const view = (await (await fetch(statusUrl)).json()) as {
+          infras: { name: string }[];
+          nodeGroups: { group: string; clients: { id: string; types: { state: string }[] }[] }[];
+        };
+        expect(view.infras.map((i) => i.name)).toContain("clusters/tenant-vlan");
+        const client = view.nodeGroups.find((g) => g.group === "clusters/tenant-vlan-proxy")?.clients[0];
+        expect(client?.id).toBe("proxy-a");
+        expect(client?.types.some((t) => t.state === "SYNCED")).toBe(true);
+      }, 30_000);
+      expect((await fetch(metricsUrl.replace(/\/metrics$/, "/"))).headers.get("content-type")).toMatch(/^text\/html/);
+
       const exposition = await (await fetch(metricsUrl)).text();
       const refused = exposition
         .split("\n")

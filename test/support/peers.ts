@@ -29,3 +29,22 @@ export function peerBinary(relative: string, installArg: string): PeerBinary {
     return { path: undefined, skipReason: reason };
   }
 }
+
+/**
+ * Debian's `chromium` on PATH (apt-get install -y chromium; .ci/run installs it) for the status
+ * page's browser test, driven by playwright-core through its executablePath.
+ */
+export function chromiumBinary(): PeerBinary {
+  for (const dir of (process.env["PATH"] ?? "").split(":").filter((d) => d !== "")) {
+    const path = join(dir, "chromium");
+    try {
+      accessSync(path, constants.X_OK);
+      return { path, skipReason: undefined };
+    } catch {
+      // not in this folder
+    }
+  }
+  const reason = "chromium is not on PATH; apt-get install -y chromium";
+  if (PEERS_REQUIRED) throw new Error(`OOOI_REQUIRE_PEERS=1 but ${reason}`);
+  return { path: undefined, skipReason: reason };
+}

@@ -68,6 +68,8 @@ function type(status: TypeStateMessage["status"], acked: string, nack?: string):
     acked_time: null,
     last_nack:
       nack === undefined ? null : { version: "v2", nonce: "1", time: null, code: 3, message: nack, repeats: 1 },
+    sent_resources: 2,
+    acked_resources: 2,
   };
 }
 function node(cluster: string, types: TypeStateMessage[]): NodeMessage {

@@ -13,6 +13,7 @@ import type {
   NackRecord,
   NodeStatus,
   PushRecord,
+  StreamConfig,
   StreamStatus,
   TypeStatus,
   XdsProtocol,
@@ -47,6 +48,8 @@ export interface TypeStateMessage {
   acked_version: string;
   acked_time: Time | null;
   last_nack: NackMessage | null;
+  sent_resources: number;
+  acked_resources: number;
 }
 /** oooi.debug.v1.Stream. */
 export interface StreamMessage {
@@ -233,7 +236,7 @@ export class DebugReporter {
         const held = this.view.streamConfig(s.streamId, t) ?? { acked: [], sent: [] };
         configs.push({
           stream_id: s.streamId,
-          state: typeState(typeStatusOf(s, t)),
+          state: typeState(typeStatusOf(s, t), held),
           acked: resources(held.acked),
           sent: resources(held.sent),
         });
@@ -278,11 +281,25 @@ export class DebugReporter {
         protocol: protocolName(s.protocol),
         service: s.service,
         connected_time: timestamp(s.connectedAt),
-        types: reportedTypes(this.view, this.cache, s).map((t) => typeState(typeStatusOf(s, t))),
+        types: reportedTypes(this.view, this.cache, s).map((t) =>
+          typeState(typeStatusOf(s, t), this.view.streamConfig(s.streamId, t)),
+        ),
       })),
       last_seen_time: timestamp(n.lastSeen),
-      types: n.types.filter((t) => this.cache.typeSpec(t.typeUrl) !== undefined).map(typeState),
+      types: n.types
+        .filter((t) => this.cache.typeSpec(t.typeUrl) !== undefined)
+        .map((t) => typeState(t, this.#newestHeld(streams, t.typeUrl))),
     };
+  }
+
+  /** What the node holds of `typeUrl` on its newest stream that was sent the type. */
+  #newestHeld(streams: readonly StreamStatus[], typeUrl: string): StreamConfig | undefined {
+    const carrying = streams.filter((s) => typeStatusOf(s, typeUrl).lastSent !== undefined);
+    const newest = carrying.reduce<StreamStatus | undefined>(
+      (best, s) => (best === undefined || s.connectedAt >= best.connectedAt ? s : best),
+      undefined,
+    );
+    return newest && this.view.streamConfig(newest.streamId, typeUrl);
   }
 }
 
@@ -303,7 +320,8 @@ function nack(n: NackRecord | undefined): NackMessage | null {
     : null;
 }
 
-function typeState(t: TypeStatus): TypeStateMessage {
+/** A type's state; `held` (what the client holds of it) gives the resource counts, 0 without. */
+function typeState(t: TypeStatus, held: StreamConfig | undefined): TypeStateMessage {
   return {
     type_url: t.typeUrl,
     status: `SYNC_STATUS_${syncState(t)}`,
@@ -312,6 +330,8 @@ function typeState(t: TypeStatus): TypeStateMessage {
     acked_version: t.lastAcked?.version ?? "",
     acked_time: t.lastAcked ? timestamp(t.lastAcked.at) : null,
     last_nack: nack(t.lastNack),
+    sent_resources: held?.sent.length ?? 0,
+    acked_resources: held?.acked.length ?? 0,
   };
 }
 

@@ -1,0 +1,199 @@
+// The status page's data: the latest model (Infras, attachments, workers, problems) and the xDS
+// status record (clients, ACK/NACK, pushes) → one JSON view the page draws. Pure and sorted, so two
+// equal states give byte-equal views and the event stream can skip a change that shows nothing new.
+import type { BuildResult, ObjectRef, Problem, Topology } from "../model/types.js";
+import { syncState, typeLabel, type SyncState } from "../xds/introspect/state.js";
+import type { NodeStatus, PushRecord } from "../xds/status.js";
+
+/** What the view is built from; `model` is undefined until the manifests (or the cluster) rendered. */
+export interface StatusInput {
+  readonly model: Pick<BuildResult, "topologies" | "problems"> | undefined;
+  /** Known xDS clients (XdsStatusView.nodes()); empty without an xDS server. */
+  readonly nodes: readonly NodeStatus[];
+  /** Recent pushes, oldest first (XdsStatusView.history()). */
+  readonly pushes: readonly PushRecord[];
+}
+
+export interface StatusView {
+  readonly rendered: boolean;
+  readonly infras: readonly InfraView[];
+  readonly nodeGroups: readonly NodeGroupView[];
+  /** Newest first, at most PUSHES_SHOWN. */
+  readonly pushes: readonly PushView[];
+  readonly problems: readonly ProblemView[];
+}
+
+export interface InfraView {
+  /** "<namespace>/<name>". */
+  readonly name: string;
+  /** Node groups of its proxy (Envoy) and DHCP server (dhcp-agent); undefined when not served. */
+  readonly proxyGroup: string | undefined;
+  readonly dhcpGroup: string | undefined;
+  readonly dnsServer: string | undefined;
+  readonly proxyIP: string | undefined;
+  readonly attachments: readonly AttachmentView[];
+}
+
+export interface AttachmentView {
+  readonly name: string;
+  readonly domain: string;
+  readonly hostedCluster: string;
+  readonly controlPlaneNamespace: string;
+  readonly served: boolean;
+  readonly workers: readonly string[];
+  /** Backends that match on the workers' source addresses, with the prefixes they match. */
+  readonly sourceRoutes: readonly {
+    readonly backend: string;
+    readonly port: number;
+    readonly prefixes: readonly string[];
+  }[];
+}
+
+export interface NodeGroupView {
+  readonly group: string;
+  /** "envoy", "dhcp", or "unknown" for a node.cluster no Infra serves (a typo in the bootstrap). */
+  readonly kind: "envoy" | "dhcp" | "unknown";
+  readonly clients: readonly ClientView[];
+}
+
+export interface ClientView {
+  readonly id: string;
+  readonly userAgent: string;
+  readonly connected: boolean;
+  readonly types: readonly ClientTypeView[];
+}
+
+export interface ClientTypeView {
+  readonly type: string;
+  readonly state: SyncState;
+  readonly sentVersion: string | undefined;
+  readonly ackedVersion: string | undefined;
+  /** Envoy's error text of the NACK of the latest response, when it was NACKed. */
+  readonly nack: string | undefined;
+}
+
+export interface PushView {
+  readonly at: number;
+  readonly group: string;
+  readonly node: string;
+  readonly type: string;
+  readonly version: string;
+  readonly cause: PushRecord["cause"];
+  readonly resources: number;
+  /** change → sent, and change → ACK (or NACK) in milliseconds; undefined while unanswered. */
+  readonly sentMs: number;
+  readonly answeredMs: number | undefined;
+  readonly result: "acked" | "nacked" | "pending";
+}
+
+export interface ProblemView {
+  /** "Kind namespace/name". */
+  readonly object: string;
+  readonly field: string;
+  readonly reason: string;
+  readonly severity: Problem["severity"];
+  readonly message: string;
+}
+
+/** Pushes the page lists; the status record keeps more (for metrics), the page shows the recent ones. */
+export const PUSHES_SHOWN = 25;
+
+/** The view of `input`. */
+export function buildStatusView(input: StatusInput): StatusView {
+  const topologies = input.model?.topologies ?? [];
+  return {
+    rendered: input.model !== undefined,
+    infras: topologies.map(infraView),
+    nodeGroups: nodeGroupViews(topologies, input.nodes),
+    pushes: input.pushes.slice(-PUSHES_SHOWN).reverse().map(pushView),
+    problems: (input.model?.problems ?? []).map((p) => ({
+      object: refText(p.object),
+      field: p.field,
+      reason: p.reason,
+      severity: p.severity,
+      message: p.message,
+    })),
+  };
+}
+
+function infraView(t: Topology): InfraView {
+  return {
+    name: `${t.infra.namespace}/${t.infra.name}`,
+    proxyGroup: t.proxy?.node,
+    dhcpGroup: t.dhcp?.name,
+    dnsServer: t.dns?.name,
+    proxyIP: t.proxy?.serverIP,
+    attachments: t.attachments.map((a) => {
+      const name = `${a.ref.namespace}/${a.ref.name}`;
+      return {
+        name,
+        domain: a.domain,
+        hostedCluster: a.hostedCluster,
+        controlPlaneNamespace: a.controlPlaneNamespace,
+        served: a.served,
+        workers: a.workerAddresses,
+        sourceRoutes: (t.proxy?.backends ?? [])
+          .filter((b) => b.attachment === name && b.sourcePrefixRanges.length > 0)
+          .map((b) => ({ backend: b.kind, port: b.port, prefixes: b.sourcePrefixRanges })),
+      };
+    }),
+  };
+}
+
+function nodeGroupViews(topologies: readonly Topology[], nodes: readonly NodeStatus[]): NodeGroupView[] {
+  const kinds = new Map<string, NodeGroupView["kind"]>();
+  for (const t of topologies) {
+    if (t.proxy !== undefined) kinds.set(t.proxy.node, "envoy");
+    if (t.dhcp !== undefined) kinds.set(t.dhcp.name, "dhcp");
+  }
+  const clients = new Map<string, ClientView[]>();
+  for (const n of nodes) {
+    const list = clients.get(n.node.cluster) ?? [];
+    list.push(clientView(n));
+    clients.set(n.node.cluster, list);
+  }
+  const groups = [...new Set([...kinds.keys(), ...clients.keys()])].sort();
+  return groups.map((group) => ({
+    group,
+    kind: kinds.get(group) ?? "unknown",
+    clients: (clients.get(group) ?? []).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+  }));
+}
+
+function clientView(n: NodeStatus): ClientView {
+  return {
+    id: n.node.id,
+    userAgent: n.node.userAgent,
+    connected: n.connectedStreams > 0,
+    types: n.types.map((t) => {
+      const state = syncState(t);
+      return {
+        type: typeLabel(t.typeUrl),
+        state,
+        sentVersion: t.lastSent?.version,
+        ackedVersion: t.lastAcked?.version,
+        nack: state === "ERROR" ? t.lastNack?.message : undefined,
+      };
+    }),
+  };
+}
+
+function pushView(p: PushRecord): PushView {
+  const answeredAt = p.ackAt ?? p.nackAt;
+  return {
+    at: p.sentAt,
+    group: p.group,
+    node: p.nodeId,
+    type: typeLabel(p.typeUrl),
+    version: p.version,
+    cause: p.cause,
+    resources: p.resources,
+    sentMs: Math.max(0, p.sentAt - p.changeAt),
+    answeredMs: answeredAt === undefined ? undefined : Math.max(0, answeredAt - p.changeAt),
+    result: p.nackAt !== undefined ? "nacked" : p.ackAt !== undefined ? "acked" : "pending",
+  };
+}
+
+function refText(ref: ObjectRef): string {
+  return ref.namespace === "" ? `${ref.kind} ${ref.name}` : `${ref.kind} ${ref.namespace}/${ref.name}`;
+}
