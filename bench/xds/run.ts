@@ -5,6 +5,7 @@
 //   XDS_BENCH_ONLY=1,2,3   scenarios to run (default all)
 //   XDS_BENCH_QUICK=1      small sizes, for a smoke test of the harness
 //   XDS_BENCH_FULL_CHANGES scenario 1's full-path changes (default 3; each takes tens of seconds)
+//   XDS_BENCH_ROUNDS       scenario 3's push rounds (default 30; the idle-memory figures need none)
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { bigVlan } from "./big-vlan.js";
@@ -42,7 +43,13 @@ async function scenario(n: string): Promise<void> {
       await fanout(
         quick
           ? { streams: 100, clusters: 12, workers: 140, rounds: 5, processes: 2 }
-          : { streams: 1000, clusters: 12, workers: 140, rounds: 30, processes: 2 },
+          : {
+              streams: 1000,
+              clusters: 12,
+              workers: 140,
+              rounds: Number(process.env["XDS_BENCH_ROUNDS"] ?? "30"),
+              processes: 2,
+            },
       ),
     );
   } else {

@@ -9,18 +9,35 @@ export interface Cidr {
   readonly last: number;
 }
 
-const OCTET = /^(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])$/;
-
-/** "192.0.2.1" → 3221225985; undefined when not a dotted-quad IPv4 address. */
+/**
+ * "192.0.2.1" → 3221225985; undefined when not a dotted-quad IPv4 address (four decimal octets
+ * 0–255, no leading zeros). A character loop, not split + RegExp: it runs for every worker
+ * address on every render of a big VLAN.
+ */
 export function parseIPv4(text: string): number | undefined {
-  const parts = text.split(".");
-  if (parts.length !== 4) return undefined;
   let n = 0;
-  for (const p of parts) {
-    if (!OCTET.test(p)) return undefined;
-    n = n * 256 + Number(p);
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || dots === 3) return undefined;
+      n = n * 256 + octet;
+      dots += 1;
+      octet = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits === 1 && octet === 0) return undefined; // a leading zero
+      octet = octet * 10 + (c - 48);
+      digits += 1;
+      if (octet > 255) return undefined;
+    } else {
+      return undefined;
+    }
   }
-  return n;
+  if (digits === 0 || dots !== 3) return undefined;
+  return n * 256 + octet;
 }
 
 export function formatIPv4(n: number): string {

@@ -2,7 +2,8 @@
 // overlapping filter chains, partial wildcards, the value rules of required-fields.ts) or silently
 // break on (a reference to a cluster, route table or endpoint set that is not there). Pure;
 // returns findings (a message and the resources it names), never throws.
-import { describeCombo, expandMatch, readChains, type ChainView, type MatchCombo } from "./render/chain-match.js";
+import { chainOverlaps } from "./chain-overlap.js";
+import { readChains } from "./render/chain-match.js";
 import type { ResourceAt } from "./render/fields.js";
 import type { EnvoyResources } from "./render/index.js";
 import { asArray, asNumber, asString, get } from "./render/json.js";
@@ -157,7 +158,7 @@ function checkListener(
       }
     }
   }
-  errors.push(...overlaps(name, chains));
+  errors.push(...chainOverlaps(name, chains));
 
   const all: { name: string; chain: unknown }[] = chains.map((c) => ({ name: c.name, chain: c.chain }));
   if (defaultChain !== undefined) {
@@ -201,43 +202,6 @@ function tcpProxyClusters(config: unknown): string[] {
   const single = asString(get(config, "cluster"));
   if (single !== undefined) return [single];
   return asArray(get(config, "weighted_clusters", "clusters")).map((c) => asString(get(c, "name")) ?? "");
-}
-
-/**
- * Envoy indexes every chain under each combination of its criteria and rejects the listener as
- * soon as one combination is already taken, by another chain or by the same chain twice.
- */
-function overlaps(listener: string, chains: readonly ChainView[]): Finding[] {
-  const errors: Finding[] = [];
-  const owners = new Map<string, number[]>();
-  const reported = new Set<string>();
-  chains.forEach((chain, i) => {
-    for (const combo of expandMatch(chain.match)) {
-      const key = comboKey(combo);
-      const prior = owners.get(key) ?? [];
-      for (const prev of prior) {
-        const pair = `${prev}/${i}`;
-        if (reported.has(pair)) continue;
-        reported.add(pair);
-        const first = chains[prev]?.name ?? "";
-        // The later chain is the one Envoy trips over (and, sorted by name, the one that was added).
-        errors.push({
-          at: { listener, chain: chain.name },
-          message:
-            prev === i
-              ? `listener "${listener}": filter chain "${chain.name}" lists the same matching rules twice (${describeCombo(combo)})`
-              : `listener "${listener}": filter chains "${first}" and "${chain.name}" have overlapping matching rules (${describeCombo(combo)})`,
-        });
-      }
-      if (!prior.includes(i)) owners.set(key, [...prior, i]);
-    }
-  });
-  return errors;
-}
-
-/** A combo as a map key: every criterion, NUL-separated (cheap; this runs per combination). */
-function comboKey(c: MatchCombo): string {
-  return `${String(c.destinationPort)}\0${c.prefixRange}\0${c.serverName}\0${c.transportProtocol}\0${c.applicationProtocol}\0${c.directSourcePrefixRange}\0${c.sourceType}\0${c.sourcePrefixRange}\0${String(c.sourcePort)}`;
 }
 
 function checkRouteConfig(rc: unknown, clusters: ReadonlySet<string>): Finding[] {

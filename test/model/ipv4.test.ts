@@ -13,8 +13,40 @@ describe("IPv4", () => {
     ["01.2.3.4", undefined],
     ["1.2.3.4 ", undefined],
     ["", undefined],
+    ["1..2.3", undefined],
+    ["1.2.3.4.", undefined],
+    [".1.2.3", undefined],
+    ["1.2.3.4.5", undefined],
+    ["0.00.0.0", undefined],
+    ["1.2.3.0256", undefined],
+    ["1.2.3.-4", undefined],
+    ["1.2.3.+4", undefined],
+    ["１.2.3.4", undefined],
   ])("parseIPv4(%j) = %j", (text, n) => {
     expect(parseIPv4(text)).toBe(n);
+  });
+
+  it("parseIPv4 agrees with the dotted-quad grammar on random text (split + per-octet RegExp as the oracle)", () => {
+    const octet = /^(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])$/;
+    const oracle = (text: string): number | undefined => {
+      const parts = text.split(".");
+      if (parts.length !== 4 || !parts.every((p) => octet.test(p))) return undefined;
+      return parts.reduce((n, p) => n * 256 + Number(p), 0);
+    };
+    const piece = fc.oneof(
+      fc.nat(300).map(String),
+      fc.constantFrom("", "0", "00", "01", "255", "256", "-1", " 1", "a"),
+    );
+    const text = fc.oneof(
+      fc.array(piece, { minLength: 1, maxLength: 6 }).map((ps) => ps.join(".")),
+      fc.string({ maxLength: 16 }),
+    );
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(parseIPv4(t)).toBe(oracle(t));
+      }),
+      { seed: 16, numRuns: 5000 },
+    );
   });
 
   it.each([

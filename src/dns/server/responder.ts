@@ -3,7 +3,8 @@
 // other name forwarded. Nothing a client sends can throw out of a handler.
 import { readFileSync } from "node:fs";
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from "node:dgram";
-import { createServer, isIPv6, type Server, type Socket } from "node:net";
+import { lookup as dnsLookup, type LookupOneOptions } from "node:dns";
+import { createServer, isIP, isIPv6, type Server, type Socket } from "node:net";
 import type { DnsModel } from "../../model/types.js";
 import { parseIPv4 } from "../../model/ipv4.js";
 import { Forwarder, parseResolvConf, type Upstream } from "./forward.js";
@@ -239,11 +240,30 @@ class Responder implements DnsResponder {
   }
 }
 
+/**
+ * dgram resolves the destination of every send, dns.lookup answering even an IP literal on the
+ * next tick: a callback and a tick per reply. Replies go to the literal a datagram came from, so
+ * answer literals at once and leave names (a configured host) to dns.lookup.
+ */
+function literalLookup(
+  hostname: string,
+  options: number | LookupOneOptions,
+  callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+): void {
+  const family = isIP(hostname);
+  if (family !== 0) {
+    callback(null, hostname, family);
+    return;
+  }
+  const opts: LookupOneOptions = typeof options === "number" ? { family: options } : options;
+  dnsLookup(hostname, opts, callback);
+}
+
 /** Binds UDP and TCP on one port; with port 0, retries until both get the same free port. */
 async function listen(host: string, port: number): Promise<{ udp: UdpSocket; tcp: Server; port: number }> {
   let lastError: unknown;
   for (let attempt = 0; attempt < (port === 0 ? PORT_ATTEMPTS : 1); attempt++) {
-    const udp = createSocket({ type: isIPv6(host) ? "udp6" : "udp4" });
+    const udp = createSocket({ type: isIPv6(host) ? "udp6" : "udp4", lookup: literalLookup });
     try {
       await new Promise<void>((resolve, reject) => {
         udp.once("error", reject);

@@ -12,12 +12,19 @@ export interface ViewTable {
   /** Inclusive source range of the view's clients; undefined for the default view. */
   readonly first: number | undefined;
   readonly last: number | undefined;
-  /** wire name + String.fromCharCode(qtype) → positive answer. */
-  readonly exact: ReadonlyMap<string, Sections>;
-  /** Every existing name (incl. empty non-terminals) → its NODATA answer. */
-  readonly names: ReadonlyMap<string, Sections>;
+  /**
+   * Every existing name (incl. empty non-terminals) → its answers: one map lookup per query,
+   * keyed by the wire name the parser already produced (no key built per query).
+   */
+  readonly names: ReadonlyMap<string, NameAnswers>;
   /** Wire origin → zone, or null where this view forwards the zone upstream. */
   readonly zones: ReadonlyMap<string, ZoneTable | null>;
+}
+
+/** What one existing name answers: the positive answer per type, NODATA for every other type. */
+export interface NameAnswers {
+  readonly byType: ReadonlyMap<number, Sections>;
+  readonly nodata: Sections;
 }
 
 /** Negative answers and wildcards of one zone in one view. */
@@ -55,10 +62,8 @@ export function selectView(table: AnswerTable, ip: number | undefined): ViewTabl
 
 /** The sections answering (name, type) in `view`, or undefined when the name must be forwarded. */
 export function lookup(view: ViewTable, name: string, type: number): Sections | undefined {
-  const hit = view.exact.get(name + String.fromCharCode(type));
-  if (hit !== undefined) return hit;
   const existing = view.names.get(name);
-  if (existing !== undefined) return existing;
+  if (existing !== undefined) return existing.byType.get(type) ?? existing.nodata;
   // The longest origin that contains the name decides, as CoreDNS picks the most specific zone.
   for (let i = 0; i < name.length - 1; i += name.charCodeAt(i) + 1) {
     const zone = view.zones.get(i === 0 ? name : name.slice(i));
@@ -78,8 +83,7 @@ export function lookup(view: ViewTable, name: string, type: number): Sections | 
 }
 
 function buildView(view: RenderedView): ViewTable {
-  const exact = new Map<string, Sections>();
-  const names = new Map<string, Sections>();
+  const names = new Map<string, NameAnswers>();
   const zones = new Map<string, ZoneTable | null>();
   const origins = [...view.zones.keys()];
   // A name belongs to the most specific zone of the view; a parent zone's records below a child
@@ -98,18 +102,13 @@ function buildView(view: RenderedView): ViewTable {
     }
     zones.set(
       wireName(origin),
-      buildZone(zone, exact, names, (n) => deepestOrigin(n) === origin),
+      buildZone(zone, names, (n) => deepestOrigin(n) === origin),
     );
   }
-  return { name: view.name, first: view.cidr?.first, last: view.cidr?.last, exact, names, zones };
+  return { name: view.name, first: view.cidr?.first, last: view.cidr?.last, names, zones };
 }
 
-function buildZone(
-  zone: RenderedZone,
-  exact: Map<string, Sections>,
-  names: Map<string, Sections>,
-  owns: (name: string) => boolean,
-): ZoneTable {
+function buildZone(zone: RenderedZone, names: Map<string, NameAnswers>, owns: (name: string) => boolean): ZoneTable {
   const soa = zone.records.find((r) => r.type === "SOA" && r.name === zone.origin);
   const negative = (rcode: number): Sections => {
     if (soa?.type !== "SOA") return { rcode, aa: true, ancount: 0, nscount: 0, arcount: 0, body: Buffer.alloc(0) };
@@ -128,7 +127,7 @@ function buildZone(
     // Every ancestor up to the apex exists too (empty non-terminals answer NODATA, not NXDOMAIN).
     for (let n = r.name; n !== zone.origin && n.includes("."); n = n.slice(n.indexOf(".") + 1)) existing.add(n);
   }
-  for (const n of existing) if (owns(n)) names.set(wireName(n), nodata);
+  const owned = [...existing].filter(owns);
 
   const glueFor = (records: readonly ZoneRecord[]): ZoneRecord[] =>
     records.flatMap((r) => (r.type === "NS" ? (byName.get(r.host) ?? []).filter((g) => g.type === "A") : []));
@@ -163,9 +162,12 @@ function buildZone(
   };
 
   const wildcards = new Map<string, WildcardTable>();
+  const none: ReadonlyMap<number, Sections> = new Map();
+  for (const n of owned) names.set(wireName(n), { byType: none, nodata });
   for (const [name, records] of byName) {
-    for (const [type, sections] of answersOf(records)) exact.set(wireName(name) + String.fromCharCode(type), sections);
-    if (name.startsWith("*.")) wildcards.set(wireName(name.slice(2)), { byType: answersOf(records), nodata });
+    const byType = answersOf(records);
+    names.set(wireName(name), { byType, nodata });
+    if (name.startsWith("*.")) wildcards.set(wireName(name.slice(2)), { byType, nodata });
   }
   return { nxdomain, wildcards };
 }

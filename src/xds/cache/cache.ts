@@ -8,6 +8,7 @@ import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL 
 import { referencesOf } from "./refs.js";
 import { CachedResource, contentHash, setVersion, type Snapshot, type TypeSnapshot } from "./snapshot.js";
 import { envoyTypeSpecs, type ResourceTypeSpec } from "./types.js";
+import type { EncodedParts } from "./splice.js";
 import { encodeAny } from "./wire.js";
 
 /** One resource handed to the cache: its xDS name and its proto3 JSON (no top-level "@type"). */
@@ -191,8 +192,9 @@ function buildType(
       continue;
     }
     let any: Uint8Array;
+    let parts: EncodedParts | undefined;
     try {
-      any = encodeAny(typeUrl, spec.encode(resource));
+      ({ any, parts } = encodeEntry(typeUrl, spec, resource, old?.parts));
     } catch (e) {
       errors.push(`${where}: ${e instanceof Error ? e.message : String(e)}`);
       continue;
@@ -202,7 +204,7 @@ function buildType(
     const cached =
       old?.version === version
         ? old
-        : new CachedResource(typeUrl, name, version, resource, any, referencesOf(typeUrl, resource));
+        : new CachedResource(typeUrl, name, version, resource, any, referencesOf(typeUrl, resource), parts);
     byName.set(name, cached);
     bytes += any.length;
   }
@@ -210,4 +212,21 @@ function buildType(
   const version = setVersion(byName.values());
   if (before?.version === version) return before;
   return { typeUrl, version, resources: byName, changedAt: now, bytes };
+}
+
+/** A resource's Any bytes and, when its type encodes in pieces, those pieces as views into them. */
+function encodeEntry(
+  typeUrl: string,
+  spec: ResourceTypeSpec,
+  resource: object,
+  previous: EncodedParts | undefined,
+): { any: Uint8Array; parts: EncodedParts | undefined } {
+  if (spec.encodeReusing === undefined) return { any: encodeAny(typeUrl, spec.encode(resource)), parts: undefined };
+  const encoded = spec.encodeReusing(resource, previous);
+  const any = encodeAny(typeUrl, encoded.bytes);
+  // The message is the Any's last field: its bytes end the Any, so the pieces can point into it.
+  const base = any.length - encoded.bytes.length;
+  const parts = new Map<string, Uint8Array>();
+  for (const [digest, [start, end]] of encoded.parts) parts.set(digest, any.subarray(base + start, base + end));
+  return { any, parts };
 }

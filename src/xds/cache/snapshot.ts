@@ -4,6 +4,7 @@
 // resource of that type changes.
 import { createHash } from "node:crypto";
 import type { References } from "./refs.js";
+import type { EncodedParts } from "./splice.js";
 import { encodeDeltaResource, lengthDelimitedField, RESPONSE_RESOURCES_FIELD } from "./wire.js";
 
 /** One resource of a snapshot, encoded once and shared by every stream that receives it. */
@@ -24,6 +25,8 @@ export class CachedResource {
     readonly any: Uint8Array,
     /** What a client needs first before it can use this resource (make-before-break). */
     readonly references: References,
+    /** Encoded pieces (views into `any`) the next version's encoder may reuse (splice.ts). */
+    readonly parts?: EncodedParts,
   ) {}
 
   /** The resource as a `DiscoveryResponse.resources` entry (tag, length, Any bytes). */

@@ -2,12 +2,18 @@
 // oooi.dhcp.v1.KeaConfig) with its own encoder.
 import { encodeResource } from "../protos.js";
 import { asString, get } from "../render/json.js";
+import { encodeListener, type EncodedParts, type PartedEncoding } from "./splice.js";
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../render/type-urls.js";
 
 /** How the cache encodes and names resources of one type URL. */
 export interface ResourceTypeSpec {
   /** proto3 JSON → the message's protobuf bytes (not an Any); throws on an invalid resource. */
   readonly encode: (resource: object) => Uint8Array;
+  /**
+   * encode, reusing encoded pieces of the resource's previous version (a big Listener's filter
+   * chains); the same bytes as encode. Types without it are encoded whole.
+   */
+  readonly encodeReusing?: (resource: object, previous: EncodedParts | undefined) => PartedEncoding;
   /** The name a resource declares for itself (checked against the snapshot's name), if any. */
   readonly nameOf?: (resource: object) => string | undefined;
   /**
@@ -36,7 +42,7 @@ function envoySpec(typeUrl: string, nameField: string, legacyWildcard: boolean):
 /** Specs of the Envoy LDS, CDS, EDS and RDS resource types. */
 export function envoyTypeSpecs(): Map<string, ResourceTypeSpec> {
   return new Map([
-    [LISTENER_TYPE_URL, envoySpec(LISTENER_TYPE_URL, "name", true)],
+    [LISTENER_TYPE_URL, { ...envoySpec(LISTENER_TYPE_URL, "name", true), encodeReusing: encodeListener }],
     [CLUSTER_TYPE_URL, envoySpec(CLUSTER_TYPE_URL, "name", true)],
     [ENDPOINT_TYPE_URL, envoySpec(ENDPOINT_TYPE_URL, "cluster_name", false)],
     [ROUTE_TYPE_URL, envoySpec(ROUTE_TYPE_URL, "name", false)],

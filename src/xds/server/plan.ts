@@ -14,6 +14,37 @@ export const NO_HELD: ReadonlyMap<string, Held> = new Map();
 /** No resources. */
 export const NOTHING: ReadonlyMap<string, CachedResource> = new Map();
 
+/**
+ * What a client holds of a cached resource: one object per CachedResource, shared by every
+ * stream that holds it, instead of a {version, res} per stream and resource.
+ */
+const heldByResource = new WeakMap<CachedResource, Held>();
+
+/** The shared Held of a cached resource. */
+export function heldOf(r: CachedResource): Held {
+  let h = heldByResource.get(r);
+  if (h === undefined) {
+    h = { version: r.version, res: r };
+    heldByResource.set(r, h);
+  }
+  return h;
+}
+
+/**
+ * Every resource of a type snapshot as held state, one map per snapshot shared by the streams
+ * that hold all of it (the usual idle SotW stream: wildcard LDS/CDS, EDS/RDS of every name).
+ */
+const heldBySnapshot = new WeakMap<TypeSnapshot, ReadonlyMap<string, Held>>();
+
+function heldAll(typeSnap: TypeSnapshot): ReadonlyMap<string, Held> {
+  let m = heldBySnapshot.get(typeSnap);
+  if (m === undefined) {
+    m = new Map([...typeSnap.resources].map(([n, r]) => [n, heldOf(r)]));
+    heldBySnapshot.set(typeSnap, m);
+  }
+  return m;
+}
+
 /** The one response of a type awaiting its ACK or NACK. */
 export interface Inflight {
   readonly nonce: string;
@@ -91,12 +122,10 @@ export function planSotw(
   const behind = version !== ts.lastVersion && (ts.lastVersion.includes("+") || ts.narrowed);
   ts.narrowed = false;
   if (same && !ts.firstPending && !behind) return undefined;
-  const next = new Map<string, Held>();
   const entries: Uint8Array[] = [];
-  for (const [n, r] of view) {
-    next.set(n, { version: r.version, res: r });
-    entries.push(r.sotwEntry);
-  }
+  for (const r of view.values()) entries.push(r.sotwEntry);
+  const whole = typeSnap !== undefined && retained.size === 0 && view.size === resources.size;
+  const next = whole ? heldAll(typeSnap) : new Map([...view].map(([n, r]) => [n, heldOf(r)]));
   return { version, changed, entries, removed: [], next, count: view.size };
 }
 
@@ -116,7 +145,7 @@ export function planDelta(
     if (r) {
       if (h?.version !== r.version) {
         changed.push(r);
-        next.set(name, { version: r.version, res: r });
+        next.set(name, heldOf(r));
       }
     } else if (explicit && h?.version !== "") {
       removed.push(name);
@@ -143,9 +172,19 @@ export function planDelta(
     changed,
     entries: changed.map((r) => r.deltaEntry),
     removed,
-    next,
+    next: typeSnap !== undefined && holdsAll(next, typeSnap) ? heldAll(typeSnap) : next,
     count: changed.length,
   };
+}
+
+/** Whether `held` is exactly every resource of the snapshot, as held through heldOf. */
+function holdsAll(held: ReadonlyMap<string, Held>, typeSnap: TypeSnapshot): boolean {
+  if (held.size !== typeSnap.resources.size) return false;
+  for (const [n, h] of held) {
+    const r = typeSnap.resources.get(n);
+    if (r === undefined || h !== heldOf(r)) return false;
+  }
+  return true;
 }
 
 /**

@@ -499,8 +499,13 @@ export class Session {
     }
     ts.held = plan.next;
     if (this.protocol === "sotw" && incrementalInSotw(ts.typeUrl)) {
-      const kept = new Map(ts.kept);
-      for (const [n, h] of plan.next) kept.set(n, h);
+      // Usually everything kept is in the new response too: then kept is that (shared) map.
+      let kept: ReadonlyMap<string, Held> = plan.next;
+      if (![...ts.kept.keys()].every((n) => plan.next.has(n))) {
+        const merged = new Map(ts.kept);
+        for (const [n, h] of plan.next) merged.set(n, h);
+        kept = merged;
+      }
       ts.kept = kept;
       if (this.#node) this.ctx.memory.remember(this.#node.id, ts.typeUrl, plan.version, kept, "kept");
     }

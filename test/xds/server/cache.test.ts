@@ -104,11 +104,17 @@ describe("SnapshotCache", () => {
     let encodes = 0;
     const spec = envoyTypeSpecs().get(LISTENER_TYPE_URL);
     if (!spec) throw new Error("no listener spec");
+    const { encodeReusing } = spec;
+    if (!encodeReusing) throw new Error("the listener spec encodes chain by chain");
     cache.registerType(LISTENER_TYPE_URL, {
       ...spec,
       encode: (r) => {
         encodes += 1;
         return spec.encode(r);
+      },
+      encodeReusing: (r, previous) => {
+        encodes += 1;
+        return encodeReusing(r, previous);
       },
     });
     const res = rendered([ALPHA]);

@@ -135,3 +135,28 @@ describe("planDelta: only what differs from what the client holds", () => {
     expect(sorted(plan?.changed ?? [])).toEqual(NAMES);
   });
 });
+
+describe("held state is shared between streams, not copied per stream", () => {
+  test("two streams holding every resource share one map; a partial one shares the resources' Held objects", () => {
+    const first = planSotw(state(sotw([])), CDS, NOTHING);
+    const second = planSotw(state(sotw([])), CDS, NOTHING);
+    const byName = planSotw(state(sotw(NAMES)), CDS, NOTHING);
+    expect(first?.next).toBeDefined();
+    expect(second?.next).toBe(first?.next);
+    expect(byName?.next).toBe(first?.next); // every name subscribed: the same set
+    const partial = planSotw(state(sotw([A])), CDS, NOTHING);
+    expect([...(partial?.next.keys() ?? [])]).toEqual([A]);
+    expect(partial?.next).not.toBe(first?.next);
+    expect(partial?.next.get(A)).toBe(first?.next.get(A));
+    expect(partial?.next.get(A)).toStrictEqual({ version: CDS.resources.get(A)?.version, res: CDS.resources.get(A) });
+  });
+
+  test("a Delta stream that ends up holding everything shares the map too; one with a removal does not", () => {
+    const full = planDelta(state(delta([])), CDS, NOTHING);
+    expect(full?.next).toBe(planSotw(state(sotw([])), CDS, NOTHING)?.next);
+    const missing = planDelta(state(delta([A, "gone"])), CDS, NOTHING);
+    expect(missing?.removed).toEqual(["gone"]);
+    expect(missing?.next.get("gone")).toBe(ABSENT);
+    expect(missing?.next.get(A)).toBe(full?.next.get(A));
+  });
+});

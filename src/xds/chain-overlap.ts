@@ -1,0 +1,189 @@
+// Filter-chain overlap of one listener, found through an index instead of by expanding every
+// combination of criteria: chains (ChainView, listener order) → the findings Envoy's filter-chain
+// manager would reject the listener for, in the order a combination-by-combination walk meets them.
+// Pure; never throws.
+//
+// Envoy indexes each chain under every combination of its list criteria (destination prefix ×
+// server name × ALPN × direct source prefix × source prefix × source port, an empty list counting
+// as one "any" entry) and refuses a combination already taken. Two chains therefore collide
+// exactly when their scalar criteria are equal and every list criterion shares a value; a chain
+// collides with itself when a list repeats a value. So each chain is compared only with the
+// chains that share a value of its most selective criterion (found in the index), and the first
+// colliding combination is computed per criterion, without enumerating the product.
+import { describeCombo, type ChainMatch, type ChainView, type MatchCombo } from "./render/chain-match.js";
+import type { ResourceAt } from "./render/fields.js";
+
+/** One overlap finding: the later chain of the pair is the one it is about. */
+export interface OverlapFinding {
+  readonly message: string;
+  readonly at: ResourceAt;
+}
+
+type Value = string | number;
+
+/** The list criteria in the order Envoy's combinations nest them (outermost first). */
+const LISTS = [
+  (m: ChainMatch): readonly Value[] => orAny(m.prefixRanges, ""),
+  (m: ChainMatch): readonly Value[] => orAny(m.serverNames, ""),
+  (m: ChainMatch): readonly Value[] => orAny(m.applicationProtocols, ""),
+  (m: ChainMatch): readonly Value[] => orAny(m.directSourcePrefixRanges, ""),
+  (m: ChainMatch): readonly Value[] => orAny(m.sourcePrefixRanges, ""),
+  (m: ChainMatch): readonly Value[] => orAny(m.sourcePorts, 0),
+] as const;
+
+function orAny<T>(list: readonly T[], any: T): readonly T[] {
+  return list.length > 0 ? list : [any];
+}
+
+/** A chain prepared for comparison: its lists (with "any"), a set per list, its scalar key. */
+interface Prepared {
+  readonly name: string;
+  readonly scalars: string;
+  readonly lists: readonly (readonly Value[])[];
+  readonly sets: readonly ReadonlySet<Value>[];
+}
+
+function prepare(chain: ChainView): Prepared {
+  const m = chain.match;
+  const lists = LISTS.map((list) => list(m));
+  return {
+    name: chain.name,
+    scalars: `${String(m.destinationPort)}\0${m.transportProtocol}\0${m.sourceType}`,
+    lists,
+    sets: lists.map((l) => new Set(l)),
+  };
+}
+
+/** Index of a listener's chains: scalar key → per list criterion, value → chain positions. */
+class ChainIndex {
+  readonly #byScalars = new Map<string, Map<Value, number[]>[]>();
+
+  constructor(chains: readonly Prepared[]) {
+    chains.forEach((chain, i) => {
+      let buckets = this.#byScalars.get(chain.scalars);
+      if (buckets === undefined) {
+        buckets = LISTS.map(() => new Map<Value, number[]>());
+        this.#byScalars.set(chain.scalars, buckets);
+      }
+      for (const [c, set] of chain.sets.entries()) {
+        const byValue = buckets[c];
+        if (byValue === undefined) continue;
+        for (const v of set) {
+          const bucket = byValue.get(v);
+          if (bucket === undefined) byValue.set(v, [i]);
+          else bucket.push(i);
+        }
+      }
+    });
+  }
+
+  /**
+   * Positions of the chains that share a value with `chain` in its most selective criterion
+   * (itself included). A criterion whose every value only the chain holds proves it collides
+   * with nobody: the usual case, one worker's /32s, costs one lookup per range.
+   */
+  candidates(chain: Prepared): number[] {
+    const buckets = this.#byScalars.get(chain.scalars) ?? [];
+    let best: number[][] = [];
+    let bestCost = Number.POSITIVE_INFINITY;
+    for (const [c, set] of chain.sets.entries()) {
+      const found: number[][] = [];
+      let cost = 0;
+      for (const v of set) {
+        const bucket = buckets[c]?.get(v) ?? [];
+        found.push(bucket);
+        cost += bucket.length;
+        if (cost >= bestCost) break;
+      }
+      if (cost >= bestCost) continue;
+      // Every bucket holds the chain itself, so cost = size means it holds nothing else.
+      if (cost === set.size) return [];
+      [best, bestCost] = [found, cost];
+    }
+    return [...new Set(best.flat())];
+  }
+}
+
+/** Per list criterion, the index in `later`'s list of its first value also in `earlier`; undefined if disjoint. */
+function firstShared(earlier: Prepared, later: Prepared): number[] | undefined {
+  const at: number[] = [];
+  for (const [c, list] of later.lists.entries()) {
+    const k = list.findIndex((v) => earlier.sets[c]?.has(v) === true);
+    if (k < 0) return undefined;
+    at.push(k);
+  }
+  return at;
+}
+
+/**
+ * The first repeated combination of a chain in Envoy's order: index 0 everywhere but in the
+ * innermost criterion that repeats a value, at its first repetition; undefined without repeats.
+ */
+function firstRepeat(chain: Prepared): number[] | undefined {
+  for (let c = chain.lists.length - 1; c >= 0; c -= 1) {
+    const list = chain.lists[c] ?? [];
+    if ((chain.sets[c]?.size ?? 0) === list.length) continue;
+    const k = list.findIndex((v, i) => list.indexOf(v) < i);
+    return chain.lists.map((_, d) => (d === c ? k : 0));
+  }
+  return undefined;
+}
+
+function comboAt(chain: ChainView, prepared: Prepared, at: readonly number[]): MatchCombo {
+  const value = (c: number): Value => prepared.lists[c]?.[at[c] ?? 0] ?? "";
+  return {
+    destinationPort: chain.match.destinationPort,
+    prefixRange: String(value(0)),
+    serverName: String(value(1)),
+    transportProtocol: chain.match.transportProtocol,
+    applicationProtocol: String(value(2)),
+    directSourcePrefixRange: String(value(3)),
+    sourceType: chain.match.sourceType,
+    sourcePrefixRange: String(value(4)),
+    sourcePort: Number(value(5)),
+  };
+}
+
+function compareAt(a: readonly number[], b: readonly number[]): number {
+  for (let c = 0; c < a.length; c += 1) {
+    const d = (a[c] ?? 0) - (b[c] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/**
+ * Overlap findings of a listener's chains: each colliding pair once (about the later chain, at
+ * the first combination of it the earlier one holds), each chain that repeats a combination once.
+ */
+export function chainOverlaps(listener: string, chains: readonly ChainView[]): OverlapFinding[] {
+  const prepared = chains.map(prepare);
+  const index = new ChainIndex(prepared);
+  const findings: OverlapFinding[] = [];
+  prepared.forEach((chain, i) => {
+    const view = chains[i];
+    if (view === undefined) return;
+    const hits: { prev: number; at: number[] }[] = [];
+    for (const j of index.candidates(chain)) {
+      const earlier = prepared[j];
+      if (j >= i || earlier === undefined || earlier.scalars !== chain.scalars) continue;
+      const at = firstShared(earlier, chain);
+      if (at !== undefined) hits.push({ prev: j, at });
+    }
+    const repeat = firstRepeat(chain);
+    if (repeat !== undefined) hits.push({ prev: i, at: repeat });
+    // Envoy's walk meets combinations in order and, for one combination, earlier chains first.
+    hits.sort((x, y) => compareAt(x.at, y.at) || x.prev - y.prev);
+    for (const { prev, at } of hits) {
+      const combo = describeCombo(comboAt(view, chain, at));
+      findings.push({
+        at: { listener, chain: chain.name },
+        message:
+          prev === i
+            ? `listener "${listener}": filter chain "${chain.name}" lists the same matching rules twice (${combo})`
+            : `listener "${listener}": filter chains "${prepared[prev]?.name ?? ""}" and "${chain.name}" have overlapping matching rules (${combo})`,
+      });
+    }
+  });
+  return findings;
+}
