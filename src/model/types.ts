@@ -94,6 +94,7 @@ export type ProblemReason =
   | "InvalidConfiguration"
   | "InvalidAddressRange"
   | "NoResolverAdvertised"
+  | "NoInternalClients"
   | "ServicePortMismatch"
   | "AppsIngressWithoutIP"
   | "AppsIngressByHostname"

@@ -12,12 +12,12 @@ export interface MissingBinding {
   readonly command: string;
 }
 
-/** The namespace role that grants writing `kind`, if it is granted per namespace at all. */
-export function roleOfKind(kind: string): NamespaceRole | undefined {
+/** The namespace role that grants writing the object `name` of `kind`, if it is granted per namespace at all. */
+export function roleOfObject(kind: string, name: string): NamespaceRole | undefined {
   const k = MANAGED_KINDS.find((m) => m.kind === kind);
   if (k === undefined) return undefined;
   const slash = k.apiVersion.indexOf("/");
-  return namespaceRoleFor(slash < 0 ? "" : k.apiVersion.slice(0, slash), k.plural, "patch");
+  return namespaceRoleFor(slash < 0 ? "" : k.apiVersion.slice(0, slash), k.plural, "patch", name);
 }
 
 /** Collected during one pass: once a namespace refused a role's write, its other writes wait for the binding. */
@@ -29,15 +29,15 @@ export class MissingBindings {
     this.#operatorNamespace = operatorNamespace;
   }
 
-  /** True when a write of `kind` in `namespace` was already refused this pass. */
-  blocked(kind: string, namespace: string | undefined): boolean {
-    const role = roleOfKind(kind);
+  /** True when a write needing the same role as `kind`/`name` in `namespace` was already refused this pass. */
+  blocked(kind: string, name: string, namespace: string | undefined): boolean {
+    const role = roleOfObject(kind, name);
     return role !== undefined && namespace !== undefined && this.#missing.has(`${role.clusterRole}/${namespace}`);
   }
 
-  /** Notes a 403 on a write of `kind` in `namespace`; false when no namespace role grants that kind. */
-  refused(kind: string, namespace: string | undefined): boolean {
-    const role = roleOfKind(kind);
+  /** Notes a 403 on a write of `kind`/`name` in `namespace`; false when no namespace role grants that write. */
+  refused(kind: string, name: string, namespace: string | undefined): boolean {
+    const role = roleOfObject(kind, name);
     if (role === undefined || namespace === undefined) return false;
     this.#missing.set(`${role.clusterRole}/${namespace}`, {
       namespace,

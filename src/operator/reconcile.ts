@@ -153,10 +153,10 @@ export class Reconciler {
       op: string,
       kind: string,
       write: () => Promise<boolean>,
-      namespace?: string,
+      target?: { readonly namespace?: string | undefined; readonly name: string },
     ): Promise<void> => {
       // One refusal per namespace and role is enough: the rest waits for the binding (and the retry).
-      if (bindings.blocked(kind, namespace)) return;
+      if (target !== undefined && bindings.blocked(kind, target.name, target.namespace)) return;
       try {
         if (await write()) {
           this.#o.metrics.inc("oooi_writes_total", { op, kind });
@@ -168,8 +168,8 @@ export class Reconciler {
       } catch (e) {
         if (e instanceof NotLeaderError || isTransport(e)) throw e;
         this.#o.metrics.inc("oooi_write_errors_total", { op, kind });
-        if (statusCode(e) === 403 && bindings.refused(kind, namespace))
-          this.#o.logger.warn({ op, kind, namespace }, "write refused: the namespace lacks its RoleBinding");
+        if (statusCode(e) === 403 && target !== undefined && bindings.refused(kind, target.name, target.namespace))
+          this.#o.logger.warn({ op, kind, ...target }, "write refused: the namespace lacks its RoleBinding");
         else this.#o.logger.warn({ op, kind, err: (e as Error).message }, "write failed; retrying later");
         failures.push(e);
       }
@@ -186,8 +186,7 @@ export class Reconciler {
 
     // 2. Each Infra's namespaced objects, in apply order.
     for (const infra of desired.infras) {
-      for (const o of infra.objects)
-        await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata.namespace);
+      for (const o of infra.objects) await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
     }
 
     // 3. Cross-namespace objects, except those still needed by an Infra that lost its topology.
@@ -197,7 +196,7 @@ export class Reconciler {
       const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
       const wanted = new Set(attachmentsOf(o));
       if (attachmentsOf(live).some((a) => held.has(a) && !wanted.has(a))) continue;
-      await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata.namespace);
+      await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
     }
 
     // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
@@ -225,7 +224,7 @@ export class Reconciler {
           "delete",
           k.kind,
           () => this.#delete(k.apiVersion, k.plural, k.kind, m.namespace ?? "", m.name ?? ""),
-          m.namespace,
+          { namespace: m.namespace, name: m.name ?? "" },
         );
       }
     }

@@ -228,13 +228,13 @@ const ROWS: readonly AccessRow[] = [
     allowed: false,
   },
   {
-    name: "its NetworkPolicy in the Infra's namespace",
+    name: "the proxy's own NetworkPolicy in the Infra's namespace",
     verb: "create",
     group: "networking.k8s.io",
     resource: "networkpolicies",
     namespace: "clusters",
-    resourceName: "allow-infrastructure",
-    allowed: false,
+    resourceName: "tenant-vlan-proxy",
+    allowed: true,
   },
   { name: "delete a namespace", verb: "delete", resource: "namespaces", resourceName: "clusters", allowed: false },
   { name: "patch a node", verb: "patch", resource: "nodes", resourceName: "n1", allowed: false },
@@ -336,7 +336,14 @@ describe.skipIf(KUBE_SKIP !== undefined)("deploy/rbac on a real API server", () 
               infraComponents: {
                 dhcp: { serverIP: "127.0.9.2", rangeStart: "127.0.9.100", rangeEnd: "127.0.9.199" },
                 dns: { serverIP: "127.0.9.3" },
-                proxy: { serverIP: "127.0.9.4" },
+                proxy: {
+                  serverIP: "127.0.9.4",
+                  internalClients: {
+                    namespaceSelector: {
+                      matchExpressions: [{ key: "tier", operator: "In", values: ["platform"] }],
+                    },
+                  },
+                },
               },
             },
           },
@@ -372,6 +379,17 @@ describe.skipIf(KUBE_SKIP !== undefined)("deploy/rbac on a real API server", () 
         expect(await deployments("unbound")).toEqual(["lonely-dhcp", "lonely-dns", "lonely-proxy"]);
         expect(await degraded()).toMatchObject({ status: "False" });
       }, 60_000);
+      // The real API server took the proxy's policy as generated: only the selected namespaces come in.
+      const policy = await kube().must<{ spec: Record<string, unknown> }>(
+        "GET",
+        "/apis/networking.k8s.io/v1/namespaces/unbound/networkpolicies/lonely-proxy",
+      );
+      expect(policy.spec["ingress"]).toEqual([
+        {
+          from: [{ namespaceSelector: { matchExpressions: [{ key: "tier", operator: "In", values: ["platform"] }] } }],
+          ports: [443, 6443, 80].map((port) => ({ protocol: "TCP", port })),
+        },
+      ]);
     }, 180_000);
   });
 });

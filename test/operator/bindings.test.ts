@@ -1,10 +1,10 @@
 // Write refusals → missing RoleBindings and the conditions that name them (src/operator/bindings.ts,
 // infraConditions' missingBinding). The real API server's side is test/kube/rbac.test.ts.
 import { describe, expect, it } from "vitest";
-import { MissingBindings, roleOfKind } from "../../src/operator/bindings.js";
+import { MissingBindings, roleOfObject } from "../../src/operator/bindings.js";
 import { infraConditions, missingBindingMessage } from "../../src/operator/conditions.js";
 
-describe("roleOfKind: which namespace role grants writing a kind", () => {
+describe("roleOfObject: which namespace role grants writing a kind", () => {
   it.each([
     ["Deployment", "oooi-workloads"],
     ["ServiceAccount", "oooi-workloads"],
@@ -12,29 +12,34 @@ describe("roleOfKind: which namespace role grants writing a kind", () => {
     ["Service", "oooi-workloads"],
     ["PersistentVolumeClaim", "oooi-workloads"],
     ["NetworkAttachmentDefinition", "oooi-workloads"],
-    ["NetworkPolicy", "oooi-network-policy"],
+    // The proxy's own policy is written where the Infra lives.
+    ["NetworkPolicy", "oooi-workloads"],
     // The child CRs are oooi's own kinds, written cluster-wide.
     ["DHCPServer", undefined],
     ["ProxyServer", undefined],
     ["NoSuchKind", undefined],
   ])("%s → %s", (kind, role) => {
-    expect(roleOfKind(kind)?.clusterRole).toBe(role);
+    expect(roleOfObject(kind, "tenant-proxy")?.clusterRole).toBe(role);
   });
 });
 
 describe("MissingBindings", () => {
+  it("allow-infrastructure, the one policy oooi-network-policy names, is that role's", () => {
+    expect(roleOfObject("NetworkPolicy", "allow-infrastructure")?.clusterRole).toBe("oooi-network-policy");
+  });
+
   it("a refusal blocks the role's other writes in that namespace only, and gives the command", () => {
     const b = new MissingBindings("oooi-system");
-    expect(b.blocked("Deployment", "a")).toBe(false);
-    expect(b.refused("Deployment", "a")).toBe(true);
-    expect(b.blocked("ConfigMap", "a")).toBe(true);
-    expect(b.blocked("ConfigMap", "b")).toBe(false);
-    expect(b.blocked("NetworkPolicy", "a")).toBe(false);
-    expect(b.blocked("DHCPServer", "a")).toBe(false);
+    expect(b.blocked("Deployment", "x", "a")).toBe(false);
+    expect(b.refused("Deployment", "x", "a")).toBe(true);
+    expect(b.blocked("ConfigMap", "x", "a")).toBe(true);
+    expect(b.blocked("ConfigMap", "x", "b")).toBe(false);
+    expect(b.blocked("NetworkPolicy", "allow-infrastructure", "a")).toBe(false);
+    expect(b.blocked("DHCPServer", "x", "a")).toBe(false);
     expect(b.list()).toEqual([
       {
         namespace: "a",
-        role: roleOfKind("Deployment"),
+        role: roleOfObject("Deployment", "x"),
         command:
           "kubectl create rolebinding oooi-workloads --clusterrole=oooi-workloads --serviceaccount=oooi-system:oooi-operator -n a",
       },
@@ -43,16 +48,16 @@ describe("MissingBindings", () => {
 
   it("a refusal of a kind no namespace role grants is not a missing binding", () => {
     const b = new MissingBindings("oooi-system");
-    expect(b.refused("DHCPServer", "a")).toBe(false);
-    expect(b.refused("Deployment", undefined)).toBe(false);
+    expect(b.refused("DHCPServer", "x", "a")).toBe(false);
+    expect(b.refused("Deployment", "x", undefined)).toBe(false);
     expect(b.list()).toEqual([]);
   });
 
   it("lists by role, then namespace", () => {
     const b = new MissingBindings("ops");
-    b.refused("NetworkPolicy", "cp-b");
-    b.refused("Service", "z");
-    b.refused("NetworkPolicy", "cp-a");
+    b.refused("NetworkPolicy", "allow-infrastructure", "cp-b");
+    b.refused("Service", "x", "z");
+    b.refused("NetworkPolicy", "allow-infrastructure", "cp-a");
     expect(b.list().map((m) => `${m.role.clusterRole} ${m.namespace}`)).toEqual([
       "oooi-network-policy cp-a",
       "oooi-network-policy cp-b",

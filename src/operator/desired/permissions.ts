@@ -160,6 +160,12 @@ export const WORKLOAD_PERMISSIONS: readonly Permission[] = [
     why: "per-component static-IPAM NADs",
   },
   {
+    apiGroup: "networking.k8s.io",
+    resources: ["networkpolicies"],
+    verbs: APPLY_BY_NAME,
+    why: "each proxy's own <infra>-proxy policy (its name follows the Infra's, so RBAC cannot list it)",
+  },
+  {
     apiGroup: "",
     resources: ["secrets"],
     verbs: ["get"],
@@ -203,11 +209,25 @@ export const NETWORK_POLICY_ROLE: NamespaceRole = {
 };
 export const NAMESPACE_ROLES: readonly NamespaceRole[] = [WORKLOADS_ROLE, NETWORK_POLICY_ROLE];
 
-/** The namespace role that lets the operator `verb` `resource` of `apiGroup`, if any. */
-export function namespaceRoleFor(apiGroup: string, resource: string, verb: string): NamespaceRole | undefined {
-  return NAMESPACE_ROLES.find((r) =>
-    r.permissions.some((p) => p.apiGroup === apiGroup && p.resources.includes(resource) && p.verbs.includes(verb)),
-  );
+/**
+ * The namespace role that lets the operator `verb` the object `name` of `resource` in `apiGroup`,
+ * if any: one whose rule names it, else one whose rule is for any name.
+ */
+export function namespaceRoleFor(
+  apiGroup: string,
+  resource: string,
+  verb: string,
+  name: string,
+): NamespaceRole | undefined {
+  const grants = (r: NamespaceRole, named: boolean) =>
+    r.permissions.some(
+      (p) =>
+        p.apiGroup === apiGroup &&
+        p.resources.includes(resource) &&
+        p.verbs.includes(verb) &&
+        (named ? (p.resourceNames ?? []).includes(name) : p.resourceNames === undefined),
+    );
+  return NAMESPACE_ROLES.find((r) => grants(r, true)) ?? NAMESPACE_ROLES.find((r) => grants(r, false));
 }
 
 /** The command that binds `role` to the operator's ServiceAccount in `namespace`. */

@@ -111,6 +111,7 @@ const FULL = (ns: string, i: string, nad = true): string[] => [
   `DHCPServer.hostedcluster.densityops.com/${ns}/${i}-dhcp`,
   `DNSServer.hostedcluster.densityops.com/${ns}/${i}-dns`,
   `ProxyServer.hostedcluster.densityops.com/${ns}/${i}-proxy`,
+  `NetworkPolicy.networking.k8s.io/${ns}/${i}-proxy`,
   `Service/${ns}/${i}-dns`,
   `Service/${ns}/${i}-proxy`,
   `Deployment.apps/${ns}/${i}-dhcp`,
