@@ -454,7 +454,7 @@ describe("workloads", () => {
     expect(coredns["readinessProbe"]).toMatchObject({ httpGet: { path: "/ready", port: 8181 } });
     const cm = find(d, "ConfigMap/clusters/vlan100-dns");
     expect(cm["data"]).toEqual(renderAll(one).infras[0]?.coreDns);
-    expect(String(at(cm, "data", "Corefile"))).toContain("health :8080");
+    expect(String(at(cm, "data", "Corefile"))).toContain("health {$POD_IP}:8080");
   });
 
   // Issue 18: the live config moved from an emptyDir to the PVC, seeded only when none persisted.
