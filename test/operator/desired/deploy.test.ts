@@ -17,6 +17,8 @@ import {
   policyRules,
   WORKLOADS_ROLE,
 } from "../../../src/operator/desired/permissions.js";
+import { KEA_CAPABILITIES, KEA_SCC, keaSccYaml } from "../../../src/operator/desired/scc.js";
+import { keaWorkload } from "../../../src/operator/desired/kea.js";
 import { XDS_PORT, XDS_SERVICE } from "../../../src/operator/desired/settings.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -40,6 +42,7 @@ describe("deploy/rbac", () => {
     ["rbac/leader_election_role.yaml", leaderElectionRoleYaml()],
     ["rbac/workloads_cluster_role.yaml", clusterRoleYaml(WORKLOADS_ROLE)],
     ["rbac/network_policy_cluster_role.yaml", clusterRoleYaml(NETWORK_POLICY_ROLE)],
+    ["openshift/kea_scc.yaml", keaSccYaml()],
   ];
 
   it.each(generated)("%s equals its generator", (file, text) => {
@@ -124,6 +127,71 @@ describe("deploy/rbac", () => {
     expect(
       (at(role, "rules") as Json[]).find((r) => (r["resources"] as string[]).includes("infras/finalizers"))?.["verbs"],
     ).toEqual(["update"]);
+  });
+});
+
+describe("deploy/openshift: Kea's SCC", () => {
+  it("allows uid 0 and NET_RAW/NET_BIND_SERVICE, and nothing restricted-v2 forbids besides", () => {
+    expect(KEA_SCC).toMatchObject({
+      allowPrivilegedContainer: false,
+      allowPrivilegeEscalation: false,
+      allowHostDirVolumePlugin: false,
+      allowHostIPC: false,
+      allowHostNetwork: false,
+      allowHostPID: false,
+      allowHostPorts: false,
+      requiredDropCapabilities: ["ALL"],
+      allowedCapabilities: ["NET_BIND_SERVICE", "NET_RAW"],
+      runAsUser: { type: "RunAsAny" },
+      seccompProfiles: ["runtime/default"],
+    });
+    expect(KEA_SCC.volumes).not.toContain("hostPath");
+    expect(KEA_SCC.volumes).not.toContain("*");
+  });
+
+  it("admits the generated Kea pod: capabilities, volumes, no escalation", () => {
+    const owner = {
+      apiVersion: "x/v1",
+      kind: "Infra",
+      name: "i",
+      uid: "u",
+      controller: true,
+      blockOwnerDeletion: true,
+    } as const;
+    const objects = keaWorkload({
+      infraName: "i",
+      namespace: "ns",
+      labels: {},
+      podLabels: {},
+      networksAnnotation: "[]",
+      owner,
+      node: "ns/i-dhcp",
+      xdsAddress: "x:1",
+      keaImage: "kea",
+      agentImage: "oooi",
+      hooksDirectory: "/hooks",
+      interfaceName: "net1",
+      leaseStorage: "1Gi",
+      leaseStorageClass: undefined,
+    });
+    const pod = at(
+      objects.find((o) => o.kind === "Deployment"),
+      "spec",
+      "template",
+      "spec",
+    ) as Json;
+    const containers = [...(pod["initContainers"] as Json[]), ...(pod["containers"] as Json[])];
+    for (const c of containers) {
+      const sc = c["securityContext"] as Json;
+      expect(sc["allowPrivilegeEscalation"], String(c["name"])).toBe(false);
+      expect(at(sc, "capabilities", "drop"), String(c["name"])).toEqual(["ALL"]);
+      for (const cap of (at(sc, "capabilities", "add") as string[] | undefined) ?? [])
+        expect(KEA_CAPABILITIES as readonly string[]).toContain(cap);
+    }
+    for (const v of pod["volumes"] as Json[]) {
+      const kind = Object.keys(v).find((k) => k !== "name") ?? "";
+      expect(KEA_SCC.volumes as readonly string[], kind).toContain(kind);
+    }
   });
 });
 
