@@ -174,6 +174,36 @@ export const ExternalServiceConfig = obj({
   ),
 });
 
+/** metav1.LabelSelector: matchLabels and matchExpressions are ANDed; `{}` selects everything. */
+const labelSelector = (description: string) =>
+  obj(
+    {
+      matchLabels: opt(stringMap("Labels the object must carry, each with this value.")),
+      matchExpressions: opt(
+        Type.Array(
+          obj({
+            key: Type.String({ minLength: 1 }),
+            operator: Type.Union(
+              [Type.Literal("In"), Type.Literal("NotIn"), Type.Literal("Exists"), Type.Literal("DoesNotExist")],
+              { description: "In/NotIn need values; Exists/DoesNotExist take none." },
+            ),
+            values: opt(Type.Array(Type.String())),
+          }),
+        ),
+      ),
+    },
+    description,
+  );
+
+export const InternalClientsConfig = obj({
+  namespaceSelector: opt(
+    labelSelector(
+      "Namespaces whose pods may reach the proxy on the pod network (internalProxyService), as a label selector. Unset: none may; {}: every namespace.",
+    ),
+  ),
+});
+export type LabelSelector = NonNullable<Static<typeof InternalClientsConfig>["namespaceSelector"]>;
+
 export const ProxyConfig = obj(
   {
     enabled: opt(Type.Boolean({ default: true, description: "Deploy the Envoy TLS-passthrough SNI proxy." })),
@@ -183,6 +213,10 @@ export const ProxyConfig = obj(
         description:
           "ClusterIP, or svc.ns[.svc.cluster.local], of the proxy Service on the pod network; published in the default DNS view.",
       }),
+    ),
+    internalClients: section(
+      InternalClientsConfig.properties,
+      "Who may reach the proxy on the pod network; VLAN clients are not affected.",
     ),
     proxyImage: opt(Type.String({ description: "Envoy container image." })),
     managerImage: opt(Type.String({ description: "oooi image." })),

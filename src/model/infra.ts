@@ -4,7 +4,10 @@ import type { Service } from "../api/external.js";
 import { parseDurationSeconds } from "./duration.js";
 import { cidrContains, formatIPv4, isHostAddress, parseCidr, parseIPv4, type Cidr } from "./ipv4.js";
 import type { ObjectProblems, Problems } from "./problems.js";
+import { selectorErrors } from "./selector.js";
 import type { ObjectRef } from "./types.js";
+
+type ProxySpec = NonNullable<NonNullable<Infra["spec"]["infraComponents"]>["proxy"]>;
 
 export const RESOLV_CONF = "resolv.conf";
 
@@ -160,6 +163,8 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
     internalIP = resolveInternalProxy(ips, infra.metadata.namespace, cidr, services, p);
   }
 
+  checkInternalClients(comps.proxy, proxyOn, p);
+
   if (p.hasErrors) return undefined;
   return {
     ref,
@@ -250,6 +255,28 @@ function resolveUpstreams(entries: readonly string[], p: ObjectProblems): readon
     p.error(F.dnsServers, "InvalidSpec", `"resolv.conf" cannot be mixed with explicit resolvers (${ips.join(", ")})`);
   }
   return ips.length === 0 ? RESOLV_CONF : ips;
+}
+
+/**
+ * `internalClients.namespaceSelector`: who may reach the proxy on the pod network. Unset means
+ * nobody (the generated NetworkPolicy admits no pod), which makes an internalProxyService useless:
+ * say so rather than leave the pods wondering.
+ */
+function checkInternalClients(proxy: ProxySpec | undefined, proxyOn: boolean, p: ObjectProblems): void {
+  if (!proxyOn) return;
+  const field = `${F.proxy}.internalClients.namespaceSelector`;
+  const selector = proxy?.internalClients?.namespaceSelector;
+  if (selector === undefined) {
+    const ips = proxy?.internalProxyService;
+    if (ips !== undefined && ips !== "")
+      p.warning(
+        field,
+        "NoInternalClients",
+        `internalProxyService is set, but no namespace may reach the proxy on the pod network; set ${field} to the labels of the client namespaces`,
+      );
+    return;
+  }
+  for (const e of selectorErrors(selector)) p.error(`${field}.${e.field}`, "InvalidSpec", e.message);
 }
 
 /** `internalProxyService`: a ClusterIP, or svc[.ns[.svc[.cluster.local]]] resolved to the Service's ClusterIP. */

@@ -107,6 +107,7 @@ export type ProblemReason =
   | "InvalidConfiguration"
   | "InvalidAddressRange"
   | "NoResolverAdvertised"
+  | "NoInternalClients"
   | "ServicePortMismatch"
   | "AppsIngressWithoutIP"
   | "AppsIngressByHostname"

@@ -65,27 +65,47 @@ export const fit = (message: string, max = 32_000): string =>
   message.length > max ? `${message.slice(0, max)}…` : message;
 
 /**
+ * The API server refused the operator's writes in the object's namespace: the RoleBinding a
+ * platform engineer creates is missing (src/operator/desired/permissions.ts NAMESPACE_ROLES).
+ */
+export const MISSING_BINDING_REASON = "MissingNamespaceBinding";
+
+/** Ready=False/Degraded=True text for missing RoleBindings, each with the command that creates it. */
+export function missingBindingMessage(what: string, commands: readonly string[]): string {
+  return fit(
+    `the operator may not write ${what} (its RoleBinding is missing; nothing there is changed until it exists): ${commands.join("; ")}`,
+  );
+}
+
+/**
  * An Infra's conditions. `model` is Ready from its problems; `hasError` says one of them is an
- * error (the Infra is not served as written); `components` is undefined when it has no topology.
+ * error (the Infra is not served as written); `components` is undefined when it has no topology;
+ * `missingBinding` is a missingBindingMessage when the Infra's namespace refused the operator's writes.
  */
 export function infraConditions(
   model: ReadyCondition,
   hasError: boolean,
   components: readonly ComponentReadiness[] | undefined,
+  missingBinding?: string,
 ): ConditionSpec[] {
   const all = components ?? [];
   const waiting = all.filter((c) => c.reason !== "Serving");
   const listed = (cs: readonly ComponentReadiness[]) => cs.map((c) => `${c.component}: ${c.why}`).join("; ");
   const ready: ConditionSpec =
-    model.status === "True" && waiting.length > 0
-      ? { type: "Ready", status: "False", reason: "ComponentsNotReady", message: listed(waiting) }
-      : { ...model, message: fit(model.message) };
+    model.status === "True" && missingBinding !== undefined
+      ? { type: "Ready", status: "False", reason: MISSING_BINDING_REASON, message: missingBinding }
+      : model.status === "True" && waiting.length > 0
+        ? { type: "Ready", status: "False", reason: "ComponentsNotReady", message: listed(waiting) }
+        : { ...model, message: fit(model.message) };
   const rejected = all.filter((c) => c.reason === "ConfigurationRejected");
-  const degraded: ConditionSpec = hasError
-    ? { type: "Degraded", status: "True", reason: model.reason, message: fit(model.message) }
-    : rejected.length > 0
-      ? { type: "Degraded", status: "True", reason: "ConfigurationRejected", message: fit(listed(rejected)) }
-      : { type: "Degraded", status: "False", reason: "AsExpected", message: "" };
+  const degraded: ConditionSpec =
+    missingBinding !== undefined
+      ? { type: "Degraded", status: "True", reason: MISSING_BINDING_REASON, message: missingBinding }
+      : hasError
+        ? { type: "Degraded", status: "True", reason: model.reason, message: fit(model.message) }
+        : rejected.length > 0
+          ? { type: "Degraded", status: "True", reason: "ConfigurationRejected", message: fit(listed(rejected)) }
+          : { type: "Degraded", status: "False", reason: "AsExpected", message: "" };
   const moving = all.filter((c) => PROGRESSING.has(c.reason));
   const progressing: ConditionSpec =
     moving.length > 0

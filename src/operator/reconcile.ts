@@ -10,6 +10,7 @@ import type { Observed } from "../watchers/kube/observed.js";
 import { apiPrefix, type ResourceName } from "../watchers/kube/resources.js";
 import { statusCode, type KubeObject, type KubeRest } from "../watchers/kube/rest.js";
 import { applyBody, desiredHash, holdsManagedFields, observedHash } from "./applied.js";
+import { MissingBindings } from "./bindings.js";
 import type { DataPlaneView } from "./dataplane.js";
 import type { DnsServingView } from "./dns-serving.js";
 import { desiredState, type DesiredState } from "./desired/index.js";
@@ -155,7 +156,15 @@ export class Reconciler {
     });
     const failures: unknown[] = [];
     const counts = { applied: 0, deleted: 0, finalizers: 0, statuses: 0 };
-    const attempt = async (op: string, kind: string, write: () => Promise<boolean>): Promise<void> => {
+    const bindings = new MissingBindings(this.#o.settings.namespace);
+    const attempt = async (
+      op: string,
+      kind: string,
+      write: () => Promise<boolean>,
+      target?: { readonly namespace?: string | undefined; readonly name: string },
+    ): Promise<void> => {
+      // One refusal per namespace and role is enough: the rest waits for the binding (and the retry).
+      if (target !== undefined && bindings.blocked(kind, target.name, target.namespace)) return;
       try {
         if (await write()) {
           this.#o.metrics.inc("oooi_writes_total", { op, kind });
@@ -167,7 +176,9 @@ export class Reconciler {
       } catch (e) {
         if (e instanceof NotLeaderError || isTransport(e)) throw e;
         this.#o.metrics.inc("oooi_write_errors_total", { op, kind });
-        this.#o.logger.warn({ op, kind, err: (e as Error).message }, "write failed; retrying later");
+        if (statusCode(e) === 403 && target !== undefined && bindings.refused(kind, target.name, target.namespace))
+          this.#o.logger.warn({ op, kind, ...target }, "write refused: the namespace lacks its RoleBinding");
+        else this.#o.logger.warn({ op, kind, err: (e as Error).message }, "write failed; retrying later");
         failures.push(e);
       }
     };
@@ -183,7 +194,7 @@ export class Reconciler {
 
     // 2. Each Infra's namespaced objects, in apply order.
     for (const infra of desired.infras) {
-      for (const o of infra.objects) await attempt("apply", o.kind, () => this.#apply(o, observed));
+      for (const o of infra.objects) await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
     }
 
     // 3. Cross-namespace objects, except those still needed by an Infra that lost its topology.
@@ -193,7 +204,7 @@ export class Reconciler {
       const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
       const wanted = new Set(attachmentsOf(o));
       if (attachmentsOf(live).some((a) => held.has(a) && !wanted.has(a))) continue;
-      await attempt("apply", o.kind, () => this.#apply(o, observed));
+      await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
     }
 
     // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
@@ -217,8 +228,11 @@ export class Reconciler {
           ? !listsHeld(live)
           : infra !== undefined && infraKeys.has(`${m.namespace ?? ""}/${infra}`);
         if (!prunable) continue;
-        await attempt("delete", k.kind, () =>
-          this.#delete(k.apiVersion, k.plural, k.kind, m.namespace ?? "", m.name ?? ""),
+        await attempt(
+          "delete",
+          k.kind,
+          () => this.#delete(k.apiVersion, k.plural, k.kind, m.namespace ?? "", m.name ?? ""),
+          { namespace: m.namespace, name: m.name ?? "" },
         );
       }
     }
@@ -246,6 +260,7 @@ export class Reconciler {
       desired,
       dataPlane: this.#o.dataPlane,
       ...(this.#o.dnsServing === undefined ? {} : { dnsServing: this.#o.dnsServing }),
+      missingBindings: bindings.list(),
       now,
       unobservedStatus: (k) =>
         unobservedWrite(this.#applied.get(`status:${keyOf(k.kind, k.namespace, k.name)}`), k.resourceVersion),

@@ -19,6 +19,8 @@ import {
   conditionEvents,
   fit,
   infraConditions,
+  MISSING_BINDING_REASON,
+  missingBindingMessage,
   nackEvent,
   sortConditions,
   withTransitionTimes,
@@ -32,6 +34,9 @@ import type { DataPlaneView } from "./dataplane.js";
 import type { DnsServingView } from "./dns-serving.js";
 import { canonicalJson, COMPONENT_LABEL, type DesiredObject } from "./desired/objects.js";
 import type { DesiredState } from "./desired/index.js";
+import { NETWORK_POLICY_ROLE, WORKLOADS_ROLE, type NamespaceRole } from "./desired/permissions.js";
+import { NETWORK_POLICY_NAME } from "./desired/policy.js";
+import type { MissingBinding } from "./bindings.js";
 
 /** The status one object should have, and whether it already has it. */
 export interface StatusUpdate {
@@ -56,6 +61,8 @@ export interface StatusInput {
   readonly dataPlane: DataPlaneView;
   /** CoreDNS answers with the current zones (src/operator/dns-serving.ts); without it, the ConfigMap's content is enough. */
   readonly dnsServing?: DnsServingView;
+  /** Namespaces that refused the operator's writes this pass for want of a RoleBinding. */
+  readonly missingBindings?: readonly MissingBinding[];
   /** Clock time (ms) for new transitions. */
   readonly now: number;
   /**
@@ -159,10 +166,28 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
         );
       }
       const hasError = problems.some((p) => p.severity === "error");
-      conditions = infraConditions(readyCondition(problems), hasError, components);
+      const unbound = missing(input.missingBindings, WORKLOADS_ROLE, entry.namespace);
+      conditions = infraConditions(
+        readyCondition(problems),
+        hasError,
+        components,
+        unbound === undefined
+          ? undefined
+          : missingBindingMessage(`its workloads in namespace ${entry.namespace}`, unbound),
+      );
     } else if (entry.kind === "InfraClusterAttachment") {
       fields["domain"] = entry.status["domain"];
       fields["controlPlaneNamespace"] = entry.status["controlPlaneNamespace"];
+      const cp = entry.status["controlPlaneNamespace"];
+      const unbound = typeof cp === "string" ? missing(input.missingBindings, NETWORK_POLICY_ROLE, cp) : undefined;
+      if (unbound !== undefined) {
+        ready = {
+          type: "Ready",
+          status: "False",
+          reason: MISSING_BINDING_REASON,
+          message: missingBindingMessage(`NetworkPolicy ${NETWORK_POLICY_NAME} in namespace ${String(cp)}`, unbound),
+        };
+      }
     } else if (entry.kind === "ProxyServer" || entry.kind === "DHCPServer") {
       const node = `${entry.namespace}/${entry.name}`;
       const nack = input.dataPlane.lastNack(node);
@@ -213,6 +238,16 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
     });
   }
   return out;
+}
+
+/** The commands creating `role`'s missing binding in `namespace`, or undefined when it is not missing. */
+function missing(
+  bindings: readonly MissingBinding[] | undefined,
+  role: NamespaceRole,
+  namespace: string,
+): string[] | undefined {
+  const commands = (bindings ?? []).filter((b) => b.role === role && b.namespace === namespace).map((b) => b.command);
+  return commands.length === 0 ? undefined : commands;
 }
 
 /** The status apply configuration for one update. */

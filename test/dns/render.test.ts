@@ -21,8 +21,8 @@ describe("renderCoreDns: single cluster", () => {
     expect(files.Corefile).toBe(`.:53 {
     errors
     log
-    health :8080
-    ready :8181
+    health {$POD_IP}:8080
+    ready {$POD_IP}:8181
     reload 5s
     cache 30
     forward . 198.51.100.53 198.51.100.54

@@ -191,7 +191,10 @@ describe.skipIf(KUBE_SKIP !== undefined)("apps ingress against a management and 
         : o,
     );
     await mgmt.mustKubectl(["apply", "--server-side", "-f", "-"], list(objects));
-    const token = await operatorToken(mgmt);
+    const token = await operatorToken(mgmt, {
+      infraNamespaces: ["clusters"],
+      controlPlaneNamespaces: ["clusters-alpha", "clusters-typo"],
+    });
     const cache = new SnapshotCache();
     cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
     xds = await startXdsServer({

@@ -6,6 +6,12 @@ import { foreignCrds } from "../support/kube/foreign-crds.js";
 import { afterAll, beforeAll } from "vitest";
 import { KubeCluster, type KubeClusterOptions } from "../support/kube/cluster.js";
 import { INFRA_NAD } from "../operator/support.js";
+import {
+  bindingCommand,
+  NETWORK_POLICY_ROLE,
+  WORKLOADS_ROLE,
+  type NamespaceRole,
+} from "../../src/operator/desired/permissions.js";
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const GROUP_PATH = "/apis/hostedcluster.densityops.com/v1alpha1";
@@ -36,10 +42,37 @@ export async function seedExample(cluster: KubeCluster): Promise<void> {
   await cluster.mustKubectl(["apply", "--server-side", "-f", "-"], list([INFRA_NAD]));
 }
 
-/** Applies deploy/rbac and returns a token of its ServiceAccount (TokenRequest API). */
-export async function operatorToken(cluster: KubeCluster): Promise<string> {
+/** Where the platform engineer bound the namespace roles (permissions.ts NAMESPACE_ROLES). */
+export interface Bindings {
+  /** Namespaces holding an Infra: `oooi-workloads`. */
+  readonly infraNamespaces: readonly string[];
+  /** Control-plane namespaces: `oooi-network-policy`. */
+  readonly controlPlaneNamespaces: readonly string[];
+}
+
+/** The example's namespaces. */
+export const EXAMPLE_BINDINGS: Bindings = {
+  infraNamespaces: ["clusters"],
+  controlPlaneNamespaces: ["clusters-alpha", "clusters-beta"],
+};
+
+/** Runs the very command a MissingNamespaceBinding condition gives (bindingCommand), namespaces created first. */
+export async function bindNamespace(cluster: KubeCluster, role: NamespaceRole, namespace: string): Promise<void> {
+  await createNamespaces(cluster, [namespace]);
+  const [kubectl, ...args] = bindingCommand(role, namespace, "oooi-system").split(" ");
+  if (kubectl !== "kubectl") throw new Error(`not a kubectl command: ${kubectl ?? ""}`);
+  await cluster.mustKubectl(args);
+}
+
+/**
+ * Applies deploy/rbac, binds its namespace roles as the README tells the platform engineer to, and
+ * returns a token of its ServiceAccount (TokenRequest API).
+ */
+export async function operatorToken(cluster: KubeCluster, bindings: Bindings = EXAMPLE_BINDINGS): Promise<string> {
   await createNamespaces(cluster, ["oooi-system"]);
   await cluster.mustKubectl(["apply", "--server-side", "-k", `${REPO}deploy/rbac`]);
+  for (const ns of bindings.infraNamespaces) await bindNamespace(cluster, WORKLOADS_ROLE, ns);
+  for (const ns of bindings.controlPlaneNamespaces) await bindNamespace(cluster, NETWORK_POLICY_ROLE, ns);
   const tr = await cluster.must<{ status?: { token?: string } }>(
     "POST",
     "/api/v1/namespaces/oooi-system/serviceaccounts/oooi-operator/token",

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { API_VERSION } from "../../src/api/schema.js";
 import { desiredState } from "../../src/operator/desired/index.js";
 import { ATTACHMENT_FINALIZER, ATTACHMENTS_ANNOTATION } from "../../src/operator/desired/objects.js";
-import { LEADER_ELECTION_PERMISSIONS, OPERATOR_PERMISSIONS } from "../../src/operator/desired/permissions.js";
+import { allPermissions } from "../../src/operator/desired/permissions.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
 import { APPLIED_HASH_ANNOTATION, desiredHash } from "../../src/operator/applied.js";
 import { eventually, type FakeApiServer } from "../support/fake-apiserver/index.js";
@@ -146,7 +146,7 @@ describe("operator against the fake API server", () => {
     });
 
     // Every request the operator made is granted by the generated RBAC.
-    const grants = [...OPERATOR_PERMISSIONS, ...LEADER_ELECTION_PERMISSIONS];
+    const grants = allPermissions();
     const seen = new Set<string>();
     for (const r of f.requests.all()) {
       if (r.verb === "discovery" || r.resource === undefined) continue;

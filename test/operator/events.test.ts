@@ -3,7 +3,7 @@
 // only requests the generated RBAC grants, and oooi_object_ready per object on /metrics.
 import { afterEach, describe, expect, it } from "vitest";
 import { API_VERSION } from "../../src/api/schema.js";
-import { LEADER_ELECTION_PERMISSIONS, OPERATOR_PERMISSIONS } from "../../src/operator/desired/permissions.js";
+import { allPermissions } from "../../src/operator/desired/permissions.js";
 import { EVENT_SOURCE } from "../../src/operator/events.js";
 import { eventually, type FakeApiServer } from "../support/fake-apiserver/index.js";
 import { markDeploymentsAvailable, seededFake, startOperator, stored, storedList } from "./support.js";
@@ -149,7 +149,7 @@ describe("conditions and Events", () => {
     ).toEqual([]);
 
     // Every request is granted by the generated RBAC, the Event ones included.
-    const grants = [...OPERATOR_PERMISSIONS, ...LEADER_ELECTION_PERMISSIONS];
+    const grants = allPermissions();
     const eventVerbs = new Set<string>();
     for (const r of f.requests.all()) {
       if (r.verb === "discovery" || r.resource === undefined) continue;

@@ -43,7 +43,13 @@ export function infra(name = "vlan100", spec: DeepPartial<Infra["spec"]> = {}, n
     infraComponents: {
       dhcp: { serverIP: "192.0.2.2", rangeStart: "192.0.2.100", rangeEnd: "192.0.2.199" },
       dns: { serverIP: "192.0.2.3" },
-      proxy: { serverIP: "192.0.2.4", internalProxyService: "10.96.0.44" },
+      proxy: {
+        serverIP: "192.0.2.4",
+        internalProxyService: "10.96.0.44",
+        internalClients: {
+          namespaceSelector: { matchLabels: { "hostedcluster.densityops.com/internal-client": "true" } },
+        },
+      },
     },
   };
   return decoded(

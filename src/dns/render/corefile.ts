@@ -44,10 +44,17 @@ export interface CorefileSettings {
 export const RESOLV_CONF = "/etc/resolv.conf";
 /** The DNS port every block listens on. */
 export const DNS_PORT = 53;
+/**
+ * Environment variable holding the pod's own address (the downward API's status.podIP). The
+ * health and ready endpoints bind to it, so they listen on the pod network only, never on the
+ * VLAN interface; CoreDNS substitutes `{$VAR}` in the Corefile (coredns.io/manual "Environment
+ * Variables"). Unset (outside a pod) it is empty, and the plugins bind every address as before.
+ */
+export const POD_IP_ENV = "POD_IP";
 /** Liveness endpoint of the CoreDNS process (health plugin). */
-export const HEALTH_ADDRESS = ":8080";
+export const HEALTH_ADDRESS = `{$${POD_IP_ENV}}:8080`;
 /** Readiness endpoint of the CoreDNS process (ready plugin). */
-export const READY_ADDRESS = ":8181";
+export const READY_ADDRESS = `{$${POD_IP_ENV}}:8181`;
 // The reload plugin refuses intervals under 2s; a file plugin interval of 0 disables reloading.
 const MIN_COREFILE_RELOAD = 2;
 const MIN_ZONE_RELOAD = 1;

@@ -4,7 +4,7 @@ import { COREFILE_KEY, DEFAULT_MOUNT_DIR } from "../../dns/render/index.js";
 import { DNS_PORT, HEALTH_ADDRESS, READY_ADDRESS } from "../../dns/render/corefile.js";
 import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject } from "./objects.js";
 import { NETWORKS_ANNOTATION } from "./network.js";
-import { deployment, nonRootContainer, podSecurity, resources, type WorkloadInput } from "./pod.js";
+import { deployment, nonRootContainer, POD_IP_ENV, podSecurity, resources, type WorkloadInput } from "./pod.js";
 
 /** CoreDNS images run as user nonroot (uid 65532). */
 export const COREDNS_UID = 65532;
@@ -57,6 +57,8 @@ export function coreDnsWorkload(input: CoreDnsWorkloadInput): DesiredObject[] {
     name: "coredns",
     image: input.image,
     args: ["-conf", `${DEFAULT_MOUNT_DIR}/${COREFILE_KEY}`],
+    // The Corefile's health and ready addresses are {$POD_IP}: the pod network only.
+    env: [POD_IP_ENV],
     ports: [
       { name: "dns", containerPort: DNS_PORT, protocol: "UDP" },
       { name: "dns-tcp", containerPort: DNS_PORT, protocol: "TCP" },

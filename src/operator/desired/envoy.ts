@@ -3,7 +3,15 @@
 // attachments. Pure.
 import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject, type OwnerReference } from "./objects.js";
 import { NETWORKS_ANNOTATION } from "./network.js";
-import { deployment, nonRootContainer, podSecurity, POD_IDENTITY_ENV, resources, type WorkloadInput } from "./pod.js";
+import {
+  deployment,
+  nonRootContainer,
+  podSecurity,
+  POD_IDENTITY_ENV,
+  POD_IP_ENV,
+  resources,
+  type WorkloadInput,
+} from "./pod.js";
 
 /** ConfigMap key of the bootstrap. */
 export const BOOTSTRAP_KEY = "bootstrap.json";
@@ -55,6 +63,43 @@ function loadAssignment(cluster: string, address: string, port: number): Record<
 }
 
 /**
+ * The readiness listener (admin /ready through its cluster) on `address`. Not in the bootstrap file:
+ * Envoy does not expand variables there, so it is given with --config-yaml, which Envoy merges into
+ * the bootstrap (repeated fields append), as `$(POD_IP)` — Kubernetes expands that in args from the
+ * downward API — so the port listens on the pod network only, never on the VLAN interface.
+ */
+export function readinessListener(address: string): Record<string, unknown> {
+  return {
+    name: "readiness",
+    address: socketAddress(address, READY_PORT),
+    filter_chains: [
+      {
+        filters: [
+          {
+            name: "envoy.filters.network.http_connection_manager",
+            typed_config: {
+              "@type": HCM,
+              stat_prefix: "readiness",
+              route_config: {
+                name: "readiness",
+                virtual_hosts: [
+                  {
+                    name: "readiness",
+                    domains: ["*"],
+                    routes: [{ match: { path: "/ready" }, route: { cluster: ADMIN_CLUSTER } }],
+                  },
+                ],
+              },
+              http_filters: [{ name: "envoy.filters.http.router", typed_config: { "@type": ROUTER } }],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/**
  * envoy.config.bootstrap.v3.Bootstrap as proto3 JSON. `node.cluster` selects the snapshot
  * ("<namespace>/<ProxyServer>"); `node.id` comes from --service-node (the pod), so replicas and
  * restarts need no per-pod file.
@@ -98,36 +143,6 @@ export function envoyBootstrap(nodeCluster: string, xds: { host: string; port: n
           load_assignment: loadAssignment(ADMIN_CLUSTER, "127.0.0.1", ADMIN_PORT),
         },
       ],
-      listeners: [
-        {
-          name: "readiness",
-          address: socketAddress("0.0.0.0", READY_PORT),
-          filter_chains: [
-            {
-              filters: [
-                {
-                  name: "envoy.filters.network.http_connection_manager",
-                  typed_config: {
-                    "@type": HCM,
-                    stat_prefix: "readiness",
-                    route_config: {
-                      name: "readiness",
-                      virtual_hosts: [
-                        {
-                          name: "readiness",
-                          domains: ["*"],
-                          routes: [{ match: { path: "/ready" }, route: { cluster: ADMIN_CLUSTER } }],
-                        },
-                      ],
-                    },
-                    http_filters: [{ name: "envoy.filters.http.router", typed_config: { "@type": ROUTER } }],
-                  },
-                },
-              ],
-            },
-          ],
-        },
-      ],
     },
   };
 }
@@ -165,8 +180,10 @@ export function envoyWorkload(input: EnvoyWorkloadInput): DesiredObject[] {
       "--disable-hot-restart",
       "--log-level",
       "info",
+      "--config-yaml",
+      JSON.stringify({ static_resources: { listeners: [readinessListener(`$(${POD_IP_ENV.name})`)] } }),
     ],
-    env: POD_IDENTITY_ENV,
+    env: [...POD_IDENTITY_ENV, POD_IP_ENV],
     ports: [
       ...PROXY_PORTS.map((p) => ({ name: p.name, containerPort: p.port, protocol: "TCP" })),
       { name: "ready", containerPort: READY_PORT, protocol: "TCP" },

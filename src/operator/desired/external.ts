@@ -21,6 +21,9 @@ export interface ExternalServiceInput {
   readonly owner: OwnerReference;
 }
 
+/** The port the LoadBalancer Service exposes (and the proxy pods' port behind it). */
+export const EXTERNAL_PORT = 443;
+
 /** The LoadBalancer Service on 443, or undefined when externalService is not enabled. */
 export function externalService(input: ExternalServiceInput): DesiredObject | undefined {
   const c = input.config;
@@ -52,7 +55,7 @@ export function externalService(input: ExternalServiceInput): DesiredObject | un
     spec: {
       type: "LoadBalancer",
       selector: { ...input.podLabels },
-      ports: [{ name: "https", port: 443, targetPort: 443, protocol: "TCP" }],
+      ports: [{ name: "https", port: EXTERNAL_PORT, targetPort: EXTERNAL_PORT, protocol: "TCP" }],
     },
   };
 }

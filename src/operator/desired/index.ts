@@ -9,8 +9,8 @@ import { readyCondition } from "../../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, ProblemReason, Topology } from "../../model/types.js";
 import type { RenderedInfra } from "../../pipeline/outputs.js";
 import { coreDnsWorkload } from "./coredns.js";
-import { envoyWorkload, proxyService, splitHostPort } from "./envoy.js";
-import { externalService } from "./external.js";
+import { envoyWorkload, PROXY_PORTS, proxyService, splitHostPort } from "./envoy.js";
+import { EXTERNAL_PORT, externalService } from "./external.js";
 import { keaWorkload } from "./kea.js";
 import { componentNetwork } from "./network.js";
 import {
@@ -29,7 +29,7 @@ import {
   type DesiredObject,
   type OwnerReference,
 } from "./objects.js";
-import { networkPolicies, type PolicyClaim } from "./policy.js";
+import { networkPolicies, proxyNetworkPolicy, type PolicyClaim } from "./policy.js";
 import { imageOverride, type OperatorSettings } from "./settings.js";
 
 export * from "./objects.js";
@@ -269,6 +269,19 @@ function infraObjects(
       owner,
     });
     if (ext !== undefined) objects.push(ext);
+    const proxySpec = infra.spec.infraComponents?.proxy;
+    objects.push(
+      proxyNetworkPolicy({
+        infraName: name,
+        namespace,
+        labels: labels("proxy"),
+        podLabels: pods,
+        owner,
+        ports: PROXY_PORTS.map((p) => p.port),
+        namespaceSelector: proxySpec?.internalClients?.namespaceSelector,
+        publicPorts: ext === undefined ? [] : [EXTERNAL_PORT],
+      }),
+    );
     for (const a of t.attachments) {
       const key = `${a.ref.namespace}/${a.ref.name}`;
       if (!a.served || terminating.has(key)) continue;

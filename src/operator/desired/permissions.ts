@@ -1,9 +1,13 @@
 // Every API permission the operator uses — the one list deploy/rbac is generated from
-// (test/operator/desired/deploy.test.ts keeps the committed YAML equal to it). Whoever adds an API
-// call adds its row here; nothing else grants anything. Pure.
+// (test/operator/desired/deploy.test.ts keeps the committed YAML equal to it; test/kube/rbac.test.ts
+// asks the real API server what it grants). Whoever adds an API call adds its row here; nothing else
+// grants anything. Cluster-wide the operator only reads workloads: it writes them only in the
+// namespaces a platform engineer bound `oooi-workloads` / `oooi-network-policy` in, and it can bind
+// nothing itself (no RoleBinding rights), so it can never grant itself more. Pure.
 import { stringify } from "yaml";
 import { GROUP } from "../../api/schema.js";
 import { cmp } from "./objects.js";
+import { NETWORK_POLICY_NAME } from "./policy.js";
 import { DEFAULT_OPERATOR_NAMESPACE } from "./settings.js";
 
 /** One RBAC rule: these verbs on these resources of one API group ("" = core). */
@@ -11,6 +15,8 @@ export interface Permission {
   readonly apiGroup: string;
   readonly resources: readonly string[];
   readonly verbs: readonly string[];
+  /** Only these objects. RBAC cannot restrict a POST create by name; see NETWORK_POLICY_PERMISSIONS. */
+  readonly resourceNames?: readonly string[];
   /** Why the operator needs it. */
   readonly why: string;
 }
@@ -18,6 +24,7 @@ export interface Permission {
 // Server-side apply is a PATCH, and a PATCH that creates the object also needs `create`.
 const READ = ["get", "list", "watch"] as const;
 const APPLY_AND_PRUNE = ["create", "delete", "get", "list", "patch", "watch"] as const;
+const APPLY_BY_NAME = ["create", "delete", "get", "patch"] as const;
 
 /** Cluster-wide permissions of the operator's ServiceAccount (ClusterRole `oooi-operator`). */
 export const OPERATOR_PERMISSIONS: readonly Permission[] = [
@@ -54,8 +61,8 @@ export const OPERATOR_PERMISSIONS: readonly Permission[] = [
   {
     apiGroup: "",
     resources: ["configmaps", "persistentvolumeclaims", "serviceaccounts", "services"],
-    verbs: APPLY_AND_PRUNE,
-    why: "workload ConfigMaps, lease PVC, Kea ServiceAccount, Services; Services are also read cluster-wide (control-plane targets, internalProxyService)",
+    verbs: READ,
+    why: "observe the workloads (written only where oooi-workloads is bound); Services cluster-wide: control-plane targets, internalProxyService",
   },
   {
     apiGroup: "",
@@ -72,32 +79,26 @@ export const OPERATOR_PERMISSIONS: readonly Permission[] = [
   {
     apiGroup: "apps",
     resources: ["deployments"],
-    verbs: APPLY_AND_PRUNE,
-    why: "Envoy, CoreDNS and Kea workloads; availability for componentStatus",
+    verbs: READ,
+    why: "availability of the Envoy, CoreDNS and Kea workloads for componentStatus",
   },
   {
     apiGroup: "k8s.cni.cncf.io",
     resources: ["network-attachment-definitions"],
-    verbs: APPLY_AND_PRUNE,
-    why: "per-component static-IPAM NADs; reading the Infra's NAD they copy",
+    verbs: READ,
+    why: "the Infra's NAD the per-component NADs copy (even in another namespace)",
   },
   {
     apiGroup: "networking.k8s.io",
     resources: ["networkpolicies"],
-    verbs: APPLY_AND_PRUNE,
-    why: "allow-infrastructure in each control-plane namespace",
+    verbs: READ,
+    why: "observe allow-infrastructure (written only where oooi-network-policy is bound)",
   },
   {
     apiGroup: "hypershift.openshift.io",
     resources: ["hostedclusters", "nodepools"],
     verbs: READ,
     why: "hosted clusters and their KubeVirt NodePools",
-  },
-  {
-    apiGroup: "",
-    resources: ["secrets"],
-    verbs: ["get"],
-    why: "apps ingress: the HostedCluster's status.kubeconfig Secret (read by name, never listed or watched)",
   },
   { apiGroup: "cluster.x-k8s.io", resources: ["machines"], verbs: READ, why: "worker addresses (CAPI Machine status)" },
   {
@@ -134,6 +135,111 @@ export const HOSTED_CLUSTER_PERMISSIONS: readonly Permission[] = [
   },
 ];
 
+/**
+ * ClusterRole `oooi-workloads`, bound by the platform engineer with a RoleBinding in each namespace
+ * that holds an Infra (bindingCommand): the workloads oooi runs there. Without it the Infra is
+ * Degraded with reason MissingNamespaceBinding, and no other Infra is affected.
+ */
+export const WORKLOAD_PERMISSIONS: readonly Permission[] = [
+  {
+    apiGroup: "",
+    resources: ["configmaps", "persistentvolumeclaims", "serviceaccounts", "services"],
+    verbs: APPLY_AND_PRUNE,
+    why: "workload ConfigMaps, lease PVC, Kea ServiceAccount, Services",
+  },
+  {
+    apiGroup: "apps",
+    resources: ["deployments"],
+    verbs: APPLY_AND_PRUNE,
+    why: "Envoy, CoreDNS and Kea workloads",
+  },
+  {
+    apiGroup: "k8s.cni.cncf.io",
+    resources: ["network-attachment-definitions"],
+    verbs: APPLY_AND_PRUNE,
+    why: "per-component static-IPAM NADs",
+  },
+  {
+    apiGroup: "networking.k8s.io",
+    resources: ["networkpolicies"],
+    verbs: APPLY_BY_NAME,
+    why: "each proxy's own <infra>-proxy policy (its name follows the Infra's, so RBAC cannot list it)",
+  },
+  {
+    apiGroup: "",
+    resources: ["secrets"],
+    verbs: ["get"],
+    why: "apps ingress: the HostedCluster's status.kubeconfig Secret (read by name, never listed or watched)",
+  },
+];
+
+/**
+ * ClusterRole `oooi-network-policy`, bound in each control-plane namespace an attachment serves:
+ * only the policy oooi owns. RBAC never sees a name on a POST create, so a `create` rule with
+ * resourceNames matches no POST — oooi never POSTs: it creates by server-side apply, a PATCH to the
+ * object's own URL, which the API server authorizes as `create` of that name (test/kube/rbac.test.ts).
+ */
+export const NETWORK_POLICY_PERMISSIONS: readonly Permission[] = [
+  {
+    apiGroup: "networking.k8s.io",
+    resources: ["networkpolicies"],
+    verbs: APPLY_BY_NAME,
+    resourceNames: [NETWORK_POLICY_NAME],
+    why: "allow-infrastructure, applied by name and pruned by name",
+  },
+];
+
+/** A ClusterRole bound per namespace by the platform engineer, never by the operator. */
+export interface NamespaceRole {
+  readonly clusterRole: string;
+  /** Which namespaces need the binding, for messages and docs. */
+  readonly where: string;
+  readonly permissions: readonly Permission[];
+}
+
+export const WORKLOADS_ROLE: NamespaceRole = {
+  clusterRole: "oooi-workloads",
+  where: "each namespace that holds an Infra",
+  permissions: WORKLOAD_PERMISSIONS,
+};
+export const NETWORK_POLICY_ROLE: NamespaceRole = {
+  clusterRole: "oooi-network-policy",
+  where: "each control-plane namespace an attachment serves",
+  permissions: NETWORK_POLICY_PERMISSIONS,
+};
+export const NAMESPACE_ROLES: readonly NamespaceRole[] = [WORKLOADS_ROLE, NETWORK_POLICY_ROLE];
+
+/**
+ * The namespace role that lets the operator `verb` the object `name` of `resource` in `apiGroup`,
+ * if any: one whose rule names it, else one whose rule is for any name.
+ */
+export function namespaceRoleFor(
+  apiGroup: string,
+  resource: string,
+  verb: string,
+  name: string,
+): NamespaceRole | undefined {
+  const grants = (r: NamespaceRole, named: boolean) =>
+    r.permissions.some(
+      (p) =>
+        p.apiGroup === apiGroup &&
+        p.resources.includes(resource) &&
+        p.verbs.includes(verb) &&
+        (named ? (p.resourceNames ?? []).includes(name) : p.resourceNames === undefined),
+    );
+  return NAMESPACE_ROLES.find((r) => grants(r, true)) ?? NAMESPACE_ROLES.find((r) => grants(r, false));
+}
+
+/** The command that binds `role` to the operator's ServiceAccount in `namespace`. */
+export function bindingCommand(role: NamespaceRole, namespace: string, operatorNamespace: string): string {
+  return `kubectl create rolebinding ${role.clusterRole} --clusterrole=${role.clusterRole} --serviceaccount=${operatorNamespace}:${RBAC_NAMES.serviceAccount} -n ${namespace}`;
+}
+
+/** Every grant in deploy/rbac, wherever it is bound. */
+export function allPermissions(): Permission[] {
+  return [...OPERATOR_PERMISSIONS, ...LEADER_ELECTION_PERMISSIONS, ...NAMESPACE_ROLES.flatMap((r) => r.permissions)];
+}
+
 /** Permissions in the operator's own namespace only (Role `oooi-leader-election`). */
 export const LEADER_ELECTION_PERMISSIONS: readonly Permission[] = [
   {
@@ -158,12 +264,23 @@ export const RBAC_NAMES = {
 } as const;
 
 /** PolicyRules: one per permission, resources and verbs sorted, rules sorted by group then resources. */
-export function policyRules(
-  permissions: readonly Permission[],
-): { apiGroups: string[]; resources: string[]; verbs: string[] }[] {
+export function policyRules(permissions: readonly Permission[]): PolicyRule[] {
   return permissions
-    .map((p) => ({ apiGroups: [p.apiGroup], resources: [...p.resources].sort(), verbs: [...new Set(p.verbs)].sort() }))
+    .map((p) => ({
+      apiGroups: [p.apiGroup],
+      resources: [...p.resources].sort(),
+      ...(p.resourceNames === undefined ? {} : { resourceNames: [...p.resourceNames].sort() }),
+      verbs: [...new Set(p.verbs)].sort(),
+    }))
     .sort((a, b) => cmp(key(a), key(b)));
+}
+
+/** An RBAC PolicyRule as deploy/rbac writes it. */
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  resourceNames?: string[];
+  verbs: string[];
 }
 
 function key(r: { apiGroups: string[]; resources: string[] }): string {
@@ -173,16 +290,20 @@ function key(r: { apiGroups: string[]; resources: string[] }): string {
 const HEADER =
   "# Generated from src/operator/desired/permissions.ts; do not edit.\n# Regenerate: UPDATE_DEPLOY=1 npx vitest run test/operator/desired/deploy.test.ts\n";
 
-/** deploy/rbac/cluster_role.yaml. */
-export function clusterRoleYaml(): string {
+/** deploy/rbac/cluster_role.yaml by default; a namespace role's ClusterRole (bound by RoleBindings) when given. */
+export function clusterRoleYaml(role?: NamespaceRole): string {
+  const header =
+    role === undefined
+      ? HEADER
+      : `${HEADER}# Bind it in ${role.where} (the operator cannot bind anything itself):\n#   ${bindingCommand(role, "<namespace>", DEFAULT_OPERATOR_NAMESPACE)}\n`;
   return (
-    HEADER +
+    header +
     stringify(
       {
         apiVersion: "rbac.authorization.k8s.io/v1",
         kind: "ClusterRole",
-        metadata: { name: RBAC_NAMES.clusterRole, labels: { "app.kubernetes.io/name": "oooi" } },
-        rules: policyRules(OPERATOR_PERMISSIONS),
+        metadata: { name: role?.clusterRole ?? RBAC_NAMES.clusterRole, labels: { "app.kubernetes.io/name": "oooi" } },
+        rules: policyRules(role?.permissions ?? OPERATOR_PERMISSIONS),
       },
       { lineWidth: 0 },
     )

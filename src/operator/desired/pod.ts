@@ -1,4 +1,5 @@
 // Pod-spec fragments shared by the three workloads. Pure.
+import { POD_IP_ENV as POD_IP_ENV_NAME } from "../../dns/render/corefile.js";
 import type { DesiredObject, OwnerReference } from "./objects.js";
 
 /** What every component's workload is built from: where it lives, how it is labelled and attached. */
@@ -17,6 +18,15 @@ export const POD_IDENTITY_ENV = [
   { name: "POD_NAME", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } } },
   { name: "POD_NAMESPACE", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } } },
 ] as const;
+
+/**
+ * Downward-API environment: the pod's own address, where health, readiness and admin-side ports
+ * bind — the pod network, never the VLAN interface (Multus adds that one beside it).
+ */
+export const POD_IP_ENV = {
+  name: POD_IP_ENV_NAME,
+  valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "status.podIP" } },
+} as const;
 
 /**
  * Pod-level security shared by every workload: the runtime's default seccomp profile, and ports

@@ -1,8 +1,11 @@
-// NetworkPolicy `allow-infrastructure` in each served control-plane namespace: admits the proxy
-// pods of the Infras serving it (docs/reference.md#children). Cross-namespace, so no ownerReference: it is
-// labelled for the attachment finalizer and annotated with the attachments that need it. Pure.
+// NetworkPolicies: `allow-infrastructure` in each served control-plane namespace admits only the
+// proxy pods of the Infras serving it (docs/reference.md#children) — cross-namespace, so no
+// ownerReference: it is labelled for the attachment finalizer and annotated with the attachments that
+// need it; and `<infra>-proxy` beside each proxy admits, on the pod network, only the namespaces
+// internalClients.namespaceSelector selects. Pure.
+import type { LabelSelector } from "../../api/schema.js";
 import { groupBy } from "../../util/group.js";
-import type { DesiredObject } from "./objects.js";
+import type { DesiredObject, OwnerReference } from "./objects.js";
 import {
   ATTACHMENTS_ANNOTATION,
   CLEANUP_BY_FINALIZER,
@@ -67,4 +70,46 @@ export function networkPolicies(claims: readonly PolicyClaim[]): DesiredObject[]
       },
     };
   });
+}
+
+/** What the proxy's own NetworkPolicy is built from. */
+export interface ProxyPolicyInput {
+  readonly infraName: string;
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly podLabels: Readonly<Record<string, string>>;
+  readonly owner: OwnerReference;
+  /** The proxy's pod-network ports (Envoy's listeners). */
+  readonly ports: readonly number[];
+  /** spec.infraComponents.proxy.internalClients.namespaceSelector; undefined admits no pod. */
+  readonly namespaceSelector: LabelSelector | undefined;
+  /** Ports a LoadBalancer Service exposes to the world (externalService): open to every source. */
+  readonly publicPorts: readonly number[];
+}
+
+/**
+ * `<infra>-proxy`: selects the Infra's proxy pods and admits pods of the selected namespaces on the
+ * proxy's ports — else any management-cluster pod could reach every attached control plane
+ * through the internal proxy Service, around HyperShift's own policies. A NetworkPolicy governs the
+ * pod's cluster-network interface only, so VLAN clients (the Multus interface) are unaffected
+ * (kubernetes.io/docs/concepts/services-networking/network-policies; Multus secondary networks
+ * need MultiNetworkPolicy). An empty `ingress` admits nobody.
+ */
+export function proxyNetworkPolicy(input: ProxyPolicyInput): DesiredObject {
+  const tcp = (ports: readonly number[]) => ports.map((port) => ({ protocol: "TCP", port }));
+  const ingress: Record<string, unknown>[] = [];
+  if (input.namespaceSelector !== undefined)
+    ingress.push({ from: [{ namespaceSelector: structuredClone(input.namespaceSelector) }], ports: tcp(input.ports) });
+  if (input.publicPorts.length > 0) ingress.push({ ports: tcp(input.publicPorts) });
+  return {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: {
+      name: `${input.infraName}-proxy`,
+      namespace: input.namespace,
+      labels: input.labels,
+      ownerReferences: [input.owner],
+    },
+    spec: { podSelector: { matchLabels: { ...input.podLabels } }, policyTypes: ["Ingress"], ingress },
+  };
 }

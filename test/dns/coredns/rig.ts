@@ -1,6 +1,6 @@
 // Real CoreDNS on loopback, fed the renderer's ConfigMap data. Only what cannot work on a test
 // host is rewritten: the listening port (53 → a free port, bound to 127.0.0.1), the health and
-// ready addresses, the mount directory (→ a temp dir), the forward targets (→ the test upstream)
+// ready ports (their address is the rendered {$POD_IP}, given as 127.0.0.1), the mount directory (→ a temp dir), the forward targets (→ the test upstream)
 // and, where asked, a view's VLAN CIDR (→ a loopback CIDR so `dig -b` can be a VLAN client).
 // Everything else — block order, views, plugins, zone files — is CoreDNS's to accept or refuse.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -40,8 +40,10 @@ export function rewriteCorefile(corefile: string, r: LoopbackRewrite): string {
       if (r.withoutCache === true && /^\s+cache \d+$/.test(line)) return [];
       return [
         line
-          .replace(/^(\s+)health :\d+$/, `$1health 127.0.0.1:${r.healthPort}`)
-          .replace(/^(\s+)ready :\d+$/, `$1ready 127.0.0.1:${r.readyPort}`)
+          // The address stays as rendered ({$POD_IP}, which CoreDNS itself fills in: POD_IP is
+          // 127.0.0.1 here, see startCoreDns); only the port moves.
+          .replace(/^(\s+health \S*):\d+$/, `$1:${r.healthPort}`)
+          .replace(/^(\s+ready \S*):\d+$/, `$1:${r.readyPort}`)
           .replace(/^(\s+)forward \. .*$/, `$1forward . ${r.upstream.host}:${r.upstream.port}`)
           .replace(
             /^(\s+file )(\S+)/,
@@ -123,6 +125,9 @@ export async function freePort(): Promise<number> {
 export interface CoreDns {
   readonly host: string;
   readonly port: number;
+  /** The health and ready plugins' ports (on POD_IP, 127.0.0.1). */
+  readonly healthPort: number;
+  readonly readyPort: number;
   readonly dir: string;
   /** Everything CoreDNS printed (the `log` plugin's query lines included). */
   output(): string;
@@ -187,7 +192,12 @@ async function startOnce(
     }
   };
   write(files);
-  const child = spawn(binary, ["-conf", join(dir, COREFILE_KEY)], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(binary, ["-conf", join(dir, COREFILE_KEY)], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "pipe"],
+    // What the downward API gives the pod: its address, where health and ready bind.
+    env: { ...process.env, POD_IP: "127.0.0.1" },
+  });
   let output = "";
   const keep = (d: Buffer): void => {
     // The log plugin prints a line per query: keep the tail, enough to explain a failure.
@@ -206,7 +216,16 @@ async function startOnce(
     await close();
     throw err;
   }
-  return { host: "127.0.0.1", port: rewrite.port, dir, output: () => output, write, close };
+  return {
+    host: "127.0.0.1",
+    port: rewrite.port,
+    healthPort: rewrite.healthPort,
+    readyPort: rewrite.readyPort,
+    dir,
+    output: () => output,
+    write,
+    close,
+  };
 }
 
 async function waitReady(port: number, exited: Promise<number | null>, output: () => string): Promise<void> {

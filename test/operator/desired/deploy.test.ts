@@ -11,13 +11,19 @@ import { MANAGED_KINDS } from "../../../src/operator/desired/objects.js";
 import {
   clusterRoleYaml,
   leaderElectionRoleYaml,
+  NAMESPACE_ROLES,
+  NETWORK_POLICY_ROLE,
   OPERATOR_PERMISSIONS,
   policyRules,
+  WORKLOADS_ROLE,
 } from "../../../src/operator/desired/permissions.js";
+import { KEA_CAPABILITIES, KEA_SCC, keaSccYaml } from "../../../src/operator/desired/scc.js";
+import { keaWorkload } from "../../../src/operator/desired/kea.js";
 import { XDS_PORT, XDS_SERVICE } from "../../../src/operator/desired/settings.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const DEPLOY = join(ROOT, "deploy");
+const allRules = () => NAMESPACE_ROLES.flatMap((r) => r.permissions).concat(OPERATOR_PERMISSIONS);
 const REGENERATE = "UPDATE_DEPLOY=1 npx vitest run test/operator/desired/deploy.test.ts";
 type Json = Record<string, unknown>;
 const at = (o: unknown, ...path: (string | number)[]): unknown =>
@@ -34,6 +40,9 @@ describe("deploy/rbac", () => {
   const generated: [string, string][] = [
     ["rbac/cluster_role.yaml", clusterRoleYaml()],
     ["rbac/leader_election_role.yaml", leaderElectionRoleYaml()],
+    ["rbac/workloads_cluster_role.yaml", clusterRoleYaml(WORKLOADS_ROLE)],
+    ["rbac/network_policy_cluster_role.yaml", clusterRoleYaml(NETWORK_POLICY_ROLE)],
+    ["openshift/kea_scc.yaml", keaSccYaml()],
   ];
 
   it.each(generated)("%s equals its generator", (file, text) => {
@@ -42,19 +51,67 @@ describe("deploy/rbac", () => {
     expect(readFileSync(path, "utf8"), `deploy/${file} is stale; regenerate with: ${REGENERATE}`).toBe(text);
   });
 
-  it("grants apply-and-prune on every kind the desired state emits", () => {
-    const rules = policyRules(OPERATOR_PERMISSIONS);
+  it("grants apply-and-prune on every kind the desired state emits, where it is bound", () => {
+    const rules = policyRules([...OPERATOR_PERMISSIONS, ...NAMESPACE_ROLES.flatMap((r) => r.permissions)]);
     for (const k of MANAGED_KINDS) {
       const group = k.apiVersion.includes("/") ? k.apiVersion.slice(0, k.apiVersion.indexOf("/")) : "";
-      const rule = rules.find((r) => r.apiGroups.includes(group) && r.resources.includes(k.plural));
-      expect(rule?.verbs, k.kind).toEqual(
-        expect.arrayContaining(["create", "delete", "get", "list", "patch", "watch"]),
-      );
+      // Reading is cluster-wide (the watch), writing where a namespace role is bound.
+      const verbs = rules
+        .filter((r) => r.apiGroups.includes(group) && r.resources.includes(k.plural))
+        .flatMap((r) => r.verbs);
+      expect(verbs, k.kind).toEqual(expect.arrayContaining(["create", "delete", "get", "list", "patch", "watch"]));
     }
   });
 
-  it("grants nothing broad: no wildcards, secrets only by name, no escalate/bind/impersonate", () => {
-    const role = parse(clusterRoleYaml()) as Json;
+  it("cluster-wide, the operator only reads workloads and policies; it can bind no role and run no pod", () => {
+    const writes = ["create", "delete", "deletecollection", "patch", "update"];
+    for (const r of policyRules(OPERATOR_PERMISSIONS)) {
+      for (const res of [
+        "configmaps",
+        "deployments",
+        "network-attachment-definitions",
+        "networkpolicies",
+        "persistentvolumeclaims",
+        "serviceaccounts",
+        "services",
+        "secrets",
+      ]) {
+        if (r.resources.includes(res))
+          expect(
+            r.verbs.filter((v) => writes.includes(v)),
+            res,
+          ).toEqual([]);
+      }
+      expect(r.resources.includes("secrets"), "secrets are read only in Infra namespaces").toBe(false);
+    }
+    for (const r of policyRules(allRules())) {
+      for (const res of [
+        "pods",
+        "rolebindings",
+        "clusterrolebindings",
+        "roles",
+        "clusterroles",
+        "serviceaccounts/token",
+      ])
+        expect(r.resources, res).not.toContain(res);
+    }
+    // Named rules are only where RBAC applies them: get/patch/delete, and create via server-side apply.
+    for (const r of policyRules(NETWORK_POLICY_ROLE.permissions))
+      expect(r).toMatchObject({ resourceNames: ["allow-infrastructure"], verbs: ["create", "delete", "get", "patch"] });
+  });
+
+  it("the namespace roles' comments give the binding command", () => {
+    expect(clusterRoleYaml(WORKLOADS_ROLE)).toContain(
+      "kubectl create rolebinding oooi-workloads --clusterrole=oooi-workloads --serviceaccount=oooi-system:oooi-operator -n <namespace>",
+    );
+  });
+
+  it.each([
+    ["cluster_role.yaml", clusterRoleYaml()],
+    ["workloads_cluster_role.yaml", clusterRoleYaml(WORKLOADS_ROLE)],
+    ["network_policy_cluster_role.yaml", clusterRoleYaml(NETWORK_POLICY_ROLE)],
+  ])("%s grants nothing broad: no wildcards, secrets only by name, no escalate/bind/impersonate", (_file, yaml) => {
+    const role = parse(yaml) as Json;
     for (const r of at(role, "rules") as Json[]) {
       expect(r["apiGroups"]).not.toContain("*");
       expect(r["resources"]).not.toContain("*");
@@ -63,9 +120,78 @@ describe("deploy/rbac", () => {
         expect(r).toMatchObject({ resources: ["secrets"], verbs: ["get"] });
       for (const v of ["*", "escalate", "bind", "impersonate", "deletecollection"]) expect(r["verbs"]).not.toContain(v);
     }
+  });
+
+  it("children's blockOwnerDeletion needs only update on infras/finalizers", () => {
+    const role = parse(clusterRoleYaml()) as Json;
     expect(
       (at(role, "rules") as Json[]).find((r) => (r["resources"] as string[]).includes("infras/finalizers"))?.["verbs"],
     ).toEqual(["update"]);
+  });
+});
+
+describe("deploy/openshift: Kea's SCC", () => {
+  it("allows uid 0 and NET_RAW/NET_BIND_SERVICE, and nothing restricted-v2 forbids besides", () => {
+    expect(KEA_SCC).toMatchObject({
+      allowPrivilegedContainer: false,
+      allowPrivilegeEscalation: false,
+      allowHostDirVolumePlugin: false,
+      allowHostIPC: false,
+      allowHostNetwork: false,
+      allowHostPID: false,
+      allowHostPorts: false,
+      requiredDropCapabilities: ["ALL"],
+      allowedCapabilities: ["NET_BIND_SERVICE", "NET_RAW"],
+      runAsUser: { type: "RunAsAny" },
+      seccompProfiles: ["runtime/default"],
+    });
+    expect(KEA_SCC.volumes).not.toContain("hostPath");
+    expect(KEA_SCC.volumes).not.toContain("*");
+  });
+
+  it("admits the generated Kea pod: capabilities, volumes, no escalation", () => {
+    const owner = {
+      apiVersion: "x/v1",
+      kind: "Infra",
+      name: "i",
+      uid: "u",
+      controller: true,
+      blockOwnerDeletion: true,
+    } as const;
+    const objects = keaWorkload({
+      infraName: "i",
+      namespace: "ns",
+      labels: {},
+      podLabels: {},
+      networksAnnotation: "[]",
+      owner,
+      node: "ns/i-dhcp",
+      xdsAddress: "x:1",
+      keaImage: "kea",
+      agentImage: "oooi",
+      hooksDirectory: "/hooks",
+      interfaceName: "net1",
+      leaseStorage: "1Gi",
+      leaseStorageClass: undefined,
+    });
+    const pod = at(
+      objects.find((o) => o.kind === "Deployment"),
+      "spec",
+      "template",
+      "spec",
+    ) as Json;
+    const containers = [...(pod["initContainers"] as Json[]), ...(pod["containers"] as Json[])];
+    for (const c of containers) {
+      const sc = c["securityContext"] as Json;
+      expect(sc["allowPrivilegeEscalation"], String(c["name"])).toBe(false);
+      expect(at(sc, "capabilities", "drop"), String(c["name"])).toEqual(["ALL"]);
+      for (const cap of (at(sc, "capabilities", "add") as string[] | undefined) ?? [])
+        expect(KEA_CAPABILITIES as readonly string[]).toContain(cap);
+    }
+    for (const v of pod["volumes"] as Json[]) {
+      const kind = Object.keys(v).find((k) => k !== "name") ?? "";
+      expect(KEA_SCC.volumes as readonly string[], kind).toContain(kind);
+    }
   });
 });
 
@@ -100,7 +226,9 @@ describe("deploy/ manifests", () => {
     const kinds = objects.map((o) => `${String(o["kind"])}/${String(at(o, "metadata", "name"))}`).sort();
     expect(kinds).toEqual(
       expect.arrayContaining([
+        "ClusterRole/oooi-network-policy",
         "ClusterRole/oooi-operator",
+        "ClusterRole/oooi-workloads",
         "ClusterRoleBinding/oooi-operator",
         "Deployment/oooi-operator",
         "Namespace/oooi-system",

@@ -111,6 +111,7 @@ const FULL = (ns: string, i: string, nad = true): string[] => [
   `DHCPServer.hostedcluster.densityops.com/${ns}/${i}-dhcp`,
   `DNSServer.hostedcluster.densityops.com/${ns}/${i}-dns`,
   `ProxyServer.hostedcluster.densityops.com/${ns}/${i}-proxy`,
+  `NetworkPolicy.networking.k8s.io/${ns}/${i}-proxy`,
   `Service/${ns}/${i}-dns`,
   `Service/${ns}/${i}-proxy`,
   `Deployment.apps/${ns}/${i}-dhcp`,
@@ -453,7 +454,7 @@ describe("workloads", () => {
     expect(coredns["readinessProbe"]).toMatchObject({ httpGet: { path: "/ready", port: 8181 } });
     const cm = find(d, "ConfigMap/clusters/vlan100-dns");
     expect(cm["data"]).toEqual(renderAll(one).infras[0]?.coreDns);
-    expect(String(at(cm, "data", "Corefile"))).toContain("health :8080");
+    expect(String(at(cm, "data", "Corefile"))).toContain("health {$POD_IP}:8080");
   });
 
   // Issue 18: the live config moved from an emptyDir to the PVC, seeded only when none persisted.
