@@ -1,38 +1,26 @@
 // The Envoy bootstrap must be a valid envoy.config.bootstrap.v3.Bootstrap: encoded with the real
 // protos (unknown fields and unloaded Any types throw), decoded back to the same JSON.
-import { beforeAll, describe, expect, it } from "vitest";
-import { envoyBootstrap, splitHostPort } from "../../../src/operator/desired/envoy.js";
-import { decodeResource, encodeResource, envoyProtoRoot } from "../../../src/xds/protos.js";
-
-const BOOTSTRAP = "type.googleapis.com/envoy.config.bootstrap.v3.Bootstrap";
-
-beforeAll(() => {
-  // src/xds/protos.ts loads only what the ADS server serves; the bootstrap and the HTTP protocol
-  // options its xDS cluster uses come from the same pinned @grpc/grpc-js-xds deps folder.
-  const root = envoyProtoRoot();
-  root.loadSync(
-    ["envoy/config/bootstrap/v3/bootstrap.proto", "envoy/extensions/upstreams/http/v3/http_protocol_options.proto"],
-    { keepCase: true },
-  );
-  root.resolveAll();
-});
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { dialAddress, envoyBootstrap, envoyBootstrapYaml, splitHostPort } from "../../src/xds/bootstrap.js";
+import { encodeBootstrap, roundTripBootstrap } from "../support/bootstrap-check.js";
+import { adsTarget } from "../support/envoy/bootstrap.js";
 
 describe("Envoy bootstrap", () => {
   const json = envoyBootstrap("clusters/vlan100-proxy", { host: "oooi-xds.oooi-system.svc", port: 18000 });
 
   it("encodes as a Bootstrap and decodes to the same JSON", () => {
-    const bytes = encodeResource(BOOTSTRAP, json);
-    expect(bytes.length).toBeGreaterThan(200);
-    expect(decodeResource(BOOTSTRAP, bytes)).toEqual(JSON.parse(JSON.stringify(json)));
+    expect(encodeBootstrap(json).length).toBeGreaterThan(200);
+    expect(roundTripBootstrap(json)).toEqual(JSON.parse(JSON.stringify(json)));
   });
 
   it("is rejected by the same encoder when a field is misspelled (the check is real)", () => {
     const bad = { ...json, dynamic_resource: {} };
-    expect(() => encodeResource(BOOTSTRAP, bad)).toThrow();
+    expect(() => encodeBootstrap(bad)).toThrow(/dynamic_resource/);
   });
 
   it("speaks ADS over gRPC v3 for LDS and CDS, admin on loopback", () => {
-    const decoded = decodeResource(BOOTSTRAP, encodeResource(BOOTSTRAP, json));
+    const decoded = roundTripBootstrap(json);
     expect(decoded["dynamic_resources"]).toEqual({
       ads_config: {
         api_type: "GRPC",
@@ -45,6 +33,37 @@ describe("Envoy bootstrap", () => {
     });
     expect(decoded["admin"]).toEqual({ address: { socket_address: { address: "127.0.0.1", port_value: 9901 } } });
     expect(decoded["node"]).toEqual({ cluster: "clusters/vlan100-proxy" });
+  });
+});
+
+describe("bootstrap.yaml", () => {
+  const yaml = envoyBootstrapYaml("clusters/vlan100-proxy", { host: "127.0.0.1", port: 18000 });
+
+  it("is the same Bootstrap as the JSON form, and an Envoy stand-in finds its ADS server in it", () => {
+    const parsed = parse(yaml) as object;
+    expect(roundTripBootstrap(parsed)).toEqual(
+      JSON.parse(JSON.stringify(envoyBootstrap("clusters/vlan100-proxy", { host: "127.0.0.1", port: 18000 }))),
+    );
+    expect(adsTarget(parsed)).toMatchObject({ address: "127.0.0.1:18000", nodeCluster: "clusters/vlan100-proxy" });
+  });
+});
+
+describe("dialAddress", () => {
+  it.each([
+    [
+      { host: "0.0.0.0", port: 18000 },
+      { host: "127.0.0.1", port: 18000 },
+    ],
+    [
+      { host: "::", port: 1 },
+      { host: "127.0.0.1", port: 1 },
+    ],
+    [
+      { host: "10.0.0.5", port: 18000 },
+      { host: "10.0.0.5", port: 18000 },
+    ],
+  ])("%j → %j", (listen, expected) => {
+    expect(dialAddress(listen)).toEqual(expected);
   });
 });
 
