@@ -4,6 +4,7 @@
 import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject, type OwnerReference } from "./objects.js";
 import { NETWORKS_ANNOTATION } from "./network.js";
 import { envoyBootstrap, READY_PORT } from "../../xds/bootstrap.js";
+import { xdsTlsVolume } from "../../pki/mount.js";
 import { deployment, nonRootContainer, podSecurity, POD_IDENTITY_ENV, resources, type WorkloadInput } from "./pod.js";
 
 /** ConfigMap key of the bootstrap. */
@@ -30,6 +31,7 @@ export interface EnvoyWorkloadInput extends WorkloadInput {
 
 /** The bootstrap ConfigMap `<infra>-proxy-bootstrap` and the Deployment `<infra>-proxy`. */
 export function envoyWorkload(input: EnvoyWorkloadInput): DesiredObject[] {
+  const tls = xdsTlsVolume(input.nodeCluster);
   const configMapName = `${input.infraName}-proxy-bootstrap`;
   const data = { [BOOTSTRAP_KEY]: `${JSON.stringify(envoyBootstrap(input.nodeCluster, input.xds), null, 2)}\n` };
   const configMap: DesiredObject = {
@@ -63,7 +65,7 @@ export function envoyWorkload(input: EnvoyWorkloadInput): DesiredObject[] {
     livenessProbe: { tcpSocket: { port: READY_PORT }, initialDelaySeconds: 30, periodSeconds: 10, failureThreshold: 6 },
     resources: resources("100m", "128Mi", "512Mi"),
     securityContext: nonRootContainer(input.pinUserIds ? ENVOY_UID : undefined),
-    volumeMounts: [{ name: "bootstrap", mountPath: BOOTSTRAP_DIR, readOnly: true }],
+    volumeMounts: [{ name: "bootstrap", mountPath: BOOTSTRAP_DIR, readOnly: true }, tls.mount],
   };
   const workload = deployment({
     name: `${input.infraName}-proxy`,
@@ -77,7 +79,7 @@ export function envoyWorkload(input: EnvoyWorkloadInput): DesiredObject[] {
       securityContext: podSecurity(),
       terminationGracePeriodSeconds: 30,
       containers: [envoy],
-      volumes: [{ name: "bootstrap", configMap: { name: configMapName } }],
+      volumes: [{ name: "bootstrap", configMap: { name: configMapName } }, tls.volume],
     },
   });
   return [configMap, workload];

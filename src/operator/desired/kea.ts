@@ -8,6 +8,7 @@
 // root filesystem. The agent runs as root with no capabilities at all: Kea creates its control
 // socket owned by root and not writable by others. On OpenShift the pod's ServiceAccount
 // `<infra>-dhcp` needs an SCC allowing uid 0 and NET_RAW.
+import { xdsTlsVolume } from "../../pki/mount.js";
 import { bootstrapKeaConfig } from "../../dhcp/kea/bootstrap.js";
 import { DEFAULT_CONTROL_SOCKET, DEFAULT_LEASE_FILE } from "../../dhcp/render/index.js";
 import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject } from "./objects.js";
@@ -116,6 +117,7 @@ export function keaWorkload(input: KeaWorkloadInput): DesiredObject[] {
       { name: "leases", mountPath: KEA_LEASE_DIR },
     ],
   };
+  const tls = xdsTlsVolume(input.node);
   const agent = {
     name: "dhcp-agent",
     image: input.agentImage,
@@ -123,7 +125,7 @@ export function keaWorkload(input: KeaWorkloadInput): DesiredObject[] {
     env: POD_IDENTITY_ENV,
     resources: resources("20m", "64Mi", "256Mi"),
     securityContext: rootContainer([]),
-    volumeMounts: [{ name: "run", mountPath: KEA_SOCKET_DIR }],
+    volumeMounts: [{ name: "run", mountPath: KEA_SOCKET_DIR }, tls.mount],
   };
   const workload = deployment({
     name,
@@ -142,6 +144,7 @@ export function keaWorkload(input: KeaWorkloadInput): DesiredObject[] {
         { name: "seed", configMap: { name: seedName } },
         { name: "run", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } },
         { name: "leases", persistentVolumeClaim: { claimName: pvcName } },
+        tls.volume,
       ],
     },
   });

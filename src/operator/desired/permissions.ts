@@ -99,6 +99,12 @@ export const OPERATOR_PERMISSIONS: readonly Permission[] = [
     verbs: ["get"],
     why: "apps ingress: the HostedCluster's status.kubeconfig Secret (read by name, never listed or watched)",
   },
+  {
+    apiGroup: "",
+    resources: ["secrets"],
+    verbs: ["create", "get", "update"],
+    why: "mTLS on xDS (src/pki/store.ts): the CA Secret in the operator's namespace, each ProxyServer's and DHCPServer's client certificate Secret beside it, replaced in place on rotation (read by name, never listed or watched)",
+  },
   { apiGroup: "cluster.x-k8s.io", resources: ["machines"], verbs: READ, why: "worker addresses (CAPI Machine status)" },
   {
     apiGroup: "kubevirt.io",
