@@ -86,13 +86,13 @@ export function registerOperatorCommand(program: Command): void {
             return undefined;
           },
         );
-      const settings = settingsFromEnv(process.env, apiGroups);
+      const envSettings = settingsFromEnv(process.env, apiGroups);
       // mTLS by default: the operator's own CA (a Secret in its namespace) signs this replica's serving
       // certificate and every data-plane child's client certificate (docs/reference.md "Identity on the xDS port").
       let pki: OperatorPki | undefined;
       if (credentials === undefined && flags.xdsPlaintext !== true) {
         try {
-          pki = await startOperatorPki(new KubeRest(kubeConfig), settings, log);
+          pki = await startOperatorPki(new KubeRest(kubeConfig), envSettings, log);
         } catch (e) {
           program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
         }
@@ -100,6 +100,8 @@ export function registerOperatorCommand(program: Command): void {
       } else if (credentials === undefined) {
         log.warn("--xds-plaintext: xDS is served without TLS; any pod that reaches the port may join any node group");
       }
+      // The data planes dial with their mounted client certificates only when this operator's CA signs them.
+      const settings = { ...envSettings, xdsTls: pki !== undefined };
       const cache = new SnapshotCache();
       cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
       const metrics = new Metrics({ processMetrics: true });

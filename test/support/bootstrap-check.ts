@@ -18,6 +18,7 @@ function loadBootstrapProtos(): void {
       "envoy/config/bootstrap/v3/bootstrap.proto",
       "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
       "envoy/extensions/transport_sockets/tls/v3/tls.proto",
+      "envoy/extensions/transport_sockets/tls/v3/secret.proto",
     ],
     { keepCase: true },
   );
@@ -34,4 +35,12 @@ export function encodeBootstrap(json: object): Uint8Array {
 /** The bootstrap as Envoy would read it back: encoded strictly, then decoded. */
 export function roundTripBootstrap(json: object): Record<string, unknown> {
   return decodeResource(BOOTSTRAP_TYPE, encodeBootstrap(json));
+}
+
+const DISCOVERY_RESPONSE = "type.googleapis.com/envoy.service.discovery.v3.DiscoveryResponse";
+
+/** An SDS file (a DiscoveryResponse, as Envoy reads a path_config_source) encoded strictly and read back. */
+export function roundTripSdsFile(json: object): Record<string, unknown> {
+  loadBootstrapProtos();
+  return decodeResource(DISCOVERY_RESPONSE, encodeResource(DISCOVERY_RESPONSE, json));
 }

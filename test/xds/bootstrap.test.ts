@@ -2,9 +2,11 @@
 // protos (unknown fields and unloaded Any types throw), decoded back to the same JSON.
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { dialAddress, envoyBootstrap, envoyBootstrapYaml, splitHostPort } from "../../src/xds/bootstrap.js";
-import { encodeBootstrap, roundTripBootstrap } from "../support/bootstrap-check.js";
-import { adsTarget } from "../support/envoy/bootstrap.js";
+import { dialAddress, envoyBootstrap, envoyBootstrapYaml, sdsFiles, splitHostPort } from "../../src/xds/bootstrap.js";
+import { envoyWorkload } from "../../src/operator/desired/envoy.js";
+import { infraOwner } from "../../src/operator/desired/objects.js";
+import { encodeBootstrap, roundTripBootstrap, roundTripSdsFile } from "../support/bootstrap-check.js";
+import { adsTarget, adsTlsFiles } from "../support/envoy/bootstrap.js";
 
 describe("Envoy bootstrap", () => {
   const json = envoyBootstrap("clusters/vlan100-proxy", { host: "oooi-xds.oooi-system.svc", port: 18000 });
@@ -45,6 +47,73 @@ describe("bootstrap.yaml", () => {
       JSON.parse(JSON.stringify(envoyBootstrap("clusters/vlan100-proxy", { host: "127.0.0.1", port: 18000 }))),
     );
     expect(adsTarget(parsed)).toMatchObject({ address: "127.0.0.1:18000", nodeCluster: "clusters/vlan100-proxy" });
+  });
+});
+
+describe("the bootstrap with mTLS (the operator's data planes)", () => {
+  const xds = { host: "oooi-xds.oooi-system.svc", port: 18000 };
+  const tls = { certDir: "/etc/oooi/xds-tls", sdsDir: "/etc/envoy" };
+  const json = envoyBootstrap("clusters/vlan100-proxy", xds, tls);
+  const files = sdsFiles(tls);
+  const readSds = (path: string): unknown => {
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    expect(path).toBe(`${tls.sdsDir}/${name}`);
+    const file = files[name];
+    if (file === undefined) throw new Error(`no SDS file ${path}`);
+    return roundTripSdsFile(file);
+  };
+
+  it("is a strict Bootstrap, and its SDS files are strict DiscoveryResponses of tls.v3.Secret", () => {
+    expect(roundTripBootstrap(json)).toEqual(JSON.parse(JSON.stringify(json)));
+    for (const file of Object.values(files)) expect(roundTripSdsFile(file)).toEqual(JSON.parse(JSON.stringify(file)));
+    const bad = { resources: [{ ...(files["sds-xds-ca.json"]?.["resources"] as object[])[0], validation_contxt: {} }] };
+    expect(() => roundTripSdsFile(bad)).toThrow(/validation_contxt/);
+  });
+
+  it("reads the mounted Secret's three files, re-read on a move in its directory, and checks the server's name", () => {
+    const found = adsTlsFiles(roundTripBootstrap(json), readSds);
+    expect(found).toEqual({
+      certificateChain: "/etc/oooi/xds-tls/tls.crt",
+      privateKey: "/etc/oooi/xds-tls/tls.key",
+      trustedCa: "/etc/oooi/xds-tls/ca.crt",
+      // The kubelet swaps `..data` inside the mount: a watch on the files' own paths would miss it.
+      watchedDirectories: ["/etc/oooi/xds-tls", "/etc/oooi/xds-tls"],
+      serverSans: ["oooi-xds.oooi-system.svc"],
+      sni: "oooi-xds.oooi-system.svc",
+    });
+    expect(() => adsTlsFiles(envoyBootstrap("clusters/vlan100-proxy", xds), readSds)).toThrow(/not TLS/);
+  });
+
+  it("the operator's proxy pod mounts the Secret by name; no certificate is in the ConfigMap or the template", () => {
+    const input = {
+      infraName: "vlan100",
+      namespace: "clusters",
+      nodeCluster: "clusters/vlan100-proxy",
+      xds,
+      image: "envoy",
+      pinUserIds: false,
+      labels: {},
+      podLabels: {},
+      networksAnnotation: "[]",
+      owner: infraOwner("vlan100", "u"),
+    };
+    const [configMap, deployment] = envoyWorkload({ ...input, xdsTls: true });
+    const data = configMap?.["data"] as Record<string, string>;
+    expect(Object.keys(data).sort()).toEqual(["bootstrap.json", "sds-client-certificate.json", "sds-xds-ca.json"]);
+    const bootstrap = JSON.parse(data["bootstrap.json"] ?? "{}") as object;
+    const mounted = adsTlsFiles(bootstrap, (p) => JSON.parse(data[p.slice(p.lastIndexOf("/") + 1)] ?? "{}"));
+    const pod = (deployment?.["spec"] as { template: { spec: Record<string, unknown> } }).template.spec;
+    expect(pod["volumes"]).toContainEqual({
+      name: "xds-tls",
+      secret: { secretName: "vlan100-proxy-xds-tls", optional: true },
+    });
+    const envoy = (pod["containers"] as { volumeMounts: { name: string; mountPath: string }[] }[])[0];
+    expect(envoy?.volumeMounts).toContainEqual({ name: "xds-tls", mountPath: "/etc/oooi/xds-tls", readOnly: true });
+    expect(mounted.certificateChain.startsWith("/etc/oooi/xds-tls/")).toBe(true);
+    expect(JSON.stringify([configMap, deployment])).not.toMatch(/BEGIN (CERTIFICATE|PRIVATE KEY)/);
+    // Plaintext (a development operator): no transport socket, no SDS files.
+    const [plainMap] = envoyWorkload({ ...input, xdsTls: false });
+    expect(Object.keys(plainMap?.["data"] as object)).toEqual(["bootstrap.json"]);
   });
 });
 

@@ -3,8 +3,8 @@
 // attachments. Pure.
 import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject, type OwnerReference } from "./objects.js";
 import { NETWORKS_ANNOTATION } from "./network.js";
-import { envoyBootstrap, READY_PORT } from "../../xds/bootstrap.js";
-import { xdsTlsVolume } from "../../pki/mount.js";
+import { envoyBootstrap, READY_PORT, sdsFiles, type BootstrapTls } from "../../xds/bootstrap.js";
+import { XDS_TLS_DIR, xdsTlsVolume } from "../../pki/mount.js";
 import { deployment, nonRootContainer, podSecurity, POD_IDENTITY_ENV, resources, type WorkloadInput } from "./pod.js";
 
 /** ConfigMap key of the bootstrap. */
@@ -27,13 +27,23 @@ export interface EnvoyWorkloadInput extends WorkloadInput {
   readonly xds: { readonly host: string; readonly port: number };
   readonly image: string;
   readonly pinUserIds: boolean;
+  /** ADS over mTLS with the pod's client certificate Secret. */
+  readonly xdsTls: boolean;
 }
 
 /** The bootstrap ConfigMap `<infra>-proxy-bootstrap` and the Deployment `<infra>-proxy`. */
 export function envoyWorkload(input: EnvoyWorkloadInput): DesiredObject[] {
   const tls = xdsTlsVolume(input.nodeCluster);
   const configMapName = `${input.infraName}-proxy-bootstrap`;
-  const data = { [BOOTSTRAP_KEY]: `${JSON.stringify(envoyBootstrap(input.nodeCluster, input.xds), null, 2)}\n` };
+  const tlsFiles: BootstrapTls | undefined = input.xdsTls ? { certDir: XDS_TLS_DIR, sdsDir: BOOTSTRAP_DIR } : undefined;
+  const text = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+  const data: Record<string, string> = {
+    [BOOTSTRAP_KEY]: text(envoyBootstrap(input.nodeCluster, input.xds, tlsFiles)),
+    // The SDS files name the certificate files; their content is never in the ConfigMap or the template.
+    ...(tlsFiles === undefined
+      ? {}
+      : Object.fromEntries(Object.entries(sdsFiles(tlsFiles)).map(([k, v]) => [k, text(v)]))),
+  };
   const configMap: DesiredObject = {
     apiVersion: "v1",
     kind: "ConfigMap",

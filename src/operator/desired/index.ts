@@ -249,6 +249,7 @@ function infraObjects(
           xds,
           image: imageOverride(proxyChild.spec.proxyImage) ?? settings.images.envoy,
           pinUserIds: settings.pinUserIds,
+          xdsTls: settings.xdsTls,
           labels: labels("proxy"),
           podLabels: pods,
           networksAnnotation: net.annotation,
