@@ -311,6 +311,7 @@ function infraObjects(
         infraName: name,
         namespace,
         node: t.dhcp.name,
+        xdsTls: settings.xdsTls,
         xdsAddress: settings.xdsAddress,
         keaImage: imageOverride(dhcpChild.spec.image) ?? settings.images.kea,
         agentImage: settings.images.oooi,

@@ -8,7 +8,7 @@
 // root filesystem. The agent runs as root with no capabilities at all: Kea creates its control
 // socket owned by root and not writable by others. On OpenShift the pod's ServiceAccount
 // `<infra>-dhcp` needs an SCC allowing uid 0 and NET_RAW.
-import { xdsTlsVolume } from "../../pki/mount.js";
+import { XDS_TLS_DIR, xdsTlsVolume } from "../../pki/mount.js";
 import { bootstrapKeaConfig } from "../../dhcp/kea/bootstrap.js";
 import { DEFAULT_CONTROL_SOCKET, DEFAULT_LEASE_FILE } from "../../dhcp/render/index.js";
 import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject } from "./objects.js";
@@ -34,6 +34,8 @@ export interface KeaWorkloadInput extends WorkloadInput {
   /** "<namespace>/<DHCPServer name>": the agent's xDS node group. */
   readonly node: string;
   readonly xdsAddress: string;
+  /** The agent dials xDS with mTLS, with the client certificate Secret mounted into the pod. */
+  readonly xdsTls: boolean;
   readonly keaImage: string;
   readonly agentImage: string;
   readonly hooksDirectory: string;
@@ -121,7 +123,26 @@ export function keaWorkload(input: KeaWorkloadInput): DesiredObject[] {
   const agent = {
     name: "dhcp-agent",
     image: input.agentImage,
-    args: ["dhcp-agent", "--kea-socket", DEFAULT_CONTROL_SOCKET, "--xds", input.xdsAddress, "--node", input.node],
+    args: [
+      "dhcp-agent",
+      "--kea-socket",
+      DEFAULT_CONTROL_SOCKET,
+      "--xds",
+      input.xdsAddress,
+      "--node",
+      input.node,
+      // Read again at every connection: the kubelet's `..data` swap on rotation needs no restart.
+      ...(input.xdsTls
+        ? [
+            "--tls-cert",
+            `${XDS_TLS_DIR}/tls.crt`,
+            "--tls-key",
+            `${XDS_TLS_DIR}/tls.key`,
+            "--tls-ca",
+            `${XDS_TLS_DIR}/ca.crt`,
+          ]
+        : []),
+    ],
     env: POD_IDENTITY_ENV,
     resources: resources("20m", "64Mi", "256Mi"),
     securityContext: rootContainer([]),
