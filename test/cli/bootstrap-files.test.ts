@@ -86,7 +86,11 @@ describe("oooi serve writes bootstrap.yaml", () => {
     try {
       await until(() => /xDS \(ADS\) server listening on [\d.]+:\d+/.test(serve.log), "xDS server listening");
       const port = /xDS \(ADS\) server listening on [\d.]+:(\d+)/.exec(serve.log)?.[1] ?? "";
-      await until(() => indexed(out).includes("clusters/tenant-vlan-proxy/bootstrap.yaml"), "bootstrap.yaml indexed");
+      // The sink indexes a file before writing it: wait for both.
+      await until(
+        () => indexed(out).includes("clusters/tenant-vlan-proxy/bootstrap.yaml") && existsSync(join(out, BOOTSTRAP)),
+        "bootstrap.yaml indexed and written",
+      );
       const target = adsTarget(roundTripBootstrap(readBootstrap(out)));
       // Listening on every interface, the bootstrap dials loopback on the port actually bound.
       expect(target.address).toBe(`127.0.0.1:${port}`);
