@@ -62,13 +62,13 @@ export function registerDhcpAgentCommand(program: Command): void {
     )
     .addOption(logFormatOption())
     .action(async (opts: AgentFlags, cmd: Command) => {
-      const creds = channelCredentials(opts, (msg) => cmd.error(`error: ${msg}`, { exitCode: 2 }));
+      const creds = fileCredentials(opts, (msg) => cmd.error(`error: ${msg}`, { exitCode: 2 }));
       const log = cliLogger("dhcp-agent", opts.logLevel, opts.logFormat);
       await runAgent(opts, creds, log);
     });
 }
 
-async function runAgent(opts: AgentFlags, creds: ChannelCredentials, log: Logger): Promise<void> {
+async function runAgent(opts: AgentFlags, creds: () => ChannelCredentials, log: Logger): Promise<void> {
   const socket = opts.keaSocket;
   const applier = new KeaApplier(socket, {
     onEvent: (e) => {
@@ -118,28 +118,59 @@ function logApplierEvent(log: Logger, socket: string, e: ApplierEvent): void {
   // Results are logged by the agent, with the xDS version they answer.
 }
 
-/** TLS when any --tls-* flag is given; plaintext otherwise. */
-function channelCredentials(opts: AgentFlags, fail: (msg: string) => never): ChannelCredentials {
-  if (opts.tlsCa === undefined && opts.tlsCert === undefined && opts.tlsKey === undefined)
-    return credentials.createInsecure();
-  if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined))
+/**
+ * TLS when any --tls-* flag is given; plaintext otherwise. The files are read again at every
+ * connection, so a rotated certificate — a Secret volume whose `..data` symlink the kubelet swapped
+ * to a new directory — is used from the next connection on, without a restart. Unreadable at start
+ * is an error; unreadable later (in the middle of a swap) keeps the last good credentials.
+ */
+export function fileCredentials(files: TlsFlagFiles, fail: (msg: string) => never): () => ChannelCredentials {
+  if (files.tlsCa === undefined && files.tlsCert === undefined && files.tlsKey === undefined)
+    return () => credentials.createInsecure();
+  if ((files.tlsCert === undefined) !== (files.tlsKey === undefined))
     fail("--tls-cert and --tls-key must be given together");
-  const read = (flag: string, file: string | undefined): Buffer | null => {
-    if (file === undefined) return null;
+  const read = (): { material: Buffer; creds: ChannelCredentials } => {
+    const get = (flag: string, file: string | undefined): Buffer | null => {
+      if (file === undefined) return null;
+      try {
+        return readFileSync(file);
+      } catch (e) {
+        throw new Error(`cannot read ${flag} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+    };
+    const ca = get("--tls-ca", files.tlsCa);
+    const key = get("--tls-key", files.tlsKey);
+    const cert = get("--tls-cert", files.tlsCert);
+    let creds: ChannelCredentials;
     try {
-      return readFileSync(file);
+      creds = credentials.createSsl(ca, key, cert);
     } catch (e) {
-      return fail(`cannot read ${flag} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new Error(`unusable TLS material: ${(e as Error).message}`);
     }
+    return { material: Buffer.concat([ca ?? Buffer.alloc(0), key ?? Buffer.alloc(0), cert ?? Buffer.alloc(0)]), creds };
   };
-  const ca = read("--tls-ca", opts.tlsCa);
-  const key = read("--tls-key", opts.tlsKey);
-  const cert = read("--tls-cert", opts.tlsCert);
+  let current: { material: Buffer; creds: ChannelCredentials };
   try {
-    return credentials.createSsl(ca, key, cert);
+    current = read();
   } catch (e) {
-    return fail(`unusable TLS material: ${(e as Error).message}`);
+    return fail((e as Error).message);
   }
+  return () => {
+    try {
+      const next = read();
+      if (!next.material.equals(current.material)) current = next;
+    } catch {
+      // Half-swapped or briefly missing: the last good files stay in use.
+    }
+    return current.creds;
+  };
+}
+
+/** The --tls-* flags. */
+export interface TlsFlagFiles {
+  readonly tlsCa?: string | undefined;
+  readonly tlsCert?: string | undefined;
+  readonly tlsKey?: string | undefined;
 }
 
 /** "host:port", "[v6]:port", or a gRPC target URI (scheme://…). */

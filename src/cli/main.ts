@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The `oooi` command line.
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { readFileSync } from "node:fs";
 import type { ServerCredentials } from "@grpc/grpc-js";
 import { serverCredentialsFromFiles } from "../xds/introspect/index.js";
+import { DEFAULT_XDS_ADDRESS, splitHostPort } from "../xds/bootstrap.js";
 import { registerDhcpAgentCommand } from "./dhcp-agent.js";
 import { renderCommand } from "./render.js";
 import { checkServeFolders, serve } from "./serve.js";
@@ -31,6 +32,7 @@ program
     "Render every Infra found in a manifest directory, once, and exit.\n\n" +
       "Writes, per generated child object:\n" +
       "  OUT/<namespace>/<infra>-proxy/envoy.json      Envoy listeners, clusters, endpoints, routes (proto3 JSON)\n" +
+      "  OUT/<namespace>/<infra>-proxy/bootstrap.yaml  Envoy bootstrap joining that node group over ADS (--xds-address)\n" +
       "  OUT/<namespace>/<infra>-dns/Corefile + zones   CoreDNS ConfigMap data (VLAN view + pod-network view)\n" +
       "  OUT/<namespace>/<infra>-dhcp/kea-dhcp4.json    Kea DHCPv4 configuration\n" +
       "  OUT/status.json                                Ready condition and problems of every object\n\n" +
@@ -50,9 +52,23 @@ program
   .option("--force", "write into a non-empty folder that holds no earlier render (its other files are kept)")
   .option("--strict", "exit 1 when any object has a problem of severity error (for CI, like istioctl analyze)")
   .option("--kea-hooks-dir <dir>", "directory holding libdhcp_lease_cmds.so in the Kea image")
-  .action(async (opts: { manifests: string; out: string; keaHooksDir?: string; force?: boolean; strict?: boolean }) => {
-    process.exitCode = await renderCommand(opts, (line) => process.stderr.write(`${line}\n`));
-  });
+  .addOption(
+    new Option("--xds-address <host:port>", "xDS server the bootstrap.yaml files point at")
+      .argParser(dialHostPort)
+      .default(splitHostPort(DEFAULT_XDS_ADDRESS), DEFAULT_XDS_ADDRESS),
+  )
+  .action(
+    async (opts: {
+      manifests: string;
+      out: string;
+      keaHooksDir?: string;
+      force?: boolean;
+      strict?: boolean;
+      xdsAddress?: { host: string; port: number };
+    }) => {
+      process.exitCode = await renderCommand(opts, (line) => process.stderr.write(`${line}\n`));
+    },
+  );
 
 program
   .command("serve")
@@ -74,7 +90,7 @@ program
     "--out <dir>",
     "also write the rendered files here, replacing only what changed; files listed in OUT/.oooi-index.json by an earlier run and no longer rendered are removed, nothing else",
   )
-  .option("--xds-listen <host:port>", "serve ADS (Envoy's xDS) here (port 0 picks one)", "127.0.0.1:18000")
+  .option("--xds-listen <host:port>", "serve ADS (Envoy's xDS) here (port 0 picks one)", DEFAULT_XDS_ADDRESS)
   .option("--no-xds", "do not start the xDS server")
   .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
   .option("--xds-tls-key <file>", "private key of --xds-tls-cert (PEM)")
@@ -202,6 +218,14 @@ program
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
   return pkg.version ?? "unknown";
+}
+
+/** host:port a client can dial (port 1-65535). */
+function dialHostPort(value: string): { host: string; port: number } {
+  const parsed = splitHostPort(value);
+  if (parsed === undefined)
+    throw new InvalidArgumentError("expected host:port with a port 1-65535, e.g. 127.0.0.1:18000");
+  return parsed;
 }
 
 function positiveInt(value: string): number {

@@ -16,6 +16,8 @@ import { startXdsServer } from "../xds/server/index.js";
 import { StatusPage } from "../status-page/index.js";
 import { hostPortOption } from "./options.js";
 import { bindErrorCode, listenFailureMessage } from "./listen-error.js";
+import { startOperatorPki, type OperatorPki } from "./operator-pki.js";
+import { KubeRest } from "../watchers/kube/rest.js";
 
 interface OperatorFlags {
   kubeconfig?: string;
@@ -24,6 +26,7 @@ interface OperatorFlags {
   xdsTlsCert?: string;
   xdsTlsKey?: string;
   xdsTlsCa?: string;
+  xdsPlaintext?: boolean;
   leaderElection: boolean;
   logLevel: string;
   logFormat?: LogFormat;
@@ -53,6 +56,10 @@ export function registerOperatorCommand(program: Command): void {
     .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
     .option("--xds-tls-key <file>", "private key of --xds-tls-cert (PEM)")
     .option("--xds-tls-ca <file>", "require client certificates signed by this CA (mTLS)")
+    .option(
+      "--xds-plaintext",
+      "development only: serve xDS without TLS and without client certificates (no CA Secret, no client Secrets); default is mTLS with the operator's own CA unless --xds-tls-cert is given",
+    )
     .option("--no-leader-election", "write without holding the Lease (one replica only)")
     .option("--log-level <level>", "trace, debug, info, warn or error", "info")
     .addOption(logFormatOption())
@@ -76,24 +83,6 @@ export function registerOperatorCommand(program: Command): void {
         program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
       }
 
-      const cache = new SnapshotCache();
-      cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
-      const metrics = new Metrics({ processMetrics: true });
-      const xds = await startXdsServer({
-        cache,
-        listen: flags.xdsListen,
-        logger: log,
-        ...(credentials === undefined ? {} : { credentials }),
-        requireIdentity: flags.xdsTlsCa !== undefined,
-      }).catch((e: unknown) =>
-        program.error(`error: ${listenFailureMessage("--xds-listen", flags.xdsListen, e)}`, { exitCode: 2 }),
-      );
-      // The fleet exists once runOperator started (below); ListFleet reads it at each call.
-      let fleet: () => FleetSource | undefined = () => undefined;
-      const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache, fleet: () => fleet() });
-      const detachMetrics = attachXdsMetrics(metrics, xds.status, { cache });
-      log.info({ port: xds.port }, `xDS (ADS) server listening on port ${String(xds.port)}`);
-
       // Discovery decides the platform (OpenShift: no pinned uids, see settingsFromEnv); when it
       // fails, the environment alone decides, as before.
       const apiGroups = await kubeConfig
@@ -106,9 +95,42 @@ export function registerOperatorCommand(program: Command): void {
             return undefined;
           },
         );
-      const settings = settingsFromEnv(process.env, apiGroups);
+      const envSettings = settingsFromEnv(process.env, apiGroups);
+      // mTLS by default: the operator's own CA (a Secret in its namespace) signs this replica's serving
+      // certificate and every data-plane child's client certificate (docs/reference.md "Identity on the xDS port").
+      let pki: OperatorPki | undefined;
+      if (credentials === undefined && flags.xdsPlaintext !== true) {
+        try {
+          pki = await startOperatorPki(new KubeRest(kubeConfig), envSettings, log);
+        } catch (e) {
+          program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
+        }
+        credentials = pki.credentials;
+      } else if (credentials === undefined) {
+        log.warn("--xds-plaintext: xDS is served without TLS; any pod that reaches the port may join any node group");
+      }
+      // The data planes dial with their mounted client certificates only when this operator's CA signs them.
+      const settings = { ...envSettings, xdsTls: pki !== undefined };
+      const cache = new SnapshotCache();
+      cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
+      const metrics = new Metrics({ processMetrics: true });
+      const xds = await startXdsServer({
+        cache,
+        listen: flags.xdsListen,
+        logger: log,
+        ...(credentials === undefined ? {} : { credentials }),
+        requireIdentity: flags.xdsTlsCa !== undefined || pki !== undefined,
+      }).catch((e: unknown) =>
+        program.error(`error: ${listenFailureMessage("--xds-listen", flags.xdsListen, e)}`, { exitCode: 2 }),
+      );
+      // The fleet exists once runOperator started (below); ListFleet reads it at each call.
+      let fleet: () => FleetSource | undefined = () => undefined;
+      const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache, fleet: () => fleet() });
+      const detachMetrics = attachXdsMetrics(metrics, xds.status, { cache });
+      log.info({ port: xds.port }, `xDS (ADS) server listening on port ${String(xds.port)}`);
       const page = new StatusPage({ title: "oooi operator" });
       const detachPage = page.watchXds(xds.status);
+
       const op = runOperator({
         kubeConfig,
         settings,
@@ -122,11 +144,13 @@ export function registerOperatorCommand(program: Command): void {
         page,
         metrics: metrics.recorder(OPERATOR_METRICS),
         leaderElection: flags.leaderElection,
+        ...(pki === undefined ? {} : { pki: pki.ca }),
         ...(process.env["POD_NAME"] === undefined ? {} : { identity: process.env["POD_NAME"] }),
         closeStreams: async () => {
           introspection.setServing(false);
           detachMetrics();
           detachPage();
+          pki?.rotation.stop();
           await xds.close();
         },
       });

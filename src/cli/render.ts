@@ -18,6 +18,8 @@ export interface RenderCommandOptions {
   readonly force?: boolean;
   /** Exit 1 when any object has a problem of severity error (CI). */
   readonly strict?: boolean;
+  /** The xDS server the bootstrap.yaml files point at; default serve's default listen address. */
+  readonly xdsAddress?: { readonly host: string; readonly port: number };
 }
 
 /**
@@ -49,10 +51,10 @@ export async function renderCommand(
   const empty = noInfraWarning(fromStdin ? STDIN_NAME : opts.manifests, load);
   if (empty !== undefined) log(`warning ${empty}`);
 
-  const out = renderAll(
-    load.state,
-    opts.keaHooksDir === undefined ? {} : { kea: { hooksDirectory: opts.keaHooksDir } },
-  );
+  const out = renderAll(load.state, {
+    ...(opts.keaHooksDir === undefined ? {} : { kea: { hooksDirectory: opts.keaHooksDir } }),
+    ...(opts.xdsAddress === undefined ? {} : { xdsAddress: opts.xdsAddress }),
+  });
   try {
     // Stale children of a deleted Infra go, as listed by the previous render's index; nothing else.
     await (await FileSink.open(opts.out)).sync(out.files);

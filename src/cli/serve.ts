@@ -1,6 +1,6 @@
 // `oooi serve`: the embedded default. The manifest directory stands in for the cluster; every
 // change is rendered and pushed to the outputs that are configured.
-import { EMPTY, Subscription, catchError, concatMap, from, map, scan, share } from "rxjs";
+import { EMPTY, Subscription, catchError, concatMap, from, map, scan, share, switchMap } from "rxjs";
 import type { Logger } from "pino";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -27,6 +27,7 @@ import { publishSnapshots } from "../pipeline/snapshots.js";
 import { StatusPage } from "../status-page/index.js";
 import { tagListen } from "./listen-error.js";
 import { startXdsServer, type XdsServer } from "../xds/server/index.js";
+import { dialAddress } from "../xds/bootstrap.js";
 
 export interface ServeOptions {
   readonly manifests: string;
@@ -79,23 +80,71 @@ export async function checkServeFolders(opts: Pick<ServeOptions, "manifests" | "
   return guard.ok ? undefined : guard.message;
 }
 
+interface ScanState {
+  readonly last: Outputs | undefined;
+  readonly next: Outputs | undefined;
+}
+
 /** Renders on every change of the manifest directory; unreadable input keeps the last good outputs. */
 export function serve(opts: ServeOptions, log: Logger): Served {
   // Durable DHCP allocations: read back from --out (throws on an unusable file), written with the outputs.
   const allocations = new AllocationStore(
     opts.out === undefined ? new Map() : readAllocationFile(join(opts.out, ALLOCATIONS_FILE)),
   );
+  const metrics = new Metrics({ processMetrics: true });
+  const onClose: (() => void)[] = [];
+  // The live status page (/, /events) shares the metrics port.
+  const page = opts.httpListen === undefined ? undefined : new StatusPage({ title: "oooi serve" });
+  // The xDS server binds first: each bootstrap.yaml names the port it got (--xds-listen may say 0).
+  let xds: Promise<XdsServer> | undefined;
+  let cache: SnapshotCache | undefined;
+  if (opts.xdsListen !== undefined) {
+    const snapshots = new SnapshotCache();
+    snapshots.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
+    cache = snapshots;
+    const started = startXdsServer({
+      cache: snapshots,
+      listen: opts.xdsListen,
+      logger: log,
+      ...(opts.xdsCredentials === undefined ? {} : { credentials: opts.xdsCredentials }),
+      requireIdentity: opts.xdsRequireIdentity === true,
+    }).then((server) => {
+      // CSDS, oooi.debug.v1, health and reflection share the ADS port (`oooi debug nodes`).
+      const introspection = addIntrospection(server.grpcServer, { status: server.status, cache: snapshots });
+      onClose.push(() => {
+        introspection.setServing(false);
+      });
+      onClose.push(attachXdsMetrics(metrics, server.status, { cache: snapshots }));
+      if (page !== undefined) onClose.push(page.watchXds(server.status));
+      log.info(
+        { port: server.port },
+        `xDS (ADS) server listening on ${hostOf(opts.xdsListen ?? "")}:${String(server.port)}`,
+      );
+      return server;
+    });
+    xds = tagListen(started, "--xds-listen", opts.xdsListen);
+  }
+  const listenHost = opts.xdsListen === undefined ? undefined : hostOf(opts.xdsListen).replace(/^\[(.*)\]$/, "$1");
+  // A server that cannot bind fails `ready`; the outputs are still written, without bootstraps.
+  const xdsAddress: Promise<{ host: string; port: number } | false> =
+    xds === undefined || listenHost === undefined
+      ? Promise.resolve(false)
+      : xds.then(
+          (server) => dialAddress({ host: listenHost, port: server.port }),
+          () => false as const,
+        );
   const loads$ = watchManifests(opts.manifests, { debounceMs: opts.debounceMs });
   const report = new LoadReport(log, opts.manifests);
-  const outputs$ = loads$.pipe(
-    scan<ManifestLoad, { last: Outputs | undefined; next: Outputs | undefined }>(
-      (acc, load) => {
+  const outputs$ = from(xdsAddress).pipe(
+    switchMap((address) => loads$.pipe(map((load) => ({ load, address })))),
+    scan<{ load: ManifestLoad; address: { host: string; port: number } | false }, ScanState>(
+      (acc, { load, address }) => {
         if (!load.ok) {
           report.unreadable(load.error);
           return { last: acc.last, next: undefined };
         }
         // An object whose new version is refused keeps being served as it was last accepted.
-        const current = { dhcpAllocations: allocations.tables, now: SYSTEM_CLOCK.now() };
+        const current = { dhcpAllocations: allocations.tables, now: SYSTEM_CLOCK.now(), xdsAddress: address };
         const next = renderAll(
           load.state,
           acc.last === undefined
@@ -173,11 +222,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     );
   }
 
-  const metrics = new Metrics({ processMetrics: true });
-  const onClose: (() => void)[] = [];
   let http: Promise<Server> | undefined;
-  // The live status page (/, /events) shares the metrics port.
-  const page = opts.httpListen === undefined ? undefined : new StatusPage({ title: "oooi serve" });
   if (page !== undefined) {
     subs.add(
       outputs$.subscribe((out) => {
@@ -204,37 +249,14 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     http = tagListen(listening, "--http-listen", `${host}:${String(port)}`);
   }
 
-  let xds: Promise<XdsServer> | undefined;
-  if (opts.xdsListen !== undefined) {
-    const cache = new SnapshotCache();
-    cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
-    const started = startXdsServer({
-      cache,
-      listen: opts.xdsListen,
-      logger: log,
-      ...(opts.xdsCredentials === undefined ? {} : { credentials: opts.xdsCredentials }),
-      requireIdentity: opts.xdsRequireIdentity === true,
-    }).then((server) => {
-      // CSDS, oooi.debug.v1, health and reflection share the ADS port (`oooi debug nodes`).
-      const introspection = addIntrospection(server.grpcServer, { status: server.status, cache });
-      onClose.push(() => {
-        introspection.setServing(false);
-      });
-      onClose.push(attachXdsMetrics(metrics, server.status, { cache }));
-      if (page !== undefined) onClose.push(page.watchXds(server.status));
-      log.info(
-        { port: server.port },
-        `xDS (ADS) server listening on ${hostOf(opts.xdsListen ?? "")}:${String(server.port)}`,
-      );
-      return server;
-    });
-    xds = tagListen(started, "--xds-listen", opts.xdsListen);
+  if (xds !== undefined && cache !== undefined) {
     const bound = xds;
+    const snapshots = cache;
     let summarized = false;
     subs.add(
       outputs$.subscribe((out) => {
         if (out === undefined) return;
-        publishSnapshots(cache, out, log);
+        publishSnapshots(snapshots, out, log);
         if (summarized) return;
         summarized = true;
         void bound.then((server) => {

@@ -3,6 +3,7 @@
 // cross-namespace objects are gone, and write status. Every decision compares content hashes with
 // what is observed (and with what this process applied but has not observed yet), so a converged
 // cluster costs zero writes however often this runs.
+import { ensureClientSecret, type OperatorCa } from "../pki/store.js";
 import { API_VERSION, GROUP, VERSION, type InfraClusterAttachment } from "../api/schema.js";
 import type { Outputs } from "../pipeline/outputs.js";
 import type { Clock } from "../util/clock.js";
@@ -60,6 +61,11 @@ export interface ReconcilerOptions {
    * (default 5 min).
    */
   readonly statusCooldownMs?: number;
+  /**
+   * The operator's CA (mTLS on xDS): each ProxyServer and DHCPServer gets its client certificate
+   * Secret, issued and rotated here. Undefined: xDS in plaintext, no Secrets.
+   */
+  readonly pki?: OperatorCa;
   /** An attachment whose finalizer must stay although its cross-namespace objects are gone (apps-ingress cleanup pending). */
   readonly holdsFinalizer?: (attachment: KubeObject) => boolean;
 }
@@ -195,6 +201,23 @@ export class Reconciler {
     // 2. Each Infra's namespaced objects, in apply order.
     for (const infra of desired.infras) {
       for (const o of infra.objects) await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
+    }
+
+    // 2b. Client certificates of the data-plane children, owned by the Infra like the children.
+    const pki = this.#o.pki;
+    if (pki !== undefined) {
+      for (const infra of desired.infras) {
+        for (const o of infra.objects) {
+          const namespace = o.metadata.namespace;
+          if ((o.kind !== "ProxyServer" && o.kind !== "DHCPServer") || namespace === undefined) continue;
+          const owner = o.metadata.ownerReferences?.[0];
+          const child = { namespace, name: o.metadata.name, ...(owner === undefined ? {} : { owner }) };
+          await attempt("apply", "Secret", () => {
+            this.#guard();
+            return ensureClientSecret(this.#o.rest, pki, child, this.#o.clock.now());
+          });
+        }
+      }
     }
 
     // 3. Cross-namespace objects, except those still needed by an Infra that lost its topology.

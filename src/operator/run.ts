@@ -28,6 +28,7 @@ import { Metrics } from "../metrics/index.js";
 import { NotLeaderError, Reconciler } from "./reconcile.js";
 import { SerialRunner } from "./runner.js";
 import { AppsIngressController } from "./apps-ingress/controller.js";
+import type { OperatorCa } from "../pki/store.js";
 
 /** pino-compatible logger. */
 export interface OperatorLogger {
@@ -94,6 +95,8 @@ export interface RunOperatorOptions {
   readonly appsIngress?: false | { readonly resyncMs?: number; readonly requestTimeoutMs?: number };
   /** close() gives up on what is left after this long (default 5 s). */
   readonly shutdownMs?: number;
+  /** The operator's CA: client certificate Secrets for every data-plane child (mTLS on xDS). */
+  readonly pki?: OperatorCa;
   /** Called during close() after writes stopped and the Lease was released: close xDS streams here. */
   readonly closeStreams?: () => Promise<void>;
 }
@@ -213,6 +216,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     metrics,
     isLeader,
     ...(apps === undefined ? {} : { holdsFinalizer: (a) => apps.holds(a) }),
+    ...(opts.pki === undefined ? {} : { pki: opts.pki }),
   });
 
   // Rendering is memoized per snapshot and DNS history, so the reconcile pass reuses onState's.

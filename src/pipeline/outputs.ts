@@ -9,10 +9,13 @@ import { objectStatuses, type ReadyCondition } from "../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../model/types.js";
 import { refKey } from "../model/problems.js";
 import { renderEnvoy, type EnvoyRender, type EnvoyResources } from "../xds/render/index.js";
+import { DEFAULT_XDS_ADDRESS, envoyBootstrapYaml, splitHostPort } from "../xds/bootstrap.js";
 
 export const STATUS_FILE = "status.json";
 export const ENVOY_FILE = "envoy.json";
 export const KEA_FILE = "kea-dhcp4.json";
+/** The node group's Envoy bootstrap, beside its envoy.json: `envoy -c bootstrap.yaml` joins it. */
+export const BOOTSTRAP_FILE = "bootstrap.yaml";
 
 /** What one Infra renders to; a part is undefined when disabled or refused by its consistency check. */
 export interface RenderedInfra {
@@ -63,6 +66,11 @@ export interface RenderOptions {
   readonly now?: number;
   /** The durable DHCP allocation tables (per DHCPServer "<namespace>/<name>"), as last persisted. */
   readonly dhcpAllocations?: ReadonlyMap<string, readonly DHCPAllocation[]>;
+  /**
+   * The xDS server each proxy's bootstrap.yaml points at; default serve's default listen address,
+   * false = write no bootstrap (no xDS server to point at).
+   */
+  readonly xdsAddress?: { readonly host: string; readonly port: number } | false;
 }
 
 /** Each DHCPServer's new allocation table, to persist ("<namespace>/<name>" → table). */
@@ -89,6 +97,7 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
   for (const r of options.reuse?.infras ?? []) reusable.set(refKey(r.topology.infra), r);
   const reusedFile = (path: string): string | undefined => options.reuse?.files.get(path);
   const previousByDir = groupByDir(options.previous);
+  const xds = options.xdsAddress ?? splitHostPort(DEFAULT_XDS_ADDRESS) ?? false;
 
   for (const t of model.topologies) {
     const same = reusable.get(refKey(t.infra));
@@ -106,6 +115,7 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
         const path = `${dir}/${ENVOY_FILE}`;
         files.set(path, (envoy === same?.envoy ? reusedFile(path) : undefined) ?? json(envoy));
       }
+      if (xds !== false) files.set(`${dir}/${BOOTSTRAP_FILE}`, envoyBootstrapYaml(t.proxy.node, xds));
       childStatus.push(
         child(
           "ProxyServer",

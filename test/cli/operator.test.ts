@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { checkServerIdentity, type PeerCertificate } from "node:tls";
+import { credentials } from "@grpc/grpc-js";
 import { afterAll, describe, expect, it } from "vitest";
 import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
@@ -44,11 +46,21 @@ interface SpawnedOperator {
   port(): string | undefined;
 }
 
-async function spawnOperator(fake: FakeApiServer, pod: string): Promise<SpawnedOperator> {
+async function spawnOperator(fake: FakeApiServer, pod: string, extra: readonly string[] = []): Promise<SpawnedOperator> {
   const kubeconfig = await writeKubeconfig(fake.url, dir);
   const child = spawn(
     process.execPath,
-    [CLI, "operator", "--kubeconfig", kubeconfig, "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"],
+    [
+      CLI,
+      "operator",
+      "--kubeconfig",
+      kubeconfig,
+      "--xds-listen",
+      "127.0.0.1:0",
+      "--http-listen",
+      "127.0.0.1:0",
+      ...extra,
+    ],
     {
       stdio: ["ignore", "ignore", "pipe"],
       env: { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: pod },
@@ -87,17 +99,40 @@ describe("oooi operator", () => {
         expect(find(fake, "apps/v1", "Deployment", "clusters", "tenant-vlan-proxy")).toBeDefined();
       }, 15_000);
 
+      // mTLS by default: the proxy's client certificate is in the Secret its pod mounts.
+      await eventually(() => {
+        expect(find(fake, "v1", "Secret", "clusters", "tenant-vlan-proxy-xds-tls")).toBeDefined();
+      }, 15_000);
+      const data = (find(fake, "v1", "Secret", "clusters", "tenant-vlan-proxy-xds-tls")?.["data"] ?? {}) as Record<
+        string,
+        string
+      >;
+      const pem = (k: string): Buffer => Buffer.from(data[k] ?? "", "base64");
+      const creds = credentials.createSsl(pem("ca.crt"), pem("tls.key"), pem("tls.crt"), {
+        checkServerIdentity: (_host: string, cert: PeerCertificate) =>
+          checkServerIdentity("oooi-xds.oooi-system.svc", cert),
+      });
+      // Plaintext is refused: no listener without a certificate.
+      const plain = new EnvoyLikeClient({
+        address: `127.0.0.1:${port}`,
+        node: { id: "plain", cluster: "clusters/tenant-vlan-proxy" },
+      });
+      envoy.push(plain);
+      plain.connect();
+
       // Two Envoy replicas of the proxy get the example's listeners and ACK them.
       for (const id of ["proxy-a", "proxy-b"]) {
         const c = new EnvoyLikeClient({
           address: `127.0.0.1:${port}`,
           node: { id, cluster: "clusters/tenant-vlan-proxy" },
+          credentials: creds,
         });
         envoy.push(c);
         c.connect();
       }
-      for (const c of envoy) await c.waitFor(() => c.listeners.has("kube-6443"), "listeners");
-      const lds = envoy[0]?.version(LISTENER_TYPE_URL);
+      for (const c of envoy.slice(1)) await c.waitFor(() => c.listeners.has("kube-6443"), "listeners");
+      expect(plain.listeners.size).toBe(0);
+      const lds = envoy[1]?.version(LISTENER_TYPE_URL);
       expect(lds).not.toBe("");
 
       // The ACKs show up on the ProxyServer's status.
@@ -129,7 +164,7 @@ describe("oooi operator", () => {
 
   it("on SIGTERM with the API server unresponsive, still closes its streams and exits within a bound", async () => {
     const fake = await seededFake();
-    const op = await spawnOperator(fake, "oooi-1");
+    const op = await spawnOperator(fake, "oooi-1", ["--xds-plaintext"]);
     const { child, exited } = op;
     let envoy: EnvoyLikeClient | undefined;
     let stopped = false;

@@ -24,7 +24,17 @@ describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) on a real AP
   it("converges, reports the Envoy's ACK, is refused nothing, and releases its Lease on SIGTERM", async () => {
     const child = spawn(
       process.execPath,
-      [CLI, "operator", "--kubeconfig", kubeconfig, "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"],
+      [
+        CLI,
+        "operator",
+        "--kubeconfig",
+        kubeconfig,
+        "--xds-listen",
+        "127.0.0.1:0",
+        "--http-listen",
+        "127.0.0.1:0",
+        "--xds-plaintext",
+      ],
       {
         stdio: ["ignore", "ignore", "pipe"],
         env: { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: "oooi-0" },

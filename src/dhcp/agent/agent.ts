@@ -47,8 +47,12 @@ export interface DhcpAgentOptions {
   /** `node.id`: this agent (its pod), unique among the group's agents. */
   readonly nodeId: string;
   readonly applier: AgentApplier;
-  /** Channel credentials (default: plaintext). */
-  readonly credentials?: ChannelCredentials;
+  /**
+   * Channel credentials (default: plaintext), asked for at every connection: returning new ones
+   * (a rotated certificate re-read from its files) makes the next connection use them, on a new
+   * channel; the open stream is not cut for it.
+   */
+  readonly credentials?: () => ChannelCredentials;
   /** Paths of the local Kea that replace the rendered ones. */
   readonly localPaths?: LocalKeaPaths;
   readonly backoff?: BackoffOptions;
@@ -125,7 +129,8 @@ interface Accepted {
 /** An ADS client that keeps one Kea on the KeaConfig of one DHCPServer. */
 export class DhcpAgent {
   readonly #o: DhcpAgentOptions;
-  readonly #client: Client;
+  #client: Client;
+  #credentials: ChannelCredentials;
   readonly #timers: Timers;
   readonly #random: () => number;
   readonly #log: Logger;
@@ -146,8 +151,13 @@ export class DhcpAgent {
     this.#random = options.random ?? Math.random;
     this.#log = options.logger ?? SILENT_LOGGER;
     this.#nodeInfo = { id: options.nodeId, cluster: options.node, user_agent_name: AGENT_USER_AGENT };
-    const backoff = { ...AGENT_BACKOFF, ...options.backoff };
-    this.#client = new Client(options.xds, options.credentials ?? grpcCredentials.createInsecure(), {
+    this.#credentials = options.credentials?.() ?? grpcCredentials.createInsecure();
+    this.#client = this.#newClient(this.#credentials);
+  }
+
+  #newClient(creds: ChannelCredentials): Client {
+    const backoff = { ...AGENT_BACKOFF, ...this.#o.backoff };
+    return new Client(this.#o.xds, creds, {
       // The channel's own reconnect pacing (default up to 120 s) must not outlast ours.
       "grpc.initial_reconnect_backoff_ms": backoff.initialMs,
       "grpc.max_reconnect_backoff_ms": backoff.maxMs,
@@ -156,6 +166,18 @@ export class DhcpAgent {
       "grpc.keepalive_timeout_ms": 10_000,
       "grpc.max_receive_message_length": -1,
     });
+  }
+
+  /** The channel for the next stream: a new one when the credentials changed since the last. */
+  #clientForConnect(): Client {
+    const creds = this.#o.credentials?.();
+    if (creds !== undefined && creds !== this.#credentials) {
+      // The previous stream has ended (a connect follows an end): its channel can go.
+      this.#client.close();
+      this.#credentials = creds;
+      this.#client = this.#newClient(creds);
+    }
+    return this.#client;
   }
 
   /** The version Kea last accepted from this agent (sent as version_info on reconnect and in NACKs). */
@@ -199,7 +221,7 @@ export class DhcpAgent {
   #connect(): void {
     if (this.#closed) return;
     const no = (this.#streams += 1);
-    const call = this.#client.makeBidiStreamRequest(
+    const call = this.#clientForConnect().makeBidiStreamRequest(
       ADS_SOTW_METHOD,
       encodeDiscoveryRequest,
       decodeDiscoveryResponse,

@@ -3,6 +3,8 @@
 // attachments. Pure.
 import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject, type OwnerReference } from "./objects.js";
 import { NETWORKS_ANNOTATION } from "./network.js";
+import { envoyBootstrap, readinessListener, READY_PORT, sdsFiles, type BootstrapTls } from "../../xds/bootstrap.js";
+import { XDS_TLS_DIR, xdsTlsVolume } from "../../pki/mount.js";
 import {
   deployment,
   nonRootContainer,
@@ -17,13 +19,6 @@ import {
 export const BOOTSTRAP_KEY = "bootstrap.json";
 /** Where the bootstrap ConfigMap is mounted. */
 export const BOOTSTRAP_DIR = "/etc/envoy";
-/** Envoy's admin interface: loopback only, so nothing outside the pod reaches it. */
-export const ADMIN_PORT = 9901;
-/**
- * Readiness listener: on all addresses, but serving exactly one route, GET /ready, proxied to the
- * admin /ready (LIVE only once the initial xDS fetch is done; 503 while draining).
- */
-export const READY_PORT = 8081;
 /** Ports the xDS-delivered listeners bind (docs/reference.md#backends). */
 export const PROXY_PORTS = [
   { name: "https", port: 443 },
@@ -32,120 +27,6 @@ export const PROXY_PORTS = [
 ] as const;
 /** Envoy images run as user envoy (uid 101). */
 export const ENVOY_UID = 101;
-/** Name of the bootstrap's static cluster reaching the operator's xDS Service. */
-export const XDS_CLUSTER = "oooi-xds";
-const ADMIN_CLUSTER = "envoy-admin";
-
-const HCM = "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager";
-const ROUTER = "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router";
-const HTTP_OPTIONS = "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
-
-/** Splits "host:port"; undefined when the port is not 1-65535. */
-export function splitHostPort(address: string): { host: string; port: number } | undefined {
-  const colon = address.lastIndexOf(":");
-  if (colon <= 0) return undefined;
-  const host = address.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
-  const portText = address.slice(colon + 1);
-  const port = Number(portText);
-  if (!/^[0-9]{1,5}$/.test(portText) || port < 1 || port > 65535 || host === "") return undefined;
-  return { host, port };
-}
-
-function socketAddress(address: string, port: number): Record<string, unknown> {
-  return { socket_address: { address, port_value: port } };
-}
-
-function loadAssignment(cluster: string, address: string, port: number): Record<string, unknown> {
-  return {
-    cluster_name: cluster,
-    endpoints: [{ lb_endpoints: [{ endpoint: { address: socketAddress(address, port) } }] }],
-  };
-}
-
-/**
- * The readiness listener (admin /ready through its cluster) on `address`. Not in the bootstrap file:
- * Envoy does not expand variables there, so it is given with --config-yaml, which Envoy merges into
- * the bootstrap (repeated fields append), as `$(POD_IP)` — Kubernetes expands that in args from the
- * downward API — so the port listens on the pod network only, never on the VLAN interface.
- */
-export function readinessListener(address: string): Record<string, unknown> {
-  return {
-    name: "readiness",
-    address: socketAddress(address, READY_PORT),
-    filter_chains: [
-      {
-        filters: [
-          {
-            name: "envoy.filters.network.http_connection_manager",
-            typed_config: {
-              "@type": HCM,
-              stat_prefix: "readiness",
-              route_config: {
-                name: "readiness",
-                virtual_hosts: [
-                  {
-                    name: "readiness",
-                    domains: ["*"],
-                    routes: [{ match: { path: "/ready" }, route: { cluster: ADMIN_CLUSTER } }],
-                  },
-                ],
-              },
-              http_filters: [{ name: "envoy.filters.http.router", typed_config: { "@type": ROUTER } }],
-            },
-          },
-        ],
-      },
-    ],
-  };
-}
-
-/**
- * envoy.config.bootstrap.v3.Bootstrap as proto3 JSON. `node.cluster` selects the snapshot
- * ("<namespace>/<ProxyServer>"); `node.id` comes from --service-node (the pod), so replicas and
- * restarts need no per-pod file.
- */
-export function envoyBootstrap(nodeCluster: string, xds: { host: string; port: number }): Record<string, unknown> {
-  return {
-    node: { cluster: nodeCluster },
-    admin: { address: socketAddress("127.0.0.1", ADMIN_PORT) },
-    dynamic_resources: {
-      ads_config: {
-        api_type: "GRPC",
-        transport_api_version: "V3",
-        set_node_on_first_message_only: true,
-        grpc_services: [{ envoy_grpc: { cluster_name: XDS_CLUSTER } }],
-      },
-      cds_config: { ads: {}, resource_api_version: "V3" },
-      lds_config: { ads: {}, resource_api_version: "V3" },
-    },
-    static_resources: {
-      clusters: [
-        {
-          name: XDS_CLUSTER,
-          type: "STRICT_DNS",
-          dns_lookup_family: "V4_ONLY",
-          connect_timeout: "5s",
-          load_assignment: loadAssignment(XDS_CLUSTER, xds.host, xds.port),
-          typed_extension_protocol_options: {
-            "envoy.extensions.upstreams.http.v3.HttpProtocolOptions": {
-              "@type": HTTP_OPTIONS,
-              // gRPC needs HTTP/2; keepalive pings notice a vanished operator replica quickly.
-              explicit_http_config: {
-                http2_protocol_options: { connection_keepalive: { interval: "30s", timeout: "10s" } },
-              },
-            },
-          },
-        },
-        {
-          name: ADMIN_CLUSTER,
-          type: "STATIC",
-          connect_timeout: "1s",
-          load_assignment: loadAssignment(ADMIN_CLUSTER, "127.0.0.1", ADMIN_PORT),
-        },
-      ],
-    },
-  };
-}
 
 /** What the proxy workload needs from the caller. */
 export interface EnvoyWorkloadInput extends WorkloadInput {
@@ -154,12 +35,23 @@ export interface EnvoyWorkloadInput extends WorkloadInput {
   readonly xds: { readonly host: string; readonly port: number };
   readonly image: string;
   readonly pinUserIds: boolean;
+  /** ADS over mTLS with the pod's client certificate Secret. */
+  readonly xdsTls: boolean;
 }
 
 /** The bootstrap ConfigMap `<infra>-proxy-bootstrap` and the Deployment `<infra>-proxy`. */
 export function envoyWorkload(input: EnvoyWorkloadInput): DesiredObject[] {
+  const tls = xdsTlsVolume(input.nodeCluster);
   const configMapName = `${input.infraName}-proxy-bootstrap`;
-  const data = { [BOOTSTRAP_KEY]: `${JSON.stringify(envoyBootstrap(input.nodeCluster, input.xds), null, 2)}\n` };
+  const tlsFiles: BootstrapTls | undefined = input.xdsTls ? { certDir: XDS_TLS_DIR, sdsDir: BOOTSTRAP_DIR } : undefined;
+  const text = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+  const data: Record<string, string> = {
+    [BOOTSTRAP_KEY]: text(envoyBootstrap(input.nodeCluster, input.xds, tlsFiles)),
+    // The SDS files name the certificate files; their content is never in the ConfigMap or the template.
+    ...(tlsFiles === undefined
+      ? {}
+      : Object.fromEntries(Object.entries(sdsFiles(tlsFiles)).map(([k, v]) => [k, text(v)]))),
+  };
   const configMap: DesiredObject = {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -193,7 +85,7 @@ export function envoyWorkload(input: EnvoyWorkloadInput): DesiredObject[] {
     livenessProbe: { tcpSocket: { port: READY_PORT }, initialDelaySeconds: 30, periodSeconds: 10, failureThreshold: 6 },
     resources: resources("100m", "128Mi", "512Mi"),
     securityContext: nonRootContainer(input.pinUserIds ? ENVOY_UID : undefined),
-    volumeMounts: [{ name: "bootstrap", mountPath: BOOTSTRAP_DIR, readOnly: true }],
+    volumeMounts: [{ name: "bootstrap", mountPath: BOOTSTRAP_DIR, readOnly: true }, tls.mount],
   };
   const workload = deployment({
     name: `${input.infraName}-proxy`,
@@ -207,7 +99,7 @@ export function envoyWorkload(input: EnvoyWorkloadInput): DesiredObject[] {
       securityContext: podSecurity(),
       terminationGracePeriodSeconds: 30,
       containers: [envoy],
-      volumes: [{ name: "bootstrap", configMap: { name: configMapName } }],
+      volumes: [{ name: "bootstrap", configMap: { name: configMapName } }, tls.volume],
     },
   });
   return [configMap, workload];

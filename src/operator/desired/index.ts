@@ -9,7 +9,8 @@ import { readyCondition } from "../../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, ProblemReason, Topology } from "../../model/types.js";
 import type { RenderedInfra } from "../../pipeline/outputs.js";
 import { coreDnsWorkload } from "./coredns.js";
-import { envoyWorkload, PROXY_PORTS, proxyService, splitHostPort } from "./envoy.js";
+import { envoyWorkload, PROXY_PORTS, proxyService } from "./envoy.js";
+import { splitHostPort } from "../../xds/bootstrap.js";
 import { EXTERNAL_PORT, externalService } from "./external.js";
 import { keaWorkload } from "./kea.js";
 import { componentNetwork } from "./network.js";
@@ -248,6 +249,7 @@ function infraObjects(
           xds,
           image: imageOverride(proxyChild.spec.proxyImage) ?? settings.images.envoy,
           pinUserIds: settings.pinUserIds,
+          xdsTls: settings.xdsTls,
           labels: labels("proxy"),
           podLabels: pods,
           networksAnnotation: net.annotation,
@@ -322,6 +324,7 @@ function infraObjects(
         infraName: name,
         namespace,
         node: t.dhcp.name,
+        xdsTls: settings.xdsTls,
         xdsAddress: settings.xdsAddress,
         keaImage: imageOverride(dhcpChild.spec.image) ?? settings.images.kea,
         agentImage: settings.images.oooi,

@@ -8,6 +8,7 @@
 // root filesystem. The agent runs as root with no capabilities at all: Kea creates its control
 // socket owned by root and not writable by others. On OpenShift the pod's ServiceAccount
 // `<infra>-dhcp` needs an SCC allowing uid 0 and NET_RAW.
+import { XDS_TLS_DIR, xdsTlsVolume } from "../../pki/mount.js";
 import { bootstrapKeaConfig } from "../../dhcp/kea/bootstrap.js";
 import { DEFAULT_CONTROL_SOCKET, DEFAULT_LEASE_FILE } from "../../dhcp/render/index.js";
 import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject } from "./objects.js";
@@ -33,6 +34,8 @@ export interface KeaWorkloadInput extends WorkloadInput {
   /** "<namespace>/<DHCPServer name>": the agent's xDS node group. */
   readonly node: string;
   readonly xdsAddress: string;
+  /** The agent dials xDS with mTLS, with the client certificate Secret mounted into the pod. */
+  readonly xdsTls: boolean;
   readonly keaImage: string;
   readonly agentImage: string;
   readonly hooksDirectory: string;
@@ -116,14 +119,34 @@ export function keaWorkload(input: KeaWorkloadInput): DesiredObject[] {
       { name: "leases", mountPath: KEA_LEASE_DIR },
     ],
   };
+  const tls = xdsTlsVolume(input.node);
   const agent = {
     name: "dhcp-agent",
     image: input.agentImage,
-    args: ["dhcp-agent", "--kea-socket", DEFAULT_CONTROL_SOCKET, "--xds", input.xdsAddress, "--node", input.node],
+    args: [
+      "dhcp-agent",
+      "--kea-socket",
+      DEFAULT_CONTROL_SOCKET,
+      "--xds",
+      input.xdsAddress,
+      "--node",
+      input.node,
+      // Read again at every connection: the kubelet's `..data` swap on rotation needs no restart.
+      ...(input.xdsTls
+        ? [
+            "--tls-cert",
+            `${XDS_TLS_DIR}/tls.crt`,
+            "--tls-key",
+            `${XDS_TLS_DIR}/tls.key`,
+            "--tls-ca",
+            `${XDS_TLS_DIR}/ca.crt`,
+          ]
+        : []),
+    ],
     env: POD_IDENTITY_ENV,
     resources: resources("20m", "64Mi", "256Mi"),
     securityContext: rootContainer([]),
-    volumeMounts: [{ name: "run", mountPath: KEA_SOCKET_DIR }],
+    volumeMounts: [{ name: "run", mountPath: KEA_SOCKET_DIR }, tls.mount],
   };
   const workload = deployment({
     name,
@@ -142,6 +165,7 @@ export function keaWorkload(input: KeaWorkloadInput): DesiredObject[] {
         { name: "seed", configMap: { name: seedName } },
         { name: "run", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } },
         { name: "leases", persistentVolumeClaim: { claimName: pvcName } },
+        tls.volume,
       ],
     },
   });

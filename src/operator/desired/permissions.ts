@@ -171,6 +171,12 @@ export const WORKLOAD_PERMISSIONS: readonly Permission[] = [
     verbs: ["get"],
     why: "apps ingress: the HostedCluster's status.kubeconfig Secret (read by name, never listed or watched)",
   },
+  {
+    apiGroup: "",
+    resources: ["secrets"],
+    verbs: ["create", "get", "update"],
+    why: "mTLS on xDS (src/pki/store.ts): each ProxyServer's and DHCPServer's client certificate Secret, replaced in place on rotation (by name, never listed or watched)",
+  },
 ];
 
 /**
@@ -253,6 +259,12 @@ export const LEADER_ELECTION_PERMISSIONS: readonly Permission[] = [
     resources: ["configmaps"],
     verbs: ["create", "delete", "get", "list", "patch", "watch"],
     why: "each replica's report of its xDS nodes, read by the leader (src/operator/fleet.ts)",
+  },
+  {
+    apiGroup: "",
+    resources: ["secrets"],
+    verbs: ["create", "get", "update"],
+    why: "mTLS on xDS (src/pki/store.ts): the operator's CA Secret (by name, never listed or watched)",
   },
 ];
 

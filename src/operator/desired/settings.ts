@@ -35,6 +35,11 @@ export interface OperatorSettings {
    * restricted SCC assigns a namespace UID instead and rejects pinned ones: false there (discovered).
    */
   readonly pinUserIds: boolean;
+  /**
+   * The data planes dial xDS with mTLS, using the client certificate Secret mounted into their pod
+   * (the operator's own CA; `oooi operator` sets it unless --xds-plaintext or --xds-tls-* files).
+   */
+  readonly xdsTls: boolean;
 }
 
 /** Field manager of every server-side apply the operator makes. */
@@ -73,6 +78,7 @@ export function operatorSettings(
     keaHooksDirectory: partial.keaHooksDirectory ?? DEFAULT_HOOKS_DIRECTORY,
     leaseStorage: partial.leaseStorage ?? "128Mi",
     leaseStorageClass: partial.leaseStorageClass,
+    xdsTls: partial.xdsTls ?? false,
     pinUserIds: partial.pinUserIds ?? true,
   };
 }

@@ -115,9 +115,12 @@ describe("deploy/rbac", () => {
     for (const r of at(role, "rules") as Json[]) {
       expect(r["apiGroups"]).not.toContain("*");
       expect(r["resources"]).not.toContain("*");
-      // The HostedCluster's kubeconfig Secret is read by the name its status gives: never listed or watched.
-      if ((r["resources"] as string[]).includes("secrets"))
-        expect(r).toMatchObject({ resources: ["secrets"], verbs: ["get"] });
+      // Secrets by name only, never listed or watched: the HostedCluster's kubeconfig (get) and the
+      // xDS certificates oooi issues (create, then get and update in place on rotation; never delete).
+      if ((r["resources"] as string[]).includes("secrets")) {
+        expect(r["resources"]).toEqual(["secrets"]);
+        for (const v of r["verbs"] as string[]) expect(["create", "get", "update"]).toContain(v);
+      }
       for (const v of ["*", "escalate", "bind", "impersonate", "deletecollection"]) expect(r["verbs"]).not.toContain(v);
     }
   });
@@ -173,6 +176,8 @@ describe("deploy/openshift: Kea's SCC", () => {
       interfaceName: "net1",
       leaseStorage: "1Gi",
       leaseStorageClass: undefined,
+      // With the mounted client-certificate Secret: the SCC must admit that volume too.
+      xdsTls: true,
     });
     const pod = at(
       objects.find((o) => o.kind === "Deployment"),

@@ -1,0 +1,74 @@
+// `oooi operator`'s default xDS security: the CA from its Secret (created by the first replica),
+// this replica's serving certificate issued from it and rotated in memory, and credentials that
+// require a client certificate signed by the CA.
+import { ensureCa, servingNames, UnusableSecretError, type OperatorCa } from "../pki/store.js";
+import { ServingRotation } from "../pki/serving.js";
+import { SYSTEM_CLOCK, sleep, type Clock } from "../util/clock.js";
+import type { KubeRest } from "../watchers/kube/rest.js";
+import { RotatingServerCredentials } from "../xds/introspect/tls.js";
+import { splitHostPort } from "../xds/bootstrap.js";
+import { XDS_SERVICE, type OperatorSettings } from "../operator/desired/settings.js";
+
+export interface OperatorPki {
+  readonly ca: OperatorCa;
+  readonly credentials: RotatingServerCredentials;
+  readonly rotation: ServingRotation;
+}
+
+interface PkiLogger {
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+/** The names the serving certificate carries: the xDS Service's, and the host of OOOI_XDS_ADDRESS. */
+export function operatorServingNames(settings: Pick<OperatorSettings, "namespace" | "xdsAddress">): string[] {
+  const names = servingNames(XDS_SERVICE, settings.namespace);
+  const host = splitHostPort(settings.xdsAddress)?.host;
+  return host === undefined || names.includes(host) ? names : [...names, host];
+}
+
+/**
+ * Reads (or creates) the CA and issues the serving certificate. The API server may be away at
+ * start: the CA is retried every few seconds; a CA Secret that cannot be used is an error to fix.
+ */
+export async function startOperatorPki(
+  rest: KubeRest,
+  settings: Pick<OperatorSettings, "namespace" | "xdsAddress">,
+  log: PkiLogger,
+  clock: Clock = SYSTEM_CLOCK,
+): Promise<OperatorPki> {
+  let ca: OperatorCa | undefined;
+  for (let attempt = 1; ca === undefined; attempt++) {
+    try {
+      ca = await ensureCa(rest, settings.namespace, clock.now());
+    } catch (e) {
+      if (e instanceof UnusableSecretError) throw e;
+      if (attempt === 1 || attempt % 10 === 0)
+        log.warn(`cannot read or create the xDS CA Secret yet, retrying: ${(e as Error).message}`);
+      await sleep(clock, 3_000);
+    }
+  }
+  const authority = ca;
+  // Set once the first certificate exists; rotations (timers, later) update it.
+  const holder: { credentials?: RotatingServerCredentials } = {};
+  const rotation = new ServingRotation({
+    ca: authority,
+    dnsNames: operatorServingNames(settings),
+    clock,
+    onRotate: (cert) => {
+      holder.credentials?.update({ cert: cert.certPem, key: cert.keyPem, ca: authority.certPem });
+      log.info(`xDS serving certificate rotated; valid until ${new Date(cert.notAfter).toISOString()}`);
+    },
+    onError: (e) => {
+      log.error(`cannot rotate the xDS serving certificate, keeping the current one: ${e.message}`);
+    },
+  });
+  const first = await rotation.start();
+  const credentials = new RotatingServerCredentials({ cert: first.certPem, key: first.keyPem, ca: authority.certPem });
+  holder.credentials = credentials;
+  log.info(
+    `xDS: mTLS with the operator's CA; serving certificate valid until ${new Date(first.notAfter).toISOString()}`,
+  );
+  return { ca: authority, credentials, rotation };
+}
