@@ -46,7 +46,11 @@ interface SpawnedOperator {
   port(): string | undefined;
 }
 
-async function spawnOperator(fake: FakeApiServer, pod: string, extra: readonly string[] = []): Promise<SpawnedOperator> {
+async function spawnOperator(
+  fake: FakeApiServer,
+  pod: string,
+  extra: readonly string[] = [],
+): Promise<SpawnedOperator> {
   const kubeconfig = await writeKubeconfig(fake.url, dir);
   const child = spawn(
     process.execPath,

@@ -183,7 +183,10 @@ describe("dhcp-agent over ADS", () => {
     await until(() => keaType(xds.status, "clusters/kea-0")?.lastAcked?.version === vB, "B ACKed");
     expect(xds.requests.some((r) => r.responseNonce === nonceA)).toBe(false);
     expect(events.find((e) => e.type === "unanswered")).toMatchObject({ stream: 1, version: vA, status: "superseded" });
-    expect(events.filter((e) => e.type === "ack")).toMatchObject([{ stream: 2, version: vB, kind: "applied" }]);
+    // B answers on a later stream (2, or 3 when the first reconnect came before the server was back).
+    const acks = events.filter((e) => e.type === "ack");
+    expect(acks).toMatchObject([{ version: vB, kind: "applied" }]);
+    expect((acks[0] as { stream: number }).stream).toBeGreaterThan(1);
   });
 
   it("reconnects with backoff after a server restart, names the ACKed version, and does not re-apply it", async () => {
