@@ -14,12 +14,16 @@ import {
   mergeMap,
   Observable,
   of,
+  scan,
   switchMap,
+  tap,
   throttleTime,
   timer,
   type SchedulerLike,
 } from "rxjs";
-import { loadManifestDir, type ManifestLoad } from "./manifests.js";
+import type { ObjectChange } from "../model/feeds.js";
+import { ManifestReader, manifestChanges, type ManifestRead } from "./manifest-cache.js";
+import { MANIFEST_EXTENSION, type ManifestLoad } from "./manifests.js";
 
 /** Options of watchManifestDir. */
 export interface ManifestWatchOptions {
@@ -94,11 +98,87 @@ export function reloadOnEvents<T>(
   );
 }
 
+/** A load of the watched folder; a readable one carries the keyed changes since the previous readable one. */
+export type WatchedLoad =
+  | Extract<ManifestLoad, { ok: false }>
+  | (Extract<ManifestLoad, { ok: true }> & { readonly changes: readonly ObjectChange[] });
+
+/**
+ * The paths reported changed and not yet read by a load that completed. A load takes what is
+ * pending and, once done, clears only what it took: one that a newer load superseded clears
+ * nothing the newer one has not also read.
+ */
+export class ChangedPaths {
+  #seq = 0;
+  readonly #paths = new Map<string, number>();
+  /** Since this event every file is to be checked (the first scan, a folder or hidden path changed). */
+  #everything: number | undefined = 0;
+
+  note(e: WatchEvent): void {
+    const seq = ++this.#seq;
+    if (e.type === "ready" || !isPlainManifestPath(e.path)) this.#everything ??= seq;
+    else this.#paths.set(e.path, seq);
+  }
+
+  /** The paths to check (undefined: all of them) and the mark to pass to done(). */
+  take(): { readonly paths: ReadonlySet<string> | undefined; readonly mark: number } {
+    return { paths: this.#everything === undefined ? new Set(this.#paths.keys()) : undefined, mark: this.#seq };
+  }
+
+  done(mark: number): void {
+    for (const [path, seq] of this.#paths) if (seq <= mark) this.#paths.delete(path);
+    if (this.#everything !== undefined && this.#everything <= mark) this.#everything = undefined;
+  }
+}
+
+/**
+ * A path the listing reads under its own name: a manifest name, no hidden segment. A change under
+ * a hidden one (a ConfigMap volume's ..data swap) is read through other names, so it checks all.
+ */
+function isPlainManifestPath(path: string): boolean {
+  return MANIFEST_EXTENSION.test(path) && !path.split(/[\\/]/).some((s) => s.startsWith("."));
+}
+
 /**
  * The manifest directory's content over time: the first load once watching, then loads per burst
- * of changes. When the directory cannot be watched the stream emits one load's result and completes.
+ * of changes, each re-reading only the files reported changed. When the directory cannot be
+ * watched the stream emits one load's result and completes.
  */
-export function watchManifestDir(dir: string, opts: ManifestWatchOptions): Observable<ManifestLoad> {
-  const load = () => defer(() => from(loadManifestDir(dir)));
-  return reloadOnEvents(fileEvents(dir), load, opts).pipe(catchError(() => load()));
+export function watchManifestDir(dir: string, opts: ManifestWatchOptions): Observable<WatchedLoad> {
+  const reader = new ManifestReader(dir);
+  const changed = new ChangedPaths();
+  const read = (all: boolean) =>
+    defer(() => {
+      const { paths, mark } = changed.take();
+      return from(
+        reader.read(all ? undefined : paths).then((r) => {
+          changed.done(mark);
+          return r;
+        }),
+      );
+    });
+  const events = fileEvents(dir).pipe(
+    tap((e) => {
+      changed.note(e);
+    }),
+  );
+  return reloadOnEvents(events, () => read(false), opts).pipe(
+    catchError(() => read(true)),
+    withChanges(),
+  );
+}
+
+/** Each readable load with its keyed changes since the previous readable one (the first: every object added). */
+export function withChanges() {
+  return (reads: Observable<ManifestRead>): Observable<WatchedLoad> =>
+    reads.pipe(
+      scan<ManifestRead, { parsed: ManifestRead["parsed"]; out: WatchedLoad | undefined }>(
+        (acc, r) =>
+          r.load.ok
+            ? { parsed: r.parsed, out: { ...r.load, changes: manifestChanges(acc.parsed, r.parsed) } }
+            : { parsed: acc.parsed, out: r.load },
+        { parsed: new Map(), out: undefined },
+      ),
+      map((s) => s.out as WatchedLoad),
+    );
 }

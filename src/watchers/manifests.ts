@@ -46,7 +46,7 @@ export interface ManifestFile {
   text: string;
 }
 
-const MANIFEST_EXTENSION = /\.(ya?ml|json)$/i;
+export const MANIFEST_EXTENSION = /\.(ya?ml|json)$/i;
 const DEFAULT_NAMESPACE = "default";
 
 /** "file:line:column: message", the form the CLI prints for unreadable input. */
@@ -80,7 +80,7 @@ interface Located {
   lines: LineCounter;
 }
 
-type Bucket =
+export type Bucket =
   "infras" | "attachments" | "hostedClusters" | "nodePools" | "machines" | "vmis" | "services" | "namespaces";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -243,9 +243,74 @@ const byNamespaceName = <T extends { metadata: { namespace: string; name: string
   compare(a.metadata.namespace, b.metadata.namespace) || compare(a.metadata.name, b.metadata.name);
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** One object of a file, checked and (our own kinds) decoded: what a file contributes to the state. */
+export interface ParsedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** "<group>/<kind> <namespace>/<name>": two objects with one identity are a duplicate. */
+  readonly identity: string;
+  readonly bucket: Bucket | undefined;
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly node: YamlNode | undefined;
+  readonly lines: LineCounter;
+  /** What goes into the state: the object, or for our kinds the decoded one (undefined when refused). */
+  readonly value: unknown;
+  readonly errors: InvalidObject["errors"];
+  readonly unknown: InvalidObject["errors"];
+}
+
+/** One file parsed on its own: its objects, or why it cannot be read. Pure. */
+export interface ParsedFile {
+  readonly path: string;
+  /** Its objects in file order; with an error, those before the one at fault. */
+  readonly objects: readonly ParsedObject[];
+  readonly error?: ManifestError;
+}
+
+export function parseManifestFile(file: ManifestFile): ParsedFile {
+  const objects: ParsedObject[] = [];
+  try {
+    for (const raw of objectsOf(file)) objects.push(parseObject(normalize(raw)));
+    return { path: file.path, objects };
+  } catch (e) {
+    if (e instanceof LoadError) return { path: file.path, objects, error: e.detail };
+    throw e;
+  }
+}
+
+function parseObject(o: ReturnType<typeof normalize>): ParsedObject {
+  const base = {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    namespace: o.meta.namespace,
+    name: o.meta.name,
+    identity: `${groupOf(o.apiVersion)}/${o.kind} ${o.meta.namespace}/${o.meta.name}`,
+    bucket: o.bucket,
+    file: o.file,
+    line: o.line,
+    column: o.column,
+    node: o.node,
+    lines: o.lines,
+  };
+  if (o.bucket !== "infras" && o.bucket !== "attachments") return { ...base, value: o.obj, errors: [], unknown: [] };
+  const decoded = decodeResource(o.obj, o.kind);
+  return decoded.ok
+    ? { ...base, value: decoded.value, errors: [], unknown: decoded.unknown }
+    : { ...base, value: undefined, errors: decoded.errors, unknown: decoded.unknown };
+}
+
 /** Builds ClusterState from file contents (no I/O); files are processed in path order. */
 export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
-  const sorted = [...files].sort((a, b) => compare(a.path, b.path));
+  return assembleManifests(files.map(parseManifestFile));
+}
+
+/** The state of parsed files, taken in path order: the first unreadable file or duplicate fails it. */
+export function assembleManifests(parsed: readonly ParsedFile[]): ManifestLoad {
+  const sorted = [...parsed].sort((a, b) => compare(a.path, b.path));
   const buckets: Record<Bucket, unknown[]> = {
     infras: [],
     attachments: [],
@@ -259,48 +324,38 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
   const invalid: InvalidObject[] = [];
   const warnings: InvalidObject[] = [];
   const ignored: IgnoredObject[] = [];
-  const seen = new Map<string, Located>();
+  const seen = new Map<string, ParsedObject>();
   const sources = new ManifestSources();
-  try {
-    for (const file of sorted) {
-      for (const raw of objectsOf(file)) {
-        const o = normalize(raw);
-        const identity = `${groupOf(o.apiVersion)}/${o.kind} ${o.meta.namespace}/${o.meta.name}`;
-        const first = o.meta.name === "" ? undefined : seen.get(identity);
-        if (first !== undefined) {
-          const what = `${o.kind} ${o.meta.namespace === "" ? "" : `${o.meta.namespace}/`}${o.meta.name}`;
-          throw new LoadError({
+  for (const file of sorted) {
+    for (const o of file.objects) {
+      const first = o.name === "" ? undefined : seen.get(o.identity);
+      if (first !== undefined) {
+        const what = `${o.kind} ${o.namespace === "" ? "" : `${o.namespace}/`}${o.name}`;
+        return {
+          ok: false,
+          error: {
             file: o.file,
             line: o.line,
             column: o.column,
             message: `duplicate ${what}: also defined in ${first.file}:${first.line}`,
-          });
-        }
-        seen.set(identity, o);
-        const bucket = o.bucket;
-        if (bucket === undefined) {
-          ignored.push({
-            apiVersion: o.apiVersion,
-            kind: o.kind,
-            namespace: o.meta.namespace,
-            name: o.meta.name,
-            file: o.file,
-          });
-        } else if (bucket === "infras" || bucket === "attachments") {
-          const decoded = decodeResource(o.obj, o.kind);
-          const ref = { kind: o.kind, namespace: o.meta.namespace, name: o.meta.name };
-          sources.add(ref, { file: o.file, node: o.node, lines: o.lines });
-          if (decoded.ok) buckets[bucket].push(decoded.value);
-          else invalid.push({ ref, errors: decoded.errors });
-          if (decoded.unknown.length > 0) warnings.push({ ref, errors: decoded.unknown });
-        } else {
-          buckets[bucket].push(o.obj);
-        }
+          },
+        };
+      }
+      seen.set(o.identity, o);
+      const bucket = o.bucket;
+      if (bucket === undefined) {
+        ignored.push({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.namespace, name: o.name, file: o.file });
+      } else if (bucket === "infras" || bucket === "attachments") {
+        const ref = { kind: o.kind, namespace: o.namespace, name: o.name };
+        sources.add(ref, { file: o.file, node: o.node, lines: o.lines });
+        if (o.value !== undefined) buckets[bucket].push(o.value);
+        else invalid.push({ ref, errors: o.errors });
+        if (o.unknown.length > 0) warnings.push({ ref, errors: o.unknown });
+      } else {
+        buckets[bucket].push(o.value);
       }
     }
-  } catch (e) {
-    if (e instanceof LoadError) return { ok: false, error: e.detail };
-    throw e;
+    if (file.error !== undefined) return { ok: false, error: file.error };
   }
   const sortedBucket = <T extends { metadata: { namespace: string; name: string } }>(b: Bucket): T[] =>
     (buckets[b] as T[]).sort(byNamespaceName);
@@ -332,7 +387,7 @@ function byRef(a: InvalidObject, b: InvalidObject): number {
  * Manifest files under dir, relative with "/" separators, sorted. Hidden entries are skipped:
  * a ConfigMap volume mounts every key twice (KEY and ..data/KEY), and editors leave dotfiles.
  */
-async function listManifestFiles(dir: string): Promise<string[]> {
+export async function listManifestFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
   const visited = new Set<string>();
   const walk = async (abs: string, rel: string): Promise<void> => {
@@ -360,7 +415,7 @@ async function listManifestFiles(dir: string): Promise<string[]> {
   return out.sort(compare);
 }
 
-const errnoMessage = (e: unknown): string => {
+export const errnoMessage = (e: unknown): string => {
   const err = e as NodeJS.ErrnoException;
   return err.code === undefined ? err.message : `${err.code}: ${describeErrno(err.code)}`;
 };

@@ -20,7 +20,8 @@ export interface ReflectorOptions {
   readonly backoff?: BackoffOptions;
   /** Page size of lists (default 500). */
   readonly pageSize?: number;
-  readonly onChange: () => void;
+  /** An object changed (its key), or the whole list was replaced (none). */
+  readonly onChange: (key?: string) => void;
   readonly onRestart?: (reason: RestartReason, error: unknown) => void;
 }
 
@@ -191,11 +192,12 @@ export class Reflector {
       return;
     }
     const full = { apiVersion: apiVersionOf(this.resource), kind: this.resource.kind, ...obj };
-    if (e.type === "ADDED" || e.type === "MODIFIED") this.#items.set(keyOf(full), full);
-    else if (e.type === "DELETED") this.#items.delete(keyOf(full));
+    const key = keyOf(full);
+    if (e.type === "ADDED" || e.type === "MODIFIED") this.#items.set(key, full);
+    else if (e.type === "DELETED") this.#items.delete(key);
     else throw new KubeApiError(500, "", `unknown watch event type ${e.type}`);
     if (rv !== undefined) this.#rv = rv;
-    this.#opts.onChange();
+    this.#opts.onChange(key);
   }
 }
 
