@@ -11,7 +11,7 @@ import { SYSTEM_CLOCK } from "../util/clock.js";
 import { renderAll, type Outputs } from "../pipeline/outputs.js";
 import { formatManifestError, summarizeIgnored, type ManifestError, type ManifestLoad } from "../watchers/manifests.js";
 import { noInfraWarning, problemLines, ProblemMemory } from "./problem-report.js";
-import { watchManifestDir } from "../watchers/manifest-watch.js";
+import { watchManifestDir, type WatchedLoad } from "../watchers/manifest-watch.js";
 import type { ApplierEvent } from "../dhcp/applier.js";
 import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
 import { startDnsResponder, type DnsResponder } from "../dns/server/index.js";
@@ -83,19 +83,26 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   const loads$ = watchManifestDir(opts.manifests, { debounceMs: opts.debounceMs });
   const report = new LoadReport(log, opts.manifests);
   const outputs$ = loads$.pipe(
-    scan<ManifestLoad, { last: Outputs | undefined; next: Outputs | undefined }>(
+    scan<WatchedLoad, { last: Outputs | undefined; next: Outputs | undefined }>(
       (acc, load) => {
         if (!load.ok) {
           report.unreadable(load.error);
           return { last: acc.last, next: undefined };
         }
-        // An object whose new version is refused keeps being served as it was last accepted.
+        // An object whose new version is refused keeps being served as it was last accepted. After
+        // the first rendering, only the Infras the load's keyed changes feed are built and rendered.
         const current = { dhcpAllocations: allocations.tables, now: SYSTEM_CLOCK.now() };
         const next = renderAll(
           load.state,
           acc.last === undefined
             ? current
-            : { ...current, previous: acc.last.files, reuse: acc.last, lastGood: acc.last.lastGood },
+            : {
+                ...current,
+                previous: acc.last.files,
+                reuse: acc.last,
+                lastGood: acc.last.lastGood,
+                changes: load.changes,
+              },
         );
         allocations.update(next);
         report.rendered(load, next);

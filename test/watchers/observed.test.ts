@@ -48,7 +48,7 @@ describe("buildObserved after a previous snapshot", () => {
     put(machines, m("m3", "10.0.0.3"));
     machines.delete("cp/m5");
     const raw = next(base, { machines });
-    const dirty = new Map([["machines", new Set(["cp/m2", "cp/m3", "cp/m5"])]]);
+    const dirty = new Map<ResourceName, ReadonlySet<string>>([["machines", new Set(["cp/m2", "cp/m3", "cp/m5"])]]);
     const obs: Observed = buildObserved(raw, 2, new WeakMap(), { observed: first, dirty });
     expect(short(obs.changes)).toEqual(["Machine m2 -→new", "Machine m3 old→new", "Machine m5 old→-"]);
     expect(obs.state).toEqual(buildObserved(raw, 2).state);
