@@ -37,12 +37,8 @@ export class ManifestReader {
     this.#dir = dir;
   }
 
-  /**
-   * Lists the folder and parses what changed. `changed` (paths relative to the folder), when
-   * given, are the only cached files whose stat is checked: the watcher names every file it saw
-   * change; without it every file is checked.
-   */
-  async read(changed?: ReadonlySet<string>): Promise<ManifestRead> {
+  /** Lists the folder and parses the files whose stat and content changed since they were cached. */
+  async read(): Promise<ManifestRead> {
     const none = new Map<string, ParsedFile>();
     let paths: string[];
     try {
@@ -54,7 +50,7 @@ export class ManifestReader {
       return { load: { ok: false, error: { file: this.#dir, message } }, parsed: none };
     }
     const parsed = new Map<string, ParsedFile>();
-    const reads = await Promise.all(paths.map((path) => this.#file(path, changed)));
+    const reads = await Promise.all(paths.map((path) => this.#file(path)));
     // Unreadable files are reported before any parse error, in path order.
     for (const [i, r] of reads.entries()) {
       const path = paths[i] ?? "";
@@ -68,9 +64,8 @@ export class ManifestReader {
   }
 
   /** The file's parse (cached when its stat or content did not change), or why it cannot be read. */
-  async #file(path: string, changed: ReadonlySet<string> | undefined): Promise<ParsedFile | string> {
+  async #file(path: string): Promise<ParsedFile | string> {
     const cached = this.#cache.get(path);
-    if (cached !== undefined && changed !== undefined && !changed.has(path)) return cached.parsed;
     const abs = join(this.#dir, path);
     try {
       const s = await stat(abs);

@@ -16,14 +16,13 @@ import {
   of,
   scan,
   switchMap,
-  tap,
   throttleTime,
   timer,
   type SchedulerLike,
 } from "rxjs";
 import type { ObjectChange } from "../model/feeds.js";
 import { ManifestReader, manifestChanges, type ManifestRead } from "./manifest-cache.js";
-import { MANIFEST_EXTENSION, type ManifestLoad } from "./manifests.js";
+import type { ManifestLoad } from "./manifests.js";
 
 /** Options of watchManifestDir. */
 export interface ManifestWatchOptions {
@@ -104,66 +103,17 @@ export type WatchedLoad =
   | (Extract<ManifestLoad, { ok: true }> & { readonly changes: readonly ObjectChange[] });
 
 /**
- * The paths reported changed and not yet read by a load that completed. A load takes what is
- * pending and, once done, clears only what it took: one that a newer load superseded clears
- * nothing the newer one has not also read.
- */
-export class ChangedPaths {
-  #seq = 0;
-  readonly #paths = new Map<string, number>();
-  /** Since this event every file is to be checked (the first scan, a folder or hidden path changed). */
-  #everything: number | undefined = 0;
-
-  note(e: WatchEvent): void {
-    const seq = ++this.#seq;
-    if (e.type === "ready" || !isPlainManifestPath(e.path)) this.#everything ??= seq;
-    else this.#paths.set(e.path, seq);
-  }
-
-  /** The paths to check (undefined: all of them) and the mark to pass to done(). */
-  take(): { readonly paths: ReadonlySet<string> | undefined; readonly mark: number } {
-    return { paths: this.#everything === undefined ? new Set(this.#paths.keys()) : undefined, mark: this.#seq };
-  }
-
-  done(mark: number): void {
-    for (const [path, seq] of this.#paths) if (seq <= mark) this.#paths.delete(path);
-    if (this.#everything !== undefined && this.#everything <= mark) this.#everything = undefined;
-  }
-}
-
-/**
- * A path the listing reads under its own name: a manifest name, no hidden segment. A change under
- * a hidden one (a ConfigMap volume's ..data swap) is read through other names, so it checks all.
- */
-function isPlainManifestPath(path: string): boolean {
-  return MANIFEST_EXTENSION.test(path) && !path.split(/[\\/]/).some((s) => s.startsWith("."));
-}
-
-/**
  * The manifest directory's content over time: the first load once watching, then loads per burst
- * of changes, each re-reading only the files reported changed. When the directory cannot be
+ * of changes, each re-parsing only the files whose content changed. When the directory cannot be
  * watched the stream emits one load's result and completes.
  */
 export function watchManifestDir(dir: string, opts: ManifestWatchOptions): Observable<WatchedLoad> {
+  // Every file's stat is checked per load, not only the reported paths: chokidar drops a file's
+  // second change within 50 ms (CHANGE_ECHO_MS), so a path list can miss the write that matters.
   const reader = new ManifestReader(dir);
-  const changed = new ChangedPaths();
-  const read = (all: boolean) =>
-    defer(() => {
-      const { paths, mark } = changed.take();
-      return from(
-        reader.read(all ? undefined : paths).then((r) => {
-          changed.done(mark);
-          return r;
-        }),
-      );
-    });
-  const events = fileEvents(dir).pipe(
-    tap((e) => {
-      changed.note(e);
-    }),
-  );
-  return reloadOnEvents(events, () => read(false), opts).pipe(
-    catchError(() => read(true)),
+  const read = () => defer(() => from(reader.read()));
+  return reloadOnEvents(fileEvents(dir), read, opts).pipe(
+    catchError(() => read()),
     withChanges(),
   );
 }

@@ -46,7 +46,7 @@ export interface ManifestFile {
   text: string;
 }
 
-export const MANIFEST_EXTENSION = /\.(ya?ml|json)$/i;
+const MANIFEST_EXTENSION = /\.(ya?ml|json)$/i;
 const DEFAULT_NAMESPACE = "default";
 
 /** "file:line:column: message", the form the CLI prints for unreadable input. */

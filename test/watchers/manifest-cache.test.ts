@@ -6,7 +6,6 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ObjectChange } from "../../src/model/feeds.js";
 import { ManifestReader, manifestChanges, type ManifestRead } from "../../src/watchers/manifest-cache.js";
-import { ChangedPaths } from "../../src/watchers/manifest-watch.js";
 import { loadManifestDir } from "../../src/watchers/manifests.js";
 
 const service = (name: string, ip = "10.0.0.1") =>
@@ -35,8 +34,8 @@ describe("ManifestReader", () => {
     await rm(dir, { recursive: true, force: true });
   });
   const put = (rel: string, text: string) => writeFile(join(dir, rel), text);
-  const okRead = async (changed?: ReadonlySet<string>): Promise<ManifestRead> => {
-    const r = await reader.read(changed);
+  const okRead = async (): Promise<ManifestRead> => {
+    const r = await reader.read();
     if (!r.load.ok) throw new Error(`unreadable: ${r.load.error.message}`);
     return r;
   };
@@ -71,7 +70,7 @@ describe("ManifestReader", () => {
     const first = await okRead();
     await put("a.yaml.tmp", service("a", "10.0.0.9"));
     await rename(join(dir, "a.yaml.tmp"), join(dir, "a.yaml"));
-    const second = await okRead(new Set(["a.yaml"]));
+    const second = await okRead();
     expect(short(manifestChanges(first.parsed, second.parsed))).toEqual(["Service a: old→new"]);
   });
 
@@ -108,54 +107,11 @@ describe("ManifestReader", () => {
     expect(short(manifestChanges(first.parsed, second.parsed))).toEqual(["Infra i: old→-"]);
   });
 
-  it("with the watcher's changed paths, checks only those files again", async () => {
-    await put("a.yaml", service("a"));
-    await put("b.yaml", service("b"));
-    const first = await okRead();
-    await put("a.yaml", service("a", "10.0.0.7"));
-    await put("b.yaml", service("b", "10.0.0.7"));
-    const onlyB = await okRead(new Set(["b.yaml"]));
-    expect(short(manifestChanges(first.parsed, onlyB.parsed))).toEqual(["Service b: old→new"]);
-    const all = await okRead();
-    expect(short(manifestChanges(onlyB.parsed, all.parsed))).toEqual(["Service a: old→new"]);
-  });
-
   it("reads the same state as loadManifestDir", async () => {
     await put("a.yaml", service("a"));
     await put("i.yaml", infra("i"));
     const r = await okRead();
     const once = await loadManifestDir(dir);
     expect(r.load.ok && r.load.state).toEqual(once.ok && once.state);
-  });
-});
-
-describe("ChangedPaths", () => {
-  it("names the reported files until a load that took them is done", () => {
-    const c = new ChangedPaths();
-    c.note({ type: "ready" });
-    expect(c.take().paths).toBeUndefined();
-    c.done(c.take().mark);
-    c.note({ type: "change", path: "a.yaml" });
-    const first = c.take();
-    expect([...(first.paths ?? [])]).toEqual(["a.yaml"]);
-    // A newer load starts before the first is done (it supersedes it), after b.yaml changed.
-    c.note({ type: "change", path: "b.yaml" });
-    const second = c.take();
-    expect([...(second.paths ?? [])].sort()).toEqual(["a.yaml", "b.yaml"]);
-    c.note({ type: "change", path: "a.yaml" });
-    // The superseded load finishing clears nothing reported after it started.
-    c.done(first.mark);
-    expect([...(c.take().paths ?? [])].sort()).toEqual(["a.yaml", "b.yaml"]);
-    c.done(second.mark);
-    expect([...(c.take().paths ?? [])]).toEqual(["a.yaml"]);
-  });
-
-  it("a folder, a hidden path (a ConfigMap volume's ..data) or another name checks every file", () => {
-    for (const path of ["sub", "..data/infra.yaml", "README.md"]) {
-      const c = new ChangedPaths();
-      c.done(c.take().mark);
-      c.note({ type: "change", path });
-      expect(c.take().paths).toBeUndefined();
-    }
   });
 });
