@@ -2,8 +2,9 @@
 // stderr). `node dist-bench/bench/xds/run.js` runs every scenario in a fresh child process of its
 // own (with --expose-gc), so one scenario's heap never weighs on another's timings or memory
 // figures; the clients of each scenario run in further child processes (see clients.ts).
-//   XDS_BENCH_ONLY=1,2,3   scenarios to run (default all)
+//   XDS_BENCH_ONLY=1,2,3,4 scenarios to run (default 1,2,3; 4 is the whole serve path, issue 16)
 //   XDS_BENCH_QUICK=1      small sizes, for a smoke test of the harness
+//   XDS_BENCH_SERVE_INFRAS, _WORKERS, _CHANGES  scenario 4's size (300 Infras × 5 × 100 workers, 60 changes)
 //   XDS_BENCH_FULL_CHANGES scenario 1's full-path changes (default 3; each takes tens of seconds)
 //   XDS_BENCH_ROUNDS       scenario 3's push rounds (default 30; the idle-memory figures need none)
 import { fork } from "node:child_process";
@@ -11,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { bigVlan } from "./big-vlan.js";
 import { fanout } from "./fanout.js";
 import { manyInfras } from "./many-infras.js";
+import { servePath } from "./serve-path.js";
 import { emit, progress } from "./stats.js";
 
 const quick = process.env["XDS_BENCH_QUICK"] === "1";
@@ -49,6 +51,20 @@ async function scenario(n: string): Promise<void> {
               workers: 140,
               rounds: Number(process.env["XDS_BENCH_ROUNDS"] ?? "30"),
               processes: 2,
+            },
+      ),
+    );
+  } else if (n === "4") {
+    emit(
+      await servePath(
+        quick
+          ? { infras: 20, clusters: 5, workers: 100, changes: 10, gapMs: 300 }
+          : {
+              infras: Number(process.env["XDS_BENCH_SERVE_INFRAS"] ?? "300"),
+              clusters: 5,
+              workers: Number(process.env["XDS_BENCH_SERVE_WORKERS"] ?? "100"),
+              changes: Number(process.env["XDS_BENCH_SERVE_CHANGES"] ?? "60"),
+              gapMs: 300,
             },
       ),
     );

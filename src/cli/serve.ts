@@ -11,7 +11,7 @@ import { SYSTEM_CLOCK } from "../util/clock.js";
 import { renderAll, type Outputs } from "../pipeline/outputs.js";
 import { formatManifestError, summarizeIgnored, type ManifestError, type ManifestLoad } from "../watchers/manifests.js";
 import { noInfraWarning, problemLines, ProblemMemory } from "./problem-report.js";
-import { watchManifests } from "../watchers/manifest-watch.js";
+import { watchManifests, type WatchedLoad } from "../watchers/manifest-watch.js";
 import type { ApplierEvent } from "../dhcp/applier.js";
 import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
 import { startDnsResponder, type DnsResponder } from "../dns/server/index.js";
@@ -137,19 +137,26 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   const report = new LoadReport(log, opts.manifests);
   const outputs$ = from(xdsAddress).pipe(
     switchMap((address) => loads$.pipe(map((load) => ({ load, address })))),
-    scan<{ load: ManifestLoad; address: { host: string; port: number } | false }, ScanState>(
+    scan<{ load: WatchedLoad | ManifestLoad; address: { host: string; port: number } | false }, ScanState>(
       (acc, { load, address }) => {
         if (!load.ok) {
           report.unreadable(load.error);
           return { last: acc.last, next: undefined };
         }
-        // An object whose new version is refused keeps being served as it was last accepted.
+        // An object whose new version is refused keeps being served as it was last accepted. After
+        // the first rendering, only the Infras the load's keyed changes feed are built and rendered.
         const current = { dhcpAllocations: allocations.tables, now: SYSTEM_CLOCK.now(), xdsAddress: address };
         const next = renderAll(
           load.state,
           acc.last === undefined
             ? current
-            : { ...current, previous: acc.last.files, reuse: acc.last, lastGood: acc.last.lastGood },
+            : {
+                ...current,
+                previous: acc.last.files,
+                reuse: acc.last,
+                lastGood: acc.last.lastGood,
+                ...("changes" in load ? { changes: load.changes } : {}),
+              },
         );
         allocations.update(next);
         report.rendered(load, next);

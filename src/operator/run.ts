@@ -220,21 +220,29 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   });
 
   // Rendering is memoized per snapshot and DNS history, so the reconcile pass reuses onState's.
+  // Each rendering continues from the one before: the snapshot right after it carries the keyed
+  // changes since (src/watchers/kube/observed.ts), so only the Infras they feed are built again.
   let latest: Observed | undefined;
-  let rendered: { seq: number; previous: string; outputs: Outputs } | undefined;
+  let rendered: { seq: number; previous: ReadonlyMap<string, string>; outputs: Outputs } | undefined;
   const render = (obs: Observed): Outputs => {
     const previous = reconciler.dnsPrevious(obs);
-    const previousKey = JSON.stringify([...previous]);
-    if (rendered?.seq === obs.seq && rendered.previous === previousKey) return rendered.outputs;
+    if (rendered?.seq === obs.seq && sameFiles(rendered.previous, previous)) return rendered.outputs;
+    const changes = rendered?.seq === obs.seq ? [] : rendered?.seq === obs.seq - 1 ? obs.changes : undefined;
     const outputs = renderAll(obs.state, {
       kea: { hooksDirectory: opts.settings.keaHooksDirectory },
       previous,
       // Durable DHCP state: what the leader last wrote to each DHCPServer's status.
       dhcpAllocations: persistedAllocations(obs.raw.dhcpservers),
       now: clock.now(),
-      ...(rendered === undefined ? {} : { reuse: rendered.outputs, lastGood: rendered.outputs.lastGood }),
+      ...(rendered === undefined
+        ? {}
+        : {
+            reuse: rendered.outputs,
+            lastGood: rendered.outputs.lastGood,
+            ...(changes === undefined ? {} : { changes }),
+          }),
     });
-    rendered = { seq: obs.seq, previous: previousKey, outputs };
+    rendered = { seq: obs.seq, previous, outputs };
     return outputs;
   };
 
@@ -367,4 +375,10 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
       await bounded("closing probes", 0.1, () => probeStarted.then(() => probe?.close()));
     },
   };
+}
+
+function sameFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
 }

@@ -4,9 +4,10 @@
 // Pure; the caller injects the time and keeps the memory between renderings.
 import { groupBy } from "../util/group.js";
 import type { Infra, InfraClusterAttachment } from "../api/schema.js";
-import { build } from "../model/build.js";
+import { changesBetween, type ObjectChange } from "../model/feeds.js";
+import { buildFrom, buildIncremental, inputsOf, type IncrementalBuild } from "../model/incremental.js";
 import { compareProblems, refKey } from "../model/problems.js";
-import type { BuildResult, ClusterState, ObjectRef, Problem } from "../model/types.js";
+import { EMPTY_STATE, type BuildResult, type ClusterState, type ObjectRef, type Problem } from "../model/types.js";
 
 /** A version that was served without an error, and since when (RFC 3339). */
 export interface Accepted<T> {
@@ -31,18 +32,47 @@ export interface LastGoodBuild {
   /** Its problems include those of every refused version, and say what is served instead. */
   readonly result: BuildResult;
   readonly memory: LastGood;
+  /** The incremental build of `state`, which the next step continues from. */
+  readonly build: IncrementalBuild;
+  /** Infras built again by this step (every Infra on the first). */
+  readonly rebuilt: ReadonlySet<string>;
+  /** refKeys of the refused versions and of the objects with an error: the next step looks at them again. */
+  readonly watched: ReadonlySet<string>;
+}
+
+/** The step before: its input (the decoded state), what it built, and the keyed changes since that input. */
+export interface PreviousStep {
+  readonly input: ClusterState;
+  readonly built: LastGoodBuild;
+  /** From `input` to the new state; computed by object identity when not given. */
+  readonly changes?: readonly ObjectChange[] | undefined;
 }
 
 type Kind = "Infra" | "InfraClusterAttachment";
 type Obj = Infra | InfraClusterAttachment;
 
+interface Refusal {
+  readonly acceptedAt: string;
+  readonly problems: Problem[];
+}
+
 /** Rounds of replacement: reverting one object can only reveal errors in objects that depend on it. */
 const MAX_ROUNDS = 3;
 
-export function buildWithLastGood(state: ClusterState, memory: LastGood, now: string): LastGoodBuild {
+/**
+ * The state with refused versions replaced, and its model. After `previous`, each round is an
+ * incremental build (src/model/incremental.ts) of what changed since the previous round's state:
+ * the result is the same as building the whole state each round, for the Infras changes feed.
+ */
+export function buildWithLastGood(
+  state: ClusterState,
+  memory: LastGood,
+  now: string,
+  previous?: PreviousStep,
+): LastGoodBuild {
   const remembered = (kind: Kind, key: string): Accepted<Obj> | undefined =>
     kind === "Infra" ? memory.infras.get(key) : memory.attachments.get(key);
-  const refused = new Map<string, { acceptedAt: string; problems: Problem[] }>();
+  const refused = new Map<string, Refusal>();
   let infras: Infra[] = [...state.infras];
   let attachments: InfraClusterAttachment[] = [...state.attachments];
 
@@ -68,33 +98,41 @@ export function buildWithLastGood(state: ClusterState, memory: LastGood, now: st
 
   const stateOf = (): ClusterState => ({ ...state, infras, attachments, invalid, incumbents: memory.incumbents });
   let current = stateOf();
-  let result = build(current);
+  const inputs = inputsOf(current);
+  let step =
+    previous === undefined
+      ? buildFrom(current)
+      : buildIncremental(previous.built.build, firstChanges(previous, state, current), inputs);
+  const rebuilt = new Set(step.rebuilt);
   // A version the model refused (an error on the object itself): the same, when an accepted one differs.
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const errors = errorsByObject(result.problems);
-    const revert = <T extends Obj>(kind: Kind, list: T[]): [T[], boolean] => {
-      let changed = false;
-      const next = list.map((o) => {
-        const key = refKey(refOf(kind, o));
-        const last = remembered(kind, key);
-        const mine = errors.get(key);
-        if (mine === undefined || last === undefined || refused.has(key) || sameSpec(last.object, o)) return o;
-        refused.set(key, { acceptedAt: last.acceptedAt, problems: mine });
-        changed = true;
-        return { ...o, spec: last.object.spec };
-      });
-      return [next, changed];
-    };
-    const [nextInfras, infrasChanged] = revert("Infra", infras);
-    const [nextAttachments, attachmentsChanged] = revert("InfraClusterAttachment", attachments);
-    if (!infrasChanged && !attachmentsChanged) break;
-    infras = nextInfras;
-    attachments = nextAttachments;
+    const errors = errorsByObject(step.result.problems);
+    const reverts = new Map<string, Obj>();
+    const changes: ObjectChange[] = [];
+    const byKey = new Map<string, [Kind, Obj]>();
+    for (const o of infras) byKey.set(refKey(refOf("Infra", o)), ["Infra", o]);
+    for (const o of attachments) byKey.set(refKey(refOf("InfraClusterAttachment", o)), ["InfraClusterAttachment", o]);
+    for (const [key, mine] of errors) {
+      const [kind, o] = byKey.get(key) ?? [];
+      if (kind === undefined || o === undefined) continue;
+      const last = remembered(kind, key);
+      if (last === undefined || refused.has(key) || sameSpec(last.object, o)) continue;
+      refused.set(key, { acceptedAt: last.acceptedAt, problems: mine });
+      const reverted = { ...o, spec: last.object.spec } as Obj;
+      reverts.set(key, reverted);
+      changes.push({ kind, before: o, after: reverted } as ObjectChange);
+    }
+    if (reverts.size === 0) break;
+    const revert = <T extends Obj>(kind: Kind, list: T[]): T[] =>
+      list.map((o) => (reverts.get(refKey(refOf(kind, o))) as T | undefined) ?? o);
+    infras = revert("Infra", infras);
+    attachments = revert("InfraClusterAttachment", attachments);
     current = stateOf();
-    result = build(current);
+    step = buildIncremental(step, changes, inputs);
+    for (const k of step.rebuilt) rebuilt.add(k);
   }
 
-  const problems = [...result.problems];
+  const problems = [...step.result.problems];
   for (const [, r] of refused) {
     const object = r.problems[0]?.object;
     if (object === undefined) continue;
@@ -106,44 +144,98 @@ export function buildWithLastGood(state: ClusterState, memory: LastGood, now: st
       message: `this version is not applied; the configuration accepted at ${r.acceptedAt} is still served`,
     });
   }
-  result = { ...result, problems: problems.sort(compareProblems) };
-  return { state: current, result, memory: remember(state, result, memory, refused, now) };
+  const result = { ...step.result, problems: problems.sort(compareProblems) };
+  const errors = errorsByObject(result.problems);
+  const watched = new Set([...refused.keys(), ...errors.keys()]);
+  const candidates =
+    previous !== undefined && previous.built.memory === memory ? touched(previous, state, watched) : undefined;
+  return {
+    state: current,
+    result,
+    memory: remember(state, result.claims, memory, refused, errors, now, candidates),
+    build: step,
+    rebuilt,
+    watched,
+  };
 }
 
-/** The new memory: every current version served without an error, dated when it was first accepted. */
+/**
+ * The changes from the previous step's state to this round-0 state: our kinds by identity against
+ * what was built (a version reverted then is a change now, tried again), the other kinds as the
+ * watcher reported them.
+ */
+function firstChanges(previous: PreviousStep, input: ClusterState, current: ClusterState): ObjectChange[] {
+  const built = previous.built.state;
+  const ours = changesBetween(
+    { ...EMPTY_STATE, infras: built.infras, attachments: built.attachments },
+    { ...EMPTY_STATE, infras: current.infras, attachments: current.attachments },
+  );
+  const theirs = (previous.changes ?? changesBetween(previous.input, input)).filter(
+    (c) => c.kind !== "Infra" && c.kind !== "InfraClusterAttachment",
+  );
+  return [...ours, ...theirs];
+}
+
+/**
+ * The refKeys whose memory may differ from the previous step's: Infras and attachments that
+ * changed, appeared or went (valid or not), and those refused or in error now or then. Any other
+ * one is the same object, served as before, so its remembered version stays.
+ */
+function touched(previous: PreviousStep, input: ClusterState, watched: ReadonlySet<string>): Set<string> {
+  const out = new Set<string>([...watched, ...previous.built.watched]);
+  const ours = changesBetween(
+    { ...EMPTY_STATE, infras: previous.input.infras, attachments: previous.input.attachments },
+    { ...EMPTY_STATE, infras: input.infras, attachments: input.attachments },
+  );
+  for (const c of ours) {
+    const o = c.after ?? c.before;
+    if (o !== undefined) out.add(refKey(refOf(c.kind as Kind, o as Obj)));
+  }
+  for (const list of [previous.input.invalid, input.invalid]) for (const i of list ?? []) out.add(refKey(i.ref));
+  return out;
+}
+
+/**
+ * The new memory: every current version served without an error, dated when it was first
+ * accepted. With `candidates`, only those keys are looked at (the others keep their entry).
+ */
 function remember(
   state: ClusterState,
-  result: BuildResult,
+  incumbents: ReadonlyMap<string, string>,
   memory: LastGood,
   refused: ReadonlyMap<string, unknown>,
+  errors: ReadonlyMap<string, unknown>,
   now: string,
+  candidates: ReadonlySet<string> | undefined,
 ): LastGood {
-  const errors = errorsByObject(result.problems);
   const next = <T extends Obj>(
     kind: Kind,
     list: readonly T[],
     old: ReadonlyMap<string, Accepted<T>>,
-  ): Map<string, Accepted<T>> => {
-    const out = new Map<string, Accepted<T>>();
+  ): ReadonlyMap<string, Accepted<T>> => {
+    const current = new Map(list.map((o) => [refKey(refOf(kind, o)), o]));
     const present = new Set([
-      ...list.map((o) => refKey(refOf(kind, o))),
+      ...current.keys(),
       ...(state.invalid ?? []).filter((i) => i.ref.kind === kind).map((i) => refKey(i.ref)),
     ]);
-    for (const o of list) {
-      const key = refKey(refOf(kind, o));
+    const keys = candidates === undefined ? present : [...candidates].filter((k) => k.startsWith(`${kind}/`));
+    const out = candidates === undefined ? new Map<string, Accepted<T>>() : new Map(old);
+    for (const key of keys) {
+      const o = current.get(key);
       const last = old.get(key);
-      if (!refused.has(key) && !errors.has(key)) {
+      if (o !== undefined && !refused.has(key) && !errors.has(key)) {
         out.set(key, { object: o, acceptedAt: last !== undefined && sameSpec(last.object, o) ? last.acceptedAt : now });
-      }
+      } else if (present.has(key) && last !== undefined) {
+        // Refused now, or failing for reasons outside it: the accepted version stays remembered.
+        out.set(key, last);
+      } else out.delete(key);
     }
-    // Refused now, or failing for reasons outside it: the accepted version stays remembered.
-    for (const [key, last] of old) if (present.has(key) && !out.has(key)) out.set(key, last);
     return out;
   };
   return {
     infras: next("Infra", state.infras, memory.infras),
     attachments: next("InfraClusterAttachment", state.attachments, memory.attachments),
-    incumbents: result.claims,
+    incumbents,
   };
 }
 

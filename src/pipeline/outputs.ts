@@ -4,7 +4,8 @@ import { metaTime } from "../util/clock.js";
 import type { DHCPAllocation } from "../api/schema.js";
 import { renderKea, type KeaRenderOptions } from "../dhcp/render/index.js";
 import { renderCoreDns } from "../dns/render/index.js";
-import { buildWithLastGood, NO_LAST_GOOD, type LastGood } from "./last-good.js";
+import { buildWithLastGood, NO_LAST_GOOD, type LastGood, type LastGoodBuild } from "./last-good.js";
+import type { ObjectChange } from "../model/feeds.js";
 import { objectStatuses, type ReadyCondition } from "../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../model/types.js";
 import { refKey } from "../model/problems.js";
@@ -19,12 +20,16 @@ export const BOOTSTRAP_FILE = "bootstrap.yaml";
 
 /** What one Infra renders to; a part is undefined when disabled or refused by its consistency check. */
 export interface RenderedInfra {
+  /** The same object while the model keeps it (the incremental build keeps unchanged topologies). */
   readonly topology: Topology;
   /** Canonical JSON of the models each part was rendered from (reuse keys). */
   readonly keys: { readonly proxy?: string; readonly dns?: string; readonly dhcp?: string };
   readonly envoy: EnvoyResources | undefined;
   readonly coreDns: Readonly<Record<string, string>> | undefined;
   readonly kea: { Dhcp4: object } | undefined;
+  /** Its files (relative path → content) and its children's status entries. */
+  readonly files: readonly (readonly [string, string])[];
+  readonly childStatus: readonly StatusEntry[];
 }
 
 export interface StatusEntry {
@@ -42,6 +47,11 @@ export interface Outputs {
   readonly model: BuildResult;
   /** Pass back as RenderOptions.lastGood on the next rendering. */
   readonly lastGood: LastGood;
+  /** The decoded state rendered (before refused versions were replaced) and its build, to continue from. */
+  readonly input: ClusterState;
+  readonly built: LastGoodBuild;
+  /** RenderOptions.kea and .xdsAddress as JSON: a kept topology keeps its rendering only under the same options. */
+  readonly keaKey: string;
   readonly infras: readonly RenderedInfra[];
   /** Relative path ("<namespace>/<child>/<file>") → content. */
   readonly files: ReadonlyMap<string, string>;
@@ -57,6 +67,11 @@ export interface RenderOptions {
    * rendered resources (the same objects, so the xDS cache neither re-checks nor re-encodes them).
    */
   readonly reuse?: Outputs;
+  /**
+   * The keyed changes from `reuse`'s input to this state, as the watcher reported them; without
+   * them they are found by object identity. Only the Infras they feed are built and rendered again.
+   */
+  readonly changes?: readonly ObjectChange[];
   /** Last accepted version of every object (previous Outputs.lastGood); none = nothing to fall back on. */
   readonly lastGood?: LastGood;
   /**
@@ -87,107 +102,160 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     ...(options.now === undefined ? {} : { now: options.now }),
   };
   const acceptedAt = options.now === undefined ? "an unknown time" : metaTime(options.now);
-  const built = buildWithLastGood(input, options.lastGood ?? NO_LAST_GOOD, acceptedAt);
+  const reuse = options.reuse;
+  const built = buildWithLastGood(
+    input,
+    options.lastGood ?? NO_LAST_GOOD,
+    acceptedAt,
+    reuse === undefined ? undefined : { input: reuse.input, built: reuse.built, changes: options.changes },
+  );
   const model = built.result;
   const files = new Map<string, string>();
   const infras: RenderedInfra[] = [];
-  const childStatus: StatusEntry[] = [];
 
   const reusable = new Map<string, RenderedInfra>();
-  for (const r of options.reuse?.infras ?? []) reusable.set(refKey(r.topology.infra), r);
-  const reusedFile = (path: string): string | undefined => options.reuse?.files.get(path);
-  const previousByDir = groupByDir(options.previous);
+  for (const r of reuse?.infras ?? []) reusable.set(refKey(r.topology.infra), r);
+  // The files continued from are the reused rendering's own (serve): a kept topology renders the same.
+  const continues = options.previous === undefined || options.previous === reuse?.files;
+  const previousByDir = continues ? new Map<string, Record<string, string>>() : groupByDir(options.previous);
   const xds = options.xdsAddress ?? splitHostPort(DEFAULT_XDS_ADDRESS) ?? false;
+  const context: InfraContext = { options, previousByDir, continues, xds };
+  const keaKey = JSON.stringify([options.kea ?? null, xds]);
 
   for (const t of model.topologies) {
     const same = reusable.get(refKey(t.infra));
-    const keys: { proxy?: string; dns?: string; dhcp?: string } = {};
-    let envoy: EnvoyResources | undefined;
-    if (t.proxy !== undefined && t.children.proxy !== undefined) {
-      const dir = childDir(t.children.proxy.metadata);
-      keys.proxy = JSON.stringify(t.proxy);
-      const r: EnvoyRender =
-        same?.keys.proxy === keys.proxy && same.envoy !== undefined
-          ? { ok: true, resources: same.envoy }
-          : renderEnvoy(t.proxy);
-      if (r.ok) {
-        envoy = r.resources;
-        const path = `${dir}/${ENVOY_FILE}`;
-        files.set(path, (envoy === same?.envoy ? reusedFile(path) : undefined) ?? json(envoy));
-      }
-      if (xds !== false) files.set(`${dir}/${BOOTSTRAP_FILE}`, envoyBootstrapYaml(t.proxy.node, xds));
-      childStatus.push(
-        child(
-          "ProxyServer",
-          t.children.proxy.metadata,
-          r.ok ? [] : r.errors,
-          r.ok
-            ? `${r.resources.listeners.length} listeners, ${r.resources.clusters.length} clusters for ${t.proxy.backends.length} backends`
-            : "",
-        ),
-      );
-    }
-
-    let coreDns: Record<string, string> | undefined;
-    if (t.dns !== undefined && t.children.dns !== undefined) {
-      const dir = childDir(t.children.dns.metadata);
-      const previous = options.previous === undefined ? undefined : (previousByDir.get(dir) ?? {});
-      keys.dns = JSON.stringify(t.dns);
-      // Same model and the same files to continue from: the rendering (serials included) is the same.
-      const unchanged =
-        same?.keys.dns === keys.dns &&
-        same.coreDns !== undefined &&
-        Object.entries(same.coreDns).every(([k, text]) => previous?.[k] === text);
-      coreDns = unchanged
-        ? same.coreDns
-        : { ...renderCoreDns(t.dns, previous === undefined ? {} : { previous }).files };
-      for (const [key, text] of Object.entries(coreDns)) files.set(`${dir}/${key}`, text);
-      const [vlan, pods] = t.dns.views;
-      childStatus.push(
-        child(
-          "DNSServer",
-          t.children.dns.metadata,
-          [],
-          `${vlan.zones.length} VLAN-view zones, ${pods.zones.length} default-view zones`,
-        ),
-      );
-    }
-
-    let kea: { Dhcp4: object } | undefined;
-    if (t.dhcp !== undefined && t.children.dhcp !== undefined) {
-      keys.dhcp = JSON.stringify([t.dhcp, options.kea]);
-      kea = same?.keys.dhcp === keys.dhcp && same.kea !== undefined ? same.kea : renderKea(t.dhcp, options.kea);
-      const path = `${childDir(t.children.dhcp.metadata)}/${KEA_FILE}`;
-      files.set(path, (kea === same?.kea ? reusedFile(path) : undefined) ?? json(kea));
-      childStatus.push(child("DHCPServer", t.children.dhcp.metadata, [], `${t.dhcp.reservations.length} reservations`));
-    }
-    infras.push({ topology: t, keys, envoy, coreDns, kea });
+    const rendered =
+      same?.topology === t && reuse?.keaKey === keaKey && (continues || sameDnsFiles(same, previousByDir))
+        ? same
+        : renderInfra(t, same, context);
+    for (const [path, text] of rendered.files) files.set(path, text);
+    infras.push(rendered);
   }
 
+  const extras = statusIndex(model);
   const status = [
     ...objectStatuses(built.state, model).map((s) =>
-      entry(s.object, s.ready, s.problems, extraStatus(s.object, model)),
+      entry(s.object, s.ready, s.problems, extras.get(refKey(s.object)) ?? {}),
     ),
-    ...childStatus,
+    ...infras.flatMap((r) => r.childStatus),
   ].sort((a, b) => cmpEntry(a, b));
   files.set(STATUS_FILE, json({ objects: status }));
-  return { state: built.state, model, infras, files, status, lastGood: built.memory };
+  return { state: built.state, model, infras, files, status, lastGood: built.memory, input, built, keaKey };
 }
 
-function extraStatus(ref: ObjectRef, model: BuildResult): Record<string, unknown> {
-  if (ref.kind === "Infra") {
-    const t = model.topologies.find((x) => x.infra.namespace === ref.namespace && x.infra.name === ref.name);
-    if (t === undefined) return {};
-    return { attachments: { total: t.attachments.length, ready: t.attachments.filter((a) => a.served).length } };
+interface InfraContext {
+  readonly options: RenderOptions;
+  /** The previous files by child directory, when they are not the reused rendering's own. */
+  readonly previousByDir: ReadonlyMap<string, Record<string, string>>;
+  readonly continues: boolean;
+  /** Where each bootstrap.yaml points (false: write none). */
+  readonly xds: { readonly host: string; readonly port: number } | false;
+}
+
+/** A kept topology's CoreDNS files are still what the previous files hold (the operator's ConfigMaps). */
+function sameDnsFiles(same: RenderedInfra, previousByDir: ReadonlyMap<string, Record<string, string>>): boolean {
+  const dns = same.topology.children.dns;
+  if (same.coreDns === undefined || dns === undefined) return true;
+  const previous = previousByDir.get(childDir(dns.metadata));
+  return Object.entries(same.coreDns).every(([k, text]) => previous?.[k] === text);
+}
+
+/**
+ * One Infra's files and child statuses. A part whose model did not change (canonical JSON of
+ * just this Infra's model) keeps its rendered objects, so the xDS cache neither re-checks nor
+ * re-encodes them.
+ */
+function renderInfra(t: Topology, same: RenderedInfra | undefined, context: InfraContext): RenderedInfra {
+  const { options } = context;
+  const files: [string, string][] = [];
+  const childStatus: StatusEntry[] = [];
+  const reusedFile = (path: string): string | undefined => same?.files.find(([p]) => p === path)?.[1];
+  const keys: { proxy?: string; dns?: string; dhcp?: string } = {};
+  let envoy: EnvoyResources | undefined;
+  if (t.proxy !== undefined && t.children.proxy !== undefined) {
+    const dir = childDir(t.children.proxy.metadata);
+    keys.proxy = JSON.stringify(t.proxy);
+    const r: EnvoyRender =
+      same?.keys.proxy === keys.proxy && same.envoy !== undefined
+        ? { ok: true, resources: same.envoy }
+        : renderEnvoy(t.proxy);
+    if (r.ok) {
+      envoy = r.resources;
+      const path = `${dir}/${ENVOY_FILE}`;
+      files.push([path, (envoy === same?.envoy ? reusedFile(path) : undefined) ?? json(envoy)]);
+    }
+    if (context.xds !== false) files.push([`${dir}/${BOOTSTRAP_FILE}`, envoyBootstrapYaml(t.proxy.node, context.xds)]);
+    childStatus.push(
+      child(
+        "ProxyServer",
+        t.children.proxy.metadata,
+        r.ok ? [] : r.errors,
+        r.ok
+          ? `${r.resources.listeners.length} listeners, ${r.resources.clusters.length} clusters for ${t.proxy.backends.length} backends`
+          : "",
+      ),
+    );
   }
-  if (ref.kind === "InfraClusterAttachment") {
-    for (const t of model.topologies) {
-      const a = t.attachments.find((x) => x.ref.namespace === ref.namespace && x.ref.name === ref.name);
-      if (a !== undefined)
-        return { domain: a.domain, controlPlaneNamespace: a.controlPlaneNamespace, workerAddresses: a.workerAddresses };
+
+  let coreDns: Record<string, string> | undefined;
+  if (t.dns !== undefined && t.children.dns !== undefined) {
+    const dir = childDir(t.children.dns.metadata);
+    const previous =
+      options.previous === undefined
+        ? undefined
+        : context.continues
+          ? filesUnder(options.previous, dir)
+          : (context.previousByDir.get(dir) ?? {});
+    keys.dns = JSON.stringify(t.dns);
+    // Same model and the same files to continue from: the rendering (serials included) is the same.
+    const unchanged =
+      same?.keys.dns === keys.dns &&
+      same.coreDns !== undefined &&
+      Object.entries(same.coreDns).every(([k, text]) => previous?.[k] === text);
+    coreDns = unchanged ? same.coreDns : { ...renderCoreDns(t.dns, previous === undefined ? {} : { previous }).files };
+    for (const [key, text] of Object.entries(coreDns)) files.push([`${dir}/${key}`, text]);
+    const [vlan, pods] = t.dns.views;
+    childStatus.push(
+      child(
+        "DNSServer",
+        t.children.dns.metadata,
+        [],
+        `${vlan.zones.length} VLAN-view zones, ${pods.zones.length} default-view zones`,
+      ),
+    );
+  }
+
+  let kea: { Dhcp4: object } | undefined;
+  if (t.dhcp !== undefined && t.children.dhcp !== undefined) {
+    keys.dhcp = JSON.stringify([t.dhcp, options.kea]);
+    kea = same?.keys.dhcp === keys.dhcp && same.kea !== undefined ? same.kea : renderKea(t.dhcp, options.kea);
+    const path = `${childDir(t.children.dhcp.metadata)}/${KEA_FILE}`;
+    files.push([path, (kea === same?.kea ? reusedFile(path) : undefined) ?? json(kea)]);
+    childStatus.push(child("DHCPServer", t.children.dhcp.metadata, [], `${t.dhcp.reservations.length} reservations`));
+  }
+  return { topology: t, keys, envoy, coreDns, kea, files, childStatus };
+}
+
+/** The status fields beyond conditions: per Infra its attachments' count, per attachment what it was given. */
+function statusIndex(model: BuildResult): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  for (const t of model.topologies) {
+    const ref = { kind: "Infra", namespace: t.infra.namespace, name: t.infra.name };
+    if (!out.has(refKey(ref)))
+      out.set(refKey(ref), {
+        attachments: { total: t.attachments.length, ready: t.attachments.filter((a) => a.served).length },
+      });
+    for (const a of t.attachments) {
+      const key = refKey({ kind: "InfraClusterAttachment", namespace: a.ref.namespace, name: a.ref.name });
+      if (!out.has(key))
+        out.set(key, {
+          domain: a.domain,
+          controlPlaneNamespace: a.controlPlaneNamespace,
+          workerAddresses: a.workerAddresses,
+        });
     }
   }
-  return {};
+  return out;
 }
 
 function entry(
@@ -228,6 +296,13 @@ function child(
 
 function childDir(meta: { namespace: string; name: string }): string {
   return `${meta.namespace}/${meta.name}`;
+}
+
+/** The files of one child directory ("<namespace>/<child>"): file name → content. */
+function filesUnder(files: ReadonlyMap<string, string>, dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [path, text] of files) if (path.startsWith(`${dir}/`)) out[path.slice(dir.length + 1)] = text;
+  return out;
 }
 
 /** Previous files grouped by child directory ("<namespace>/<child>") → file name → content. */

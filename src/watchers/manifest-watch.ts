@@ -15,12 +15,15 @@ import {
   mergeMap,
   Observable,
   of,
+  scan,
   switchMap,
   throttleTime,
   timer,
   type SchedulerLike,
 } from "rxjs";
-import { loadManifestDir, loadManifests, type ManifestLoad } from "./manifests.js";
+import type { ObjectChange } from "../model/feeds.js";
+import { ManifestReader, manifestChanges, type ManifestRead } from "./manifest-cache.js";
+import { loadManifests, type ManifestLoad } from "./manifests.js";
 
 /** Options of watchManifestDir. */
 export interface ManifestWatchOptions {
@@ -123,17 +126,47 @@ export function reloadOnEvents<T>(
   );
 }
 
+/** A load of the watched folder; a readable one carries the keyed changes since the previous readable one. */
+export type WatchedLoad =
+  | Extract<ManifestLoad, { ok: false }>
+  | (Extract<ManifestLoad, { ok: true }> & { readonly changes: readonly ObjectChange[] });
+
 /**
  * The manifest directory's content over time: the first load once watching, then loads per burst
- * of changes. When the directory cannot be watched the stream emits one load's result and completes.
+ * of changes, each re-parsing only the files whose content changed. When the directory cannot be
+ * watched the stream emits one load's result and completes.
  */
-export function watchManifestDir(dir: string, opts: ManifestWatchOptions): Observable<ManifestLoad> {
-  const load = () => defer(() => from(loadManifestDir(dir)));
-  return reloadOnEvents(fileEvents(dir), load, opts).pipe(catchError(() => load()));
+export function watchManifestDir(dir: string, opts: ManifestWatchOptions): Observable<WatchedLoad> {
+  // Every file's stat is checked per load, not only the reported paths: chokidar drops a file's
+  // second change within 50 ms (CHANGE_ECHO_MS), so a path list can miss the write that matters.
+  const reader = new ManifestReader(dir);
+  const read = () => defer(() => from(reader.read()));
+  return reloadOnEvents(fileEvents(dir), read, opts).pipe(
+    catchError(() => read()),
+    withChanges(),
+  );
 }
 
-/** watchManifestDir for a folder; for one file, the same stream of loads from that file alone. */
-export function watchManifests(path: string, opts: ManifestWatchOptions): Observable<ManifestLoad> {
+/** Each readable load with its keyed changes since the previous readable one (the first: every object added). */
+export function withChanges() {
+  return (reads: Observable<ManifestRead>): Observable<WatchedLoad> =>
+    reads.pipe(
+      scan<ManifestRead, { parsed: ManifestRead["parsed"]; out: WatchedLoad | undefined }>(
+        (acc, r) =>
+          r.load.ok
+            ? { parsed: r.parsed, out: { ...r.load, changes: manifestChanges(acc.parsed, r.parsed) } }
+            : { parsed: acc.parsed, out: r.load },
+        { parsed: new Map(), out: undefined },
+      ),
+      map((s) => s.out as WatchedLoad),
+    );
+}
+
+/**
+ * watchManifestDir for a folder; for one file, the same stream of loads from that file alone
+ * (without keyed changes: the pipeline then compares by identity).
+ */
+export function watchManifests(path: string, opts: ManifestWatchOptions): Observable<WatchedLoad | ManifestLoad> {
   return defer(() => from(stat(path))).pipe(
     switchMap((s) => {
       if (s.isDirectory()) return watchManifestDir(path, opts);

@@ -80,7 +80,7 @@ interface Located {
   lines: LineCounter;
 }
 
-type Bucket =
+export type Bucket =
   "infras" | "attachments" | "hostedClusters" | "nodePools" | "machines" | "vmis" | "services" | "namespaces";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -239,8 +239,6 @@ function normalize(
   return { ...l, obj: { ...l.obj, metadata: meta }, apiVersion, kind, meta, bucket };
 }
 
-type Normalized = ReturnType<typeof normalize>;
-
 /**
  * A document of our kinds with a status and no spec gives the status of the object of that kind and
  * name defined in another file: serve's stand-in for what a controller writes (e.g. the
@@ -251,16 +249,16 @@ function isStatusOnly(obj: Record<string, unknown>): boolean {
   return "status" in obj && !("spec" in obj);
 }
 
-function describeObject(o: Normalized): string {
-  return `${o.kind} ${o.meta.namespace === "" ? "" : `${o.meta.namespace}/`}${o.meta.name}`;
+function describeObject(o: { kind: string; namespace: string; name: string }): string {
+  return `${o.kind} ${o.namespace === "" ? "" : `${o.namespace}/`}${o.name}`;
 }
 
-function duplicate(o: Normalized, first: Located): ManifestError {
+function duplicate(o: ParsedObject, first: ParsedObject): ManifestError {
   const message = `duplicate ${describeObject(o)}: also defined in ${first.file}:${String(first.line)}`;
   return { file: o.file, line: o.line, column: o.column, message };
 }
 
-function twice(o: Normalized, other: Located): ManifestError {
+function twice(o: ParsedObject, other: ParsedObject): ManifestError {
   const message = `status of ${describeObject(o)} given twice: also in ${other.file}:${String(other.line)}`;
   return { file: o.file, line: o.line, column: o.column, message };
 }
@@ -269,9 +267,83 @@ const byNamespaceName = <T extends { metadata: { namespace: string; name: string
   compare(a.metadata.namespace, b.metadata.namespace) || compare(a.metadata.name, b.metadata.name);
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** One object of a file, checked and (our own kinds) decoded: what a file contributes to the state. */
+export interface ParsedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** "<group>/<kind> <namespace>/<name>": two objects with one identity are a duplicate. */
+  readonly identity: string;
+  readonly bucket: Bucket | undefined;
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly node: YamlNode | undefined;
+  readonly lines: LineCounter;
+  /** What goes into the state: the object, or for our kinds the decoded one (undefined when refused). */
+  readonly value: unknown;
+  readonly errors: InvalidObject["errors"];
+  readonly unknown: InvalidObject["errors"];
+  /** Our kinds: the object as written, decoded again when a status-only document joins it. */
+  readonly raw?: Record<string, unknown>;
+  /** Our kinds: a status-only document (isStatusOnly), not decoded on its own. */
+  readonly statusOnly?: true;
+}
+
+/** One file parsed on its own: its objects, or why it cannot be read. Pure. */
+export interface ParsedFile {
+  readonly path: string;
+  /** Its objects in file order; with an error, those before the one at fault. */
+  readonly objects: readonly ParsedObject[];
+  readonly error?: ManifestError;
+}
+
+export function parseManifestFile(file: ManifestFile): ParsedFile {
+  const objects: ParsedObject[] = [];
+  try {
+    for (const raw of objectsOf(file)) objects.push(parseObject(normalize(raw)));
+    return { path: file.path, objects };
+  } catch (e) {
+    if (e instanceof LoadError) return { path: file.path, objects, error: e.detail };
+    throw e;
+  }
+}
+
+function parseObject(o: ReturnType<typeof normalize>): ParsedObject {
+  const base = {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    namespace: o.meta.namespace,
+    name: o.meta.name,
+    identity: `${groupOf(o.apiVersion)}/${o.kind} ${o.meta.namespace}/${o.meta.name}`,
+    bucket: o.bucket,
+    file: o.file,
+    line: o.line,
+    column: o.column,
+    node: o.node,
+    lines: o.lines,
+  };
+  if (o.bucket !== "infras" && o.bucket !== "attachments") return { ...base, value: o.obj, errors: [], unknown: [] };
+  if (isStatusOnly(o.obj)) return { ...base, value: undefined, errors: [], unknown: [], raw: o.obj, statusOnly: true };
+  return { ...base, ...decoded(o.obj, o.kind), raw: o.obj };
+}
+
+function decoded(obj: Record<string, unknown>, kind: string): Pick<ParsedObject, "value" | "errors" | "unknown"> {
+  const d = decodeResource(obj, kind);
+  return d.ok
+    ? { value: d.value, errors: [], unknown: d.unknown }
+    : { value: undefined, errors: d.errors, unknown: d.unknown };
+}
+
 /** Builds ClusterState from file contents (no I/O); files are processed in path order. */
 export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
-  const sorted = [...files].sort((a, b) => compare(a.path, b.path));
+  return assembleManifests(files.map(parseManifestFile));
+}
+
+/** The state of parsed files, taken in path order: the first unreadable file or duplicate fails it. */
+export function assembleManifests(parsed: readonly ParsedFile[]): ManifestLoad {
+  const sorted = [...parsed].sort((a, b) => compare(a.path, b.path));
   const buckets: Record<Bucket, unknown[]> = {
     infras: [],
     attachments: [],
@@ -285,67 +357,59 @@ export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
   const invalid: InvalidObject[] = [];
   const warnings: InvalidObject[] = [];
   const ignored: IgnoredObject[] = [];
-  const seen = new Map<string, Located>();
+  const seen = new Map<string, ParsedObject>();
   /** Status-only documents of our kinds, by identity; merged into their object below. */
-  const statuses = new Map<string, Normalized>();
-  const ours: { o: Normalized; bucket: "infras" | "attachments"; identity: string }[] = [];
+  const statuses = new Map<string, ParsedObject>();
+  const ours: ParsedObject[] = [];
   const sources = new ManifestSources();
-  try {
-    for (const file of sorted) {
-      for (const raw of objectsOf(file)) {
-        const o = normalize(raw);
-        const identity = `${groupOf(o.apiVersion)}/${o.kind} ${o.meta.namespace}/${o.meta.name}`;
-        const first = o.meta.name === "" ? undefined : seen.get(identity);
-        const bucket = o.bucket;
-        if ((bucket === "infras" || bucket === "attachments") && isStatusOnly(o.obj)) {
-          const other = statuses.get(identity);
-          if (other !== undefined) throw new LoadError(twice(o, other));
-          statuses.set(identity, o);
-          continue;
-        }
-        if (first !== undefined) throw new LoadError(duplicate(o, first));
-        seen.set(identity, o);
-        if (bucket === undefined) {
-          ignored.push({
-            apiVersion: o.apiVersion,
-            kind: o.kind,
-            namespace: o.meta.namespace,
-            name: o.meta.name,
-            file: o.file,
-          });
-        } else if (bucket === "infras" || bucket === "attachments") {
-          ours.push({ o, bucket, identity });
-        } else {
-          buckets[bucket].push(o.obj);
-        }
+  for (const file of sorted) {
+    for (const o of file.objects) {
+      if (o.statusOnly === true) {
+        const other = statuses.get(o.identity);
+        if (other !== undefined) return { ok: false, error: twice(o, other) };
+        statuses.set(o.identity, o);
+        continue;
+      }
+      const first = o.name === "" ? undefined : seen.get(o.identity);
+      if (first !== undefined) return { ok: false, error: duplicate(o, first) };
+      seen.set(o.identity, o);
+      const bucket = o.bucket;
+      if (bucket === undefined) {
+        ignored.push({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.namespace, name: o.name, file: o.file });
+      } else if (bucket === "infras" || bucket === "attachments") {
+        ours.push(o);
+      } else {
+        buckets[bucket].push(o.value);
       }
     }
-    // Decoded once the whole directory is read: a status-only document may come in any file.
-    for (const { o, bucket, identity } of ours) {
-      const status = statuses.get(identity);
-      statuses.delete(identity);
-      if (status !== undefined && "status" in o.obj) throw new LoadError(twice(status, o));
-      const obj = status === undefined ? o.obj : { ...o.obj, status: status.obj["status"] };
-      const decoded = decodeResource(obj, o.kind);
-      const ref = { kind: o.kind, namespace: o.meta.namespace, name: o.meta.name };
-      const source = (l: Located) => ({ file: l.file, node: l.node, lines: l.lines });
-      sources.add(ref, source(o), status === undefined ? undefined : source(status));
-      if (decoded.ok) buckets[bucket].push(decoded.value);
-      else invalid.push({ ref, errors: decoded.errors });
-      if (decoded.unknown.length > 0) warnings.push({ ref, errors: decoded.unknown });
-    }
-    const [orphan] = statuses.values();
-    if (orphan !== undefined)
-      throw new LoadError({
+    if (file.error !== undefined) return { ok: false, error: file.error };
+  }
+  // Once every file is read: a status-only document may come in any file. Only an object joined
+  // by one is decoded again; the others keep their file's decoding.
+  for (const o of ours) {
+    const status = statuses.get(o.identity);
+    statuses.delete(o.identity);
+    if (status !== undefined && o.raw !== undefined && "status" in o.raw) return { ok: false, error: twice(status, o) };
+    const d =
+      status === undefined || o.raw === undefined ? o : decoded({ ...o.raw, status: status.raw?.["status"] }, o.kind);
+    const ref = { kind: o.kind, namespace: o.namespace, name: o.name };
+    const source = (l: ParsedObject) => ({ file: l.file, node: l.node, lines: l.lines });
+    sources.add(ref, source(o), status === undefined ? undefined : source(status));
+    if (d.value !== undefined) buckets[o.bucket === "infras" ? "infras" : "attachments"].push(d.value);
+    else invalid.push({ ref, errors: d.errors });
+    if (d.unknown.length > 0) warnings.push({ ref, errors: d.unknown });
+  }
+  const [orphan] = statuses.values();
+  if (orphan !== undefined)
+    return {
+      ok: false,
+      error: {
         file: orphan.file,
         line: orphan.line,
         column: orphan.column,
         message: `status-only ${describeObject(orphan)}: no manifest defines its spec`,
-      });
-  } catch (e) {
-    if (e instanceof LoadError) return { ok: false, error: e.detail };
-    throw e;
-  }
+      },
+    };
   const sortedBucket = <T extends { metadata: { namespace: string; name: string } }>(b: Bucket): T[] =>
     (buckets[b] as T[]).sort(byNamespaceName);
   const state: ClusterState = {
@@ -376,7 +440,7 @@ function byRef(a: InvalidObject, b: InvalidObject): number {
  * Manifest files under dir, relative with "/" separators, sorted. Hidden entries are skipped:
  * a ConfigMap volume mounts every key twice (KEY and ..data/KEY), and editors leave dotfiles.
  */
-async function listManifestFiles(dir: string): Promise<string[]> {
+export async function listManifestFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
   const visited = new Set<string>();
   const walk = async (abs: string, rel: string): Promise<void> => {
@@ -404,7 +468,7 @@ async function listManifestFiles(dir: string): Promise<string[]> {
   return out.sort(compare);
 }
 
-const errnoMessage = (e: unknown): string => {
+export const errnoMessage = (e: unknown): string => {
   const err = e as NodeJS.ErrnoException;
   return err.code === undefined ? err.message : `${err.code}: ${describeErrno(err.code)}`;
 };

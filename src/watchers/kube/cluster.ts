@@ -52,6 +52,8 @@ export class ClusterWatcher {
   #readyResolve: () => void = () => undefined;
   #discovery: Promise<void> | undefined;
   #last: Observed | undefined;
+  /** Per resource, the keys changed since the last snapshot (undefined: the whole list). */
+  #dirty = new Map<ResourceName, Set<string> | undefined>();
   /** Resolves once every resource has completed its first list. */
   readonly ready: Promise<void>;
 
@@ -92,14 +94,33 @@ export class ClusterWatcher {
     this.#changes.complete();
   }
 
-  /** The current view (every unserved optional resource empty). */
+  /** The current view (every unserved optional resource empty); only changed resources are copied. */
   snapshot(): Observed {
     const empty = new Map<string, KubeObject>();
-    const raw: Partial<Record<ResourceName, Map<string, KubeObject>>> = {};
-    for (const r of WATCHED_RESOURCES) raw[r.name] = new Map(this.#reflectors.get(r.name)?.items ?? empty);
-    const obs = buildObserved(raw as RawObjects, ++this.#seq, this.#cache);
+    const last = this.#last;
+    const raw: Partial<Record<ResourceName, ReadonlyMap<string, KubeObject>>> = {};
+    for (const r of WATCHED_RESOURCES) {
+      const kept = last?.raw[r.name];
+      raw[r.name] =
+        kept !== undefined && !this.#dirty.has(r.name) ? kept : new Map(this.#reflectors.get(r.name)?.items ?? empty);
+    }
+    const dirty = this.#dirty;
+    this.#dirty = new Map();
+    const obs = buildObserved(
+      raw as RawObjects,
+      ++this.#seq,
+      this.#cache,
+      last === undefined ? undefined : { observed: last, dirty },
+    );
     this.#last = obs;
     return obs;
+  }
+
+  /** Notes a change of one resource: `key`, or (undefined) possibly all of it. */
+  #changed(name: ResourceName, key: string | undefined): void {
+    const keys = this.#dirty.get(name);
+    if (key === undefined || (this.#dirty.has(name) && keys === undefined)) this.#dirty.set(name, undefined);
+    else this.#dirty.set(name, (keys ?? new Set()).add(key));
   }
 
   async #discoveryLoop(): Promise<void> {
@@ -156,7 +177,8 @@ export class ClusterWatcher {
           : { watchTimeoutSeconds: this.#opts.watchTimeoutSeconds }),
         ...(this.#opts.watchdogMs === undefined ? {} : { watchdogMs: this.#opts.watchdogMs }),
         ...(this.#opts.backoff === undefined ? {} : { backoff: this.#opts.backoff }),
-        onChange: () => {
+        onChange: (key) => {
+          this.#changed(r.name, key);
           if (this.#ready) this.#changes.next();
         },
         onRestart: (reason, error) => {
@@ -178,6 +200,7 @@ export class ClusterWatcher {
       this.#opts.logger.info({ resource: r.plural, group: r.group }, "API no longer serves it; dropping its objects");
       const reflector = this.#reflectors.get(r.name);
       this.#reflectors.delete(r.name);
+      this.#changed(r.name, undefined);
       void reflector?.stop();
       if (this.#ready) this.#changes.next();
     }

@@ -20,7 +20,8 @@ export interface ReflectorOptions {
   readonly backoff?: BackoffOptions;
   /** Page size of lists (default 500). */
   readonly pageSize?: number;
-  readonly onChange: () => void;
+  /** An object changed (its key), or the whole list was replaced (none). */
+  readonly onChange: (key?: string) => void;
   readonly onRestart?: (reason: RestartReason, error: unknown) => void;
 }
 
@@ -120,7 +121,7 @@ export class Reflector {
       });
       for (const o of page.items ?? []) {
         // Built-in list items omit kind/apiVersion; restore them so consumers see whole objects.
-        const obj = { apiVersion: apiVersionOf(this.resource), kind: this.resource.kind, ...o };
+        const obj = this.#project({ apiVersion: apiVersionOf(this.resource), kind: this.resource.kind, ...o });
         items.set(keyOf(obj), obj);
       }
       rv = page.metadata?.resourceVersion ?? rv;
@@ -182,6 +183,10 @@ export class Reflector {
     if (outcome.fired) throw new WatchdogFired(`${this.resource.plural}: watch silent for ${watchdogMs} ms`);
   }
 
+  #project(o: KubeObject): KubeObject {
+    return this.resource.project === undefined ? o : this.resource.project(o);
+  }
+
   #apply(e: WatchEvent): void {
     const obj = e.object;
     if (e.type === "ERROR") throw watchError(obj);
@@ -190,12 +195,13 @@ export class Reflector {
       if (rv !== undefined) this.#rv = rv;
       return;
     }
-    const full = { apiVersion: apiVersionOf(this.resource), kind: this.resource.kind, ...obj };
-    if (e.type === "ADDED" || e.type === "MODIFIED") this.#items.set(keyOf(full), full);
-    else if (e.type === "DELETED") this.#items.delete(keyOf(full));
+    const full = this.#project({ apiVersion: apiVersionOf(this.resource), kind: this.resource.kind, ...obj });
+    const key = keyOf(full);
+    if (e.type === "ADDED" || e.type === "MODIFIED") this.#items.set(key, full);
+    else if (e.type === "DELETED") this.#items.delete(key);
     else throw new KubeApiError(500, "", `unknown watch event type ${e.type}`);
     if (rv !== undefined) this.#rv = rv;
-    this.#opts.onChange();
+    this.#opts.onChange(key);
   }
 }
 

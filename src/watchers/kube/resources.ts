@@ -3,6 +3,7 @@
 // discovery says the API serves them.
 import { GROUP, VERSION } from "../../api/schema.js";
 import { MANAGED_SELECTOR } from "../../operator/desired/objects.js";
+import type { KubeMetadata, KubeObject } from "./rest.js";
 
 /** One watched REST resource. */
 export interface WatchedResource<N extends string = ResourceName> {
@@ -18,6 +19,8 @@ export interface WatchedResource<N extends string = ResourceName> {
   readonly namespace?: string;
   /** Watched only while served (third-party CRDs); an unserved one counts as synced and empty. */
   readonly optional: boolean;
+  /** Keep only what is read of each object (applied by the reflector before caching it). */
+  readonly project?: (o: KubeObject) => KubeObject;
 }
 
 /** Names of the watched resources. */
@@ -39,6 +42,29 @@ export type ResourceName =
   | "serviceaccounts"
   | "pvcs"
   | "networkpolicies";
+
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+/**
+ * The watch cache's copy of an object of a resource the model reads: without metadata.managedFields
+ * and kubectl's last-applied annotation, which are often most of an object's bytes (a Machine's
+ * managedFields alone outweigh its spec and status) and which nothing reads — not the model, not
+ * the reconciler for the Services and NADs it applies (it compares the desired fields and its own
+ * hash annotation, src/operator/applied.ts). An object holding neither is kept as it is.
+ */
+export function projectObserved(o: KubeObject): KubeObject {
+  const meta = o.metadata as (KubeMetadata & { managedFields?: unknown }) | undefined;
+  const annotations = meta?.annotations;
+  const lastApplied = annotations !== undefined && LAST_APPLIED in annotations;
+  if (meta === undefined || (meta.managedFields === undefined && !lastApplied)) return o;
+  const rest: Record<string, unknown> = { ...meta };
+  delete rest["managedFields"];
+  const kept =
+    annotations === undefined || !lastApplied
+      ? annotations
+      : Object.fromEntries(Object.entries(annotations).filter(([k]) => k !== LAST_APPLIED));
+  return { ...o, metadata: { ...rest, ...(kept === undefined ? {} : { annotations: kept }) } };
+}
 
 const ours = (name: ResourceName, plural: string, kind: string, labelSelector?: string): WatchedResource => ({
   name,
@@ -72,7 +98,16 @@ const external = (
   version: string,
   plural: string,
   kind: string,
-): WatchedResource => ({ name, group, version, plural, kind, namespaced: true, optional: true });
+): WatchedResource => ({
+  name,
+  group,
+  version,
+  plural,
+  kind,
+  namespaced: true,
+  optional: true,
+  project: projectObserved,
+});
 
 /** Every resource the operator watches. */
 export const WATCHED_RESOURCES: readonly WatchedResource[] = [
@@ -102,6 +137,7 @@ export const WATCHED_RESOURCES: readonly WatchedResource[] = [
     kind: "Service",
     namespaced: true,
     optional: false,
+    project: projectObserved,
   },
   {
     name: "namespaces",
@@ -111,6 +147,7 @@ export const WATCHED_RESOURCES: readonly WatchedResource[] = [
     kind: "Namespace",
     namespaced: false,
     optional: false,
+    project: projectObserved,
   },
   managed("deployments", "apps", "v1", "deployments", "Deployment"),
   managed("configmaps", "", "v1", "configmaps", "ConfigMap"),

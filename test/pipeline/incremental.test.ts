@@ -1,0 +1,164 @@
+// renderAll after a previous rendering (serve's and the operator's loop): only the Infras the
+// keyed changes feed are built and rendered again — the others keep their very RenderedInfra —
+// and the outputs equal a rendering from scratch. Invalid edits keep their last good config.
+import { describe, expect, it } from "vitest";
+import type { ObjectChange } from "../../src/model/feeds.js";
+import type { ClusterState } from "../../src/model/types.js";
+import { renderAll, type Outputs, type RenderOptions } from "../../src/pipeline/outputs.js";
+import { attachment, combine, hostedCluster, infra, machine, NS } from "../support/fixtures.js";
+
+const B_NET = {
+  networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1", networkAttachmentDefinition: "vlan200" },
+  infraComponents: {
+    dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" },
+    dns: { serverIP: "198.51.100.3" },
+    proxy: { serverIP: "198.51.100.4" },
+  },
+};
+const C_NET = {
+  networkConfig: { cidr: "203.0.113.0/24", gateway: "203.0.113.1", networkAttachmentDefinition: "vlan300" },
+  infraComponents: {
+    dhcp: { serverIP: "203.0.113.2", rangeStart: "203.0.113.100", rangeEnd: "203.0.113.199" },
+    dns: { serverIP: "203.0.113.3" },
+    proxy: { serverIP: "203.0.113.4" },
+  },
+};
+
+/** Infra a serves h1, b serves h2, c serves h3: three VLANs, nothing shared. */
+const base: ClusterState = combine(
+  { infras: [infra("a"), infra("b", B_NET), infra("c", C_NET)] },
+  {
+    attachments: [attachment("h1", { infra: "a" }), attachment("h2", { infra: "b" }), attachment("h3", { infra: "c" })],
+  },
+  hostedCluster("h1", 1, ["192.0.2.10"]),
+  hostedCluster("h2", 2, ["198.51.100.10"]),
+  hostedCluster("h3", 3, ["203.0.113.10"]),
+);
+
+const T0 = Date.parse("2026-01-01T00:00:00Z");
+const T1 = Date.parse("2026-01-01T01:00:00Z");
+
+/** The next rendering as serve makes it: the previous outputs, its files and memory, the keyed changes. */
+const step = (last: Outputs, state: ClusterState, now: number, changes?: readonly ObjectChange[]): Outputs =>
+  renderAll(state, {
+    now,
+    previous: last.files,
+    reuse: last,
+    lastGood: last.lastGood,
+    ...(changes === undefined ? {} : { changes }),
+  });
+
+/** The same rendering from scratch: no reuse, the same files and memory to continue from. */
+const scratch = (last: Outputs, state: ClusterState, now: number): Outputs =>
+  renderAll(state, { now, previous: last.files, lastGood: last.lastGood } satisfies RenderOptions);
+
+const moveWorker = (s: ClusterState, ip: string): [ClusterState, ObjectChange] => {
+  const before = s.machines.find((m) => m.metadata.name === "h2-worker-0");
+  const after = machine(`${NS}-h2`, "h2-worker-0", "h2-workers", [ip]);
+  return [
+    { ...s, machines: s.machines.map((m) => (m === before ? after : m)) },
+    { kind: "Machine", before, after },
+  ];
+};
+
+/**
+ * The first rendering and one more: the second is the first whose claims' incumbents are a
+ * previous build's (the first had none), so it rebuilds every Infra once.
+ */
+const warm = (): Outputs => {
+  const first = renderAll(base, { now: T0 });
+  return step(first, base, T0, []);
+};
+
+/** Claims as sorted entries: a ClaimsView's Infra order is insertion order, which means nothing. */
+const sortedClaims = (m: ReadonlyMap<string, string>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
+const model = (out: Outputs) => ({ ...out.model, claims: sortedClaims(out.model.claims) });
+const memory = (out: Outputs) => ({ ...out.lastGood, incumbents: sortedClaims(out.lastGood.incumbents) });
+
+const byInfra = (out: Outputs) => new Map(out.infras.map((r) => [r.topology.infra.name, r]));
+
+describe("renderAll after a previous rendering", () => {
+  it("a Machine of one Infra re-renders only that Infra, and equals a rendering from scratch", () => {
+    const first = warm();
+    const [moved, change] = moveWorker(base, "198.51.100.11");
+    const next = step(first, moved, T1, [change]);
+    expect([...next.built.rebuilt]).toEqual(["clusters/b"]);
+    const [before, after] = [byInfra(first), byInfra(next)];
+    // Unchanged Infras keep their very rendering (so the xDS cache neither checks nor encodes them).
+    expect(after.get("a")).toBe(before.get("a"));
+    expect(after.get("c")).toBe(before.get("c"));
+    expect(after.get("b")).not.toBe(before.get("b"));
+    expect(after.get("b")?.envoy).not.toBe(before.get("b")?.envoy);
+    const full = scratch(first, moved, T1);
+    expect(next.files).toEqual(full.files);
+    expect(next.status).toEqual(full.status);
+    expect(model(next)).toEqual(model(full));
+    expect(memory(next)).toEqual(memory(full));
+  });
+
+  it("without the watcher's changes, finds them by identity (the same Infras re-rendered)", () => {
+    const first = warm();
+    const [moved] = moveWorker(base, "198.51.100.12");
+    const next = step(first, moved, T1);
+    expect([...next.built.rebuilt]).toEqual(["clusters/b"]);
+    expect(byInfra(next).get("a")).toBe(byInfra(first).get("a"));
+    expect(next.files).toEqual(scratch(first, moved, T1).files);
+  });
+
+  it("an Infra that turns invalid keeps its last good config, the others are untouched", () => {
+    const first = warm();
+    const bad = infra("b", { ...B_NET, networkConfig: { ...B_NET.networkConfig, gateway: "10.9.9.9" } });
+    const before = base.infras[1];
+    const edited = { ...base, infras: base.infras.map((i) => (i === before ? bad : i)) };
+    const next = step(first, edited, T1, [{ kind: "Infra", before, after: bad }]);
+    const full = scratch(first, edited, T1);
+    expect(next.files).toEqual(full.files);
+    expect(next.status).toEqual(full.status);
+    expect(memory(next)).toEqual(memory(full));
+    // Served as last accepted: b's Envoy config did not move, and its status says why.
+    expect(byInfra(next).get("b")?.envoy).toEqual(byInfra(first).get("b")?.envoy);
+    expect(byInfra(next).get("a")).toBe(byInfra(first).get("a"));
+    const b = next.status.find((s) => s.kind === "Infra" && s.name === "b");
+    expect(b?.problems.map((p) => p.reason)).toContain("ServingLastGood");
+
+    // Another change elsewhere keeps b on its last good version and re-renders only a's VLAN.
+    const [moved, change] = moveWorker(edited, "198.51.100.13");
+    const later = step(next, moved, T1 + 1, [change]);
+    expect(later.files).toEqual(scratch(next, moved, T1 + 1).files);
+    expect(byInfra(later).get("a")).toBe(byInfra(first).get("a"));
+
+    // Fixed: the new spec is served and remembered.
+    const good = infra("b", { ...B_NET, networkConfig: { ...B_NET.networkConfig, dnsServers: ["192.0.2.53"] } });
+    const fixedState = { ...moved, infras: moved.infras.map((i) => (i === bad ? good : i)) };
+    const fixed = step(later, fixedState, T1 + 2, [{ kind: "Infra", before: bad, after: good }]);
+    const fixedFull = scratch(later, fixedState, T1 + 2);
+    expect(fixed.files).toEqual(fixedFull.files);
+    expect(memory(fixed)).toEqual(memory(fixedFull));
+    expect(fixed.lastGood.infras.get("Infra/clusters/b")?.object).toBe(good);
+  });
+
+  it("a schema-refused Infra (gone from the state, listed invalid) is served as last accepted", () => {
+    const first = warm();
+    const before = base.infras[2];
+    const refused = {
+      ...base,
+      infras: base.infras.filter((i) => i !== before),
+      invalid: [
+        {
+          ref: { kind: "Infra", namespace: NS, name: "c" },
+          errors: [{ field: "spec.networkConfig.cidr", message: "x" }],
+        },
+      ],
+    };
+    const next = step(first, refused, T1, [{ kind: "Infra", before, after: undefined }]);
+    const full = scratch(first, refused, T1);
+    expect(next.files).toEqual(full.files);
+    expect(memory(next)).toEqual(memory(full));
+    expect(byInfra(next).get("c")?.envoy).toEqual(byInfra(first).get("c")?.envoy);
+    // Deleted for good: forgotten, and its outputs go.
+    const gone = { ...refused, invalid: [] };
+    const after = step(next, gone, T1 + 1, []);
+    expect(after.files).toEqual(scratch(next, gone, T1 + 1).files);
+    expect(after.lastGood.infras.has("Infra/clusters/c")).toBe(false);
+  });
+});
