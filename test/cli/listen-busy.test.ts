@@ -79,6 +79,8 @@ describe("a busy port names the flag that moves it", () => {
         "operator",
         "--kubeconfig",
         join(dir, "kubeconfig"),
+        // The API server is unreachable here: without its own CA the operator binds at once.
+        "--xds-plaintext",
         "--xds-listen",
         busy,
         "--http-listen",
@@ -93,6 +95,8 @@ describe("a busy port names the flag that moves it", () => {
         "operator",
         "--kubeconfig",
         join(dir, "kubeconfig"),
+        // The API server is unreachable here: without its own CA the operator binds at once.
+        "--xds-plaintext",
         "--xds-listen",
         "127.0.0.1:0",
         "--http-listen",

@@ -3,7 +3,7 @@
 // version on the open streams — no reconnect — routing the new address to its own control plane.
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -74,7 +74,9 @@ describe("oooi serve serves ADS", () => {
       // pushed here is a worker going away: its Machine and its VMI deleted.
       const file = join(dir, "observed.yaml");
       const docs = readFileSync(file, "utf8").split(/^---$/m);
-      writeFileSync(file, docs.filter((d) => !/^ {2}name: alpha-workers-1$/m.test(d)).join("---"));
+      // Saved atomically, as editors do: a truncate-and-write could be read half-written.
+      writeFileSync(`${file}.tmp`, docs.filter((d) => !/^ {2}name: alpha-workers-1$/m.test(d)).join("---"));
+      renameSync(`${file}.tmp`, file);
       for (const c of clients)
         await c.waitFor(() => c.route(kube("127.0.8.11")) === undefined, "the gone worker no longer routed");
       expect(clients.map((c) => c.version(LISTENER_TYPE_URL))).not.toEqual(before);
