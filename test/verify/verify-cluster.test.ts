@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, ServeProcess, oooi, until } from "../support/cli.js";
+import { CLI, ROOT, ServeProcess, oooi, until } from "../support/cli.js";
 import { FakeApiServer, writeKubeconfig, type KubeObject } from "../support/fake-apiserver/index.js";
 import { eventually } from "../support/fake-apiserver/eventually.js";
 import {
@@ -267,5 +267,24 @@ describe("oooi verify --kubeconfig", () => {
     expect(
       storedList(fake, "k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", "clusters").map((n) => meta(n).name),
     ).not.toContain(meta(pod).name);
+  });
+
+  it("deletes the probe pod on Ctrl-C (SIGINT) and exits 130", async () => {
+    const child = spawn(process.execPath, [CLI, "verify", "--kubeconfig", kubeconfig, "-o", "json"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on("close", (code) => {
+        resolve(code);
+      }),
+    );
+    await kubelet("ignore");
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(pods()).toEqual([]);
+    const rows = (JSON.parse(stdout) as { results: Row[] }).results;
+    expect(rows.find((r) => r.check.startsWith("dns vlan api.alpha."))?.detail).toMatch(/^interrupted; probe pod /);
   });
 });
