@@ -96,6 +96,16 @@ export class KubeRest {
     return (text === "" ? {} : JSON.parse(text)) as T;
   }
 
+  /** A request's plain-text answer (e.g. pods/log); throws KubeApiError on an error status. */
+  async text(req: KubeRequest): Promise<string> {
+    const res = await this.#send(req, this.#timeoutMs);
+    const text = await readAll(res);
+    const code = res.statusCode ?? 0;
+    this.#onResponse?.(req.method, req.path, code);
+    if (code >= 400) throw apiError(code, text);
+    return text;
+  }
+
   /**
    * Streams a watch: calls onEvent per line until the server ends the stream (resolves) or the
    * connection fails (rejects). An error status before the stream starts rejects with KubeApiError.

@@ -74,6 +74,7 @@ export class FakeApiServer {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly watches = new Set<ActiveWatch>();
+  private readonly podLogs = new Map<string, string>();
   private readonly opts: FakeApiServerOptions;
   private bookmarkTimer: NodeJS.Timeout | undefined;
   private upTimer: NodeJS.Timeout | undefined;
@@ -157,6 +158,26 @@ export class FakeApiServer {
     for (const w of [...this.watches]) {
       if (w.record.group === k.group && w.record.resource === k.plural) w.end(false);
     }
+  }
+
+  /**
+   * What GET pods/NAME/log answers for a pod (the kubelet's part: there is none). As kube-apiserver
+   * (API reference, "read log of the specified Pod"): text/plain, the container's output; 404 when
+   * the pod does not exist; 400 while its container has not started (here: no log set yet).
+   */
+  setPodLog(namespace: string, name: string, text: string): void {
+    this.podLogs.set(`${namespace}/${name}`, text);
+  }
+
+  private servePodLog(res: ServerResponse, k: ResourceKind, ns: string, name: string, method: string): void {
+    if (method !== "GET")
+      throw new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+    this.store.get(k, ns, name);
+    const text = this.podLogs.get(`${ns}/${name}`);
+    if (text === undefined)
+      throw new ApiError(400, "BadRequest", `container in pod "${name}" is waiting to start: ContainerCreating`);
+    res.writeHead(200, { "Content-Type": "text/plain", "Content-Length": Buffer.byteLength(text) });
+    res.end(text);
   }
 
   /** Creates or replaces an object directly (status kept; not counted as a request). */
@@ -350,7 +371,8 @@ export class FakeApiServer {
     if (!kind.namespaced && namespace !== undefined) throw NOT_FOUND_PATH();
     const name = rest[1];
     const sub = rest[2];
-    if (sub !== undefined && !(sub === "status" && kind.statusSubresource === true)) throw NOT_FOUND_PATH();
+    const podLog = sub === "log" && kind.group === "" && kind.plural === "pods";
+    if (sub !== undefined && !podLog && !(sub === "status" && kind.statusSubresource === true)) throw NOT_FOUND_PATH();
     const r: Route = { type: "resource", kind, watchPath };
     if (namespace !== undefined) r.namespace = namespace;
     if (name !== undefined) r.name = name;
@@ -374,6 +396,10 @@ export class FakeApiServer {
     const dryRun = q.getAll("dryRun").includes("All");
     const single = r.name !== undefined;
     if (k.namespaced && single && r.namespace === undefined) throw NOT_FOUND_PATH();
+    if (r.sub === "log") {
+      this.servePodLog(res, k, ns, r.name ?? "", method);
+      return;
+    }
     switch (record.verb) {
       case "watch":
         this.serveWatch(req, res, r, q, record);
