@@ -42,9 +42,12 @@ export async function readIndex(dir: string): Promise<string[] | undefined> {
   }
 }
 
+/** The temporary a write goes through: ours by name, so removing a file removes a leftover one too. */
+const tmpOf = (path: string): string => `${path}.oooi-tmp`;
+
 async function writeAtomically(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.oooi-tmp`;
+  const tmp = tmpOf(path);
   await writeFile(tmp, text);
   await rename(tmp, path);
 }
@@ -85,6 +88,9 @@ export class FileSink {
     for (const rel of this.#current.keys()) {
       if (files.has(rel)) continue;
       await rm(join(this.#dir, rel), { force: true });
+      // A run stopped in the middle of a write leaves its temporary behind, which would keep the
+      // child's folder from ever being removed.
+      await rm(tmpOf(join(this.#dir, rel)), { force: true });
       await this.#removeEmptyParents(rel);
       removed.push(rel);
     }
