@@ -7,16 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { ROOT, ServeProcess, oooi, until } from "../support/cli.js";
-
-interface Row {
-  check: string;
-  object: string;
-  verdict: string;
-  detail: string;
-  failure?: string;
-  cause?: string;
-  fix?: string;
-}
+import { type Row, resultRows } from "./result-row.js";
 
 const LISTENER_TYPE_URL = "type.googleapis.com/envoy.config.listener.v3.Listener";
 const tmp = mkdtempSync(join(tmpdir(), "oooi-verify-"));
@@ -61,7 +52,7 @@ function variant(name: string, file: string, edit: (text: string) => string): st
 
 async function verify(manifests: string): Promise<{ code: number; rows: Row[] }> {
   const run = await oooi(["verify", "--manifests", manifests, "--xds", xds, "--dns", dns, "-o", "json"]);
-  return { code: run.code, rows: (JSON.parse(run.stdout) as { results: Row[] }).results };
+  return { code: run.code, rows: resultRows(run.stdout) };
 }
 
 /** The table a person reads, with its exit status. */

@@ -19,16 +19,7 @@ import {
   stored,
   storedList,
 } from "../operator/support.js";
-
-interface Row {
-  check: string;
-  object: string;
-  verdict: string;
-  detail: string;
-  failure?: string;
-  cause?: string;
-  fix?: string;
-}
+import { type Row, resultRows } from "./result-row.js";
 
 const IMAGE = "example.test/dnsutils:1";
 const tmp = mkdtempSync(join(tmpdir(), "oooi-verify-cluster-"));
@@ -158,7 +149,7 @@ async function kubelet(mode: Kubelet): Promise<{ pod: KubeObject; address: strin
 
 async function verify(extra: string[] = []): Promise<{ code: number; rows: Row[]; stderr: string }> {
   const run = await oooi(["verify", "--kubeconfig", kubeconfig, "--probe-image", IMAGE, "-o", "json", ...extra]);
-  const rows = run.stdout === "" ? [] : (JSON.parse(run.stdout) as { results: Row[] }).results;
+  const rows = run.stdout === "" ? [] : resultRows(run.stdout);
   return { code: run.code, rows, stderr: run.stderr };
 }
 
@@ -284,7 +275,7 @@ describe("oooi verify --kubeconfig", () => {
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     expect(pods()).toEqual([]);
-    const rows = (JSON.parse(stdout) as { results: Row[] }).results;
+    const rows = resultRows(stdout);
     expect(rows.find((r) => r.check.startsWith("dns vlan api.alpha."))?.detail).toMatch(/^interrupted; probe pod /);
   });
 });
