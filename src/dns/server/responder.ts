@@ -267,20 +267,25 @@ function literalLookup(
 }
 
 /**
- * What the kernel granted of UDP_BUFFER_BYTES, when less (Linux reports twice the size it was
- * set to, the bookkeeping overhead it adds: socket(7) SO_RCVBUF); undefined when all of it.
+ * What the kernel granted of UDP_BUFFER_BYTES, as reported by getRecv/SendBufferSize, when less:
+ * Linux reports twice the size it was set to, the bookkeeping overhead it adds (socket(7)
+ * SO_RCVBUF), and silently caps at net.core.rmem_max/wmem_max. Undefined when all was granted.
  */
+export function bufferShortfall(reportedReceive: number, reportedSend: number): string | undefined {
+  const receive = reportedReceive / 2;
+  const send = reportedSend / 2;
+  if (receive >= UDP_BUFFER_BYTES && send >= UDP_BUFFER_BYTES) return undefined;
+  return (
+    `UDP receive/send buffers are ${String(receive)}/${String(send)} bytes, not ${String(UDP_BUFFER_BYTES)}: ` +
+    "bursts of queries may be dropped by the kernel; raise net.core.rmem_max and net.core.wmem_max"
+  );
+}
+
 function cappedBuffers(udp: UdpSocket): string | undefined {
   try {
-    const receive = udp.getRecvBufferSize() / 2;
-    const send = udp.getSendBufferSize() / 2;
-    if (receive >= UDP_BUFFER_BYTES && send >= UDP_BUFFER_BYTES) return undefined;
-    return (
-      `UDP receive/send buffers are ${String(receive)}/${String(send)} bytes, not ${String(UDP_BUFFER_BYTES)}: ` +
-      "bursts of queries may be dropped by the kernel; raise net.core.rmem_max and net.core.wmem_max"
-    );
+    return bufferShortfall(udp.getRecvBufferSize(), udp.getSendBufferSize());
   } catch {
-    return undefined;
+    return undefined; // not bound (cannot happen here) or a platform without the call
   }
 }
 
