@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderCoreDns, zoneFileKey } from "../../src/dns/render/index.js";
+import { UDP_BUFFER_BYTES } from "../../src/dns/server/index.js";
 import type { DnsModel } from "../../src/model/types.js";
 
 /** A running named. */
@@ -29,7 +30,9 @@ export async function startNamed(model: DnsModel, dir: string, port: number): Pr
     });
     return [`view "${view.name}" {`, `    match-clients { ${match} };`, ...zones, "};"].join("\n");
   });
-  // minimal-responses: no NS/glue padding, as the embedded responder answers.
+  // minimal-responses: no NS/glue padding, as the embedded responder answers. UDP buffers: the
+  // embedded responder's (both capped alike by net.core.rmem_max/wmem_max); with the system
+  // default, named's own socket drops queries at 500 outstanding (bench/README.md, DNS).
   const conf = [
     "options {",
     `    directory "${dir}";`,
@@ -40,6 +43,8 @@ export async function startNamed(model: DnsModel, dir: string, port: number): Pr
     "    listen-on-v6 { none; };",
     "    recursion no;",
     "    minimal-responses yes;",
+    `    udp-receive-buffer ${String(UDP_BUFFER_BYTES)};`,
+    `    udp-send-buffer ${String(UDP_BUFFER_BYTES)};`,
     "    dnssec-validation no;",
     "    notify no;",
     "    querylog no;",

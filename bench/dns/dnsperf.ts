@@ -21,9 +21,13 @@ export interface DnsperfTarget {
   readonly seconds: number;
   /** Queries in flight at once (dnsperf -q). */
   readonly outstanding: number;
+  /** dnsperf's socket send/receive buffer in KB (-b); undefined: the system default. */
+  readonly bufferKb?: number | undefined;
+  /** Client sockets (-c); undefined: dnsperf's default (1). */
+  readonly clients?: number | undefined;
 }
 
-/** Runs dnsperf against `t` (UDP, one client thread). */
+/** Runs dnsperf against `t` (UDP, one thread). */
 export async function dnsperf(t: DnsperfTarget): Promise<DnsperfResult> {
   const args = [
     "-s",
@@ -40,6 +44,8 @@ export async function dnsperf(t: DnsperfTarget): Promise<DnsperfResult> {
     String(t.outstanding),
     "-t",
     "2",
+    ...(t.bufferKb === undefined ? [] : ["-b", String(t.bufferKb)]),
+    ...(t.clients === undefined ? [] : ["-c", String(t.clients)]),
   ];
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn("dnsperf", args, { stdio: ["ignore", "pipe", "pipe"] });

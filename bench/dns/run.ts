@@ -1,6 +1,14 @@
 // `npm run bench:dns`: dnsperf against BIND 9 (reference), the embedded responder and a naive
 // dns2 handler (floor), all serving the same two views on loopback, interleaved in rounds so
-// machine noise hits every target alike. Prints one JSON object per target.
+// machine noise hits every target alike. Prints one JSON object per target and depth.
+//   DNS_BENCH_OUTSTANDING  dnsperf -q, or several (e.g. "4,500"), each measured in the same run (100)
+//   DNS_BENCH_SECONDS, DNS_BENCH_ROUNDS  per run (5) and rounds (3)
+//   DNS_BENCH_DNSPERF_BUFFER_KB  dnsperf -b, its socket buffers in KB (default 4096; "" for the
+//                          system's 208 KB, with which dnsperf's own socket drops replies at -q 500)
+//   DNS_BENCH_CLIENTS      dnsperf -c, its client sockets (default 1)
+//   DNS_BENCH_NAIVE=0      leave the dns2 floor out
+// Every run also reports where datagrams were dropped (drops.ts): by the kernel at the server's
+// socket, or at dnsperf's own.
 import { createSocket } from "node:dgram";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,18 +16,31 @@ import { join } from "node:path";
 import { startDnsResponder } from "../../src/dns/server/index.js";
 import { haveNamed, startNamed } from "./bind.js";
 import { dnsperf, type DnsperfResult } from "./dnsperf.js";
+import { DropWatch, type DropCounts } from "./drops.js";
 import { benchModel, benchQueries, VLAN_SOURCE } from "./model.js";
 import { startNaive } from "./naive.js";
 
 const SECONDS = Number(process.env["DNS_BENCH_SECONDS"] ?? 5);
 const ROUNDS = Number(process.env["DNS_BENCH_ROUNDS"] ?? 3);
-// dnsperf's default; higher values saturate BIND harder but also make the load generator drop.
-const OUTSTANDING = Number(process.env["DNS_BENCH_OUTSTANDING"] ?? 100);
+// dnsperf's default; higher values saturate BIND harder.
+const DEPTHS = (process.env["DNS_BENCH_OUTSTANDING"] ?? "100").split(",").map(Number);
+const optional = (name: string): number | undefined => {
+  const v = process.env[name];
+  return v === undefined || v === "" ? undefined : Number(v);
+};
+// dnsperf's socket must hold every reply in flight, or the figure counts its drops as lost.
+const BUFFER_KB =
+  optional("DNS_BENCH_DNSPERF_BUFFER_KB") ?? (process.env["DNS_BENCH_DNSPERF_BUFFER_KB"] === "" ? undefined : 4096);
+const CLIENTS = optional("DNS_BENCH_CLIENTS");
+
+interface Run extends DnsperfResult {
+  readonly drops: DropCounts;
+}
 
 interface Target {
   readonly name: string;
   readonly port: number;
-  readonly runs: DnsperfResult[];
+  readonly runs: Map<number, Run[]>;
 }
 
 function median(xs: readonly number[]): number {
@@ -51,46 +72,66 @@ async function main(): Promise<void> {
   const embedded = await startDnsResponder(model, { host: "127.0.0.1", port: 0, resolvConfPath: "/dev/null" });
   const naive = await startNaive(model);
   const targets: Target[] = [
-    { name: "dns/bind9", port: named.port, runs: [] },
-    { name: "dns/oooi-embedded", port: embedded.address.udpPort, runs: [] },
-    { name: "dns/dns2-naive", port: naive.port, runs: [] },
+    { name: "dns/bind9", port: named.port, runs: new Map() },
+    { name: "dns/oooi-embedded", port: embedded.address.udpPort, runs: new Map() },
+    ...(process.env["DNS_BENCH_NAIVE"] === "0" ? [] : [{ name: "dns/dns2-naive", port: naive.port, runs: new Map() }]),
   ];
   try {
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const t of targets) {
-        t.runs.push(
-          await dnsperf({
+    for (const outstanding of DEPTHS) {
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const t of targets) {
+          const watch = new DropWatch(t.port, VLAN_SOURCE);
+          const result = await dnsperf({
             host: "127.0.0.1",
             port: t.port,
             source: VLAN_SOURCE,
             queryFile,
             seconds: SECONDS,
-            outstanding: OUTSTANDING,
-          }),
-        );
+            outstanding,
+            bufferKb: BUFFER_KB,
+            clients: CLIENTS,
+          });
+          const runs = t.runs.get(outstanding) ?? [];
+          runs.push({ ...result, drops: watch.stop() });
+          t.runs.set(outstanding, runs);
+        }
       }
     }
   } finally {
     await Promise.all([named.stop(), embedded.close(), naive.stop()]);
     rmSync(dir, { recursive: true, force: true });
   }
+  for (const outstanding of DEPTHS) report(targets, outstanding);
+}
 
-  const bindQps = median(targets[0]?.runs.map((r) => r.qps) ?? []);
+function report(targets: readonly Target[], outstanding: number): void {
+  const bindQps = median(targets[0]?.runs.get(outstanding)?.map((r) => r.qps) ?? []);
   for (const t of targets) {
-    const qps = median(t.runs.map((r) => r.qps));
+    const runs = t.runs.get(outstanding) ?? [];
+    const qps = median(runs.map((r) => r.qps));
     const rcodes: Record<string, number> = {};
-    for (const r of t.runs) for (const [code, n] of Object.entries(r.rcodes)) rcodes[code] = (rcodes[code] ?? 0) + n;
+    for (const r of runs) for (const [code, n] of Object.entries(r.rcodes)) rcodes[code] = (rcodes[code] ?? 0) + n;
+    const sum = (f: (r: Run) => number): number => runs.reduce((n, r) => n + f(r), 0);
     console.log(
       JSON.stringify({
         name: t.name,
         qps: Math.round(qps),
-        lost: t.runs.reduce((sum, r) => sum + r.lost, 0),
-        avg_latency_ms: Number(median(t.runs.map((r) => r.avgLatencyMs)).toFixed(3)),
+        lost: sum((r) => r.lost),
+        sent: sum((r) => r.sent),
+        // Datagrams the kernel dropped for want of receive buffer, at each end (summed over rounds).
+        server_socket_drops: sum((r) => r.drops.server),
+        dnsperf_socket_drops: sum((r) => r.drops.client),
+        server_max_rx_queue_bytes: Math.max(...runs.map((r) => r.drops.server_max_rx_queue_bytes)),
+        dnsperf_max_rx_queue_bytes: Math.max(...runs.map((r) => r.drops.client_max_rx_queue_bytes)),
+        avg_latency_ms: Number(median(runs.map((r) => r.avgLatencyMs)).toFixed(3)),
         ratio_vs_bind: Number((qps / bindQps).toFixed(3)),
-        runs_qps: t.runs.map((r) => Math.round(r.qps)),
+        runs_qps: runs.map((r) => Math.round(r.qps)),
+        runs_lost: runs.map((r) => r.lost),
         rcodes,
         seconds_per_run: SECONDS,
-        outstanding: OUTSTANDING,
+        outstanding,
+        dnsperf_buffer_kb: BUFFER_KB ?? "default",
+        dnsperf_clients: CLIENTS ?? 1,
       }),
     );
   }

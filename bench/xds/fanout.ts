@@ -4,6 +4,10 @@
 // server writing the very DiscoveryResponse bytes our server sends to 1,000 streams of its own,
 // from the first write until the last stream received them. Rounds alternate ours / bare.
 // Idle memory: the server process's RSS (after a GC) with 1,000 idle synced streams minus before.
+// XDS_BENCH_HEAP_SNAPSHOT=DIR also writes V8 heap snapshots there at the three idle points (before
+// any stream, with our idle streams, with the bare server's too), for `node bench/xds/heap-diff.mjs`.
+import { join } from "node:path";
+import { writeHeapSnapshot } from "node:v8";
 import { build } from "../../src/model/build.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
 import { renderEnvoy, type EnvoyResources } from "../../src/xds/render/index.js";
@@ -43,6 +47,13 @@ function collect(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
+/** Writes a heap snapshot named `name` when XDS_BENCH_HEAP_SNAPSHOT names a folder. */
+function heapSnapshot(name: string): void {
+  const dir = process.env["XDS_BENCH_HEAP_SNAPSHOT"];
+  if (dir === undefined || dir === "") return;
+  progress(`fanout: heap snapshot ${writeHeapSnapshot(join(dir, `${name}.heapsnapshot`))}`);
+}
+
 /** The group's current LDS DiscoveryResponse, serialized as our server serializes it. */
 function listenerResponse(cache: SnapshotCache, group: string, nonce: string): Buffer {
   const typeSnap = cache.getSnapshot(group)?.types.get(LISTENER_TYPE_URL);
@@ -69,7 +80,6 @@ export async function fanout(o: FanoutOptions): Promise<Record<string, unknown>>
   const cache = new SnapshotCache();
   const server = await startXdsServer({ cache, maxStreamAgeMs: 0 });
   const bare = await startBareServer();
-  const log = new ServerLog(server.status);
   const fleet = Fleet.start(o.processes);
   try {
     const set = (res: EnvoyResources): void => {
@@ -91,6 +101,7 @@ export async function fanout(o: FanoutOptions): Promise<Record<string, unknown>>
     await settle(200);
     collect();
     const before = process.memoryUsage();
+    heapSnapshot("before");
     const ours: StreamSpec[] = Array.from({ length: o.streams }, (_, id) => ({
       id,
       address: `127.0.0.1:${String(server.port)}`,
@@ -112,6 +123,7 @@ export async function fanout(o: FanoutOptions): Promise<Record<string, unknown>>
     collect();
     const idle = process.memoryUsage();
     progress(`fanout: ${String(ours.length)} streams synced and idle`);
+    heapSnapshot("ours-idle");
 
     const bareSpecs: StreamSpec[] = Array.from({ length: o.streams }, (_, k) => ({
       id: o.streams + k,
@@ -132,6 +144,9 @@ export async function fanout(o: FanoutOptions): Promise<Record<string, unknown>>
     await settle(200);
     collect();
     const bareIdle = process.memoryUsage();
+    heapSnapshot("bare-idle");
+    // Made only now: it keeps every push record, which is the bench's memory, not the server's.
+    const log = new ServerLog(server.status);
 
     const pick = seeded(3);
     const oursMs: number[] = [];

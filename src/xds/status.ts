@@ -183,7 +183,7 @@ interface StreamEntry {
   readonly protocol: XdsProtocol;
   readonly service: string;
   readonly connectedAt: number;
-  readonly types: Map<string, MutableType>;
+  types: readonly MutableType[];
   readonly config: (typeUrl: string) => StreamConfig | undefined;
 }
 
@@ -191,7 +191,7 @@ interface NodeEntry {
   node: NodeIdentity;
   connectedStreams: number;
   lastSeen: number;
-  readonly types: Map<string, MutableType>;
+  types: readonly MutableType[];
 }
 
 type MutablePush = { -readonly [K in keyof PushRecord]: PushRecord[K] };
@@ -245,7 +245,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
 
   /** A stream declared its node. `config` reads what its client holds (for streamConfig). */
   recordOpen(info: Omit<StreamStatus, "types">, config: (typeUrl: string) => StreamConfig | undefined): void {
-    const entry: StreamEntry = { ...info, types: new Map(), config };
+    const entry: StreamEntry = { ...info, types: [], config };
     this.#streams.set(info.streamId, entry);
     const node = this.#nodes.get(info.node.id);
     if (node) {
@@ -259,7 +259,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
         node: info.node,
         connectedStreams: 1,
         lastSeen: info.connectedAt,
-        types: new Map(),
+        types: [],
       });
     }
     this.emit("stream-open", streamView(entry));
@@ -276,9 +276,9 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
   ): PushRecord | undefined {
     const s = this.#streams.get(streamId);
     if (!s) return undefined;
-    typeOf(s.types, typeUrl).lastSent = sent;
+    typeOf(s, typeUrl).lastSent = sent;
     const n = this.#nodes.get(s.node.id);
-    if (n) typeOf(n.types, typeUrl).lastSent = sent;
+    if (n) typeOf(n, typeUrl).lastSent = sent;
     const record: MutablePush = {
       streamId,
       nodeId: s.node.id,
@@ -310,10 +310,10 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
   recordAck(streamId: string, push: PushRecord | undefined, ack: AckRecord, typeUrl: string): void {
     const s = this.#streams.get(streamId);
     if (!s) return;
-    typeOf(s.types, typeUrl).lastAcked = ack;
+    typeOf(s, typeUrl).lastAcked = ack;
     const n = this.#nodes.get(s.node.id);
     if (n) {
-      typeOf(n.types, typeUrl).lastAcked = ack;
+      typeOf(n, typeUrl).lastAcked = ack;
       n.lastSeen = ack.at;
     }
     if (push) {
@@ -327,12 +327,12 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     const s = this.#streams.get(streamId);
     if (!s) return;
     const n = this.#nodes.get(s.node.id);
-    const previous = n?.types.get(typeUrl)?.lastNack;
+    const previous = n?.types.find((t) => t.typeUrl === typeUrl)?.lastNack;
     const first = previous?.version !== nack.version || previous.message !== nack.message;
     const record: NackRecord = { ...nack, repeats: first ? 1 : previous.repeats + 1 };
-    typeOf(s.types, typeUrl).lastNack = record;
+    typeOf(s, typeUrl).lastNack = record;
     if (n) {
-      typeOf(n.types, typeUrl).lastNack = record;
+      typeOf(n, typeUrl).lastNack = record;
       n.lastSeen = nack.at;
     }
     const context = {
@@ -378,17 +378,20 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
   }
 }
 
-function typeOf(types: Map<string, MutableType>, typeUrl: string): MutableType {
-  let t = types.get(typeUrl);
+// Per stream and node a short array, not a Map: a client uses a handful of types, and a Map with
+// its table per idle stream was a measurable part of its heap (issue 16). Grown by copying, so it
+// is exactly as long as needed (a push or a spread reserves room for more).
+function typeOf(owner: { types: readonly MutableType[] }, typeUrl: string): MutableType {
+  let t = owner.types.find((x) => x.typeUrl === typeUrl);
   if (!t) {
     t = { typeUrl, lastSent: undefined, lastAcked: undefined, lastNack: undefined };
-    types.set(typeUrl, t);
+    owner.types = owner.types.concat([t]);
   }
   return t;
 }
 
-function typeViews(types: Map<string, MutableType>): TypeStatus[] {
-  return [...types.values()].sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : 1)).map((t) => ({ ...t }));
+function typeViews(types: readonly MutableType[]): TypeStatus[] {
+  return [...types].sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : 1)).map((t) => ({ ...t }));
 }
 
 function streamView(s: StreamEntry): StreamStatus {

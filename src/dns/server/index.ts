@@ -6,4 +6,5 @@ export {
   type DnsResponderAddress,
   type DnsResponderOptions,
   type DnsResponderStats,
+  UDP_BUFFER_BYTES,
 } from "./responder.js";

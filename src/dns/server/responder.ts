@@ -58,8 +58,13 @@ const MAX_TCP_CONNECTIONS = 1024;
 const PORT_ATTEMPTS = 20;
 // Source addresses seen recently → IPv4 number (-1 = not IPv4); bounded, cleared when full.
 const ADDRESS_CACHE_SIZE = 65_536;
-// Socket buffers sized for bursts (capped by net.core.rmem_max/wmem_max).
-const UDP_BUFFER_BYTES = 4 * 1024 * 1024;
+/**
+ * UDP socket buffers, sized for bursts: 500 queries in flight from one client arrive together,
+ * and the kernel charges each datagram its whole buffer (~1 KB for a 40-byte query), so Linux's
+ * default 208 KB drops them before the event loop can read. Capped by net.core.rmem_max and
+ * wmem_max; a capped buffer is logged at start (docs/reference.md#dns-embedded).
+ */
+export const UDP_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /** Starts the responder serving `model`; resolves once both transports listen. */
 export async function startDnsResponder(model: DnsModel | undefined, opts: DnsResponderOptions): Promise<DnsResponder> {
@@ -72,6 +77,8 @@ export async function startDnsResponder(model: DnsModel | undefined, opts: DnsRe
     log(`dns: cannot read ${resolvConfPath}: ${String(err)}`);
   }
   const { udp, tcp, port } = await listen(opts.host, opts.port);
+  const capped = cappedBuffers(udp);
+  if (capped !== undefined) log(`dns: ${capped}`);
   const responder = new Responder(udp, tcp, {
     host: opts.host,
     port,
@@ -257,6 +264,29 @@ function literalLookup(
   }
   const opts: LookupOneOptions = typeof options === "number" ? { family: options } : options;
   dnsLookup(hostname, opts, callback);
+}
+
+/**
+ * What the kernel granted of UDP_BUFFER_BYTES, as reported by getRecv/SendBufferSize, when less:
+ * Linux reports twice the size it was set to, the bookkeeping overhead it adds (socket(7)
+ * SO_RCVBUF), and silently caps at net.core.rmem_max/wmem_max. Undefined when all was granted.
+ */
+export function bufferShortfall(reportedReceive: number, reportedSend: number): string | undefined {
+  const receive = reportedReceive / 2;
+  const send = reportedSend / 2;
+  if (receive >= UDP_BUFFER_BYTES && send >= UDP_BUFFER_BYTES) return undefined;
+  return (
+    `UDP receive/send buffers are ${String(receive)}/${String(send)} bytes, not ${String(UDP_BUFFER_BYTES)}: ` +
+    "bursts of queries may be dropped by the kernel; raise net.core.rmem_max and net.core.wmem_max"
+  );
+}
+
+function cappedBuffers(udp: UdpSocket): string | undefined {
+  try {
+    return bufferShortfall(udp.getRecvBufferSize(), udp.getSendBufferSize());
+  } catch {
+    return undefined; // not bound (cannot happen here) or a platform without the call
+  }
 }
 
 /** Binds UDP and TCP on one port; with port 0, retries until both get the same free port. */

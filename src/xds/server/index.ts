@@ -14,6 +14,7 @@ import { identityAuthorization } from "./authz.js";
 import { SILENT_LOGGER, XdsStatus, type Logger, type XdsStatusView } from "../status.js";
 import { systemClock, type Clock } from "./clock.js";
 import type { DeltaRequest, SotwRequest, WireResponse } from "./codec.js";
+import { Interner } from "./intern.js";
 import { NodeMemory } from "./memory.js";
 import { DISCOVERY_SERVICES, methodDefinitions, type DiscoveryService } from "./services.js";
 import { Session, type SessionContext, type StreamCall } from "./session.js";
@@ -99,6 +100,7 @@ export class XdsEngine {
       maxStreamAgeMs: options.maxStreamAgeMs ?? DEFAULT_MAX_STREAM_AGE_MS,
       maxStreamAgeJitter: options.maxStreamAgeJitter ?? 0.1,
       memory: new NodeMemory(),
+      strings: new Interner(),
       join: (s) => {
         const group = s.group;
         if (group === undefined) return;
@@ -187,35 +189,22 @@ export class XdsEngine {
     protocol: "sotw" | "delta",
     service: DiscoveryService,
   ): void {
-    const transport: StreamCall = {
-      write: (response) => call.write(response),
-      end: () => {
-        call.end();
-      },
-      fail: (code, details) => {
-        call.emit("error", { code, details });
-      },
-      peer: safePeer(call),
-    };
-    const session = this.openSession(transport, protocol, service.label);
-    const guard = (fn: () => void): void => {
-      try {
-        fn();
-      } catch (e) {
-        this.#logger.error({ err: e, stream: session.id }, "xDS request handling failed");
-        session.fail(GrpcStatus.INTERNAL, "internal error");
-      }
-    };
+    const session = this.openSession(new GrpcStreamCall(call), protocol, service.label);
+    // Few closures per stream, sharing one context: this runs once per idle Envoy (issue 16).
     call.on("data", (req: Req) => {
-      guard(() => {
+      try {
         if (protocol === "sotw") session.handleSotw(req as SotwRequest);
         else session.handleDelta(req as DeltaRequest);
-      });
+      } catch (e) {
+        this.#failed(session, e);
+      }
     });
     call.on("drain", () => {
-      guard(() => {
+      try {
         session.drained();
-      });
+      } catch (e) {
+        this.#failed(session, e);
+      }
     });
     call.on("end", () => {
       session.clientEnded();
@@ -227,6 +216,32 @@ export class XdsEngine {
     call.on("cancelled", gone);
     call.on("close", gone);
     call.on("error", gone);
+  }
+
+  #failed(session: Session, e: unknown): void {
+    this.#logger.error({ err: e, stream: session.id }, "xDS request handling failed");
+    session.fail(GrpcStatus.INTERNAL, "internal error");
+  }
+}
+
+/** A grpc-js duplex call as a session's transport (a class: no closures per stream). */
+class GrpcStreamCall implements StreamCall {
+  readonly peer: string;
+
+  constructor(private readonly call: ServerDuplexStream<unknown, WireResponse>) {
+    this.peer = safePeer(call);
+  }
+
+  write(response: WireResponse): boolean {
+    return this.call.write(response);
+  }
+
+  end(): void {
+    this.call.end();
+  }
+
+  fail(code: GrpcStatus, details: string): void {
+    this.call.emit("error", { code, details });
   }
 }
 

@@ -19,26 +19,36 @@ export interface Remembered {
 /** Which state of a node is remembered: last ACKed, last sent, or (SotW EDS/RDS) all it may keep. */
 export type Slot = "acked" | "sent" | "kept";
 
-type Slots = Partial<Record<Slot, Remembered>>;
+/** One type's remembered states of a node (a fixed shape: one hidden class for every node). */
+interface Slots {
+  readonly typeUrl: string;
+  acked: Remembered | undefined;
+  sent: Remembered | undefined;
+  kept: Remembered | undefined;
+}
 
 /**
  * Last acknowledged and last sent state per node and type URL, for at most `maxNodes` nodes. The
  * sent state matters when a stream broke after the client applied a response but before its ACK
- * reached us.
+ * reached us. Per node a short array (a stream uses a handful of types), and one Remembered shared
+ * by the slots that hold the same state (an ACK remembers what was sent): issue 16's heap
+ * snapshot found a Map and up to three {version, held} objects per type and node.
  */
 export class NodeMemory {
-  readonly #nodes = new Map<string, Map<string, Slots>>();
+  readonly #nodes = new Map<string, readonly Slots[]>();
 
   constructor(private readonly maxNodes = 4096) {}
 
   /** Records one state (`slot`) of `typeUrl` for `nodeId`. */
   remember(nodeId: string, typeUrl: string, version: string, held: ReadonlyMap<string, Held>, slot: Slot): void {
-    let types = this.#nodes.get(nodeId);
-    if (types) this.#nodes.delete(nodeId);
-    else types = new Map();
-    const slots: Slots = types.get(typeUrl) ?? {};
-    slots[slot] = { version, held };
-    types.set(typeUrl, slots);
+    let types = this.#nodes.get(nodeId) ?? [];
+    this.#nodes.delete(nodeId);
+    let slots = types.find((t) => t.typeUrl === typeUrl);
+    if (!slots) {
+      slots = { typeUrl, acked: undefined, sent: undefined, kept: undefined };
+      types = types.concat([slots]); // exactly as long as needed (a push or a spread reserves room for more)
+    }
+    slots[slot] = sameAs(slots.sent, version, held) ?? sameAs(slots.acked, version, held) ?? { version, held };
     this.#nodes.set(nodeId, types);
     if (this.#nodes.size > this.maxNodes) {
       const oldest = this.#nodes.keys().next().value;
@@ -46,9 +56,13 @@ export class NodeMemory {
     }
   }
 
+  #slots(nodeId: string, typeUrl: string): Slots | undefined {
+    return this.#nodes.get(nodeId)?.find((t) => t.typeUrl === typeUrl);
+  }
+
   /** What `nodeId` holds of `typeUrl` if it holds `version` (its last ACKed or last sent one). */
   recall(nodeId: string, typeUrl: string, version: string): Remembered | undefined {
-    const slots = this.#nodes.get(nodeId)?.get(typeUrl);
+    const slots = this.#slots(nodeId, typeUrl);
     if (slots?.acked?.version === version) return slots.acked;
     if (slots?.sent?.version === version) return slots.sent;
     return undefined;
@@ -56,17 +70,24 @@ export class NodeMemory {
 
   /** Every state of `typeUrl` that `nodeId` may hold (its last ACKed and last sent). */
   candidates(nodeId: string, typeUrl: string): Remembered[] {
-    const slots = this.#nodes.get(nodeId)?.get(typeUrl);
-    return [slots?.acked, slots?.sent, slots?.kept].filter((r): r is Remembered => r !== undefined);
+    const slots = this.#slots(nodeId, typeUrl);
+    // Slots holding the same state share one Remembered: list it once.
+    return [slots?.acked, slots?.sent, slots?.kept].filter(
+      (r, i, all): r is Remembered => r !== undefined && all.indexOf(r) === i,
+    );
   }
 
   /** The version of resource `name` of `typeUrl` that `nodeId` was last sent or acknowledged. */
   resource(nodeId: string, typeUrl: string, name: string, version: string): Held | undefined {
-    const slots = this.#nodes.get(nodeId)?.get(typeUrl);
+    const slots = this.#slots(nodeId, typeUrl);
     for (const slot of [slots?.acked, slots?.sent]) {
       const h = slot?.held.get(name);
       if (h?.version === version && h.res) return h;
     }
     return undefined;
   }
+}
+
+function sameAs(r: Remembered | undefined, version: string, held: ReadonlyMap<string, Held>): Remembered | undefined {
+  return r !== undefined && r.version === version && r.held === held ? r : undefined;
 }

@@ -81,6 +81,17 @@ export interface TypeState {
   subscribedAt: number;
 }
 
+/**
+ * A stream's TypeStates in push order. An array, not a Map: a stream has a handful of types, and
+ * the Map's table was a measurable part of an idle stream's heap (issue 16).
+ */
+export type StreamTypes = readonly TypeState[];
+
+/** The state of `typeUrl` on a stream, if the stream subscribed it. */
+export function stateOf(types: StreamTypes, typeUrl: string): TypeState | undefined {
+  return types.find((t) => t.typeUrl === typeUrl);
+}
+
 /** A response about to be sent and the client state it leads to. */
 export interface Plan {
   readonly version: string;
@@ -194,14 +205,14 @@ function holdsAll(held: ReadonlyMap<string, Held>, typeSnap: TypeSnapshot): bool
 export function retainedFor(
   ts: TypeState,
   resources: ReadonlyMap<string, CachedResource>,
-  types: ReadonlyMap<string, TypeState>,
+  types: StreamTypes,
   remembered: (typeUrl: string) => readonly ReadonlyMap<string, Held>[],
 ): ReadonlyMap<string, CachedResource> {
   let needed: Set<string>;
   if (ts.typeUrl === CLUSTER_TYPE_URL) {
     needed = new Set();
     for (const t of [LISTENER_TYPE_URL, ROUTE_TYPE_URL]) {
-      const s = types.get(t);
+      const s = stateOf(types, t);
       // Not subscribed (yet) on this stream: a reconnecting client may still hold what an
       // earlier stream gave it, and its listener request may simply not have arrived yet.
       const maps = s ? [s.held, s.acked, s.kept] : remembered(t);
@@ -215,7 +226,7 @@ export function retainedFor(
     }
   } else if (ts.typeUrl === ENDPOINT_TYPE_URL) {
     needed = new Set();
-    const cds = types.get(CLUSTER_TYPE_URL);
+    const cds = stateOf(types, CLUSTER_TYPE_URL);
     if (cds) {
       for (const m of [cds.held, cds.acked, cds.kept]) {
         for (const h of m.values()) {
@@ -243,8 +254,8 @@ export function retainedFor(
  * the stream sends them again even when the endpoints did not change; otherwise the updated cluster
  * stays warming (found by the Envoy stand-in, test/xds/server/warming.test.ts).
  */
-export function rewarmEndpoints(clusters: readonly CachedResource[], types: ReadonlyMap<string, TypeState>): void {
-  const eds = types.get(ENDPOINT_TYPE_URL);
+export function rewarmEndpoints(clusters: readonly CachedResource[], types: StreamTypes): void {
+  const eds = stateOf(types, ENDPOINT_TYPE_URL);
   if (!eds) return;
   let held: Map<string, Held> | undefined;
   for (const c of clusters) {
@@ -271,15 +282,11 @@ function allGone(ts: TypeState, resources: ReadonlyMap<string, CachedResource>):
  * until the client ACKed that cluster and, for an EDS cluster on a stream that subscribes
  * endpoints, its ClusterLoadAssignment. Returns what it waits for.
  */
-export function waitingFor(
-  ts: TypeState,
-  changed: readonly CachedResource[],
-  types: ReadonlyMap<string, TypeState>,
-): string | undefined {
+export function waitingFor(ts: TypeState, changed: readonly CachedResource[], types: StreamTypes): string | undefined {
   if (ts.typeUrl !== LISTENER_TYPE_URL && ts.typeUrl !== ROUTE_TYPE_URL) return undefined;
-  const cds = types.get(CLUSTER_TYPE_URL);
+  const cds = stateOf(types, CLUSTER_TYPE_URL);
   if (!cds) return undefined;
-  const eds = types.get(ENDPOINT_TYPE_URL);
+  const eds = stateOf(types, ENDPOINT_TYPE_URL);
   for (const r of changed) {
     for (const c of r.references.clusters) {
       if (!cds.subscription.has(c)) continue;

@@ -17,6 +17,7 @@ import { CLUSTER_TYPE_URL } from "../render/type-urls.js";
 import type { HeldResource, Logger, NodeIdentity, StreamConfig, XdsProtocol, XdsStatus } from "../status.js";
 import type { Clock } from "./clock.js";
 import type { TimerHandle } from "../../util/clock.js";
+import type { Interner } from "./intern.js";
 import type { Held, NodeMemory } from "./memory.js";
 import { Subscription } from "./subscription.js";
 import {
@@ -26,8 +27,10 @@ import {
   planSotw,
   retainedFor,
   rewarmEndpoints,
+  stateOf,
   waitingFor,
   type Plan,
+  type StreamTypes,
   type TypeState,
 } from "./plan.js";
 import {
@@ -66,6 +69,8 @@ export interface SessionContext {
   leave(session: Session): void;
   /** What nodes last acknowledged, across reconnects. */
   readonly memory: NodeMemory;
+  /** One copy of the type URLs and node strings all streams repeat. */
+  readonly strings: Interner;
 }
 
 const NOTHING_RETAINED: ReadonlyMap<string, CachedResource> = new Map();
@@ -74,8 +79,8 @@ const NOTHING_RETAINED: ReadonlyMap<string, CachedResource> = new Map();
 export class Session {
   /** Server-assigned id, also the status key. */
   readonly id: string;
-  readonly #types = new Map<string, TypeState>();
-  #order: TypeState[] = [];
+  /** One per type URL, in push order (CDS, EDS, LDS, RDS, then others): pump() walks it as it is. */
+  #types: StreamTypes = [];
   #node: NodeIdentity | undefined;
   #blocked = false;
   #closed = false;
@@ -214,15 +219,21 @@ export class Session {
   }
 
   // Rule 8: the stream is keyed on the node of its first request; later ones may omit it.
-  #identify(node: NodeIdentity | undefined, now: number): boolean {
+  #identify(declared: NodeIdentity | undefined, now: number): boolean {
     if (this.#node) return true;
-    if (!node || node.id === "" || node.cluster === "") {
+    if (!declared || declared.id === "" || declared.cluster === "") {
       this.fail(
         GrpcStatus.INVALID_ARGUMENT,
         "the first request must carry node.id and node.cluster (the node group, <namespace>/<ProxyServer>)",
       );
       return false;
     }
+    const { strings } = this.ctx;
+    const node = {
+      id: declared.id,
+      cluster: strings.intern(declared.cluster),
+      userAgent: strings.intern(declared.userAgent),
+    };
     this.#node = node;
     this.ctx.status.recordOpen(
       {
@@ -273,11 +284,11 @@ export class Session {
       this.fail(GrpcStatus.INVALID_ARGUMENT, "type_url is required on an aggregated (ADS) stream");
       return undefined;
     }
-    return requested;
+    return this.ctx.strings.intern(requested);
   }
 
   #typeState(typeUrl: string, now: number): { state: TypeState; created: boolean } {
-    const existing = this.#types.get(typeUrl);
+    const existing = stateOf(this.#types, typeUrl);
     if (existing) return { state: existing, created: false };
     const state: TypeState = {
       typeUrl,
@@ -294,14 +305,14 @@ export class Session {
       narrowed: false,
       subscribedAt: now,
     };
-    this.#types.set(typeUrl, state);
     const rank = (t: string): number => {
       const i = ENVOY_TYPE_ORDER.indexOf(t);
       return i === -1 ? ENVOY_TYPE_ORDER.length : i;
     };
-    this.#order = [...this.#types.values()].sort(
-      (a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1),
-    );
+    // concat, then sort in place: an array exactly as long as the types.
+    this.#types = this.#types
+      .concat([state])
+      .sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1));
     return { state, created: true };
   }
 
@@ -430,7 +441,7 @@ export class Session {
     if (group === undefined) return;
     const snapshot = this.ctx.cache.getSnapshot(group);
     if (!snapshot) return;
-    for (const ts of this.#order) {
+    for (const ts of this.#types) {
       if (this.#stopped()) return;
       if (ts.inflight) continue; // docs/xds-protocol.md#rule-21: one response per type in flight, built when it leaves
       const typeSnap = snapshot.types.get(ts.typeUrl);
@@ -518,7 +529,7 @@ export class Session {
   }
 
   #config(typeUrl: string): StreamConfig | undefined {
-    const ts = this.#types.get(typeUrl);
+    const ts = stateOf(this.#types, typeUrl);
     if (!ts) return undefined;
     const list = (m: ReadonlyMap<string, Held>): HeldResource[] =>
       [...m]

@@ -2,6 +2,11 @@
 // (docs/xds-protocol.md#rule-9, #rule-19; go-control-plane's subscription.go). Immutable: a request
 // yields the next Subscription and what changed, so the rules are table-tested without a stream.
 // https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#how-the-client-specifies-what-resources-to-return
+//
+// Interned: the Envoys of one node group ask for the same names (every EDS cluster of the group),
+// so streams with equal subscriptions share one object — one Set and one copy of each name —
+// instead of a Set and 48 decoded strings per stream (issue 16's heap snapshot of 1,000 idle
+// streams: 4.4 KB of each stream's 20 KB). An entry lives as long as some stream holds it.
 
 /** The explicit wildcard name; an empty first request may mean the same (legacy wildcard). */
 export const WILDCARD = "*";
@@ -13,6 +18,24 @@ export interface SubscriptionChange {
   readonly added: boolean;
   /** Something was dropped (the wildcard or a name): SotW may answer with the same content. */
   readonly narrowed: boolean;
+}
+
+/** Subscriptions by content (see the file comment); weak, so an unused one is collected. */
+const interned = new Map<string, WeakRef<Subscription>>();
+const forget = new FinalizationRegistry<string>((key) => {
+  // A newer Subscription of the same content may have replaced the collected one.
+  if (interned.get(key)?.deref() === undefined) interned.delete(key);
+});
+
+/** Live interned subscriptions (for tests: entries go once no stream holds them). */
+export function internedSubscriptions(): number {
+  return interned.size;
+}
+
+function sameNames(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const n of a) if (!b.has(n)) return false;
+  return true;
 }
 
 export class Subscription {
@@ -28,6 +51,18 @@ export class Subscription {
     readonly names: ReadonlySet<string>,
   ) {}
 
+  /** The one Subscription of this content, created only if no stream holds an equal one. */
+  static #intern(wildcard: boolean, legacy: boolean, names: ReadonlySet<string>): Subscription {
+    const sorted = [...names].sort();
+    const key = JSON.stringify([wildcard, legacy, sorted]);
+    const known = interned.get(key)?.deref();
+    if (known !== undefined) return known;
+    const next = new Subscription(wildcard, legacy, new Set(sorted));
+    interned.set(key, new WeakRef(next));
+    forget.register(next, key);
+    return next;
+  }
+
   /** Whether a resource of this name is subscribed (by the wildcard or by name). */
   has(name: string): boolean {
     return this.wildcard || this.names.has(name);
@@ -42,7 +77,11 @@ export class Subscription {
     const legacy = first ? requested.length === 0 && legacyAllowed : requested.length === 0 && this.legacy;
     const wildcard = requested.includes(WILDCARD) || (legacy && requested.length === 0);
     const names = new Set(requested.filter((n) => n !== WILDCARD));
-    return this.#change(new Subscription(wildcard, legacy, names));
+    // The usual request (an ACK) repeats the subscription: keep it.
+    if (wildcard === this.wildcard && legacy === this.legacy && sameNames(names, this.names)) {
+      return { subscription: this, added: false, narrowed: false };
+    }
+    return this.#change(Subscription.#intern(wildcard, legacy, names));
   }
 
   /**
@@ -66,7 +105,7 @@ export class Subscription {
     const added =
       (!this.wildcard && (subscribe.includes(WILDCARD) || (first && subscribe.length === 0 && legacyAllowed))) ||
       subscribe.some((n) => n !== WILDCARD && !this.names.has(n));
-    const next = new Subscription(wildcard, false, names);
+    const next = Subscription.#intern(wildcard, false, names);
     return { subscription: next, added, narrowed: this.#narrowedTo(next) };
   }
 

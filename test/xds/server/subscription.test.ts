@@ -238,3 +238,53 @@ describe("Subscription follows the xDS subscription rules", () => {
     expect([...Subscription.NONE.names]).toEqual([]);
   });
 });
+
+// Issue 16: the Envoys of one node group subscribe to the same names; their streams share one
+// Subscription (one Set, one copy of each name) instead of holding one each.
+describe("equal subscriptions are one object", () => {
+  test("the same names in any order, SotW or Delta, give the same Subscription", () => {
+    const a = Subscription.NONE.sotw(["eds-b", "eds-a", "eds-c"], true, false).subscription;
+    const b = Subscription.NONE.sotw(["eds-c", "eds-a", "eds-b"], true, false).subscription;
+    const delta = Subscription.NONE.delta(["eds-a"], [], true, false).subscription.delta(
+      ["eds-c", "eds-b"],
+      [],
+      false,
+      false,
+    ).subscription;
+    expect(b).toBe(a);
+    expect(delta).toBe(a);
+  });
+
+  test("different content is never shared: other names, the wildcard, the legacy flag", () => {
+    const named = Subscription.NONE.sotw(["x", "y"], true, true).subscription;
+    const fewer = Subscription.NONE.sotw(["x"], true, true).subscription;
+    const explicit = Subscription.NONE.sotw(["*"], true, true).subscription;
+    const legacy = Subscription.NONE.sotw([], true, true).subscription;
+    const distinct = new Set([named, fewer, explicit, legacy]);
+    expect(distinct.size).toBe(4);
+    expect([explicit.wildcard, explicit.legacy, legacy.wildcard, legacy.legacy]).toEqual([true, false, true, true]);
+  });
+
+  test("a request repeating the subscription keeps the very object (an ACK builds nothing)", () => {
+    const first = Subscription.NONE.sotw(["p", "q"], true, false).subscription;
+    const ack = first.sotw(["q", "p"], false, false);
+    expect(ack.subscription).toBe(first);
+    expect([ack.added, ack.narrowed]).toEqual([false, false]);
+  });
+
+  test("a repeated name is not taken for the whole set: [p, p] after {p, q} narrows to {p}", () => {
+    const first = Subscription.NONE.sotw(["p", "q"], true, false).subscription;
+    const change = first.sotw(["p", "p"], false, false);
+    expect([...change.subscription.names]).toEqual(["p"]);
+    expect([change.added, change.narrowed]).toEqual([false, true]);
+  });
+
+  test("a Subscription another stream shares is not changed by this stream's next request", () => {
+    const mine = Subscription.NONE.sotw(["m", "n"], true, false).subscription;
+    const theirs = Subscription.NONE.sotw(["n", "m"], true, false).subscription;
+    mine.sotw(["m"], false, false);
+    mine.delta(["o"], ["n"], false, false);
+    expect(theirs).toBe(mine);
+    expect([...theirs.names]).toEqual(["m", "n"]);
+  });
+});
