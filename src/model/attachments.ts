@@ -177,21 +177,29 @@ function workersOf(
   workerIndex: WorkerIndex,
   allocated: AllocatedAddresses | undefined,
   problems: Problems,
-): Map<InfraClusterAttachment, number[]> {
-  const raw = new Map<InfraClusterAttachment, number[]>();
-  const claims = new Map<number, InfraClusterAttachment[]>();
+): Map<InfraClusterAttachment, readonly number[]> {
+  const raw = new Map<InfraClusterAttachment, readonly number[]>();
+  // The first claimant of every address; only addresses claimed again get a list (rare: one
+  // allocation per address per build on a VLAN of 50,000 workers).
+  const first = new Map<number, InfraClusterAttachment>();
+  const contested = new Map<number, InfraClusterAttachment[]>();
   for (const a of served) {
     const addrs = workerAddresses(workerIndex, hostedClusterOf(a), controlPlaneNamespaceOf(a), infra.cidr, allocated);
     raw.set(a, addrs);
-    for (const addr of addrs) claims.set(addr, [...(claims.get(addr) ?? []), a]);
+    for (const addr of addrs) {
+      const holder = first.get(addr);
+      if (holder === undefined) first.set(addr, a);
+      else contested.set(addr, [...(contested.get(addr) ?? [holder]), a]);
+    }
   }
-  const lost = new Set<string>();
-  for (const [addr, who] of claims) {
+  if (contested.size === 0) return raw;
+  const lost = new Map<InfraClusterAttachment, Set<number>>();
+  for (const [addr, who] of contested) {
     const text = formatIPv4(addr);
     const [winner, ...newcomers] = byClaimAge(who, incumbents.get(claimKey.worker(infraKey, text)));
     if (winner === undefined || newcomers.length === 0) continue;
     for (const a of newcomers) {
-      lost.add(`${nameOf(a)}@${text}`);
+      lost.set(a, (lost.get(a) ?? new Set<number>()).add(addr));
       problems
         .for(attachmentRef(a))
         .warning(
@@ -208,12 +216,11 @@ function workersOf(
         `worker address ${text} is reported by ${who.map((o) => o.metadata.name).join(", ")}; it stays routed to ${winner.metadata.name}`,
       );
   }
-  const out = new Map<InfraClusterAttachment, number[]>();
-  for (const [a, addrs] of raw)
-    out.set(
-      a,
-      addrs.filter((addr) => !lost.has(`${nameOf(a)}@${formatIPv4(addr)}`)),
-    );
+  const out = new Map<InfraClusterAttachment, readonly number[]>();
+  for (const [a, addrs] of raw) {
+    const gone = lost.get(a);
+    out.set(a, gone === undefined ? addrs : addrs.filter((addr) => !gone.has(addr)));
+  }
   return out;
 }
 
