@@ -65,8 +65,8 @@ export function resolveAttachments(
   const sorted = [...state.attachments].sort((a, b) => cmp(refKey(attachmentRef(a)), refKey(attachmentRef(b))));
   const infraOf = (a: InfraClusterAttachment): string => `${a.metadata.namespace}/${a.spec.infraRef.name}`;
   // Finished cleanup: the object is about to disappear and claims nothing.
-  const live = sorted.filter(
-    (a) => a.metadata.deletionTimestamp === undefined || (a.metadata.finalizers ?? []).length > 0,
+  const live = new Set(
+    sorted.filter((a) => a.metadata.deletionTimestamp === undefined || (a.metadata.finalizers ?? []).length > 0),
   );
 
   const refusedHC = new Set<InfraClusterAttachment>();
@@ -106,7 +106,7 @@ export function resolveAttachments(
     }
     const candidates: InfraClusterAttachment[] = [];
     for (const a of group) {
-      if (refusedHC.has(a) || !live.includes(a)) continue;
+      if (refusedHC.has(a) || !live.has(a)) continue;
       const cp = controlPlaneNamespaceOf(a);
       if (!namespaces.has(cp)) {
         problems
@@ -121,12 +121,12 @@ export function resolveAttachments(
       candidates.push(a);
     }
 
-    const served: InfraClusterAttachment[] = [];
+    const served = new Set<InfraClusterAttachment>();
     for (const [domain, same] of groupBy(candidates, domainOf)) {
       const [winner, ...newcomers] = byClaimAge(same, incumbents.get(claimKey.domain(infraKey, domain)));
       if (winner === undefined) continue;
       holders.set(claimKey.domain(infraKey, domain), nameOf(winner));
-      served.push(winner);
+      served.add(winner);
       for (const a of newcomers) {
         problems
           .for(attachmentRef(a))
@@ -153,14 +153,14 @@ export function resolveAttachments(
     out.set(
       infraKey,
       group
-        .filter((a) => live.includes(a))
+        .filter((a) => live.has(a))
         .map((a): ResolvedAttachment => ({
           ref: attachmentRef(a),
           attachment: a,
           domain: domainOf(a),
           controlPlaneNamespace: controlPlaneNamespaceOf(a),
           hostedCluster: hostedClusterOf(a),
-          served: served.includes(a),
+          served: served.has(a),
           workers: workers.get(a) ?? [],
         })),
     );
@@ -170,7 +170,7 @@ export function resolveAttachments(
 
 /** Worker addresses per served attachment; an address reported for several goes to the oldest claim. */
 function workersOf(
-  served: readonly InfraClusterAttachment[],
+  served: ReadonlySet<InfraClusterAttachment>,
   infra: ResolvedInfra,
   infraKey: string,
   incumbents: ReadonlyMap<string, string>,

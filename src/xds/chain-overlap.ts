@@ -11,7 +11,8 @@
 // chains that share a value of its most selective criterion (found in the index), and the first
 // colliding combination is computed per criterion, without enumerating the product. The index
 // outlives the check: the next version of the listener (its unchanged chains are the same
-// objects) continues from it, adding and removing only the chains that differ.
+// objects) continues from it, adding and removing only the chains that differ; it keeps the
+// colliding pairs, found when a chain is added, so a check walks pairs, not values.
 import { describeCombo, type ChainMatch, type ChainView, type MatchCombo } from "./render/chain-match.js";
 import type { ResourceAt } from "./render/fields.js";
 
@@ -85,9 +86,27 @@ function prepareAll(chains: readonly ChainView[]): Prepared[] {
 class ChainIndex {
   readonly #byScalars = new Map<string, Map<Value, Set<Prepared>>[]>();
   readonly #members = new Set<Prepared>();
+  /** The chains each member collides with (the relation is symmetric); most have none. */
+  readonly #partners = new Map<Prepared, Set<Prepared>>();
 
   get members(): ReadonlySet<Prepared> {
     return this.#members;
+  }
+
+  /** The members that collide with `chain` (every list criterion shares a value, scalars equal). */
+  partners(chain: Prepared): ReadonlySet<Prepared> {
+    return this.#partners.get(chain) ?? NONE;
+  }
+
+  #link(a: Prepared, b: Prepared): void {
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      const set = this.#partners.get(x);
+      if (set === undefined) this.#partners.set(x, new Set([y]));
+      else set.add(y);
+    }
   }
 
   add(chain: Prepared): void {
@@ -107,10 +126,17 @@ class ChainIndex {
         else bucket.add(chain);
       }
     }
+    // Only an added chain can make a new pair, so the pairs are found once, when their later member comes.
+    for (const other of this.#candidates(chain)) {
+      if (other !== chain && other.scalars === chain.scalars && firstShared(other, chain) !== undefined)
+        this.#link(chain, other);
+    }
   }
 
   delete(chain: Prepared): void {
     if (!this.#members.delete(chain)) return;
+    for (const other of this.#partners.get(chain) ?? []) this.#partners.get(other)?.delete(chain);
+    this.#partners.delete(chain);
     const buckets = this.#byScalars.get(chain.scalars) ?? [];
     for (const [c, set] of chain.sets.entries()) {
       const byValue = buckets[c];
@@ -127,7 +153,7 @@ class ChainIndex {
    * included). A criterion whose every value only the chain holds proves it collides with
    * nobody: the usual case, one worker's /32s, costs one lookup per range.
    */
-  candidates(chain: Prepared): Set<Prepared> {
+  #candidates(chain: Prepared): Set<Prepared> {
     const buckets = this.#byScalars.get(chain.scalars) ?? [];
     let best: ReadonlySet<Prepared>[] = [];
     let bestCost = Number.POSITIVE_INFINITY;
@@ -239,9 +265,9 @@ export function chainOverlaps(listener: string, chains: readonly ChainView[]): O
     const view = chains[i];
     if (view === undefined) return;
     const hits: { prev: number; at: number[] }[] = [];
-    for (const earlier of index.candidates(chain)) {
+    for (const earlier of index.partners(chain)) {
       const j = position.get(earlier) ?? i;
-      if (j >= i || earlier.scalars !== chain.scalars) continue;
+      if (j >= i) continue;
       const at = firstShared(earlier, chain);
       if (at !== undefined) hits.push({ prev: j, at });
     }
