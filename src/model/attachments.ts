@@ -1,11 +1,19 @@
 // Which attachments an Infra serves, and with which worker addresses.
 import { groupBy } from "../util/group.js";
 import type { InfraClusterAttachment } from "../api/schema.js";
-import { formatIPv4 } from "./ipv4.js";
+import { formatIPv4, formatIPv4List, type Cidr } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";
 import type { ClusterState, ObjectRef } from "./types.js";
-import { indexWorkerSources, workerAddresses, type AllocatedAddresses, type WorkerIndex } from "./workers.js";
+import {
+  indexWorkerSources,
+  sameWorkerInputs,
+  workerAddresses,
+  workerInputs,
+  type AllocatedAddresses,
+  type WorkerIndex,
+  type WorkerInputs,
+} from "./workers.js";
 
 export interface ResolvedAttachment {
   readonly ref: ObjectRef;
@@ -148,8 +156,10 @@ export function resolveAttachments(
     }
 
     const workers = workersOf(served, infra, infraKey, incumbents, workerIndex, allocated.get(infraKey), problems);
-    for (const [a, addrs] of workers)
-      for (const addr of addrs) holders.set(claimKey.worker(infraKey, formatIPv4(addr)), nameOf(a));
+    for (const [a, addrs] of workers) {
+      const holder = nameOf(a);
+      for (const text of formatIPv4List(addrs)) holders.set(claimKey.worker(infraKey, text), holder);
+    }
     out.set(
       infraKey,
       group
@@ -184,7 +194,7 @@ function workersOf(
   const first = new Map<number, InfraClusterAttachment>();
   const contested = new Map<number, InfraClusterAttachment[]>();
   for (const a of served) {
-    const addrs = workerAddresses(workerIndex, hostedClusterOf(a), controlPlaneNamespaceOf(a), infra.cidr, allocated);
+    const addrs = attachmentWorkers(a, workerIndex, infra.cidr, allocated);
     raw.set(a, addrs);
     for (const addr of addrs) {
       const holder = first.get(addr);
@@ -222,6 +232,42 @@ function workersOf(
     out.set(a, gone === undefined ? addrs : addrs.filter((addr) => !gone.has(addr)));
   }
   return out;
+}
+
+/** The last worker addresses found per attachment object, with what they were found from. */
+const found = new WeakMap<
+  InfraClusterAttachment,
+  { inputs: WorkerInputs; cidr: Cidr; allocated: boolean; addrs: readonly number[] }
+>();
+
+/**
+ * workerAddresses of one attachment, the previous array itself when nothing it reads changed: on
+ * a big VLAN every other hosted cluster's workers then keep their identity (and so their backends,
+ * chains and formatted addresses). Kept only without DHCP allocations, which all attachments share.
+ */
+function attachmentWorkers(
+  a: InfraClusterAttachment,
+  src: WorkerIndex,
+  cidr: Cidr,
+  allocated: AllocatedAddresses | undefined,
+): readonly number[] {
+  const hc = hostedClusterOf(a);
+  const cp = controlPlaneNamespaceOf(a);
+  const inputs = workerInputs(src, cp, hc.namespace);
+  const keepable = allocated === undefined || (allocated.byVmi.size === 0 && allocated.taken.size === 0);
+  const kept = found.get(a);
+  if (
+    keepable &&
+    kept !== undefined &&
+    kept.allocated === (allocated !== undefined) &&
+    kept.cidr.network === cidr.network &&
+    kept.cidr.prefix === cidr.prefix &&
+    sameWorkerInputs(kept.inputs, inputs)
+  )
+    return kept.addrs;
+  const addrs = workerAddresses(src, hc, cp, cidr, allocated, inputs);
+  if (keepable) found.set(a, { inputs, cidr, allocated: allocated !== undefined, addrs });
+  return addrs;
 }
 
 function reportMissingInfra(
