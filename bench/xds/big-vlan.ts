@@ -3,6 +3,7 @@
 // worker changes address: time from the state change through the full model build, render and
 // snapshot until every stream holds the new listener; bytes each stream received for it; what else
 // the streams were sent (Delta must resend no unchanged cluster).
+import type { ObjectChange } from "../../src/model/feeds.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
 import { LISTENER_TYPE_URL } from "../../src/xds/render/type-urls.js";
@@ -83,12 +84,17 @@ export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown
       const c = pick(o.clusters);
       const w = pick(o.workers);
       const hc = clusterName(0, c);
-      state = moveMachine(state, `${NS}-${hc}`, workerName(0, c, w), `${hc}-workers`, spareAddress(shape, n + 1));
+      const [cp, name] = [`${NS}-${hc}`, workerName(0, c, w)];
+      const before = state.machines.find((m) => m.metadata.namespace === cp && m.metadata.name === name);
+      state = moveMachine(state, cp, name, `${hc}-workers`, spareAddress(shape, n + 1));
+      const after = state.machines.find((m) => m.metadata.namespace === cp && m.metadata.name === name);
+      // The keyed change, as the watchers hand it to serve and the operator.
+      const changes: ObjectChange[] = [{ kind: "Machine", before, after }];
       const stop = fleet.onReceipt((r) => {
         if (r[1] !== TYPE_CODES.listener) by[specs[r[0]]?.kind === "delta" ? "delta" : "sotw"].otherResponses += 1;
       });
       const t0 = nowMs();
-      const p = publish(cache, state);
+      const p = publish(cache, state, changes);
       const version = listenerVersion(cache, group);
       await fleet.until(() => holds(version), 120_000, "the new listener");
       await log.untilAcked(group, LISTENER_TYPE_URL, version, specs.length, 120_000);

@@ -2,6 +2,7 @@
 // outputs, as serve and operator keep them) → publishSnapshots, timed per stage; and the server-side bookkeeping the
 // scenarios wait on (ACKs per group and version, pushes per group).
 import { build } from "../../src/model/build.js";
+import type { ObjectChange } from "../../src/model/feeds.js";
 import type { ClusterState } from "../../src/model/types.js";
 import type { SnapshotCache } from "../../src/xds/cache/index.js";
 import { checkConsistency } from "../../src/xds/consistency.js";
@@ -64,13 +65,20 @@ const lastOutputs = new WeakMap<SnapshotCache, Outputs>();
  * What `oooi serve` and `oooi operator` do on every change: renderAll over the whole state (model
  * build, then every Infra's proxy, DNS and DHCP — an unchanged proxy keeps its rendered resources
  * from the previous outputs) and publishSnapshots into the cache. The model build is timed again
- * afterwards, outside the measured path, to show its share. Throws on a refused render.
+ * afterwards, outside the measured path, to show its share. `changes`: the keyed changes since the
+ * previous call, as the watchers report them to serve and operator (else found by object identity).
+ * Throws on a refused render.
  */
-export function publish(cache: SnapshotCache, state: ClusterState): Published {
+export function publish(cache: SnapshotCache, state: ClusterState, changes?: readonly ObjectChange[]): Published {
   if (!lastOutputs.has(cache)) cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC); // as serve and operator do
   const t0 = nowMs();
   const previous = lastOutputs.get(cache);
-  const out = renderAll(state, previous === undefined ? {} : { previous: previous.files, reuse: previous });
+  const out = renderAll(
+    state,
+    previous === undefined
+      ? {}
+      : { previous: previous.files, reuse: previous, ...(changes === undefined ? {} : { changes }) },
+  );
   const refused = out.status.filter((s) => s.kind === "ProxyServer" && s.status.conditions[0]?.status !== "True");
   if (refused.length > 0)
     throw new Error(

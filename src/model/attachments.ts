@@ -1,11 +1,19 @@
 // Which attachments an Infra serves, and with which worker addresses.
 import { groupBy } from "../util/group.js";
 import type { InfraClusterAttachment } from "../api/schema.js";
-import { formatIPv4 } from "./ipv4.js";
+import { formatIPv4, formatIPv4List, type Cidr } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";
 import type { ClusterState, ObjectRef } from "./types.js";
-import { indexWorkerSources, workerAddresses, type AllocatedAddresses, type WorkerIndex } from "./workers.js";
+import {
+  indexWorkerSources,
+  sameWorkerInputs,
+  workerAddresses,
+  workerInputs,
+  type AllocatedAddresses,
+  type WorkerIndex,
+  type WorkerInputs,
+} from "./workers.js";
 
 export interface ResolvedAttachment {
   readonly ref: ObjectRef;
@@ -65,8 +73,8 @@ export function resolveAttachments(
   const sorted = [...state.attachments].sort((a, b) => cmp(refKey(attachmentRef(a)), refKey(attachmentRef(b))));
   const infraOf = (a: InfraClusterAttachment): string => `${a.metadata.namespace}/${a.spec.infraRef.name}`;
   // Finished cleanup: the object is about to disappear and claims nothing.
-  const live = sorted.filter(
-    (a) => a.metadata.deletionTimestamp === undefined || (a.metadata.finalizers ?? []).length > 0,
+  const live = new Set(
+    sorted.filter((a) => a.metadata.deletionTimestamp === undefined || (a.metadata.finalizers ?? []).length > 0),
   );
 
   const refusedHC = new Set<InfraClusterAttachment>();
@@ -106,7 +114,7 @@ export function resolveAttachments(
     }
     const candidates: InfraClusterAttachment[] = [];
     for (const a of group) {
-      if (refusedHC.has(a) || !live.includes(a)) continue;
+      if (refusedHC.has(a) || !live.has(a)) continue;
       const cp = controlPlaneNamespaceOf(a);
       if (!namespaces.has(cp)) {
         problems
@@ -121,12 +129,12 @@ export function resolveAttachments(
       candidates.push(a);
     }
 
-    const served: InfraClusterAttachment[] = [];
+    const served = new Set<InfraClusterAttachment>();
     for (const [domain, same] of groupBy(candidates, domainOf)) {
       const [winner, ...newcomers] = byClaimAge(same, incumbents.get(claimKey.domain(infraKey, domain)));
       if (winner === undefined) continue;
       holders.set(claimKey.domain(infraKey, domain), nameOf(winner));
-      served.push(winner);
+      served.add(winner);
       for (const a of newcomers) {
         problems
           .for(attachmentRef(a))
@@ -148,19 +156,21 @@ export function resolveAttachments(
     }
 
     const workers = workersOf(served, infra, infraKey, incumbents, workerIndex, allocated.get(infraKey), problems);
-    for (const [a, addrs] of workers)
-      for (const addr of addrs) holders.set(claimKey.worker(infraKey, formatIPv4(addr)), nameOf(a));
+    for (const [a, addrs] of workers) {
+      const holder = nameOf(a);
+      for (const text of formatIPv4List(addrs)) holders.set(claimKey.worker(infraKey, text), holder);
+    }
     out.set(
       infraKey,
       group
-        .filter((a) => live.includes(a))
+        .filter((a) => live.has(a))
         .map((a): ResolvedAttachment => ({
           ref: attachmentRef(a),
           attachment: a,
           domain: domainOf(a),
           controlPlaneNamespace: controlPlaneNamespaceOf(a),
           hostedCluster: hostedClusterOf(a),
-          served: served.includes(a),
+          served: served.has(a),
           workers: workers.get(a) ?? [],
         })),
     );
@@ -170,28 +180,36 @@ export function resolveAttachments(
 
 /** Worker addresses per served attachment; an address reported for several goes to the oldest claim. */
 function workersOf(
-  served: readonly InfraClusterAttachment[],
+  served: ReadonlySet<InfraClusterAttachment>,
   infra: ResolvedInfra,
   infraKey: string,
   incumbents: ReadonlyMap<string, string>,
   workerIndex: WorkerIndex,
   allocated: AllocatedAddresses | undefined,
   problems: Problems,
-): Map<InfraClusterAttachment, number[]> {
-  const raw = new Map<InfraClusterAttachment, number[]>();
-  const claims = new Map<number, InfraClusterAttachment[]>();
+): Map<InfraClusterAttachment, readonly number[]> {
+  const raw = new Map<InfraClusterAttachment, readonly number[]>();
+  // The first claimant of every address; only addresses claimed again get a list (rare: one
+  // allocation per address per build on a VLAN of 50,000 workers).
+  const first = new Map<number, InfraClusterAttachment>();
+  const contested = new Map<number, InfraClusterAttachment[]>();
   for (const a of served) {
-    const addrs = workerAddresses(workerIndex, hostedClusterOf(a), controlPlaneNamespaceOf(a), infra.cidr, allocated);
+    const addrs = attachmentWorkers(a, workerIndex, infra.cidr, allocated);
     raw.set(a, addrs);
-    for (const addr of addrs) claims.set(addr, [...(claims.get(addr) ?? []), a]);
+    for (const addr of addrs) {
+      const holder = first.get(addr);
+      if (holder === undefined) first.set(addr, a);
+      else contested.set(addr, [...(contested.get(addr) ?? [holder]), a]);
+    }
   }
-  const lost = new Set<string>();
-  for (const [addr, who] of claims) {
+  if (contested.size === 0) return raw;
+  const lost = new Map<InfraClusterAttachment, Set<number>>();
+  for (const [addr, who] of contested) {
     const text = formatIPv4(addr);
     const [winner, ...newcomers] = byClaimAge(who, incumbents.get(claimKey.worker(infraKey, text)));
     if (winner === undefined || newcomers.length === 0) continue;
     for (const a of newcomers) {
-      lost.add(`${nameOf(a)}@${text}`);
+      lost.set(a, (lost.get(a) ?? new Set<number>()).add(addr));
       problems
         .for(attachmentRef(a))
         .warning(
@@ -208,13 +226,48 @@ function workersOf(
         `worker address ${text} is reported by ${who.map((o) => o.metadata.name).join(", ")}; it stays routed to ${winner.metadata.name}`,
       );
   }
-  const out = new Map<InfraClusterAttachment, number[]>();
-  for (const [a, addrs] of raw)
-    out.set(
-      a,
-      addrs.filter((addr) => !lost.has(`${nameOf(a)}@${formatIPv4(addr)}`)),
-    );
+  const out = new Map<InfraClusterAttachment, readonly number[]>();
+  for (const [a, addrs] of raw) {
+    const gone = lost.get(a);
+    out.set(a, gone === undefined ? addrs : addrs.filter((addr) => !gone.has(addr)));
+  }
   return out;
+}
+
+/** The last worker addresses found per attachment object, with what they were found from. */
+const found = new WeakMap<
+  InfraClusterAttachment,
+  { inputs: WorkerInputs; cidr: Cidr; allocated: boolean; addrs: readonly number[] }
+>();
+
+/**
+ * workerAddresses of one attachment, the previous array itself when nothing it reads changed: on
+ * a big VLAN every other hosted cluster's workers then keep their identity (and so their backends,
+ * chains and formatted addresses). Kept only without DHCP allocations, which all attachments share.
+ */
+function attachmentWorkers(
+  a: InfraClusterAttachment,
+  src: WorkerIndex,
+  cidr: Cidr,
+  allocated: AllocatedAddresses | undefined,
+): readonly number[] {
+  const hc = hostedClusterOf(a);
+  const cp = controlPlaneNamespaceOf(a);
+  const inputs = workerInputs(src, cp, hc.namespace);
+  const keepable = allocated === undefined || (allocated.byVmi.size === 0 && allocated.taken.size === 0);
+  const kept = found.get(a);
+  if (
+    keepable &&
+    kept !== undefined &&
+    kept.allocated === (allocated !== undefined) &&
+    kept.cidr.network === cidr.network &&
+    kept.cidr.prefix === cidr.prefix &&
+    sameWorkerInputs(kept.inputs, inputs)
+  )
+    return kept.addrs;
+  const addrs = workerAddresses(src, hc, cp, cidr, allocated, inputs);
+  if (keepable) found.set(a, { inputs, cidr, allocated: allocated !== undefined, addrs });
+  return addrs;
 }
 
 function reportMissingInfra(

@@ -3,13 +3,15 @@ import { aggregate, formatCidr, formatIPv4, parseIPv4 } from "./ipv4.js";
 import { resolveAppsIngressConfig } from "./apps-ingress.js";
 import type { ResolvedAttachment } from "./attachments.js";
 import type { ResolvedInfra, ServiceIndex } from "./infra.js";
-import { cmp, type ObjectProblems, type Problems } from "./problems.js";
+import type { Service } from "../api/external.js";
+import { cmp, Problems, type ObjectProblems } from "./problems.js";
 import type {
   AppsIngressReason,
   Backend,
   BackendKind,
   Endpoint,
   ListenerPort,
+  Problem,
   ProblemReason,
   ProxyModel,
   Upstream,
@@ -223,45 +225,134 @@ export function buildProxy(
 
   for (const a of attachments) {
     if (!a.served) continue;
-    const sources = aggregate(a.workers).map(formatCidr);
-    const apiServer = a.attachment.spec.apiServerService ?? "kube-apiserver";
-    const prefix = `${a.ref.namespace}/${a.ref.name}`;
-    for (const row of ROWS) {
-      // Source-matched routes exist only while worker addresses are known (docs/reference.md#worker-addresses).
-      if (row.bySource && sources.length === 0) continue;
-      const service = row.service(apiServer);
-      const upstream = `${a.controlPlaneNamespace}/${service}:${row.servicePort}`;
-      if (!upstreams.has(upstream)) {
-        upstreams.set(upstream, {
+    const part = attachmentPart(infra, a, services);
+    const p = problems.for(a.ref);
+    // Several attachments may name one upstream (a shared control-plane namespace): the first keeps it.
+    for (const { upstream, problems: found } of part.serviceUpstreams) {
+      if (upstreams.has(upstream.name)) continue;
+      upstreams.set(upstream.name, upstream);
+      replay(found, p);
+    }
+    replay(part.problems, p);
+    for (const upstream of part.appsUpstreams) upstreams.set(upstream.name, upstream);
+    backends.push(...part.backends);
+  }
+
+  return {
+    node: `${infra.ref.namespace}/${infra.ref.name}-proxy`,
+    serverIP: infra.proxy.serverIP,
+    backends: backends.sort((x, y) => cmp(x.name, y.name)),
+    upstreams: [...upstreams.values()].sort((x, y) => cmp(x.name, y.name)),
+  };
+}
+
+/** A problem as recorded, without its object (the attachment it is replayed on). */
+type Found = Pick<Problem, "field" | "reason" | "message" | "severity">;
+
+/** What one served attachment contributes to its Infra's proxy: a function of the inputs kept beside it. */
+interface AttachmentPart {
+  /** The inputs it was derived from: the same attachment object, Infra spec, workers and Services. */
+  readonly infraSpec: ResolvedInfra["infra"]["spec"];
+  readonly workers: readonly number[];
+  readonly services: readonly (Service | undefined)[];
+  /** Row order, then apps-https and apps-http. */
+  readonly backends: readonly Backend[];
+  /** Per Service-backed row, its upstream and what looking its Service up found. */
+  readonly serviceUpstreams: readonly { readonly upstream: Upstream; readonly problems: readonly Found[] }[];
+  readonly appsUpstreams: readonly Upstream[];
+  /** The apps-ingress checks' problems. */
+  readonly problems: readonly Found[];
+}
+
+/**
+ * The last part derived per attachment object. On a big VLAN one Machine change rebuilds the
+ * Infra's model; every other hosted cluster's part is taken from here, the same objects, so the
+ * renderer and the xDS cache recognize them by identity and a change costs O(that cluster).
+ */
+const parts = new WeakMap<ResolvedAttachment["attachment"], AttachmentPart>();
+
+function attachmentPart(infra: ResolvedInfra, a: ResolvedAttachment, services: ServiceIndex): AttachmentPart {
+  const looked = serviceNames(a).map((name) => services.get(`${a.controlPlaneNamespace}/${name}`));
+  const kept = parts.get(a.attachment);
+  if (
+    kept !== undefined &&
+    kept.infraSpec === infra.infra.spec &&
+    sameNumbers(kept.workers, a.workers) &&
+    kept.services.every((s, i) => s === looked[i])
+  )
+    return kept;
+  const part = deriveAttachmentPart(infra, a, services, looked);
+  parts.set(a.attachment, part);
+  return part;
+}
+
+/** The Services the attachment's rows read, in a fixed order (the memo compares them by identity). */
+function serviceNames(a: ResolvedAttachment): string[] {
+  const apiServer = a.attachment.spec.apiServerService ?? "kube-apiserver";
+  return [...new Set(ROWS.map((row) => row.service(apiServer)))];
+}
+
+function sameNumbers(x: readonly number[], y: readonly number[]): boolean {
+  return x === y || (x.length === y.length && x.every((v, i) => v === y[i]));
+}
+
+function replay(found: readonly Found[], p: ObjectProblems): void {
+  for (const f of found) p[f.severity](f.field, f.reason, f.message);
+}
+
+function deriveAttachmentPart(
+  infra: ResolvedInfra,
+  a: ResolvedAttachment,
+  services: ServiceIndex,
+  looked: readonly (Service | undefined)[],
+): AttachmentPart {
+  const backends: Backend[] = [];
+  const serviceUpstreams: { upstream: Upstream; problems: Found[] }[] = [];
+  const appsUpstreams: Upstream[] = [];
+  const sources = aggregate(a.workers).map(formatCidr);
+  const apiServer = a.attachment.spec.apiServerService ?? "kube-apiserver";
+  const prefix = `${a.ref.namespace}/${a.ref.name}`;
+  for (const row of ROWS) {
+    // Source-matched routes exist only while worker addresses are known (docs/reference.md#worker-addresses).
+    if (row.bySource && sources.length === 0) continue;
+    const service = row.service(apiServer);
+    const upstream = `${a.controlPlaneNamespace}/${service}:${row.servicePort}`;
+    if (!serviceUpstreams.some((u) => u.upstream.name === upstream)) {
+      const found = new Problems();
+      serviceUpstreams.push({
+        upstream: {
           kind: "address",
           name: upstream,
-          endpoints: serviceEndpoints(a, service, row.servicePort, services, problems.for(a.ref)),
+          endpoints: serviceEndpoints(a, service, row.servicePort, services, found.for(a.ref)),
           connectTimeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
           target: { service, namespace: a.controlPlaneNamespace, port: row.servicePort },
-        });
-      }
-      backends.push({
-        name: `${prefix}/${row.kind}`,
-        kind: row.kind,
-        attachment: prefix,
-        port: row.port,
-        serverNames: row.serverNames(a.domain),
-        sourcePrefixRanges: row.bySource ? sources : [],
-        upstream,
+        },
+        problems: [...found.recorded()],
       });
     }
+    backends.push({
+      name: `${prefix}/${row.kind}`,
+      kind: row.kind,
+      attachment: prefix,
+      port: row.port,
+      serverNames: row.serverNames(a.domain),
+      sourcePrefixRanges: row.bySource ? sources : [],
+      upstream,
+    });
+  }
 
-    if (a.attachment.spec.appsIngress?.enabled === true) reportAppsIngress(infra, a, problems.for(a.ref));
-    else reportIgnoredAppsStatus(a, problems.for(a.ref));
-    const target = appsTarget(a);
-    if (target === undefined) continue;
-    const ports = a.attachment.spec.appsIngress?.ports ?? {};
+  const found = new Problems();
+  if (a.attachment.spec.appsIngress?.enabled === true) reportAppsIngress(infra, a, found.for(a.ref));
+  else reportIgnoredAppsStatus(a, found.for(a.ref));
+  const target = appsTarget(a);
+  const ports = a.attachment.spec.appsIngress?.ports ?? {};
+  if (target !== undefined) {
     for (const [kind, listener, port] of [
       ["apps-https", 443, ports.https ?? 443],
       ["apps-http", 80, ports.http ?? 80],
     ] as const) {
       const upstream = appsUpstream(target, port);
-      upstreams.set(upstream.name, upstream);
+      appsUpstreams.push(upstream);
       backends.push({
         name: `${prefix}/${kind}`,
         kind,
@@ -273,12 +364,14 @@ export function buildProxy(
       });
     }
   }
-
   return {
-    node: `${infra.ref.namespace}/${infra.ref.name}-proxy`,
-    serverIP: infra.proxy.serverIP,
-    backends: backends.sort((x, y) => cmp(x.name, y.name)),
-    upstreams: [...upstreams.values()].sort((x, y) => cmp(x.name, y.name)),
+    infraSpec: infra.infra.spec,
+    workers: a.workers,
+    services: looked,
+    backends,
+    serviceUpstreams,
+    appsUpstreams,
+    problems: [...found.recorded()],
   };
 }
 

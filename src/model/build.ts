@@ -7,7 +7,7 @@ import { dhcpServer, dnsServer, proxyServer } from "./children.js";
 import { resolveInfra, type ResolvedInfra, type ServiceIndex } from "./infra.js";
 import { cmp, Problems } from "./problems.js";
 import type { AttachmentModel, BuildResult, ClusterState, DhcpModel, Topology } from "./types.js";
-import { formatIPv4, parseIPv4 } from "./ipv4.js";
+import { formatIPv4List, parseIPv4 } from "./ipv4.js";
 import type { AllocatedAddresses } from "./workers.js";
 
 export function build(state: ClusterState): BuildResult {
@@ -102,6 +102,6 @@ function attachmentModel(a: ResolvedAttachment): AttachmentModel {
     controlPlaneNamespace: a.controlPlaneNamespace,
     hostedCluster: `${a.hostedCluster.namespace}/${a.hostedCluster.name}`,
     served: a.served,
-    workerAddresses: a.workers.map(formatIPv4),
+    workerAddresses: formatIPv4List(a.workers),
   };
 }

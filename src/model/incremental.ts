@@ -299,6 +299,8 @@ function partsOf(
   // VMI's address conflict, reported by DHCP) goes to the first rebuilt Infra that object feeds,
   // linked with the others it feeds: any of them may have reported it.
   const first = [...keys][0] ?? "";
+  // One Infra rebuilt (a big VLAN's change): everything is its own, its claims the sub-build's map.
+  if (keys.size === 1) return new Map(single(first, sub, inputs));
   const problems = new Map<string, Problem[]>();
   const links = new Map<string, Set<string>>();
   for (const p of sub.problems) {
@@ -335,15 +337,35 @@ function partsOf(
       topology,
       problems: problems.get(key) ?? [],
       claims: claims.get(key) ?? NO_CLAIMS,
-      timed:
-        (inputs.dhcpAllocations?.get(`${key}${DHCP_SUFFIX}`) ?? []).some((a) => a.releasedAt !== undefined) ||
-        (topology?.dhcp?.allocations ?? []).some((a) => a.releasedAt !== undefined),
+      timed: isTimed(key, topology, inputs),
       linked: [...(links.get(key) ?? [])],
     };
     const empty = part.problems.length === 0 && part.claims.size === 0 && part.linked.length === 0;
     if (part.topology !== undefined || part.timed || !empty) out.set(key, part);
   }
   return out;
+}
+
+/** partsOf for one rebuilt Infra: every problem and claim of the sub-build is its own. */
+function single(key: string, sub: BuildResult, inputs: BuildInputs): [string, InfraPart][] {
+  const topology = sub.topologies.find((t) => `${t.infra.namespace}/${t.infra.name}` === key);
+  const part: InfraPart = {
+    topology,
+    problems: sub.problems,
+    claims: sub.claims.size === 0 ? NO_CLAIMS : sub.claims,
+    timed: isTimed(key, topology, inputs),
+    linked: [],
+  };
+  const keep = part.topology !== undefined || part.timed || part.problems.length > 0 || part.claims.size > 0;
+  return keep ? [[key, part]] : [];
+}
+
+/** Its DHCP model reads `now`: an allocation is released (stamped now, or expiring later). */
+function isTimed(key: string, topology: Topology | undefined, inputs: BuildInputs): boolean {
+  return (
+    (inputs.dhcpAllocations?.get(`${key}${DHCP_SUFFIX}`) ?? []).some((a) => a.releasedAt !== undefined) ||
+    (topology?.dhcp?.allocations ?? []).some((a) => a.releasedAt !== undefined)
+  );
 }
 
 const NO_CLAIMS: ReadonlyMap<string, string> = new Map();

@@ -44,6 +44,21 @@ export function formatIPv4(n: number): string {
   return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 }
 
+/**
+ * formatIPv4 of every address, the same array for the same (immutable) address list: the model
+ * formats each hosted cluster's workers for claims and status on every build of its Infra.
+ */
+export function formatIPv4List(addrs: readonly number[]): readonly string[] {
+  let texts = formatted.get(addrs);
+  if (texts === undefined) {
+    texts = addrs.map(formatIPv4);
+    formatted.set(addrs, texts);
+  }
+  return texts;
+}
+
+const formatted = new WeakMap<readonly number[], readonly string[]>();
+
 export function maskOf(prefix: number): number {
   return prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
 }

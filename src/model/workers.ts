@@ -58,11 +58,12 @@ export function workerAddresses(
   controlPlaneNamespace: string,
   cidr: Cidr,
   allocated?: AllocatedAddresses,
+  inputs: WorkerInputs = workerInputs(src, controlPlaneNamespace, hostedCluster.namespace),
 ): number[] {
   const out = new Set<number>();
-  const machines = src.machinesByNamespace.get(controlPlaneNamespace) ?? [];
+  const { machines } = inputs;
   for (const m of machines) {
-    const pool = nodePoolOf(m, src.nodePools, hostedCluster.namespace);
+    const pool = inputs.pools.get(m.metadata.annotations?.[NODEPOOL_ANNOTATION] ?? "");
     if (pool?.spec?.clusterName !== hostedCluster.name || pool.spec.platform?.type !== "KubeVirt") continue;
     const vmiKey = `${controlPlaneNamespace}/${m.metadata.name}`;
     if (allocated !== undefined && src.vmis.has(vmiKey)) {
@@ -82,8 +83,8 @@ export function workerAddresses(
       if (vmi !== undefined) for (const addr of vmiAddresses(vmi, cidr)) out.add(addr);
     }
   }
-  const named = new Set(machines.map((m) => m.metadata.name));
-  for (const vmi of src.vmisByNamespace.get(controlPlaneNamespace) ?? []) {
+  const named = inputs.vmis.length === 0 ? NO_NAMES : new Set(machines.map((m) => m.metadata.name));
+  for (const vmi of inputs.vmis) {
     if (named.has(vmi.metadata.name)) continue;
     const vmiKey = `${controlPlaneNamespace}/${vmi.metadata.name}`;
     const addrs = allocated === undefined ? vmiAddresses(vmi, cidr) : (allocated.byVmi.get(vmiKey) ?? []);
@@ -92,9 +93,41 @@ export function workerAddresses(
   return [...out].sort((a, b) => a - b);
 }
 
-function nodePoolOf(m: Machine, pools: ReadonlyMap<string, NodePool>, defaultNamespace: string): NodePool | undefined {
-  const ann = m.metadata.annotations?.[NODEPOOL_ANNOTATION];
-  if (ann === undefined || ann === "") return undefined;
+const NO_NAMES: ReadonlySet<string> = new Set();
+
+/**
+ * Everything workerAddresses reads about one control-plane namespace besides the DHCP table: its
+ * Machines, its VMIs, and the NodePool each distinct nodePool annotation names. Equal inputs
+ * (sameWorkerInputs) give equal addresses, so a caller may keep the result.
+ */
+export interface WorkerInputs {
+  readonly machines: readonly Machine[];
+  readonly vmis: readonly VirtualMachineInstance[];
+  /** Annotation value ("" when absent) → the NodePool it names. */
+  readonly pools: ReadonlyMap<string, NodePool | undefined>;
+}
+
+export function workerInputs(src: WorkerIndex, controlPlaneNamespace: string, defaultNamespace: string): WorkerInputs {
+  const machines = src.machinesByNamespace.get(controlPlaneNamespace) ?? [];
+  const pools = new Map<string, NodePool | undefined>();
+  for (const m of machines) {
+    const ann = m.metadata.annotations?.[NODEPOOL_ANNOTATION] ?? "";
+    if (!pools.has(ann)) pools.set(ann, nodePoolOf(ann, src.nodePools, defaultNamespace));
+  }
+  return { machines, vmis: src.vmisByNamespace.get(controlPlaneNamespace) ?? [], pools };
+}
+
+/** The same objects in the same order: the Machines, the VMIs and the NodePools they name. */
+export function sameWorkerInputs(a: WorkerInputs, b: WorkerInputs): boolean {
+  const same = <T>(x: readonly T[], y: readonly T[]): boolean =>
+    x === y || (x.length === y.length && x.every((v, i) => v === y[i]));
+  if (!same(a.machines, b.machines) || !same(a.vmis, b.vmis) || a.pools.size !== b.pools.size) return false;
+  for (const [ann, pool] of a.pools) if (b.pools.get(ann) !== pool || !b.pools.has(ann)) return false;
+  return true;
+}
+
+function nodePoolOf(ann: string, pools: ReadonlyMap<string, NodePool>, defaultNamespace: string): NodePool | undefined {
+  if (ann === "") return undefined;
   const slash = ann.indexOf("/");
   const namespace = slash < 0 ? defaultNamespace : ann.slice(0, slash);
   const name = slash < 0 ? ann : ann.slice(slash + 1);

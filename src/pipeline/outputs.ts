@@ -10,6 +10,7 @@ import { objectStatuses, type ReadyCondition } from "../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../model/types.js";
 import { refKey } from "../model/problems.js";
 import { renderEnvoy, type EnvoyRender, type EnvoyResources } from "../xds/render/index.js";
+import { prettyJson } from "../xds/render/json-text.js";
 import { DEFAULT_XDS_ADDRESS, envoyBootstrapYaml, splitHostPort } from "../xds/bootstrap.js";
 
 export const STATUS_FILE = "status.json";
@@ -182,7 +183,8 @@ function renderInfra(t: Topology, same: RenderedInfra | undefined, context: Infr
     if (r.ok) {
       envoy = r.resources;
       const path = `${dir}/${ENVOY_FILE}`;
-      files.push([path, (envoy === same?.envoy ? reusedFile(path) : undefined) ?? json(envoy)]);
+      // prettyJson keeps each resource's and chain's text: a big VLAN's 3.6 MB file costs its changed chains.
+      files.push([path, (envoy === same?.envoy ? reusedFile(path) : undefined) ?? `${prettyJson(envoy)}\n`]);
     }
     if (context.xds !== false) files.push([`${dir}/${BOOTSTRAP_FILE}`, envoyBootstrapYaml(t.proxy.node, context.xds)]);
     childStatus.push(

@@ -3,7 +3,7 @@
 // one domain twice, a missing or invalid Infra, workers appearing, moving and colliding, VMIs,
 // Services and Namespaces coming and going, incumbents and DHCP tables fed back as the pipeline
 // does and the clock moving past grace periods — buildIncremental() after every step is exactly
-// build() of the whole state.
+// build() of the whole state, and build() of a deep copy (whose objects no memo has seen).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { InfraClusterAttachment } from "../../src/api/schema.js";
@@ -206,6 +206,8 @@ describe("incremental model build", () => {
           const state = stateOf(assign, inputs);
           incremental = buildIncremental(incremental, changesBetween(previousState, state), inputs);
           expect(plain(incremental.result)).toEqual(build(state));
+          // Cold: new objects everywhere, so no part derived on an earlier step can be taken.
+          expect(plain(incremental.result)).toEqual(build(cold(state)));
           previousState = state;
         }
       }),
@@ -213,6 +215,12 @@ describe("incremental model build", () => {
     );
   });
 });
+
+/** A deep copy of the state (the claims view fed back as incumbents becomes a plain Map first). */
+function cold(state: ClusterState): ClusterState {
+  const incumbents = state.incumbents === undefined ? {} : { incumbents: new Map(state.incumbents) };
+  return structuredClone({ ...state, ...incumbents });
+}
 
 /** The claims view as the plain Map build() returns (same entries; toEqual compares classes). */
 function plain(result: BuildResult): BuildResult {

@@ -102,6 +102,55 @@ describe("chainOverlaps (indexed) = the combination-by-combination walk", () => 
     expect(withFindings).toBeGreaterThan(200);
   });
 
+  test("same findings when each check continues from the index of the previous version (random add/remove sequences)", () => {
+    let withFindings = 0;
+    let steps = 0;
+    fc.assert(
+      fc.property(
+        // A pool of chain objects, and per step the positions of the pool the listener lists (in that order).
+        fc.array(matchArb, { minLength: 1, maxLength: 10 }),
+        fc.array(fc.array(fc.nat({ max: 9 }), { maxLength: 12 }), { minLength: 1, maxLength: 8 }),
+        (matches, versions) => {
+          const pool = matches.map((m, i) => ({ name: `p${String(i)}`, filter_chain_match: m }));
+          // Each version keeps most of the previous one: drop or add a chain or two.
+          let listed: object[] = [];
+          for (const version of versions) {
+            const picked = version.map((k) => pool[k % pool.length]).filter((c) => c !== undefined);
+            listed = [...listed.filter((_, i) => !version.includes(i)), ...picked.slice(0, 2)];
+            const chains = readChains({ filter_chains: listed });
+            const want = oracle("l", chains);
+            if (want.length > 0) withFindings += 1;
+            steps += 1;
+            expect(indexed("l", chains)).toStrictEqual(want);
+          }
+        },
+      ),
+      { seed: 1617, numRuns: 500 },
+    );
+    expect(withFindings).toBeGreaterThan(100);
+    expect(steps).toBeGreaterThan(1000);
+  });
+
+  test("one index serves alternating listeners that share chains", () => {
+    const chain = (name: string, names: string[]): object => ({
+      name,
+      filter_chain_match: { server_names: names, transport_protocol: "tls" },
+    });
+    const [a, b, c] = [chain("a", ["x"]), chain("b", ["y"]), chain("c", ["x"])];
+    const one = readChains({ filter_chains: [a, b] });
+    const two = readChains({ filter_chains: [a, b, c] });
+    for (let k = 0; k < 3; k += 1) {
+      expect(indexed("one", one)).toStrictEqual(oracle("one", one));
+      expect(indexed("two", two).map((f) => f.message)).toStrictEqual([
+        'listener "two": filter chains "a" and "c" have overlapping matching rules (server_name x, transport_protocol tls)',
+      ]);
+    }
+    // The same chain object listed twice collides with itself at every combination.
+    const twice = readChains({ filter_chains: [a, a] });
+    expect(indexed("l", twice)).toStrictEqual(oracle("l", twice));
+    expect(indexed("l", twice)).toHaveLength(1);
+  });
+
   test.each<[string, object[], string[]]>([
     [
       "a chain repeating a value in an inner list is reported at its first repeat",
@@ -138,7 +187,16 @@ describe("chainOverlaps (indexed) = the combination-by-combination walk", () => 
       },
     }));
     expect(chainOverlaps("l", readChains({ filter_chains: chains }))).toStrictEqual([]);
-    chains[999]?.filter_chain_match.source_prefix_ranges.push(cidr("10.7.0.5", 32));
+    // Rendered chains are immutable (views and the index are kept per chain object): a new version is a new object.
+    const last = chains[999];
+    if (last === undefined) throw new Error("1,000 chains");
+    chains[999] = {
+      ...last,
+      filter_chain_match: {
+        ...last.filter_chain_match,
+        source_prefix_ranges: [...last.filter_chain_match.source_prefix_ranges, cidr("10.7.0.5", 32)],
+      },
+    };
     expect(indexed("l", readChains({ filter_chains: chains })).map((f) => f.message)).toStrictEqual([
       'listener "l": filter chains "c0005" and "c0999" have overlapping matching rules (transport_protocol tls, source_prefix_range 10.7.0.5/32)',
     ]);

@@ -95,16 +95,23 @@ export function tcpProxyCluster(chain: unknown): string | undefined {
   return undefined;
 }
 
+/** Views of chain objects read before: rendered resources are immutable, unchanged chains are the same objects. */
+const views = new WeakMap<object, ChainView>();
+
 /** The listener's filter chains (not the default chain), in listener order. */
 export function readChains(listener: unknown): ChainView[] {
   return asArray(get(listener, "filter_chains")).map((c) => {
-    const chain = asRecord(c) ?? {};
-    return {
-      name: asString(chain["name"]) ?? "",
-      match: readChainMatch(chain),
-      cluster: tcpProxyCluster(chain),
-      chain,
+    const chain = asRecord(c);
+    const known = chain === undefined ? undefined : views.get(chain);
+    if (known !== undefined) return known;
+    const view: ChainView = {
+      name: asString(chain?.["name"]) ?? "",
+      match: readChainMatch(chain ?? {}),
+      cluster: tcpProxyCluster(chain ?? {}),
+      chain: chain ?? {},
     };
+    if (chain !== undefined) views.set(chain, view);
+    return view;
   });
 }
 

@@ -14,20 +14,36 @@ export function renderClusters(
   problems: ObjectProblems,
   fields: ProxyFields,
 ): Cluster[] {
-  return sortByKey(upstreams, (u) => u.name).map((u): Cluster => {
-    const timeout = durationFromSeconds(u.connectTimeoutSeconds);
-    if (timeout === undefined) {
-      problems.error(
-        fields.upstream(u, "timeoutSeconds"),
-        "InconsistentConfig",
-        `upstream "${u.name}": connect timeout ${u.connectTimeoutSeconds}s is not a positive duration`,
-      );
-    }
-    // Without a usable timeout the render fails above; no placeholder for the checks to trip over twice.
-    const connect = timeout === undefined ? {} : { connect_timeout: timeout };
-    if (u.kind === "dns") return { name: u.name, ...logicalDns(u, problems), ...connect };
-    return { name: u.name, type: "EDS", eds_cluster_config: { eds_config: adsConfigSource() }, ...connect };
-  });
+  return sortByKey(upstreams, (u) => u.name).map((u) => rendered.get(u) ?? renderCluster(u, problems, fields));
+}
+
+/**
+ * Clusters rendered without a problem, by upstream: the model keeps an unchanged hosted
+ * cluster's Upstream objects, so the cache sees the same cluster objects and encodes nothing again.
+ */
+const rendered = new WeakMap<Upstream, Cluster>();
+
+function renderCluster(u: Upstream, problems: ObjectProblems, fields: ProxyFields): Cluster {
+  const timeout = durationFromSeconds(u.connectTimeoutSeconds);
+  if (timeout === undefined) {
+    problems.error(
+      fields.upstream(u, "timeoutSeconds"),
+      "InconsistentConfig",
+      `upstream "${u.name}": connect timeout ${u.connectTimeoutSeconds}s is not a positive duration`,
+    );
+  }
+  // Without a usable timeout the render fails above; no placeholder for the checks to trip over twice.
+  const connect = timeout === undefined ? {} : { connect_timeout: timeout };
+  const cluster: Cluster =
+    u.kind === "dns"
+      ? { name: u.name, ...logicalDns(u, problems), ...connect }
+      : { name: u.name, type: "EDS", eds_cluster_config: { eds_config: adsConfigSource() }, ...connect };
+  if (timeout !== undefined && (u.kind !== "dns" || validPort(u.port))) rendered.set(u, cluster);
+  return cluster;
+}
+
+function validPort(port: number): boolean {
+  return Number.isInteger(port) && port >= 1 && port <= 65535;
 }
 
 /**
@@ -35,7 +51,7 @@ export function renderClusters(
  * oooi serves (docs/reference.md#apps-ingress); Envoy's default (AUTO) would try AAAA first.
  */
 function logicalDns(u: DnsUpstream, problems: ObjectProblems) {
-  if (!Number.isInteger(u.port) || u.port < 1 || u.port > 65535)
+  if (!validPort(u.port))
     problems.error("", "InconsistentConfig", `upstream "${u.name}": port ${u.port} is out of range`);
   return {
     type: "LOGICAL_DNS" as const,

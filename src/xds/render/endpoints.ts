@@ -15,28 +15,43 @@ export function renderEndpoints(
   fields: ProxyFields,
 ): ClusterLoadAssignment[] {
   const addressed = upstreams.filter((u): u is AddressUpstream => u.kind === "address");
-  return sortByKey(addressed, (u) => u.name).map((u): ClusterLoadAssignment => {
-    const endpoints = uniqueEndpoints(u, problems, fields);
-    if (endpoints.length === 0) return { cluster_name: u.name };
-    return {
-      cluster_name: u.name,
-      endpoints: [
-        {
-          lb_endpoints: endpoints.map((e) => ({
-            endpoint: { address: { socket_address: { address: e.address, port_value: e.port } } },
-          })),
-        },
-      ],
-    };
-  });
+  return sortByKey(addressed, (u) => u.name).map((u) => rendered.get(u) ?? renderAssignment(u, problems, fields));
 }
 
-/** Valid endpoints, deduplicated and sorted numerically by address then port. */
-function uniqueEndpoints(u: AddressUpstream, problems: ObjectProblems, fields: ProxyFields): Endpoint[] {
+/** Assignments rendered without a problem, by upstream (kept by the model while unchanged). */
+const rendered = new WeakMap<AddressUpstream, ClusterLoadAssignment>();
+
+function renderAssignment(u: AddressUpstream, problems: ObjectProblems, fields: ProxyFields): ClusterLoadAssignment {
+  const { endpoints, clean } = uniqueEndpoints(u, problems, fields);
+  const assignment: ClusterLoadAssignment =
+    endpoints.length === 0
+      ? { cluster_name: u.name }
+      : {
+          cluster_name: u.name,
+          endpoints: [
+            {
+              lb_endpoints: endpoints.map((e) => ({
+                endpoint: { address: { socket_address: { address: e.address, port_value: e.port } } },
+              })),
+            },
+          ],
+        };
+  if (clean) rendered.set(u, assignment);
+  return assignment;
+}
+
+/** Valid endpoints, deduplicated and sorted numerically by address then port; `clean` when none was refused. */
+function uniqueEndpoints(
+  u: AddressUpstream,
+  problems: ObjectProblems,
+  fields: ProxyFields,
+): { endpoints: Endpoint[]; clean: boolean } {
+  let clean = true;
   const byKey = new Map<string, { ip: number; endpoint: Endpoint }>();
   for (const e of u.endpoints) {
     const ip = parseIPv4(e.address);
     if (ip === undefined) {
+      clean = false;
       // Endpoints are what the target resolves to: the backend names it by targetService.
       problems.error(
         fields.upstream(u, "targetService"),
@@ -46,6 +61,7 @@ function uniqueEndpoints(u: AddressUpstream, problems: ObjectProblems, fields: P
       continue;
     }
     if (!Number.isInteger(e.port) || e.port < 1 || e.port > 65535) {
+      clean = false;
       problems.error(
         fields.upstream(u, "targetPort"),
         "InconsistentConfig",
@@ -55,5 +71,8 @@ function uniqueEndpoints(u: AddressUpstream, problems: ObjectProblems, fields: P
     }
     byKey.set(`${e.address}:${e.port}`, { ip, endpoint: e });
   }
-  return [...byKey.values()].sort((a, b) => a.ip - b.ip || a.endpoint.port - b.endpoint.port).map((x) => x.endpoint);
+  const endpoints = [...byKey.values()]
+    .sort((a, b) => a.ip - b.ip || a.endpoint.port - b.endpoint.port)
+    .map((x) => x.endpoint);
+  return { endpoints, clean };
 }

@@ -90,9 +90,19 @@ function socketAddress(port: number): Address {
   return { socket_address: { address: BIND_ADDRESS, port_value: port } };
 }
 
+/**
+ * Chains rendered without a problem, by backend: the model keeps an unchanged hosted cluster's
+ * Backend objects, so a change to one worker of a 50,000-worker VLAN renders (and the cache
+ * encodes) only that cluster's chains. A chain with problems is rendered again each time: its
+ * field paths depend on the backend's position in the proxy.
+ */
+const rendered = new WeakMap<Backend, FilterChain>();
+
 function tlsChain(b: Backend, problems: ObjectProblems, fields: ProxyFields): FilterChain {
+  const kept = rendered.get(b);
+  if (kept !== undefined) return kept;
   const serverNames = [...new Set(b.serverNames)].sort(compareText);
-  const ranges = sourceRanges(b, problems, fields);
+  const { ranges, clean } = sourceRanges(b, problems, fields);
   // Every chain on 443/6443 is TLS passthrough, the source-matched kubernetes-service chain too
   // (the original's test expects transport_protocol: tls there): a plain-TCP client matches nothing.
   const match: FilterChainMatch = {
@@ -100,7 +110,7 @@ function tlsChain(b: Backend, problems: ObjectProblems, fields: ProxyFields): Fi
     transport_protocol: "tls",
     ...(ranges.length > 0 ? { source_prefix_ranges: ranges } : {}),
   };
-  return {
+  const chain: FilterChain = {
     name: b.name,
     filter_chain_match: match,
     filters: [
@@ -110,15 +120,26 @@ function tlsChain(b: Backend, problems: ObjectProblems, fields: ProxyFields): Fi
       },
     ],
   };
+  if (clean) rendered.set(b, chain);
+  return chain;
 }
 
-/** CidrRange JSON for the backend's source ranges, deduplicated, sorted by address then length. */
-function sourceRanges(b: Backend, problems: ObjectProblems, fields: ProxyFields): CidrRange[] {
+/**
+ * CidrRange JSON for the backend's source ranges, deduplicated, sorted by address then length;
+ * `clean` when none was refused.
+ */
+function sourceRanges(
+  b: Backend,
+  problems: ObjectProblems,
+  fields: ProxyFields,
+): { ranges: CidrRange[]; clean: boolean } {
+  let clean = true;
   const parsed = new Map<string, { network: number; prefix: number }>();
   for (const [k, text] of b.sourcePrefixRanges.entries()) {
     const bare = parseIPv4(text);
     const c = bare !== undefined ? { network: bare, prefix: 32 } : parseCidr(text);
     if (!c) {
+      clean = false;
       problems.error(
         fields.backend(b, `sourcePrefixRanges[${String(k)}]`),
         "InconsistentConfig",
@@ -128,9 +149,10 @@ function sourceRanges(b: Backend, problems: ObjectProblems, fields: ProxyFields)
     }
     parsed.set(`${c.network}/${c.prefix}`, { network: c.network, prefix: c.prefix });
   }
-  return [...parsed.values()]
+  const ranges = [...parsed.values()]
     .sort((x, y) => x.network - y.network || x.prefix - y.prefix)
     .map((c) => ({ address_prefix: formatIPv4(c.network), prefix_len: c.prefix }));
+  return { ranges, clean };
 }
 
 /** Stats prefix from a backend name: "." separates stat name segments, so keep to [A-Za-z0-9_-]. */
