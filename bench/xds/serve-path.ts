@@ -6,6 +6,7 @@
 // renderers, the cache and the ADS server; the client is bench/xds/clients.ts in a child process.
 // The baseline is the same change with 1 Infra, measured in the same run.
 import { mkdtemp, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,6 +37,25 @@ export interface ServePathOptions {
   readonly changes: number;
   /** Pause between changes, beyond serve's coalescing window, so each change is isolated. */
   readonly gapMs: number;
+  /** Write a CPU profile of the changes (not the loading) of the large run to this file (.cpuprofile). */
+  readonly cpuProfile?: string | undefined;
+}
+
+/** The in-process V8 profiler, started just before the measured changes. */
+async function startProfile(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  await session.post("Profiler.start");
+  return session;
+}
+
+async function stopProfile(session: Session, file: string): Promise<void> {
+  const { profile } = await session.post("Profiler.stop");
+  await writeFile(file, JSON.stringify(profile));
+  session.disconnect();
+  progress(`CPU profile of the changes written to ${file}`);
 }
 
 const yamlDocs = (objects: readonly object[]): string => objects.map((o) => stringify(o)).join("---\n");
@@ -121,7 +141,9 @@ async function run(o: ServePathOptions): Promise<number[]> {
     const pick = seeded(4);
     const latencies: number[] = [];
     const warmup = 3;
+    let profiler: Session | undefined;
     for (let k = 0; k < o.changes + warmup; k += 1) {
+      if (k === warmup && o.cpuProfile !== undefined) profiler = await startProfile();
       const i = pick(o.infras);
       const c = pick(o.clusters);
       const w = pick(o.workers);
@@ -149,6 +171,7 @@ async function run(o: ServePathOptions): Promise<number[]> {
       if (k >= warmup) latencies.push(at - t0);
       await new Promise((r) => setTimeout(r, o.gapMs));
     }
+    if (profiler !== undefined && o.cpuProfile !== undefined) await stopProfile(profiler, o.cpuProfile);
     return latencies;
   } finally {
     await fleet.stop();
@@ -159,7 +182,7 @@ async function run(o: ServePathOptions): Promise<number[]> {
 
 /** Runs scenario 4 at `infras` and, as its baseline in the same run, at 1 Infra. */
 export async function servePath(o: ServePathOptions): Promise<Record<string, unknown>> {
-  const one = summary(await run({ ...o, infras: 1 }));
+  const one = summary(await run({ ...o, infras: 1, cpuProfile: undefined }));
   const many = summary(await run(o));
   return {
     name: "xds.serve_path_manifest_to_lds",
