@@ -12,6 +12,7 @@ import {
   isScratchPath,
   oneAtATime,
   reloadOnEvents,
+  SCAN_AFTER_MS,
   watchManifestDir,
   type LoadRequest,
   type WatchEvent,
@@ -120,6 +121,21 @@ describe("watchManifestDir", () => {
     await rec.next((l) => serviceNames(l).includes("in-place"));
     await writeFile(file, service("again"));
     await rec.next((l) => serviceNames(l).includes("again"));
+  });
+
+  it("two writes of one file a few ms apart: the second is loaded, and a load that changed nothing is not emitted", async () => {
+    const file = join(dir, "svc.yaml");
+    await writeFile(file, service("v0"));
+    rec = new Recorder(watchManifestDir(dir, { debounceMs: 20 }));
+    await rec.next((l) => serviceNames(l).includes("v0"));
+    // Same size: chokidar reports the first and drops the second (one change per file per 50 ms).
+    await writeFile(file, service("v1"));
+    await writeFile(file, service("v2"));
+    await rec.next((l) => serviceNames(l).includes("v2"));
+    // The echo and the scan read the file again and find nothing new: no further load.
+    const count = rec.seen.length;
+    await new Promise((r) => setTimeout(r, SCAN_AFTER_MS + 500));
+    expect(rec.seen.slice(count).map(serviceNames)).toEqual([]);
   });
 
   it("sees a file deleted and re-created, and a whole sub-folder removed", async () => {
