@@ -6,8 +6,9 @@
 // renderers, the cache and the ADS server; the client is bench/xds/clients.ts in a child process.
 // The baseline is the same change with 1 Infra, measured in the same run.
 import { mkdtemp, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { stringify } from "yaml";
@@ -36,6 +37,25 @@ export interface ServePathOptions {
   readonly changes: number;
   /** Pause between changes, beyond serve's coalescing window, so each change is isolated. */
   readonly gapMs: number;
+  /** Write a CPU profile of the changes (not the loading) of the large run to this file (.cpuprofile). */
+  readonly cpuProfile?: string | undefined;
+}
+
+/** The in-process V8 profiler, started just before the measured changes. */
+async function startProfile(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  await session.post("Profiler.start");
+  return session;
+}
+
+async function stopProfile(session: Session, file: string): Promise<void> {
+  const { profile } = await session.post("Profiler.stop");
+  await writeFile(file, JSON.stringify(profile));
+  session.disconnect();
+  progress(`CPU profile of the changes written to ${file}`);
 }
 
 const yamlDocs = (objects: readonly object[]): string => objects.map((o) => stringify(o)).join("---\n");
@@ -65,8 +85,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** One size: the latencies (ms) of `changes` isolated Machine moves, manifest save → LDS at the client. */
-async function run(o: ServePathOptions): Promise<number[]> {
+/**
+ * One size: the latencies (ms) of `changes` isolated Machine moves, manifest save → LDS at the
+ * client, and those of the uncounted first ones (the first rebuilds every Infra once: the first
+ * rendering's claims had no incumbents).
+ */
+async function run(o: ServePathOptions): Promise<{ latencies: number[]; warmup: number[] }> {
   const firstId = 0;
   const shapes: InfraShape[] = Array.from({ length: o.infras }, (_, i) => ({
     index: i,
@@ -120,8 +144,11 @@ async function run(o: ServePathOptions): Promise<number[]> {
 
     const pick = seeded(4);
     const latencies: number[] = [];
+    const warmups: number[] = [];
     const warmup = 3;
+    let profiler: Session | undefined;
     for (let k = 0; k < o.changes + warmup; k += 1) {
+      if (k === warmup && o.cpuProfile !== undefined) profiler = await startProfile();
       const i = pick(o.infras);
       const c = pick(o.clusters);
       const w = pick(o.workers);
@@ -146,10 +173,11 @@ async function run(o: ServePathOptions): Promise<number[]> {
         `the new listener of Infra ${String(i)}`,
       );
       const at = fleet.latest(id, TYPE_CODES.listener)?.at ?? Number.NaN;
-      if (k >= warmup) latencies.push(at - t0);
+      (k >= warmup ? latencies : warmups).push(at - t0);
       await new Promise((r) => setTimeout(r, o.gapMs));
     }
-    return latencies;
+    if (profiler !== undefined && o.cpuProfile !== undefined) await stopProfile(profiler, o.cpuProfile);
+    return { latencies, warmup: warmups };
   } finally {
     await fleet.stop();
     await served.close();
@@ -159,8 +187,10 @@ async function run(o: ServePathOptions): Promise<number[]> {
 
 /** Runs scenario 4 at `infras` and, as its baseline in the same run, at 1 Infra. */
 export async function servePath(o: ServePathOptions): Promise<Record<string, unknown>> {
-  const one = summary(await run({ ...o, infras: 1 }));
-  const many = summary(await run(o));
+  const single = await run({ ...o, infras: 1, cpuProfile: undefined });
+  const large = await run(o);
+  const one = summary(single.latencies);
+  const many = summary(large.latencies);
   return {
     name: "xds.serve_path_manifest_to_lds",
     infras: o.infras,
@@ -174,5 +204,8 @@ export async function servePath(o: ServePathOptions): Promise<Record<string, unk
     baseline_1_infra_p99_ms: one.p99,
     ratio_p99: round(many.p99 / one.p99),
     ratio_p50: round(many.p50 / one.p50),
+    uncounted_first_changes_ms: large.warmup.map(round),
+    baseline_uncounted_first_changes_ms: single.warmup.map(round),
+    loadavg_1m: round(loadavg()[0] ?? Number.NaN),
   };
 }

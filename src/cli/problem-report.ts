@@ -15,7 +15,10 @@ export interface ProblemLine {
   readonly text: string;
 }
 
-export function problemLines(status: readonly StatusEntry[], sources?: ManifestSources): ProblemLine[] {
+/** An object and its problems: a status entry, or what of one the lines need. */
+export type ProblemEntry = Pick<StatusEntry, "kind" | "namespace" | "name" | "problems">;
+
+export function problemLines(status: readonly ProblemEntry[], sources?: ManifestSources): ProblemLine[] {
   const lines: ProblemLine[] = [];
   for (const s of status) {
     const object = `${s.kind} ${s.namespace === "" ? "" : `${s.namespace}/`}${s.name}`;

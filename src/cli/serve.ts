@@ -8,9 +8,9 @@ import { ALLOCATIONS_FILE, AllocationStore, readAllocationFile } from "../pipeli
 import { FileSink } from "../pipeline/file-sink.js";
 import { checkOutputDir } from "../pipeline/output-guard.js";
 import { SYSTEM_CLOCK } from "../util/clock.js";
-import { renderAll, type Outputs } from "../pipeline/outputs.js";
+import { renderAll, type Outputs, type RenderedInfra } from "../pipeline/outputs.js";
 import { formatManifestError, summarizeIgnored, type ManifestError, type ManifestLoad } from "../watchers/manifests.js";
-import { noInfraWarning, problemLines, ProblemMemory } from "./problem-report.js";
+import { noInfraWarning, problemLines, ProblemMemory, type ProblemEntry } from "./problem-report.js";
 import { watchManifests, type WatchedLoad } from "../watchers/manifest-watch.js";
 import type { ApplierEvent } from "../dhcp/applier.js";
 import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
@@ -82,7 +82,8 @@ export async function checkServeFolders(opts: Pick<ServeOptions, "manifests" | "
 
 interface ScanState {
   readonly last: Outputs | undefined;
-  readonly next: Outputs | undefined;
+  /** This load's rendering (undefined: unreadable), and the load it came from. */
+  readonly next: { readonly out: Outputs; readonly load: Extract<ManifestLoad, { ok: true }> } | undefined;
 }
 
 /** Renders on every change of the manifest directory; unreadable input keeps the last good outputs. */
@@ -144,7 +145,8 @@ export function serve(opts: ServeOptions, log: Logger): Served {
           return { last: acc.last, next: undefined };
         }
         // An object whose new version is refused keeps being served as it was last accepted. After
-        // the first rendering, only the Infras the load's keyed changes feed are built and rendered.
+        // the first rendering, only the Infras the load's keyed changes feed are built and rendered
+        // (the files continue from the previous rendering's own).
         const current = { dhcpAllocations: allocations.tables, now: SYSTEM_CLOCK.now(), xdsAddress: address };
         const next = renderAll(
           load.state,
@@ -152,31 +154,59 @@ export function serve(opts: ServeOptions, log: Logger): Served {
             ? current
             : {
                 ...current,
-                previous: acc.last.files,
                 reuse: acc.last,
                 lastGood: acc.last.lastGood,
                 ...("changes" in load ? { changes: load.changes } : {}),
               },
         );
         allocations.update(next);
-        report.rendered(load, next);
-        return { last: next, next };
+        return { last: next, next: { out: next, load } };
       },
       { last: undefined, next: undefined },
     ),
     map((s) => s.next),
     share(),
   );
+  const rendered$ = outputs$.pipe(map((r) => r?.out));
 
   const subs = new Subscription();
-  // Reading and reporting run even when no output is configured.
-  subs.add(outputs$.subscribe());
+  // The xDS cache hears of a rendering first: what Envoys wait for goes out before the rest.
+  if (xds !== undefined && cache !== undefined) {
+    const bound = xds;
+    const snapshots = cache;
+    let summarized = false;
+    let published: Outputs | undefined;
+    subs.add(
+      rendered$.subscribe((out) => {
+        if (out === undefined) return;
+        // Only the groups whose rendering changed since the last publish are handed to the cache.
+        publishSnapshots(snapshots, out, log, published);
+        published = out;
+        if (summarized) return;
+        summarized = true;
+        void bound.then((server) => {
+          log.info(startupSummary(nodeGroups(out), `${hostOf(opts.xdsListen ?? "")}:${String(server.port)}`));
+        });
+      }),
+    );
+  }
+
+  // Reading and reporting run even when no output is configured; the report (log lines) after
+  // the push, in a task of its own.
+  subs.add(
+    outputs$.subscribe((r) => {
+      if (r !== undefined)
+        setImmediate(() => {
+          report.rendered(r.load, r.out);
+        });
+    }),
+  );
   // /readyz: ready once the manifests rendered (the first readable load) and every listener is bound.
   let rendered = false;
   let bound = false;
   let closing = false;
   subs.add(
-    outputs$.subscribe((out) => {
+    rendered$.subscribe((out) => {
       if (out !== undefined) rendered = true;
     }),
   );
@@ -185,7 +215,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     const sink = FileSink.open(opts.out);
     const dir = opts.out;
     subs.add(
-      outputs$
+      rendered$
         .pipe(
           concatMap((out) =>
             out === undefined
@@ -221,7 +251,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     });
     kea = sync;
     subs.add(
-      outputs$.subscribe((out) => {
+      rendered$.subscribe((out) => {
         if (out === undefined) return;
         // The applier coalesces: a burst of models ends with the newest one applied.
         void sync.update(selectDhcpModel(out.model.topologies, opts.dhcpServer));
@@ -232,7 +262,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   let http: Promise<Server> | undefined;
   if (page !== undefined) {
     subs.add(
-      outputs$.subscribe((out) => {
+      rendered$.subscribe((out) => {
         if (out !== undefined) page.setModel(out.model);
       }),
     );
@@ -256,23 +286,6 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     http = tagListen(listening, "--http-listen", `${host}:${String(port)}`);
   }
 
-  if (xds !== undefined && cache !== undefined) {
-    const bound = xds;
-    const snapshots = cache;
-    let summarized = false;
-    subs.add(
-      outputs$.subscribe((out) => {
-        if (out === undefined) return;
-        publishSnapshots(snapshots, out, log);
-        if (summarized) return;
-        summarized = true;
-        void bound.then((server) => {
-          log.info(startupSummary(nodeGroups(out), `${hostOf(opts.xdsListen ?? "")}:${String(server.port)}`));
-        });
-      }),
-    );
-  }
-
   let dns: Promise<DnsResponder> | undefined;
   if (opts.dnsListen !== undefined) {
     const listen = opts.dnsListen;
@@ -292,7 +305,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     dns = tagListen(started, "--dns-listen", `${listen.host}:${String(listen.port)}`);
     const responder = dns;
     subs.add(
-      outputs$.subscribe((out) => {
+      rendered$.subscribe((out) => {
         if (out === undefined) return;
         const model = selectDnsModel(out.model.topologies, opts.dnsServer);
         void responder.then((r) => {
@@ -336,7 +349,7 @@ class LoadReport {
   readonly #problems = new ProblemMemory();
   #unreadable: string | undefined;
   #notice: string | undefined;
-  #files: ReadonlyMap<string, string> | undefined;
+  #infras: readonly RenderedInfra[] | undefined;
 
   constructor(log: Logger, dir: string) {
     this.#log = log;
@@ -349,7 +362,7 @@ class LoadReport {
       const at = { file: error.file, line: error.line, column: error.column };
       this.#log.warn(
         at,
-        `${text} — manifests unreadable, keeping the last good configuration${this.#files === undefined ? " (none yet)" : ""}`,
+        `${text} — manifests unreadable, keeping the last good configuration${this.#infras === undefined ? " (none yet)" : ""}`,
       );
     }
     this.#unreadable = text;
@@ -363,7 +376,7 @@ class LoadReport {
     const notice = noInfraWarning(this.#dir, load);
     if (notice !== undefined && notice !== this.#notice) this.#log.warn(notice);
     this.#notice = notice;
-    const { added, resolved } = this.#problems.update(problemLines(out.status, load.sources));
+    const { added, resolved } = this.#problems.update(problemLines(problemEntries(out), load.sources));
     for (const p of added) {
       this.#log.warn(
         { object: p.object, field: p.field, reason: p.reason, severity: p.severity, ...p.position },
@@ -371,15 +384,28 @@ class LoadReport {
       );
     }
     for (const text of resolved) this.#log.info(`resolved: ${text}`);
-    if (this.#files === undefined || !sameFiles(this.#files, out.files)) {
+    if (this.#infras === undefined || !sameItems(this.#infras, out.infras)) {
       this.#log.info({ infras: out.infras.length, problems: out.model.problems.length }, "rendered");
     }
-    this.#files = out.files;
+    this.#infras = out.infras;
   }
 }
 
-function sameFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
-  return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+/**
+ * The objects with problems and their problems, as status entries hold them: the model's, and the
+ * children's (a refused rendering). Read from the model and each Infra's rendering, not from
+ * every object's status, so a change costs the problems, not the objects.
+ */
+export function problemEntries(out: Pick<Outputs, "model" | "infras">): ProblemEntry[] {
+  const entries: ProblemEntry[] = [];
+  for (const p of out.model.problems) entries.push({ ...p.object, problems: [p] });
+  for (const r of out.infras) for (const c of r.childStatus) if (c.problems.length > 0) entries.push(c);
+  return entries;
+}
+
+/** Whether two renderings hold the same Infra renderings (a kept Infra keeps its object). */
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function logKeaEvent(log: Logger, socket: string, e: ApplierEvent): void {

@@ -223,6 +223,7 @@ export function applyChanges(index: FeedIndex, changes: readonly ObjectChange[])
 export function changesBetween(before: ClusterState, after: ClusterState): ObjectChange[] {
   const out: ObjectChange[] = [];
   const diff = (kind: ObservedKind, a: readonly Meta[], b: readonly Meta[]): void => {
+    if (a === b) return; // one list: the same objects
     const old = new Map(a.map((x) => [objectKey(x), x]));
     for (const x of b) {
       const was = old.get(objectKey(x));

@@ -73,11 +73,13 @@ export function buildWithLastGood(
   const remembered = (kind: Kind, key: string): Accepted<Obj> | undefined =>
     kind === "Infra" ? memory.infras.get(key) : memory.attachments.get(key);
   const refused = new Map<string, Refusal>();
-  let infras: Infra[] = [...state.infras];
-  let attachments: InfraClusterAttachment[] = [...state.attachments];
+  // The input's own lists while nothing is replaced: an unchanged list stays the same array, which
+  // tells the next step (changesBetween) that none of its objects changed without looking at them.
+  let infras: readonly Infra[] = state.infras;
+  let attachments: readonly InfraClusterAttachment[] = state.attachments;
 
   // A version the schema refused: its last accepted one takes its place.
-  const invalid = (state.invalid ?? []).filter((inv) => {
+  const kept = (state.invalid ?? []).filter((inv) => {
     const kind = inv.ref.kind;
     const last = kind === "Infra" || kind === "InfraClusterAttachment" ? remembered(kind, refKey(inv.ref)) : undefined;
     if (last === undefined) return true;
@@ -91,10 +93,11 @@ export function buildWithLastGood(
         severity: "error",
       })),
     });
-    if (kind === "Infra") infras.push(last.object as Infra);
-    else attachments.push(last.object as InfraClusterAttachment);
+    if (kind === "Infra") infras = [...infras, last.object as Infra];
+    else attachments = [...attachments, last.object as InfraClusterAttachment];
     return false;
   });
+  const invalid = kept.length === (state.invalid ?? []).length ? (state.invalid ?? kept) : kept;
 
   const stateOf = (): ClusterState => ({ ...state, infras, attachments, invalid, incumbents: memory.incumbents });
   let current = stateOf();
@@ -107,6 +110,7 @@ export function buildWithLastGood(
   // A version the model refused (an error on the object itself): the same, when an accepted one differs.
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const errors = errorsByObject(step.result.problems);
+    if (errors.size === 0) break;
     const reverts = new Map<string, Obj>();
     const changes: ObjectChange[] = [];
     const byKey = new Map<string, [Kind, Obj]>();
@@ -123,7 +127,7 @@ export function buildWithLastGood(
       changes.push({ kind, before: o, after: reverted } as ObjectChange);
     }
     if (reverts.size === 0) break;
-    const revert = <T extends Obj>(kind: Kind, list: T[]): T[] =>
+    const revert = <T extends Obj>(kind: Kind, list: readonly T[]): T[] =>
       list.map((o) => (reverts.get(refKey(refOf(kind, o))) as T | undefined) ?? o);
     infras = revert("Infra", infras);
     attachments = revert("InfraClusterAttachment", attachments);
@@ -132,19 +136,22 @@ export function buildWithLastGood(
     for (const k of step.rebuilt) rebuilt.add(k);
   }
 
-  const problems = [...step.result.problems];
-  for (const [, r] of refused) {
-    const object = r.problems[0]?.object;
-    if (object === undefined) continue;
-    problems.push(...r.problems, {
-      object,
-      field: "",
-      reason: "ServingLastGood",
-      severity: "warning",
-      message: `this version is not applied; the configuration accepted at ${r.acceptedAt} is still served`,
-    });
+  let result = step.result;
+  if (refused.size > 0) {
+    const problems = [...step.result.problems];
+    for (const [, r] of refused) {
+      const object = r.problems[0]?.object;
+      if (object === undefined) continue;
+      problems.push(...r.problems, {
+        object,
+        field: "",
+        reason: "ServingLastGood",
+        severity: "warning",
+        message: `this version is not applied; the configuration accepted at ${r.acceptedAt} is still served`,
+      });
+    }
+    result = { ...step.result, problems: problems.sort(compareProblems) };
   }
-  const result = { ...step.result, problems: problems.sort(compareProblems) };
   const errors = errorsByObject(result.problems);
   const watched = new Set([...refused.keys(), ...errors.keys()]);
   const candidates =
@@ -191,7 +198,9 @@ function touched(previous: PreviousStep, input: ClusterState, watched: ReadonlyS
     const o = c.after ?? c.before;
     if (o !== undefined) out.add(refKey(refOf(c.kind as Kind, o as Obj)));
   }
-  for (const list of [previous.input.invalid, input.invalid]) for (const i of list ?? []) out.add(refKey(i.ref));
+  // The same list of refused objects: the same objects, whose memory cannot have moved.
+  if (previous.input.invalid !== input.invalid)
+    for (const list of [previous.input.invalid, input.invalid]) for (const i of list ?? []) out.add(refKey(i.ref));
   return out;
 }
 
@@ -213,12 +222,15 @@ function remember(
     list: readonly T[],
     old: ReadonlyMap<string, Accepted<T>>,
   ): ReadonlyMap<string, Accepted<T>> => {
+    const mine = candidates === undefined ? undefined : [...candidates].filter((k) => k.startsWith(`${kind}/`));
+    // Nothing of this kind to look at: the memory stays the same map.
+    if (mine?.length === 0) return old;
     const current = new Map(list.map((o) => [refKey(refOf(kind, o)), o]));
     const present = new Set([
       ...current.keys(),
       ...(state.invalid ?? []).filter((i) => i.ref.kind === kind).map((i) => refKey(i.ref)),
     ]);
-    const keys = candidates === undefined ? present : [...candidates].filter((k) => k.startsWith(`${kind}/`));
+    const keys = mine ?? present;
     const out = candidates === undefined ? new Map<string, Accepted<T>>() : new Map(old);
     for (const key of keys) {
       const o = current.get(key);

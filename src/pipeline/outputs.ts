@@ -111,12 +111,12 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     reuse === undefined ? undefined : { input: reuse.input, built: reuse.built, changes: options.changes },
   );
   const model = built.result;
-  const files = new Map<string, string>();
   const infras: RenderedInfra[] = [];
 
   const reusable = new Map<string, RenderedInfra>();
   for (const r of reuse?.infras ?? []) reusable.set(refKey(r.topology.infra), r);
-  // The files continued from are the reused rendering's own (serve): a kept topology renders the same.
+  // Without `previous`, a rendering continues from the reused one's own files (serve): a kept
+  // topology renders the same, and a rebuilt one's DNS serials continue from its reused files.
   const continues = options.previous === undefined || options.previous === reuse?.files;
   const previousByDir = continues ? new Map<string, Record<string, string>>() : groupByDir(options.previous);
   const xds = options.xdsAddress ?? splitHostPort(DEFAULT_XDS_ADDRESS) ?? false;
@@ -129,25 +129,55 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
       same?.topology === t && reuse?.keaKey === keaKey && (continues || sameDnsFiles(same, previousByDir))
         ? same
         : renderInfra(t, same, context);
-    for (const [path, text] of rendered.files) files.set(path, text);
     infras.push(rendered);
   }
 
+  // status.json and the whole file map are built when asked for (serve without --out never does):
+  // a change then costs the Infras it rebuilt, not every object's status.
+  let status: readonly StatusEntry[] | undefined;
+  let files: ReadonlyMap<string, string> | undefined;
+  const statusOf = (): readonly StatusEntry[] => (status ??= statusEntries(built, infras));
+  return {
+    state: built.state,
+    model,
+    infras,
+    get files() {
+      return (files ??= filesOf(infras, statusOf()));
+    },
+    get status() {
+      return statusOf();
+    },
+    lastGood: built.memory,
+    input,
+    built,
+    keaKey,
+  };
+}
+
+/** Every object's status entry, sorted: the model's (Infras, attachments, objects with problems) and the children's. */
+function statusEntries(built: LastGoodBuild, infras: readonly RenderedInfra[]): StatusEntry[] {
+  const model = built.result;
   const extras = statusIndex(model);
-  const status = [
+  return [
     ...objectStatuses(built.state, model).map((s) =>
       entry(s.object, s.ready, s.problems, extras.get(refKey(s.object)) ?? {}),
     ),
     ...infras.flatMap((r) => r.childStatus),
   ].sort((a, b) => cmpEntry(a, b));
+}
+
+function filesOf(infras: readonly RenderedInfra[], status: readonly StatusEntry[]): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const r of infras) for (const [path, text] of r.files) files.set(path, text);
   files.set(STATUS_FILE, json({ objects: status }));
-  return { state: built.state, model, infras, files, status, lastGood: built.memory, input, built, keaKey };
+  return files;
 }
 
 interface InfraContext {
   readonly options: RenderOptions;
   /** The previous files by child directory, when they are not the reused rendering's own. */
   readonly previousByDir: ReadonlyMap<string, Record<string, string>>;
+  /** The previous files are the reused rendering's own (or none were given and there is one to continue from). */
   readonly continues: boolean;
   /** Where each bootstrap.yaml points (false: write none). */
   readonly xds: { readonly host: string; readonly port: number } | false;
@@ -203,10 +233,10 @@ function renderInfra(t: Topology, same: RenderedInfra | undefined, context: Infr
   if (t.dns !== undefined && t.children.dns !== undefined) {
     const dir = childDir(t.children.dns.metadata);
     const previous =
-      options.previous === undefined
+      options.previous === undefined && options.reuse === undefined
         ? undefined
         : context.continues
-          ? filesUnder(options.previous, dir)
+          ? previousDnsFiles(same, dir)
           : (context.previousByDir.get(dir) ?? {});
     keys.dns = JSON.stringify(t.dns);
     // Same model and the same files to continue from: the rendering (serials included) is the same.
@@ -300,11 +330,13 @@ function childDir(meta: { namespace: string; name: string }): string {
   return `${meta.namespace}/${meta.name}`;
 }
 
-/** The files of one child directory ("<namespace>/<child>"): file name → content. */
-function filesUnder(files: ReadonlyMap<string, string>, dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [path, text] of files) if (path.startsWith(`${dir}/`)) out[path.slice(dir.length + 1)] = text;
-  return out;
+/**
+ * The CoreDNS files the reused rendering wrote in this child directory ("<namespace>/<child>"):
+ * its Infra's own (a child directory is named after its Infra), none when it rendered none there.
+ */
+function previousDnsFiles(same: RenderedInfra | undefined, dir: string): Record<string, string> {
+  const dns = same?.topology.children.dns;
+  return dns !== undefined && same?.coreDns !== undefined && childDir(dns.metadata) === dir ? same.coreDns : {};
 }
 
 /** Previous files grouped by child directory ("<namespace>/<child>") → file name → content. */

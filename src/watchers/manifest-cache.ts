@@ -1,76 +1,189 @@
 // The manifest folder read again and again: each file is parsed once per content (per-file cache
-// keyed by path, stat and content hash), and a load says which objects changed since the previous
-// one as keyed changes (src/model/feeds.ts), so the model rebuilds only the Infras they feed.
+// keyed by path, stat and content hash), the state is patched from the files that changed
+// (./manifest-assembly.ts), and a read says which objects changed since the previous readable one
+// as keyed changes (src/model/feeds.ts), so the model rebuilds only the Infras they feed.
+//
+// A change the watcher reports is read alone (readPaths); the whole folder is read at start, when
+// a reported path is one a lone read cannot judge (a folder, a hidden entry such as a ConfigMap
+// volume's ..data swap), and — as the net for events the watcher dropped — scanned in the background
+// (scan), which reads only what differs.
 import { createHash } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
-import { join } from "node:path";
-import type { ObjectChange, ObservedKind } from "../model/feeds.js";
+import { lstat, readFile, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { ObjectChange } from "../model/feeds.js";
+import { ManifestAssembly } from "./manifest-assembly.js";
 import {
-  assembleManifests,
   errnoMessage,
-  listManifestFiles,
+  formatManifestError,
+  isManifestPath,
+  listManifestTree,
   parseManifestFile,
-  type Bucket,
   type ManifestLoad,
   type ParsedFile,
 } from "./manifests.js";
 
-/** A readable load and the parsed files it was assembled from (compare two with manifestChanges). */
+/** One read of the folder. */
 export interface ManifestRead {
   readonly load: ManifestLoad;
-  /** Path → its parse; an unchanged file keeps the same object (and so do its objects). */
-  readonly parsed: ReadonlyMap<string, ParsedFile>;
+  /** Keyed changes since the previous readable read (none when this one is unreadable). */
+  readonly changes: readonly ObjectChange[];
+  /** Nothing differs from the previous read: no file's content, no path, the same error if any. */
+  readonly unchanged: boolean;
 }
 
+/** What a background scan found: read these paths, or the whole folder. */
+export type ScanResult = { readonly full: true } | { readonly full: false; readonly paths: readonly string[] };
+
 interface Cached {
-  /** mtime, size and inode: a file whose stat did not move is not read again. */
+  /** mtime, size and inode: a file whose stat did not move is not read again by a whole-folder read. */
   readonly stat: string;
   readonly hash: string;
   readonly parsed: ParsedFile;
 }
 
+/** Concurrent stats of a scan: few, so that a reported change's own I/O never waits behind the scan's. */
+const SCAN_CONCURRENCY = 2;
+
+const statKey = (s: { mtimeMs: number; size: number; ino: number }): string =>
+  `${String(s.mtimeMs)}:${String(s.size)}:${String(s.ino)}`;
+
+const parentOf = (rel: string): string => {
+  const d = dirname(rel);
+  return d === "." ? "" : d;
+};
+
 export class ManifestReader {
   readonly #dir: string;
   readonly #cache = new Map<string, Cached>();
+  readonly #assembly = new ManifestAssembly();
+  /** Folders the last whole-folder read walked: a file reported in one of them can be read alone. */
+  #dirs = new Set<string>();
+  /** The last read's outcome ("" = readable, else its error), and whether it failed reading (not parsing). */
+  #last: string | undefined;
+  #readFailed = true;
+  /** Reads run one at a time: each continues from the state the previous one left. */
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(dir: string) {
     this.#dir = dir;
   }
 
   /** Lists the folder and parses the files whose stat and content changed since they were cached. */
-  async read(): Promise<ManifestRead> {
-    const none = new Map<string, ParsedFile>();
-    let paths: string[];
-    try {
-      if (!(await stat(this.#dir)).isDirectory())
-        return { load: { ok: false, error: { file: this.#dir, message: "not a directory" } }, parsed: none };
-      paths = await listManifestFiles(this.#dir);
-    } catch (e) {
-      const message = `cannot read manifest directory: ${errnoMessage(e)}`;
-      return { load: { ok: false, error: { file: this.#dir, message } }, parsed: none };
-    }
-    const parsed = new Map<string, ParsedFile>();
-    const reads = await Promise.all(paths.map((path) => this.#file(path)));
-    // Unreadable files are reported before any parse error, in path order.
-    for (const [i, r] of reads.entries()) {
-      const path = paths[i] ?? "";
-      if (typeof r === "string") {
-        return { load: { ok: false, error: { file: path, message: `cannot read file: ${r}` } }, parsed: none };
-      }
-      parsed.set(path, r);
-    }
-    for (const path of this.#cache.keys()) if (!parsed.has(path)) this.#cache.delete(path);
-    return { load: assembleManifests([...parsed.values()]), parsed };
+  read(): Promise<ManifestRead> {
+    return this.#serial(() => this.#readAll());
   }
 
-  /** The file's parse (cached when its stat or content did not change), or why it cannot be read. */
-  async #file(path: string): Promise<ParsedFile | string> {
+  /**
+   * Reads only these paths (relative to the folder, as the watcher reports them), each by content
+   * (a stat may not move between two quick writes); the whole folder when one cannot be judged alone.
+   */
+  readPaths(paths: Iterable<string>): Promise<ManifestRead> {
+    const list = [...new Set(paths)];
+    return this.#serial(() => this.#readSome(list));
+  }
+
+  /**
+   * Stats every file without changing anything and says what to read: files whose stat differs
+   * from the cache, that appeared or that went; the whole folder when a folder appeared or went.
+   */
+  async scan(): Promise<ScanResult> {
+    if (this.#readFailed) return { full: true };
+    let tree: Awaited<ReturnType<typeof listManifestTree>>;
+    try {
+      tree = await listManifestTree(this.#dir);
+    } catch {
+      return { full: true };
+    }
+    if (tree.dirs.size !== this.#dirs.size || [...tree.dirs].some((d) => !this.#dirs.has(d))) return { full: true };
+    const listed = new Set(tree.files);
+    const paths = [...this.#assembly.paths()].filter((p) => !listed.has(p));
+    const stats = await mapLimit(tree.files, SCAN_CONCURRENCY, async (path) =>
+      stat(join(this.#dir, path)).then(statKey, () => undefined),
+    );
+    for (const [i, path] of tree.files.entries()) {
+      const key = stats[i];
+      if (key === undefined || this.#cache.get(path)?.stat !== key) paths.push(path);
+    }
+    return { full: false, paths };
+  }
+
+  #serial<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(run);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #readAll(): Promise<ManifestRead> {
+    let tree: Awaited<ReturnType<typeof listManifestTree>>;
+    try {
+      if (!(await stat(this.#dir)).isDirectory()) return this.#failed({ file: this.#dir, message: "not a directory" });
+      tree = await listManifestTree(this.#dir);
+    } catch (e) {
+      return this.#failed({ file: this.#dir, message: `cannot read manifest directory: ${errnoMessage(e)}` });
+    }
+    const reads = await Promise.all(tree.files.map((path) => this.#file(path, false)));
+    // Unreadable files are reported before any parse error, in path order.
+    for (const [i, r] of reads.entries()) {
+      if (typeof r === "string") return this.#failed({ file: tree.files[i] ?? "", message: `cannot read file: ${r}` });
+    }
+    const changed = new Map<string, ParsedFile | undefined>();
+    const listed = new Set(tree.files);
+    for (const path of this.#assembly.paths()) if (!listed.has(path)) changed.set(path, undefined);
+    for (const [i, r] of reads.entries()) {
+      const path = tree.files[i] ?? "";
+      if (typeof r !== "string" && this.#assembly.file(path) !== r) changed.set(path, r);
+    }
+    for (const path of this.#cache.keys()) if (!listed.has(path)) this.#cache.delete(path);
+    this.#dirs = tree.dirs;
+    return this.#assembled(changed);
+  }
+
+  async #readSome(paths: readonly string[]): Promise<ManifestRead> {
+    if (this.#readFailed) return this.#readAll();
+    const changed = new Map<string, ParsedFile | undefined>();
+    for (const path of paths) {
+      const r = await this.#alone(path);
+      if (r === "whole") return this.#readAll();
+      if (r !== "ignore" && this.#assembly.file(path) !== r) changed.set(path, r);
+    }
+    return this.#assembled(changed);
+  }
+
+  /** One reported path read alone: its parse, undefined when it is gone, "ignore" (not a manifest), or "whole". */
+  async #alone(path: string): Promise<ParsedFile | undefined | "ignore" | "whole"> {
+    const abs = join(this.#dir, path);
+    if (!isManifestPath(path)) {
+      // A folder (new, gone or renamed) or a hidden entry (a ConfigMap volume's ..data) may stand for many files.
+      if (path.split("/").some((part) => part.startsWith(".")) || this.#dirs.has(path)) return "whole";
+      const s = await stat(abs).catch(() => undefined);
+      return s?.isDirectory() === true ? "whole" : "ignore";
+    }
+    if (!this.#dirs.has(parentOf(path))) return "whole";
+    const r = await this.#file(path, true);
+    if (typeof r !== "string") return r;
+    // Gone: unless a dangling symbolic link is left, which the whole read reports as unreadable.
+    if (
+      r.startsWith("ENOENT") &&
+      (await lstat(abs).then(
+        () => false,
+        () => true,
+      ))
+    ) {
+      this.#cache.delete(path);
+      return undefined;
+    }
+    return "whole";
+  }
+
+  /** The file's parse (cached when its content, or without `byContent` its stat, did not change), or why it cannot be read. */
+  async #file(path: string, byContent: boolean): Promise<ParsedFile | string> {
     const cached = this.#cache.get(path);
     const abs = join(this.#dir, path);
     try {
       const s = await stat(abs);
-      const key = `${String(s.mtimeMs)}:${String(s.size)}:${String(s.ino)}`;
-      if (cached?.stat === key) return cached.parsed;
+      if (s.isDirectory()) return "EISDIR: is a directory";
+      const key = statKey(s);
+      if (!byContent && cached?.stat === key) return cached.parsed;
       const text = await readFile(abs, "utf8");
       const hash = createHash("sha256").update(text).digest("base64");
       const parsed = cached?.hash === hash ? cached.parsed : parseManifestFile({ path, text });
@@ -81,43 +194,33 @@ export class ManifestReader {
       return errnoMessage(e);
     }
   }
+
+  #failed(error: { file: string; message: string }): ManifestRead {
+    this.#readFailed = true;
+    return this.#result({ ok: false, error }, [], false);
+  }
+
+  #assembled(changed: ReadonlyMap<string, ParsedFile | undefined>): ManifestRead {
+    this.#readFailed = false;
+    const { load, changes } = this.#assembly.update(changed);
+    return this.#result(load, changes, changed.size > 0);
+  }
+
+  #result(load: ManifestLoad, changes: readonly ObjectChange[], filesChanged: boolean): ManifestRead {
+    const outcome = load.ok ? "" : formatManifestError(load.error);
+    const unchanged = !filesChanged && outcome === this.#last;
+    this.#last = outcome;
+    return { load, changes, unchanged };
+  }
 }
 
-/** The kind of the keyed change an object of this bucket makes. */
-const KIND_OF_BUCKET: Readonly<Record<Bucket, ObservedKind>> = {
-  infras: "Infra",
-  attachments: "InfraClusterAttachment",
-  hostedClusters: "HostedCluster",
-  nodePools: "NodePool",
-  machines: "Machine",
-  vmis: "VirtualMachineInstance",
-  services: "Service",
-  namespaces: "Namespace",
-};
-
-/**
- * The keyed changes from one read to the next: only files whose parse changed are compared
- * (an object that moved between files is one change, or none). Objects the schema refused are
- * absent (ClusterState.invalid carries them), as they are from the state.
- */
-export function manifestChanges(
-  before: ReadonlyMap<string, ParsedFile>,
-  after: ReadonlyMap<string, ParsedFile>,
-): ObjectChange[] {
-  const pairs = new Map<string, { kind: ObjectChange["kind"]; before: unknown; after: unknown }>();
-  const visit = (file: ParsedFile, side: "before" | "after"): void => {
-    for (const o of file.objects) {
-      if (o.bucket === undefined || o.value === undefined) continue;
-      const kind = KIND_OF_BUCKET[o.bucket];
-      const key = `${kind} ${o.namespace}/${o.name}`;
-      const pair = pairs.get(key) ?? { kind, before: undefined, after: undefined };
-      pair[side] = o.value;
-      pairs.set(key, pair);
-    }
+/** `f` over `items` with at most `limit` calls running at once; results in the items' order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, f: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < items.length; i = next++) out[i] = await f(items[i] as T);
   };
-  for (const [path, file] of before) if (after.get(path) !== file) visit(file, "before");
-  for (const [path, file] of after) if (before.get(path) !== file) visit(file, "after");
-  const out: ObjectChange[] = [];
-  for (const pair of pairs.values()) if (pair.before !== pair.after) out.push(pair as ObjectChange);
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
 }

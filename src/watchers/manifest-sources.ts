@@ -10,7 +10,8 @@ export interface SourcePosition {
   readonly column: number;
 }
 
-interface ObjectSource {
+/** Where one object (or its status-only document) was read from. */
+export interface ObjectSource {
   readonly file: string;
   readonly node: YamlNode | undefined;
   readonly lines: LineCounter;
@@ -33,10 +34,18 @@ function segments(field: string): (string | number)[] {
 const refKey = (ref: ObjectRef): string => `${ref.kind} ${ref.namespace}/${ref.name}`;
 
 export class ManifestSources {
-  readonly #objects = new Map<string, Sources>();
+  readonly #objects: Map<string, Sources>;
+
+  constructor(from?: ManifestSources) {
+    this.#objects = new Map(from === undefined ? [] : from.#objects);
+  }
 
   add(ref: ObjectRef, source: ObjectSource, status?: ObjectSource): void {
     this.#objects.set(refKey(ref), { object: source, status });
+  }
+
+  delete(ref: ObjectRef): void {
+    this.#objects.delete(refKey(ref));
   }
 
   /**

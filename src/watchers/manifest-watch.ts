@@ -10,19 +10,27 @@ import {
   catchError,
   concat,
   defer,
+  EMPTY,
+  exhaustMap,
+  filter,
   from,
   map,
+  merge,
   mergeMap,
   Observable,
   of,
-  scan,
+  share,
   switchMap,
+  tap,
   throttleTime,
   timer,
+  type ObservableInput,
+  type OperatorFunction,
   type SchedulerLike,
+  type Subscription,
 } from "rxjs";
 import type { ObjectChange } from "../model/feeds.js";
-import { ManifestReader, manifestChanges, type ManifestRead } from "./manifest-cache.js";
+import { ManifestReader } from "./manifest-cache.js";
 import { loadManifests, type ManifestLoad } from "./manifests.js";
 
 /** Options of watchManifestDir. */
@@ -103,27 +111,124 @@ export function singleFileEvents(file: string): Observable<WatchEvent> {
 /**
  * chokidar reports a file's change at most once per 50 ms and drops the others without a trailing
  * event, so writeFile's truncate may be reported and its write not: every reported change is echoed
- * once after this gap, and the load it causes reads whatever the dropped events wrote.
+ * once after this gap, and the load it causes reads the path again, by content.
  */
 export const CHANGE_ECHO_MS = 60;
 
 /**
+ * The net under the watcher: this long after a reported change (at most once per this period while
+ * changes keep coming), every file's stat is compared with what was read, and whatever differs is
+ * read (a load follows only when something did).
+ */
+export const SCAN_AFTER_MS = 1000;
+
+/** What a load reads: the paths reported since the previous load, or (undefined) the whole folder. */
+export type LoadRequest = ReadonlySet<string> | undefined;
+
+/** How a folder's events become loads: its own scan (the net) besides the reported paths. */
+export interface ReloadSource<T> {
+  readonly load: (paths: LoadRequest) => Observable<T>;
+  /** Resolves to what a background check of the folder found should be read; none = no net. */
+  readonly scan?: () => ObservableInput<LoadRequest>;
+  /** Delay of the scan after a change (default SCAN_AFTER_MS). */
+  readonly scanAfterMs?: number;
+}
+
+/**
  * Loads once the watcher is ready (so no change falls between the first read and the watch), then
  * per burst of changes: at once at the first change, and once at the end of its window for the
- * rest (throttle with leading and trailing edge). A newer load supersedes one still running.
+ * rest (throttle with leading and trailing edge), each reading the paths reported since the
+ * previous load. One load runs at a time; what is asked meanwhile is read by one load after it.
  */
 export function reloadOnEvents<T>(
   events: Observable<WatchEvent>,
-  load: () => Observable<T>,
+  source: ReloadSource<T>,
   opts: ManifestWatchOptions,
 ): Observable<T> {
   const scheduler = opts.scheduler ?? asyncScheduler;
-  const echo = () => timer(CHANGE_ECHO_MS, scheduler).pipe(map(() => undefined));
-  return events.pipe(
-    mergeMap((e) => (e.type === "ready" ? of(undefined) : concat(of(undefined), echo()))),
-    throttleTime(opts.debounceMs, scheduler, { leading: true, trailing: true }),
-    switchMap(load),
-  );
+  return defer(() => {
+    // What the next load reads; undefined = the whole folder.
+    let wanted: Set<string> | undefined = new Set();
+    const want = (r: LoadRequest): void => {
+      if (r === undefined) wanted = undefined;
+      else for (const p of r) wanted?.add(p);
+    };
+    const take = (): LoadRequest => {
+      const r = wanted;
+      wanted = new Set();
+      return r;
+    };
+    const asked = events.pipe(
+      mergeMap((e) =>
+        e.type === "ready"
+          ? of(undefined)
+          : concat(of(new Set([e.path])), timer(CHANGE_ECHO_MS, scheduler).pipe(map(() => new Set([e.path])))),
+      ),
+      tap(want),
+      share(),
+    );
+    const scan = source.scan;
+    const scanned =
+      scan === undefined
+        ? EMPTY
+        : asked.pipe(
+            filter((r) => r !== undefined),
+            throttleTime(source.scanAfterMs ?? SCAN_AFTER_MS, scheduler, { leading: false, trailing: true }),
+            exhaustMap(() => from(scan())),
+            filter((r) => r === undefined || r.size > 0),
+            tap(want),
+          );
+    const loads = asked.pipe(throttleTime(opts.debounceMs, scheduler, { leading: true, trailing: true }));
+    return merge(loads, scanned).pipe(oneAtATime(() => source.load(take())));
+  });
+}
+
+/**
+ * Per source value, `run()`'s values — one run at a time: values that arrive while one runs are
+ * answered by one run after it (so a run is never cut short and nothing asked is left unread).
+ */
+export function oneAtATime<T>(run: () => Observable<T>): OperatorFunction<unknown, T> {
+  return (source) =>
+    new Observable<T>((sub) => {
+      let running = false;
+      let again = false;
+      let done = false;
+      let inner: Subscription | undefined;
+      const start = (): void => {
+        running = true;
+        again = false;
+        inner = run().subscribe({
+          next: (v) => {
+            sub.next(v);
+          },
+          error: (e: unknown) => {
+            sub.error(e);
+          },
+          complete: () => {
+            running = false;
+            if (again) start();
+            else if (done) sub.complete();
+          },
+        });
+      };
+      const outer = source.subscribe({
+        next: () => {
+          if (running) again = true;
+          else start();
+        },
+        error: (e: unknown) => {
+          sub.error(e);
+        },
+        complete: () => {
+          done = true;
+          if (!running) sub.complete();
+        },
+      });
+      return () => {
+        outer.unsubscribe();
+        inner?.unsubscribe();
+      };
+    });
 }
 
 /** A load of the watched folder; a readable one carries the keyed changes since the previous readable one. */
@@ -132,34 +237,23 @@ export type WatchedLoad =
   | (Extract<ManifestLoad, { ok: true }> & { readonly changes: readonly ObjectChange[] });
 
 /**
- * The manifest directory's content over time: the first load once watching, then loads per burst
- * of changes, each re-parsing only the files whose content changed. When the directory cannot be
- * watched the stream emits one load's result and completes.
+ * The manifest directory's content over time: the first load once watching, then a load per burst
+ * of changes that changed something, each reading only the reported files (and re-parsing only
+ * those whose content changed), with a background scan as the net for changes the watcher dropped.
+ * When the directory cannot be watched the stream emits one load's result and completes.
  */
 export function watchManifestDir(dir: string, opts: ManifestWatchOptions): Observable<WatchedLoad> {
-  // Every file's stat is checked per load, not only the reported paths: chokidar drops a file's
-  // second change within 50 ms (CHANGE_ECHO_MS), so a path list can miss the write that matters.
   const reader = new ManifestReader(dir);
-  const read = () => defer(() => from(reader.read()));
-  return reloadOnEvents(fileEvents(dir), read, opts).pipe(
-    catchError(() => read()),
-    withChanges(),
+  const load = (paths: LoadRequest) => defer(() => from(paths === undefined ? reader.read() : reader.readPaths(paths)));
+  const scan = async (): Promise<LoadRequest> => {
+    const r = await reader.scan();
+    return r.full ? undefined : new Set(r.paths);
+  };
+  return reloadOnEvents(fileEvents(dir), { load, scan }, opts).pipe(
+    catchError(() => load(undefined)),
+    filter((r) => !r.unchanged),
+    map((r): WatchedLoad => (r.load.ok ? { ...r.load, changes: r.changes } : r.load)),
   );
-}
-
-/** Each readable load with its keyed changes since the previous readable one (the first: every object added). */
-export function withChanges() {
-  return (reads: Observable<ManifestRead>): Observable<WatchedLoad> =>
-    reads.pipe(
-      scan<ManifestRead, { parsed: ManifestRead["parsed"]; out: WatchedLoad | undefined }>(
-        (acc, r) =>
-          r.load.ok
-            ? { parsed: r.parsed, out: { ...r.load, changes: manifestChanges(acc.parsed, r.parsed) } }
-            : { parsed: acc.parsed, out: r.load },
-        { parsed: new Map(), out: undefined },
-      ),
-      map((s) => s.out as WatchedLoad),
-    );
 }
 
 /**
@@ -171,7 +265,7 @@ export function watchManifests(path: string, opts: ManifestWatchOptions): Observ
     switchMap((s) => {
       if (s.isDirectory()) return watchManifestDir(path, opts);
       const load = () => defer(() => from(loadManifests(path)));
-      return reloadOnEvents(singleFileEvents(path), load, opts).pipe(catchError(() => load()));
+      return reloadOnEvents(singleFileEvents(path), { load }, opts).pipe(catchError(() => load()));
     }),
     catchError(() => from(loadManifests(path))),
   );

@@ -47,6 +47,11 @@ export interface ManifestFile {
 }
 
 const MANIFEST_EXTENSION = /\.(ya?ml|json)$/i;
+
+/** Whether listManifestFiles lists a file of this name (relative path): a manifest extension, no hidden part. */
+export function isManifestPath(rel: string): boolean {
+  return MANIFEST_EXTENSION.test(rel) && !rel.split("/").some((part) => part.startsWith(".") || part === "");
+}
 const DEFAULT_NAMESPACE = "default";
 
 /** "file:line:column: message", the form the CLI prints for unreadable input. */
@@ -263,9 +268,10 @@ function twice(o: ParsedObject, other: ParsedObject): ManifestError {
   return { file: o.file, line: o.line, column: o.column, message };
 }
 
-const byNamespaceName = <T extends { metadata: { namespace: string; name: string } }>(a: T, b: T): number =>
+/** The order of every bucket of the state. */
+export const byNamespaceName = <T extends { metadata: { namespace: string; name: string } }>(a: T, b: T): number =>
   compare(a.metadata.namespace, b.metadata.namespace) || compare(a.metadata.name, b.metadata.name);
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+export const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** One object of a file, checked and (our own kinds) decoded: what a file contributes to the state. */
 export interface ParsedObject {
@@ -329,7 +335,11 @@ function parseObject(o: ReturnType<typeof normalize>): ParsedObject {
   return { ...base, ...decoded(o.obj, o.kind), raw: o.obj };
 }
 
-function decoded(obj: Record<string, unknown>, kind: string): Pick<ParsedObject, "value" | "errors" | "unknown"> {
+/** Our kinds: the object decoded by the schema (value, or its errors) and its unknown fields. */
+export function decoded(
+  obj: Record<string, unknown>,
+  kind: string,
+): Pick<ParsedObject, "value" | "errors" | "unknown"> {
   const d = decodeResource(obj, kind);
   return d.ok
     ? { value: d.value, errors: [], unknown: d.unknown }
@@ -428,7 +438,8 @@ export function assembleManifests(parsed: readonly ParsedFile[]): ManifestLoad {
   return { ok: true, state, files: sorted.map((f) => f.path), ignored, sources };
 }
 
-function byRef(a: InvalidObject, b: InvalidObject): number {
+/** The order of state.invalid and state.unknownFields. */
+export function byRef(a: InvalidObject, b: InvalidObject): number {
   return (
     compare(a.ref.kind, b.ref.kind) || compare(a.ref.namespace, b.ref.namespace) || compare(a.ref.name, b.ref.name)
   );
@@ -441,12 +452,19 @@ function byRef(a: InvalidObject, b: InvalidObject): number {
  * a ConfigMap volume mounts every key twice (KEY and ..data/KEY), and editors leave dotfiles.
  */
 export async function listManifestFiles(dir: string): Promise<string[]> {
+  return (await listManifestTree(dir)).files;
+}
+
+/** listManifestFiles, and the folders walked ("" for dir itself; a symlink loop's repeat is not one). */
+export async function listManifestTree(dir: string): Promise<{ files: string[]; dirs: Set<string> }> {
   const out: string[] = [];
+  const dirs = new Set<string>();
   const visited = new Set<string>();
   const walk = async (abs: string, rel: string): Promise<void> => {
     const real = await realpath(abs);
     if (visited.has(real)) return; // symlink loop
     visited.add(real);
+    dirs.add(rel);
     for (const entry of await readdir(abs, { withFileTypes: true })) {
       if (entry.name.startsWith(".")) continue;
       const childAbs = join(abs, entry.name);
@@ -465,7 +483,7 @@ export async function listManifestFiles(dir: string): Promise<string[]> {
     }
   };
   await walk(dir, "");
-  return out.sort(compare);
+  return { files: out.sort(compare), dirs };
 }
 
 export const errnoMessage = (e: unknown): string => {

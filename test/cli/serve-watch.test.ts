@@ -3,7 +3,17 @@
 // keeps the last good files on a broken save, refuses a missing folder, warns when no Infra is
 // found, and after a restart cleans exactly what the previous run wrote.
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -86,6 +96,28 @@ describe("oooi serve follows every kind of edit", () => {
     );
     expect(s.lines().filter((l) => l.msg.includes("unreadable"))).toEqual([]);
     expect(s.lines().some((l) => l.level === 40 && l.msg.startsWith("no Infra in"))).toBe(true); // while deleted
+  });
+
+  it("two saves of one file a few ms apart (in place, then atomically): the second one is served", async () => {
+    const { manifests, out } = workspace();
+    const infra = join(manifests, "infra.yaml");
+    serve(manifests, out);
+    await until(() => proxyIp(vlanZone(out)) === "192.0.2.4", "first render");
+    // Same size, same inode, within one timestamp tick: chokidar reports the first write and drops
+    // the second (one change per file per 50 ms), and the file's stat need not move between them.
+    setProxyIp(infra, "192.0.2.5");
+    setProxyIp(infra, "192.0.2.6");
+    await until(() => proxyIp(vlanZone(out)) === "192.0.2.6", "the second in-place write");
+    const atomically = (ip: string): void => {
+      writeFileSync(
+        `${infra}.oooi-tmp`,
+        readFileSync(infra, "utf8").replace(/(proxy:\n\s+serverIP: )"[\d.]+"/, `$1"${ip}"`),
+      );
+      renameSync(`${infra}.oooi-tmp`, infra);
+    };
+    atomically("192.0.2.7");
+    atomically("192.0.2.8");
+    await until(() => proxyIp(vlanZone(out)) === "192.0.2.8", "the second atomic save");
   });
 
   it("a broken save: one warn line naming file:line:column, the last good files kept; then recovery", async () => {

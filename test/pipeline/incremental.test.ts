@@ -161,4 +161,35 @@ describe("renderAll after a previous rendering", () => {
     expect(after.files).toEqual(scratch(next, gone, T1 + 1).files);
     expect(after.lastGood.infras.has("Infra/clusters/c")).toBe(false);
   });
+
+  it("without `previous`, continues from the reused rendering's own files: DNS serials move on as with them", () => {
+    const first = warm();
+    const before = base.infras[1];
+    const moved = infra("b", {
+      ...B_NET,
+      infraComponents: { ...B_NET.infraComponents, proxy: { serverIP: "198.51.100.5" } },
+    });
+    const edited = { ...base, infras: base.infras.map((i) => (i === before ? moved : i)) };
+    const changes: ObjectChange[] = [{ kind: "Infra", before, after: moved }];
+    const serve = renderAll(edited, { now: T1, reuse: first, lastGood: first.lastGood, changes });
+    expect(serve.files).toEqual(step(first, edited, T1, changes).files);
+    expect(serve.files).toEqual(scratch(first, edited, T1).files);
+    // The zones that changed carry a higher serial than the first rendering's (not a restart).
+    const serial = (files: ReadonlyMap<string, string>, path: string) =>
+      Number(/SOA\s+\S+\s+\S+\s+\(?\s*(\d+)/.exec(files.get(path) ?? "")?.[1]);
+    const zone = [...serve.files.keys()].find((p) => p.startsWith(`${NS}/b-dns/db.vlan.api.`)) ?? "";
+    expect(serve.files.get(zone)).not.toBe(first.files.get(zone));
+    expect(serial(serve.files, zone)).toBeGreaterThan(serial(first.files, zone));
+  });
+
+  it("builds status.json and every object's status only when asked for, equal to a rendering from scratch", () => {
+    const first = warm();
+    const [moved, change] = moveWorker(base, "198.51.100.14");
+    const next = step(first, moved, T1, [change]);
+    const full = scratch(first, moved, T1);
+    expect(next.status).toBe(next.status);
+    expect(next.files).toBe(next.files);
+    expect(next.files.get("status.json")).toBe(full.files.get("status.json"));
+    expect(JSON.parse(next.files.get("status.json") ?? "{}")).toEqual({ objects: next.status });
+  });
 });

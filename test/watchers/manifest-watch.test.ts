@@ -10,8 +10,11 @@ import {
   CHANGE_ECHO_MS,
   fileEvents,
   isScratchPath,
+  oneAtATime,
   reloadOnEvents,
+  SCAN_AFTER_MS,
   watchManifestDir,
+  type LoadRequest,
   type WatchEvent,
 } from "../../src/watchers/manifest-watch.js";
 import type { ManifestLoad } from "../../src/watchers/manifests.js";
@@ -118,6 +121,21 @@ describe("watchManifestDir", () => {
     await rec.next((l) => serviceNames(l).includes("in-place"));
     await writeFile(file, service("again"));
     await rec.next((l) => serviceNames(l).includes("again"));
+  });
+
+  it("two writes of one file a few ms apart: the second is loaded, and a load that changed nothing is not emitted", async () => {
+    const file = join(dir, "svc.yaml");
+    await writeFile(file, service("v0"));
+    rec = new Recorder(watchManifestDir(dir, { debounceMs: 20 }));
+    await rec.next((l) => serviceNames(l).includes("v0"));
+    // Same size: chokidar reports the first and drops the second (one change per file per 50 ms).
+    await writeFile(file, service("v1"));
+    await writeFile(file, service("v2"));
+    await rec.next((l) => serviceNames(l).includes("v2"));
+    // The echo and the scan read the file again and find nothing new: no further load.
+    const count = rec.seen.length;
+    await new Promise((r) => setTimeout(r, SCAN_AFTER_MS + 500));
+    expect(rec.seen.slice(count).map(serviceNames)).toEqual([]);
   });
 
   it("sees a file deleted and re-created, and a whole sub-folder removed", async () => {
@@ -233,25 +251,76 @@ async function writeUntilSeen(path: string, seen: readonly string[], rel: string
 }
 
 describe("reloadOnEvents (marble)", () => {
-  it("loads when ready, at the first change of a burst, at the end of its window, and once more after the echo gap", () => {
-    expect(CHANGE_ECHO_MS).toBe(60); // the marble below is drawn for it
-    const scheduler = new TestScheduler((actual, expected) => {
+  const events = (marble: string, cold: (m: string, v: Record<string, WatchEvent>) => Observable<WatchEvent>) =>
+    cold(marble, {
+      r: { type: "ready" },
+      a: { type: "change", path: "a.yaml" },
+      b: { type: "change", path: "b.yaml" },
+      c: { type: "change", path: "c.yaml" },
+      d: { type: "change", path: "d.yaml" },
+    });
+  /** What a load was asked to read: "F" = the whole folder, else the paths. */
+  const asked = (r: LoadRequest): Observable<string> => of(r === undefined ? "F" : [...r].sort().join(","));
+  const scheduler = () =>
+    new TestScheduler((actual, expected) => {
       expect(actual).toEqual(expected);
     });
-    scheduler.run(({ cold, expectObservable }) => {
-      const change = { type: "change", path: "x.yaml" } as const;
-      // 10 ms window. ready at 0 → load; changes at 2, 4, 6 fall in its window → one load at 10;
-      // the change at 24 → load at 24; the echoes at 62, 64, 66 → loads at 62 and 72; 24's echo → 84.
-      const events = cold<WatchEvent>("r-a-b-c 17ms d|", {
-        r: { type: "ready" },
-        a: change,
-        b: change,
-        c: change,
-        d: change,
-      });
-      expectObservable(reloadOnEvents(events, () => of("L"), { debounceMs: 10, scheduler })).toBe(
-        "L 9ms L 13ms L 37ms L 9ms L 11ms (L|)",
+
+  it("loads when ready, at the first change of a burst, at the end of its window, and once more after the echo gap", () => {
+    expect(CHANGE_ECHO_MS).toBe(60); // the marbles below are drawn for it
+    const s = scheduler();
+    s.run(({ cold, expectObservable }) => {
+      // 10 ms window. ready at 0 → whole folder; changes at 2, 4, 6 fall in its window → one load
+      // of the three at 10; the change at 24 → load at 24; the echoes at 62, 64, 66 → loads at 62
+      // and 72; 24's echo → 84. Each load reads what was reported since the previous one.
+      const source = events("r-a-b-c 17ms d|", cold);
+      expectObservable(reloadOnEvents(source, { load: asked }, { debounceMs: 10, scheduler: s })).toBe(
+        "F 9ms x 13ms d 37ms a 9ms y 11ms (d|)",
+        { F: "F", x: "a.yaml,b.yaml,c.yaml", d: "d.yaml", a: "a.yaml", y: "b.yaml,c.yaml" },
       );
+    });
+  });
+
+  it("scans a while after a change (once per period while they keep coming) and reads what the scan found", () => {
+    const s = scheduler();
+    s.run(({ cold, expectObservable }) => {
+      // The change at 2 → the scan starts at 27 and finds z.yaml at 32; the echo at 62 → another
+      // scan at 87, found at 92. The load of a.yaml at 10 is the window's trailing edge.
+      const source = events("r-a|", cold);
+      const scan = () => cold("5ms (s|)", { s: new Set(["z.yaml"]) });
+      expectObservable(
+        reloadOnEvents(source, { load: asked, scan, scanAfterMs: 25 }, { debounceMs: 10, scheduler: s }),
+      ).toBe("F 9ms a 21ms z 29ms a 29ms (z|)", { F: "F", a: "a.yaml", z: "z.yaml" });
+    });
+  });
+
+  it("a scan that finds a folder changed reads the whole folder; one that finds nothing loads nothing", () => {
+    const s = scheduler();
+    s.run(({ cold, expectObservable }) => {
+      const source = events("r-a|", cold);
+      let n = 0;
+      const scan = () => cold("5ms (s|)", { s: n++ === 0 ? undefined : new Set<string>() });
+      expectObservable(
+        reloadOnEvents(source, { load: asked, scan, scanAfterMs: 25 }, { debounceMs: 10, scheduler: s }),
+      ).toBe("F 9ms a 21ms F 29ms a 29ms |", { F: "F", a: "a.yaml" });
+    });
+  });
+});
+
+describe("oneAtATime", () => {
+  it("runs one load at a time; what is asked meanwhile is answered by one more run after it", () => {
+    const s = new TestScheduler((actual, expected) => {
+      expect(actual).toEqual(expected);
+    });
+    s.run(({ cold, hot, expectObservable }) => {
+      let n = 0;
+      // Each run takes 10 ms. Asks at 0 (runs 0–10), 2 and 4 (one run 10–20), 25 (runs 25–35).
+      const runs = () => cold("10ms (x|)", { x: n++ });
+      expectObservable(hot("a-b-c 20ms d|").pipe(oneAtATime(runs))).toBe("10ms a 9ms b 14ms (c|)", {
+        a: 0,
+        b: 1,
+        c: 2,
+      });
     });
   });
 });

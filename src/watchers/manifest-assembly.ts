@@ -1,0 +1,292 @@
+// Parsed files → the ClusterState they describe, kept from one load to the next: a change of some
+// files patches the state (each bucket a sorted list, patched; an unchanged bucket keeps its array,
+// so the model sees it is unchanged) and says which objects changed, at a cost that grows with the
+// changed objects, where assembleManifests re-sorts every bucket. Equal to assembleManifests of the
+// same files (test/watchers/manifest-assembly.property.test.ts). A load that fails as a whole (a
+// broken file, a duplicate, a status given twice or without its object) is assembleManifests' own,
+// so its message is the same.
+import type { ObjectChange, ObservedKind } from "../model/feeds.js";
+import type { ClusterState, InvalidObject, ObjectRef } from "../model/types.js";
+import { ManifestSources, type ObjectSource } from "./manifest-sources.js";
+import {
+  assembleManifests,
+  byNamespaceName,
+  byRef,
+  compare,
+  decoded,
+  type Bucket,
+  type IgnoredObject,
+  type ManifestLoad,
+  type ParsedFile,
+  type ParsedObject,
+} from "./manifests.js";
+
+interface Named {
+  readonly metadata: { readonly namespace: string; readonly name: string };
+}
+
+/** What one identity puts into the state. */
+interface Contribution {
+  readonly bucket: Bucket;
+  readonly ref: ObjectRef;
+  /** Its bucket's entry; undefined when the schema refused it (it is in `invalid` then). */
+  readonly value: Named | undefined;
+  readonly invalid: InvalidObject | undefined;
+  readonly unknown: InvalidObject | undefined;
+  /** Our kinds: where it (and its status-only document) was read from. */
+  readonly source: { readonly object: ObjectSource; readonly status: ObjectSource | undefined } | undefined;
+}
+
+/** Every object of one identity ("<group>/<kind> <namespace>/<name>") across the files. */
+interface Holders {
+  readonly objects: ParsedObject[];
+  readonly statuses: ParsedObject[];
+  contribution: Contribution | undefined;
+}
+
+const KIND_OF_BUCKET: Readonly<Record<Bucket, ObservedKind>> = {
+  infras: "Infra",
+  attachments: "InfraClusterAttachment",
+  hostedClusters: "HostedCluster",
+  nodePools: "NodePool",
+  machines: "Machine",
+  vmis: "VirtualMachineInstance",
+  services: "Service",
+  namespaces: "Namespace",
+};
+
+const BUCKETS = Object.keys(KIND_OF_BUCKET) as Bucket[];
+
+/** A readable load with the keyed changes since the previous readable one (the first: every object added). */
+export interface AssembledLoad {
+  readonly load: ManifestLoad;
+  readonly changes: readonly ObjectChange[];
+}
+
+export class ManifestAssembly {
+  readonly #files = new Map<string, ParsedFile>();
+  readonly #holders = new Map<string, Holders>();
+  /** Identities that fail the load: a duplicate, a status twice, a status without its object. */
+  readonly #bad = new Set<string>();
+  readonly #broken = new Set<string>();
+  /** Files holding objects the model does not read (their list is rebuilt when one of them changes). */
+  readonly #ignoring = new Set<string>();
+  readonly #buckets = Object.fromEntries(BUCKETS.map((b) => [b, []])) as unknown as Record<Bucket, readonly Named[]>;
+  #invalid: readonly InvalidObject[] = [];
+  #unknown: readonly InvalidObject[] = [];
+  #ignored: IgnoredObject[] = [];
+  #paths: string[] = [];
+  #sources = new ManifestSources();
+  /** Identity → its kind and the value the last readable load held (the `before` of its next change). */
+  readonly #pending = new Map<string, { kind: ObservedKind; before: Named | undefined }>();
+
+  /** The current parse of a file, undefined when it is not part of the folder. */
+  file(path: string): ParsedFile | undefined {
+    return this.#files.get(path);
+  }
+
+  paths(): IterableIterator<string> {
+    return this.#files.keys();
+  }
+
+  /** Applies new parses (undefined: the file is gone) and assembles the state. */
+  update(changed: ReadonlyMap<string, ParsedFile | undefined>): AssembledLoad {
+    const touched = new Set<string>();
+    let ignoredChanged = false;
+    let pathsChanged = false;
+    for (const [path, file] of changed) {
+      const old = this.#files.get(path);
+      if (old === file) continue;
+      if (old !== undefined) for (const o of old.objects) this.#detach(o, touched);
+      if (old === undefined || file === undefined) pathsChanged = true;
+      ignoredChanged ||= this.#ignoring.has(path) || (file !== undefined && holdsIgnored(file));
+      this.#ignoring.delete(path);
+      this.#broken.delete(path);
+      if (file === undefined) {
+        this.#files.delete(path);
+        continue;
+      }
+      this.#files.set(path, file);
+      for (const o of file.objects) this.#attach(o, touched);
+      if (holdsIgnored(file)) this.#ignoring.add(path);
+      if (file.error !== undefined) this.#broken.add(path);
+    }
+    this.#patch(touched);
+    if (pathsChanged) this.#paths = [...this.#files.keys()].sort(compare);
+    if (ignoredChanged) this.#ignored = this.#ignoredObjects();
+    if (this.#broken.size > 0 || this.#bad.size > 0)
+      return { load: assembleManifests([...this.#files.values()]), changes: [] };
+    const b = this.#buckets;
+    const state: ClusterState = {
+      infras: b.infras as ClusterState["infras"],
+      attachments: b.attachments as ClusterState["attachments"],
+      hostedClusters: b.hostedClusters as ClusterState["hostedClusters"],
+      nodePools: b.nodePools as ClusterState["nodePools"],
+      machines: b.machines as ClusterState["machines"],
+      vmis: b.vmis as ClusterState["vmis"],
+      services: b.services as ClusterState["services"],
+      namespaces: b.namespaces as ClusterState["namespaces"],
+      invalid: this.#invalid,
+      unknownFields: this.#unknown,
+    };
+    const changes: ObjectChange[] = [];
+    for (const [id, { kind, before }] of this.#pending) {
+      const after = this.#holders.get(id)?.contribution?.value;
+      if (after !== before) changes.push({ kind, before, after } as ObjectChange);
+    }
+    this.#pending.clear();
+    const load = { ok: true as const, state, files: this.#paths, ignored: this.#ignored, sources: this.#sources };
+    return { load, changes };
+  }
+
+  #attach(o: ParsedObject, touched: Set<string>): void {
+    if (o.name === "") return; // only objects the model does not read lack a name; they are never duplicates
+    const h = this.#holders.get(o.identity) ?? { objects: [], statuses: [], contribution: undefined };
+    this.#holders.set(o.identity, h);
+    (o.statusOnly === true ? h.statuses : h.objects).push(o);
+    touched.add(o.identity);
+  }
+
+  #detach(o: ParsedObject, touched: Set<string>): void {
+    const h = this.#holders.get(o.identity);
+    if (h === undefined) return;
+    const list = o.statusOnly === true ? h.statuses : h.objects;
+    const i = list.indexOf(o);
+    if (i >= 0) list.splice(i, 1);
+    touched.add(o.identity);
+  }
+
+  /** Recomputes what each touched identity contributes and patches the lists it moved in. */
+  #patch(touched: ReadonlySet<string>): void {
+    const edits = new Map<Bucket, { removed: Set<Named>; added: Named[] }>();
+    const edit = (bucket: Bucket) => {
+      const e = edits.get(bucket) ?? { removed: new Set<Named>(), added: [] };
+      edits.set(bucket, e);
+      return e;
+    };
+    const invalid = { removed: new Set<InvalidObject>(), added: [] as InvalidObject[] };
+    const unknown = { removed: new Set<InvalidObject>(), added: [] as InvalidObject[] };
+    let sources: ManifestSources | undefined;
+    for (const id of touched) {
+      const h = this.#holders.get(id);
+      if (h === undefined) continue;
+      const bad = isBad(h);
+      if (bad) this.#bad.add(id);
+      else this.#bad.delete(id);
+      const next = bad ? undefined : contributionOf(h);
+      const prev = h.contribution;
+      if (h.objects.length + h.statuses.length === 0) this.#holders.delete(id);
+      if (next === undefined && prev === undefined) continue;
+      h.contribution = next;
+      const bucket = (next ?? prev)?.bucket as Bucket;
+      if (!this.#pending.has(id)) this.#pending.set(id, { kind: KIND_OF_BUCKET[bucket], before: prev?.value });
+      if (prev?.value !== next?.value) {
+        if (prev?.value !== undefined) edit(bucket).removed.add(prev.value);
+        if (next?.value !== undefined) edit(bucket).added.push(next.value);
+      }
+      if (prev?.invalid !== undefined) invalid.removed.add(prev.invalid);
+      if (next?.invalid !== undefined) invalid.added.push(next.invalid);
+      if (prev?.unknown !== undefined) unknown.removed.add(prev.unknown);
+      if (next?.unknown !== undefined) unknown.added.push(next.unknown);
+      if (prev?.source !== undefined || next?.source !== undefined) {
+        sources ??= new ManifestSources(this.#sources);
+        if (prev !== undefined) sources.delete(prev.ref);
+        if (next?.source !== undefined) sources.add(next.ref, next.source.object, next.source.status);
+      }
+    }
+    for (const [bucket, e] of edits)
+      this.#buckets[bucket] = patchSorted(this.#buckets[bucket], e.removed, e.added, byNamespaceName);
+    if (invalid.removed.size + invalid.added.length > 0)
+      this.#invalid = patchSorted(this.#invalid, invalid.removed, invalid.added, byRef);
+    if (unknown.removed.size + unknown.added.length > 0)
+      this.#unknown = patchSorted(this.#unknown, unknown.removed, unknown.added, byRef);
+    if (sources !== undefined) this.#sources = sources;
+  }
+
+  /** As assembleManifests lists them: in path order, then sorted by kind, namespace and name (stable). */
+  #ignoredObjects(): IgnoredObject[] {
+    const out: IgnoredObject[] = [];
+    for (const path of [...this.#ignoring].sort(compare))
+      for (const o of this.#files.get(path)?.objects ?? [])
+        if (o.bucket === undefined)
+          out.push({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.namespace, name: o.name, file: o.file });
+    return out.sort((a, b) => compare(a.kind, b.kind) || compare(a.namespace, b.namespace) || compare(a.name, b.name));
+  }
+}
+
+function holdsIgnored(file: ParsedFile): boolean {
+  return file.objects.some((o) => o.bucket === undefined);
+}
+
+/** The conditions under which assembleManifests fails on this identity. */
+function isBad(h: Holders): boolean {
+  if (h.objects.length > 1 || h.statuses.length > 1) return true;
+  if (h.statuses.length === 0) return false;
+  const o = h.objects[0];
+  return o === undefined || (o.raw !== undefined && "status" in o.raw);
+}
+
+function contributionOf(h: Holders): Contribution | undefined {
+  const [o] = h.objects;
+  if (o?.bucket === undefined) return undefined;
+  const ref = { kind: o.kind, namespace: o.namespace, name: o.name };
+  if (o.bucket !== "infras" && o.bucket !== "attachments")
+    return {
+      bucket: o.bucket,
+      ref,
+      value: o.value as Named,
+      invalid: undefined,
+      unknown: undefined,
+      source: undefined,
+    };
+  const [status] = h.statuses;
+  // Joined by a status-only document: decoded again with it, as assembleManifests does.
+  const d =
+    status === undefined || o.raw === undefined ? o : decoded({ ...o.raw, status: status.raw?.["status"] }, o.kind);
+  const at = (l: ParsedObject): ObjectSource => ({ file: l.file, node: l.node, lines: l.lines });
+  return {
+    bucket: o.bucket,
+    ref,
+    value: d.value as Named | undefined,
+    invalid: d.value === undefined ? { ref, errors: d.errors } : undefined,
+    unknown: d.unknown.length > 0 ? { ref, errors: d.unknown } : undefined,
+    source: { object: at(o), status: status === undefined ? undefined : at(status) },
+  };
+}
+
+/**
+ * `list` (sorted by `order`, no two entries equal under it) without `removed` and with `added`, as
+ * a new array: edits in place of a copy when they are few, else filtered and sorted again.
+ */
+export function patchSorted<T>(
+  list: readonly T[],
+  removed: ReadonlySet<T>,
+  added: readonly T[],
+  order: (a: T, b: T) => number,
+): T[] {
+  if (removed.size + added.length > 32 + list.length / 16)
+    return [...list.filter((x) => !removed.has(x)), ...added].sort(order);
+  const out = [...list];
+  for (const x of removed) {
+    for (let i = lowerBound(out, x, order); i < out.length && order(out[i] as T, x) === 0; i++) {
+      if (out[i] === x) {
+        out.splice(i, 1);
+        break;
+      }
+    }
+  }
+  for (const x of added) out.splice(lowerBound(out, x, order), 0, x);
+  return out;
+}
+
+/** The first index whose entry is not before `x`. */
+function lowerBound<T>(list: readonly T[], x: T, order: (a: T, b: T) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (order(list[mid] as T, x) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
