@@ -184,7 +184,7 @@ export class Reflector {
   }
 
   #project(o: KubeObject): KubeObject {
-    return this.resource.project === undefined ? o : this.resource.project(o);
+    return this.resource.project(o);
   }
 
   #apply(e: WatchEvent): void {
