@@ -209,6 +209,8 @@ describe("projections of the kinds the model reads", () => {
       metadata: { name: "odd", namespace: CP },
     });
     expect(slice<{ a?: number }>(null, { a: true })).toBeUndefined();
+    // A shared string is kept as it is; a shared field that is not a string too.
+    expect(slice<{ a?: string; b?: string }>({ a: "x", b: 5 }, { a: "shared", b: "shared" })).toEqual({ a: "x", b: 5 });
     expect(slice<{ a?: number }[]>([1, { a: 2, b: 3 }], [{ a: true }])).toEqual([{}, { a: 2 }]);
   });
 });

@@ -18,11 +18,14 @@ import { MANAGED_BY, MANAGED_BY_LABEL } from "../../operator/desired/objects.js"
 import type { KubeObject } from "./rest.js";
 
 /**
- * Which fields of a T to keep: `true` keeps a value whole, an object keeps the fields it names
- * (each by its own shape), a one-element array keeps every element by that shape.
+ * Which fields of a T to keep: `true` keeps a value whole, `"shared"` keeps a string of few distinct
+ * values (a namespace, an address type) as one string shared by every object holding it, an object
+ * keeps the fields it names (each by its own shape), a one-element array keeps every element by
+ * that shape.
  */
 export type Shape<T> =
   | true
+  | (T extends string ? "shared" : never)
   | (T extends readonly (infer E)[]
       ? readonly [Shape<E>]
       : T extends object
@@ -30,7 +33,22 @@ export type Shape<T> =
         : never);
 
 /** Any shape, as `slice` walks it. */
-type AnyShape = true | readonly [AnyShape] | { readonly [field: string]: AnyShape };
+type AnyShape = true | "shared" | readonly [AnyShape] | { readonly [field: string]: AnyShape };
+
+/**
+ * The shared strings. JSON.parse makes a string per occurrence (25,000 copies of one timestamp);
+ * the pool is emptied when it grows past POOL_LIMIT, so strings of deleted objects are not kept forever.
+ */
+const pool = new Map<string, string>();
+const POOL_LIMIT = 100_000;
+
+function shared(s: string): string {
+  const kept = pool.get(s);
+  if (kept !== undefined) return kept;
+  if (pool.size >= POOL_LIMIT) pool.clear();
+  pool.set(s, s);
+  return s;
+}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -43,6 +61,7 @@ const isTuple = (s: AnyShape): s is readonly [AnyShape] => Array.isArray(s);
 
 function sliceAny(value: unknown, shape: AnyShape): unknown {
   if (shape === true) return value;
+  if (shape === "shared") return typeof value === "string" ? shared(value) : value;
   if (isTuple(shape)) {
     const element = shape[0];
     return Array.isArray(value) ? value.map((v) => sliceAny(v, element) ?? {}) : undefined;
@@ -72,25 +91,25 @@ interface Observed<Spec, Status> {
 /** Identity, version and lifecycle: what keys an object, orders claims and says it is going. */
 const IDENTITY = {
   name: true,
-  namespace: true,
+  namespace: "shared",
   uid: true,
   resourceVersion: true,
-  creationTimestamp: true,
+  creationTimestamp: "shared",
   deletionTimestamp: true,
 } as const satisfies Shape<ObjectMeta>;
 
 const MACHINE: Shape<Machine> = {
   apiVersion: true,
   kind: true,
-  metadata: { ...IDENTITY, annotations: { [NODEPOOL_ANNOTATION]: true } },
-  status: { addresses: [{ type: true, address: true }] },
+  metadata: { ...IDENTITY, annotations: { [NODEPOOL_ANNOTATION]: "shared" } },
+  status: { addresses: [{ type: "shared", address: true }] },
 };
 
 const NODE_POOL: Shape<NodePool> = {
   apiVersion: true,
   kind: true,
   metadata: IDENTITY,
-  spec: { clusterName: true, platform: { type: true } },
+  spec: { clusterName: true, platform: { type: "shared" } },
 };
 
 /** Only its existence matters to the model; apps ingress reads the kubeconfig Secret's name. */
@@ -121,7 +140,11 @@ const SERVICE: Shape<Service> = {
   apiVersion: true,
   kind: true,
   metadata: IDENTITY,
-  spec: { type: true, clusterIP: true, ports: [{ name: true, port: true, targetPort: true, protocol: true }] },
+  spec: {
+    type: "shared",
+    clusterIP: true,
+    ports: [{ name: "shared", port: true, targetPort: true, protocol: "shared" }],
+  },
 };
 
 const NAMESPACE: Shape<Namespace> = { apiVersion: true, kind: true, metadata: IDENTITY };
