@@ -84,7 +84,7 @@ export function purePath(scale: Scale, changes: number, seed = 7): PureTimings {
     const m = pick(scale.machines);
     const fresh = used.get(i) ?? 0;
     used.set(i, fresh + 1);
-    const o = machineObject(i, a, m, freshAddress(i, fresh)) as KubeObject;
+    const o = machineObject(i, a, m, freshAddress(i, fresh), scale.realistic) as KubeObject;
     raw.get("machines")?.set(keyOf(o), o);
     changed = 0;
     const t = pass();

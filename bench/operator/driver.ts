@@ -3,7 +3,9 @@
 // process, with one Envoy-like client per proxy node group in a third. It drives the scenario:
 // converge, then Machine address changes (isolated, then a paced stream), and prints JSON lines.
 import { fork } from "node:child_process";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { writeHeapSnapshot } from "node:v8";
 import { Metrics } from "../../src/metrics/index.js";
 import { desiredHash } from "../../src/operator/applied.js";
 import { COMPONENT_LABEL, desiredState, operatorSettings } from "../../src/operator/desired/index.js";
@@ -20,12 +22,17 @@ import { SnapshotCache } from "../../src/xds/cache/index.js";
 import { startXdsServer } from "../../src/xds/server/index.js";
 import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
 import { kubeConfigFor } from "../../test/support/fake-apiserver/index.js";
+import type { CacheReply, CacheRequest } from "./cache-process.js";
 import { BenchDataPlane } from "./dataplane.js";
+import { memory, perObject } from "./memory.js";
 import type { EnvoysReply, EnvoysRequest } from "./envoys-process.js";
 import type { CheckResult, ExpectedObject, FakeReply, FakeRequest, FakeStats, WriteRecord } from "./fake-process.js";
 import { Peer } from "./peer.js";
 import { controlPlane, freshAddress, machineName, OPERATOR_NS, proxyGroup, type Scale } from "./scale.js";
 import { emit, mib, monoMs, progress, round, seeded, summary } from "./stats.js";
+
+/** The host's load averages (1, 5, 15 min), as uptime prints them: the machine is shared. */
+const load = (): number[] => loadavg().map(round);
 
 /** What the driver runs. */
 export interface Plan {
@@ -42,10 +49,6 @@ export interface Plan {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-function gcNow(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
 
 /** Logger keeping counts, printing the first warnings and errors to stderr. */
 function countingLogger(): OperatorLogger & { counts: Record<string, number> } {
@@ -109,14 +112,9 @@ interface Change {
   lds?: number;
 }
 
-function memory(): { rss_mib: number; heap_used_mib: number; heap_total_mib: number; external_mib: number } {
-  const m = process.memoryUsage();
-  return {
-    rss_mib: mib(m.rss),
-    heap_used_mib: mib(m.heapUsed),
-    heap_total_mib: mib(m.heapTotal),
-    external_mib: mib(m.external),
-  };
+/** Objects the operator's watch cache holds (every watched resource, its own children included). */
+function watchedObjects(obs: Observed | undefined): number {
+  return obs === undefined ? 0 : Object.values(obs.raw).reduce((n, m) => n + m.size, 0);
 }
 
 function cpuMs(): number {
@@ -202,8 +200,9 @@ function writeSummary(writes: readonly WriteRecord[]): Record<string, { writes: 
 export async function driverMain(plan: Plan): Promise<void> {
   const { scale } = plan;
   const self = fileURLToPath(new URL("./run.js", import.meta.url));
-  const spawn = (role: string): ReturnType<typeof fork> =>
+  const spawn = (role: string, execArgv: string[] = []): ReturnType<typeof fork> =>
     fork(self, [], {
+      execArgv,
       env: { ...process.env, OPERATOR_BENCH_ROLE: role },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
@@ -213,8 +212,12 @@ export async function driverMain(plan: Plan): Promise<void> {
   progress(
     `fake API server seeded with ${String(fakeReady.objects)} objects in ${String(Math.round(fakeReady.seedMs))} ms`,
   );
+  // The memory baseline, same run: a bare informer cache of the same lists, alone in its process.
+  const bare = new Peer<CacheRequest, CacheReply>(spawn("cache", ["--expose-gc"]));
+  const bareCache = await bare.ask({ op: "fill", url: fakeReady.url }, "filled");
+  bare.kill();
+  progress(`bare informer cache: ${String(bareCache.objects)} objects, RSS ${String(bareCache.held.rss_mib)} MiB`);
 
-  gcNow();
   const before = memory();
   const settings = operatorSettings({ namespace: OPERATOR_NS });
   const cache = new SnapshotCache();
@@ -236,6 +239,8 @@ export async function driverMain(plan: Plan): Promise<void> {
     kubeConfig: kubeConfigFor(fakeReady.url),
     settings,
     dataPlane,
+    // No CoreDNS runs here: dnsReady once the ConfigMap carries the current content.
+    dnsProbe: false,
     onState: (state, outputs) => {
       const at = monoMs();
       publishSnapshots(cache, outputs, log);
@@ -271,7 +276,6 @@ export async function driverMain(plan: Plan): Promise<void> {
       const now = monoMs();
       if (now - started > plan.convergeTimeoutMs) return { stats };
       if (stats.writes === 0 || now - stats.lastWriteAt < plan.quietMs) continue;
-      gcNow();
       const rss = memory();
       const obs = op.observed();
       if (obs === undefined) continue;
@@ -295,6 +299,10 @@ export async function driverMain(plan: Plan): Promise<void> {
   const reconcile1 = metrics.reconcileMs.splice(0);
   const publish1 = publishMs.splice(0);
   const converged = phase1.check !== undefined;
+  const convergedMemory = phase1.rss ?? memory();
+  const watched = watchedObjects(op.observed());
+  const snapshotFile = process.env["OPERATOR_BENCH_HEAP_SNAPSHOT"];
+  if (snapshotFile !== undefined && snapshotFile !== "") progress(`heap snapshot: ${writeHeapSnapshot(snapshotFile)}`);
   emit({
     name: "operator.converge",
     scale: { ...scale, machines_total: scale.infras * scale.attachments * scale.machines },
@@ -326,7 +334,18 @@ export async function driverMain(plan: Plan): Promise<void> {
       envoys: envoyStats1.cpuMs,
     },
     operator_memory_before: before,
-    operator_memory_converged: phase1.rss ?? memory(),
+    operator_memory_converged: convergedMemory,
+    watched_objects: watched,
+    // Target (issue 16): ≤ 10 KB RSS per watched object. Baseline: the bare cache of the same lists.
+    operator_per_object_kb: perObject(convergedMemory, before, watched),
+    bare_cache: {
+      objects: bareCache.objects,
+      json_mib: mib(bareCache.jsonBytes),
+      memory_before: bareCache.before,
+      memory_held: bareCache.held,
+      per_object_kb: perObject(bareCache.held, bareCache.before, bareCache.objects),
+    },
+    load_average: load(),
     fake_rss_mib: mib(phase1.stats.rssBytes),
     envoy_clients: { streams: groups.length, ...omitType(envoyStats1) },
     logged: log.counts,
@@ -404,6 +423,7 @@ export async function driverMain(plan: Plan): Promise<void> {
       publish_ms: summary(publishIsolated),
       reconcile_passes: reconcileIsolated.length,
       reconcile_ms: summary(reconcileIsolated),
+      load_average: load(),
     }),
   );
 
@@ -443,7 +463,6 @@ export async function driverMain(plan: Plan): Promise<void> {
   const { changes: changes2 } = await fake.ask({ op: "changes", since: mark }, "changes");
   const cpu2 = cpuMs() - cpuMark;
   const { result: final } = await fake.ask({ op: "check", expected: [] }, "check");
-  gcNow();
   const after2 = memory();
   const envoyStats2 = await envoys.ask({ op: "stats" }, "stats");
   emit(
@@ -455,6 +474,7 @@ export async function driverMain(plan: Plan): Promise<void> {
       publish_ms: summary(publishStream),
       reconcile_passes: reconcileStream.length,
       reconcile_ms: summary(reconcileStream),
+      load_average: load(),
     }),
   );
   emit({
@@ -477,6 +497,8 @@ export async function driverMain(plan: Plan): Promise<void> {
       envoys: envoyStats2.cpuMs - envoyStats1.cpuMs,
     },
     operator_memory_after_changes: after2,
+    operator_per_object_kb_after_changes: perObject(after2, before, watchedObjects(op.observed())),
+    load_average: load(),
     fake_rss_mib: mib(statsAfter2.rssBytes),
     envoy_clients: omitType(envoyStats2),
     logged: log.counts,

@@ -317,7 +317,7 @@ export async function fakeMain(scale: Scale): Promise<void> {
         break;
       }
       case "change": {
-        const o = machineObject(msg.i, msg.a, msg.m, msg.address);
+        const o = machineObject(msg.i, msg.a, msg.m, msg.address, scale.realistic);
         const at = monoMs();
         fake.seed(o);
         send({ type: "changed", id: msg.id, at });

@@ -58,6 +58,11 @@ export class Peer<Req, Rep extends Reply> {
     });
   }
 
+  /** Ends the child (SIGTERM). */
+  kill(): void {
+    this.#child.kill();
+  }
+
   /** Resolves when the child exits. */
   exited(): Promise<number | null> {
     return new Promise((resolve) => {

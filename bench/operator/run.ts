@@ -4,6 +4,7 @@
 //             and the scenario; forked with --expose-gc so RSS is read after a full collection
 //   fake    — the fake API server (seeded, plus a Deployment-controller stand-in)
 //   envoys  — one Envoy-like ADS client per proxy node group
+//   cache    — first, alone: the memory baseline, a bare informer cache of the same lists
 //   baseline — afterwards, alone: the pure build+render+publish path for the same cluster
 // Prints one JSON object per line (progress on stderr). Environment:
 //   OPERATOR_BENCH_QUICK=1       10 × 5 × 50, 5 isolated + 100 streamed changes (harness smoke test)
@@ -12,10 +13,16 @@
 //   OPERATOR_BENCH_STREAM        changes made at a fixed rate (1000)
 //   OPERATOR_BENCH_RATE          their rate per second (10)
 //   OPERATOR_BENCH_BASELINE      changes through the pure path (10)
+//   OPERATOR_BENCH_CONVERGE_S    give up converging after this long (600 s: the machine is shared)
+//   OPERATOR_BENCH_OBJECTS       "realistic" (default): Machines, Services and Namespaces carry what
+//                                CAPI, HyperShift and Kubernetes put on them; "minimal": only what is read
+//   OPERATOR_BENCH_HEAP_SNAPSHOT FILE: the driver writes a heap snapshot there once converged
+//   OPERATOR_BENCH_CPU_PROF      DIR: the driver runs under --cpu-prof, its profile written there
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { purePath } from "./baseline.js";
 import { driverMain, type Plan } from "./driver.js";
+import { cacheMain } from "./cache-process.js";
 import { envoysMain } from "./envoys-process.js";
 import { fakeMain } from "./fake-process.js";
 import type { Scale } from "./scale.js";
@@ -34,7 +41,9 @@ function scale(): Scale {
   if (attachments * machines > 254)
     throw new Error("at most 254 Machines per Infra (their addresses fill 10.<i>.1.0/24)");
   if (infras > 256) throw new Error("at most 256 Infras (VLAN 10.<i>.0.0/22)");
-  return { infras, attachments, machines };
+  const objects = process.env["OPERATOR_BENCH_OBJECTS"] ?? "realistic";
+  if (objects !== "realistic" && objects !== "minimal") throw new Error("OPERATOR_BENCH_OBJECTS: realistic or minimal");
+  return { infras, attachments, machines, realistic: objects === "realistic" };
 }
 
 function plan(): Plan {
@@ -44,7 +53,7 @@ function plan(): Plan {
     stream: env("OPERATOR_BENCH_STREAM", quick ? 100 : 1000),
     streamPerSecond: env("OPERATOR_BENCH_RATE", 10),
     quietMs: 5_000,
-    convergeTimeoutMs: 240_000,
+    convergeTimeoutMs: env("OPERATOR_BENCH_CONVERGE_S", 600) * 1000,
   };
 }
 
@@ -67,9 +76,11 @@ function baseline(): void {
 
 async function child(role: string): Promise<number | null> {
   const self = fileURLToPath(import.meta.url);
+  const profile = process.env["OPERATOR_BENCH_CPU_PROF"];
+  const profiled = role === "driver" && profile !== undefined && profile !== "";
   return new Promise((resolve) => {
     fork(self, [], {
-      execArgv: ["--expose-gc"],
+      execArgv: ["--expose-gc", ...(profiled ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [])],
       env: { ...process.env, OPERATOR_BENCH_ROLE: role },
       stdio: "inherit",
     }).on("exit", (code) => {
@@ -81,6 +92,7 @@ async function child(role: string): Promise<number | null> {
 const role = process.env["OPERATOR_BENCH_ROLE"];
 if (role === "fake") await fakeMain(scale());
 else if (role === "envoys") envoysMain();
+else if (role === "cache") cacheMain();
 else if (role === "driver") {
   await driverMain(plan());
   process.exit(0);

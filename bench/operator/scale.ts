@@ -10,6 +10,11 @@ export interface Scale {
   readonly infras: number;
   readonly attachments: number;
   readonly machines: number;
+  /**
+   * Machines, control-plane Services and Namespaces as their controllers leave them (labels, owner
+   * references, conditions, node info…: what an informer caches); false: only the fields oooi reads.
+   */
+  readonly realistic: boolean;
 }
 
 /** Namespace of every Infra, attachment, HostedCluster, NodePool and Infra NAD. */
@@ -41,18 +46,180 @@ export function freshAddress(i: number, n: number): string {
   return `10.${String(i)}.${String(2 + Math.floor(n / 254))}.${String(1 + (n % 254))}`;
 }
 
-/** A Machine as CAPI leaves it: the NodePool annotation and its VLAN address in status. */
-export function machineObject(i: number, a: number, m: number, address: string): JsonObject {
+/** A fixed, valid-looking UUID per (kind, indices): the generator stays a pure function of the indices. */
+function uuid(kind: number, ...n: number[]): string {
+  const hex = n.reduce((h, x) => (Math.imul(h ^ x, 16777619) >>> 0) % 2 ** 32, kind * 2654435761).toString(16);
+  const body = hex.padStart(8, "0") + n.map((x) => x.toString(16).padStart(4, "0")).join("");
+  const h = body.padEnd(32, "0").slice(0, 32);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+const T0 = "2026-11-30T08:00:00Z";
+
+/** What CAPI's Machine controller and HyperShift's NodePool controller put on a KubeVirt worker Machine. */
+function machineDetails(i: number, a: number, m: number, address: string): JsonObject & { metadata: JsonObject } {
+  const hc = clusterName(i, a);
+  const name = machineName(i, a, m);
+  const set = `${hc}-workers-7d9f8c6b5`;
+  const condition = (type: string): JsonObject => ({ type, status: "True", lastTransitionTime: T0 });
+  return {
+    metadata: {
+      labels: {
+        "cluster.x-k8s.io/cluster-name": `${NS}-${hc}-x7k2p`,
+        "cluster.x-k8s.io/set-name": set,
+        "hypershift.openshift.io/nodePool": `${hc}-workers`,
+        "machine-template-hash": "3851472613",
+      },
+      annotations: {
+        "hypershift.openshift.io/nodePool": `${NS}/${hc}-workers`,
+        "hypershift.openshift.io/nodePoolTargetConfigVersion": "5f1c9a0e",
+        "machine.cluster.x-k8s.io/exclude-node-draining": "",
+      },
+      finalizers: ["machine.cluster.x-k8s.io"],
+      ownerReferences: [
+        {
+          apiVersion: "cluster.x-k8s.io/v1beta1",
+          kind: "MachineSet",
+          name: set,
+          uid: uuid(1, i, a),
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: {
+      bootstrap: { dataSecretName: `user-data-${hc}-workers-4b1f2e9d` },
+      clusterName: `${NS}-${hc}-x7k2p`,
+      infrastructureRef: {
+        apiVersion: "infrastructure.cluster.x-k8s.io/v1alpha1",
+        kind: "KubevirtMachine",
+        name,
+        namespace: controlPlane(i, a),
+        uid: uuid(2, i, a, m),
+      },
+      nodeDeletionTimeout: "10s",
+      providerID: `kubevirt://${name}`,
+      version: "4.17.3",
+    },
+    status: {
+      addresses: [
+        { type: "InternalIP", address },
+        { type: "Hostname", address: name },
+        { type: "InternalDNS", address: name },
+      ],
+      bootstrapReady: true,
+      conditions: ["Ready", "BootstrapReady", "DrainingSucceeded", "InfrastructureReady", "NodeHealthy"].map(condition),
+      infrastructureReady: true,
+      lastUpdated: T0,
+      nodeInfo: {
+        architecture: "amd64",
+        bootID: uuid(3, i, a, m),
+        containerRuntimeVersion: "cri-o://1.30.6-3.rhaos4.17.gitd8e4a3c.el9",
+        kernelVersion: "5.14.0-427.42.1.el9_4.x86_64",
+        kubeProxyVersion: "v1.30.5",
+        kubeletVersion: "v1.30.5",
+        machineID: uuid(4, i, a, m).replace(/-/g, ""),
+        operatingSystem: "linux",
+        osImage: "Red Hat Enterprise Linux CoreOS 417.94.202410211619-0",
+        systemUUID: uuid(5, i, a, m),
+      },
+      nodeRef: { apiVersion: "v1", kind: "Node", name, uid: uuid(6, i, a, m) },
+      observedGeneration: 2,
+      phase: "Running",
+    },
+  };
+}
+
+/** A Machine as CAPI leaves it: the NodePool annotation and its VLAN address in status (and, realistic, the rest). */
+export function machineObject(i: number, a: number, m: number, address: string, realistic = false): JsonObject {
+  const meta = { name: machineName(i, a, m), namespace: controlPlane(i, a) };
+  if (realistic) {
+    const d = machineDetails(i, a, m, address);
+    return { apiVersion: "cluster.x-k8s.io/v1beta1", kind: "Machine", ...d, metadata: { ...meta, ...d.metadata } };
+  }
   return {
     apiVersion: "cluster.x-k8s.io/v1beta1",
     kind: "Machine",
-    metadata: {
-      name: machineName(i, a, m),
-      namespace: controlPlane(i, a),
-      annotations: { "hypershift.openshift.io/nodePool": `${NS}/${clusterName(i, a)}-workers` },
-    },
+    metadata: { ...meta, annotations: { "hypershift.openshift.io/nodePool": `${NS}/${clusterName(i, a)}-workers` } },
     spec: { clusterName: clusterName(i, a) },
     status: { addresses: [{ type: "InternalIP", address }] },
+  };
+}
+
+/** A control-plane Service as HyperShift's control-plane operator creates it. */
+function serviceObject(
+  realistic: boolean,
+  namespace: string,
+  name: string,
+  clusterIP: string,
+  port: number,
+  owner: string,
+): JsonObject {
+  if (!realistic) {
+    return {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name, namespace },
+      spec: { type: "ClusterIP", clusterIP, ports: [{ port }] },
+    };
+  }
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: {
+      name,
+      namespace,
+      labels: { app: name, "hypershift.openshift.io/control-plane-component": name },
+      ownerReferences: [
+        {
+          apiVersion: "hypershift.openshift.io/v1beta1",
+          kind: "HostedControlPlane",
+          name: owner,
+          uid: uuid(7, port, clusterIP.length),
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: {
+      type: "ClusterIP",
+      clusterIP,
+      clusterIPs: [clusterIP],
+      internalTrafficPolicy: "Cluster",
+      ipFamilies: ["IPv4"],
+      ipFamilyPolicy: "SingleStack",
+      ports: [{ name: "https", port, protocol: "TCP", targetPort: port }],
+      selector: { app: name, "hypershift.openshift.io/control-plane-component": name },
+      sessionAffinity: "None",
+    },
+    status: { loadBalancer: {} },
+  };
+}
+
+/** A control-plane Namespace as HyperShift creates it (and OpenShift annotates it). */
+function namespaceObject(realistic: boolean, name: string, hc: string): JsonObject {
+  if (!realistic) return { apiVersion: "v1", kind: "Namespace", metadata: { name } };
+  return {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: {
+      name,
+      labels: {
+        "hypershift.openshift.io/hosted-control-plane": "true",
+        "kubernetes.io/metadata.name": name,
+        "pod-security.kubernetes.io/audit": "privileged",
+        "pod-security.kubernetes.io/enforce": "privileged",
+        "pod-security.kubernetes.io/warn": "privileged",
+      },
+      annotations: {
+        "hypershift.openshift.io/cluster": `${NS}/${hc}`,
+        "openshift.io/sa.scc.mcs": "s0:c27,c4",
+        "openshift.io/sa.scc.supplemental-groups": "1000710000/10000",
+        "openshift.io/sa.scc.uid-range": "1000710000/10000",
+      },
+    },
+    spec: { finalizers: ["kubernetes"] },
+    status: { phase: "Active" },
   };
 }
 
@@ -101,7 +268,7 @@ function nadObject(i: number): JsonObject {
 export function* clusterObjects(scale: Scale): Generator<JsonObject> {
   for (let i = 0; i < scale.infras; i++) {
     for (let a = 0; a < scale.attachments; a++)
-      yield { apiVersion: "v1", kind: "Namespace", metadata: { name: controlPlane(i, a) } };
+      yield namespaceObject(scale.realistic, controlPlane(i, a), clusterName(i, a));
   }
   for (let i = 0; i < scale.infras; i++) {
     yield nadObject(i);
@@ -139,15 +306,9 @@ export function* clusterObjects(scale: Scale): Generator<JsonObject> {
         ["ignition-server-proxy", 443, 3],
         ["konnectivity-server", 8091, 4],
       ];
-      for (const [name, port, last] of services) {
-        yield {
-          apiVersion: "v1",
-          kind: "Service",
-          metadata: { name, namespace: cp },
-          spec: { type: "ClusterIP", clusterIP: ip(last), ports: [{ port }] },
-        };
-      }
-      for (let m = 0; m < scale.machines; m++) yield machineObject(i, a, m, initialAddress(scale, i, a, m));
+      for (const [name, port, last] of services) yield serviceObject(scale.realistic, cp, name, ip(last), port, hc);
+      for (let m = 0; m < scale.machines; m++)
+        yield machineObject(i, a, m, initialAddress(scale, i, a, m), scale.realistic);
     }
   }
 }

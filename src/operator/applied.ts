@@ -7,9 +7,17 @@ import type { KubeObject } from "../watchers/kube/rest.js";
 /** Annotation holding the content hash of the desired object last applied. */
 export const APPLIED_HASH_ANNOTATION = "hostedcluster.densityops.com/applied-hash";
 
+/** Hashes by object: desired objects are never mutated, and an unchanged Infra keeps its objects (DesiredMemo). */
+const hashes = new WeakMap<DesiredObject, string>();
+
 /** Content hash of a desired object (what the annotation will say once it is applied). */
 export function desiredHash(o: DesiredObject): string {
-  return contentHash(o);
+  let hash = hashes.get(o);
+  if (hash === undefined) {
+    hash = contentHash(o);
+    hashes.set(o, hash);
+  }
+  return hash;
 }
 
 /** The hash an observed object was applied from; undefined when not applied by oooi. */

@@ -7,6 +7,7 @@
 // fall back to not-acked. Why ConfigMaps: docs/reference.md#replica-reports.
 import { microTime, type Clock, type TimerHandle } from "../util/clock.js";
 import { Reflector } from "../watchers/kube/reflector.js";
+import { project } from "../watchers/kube/projections.js";
 import type { WatchedResource } from "../watchers/kube/resources.js";
 import { statusCode, type KubeObject, type KubeRest } from "../watchers/kube/rest.js";
 import type { XdsStatusView } from "../xds/status.js";
@@ -66,6 +67,7 @@ const resource = (plural: string, kind: string, group: string, namespace: string
   optional: false,
   labelSelector: `${REPORT_LABEL}=true`,
   namespace,
+  project: project.whole,
 });
 
 /** Writes this replica's report and heartbeat; reads everyone's. */

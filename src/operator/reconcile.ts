@@ -14,7 +14,7 @@ import { applyBody, desiredHash, holdsManagedFields, observedHash } from "./appl
 import { MissingBindings } from "./bindings.js";
 import type { DataPlaneView } from "./dataplane.js";
 import type { DnsServingView } from "./dns-serving.js";
-import { desiredState, type DesiredState } from "./desired/index.js";
+import { DesiredMemo, desiredState, type DesiredState } from "./desired/index.js";
 import {
   ATTACHMENT_FINALIZER,
   ATTACHMENTS_ANNOTATION,
@@ -121,6 +121,10 @@ const isTransport = (e: unknown): boolean => statusCode(e) === undefined && !(e 
 export class Reconciler {
   readonly #o: ReconcilerOptions;
   readonly #applied = new Map<string, AppliedRecord>();
+  /** Unchanged Infras keep their desired objects from pass to pass (and so their hashes). */
+  readonly #desired = new DesiredMemo();
+  /** Live object → the desired object it was last found to hold every field of (the check is a deep walk). */
+  readonly #holds = new WeakMap<KubeObject, DesiredObject>();
 
   readonly #events: EventRecorder;
   /** The oooi_object_ready series set by the last pass, to drop those whose object is gone. */
@@ -154,12 +158,15 @@ export class Reconciler {
 
   /** One pass over a snapshot and its rendering. Throws when some write failed (the caller retries). */
   async reconcile(observed: Observed, outputs: Outputs): Promise<ReconcileResult> {
-    const desired = desiredState({
-      state: outputs.state,
-      outputs,
-      settings: this.#o.settings,
-      networkAttachments: observed.networkAttachments,
-    });
+    const desired = desiredState(
+      {
+        state: outputs.state,
+        outputs,
+        settings: this.#o.settings,
+        networkAttachments: observed.networkAttachments,
+      },
+      this.#desired,
+    );
     const failures: unknown[] = [];
     const counts = { applied: 0, deleted: 0, finalizers: 0, statuses: 0 };
     const bindings = new MissingBindings(this.#o.settings.namespace);
@@ -198,9 +205,13 @@ export class Reconciler {
       );
     }
 
-    // 2. Each Infra's namespaced objects, in apply order.
+    // 2. Each Infra's namespaced objects, in apply order. Those already in place cost no await:
+    // a pass over a converged cluster runs through them at once.
     for (const infra of desired.infras) {
-      for (const o of infra.objects) await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
+      for (const o of infra.objects) {
+        if (this.#settled(o, observed)) continue;
+        await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
+      }
     }
 
     // 2b. Client certificates of the data-plane children, owned by the Infra like the children.
@@ -226,7 +237,7 @@ export class Reconciler {
     for (const o of desired.crossNamespace) {
       const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
       const wanted = new Set(attachmentsOf(o));
-      if (attachmentsOf(live).some((a) => held.has(a) && !wanted.has(a))) continue;
+      if (attachmentsOf(live).some((a) => held.has(a) && !wanted.has(a)) || this.#settled(o, observed)) continue;
       await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
     }
 
@@ -291,14 +302,18 @@ export class Reconciler {
     this.#setReadyGauge(updates);
     for (const u of updates) {
       const key = `status:${keyOf(u.kind, u.namespace, u.name)}`;
-      const hash = contentHash(withoutTransitionTimes(u.status));
       const mine = this.#applied.get(key);
       if (u.upToDate) {
         // Up to date with our own unobserved write: keep comparing with it until the watch catches up.
-        if (unobservedWrite(mine, u.resourceVersion) === undefined)
-          this.#applied.set(key, { hash, seenRv: u.resourceVersion, at: now, wrote: false });
+        // (The hash of a record that wrote nothing is never compared: see `pending`.)
+        if (
+          unobservedWrite(mine, u.resourceVersion) === undefined &&
+          (mine?.wrote !== false || mine.seenRv !== u.resourceVersion)
+        )
+          this.#applied.set(key, { hash: "", seenRv: u.resourceVersion, at: now, wrote: false });
         continue;
       }
+      const hash = contentHash(withoutTransitionTimes(u.status));
       // Skip only a status we wrote ourselves and have not seen come back yet (or, within the
       // cooldown, one the server keeps normalizing). A status we merely saw up to date that has
       // since changed under us (e.g. an older write of ours arriving late) is written again at once.
@@ -364,7 +379,34 @@ export class Reconciler {
     return resource === undefined ? undefined : observed.raw[resource].get(`${namespace ?? ""}/${name}`);
   }
 
-  /** Server-side apply when the content differs from both the observed object and our unobserved last write. */
+  /**
+   * Nothing to apply: the observed object holds the content (unchanged since our own apply left it,
+   * or still holding every field we manage), our unobserved last write does, or it is being deleted
+   * (foreground deletion of its owner, say: it is created again once gone). A hand edit that kept
+   * the hash annotation is drift, applied again (at most once per edit).
+   */
+  #settled(o: DesiredObject, observed: Observed): boolean {
+    const key = keyOf(o.kind, o.metadata.namespace, o.metadata.name);
+    const hash = desiredHash(o);
+    const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
+    const rv = live?.metadata?.resourceVersion;
+    const mine = this.#applied.get(key);
+    if (live !== undefined && observedHash(live) === hash && (rv === mine?.resultRv || this.#holdsFields(o, live))) {
+      if (mine?.hash !== hash || mine.seenRv !== rv)
+        this.#applied.set(key, { ...(mine?.hash === hash ? mine : {}), hash, seenRv: rv, at: this.#o.clock.now() });
+      return true;
+    }
+    return (mine?.hash === hash && mine.seenRv === rv) || live?.metadata?.deletionTimestamp !== undefined;
+  }
+
+  #holdsFields(o: DesiredObject, live: KubeObject): boolean {
+    if (this.#holds.get(live) === o) return true;
+    const holds = holdsManagedFields(o, live);
+    if (holds) this.#holds.set(live, o);
+    return holds;
+  }
+
+  /** Server-side apply of an object that is not #settled. */
   async #apply(o: DesiredObject, observed: Observed): Promise<boolean> {
     const key = keyOf(o.kind, o.metadata.namespace, o.metadata.name);
     const hash = desiredHash(o);
@@ -375,16 +417,6 @@ export class Reconciler {
       o.kind === "ConfigMap" && o.metadata.labels[COMPONENT_LABEL] === "dns"
         ? (o["data"] as Record<string, string>)
         : undefined;
-    const mine = this.#applied.get(key);
-    // Unchanged since our own apply left it, or still holding every field we manage: nothing to do.
-    // A hand edit that kept the hash annotation is drift, applied again (at most once per edit).
-    if (live !== undefined && observedHash(live) === hash && (rv === mine?.resultRv || holdsManagedFields(o, live))) {
-      this.#applied.set(key, { ...(mine?.hash === hash ? mine : {}), hash, seenRv: rv, at: now });
-      return false;
-    }
-    if (mine?.hash === hash && mine.seenRv === rv) return false;
-    // Being deleted (foreground deletion of its owner, say): wait until it is gone, then create.
-    if (live?.metadata?.deletionTimestamp !== undefined) return false;
     this.#guard();
     const kind = MANAGED_KINDS.find((k) => k.kind === o.kind && k.apiVersion === o.apiVersion);
     if (kind === undefined) throw new Error(`${o.apiVersion} ${o.kind} is not a managed kind`);

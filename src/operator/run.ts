@@ -225,7 +225,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   let latest: Observed | undefined;
   let rendered: { seq: number; previous: ReadonlyMap<string, string>; outputs: Outputs } | undefined;
   const render = (obs: Observed): Outputs => {
-    const previous = reconciler.dnsPrevious(obs);
+    const previous = withRenderedDns(reconciler.dnsPrevious(obs), rendered?.outputs);
     if (rendered?.seq === obs.seq && sameFiles(rendered.previous, previous)) return rendered.outputs;
     const changes = rendered?.seq === obs.seq ? [] : rendered?.seq === obs.seq - 1 ? obs.changes : undefined;
     const outputs = renderAll(obs.state, {
@@ -375,6 +375,29 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
       await bounded("closing probes", 0.1, () => probeStarted.then(() => probe?.close()));
     },
   };
+}
+
+/**
+ * The DNS files to continue from, plus the last rendering's own for every DNS child whose ConfigMap
+ * is not observed (not created yet, or deleted): it continues from what it rendered, so an Infra
+ * whose ConfigMap is pending keeps its rendering instead of being rendered again on every watch
+ * event (renderAll reuses a topology's rendering only while its DNS files are what it continues from).
+ */
+export function withRenderedDns(
+  observed: ReadonlyMap<string, string>,
+  last: Pick<Outputs, "infras"> | undefined,
+): ReadonlyMap<string, string> {
+  let out: Map<string, string> | undefined;
+  for (const r of last?.infras ?? []) {
+    const dns = r.topology.children.dns;
+    if (dns === undefined || r.coreDns === undefined) continue;
+    const dir = `${dns.metadata.namespace}/${dns.metadata.name}/`;
+    const files = Object.entries(r.coreDns);
+    if (files.some(([k]) => observed.has(dir + k))) continue;
+    out ??= new Map(observed);
+    for (const [k, text] of files) out.set(dir + k, text);
+  }
+  return out ?? observed;
 }
 
 function sameFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {

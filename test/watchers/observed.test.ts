@@ -3,11 +3,9 @@
 import { describe, expect, it } from "vitest";
 import type { ObjectChange } from "../../src/model/feeds.js";
 import { buildObserved, patchSorted, type Observed } from "../../src/watchers/kube/observed.js";
-import { projectObserved, WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
+import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
 import type { KubeObject } from "../../src/watchers/kube/rest.js";
 import { infra, machine } from "../support/fixtures.js";
-
-const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
 type Raw = Record<ResourceName, Map<string, KubeObject>>;
 
@@ -92,45 +90,5 @@ describe("patchSorted", () => {
     ]);
     expect(out.map((o) => o.metadata?.name ?? "")).toEqual(["c", "d", "e", "f"]);
     expect(list.map((o) => o.metadata?.name)).toEqual(["a", "c", "e"]);
-  });
-});
-
-describe("projectObserved (the watch cache keeps what is read)", () => {
-  const heavy = {
-    apiVersion: "cluster.x-k8s.io/v1beta1",
-    kind: "Machine",
-    metadata: {
-      name: "w",
-      namespace: "cp",
-      resourceVersion: "7",
-      annotations: { "hypershift.openshift.io/nodePool": "clusters/pool", [LAST_APPLIED]: "{...}" },
-      managedFields: [{ manager: "capi", fieldsV1: {} }],
-    },
-    status: { addresses: [{ type: "InternalIP", address: "10.0.0.1" }] },
-  };
-
-  it("drops managedFields and kubectl's last-applied annotation, keeps the rest", () => {
-    expect(projectObserved(heavy)).toEqual({
-      ...heavy,
-      metadata: {
-        name: "w",
-        namespace: "cp",
-        resourceVersion: "7",
-        annotations: { "hypershift.openshift.io/nodePool": "clusters/pool" },
-      },
-    });
-    expect(heavy.metadata.managedFields).toHaveLength(1);
-  });
-
-  it("keeps an object that holds neither as it is (the same object)", () => {
-    const light = m("x", "10.0.0.2");
-    expect(projectObserved(light)).toBe(light);
-  });
-
-  it("is applied to the resources the model reads (not to our own kinds and children)", () => {
-    const projected = WATCHED_RESOURCES.filter((r) => r.project !== undefined).map((r) => r.name);
-    expect(projected.sort()).toEqual(
-      ["hostedclusters", "machines", "namespaces", "networkattachments", "nodepools", "services", "vmis"].sort(),
-    );
   });
 });

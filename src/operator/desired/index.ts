@@ -83,8 +83,53 @@ export interface DesiredState {
 
 type Component = "dhcp" | "dns" | "proxy";
 
-/** Computes every object the operator must apply. */
-export function desiredState(input: DesiredInput): DesiredState {
+/** One Infra's part of a desired state, and what it was computed from (compared by identity or value). */
+interface MemoEntry {
+  readonly rendered: Pick<RenderedInfra, "topology" | "coreDns">;
+  readonly infra: Infra;
+  readonly settings: OperatorSettings;
+  readonly nadConfig: string | undefined;
+  /** Per attachment of the topology: terminating, and Ready by its own problems. */
+  readonly flags: string;
+  readonly desired: DesiredInfra | undefined;
+  readonly claims: readonly PolicyClaim[];
+  readonly problems: readonly Problem[];
+}
+
+/**
+ * The previous desired state's parts, for `desiredState` to reuse: an Infra whose rendering (the
+ * same RenderedInfra object, which renderAll keeps while its topology is unchanged), Infra object,
+ * settings, NAD config and attachments' flags are unchanged gets the same objects — the same
+ * object identities, so their content hashes are not computed again (src/operator/applied.ts).
+ * A watch event then costs the Infras it feeds, not every Infra. Only the memo is mutated.
+ */
+export class DesiredMemo {
+  readonly #infras = new Map<string, MemoEntry>();
+  #cross:
+    { readonly claims: readonly (readonly PolicyClaim[])[]; readonly objects: readonly DesiredObject[] } | undefined;
+
+  /** Reuses or computes the cross-namespace objects of these per-Infra claims. */
+  crossNamespace(claims: readonly (readonly PolicyClaim[])[]): readonly DesiredObject[] {
+    const was = this.#cross;
+    if (was?.claims.length === claims.length && was.claims.every((c, i) => c === claims[i])) return was.objects;
+    const objects = sortObjects(networkPolicies(claims.flat())).map((o) => structuredClone(o));
+    this.#cross = { claims, objects };
+    return objects;
+  }
+
+  get(key: string): MemoEntry | undefined {
+    return this.#infras.get(key);
+  }
+
+  /** Keeps exactly these Infras' entries. */
+  replace(entries: ReadonlyMap<string, MemoEntry>): void {
+    this.#infras.clear();
+    for (const [k, v] of entries) this.#infras.set(k, v);
+  }
+}
+
+/** Computes every object the operator must apply; `memo` carries unchanged Infras' objects over from the last call. */
+export function desiredState(input: DesiredInput, memo: DesiredMemo = new DesiredMemo()): DesiredState {
   const { state, settings } = input;
   const infras = new Map(state.infras.map((i) => [`${i.metadata.namespace}/${i.metadata.name}`, i]));
   const terminating = new Set(
@@ -96,13 +141,15 @@ export function desiredState(input: DesiredInput): DesiredState {
   const problemsByRef = groupBy(input.outputs.model.problems, (p) => refKey(p.object));
   const ready = (ref: ObjectRef): boolean => readyCondition(problemsByRef.get(refKey(ref)) ?? []).status === "True";
   const out: DesiredInfra[] = [];
-  const claims: PolicyClaim[] = [];
+  const claims: (readonly PolicyClaim[])[] = [];
   const problems: Problem[] = [];
+  const entries = new Map<string, MemoEntry>();
 
   const rendered = [...input.outputs.infras].sort((a, b) => cmp(refKey(a.topology.infra), refKey(b.topology.infra)));
   for (const r of rendered) {
     const ref = r.topology.infra;
-    const infra = infras.get(`${ref.namespace}/${ref.name}`);
+    const key = `${ref.namespace}/${ref.name}`;
+    const infra = infras.get(key);
     const uid = infra?.metadata.uid;
     if (infra === undefined || uid === undefined || uid === "") {
       problems.push(
@@ -115,34 +162,66 @@ export function desiredState(input: DesiredInput): DesiredState {
       );
       continue;
     }
-    const built = infraObjects(
-      infra,
-      uid,
-      r,
-      { settings, networkAttachments: input.networkAttachments, terminating, ready },
-      problems,
+    const nc = infra.spec.networkConfig;
+    const nadConfig = input.networkAttachments?.get(
+      `${nc.networkAttachmentNamespace ?? infra.metadata.namespace}/${nc.networkAttachmentDefinition}`,
     );
-    const invalid = invalidNames(built.objects);
-    if (invalid.length > 0) {
-      problems.push(
-        problem(
-          ref,
-          "metadata.name",
-          "InvalidName",
-          `objects derived from the Infra's name would be invalid (${invalid.join("; ")}); use a shorter name of lower-case letters, digits and '-' starting with a letter`,
-        ),
-      );
-      continue;
-    }
-    // Builders share label maps and env lists; each returned object owns its own copy.
-    out.push({ infra: ref, objects: sortObjects(built.objects).map((o) => structuredClone(o)) });
-    claims.push(...built.claims);
+    const flags = r.topology.attachments
+      .map((a) => `${terminating.has(`${a.ref.namespace}/${a.ref.name}`) ? "T" : "-"}${ready(a.ref) ? "R" : "-"}`)
+      .join("");
+    const was = memo.get(key);
+    const entry =
+      was?.rendered === r &&
+      was.infra === infra &&
+      was.settings === settings &&
+      was.nadConfig === nadConfig &&
+      was.flags === flags
+        ? was
+        : infraEntry(infra, uid, r, { settings, nadConfig, terminating, ready }, flags, was);
+    entries.set(key, entry);
+    problems.push(...entry.problems);
+    if (entry.desired === undefined) continue;
+    out.push(entry.desired);
+    claims.push(entry.claims);
   }
+  memo.replace(entries);
   return {
     infras: out,
-    crossNamespace: sortObjects(networkPolicies(claims)).map((o) => structuredClone(o)),
+    crossNamespace: memo.crossNamespace(claims),
     problems: problems.sort((a, b) => cmp(refKey(a.object), refKey(b.object)) || cmp(a.reason, b.reason)),
   };
+}
+
+/** One Infra's objects, claims and problems, computed. */
+function infraEntry(
+  infra: Infra,
+  uid: string,
+  r: Pick<RenderedInfra, "topology" | "coreDns">,
+  shared: Shared,
+  flags: string,
+  was: MemoEntry | undefined,
+): MemoEntry {
+  const ref = r.topology.infra;
+  const problems: Problem[] = [];
+  const base = { rendered: r, infra, settings: shared.settings, nadConfig: shared.nadConfig, flags, problems };
+  const built = infraObjects(infra, uid, r, shared, problems);
+  const invalid = invalidNames(built.objects);
+  if (invalid.length > 0) {
+    problems.push(
+      problem(
+        ref,
+        "metadata.name",
+        "InvalidName",
+        `objects derived from the Infra's name would be invalid (${invalid.join("; ")}); use a shorter name of lower-case letters, digits and '-' starting with a letter`,
+      ),
+    );
+    return { ...base, desired: undefined, claims: [] };
+  }
+  // Builders share label maps and env lists; each returned object owns its own copy.
+  const desired = { infra: ref, objects: sortObjects(built.objects).map((o) => structuredClone(o)) };
+  // The same claims keep their array, so the cross-namespace objects are not computed again.
+  const same = was !== undefined && JSON.stringify(was.claims) === JSON.stringify(built.claims);
+  return { ...base, desired, claims: same ? was.claims : built.claims };
 }
 
 /** Every object of a desired state in apply order: all namespaced-owned ones, then cross-namespace ones. */
@@ -157,7 +236,8 @@ function problem(object: ObjectRef, field: string, reason: ProblemReason, messag
 /** What every Infra's objects depend on besides the Infra itself. */
 interface Shared {
   readonly settings: OperatorSettings;
-  readonly networkAttachments: ReadonlyMap<string, string> | undefined;
+  /** spec.config of the Infra's NAD, as observed. */
+  readonly nadConfig: string | undefined;
   /** "<namespace>/<name>" of attachments being deleted. */
   readonly terminating: ReadonlySet<string>;
   /** An attachment's Ready condition as its status reports it (no blocking problem of its own). */
@@ -179,7 +259,7 @@ function infraObjects(
   const nc = infra.spec.networkConfig;
   const prefixLength = parseCidr(nc.cidr)?.prefix ?? 32;
   const nad = { name: nc.networkAttachmentDefinition, namespace: nc.networkAttachmentNamespace ?? namespace };
-  const nadConfig = shared.networkAttachments?.get(`${nad.namespace}/${nad.name}`);
+  const nadConfig = shared.nadConfig;
   const labels = (component: Component): Record<string, string> => ({
     [MANAGED_BY_LABEL]: MANAGED_BY,
     [INFRA_LABEL]: name,

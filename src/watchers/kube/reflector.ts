@@ -35,6 +35,8 @@ class WatchdogFired extends Error {}
 /** List+watch of one resource into an in-memory map. */
 export class Reflector {
   readonly resource: WatchedResource<string>;
+  /** One string for every object (a string per object was 2 MB over 25,000 Machines). */
+  readonly #apiVersion: string;
   readonly #rest: KubeRest;
   readonly #opts: ReflectorOptions;
   #items = new Map<string, KubeObject>();
@@ -47,6 +49,7 @@ export class Reflector {
   constructor(rest: KubeRest, resource: WatchedResource<string>, opts: ReflectorOptions) {
     this.#rest = rest;
     this.resource = resource;
+    this.#apiVersion = apiVersionOf(resource);
     this.#opts = opts;
   }
 
@@ -121,7 +124,7 @@ export class Reflector {
       });
       for (const o of page.items ?? []) {
         // Built-in list items omit kind/apiVersion; restore them so consumers see whole objects.
-        const obj = this.#project({ apiVersion: apiVersionOf(this.resource), kind: this.resource.kind, ...o });
+        const obj = this.#project({ apiVersion: this.#apiVersion, kind: this.resource.kind, ...o });
         items.set(keyOf(obj), obj);
       }
       rv = page.metadata?.resourceVersion ?? rv;
@@ -184,7 +187,7 @@ export class Reflector {
   }
 
   #project(o: KubeObject): KubeObject {
-    return this.resource.project === undefined ? o : this.resource.project(o);
+    return this.resource.project(o);
   }
 
   #apply(e: WatchEvent): void {
@@ -195,7 +198,7 @@ export class Reflector {
       if (rv !== undefined) this.#rv = rv;
       return;
     }
-    const full = this.#project({ apiVersion: apiVersionOf(this.resource), kind: this.resource.kind, ...obj });
+    const full = this.#project({ apiVersion: this.#apiVersion, kind: this.resource.kind, ...obj });
     const key = keyOf(full);
     if (e.type === "ADDED" || e.type === "MODIFIED") this.#items.set(key, full);
     else if (e.type === "DELETED") this.#items.delete(key);

@@ -3,7 +3,8 @@
 // discovery says the API serves them.
 import { GROUP, VERSION } from "../../api/schema.js";
 import { MANAGED_SELECTOR } from "../../operator/desired/objects.js";
-import type { KubeMetadata, KubeObject } from "./rest.js";
+import { project } from "./projections.js";
+import type { KubeObject } from "./rest.js";
 
 /** One watched REST resource. */
 export interface WatchedResource<N extends string = ResourceName> {
@@ -19,8 +20,8 @@ export interface WatchedResource<N extends string = ResourceName> {
   readonly namespace?: string;
   /** Watched only while served (third-party CRDs); an unserved one counts as synced and empty. */
   readonly optional: boolean;
-  /** Keep only what is read of each object (applied by the reflector before caching it). */
-  readonly project?: (o: KubeObject) => KubeObject;
+  /** Keep only what is read of each object (applied by the reflector before caching it; src/watchers/kube/projections.ts). */
+  readonly project: (o: KubeObject) => KubeObject;
 }
 
 /** Names of the watched resources. */
@@ -43,29 +44,6 @@ export type ResourceName =
   | "pvcs"
   | "networkpolicies";
 
-const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
-
-/**
- * The watch cache's copy of an object of a resource the model reads: without metadata.managedFields
- * and kubectl's last-applied annotation, which are often most of an object's bytes (a Machine's
- * managedFields alone outweigh its spec and status) and which nothing reads — not the model, not
- * the reconciler for the Services and NADs it applies (it compares the desired fields and its own
- * hash annotation, src/operator/applied.ts). An object holding neither is kept as it is.
- */
-export function projectObserved(o: KubeObject): KubeObject {
-  const meta = o.metadata as (KubeMetadata & { managedFields?: unknown }) | undefined;
-  const annotations = meta?.annotations;
-  const lastApplied = annotations !== undefined && LAST_APPLIED in annotations;
-  if (meta === undefined || (meta.managedFields === undefined && !lastApplied)) return o;
-  const rest: Record<string, unknown> = { ...meta };
-  delete rest["managedFields"];
-  const kept =
-    annotations === undefined || !lastApplied
-      ? annotations
-      : Object.fromEntries(Object.entries(annotations).filter(([k]) => k !== LAST_APPLIED));
-  return { ...o, metadata: { ...rest, ...(kept === undefined ? {} : { annotations: kept }) } };
-}
-
 const ours = (name: ResourceName, plural: string, kind: string, labelSelector?: string): WatchedResource => ({
   name,
   group: GROUP,
@@ -74,6 +52,7 @@ const ours = (name: ResourceName, plural: string, kind: string, labelSelector?: 
   kind,
   namespaced: true,
   optional: false,
+  project: project.whole,
   ...(labelSelector === undefined ? {} : { labelSelector }),
 });
 const managed = (
@@ -91,6 +70,7 @@ const managed = (
   namespaced: true,
   optional: false,
   labelSelector: MANAGED_SELECTOR,
+  project: project.whole,
 });
 const external = (
   name: ResourceName,
@@ -98,6 +78,7 @@ const external = (
   version: string,
   plural: string,
   kind: string,
+  projection: (o: KubeObject) => KubeObject,
 ): WatchedResource => ({
   name,
   group,
@@ -106,7 +87,7 @@ const external = (
   kind,
   namespaced: true,
   optional: true,
-  project: projectObserved,
+  project: projection,
 });
 
 /** Every resource the operator watches. */
@@ -116,10 +97,17 @@ export const WATCHED_RESOURCES: readonly WatchedResource[] = [
   ours("dhcpservers", "dhcpservers", "DHCPServer", MANAGED_SELECTOR),
   ours("dnsservers", "dnsservers", "DNSServer", MANAGED_SELECTOR),
   ours("proxyservers", "proxyservers", "ProxyServer", MANAGED_SELECTOR),
-  external("hostedclusters", "hypershift.openshift.io", "v1beta1", "hostedclusters", "HostedCluster"),
-  external("nodepools", "hypershift.openshift.io", "v1beta1", "nodepools", "NodePool"),
-  external("machines", "cluster.x-k8s.io", "v1beta1", "machines", "Machine"),
-  external("vmis", "kubevirt.io", "v1", "virtualmachineinstances", "VirtualMachineInstance"),
+  external(
+    "hostedclusters",
+    "hypershift.openshift.io",
+    "v1beta1",
+    "hostedclusters",
+    "HostedCluster",
+    project.hostedCluster,
+  ),
+  external("nodepools", "hypershift.openshift.io", "v1beta1", "nodepools", "NodePool", project.nodePool),
+  external("machines", "cluster.x-k8s.io", "v1beta1", "machines", "Machine", project.machine),
+  external("vmis", "kubevirt.io", "v1", "virtualmachineinstances", "VirtualMachineInstance", project.vmi),
   // All NADs: the Infra's own NAD is copied into the per-component ones (and ours are labelled).
   external(
     "networkattachments",
@@ -127,6 +115,7 @@ export const WATCHED_RESOURCES: readonly WatchedResource[] = [
     "v1",
     "network-attachment-definitions",
     "NetworkAttachmentDefinition",
+    project.whole,
   ),
   // All Services: control-plane targets and internalProxyService resolve through them.
   {
@@ -137,7 +126,7 @@ export const WATCHED_RESOURCES: readonly WatchedResource[] = [
     kind: "Service",
     namespaced: true,
     optional: false,
-    project: projectObserved,
+    project: project.service,
   },
   {
     name: "namespaces",
@@ -147,7 +136,7 @@ export const WATCHED_RESOURCES: readonly WatchedResource[] = [
     kind: "Namespace",
     namespaced: false,
     optional: false,
-    project: projectObserved,
+    project: project.namespace,
   },
   managed("deployments", "apps", "v1", "deployments", "Deployment"),
   managed("configmaps", "", "v1", "configmaps", "ConfigMap"),

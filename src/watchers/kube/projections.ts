@@ -1,0 +1,190 @@
+// The watch cache's copy of each watched kind: only what the model (src/model), the operator
+// (src/operator) and `oooi verify` read of it. Other projects' objects are cut down to the typed
+// slices of src/api/external.ts (a CAPI Machine as its controllers leave it is ~3 KB of JSON, of
+// which the model reads its NodePool annotation and its addresses); objects oooi applies or writes
+// status on keep everything but metadata.managedFields and kubectl's last-applied annotation, since
+// the reconciler compares every field it applies (src/operator/applied.ts). Pure; never throws:
+// a field of an unexpected type is dropped, as the model would skip it.
+import {
+  NODEPOOL_ANNOTATION,
+  type Machine,
+  type Namespace,
+  type NodePool,
+  type Service,
+  type VirtualMachineInstance,
+} from "../../api/external.js";
+import type { ObjectMeta } from "../../api/schema.js";
+import { MANAGED_BY, MANAGED_BY_LABEL } from "../../operator/desired/objects.js";
+import type { KubeObject } from "./rest.js";
+
+/**
+ * Which fields of a T to keep: `true` keeps a value whole, `"shared"` keeps a string of few distinct
+ * values (a namespace, an address type) as one string shared by every object holding it, an object
+ * keeps the fields it names (each by its own shape), a one-element array keeps every element by
+ * that shape.
+ */
+export type Shape<T> =
+  | true
+  | (T extends string ? "shared" : never)
+  | (T extends readonly (infer E)[]
+      ? readonly [Shape<E>]
+      : T extends object
+        ? { readonly [K in keyof T]?: Shape<NonNullable<T[K]>> }
+        : never);
+
+/** Any shape, as `slice` walks it. */
+type AnyShape = true | "shared" | readonly [AnyShape] | { readonly [field: string]: AnyShape };
+
+/**
+ * The shared strings. JSON.parse makes a string per occurrence (25,000 copies of one timestamp);
+ * the pool is emptied when it grows past POOL_LIMIT, so strings of deleted objects are not kept forever.
+ */
+const pool = new Map<string, string>();
+const POOL_LIMIT = 100_000;
+
+function shared(s: string): string {
+  const kept = pool.get(s);
+  if (kept !== undefined) return kept;
+  if (pool.size >= POOL_LIMIT) pool.clear();
+  pool.set(s, s);
+  return s;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** `value` cut down to `shape`; undefined when nothing of it is kept (an empty object is not kept). */
+export function slice<T>(value: unknown, shape: Shape<T>): unknown {
+  return sliceAny(value, shape as AnyShape);
+}
+
+const isTuple = (s: AnyShape): s is readonly [AnyShape] => Array.isArray(s);
+
+function sliceAny(value: unknown, shape: AnyShape): unknown {
+  if (shape === true) return value;
+  if (shape === "shared") return typeof value === "string" ? shared(value) : value;
+  if (isTuple(shape)) {
+    const element = shape[0];
+    return Array.isArray(value) ? value.map((v) => sliceAny(v, element) ?? {}) : undefined;
+  }
+  if (!isObject(value)) return undefined;
+  const out: Record<string, unknown> = {};
+  let kept = false;
+  for (const [field, inner] of Object.entries(shape)) {
+    if (!(field in value)) continue;
+    const v = sliceAny(value[field], inner);
+    if (v === undefined) continue;
+    out[field] = v;
+    kept = true;
+  }
+  return kept ? out : undefined;
+}
+
+/** An observed object of another project: its kind, its metadata shape and the rest of it. */
+interface Observed<Spec, Status> {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: Spec;
+  status?: Status;
+}
+
+/** Identity, version and lifecycle: what keys an object, orders claims and says it is going. */
+const IDENTITY = {
+  name: true,
+  namespace: "shared",
+  uid: true,
+  resourceVersion: true,
+  creationTimestamp: "shared",
+  deletionTimestamp: true,
+} as const satisfies Shape<ObjectMeta>;
+
+const MACHINE: Shape<Machine> = {
+  apiVersion: true,
+  kind: true,
+  metadata: { ...IDENTITY, annotations: { [NODEPOOL_ANNOTATION]: "shared" } },
+  status: { addresses: [{ type: "shared", address: true }] },
+};
+
+const NODE_POOL: Shape<NodePool> = {
+  apiVersion: true,
+  kind: true,
+  metadata: IDENTITY,
+  spec: { clusterName: true, platform: { type: "shared" } },
+};
+
+/** Only its existence matters to the model; apps ingress reads the kubeconfig Secret's name. */
+type HostedClusterSlice = Observed<unknown, { kubeconfig?: { name?: string } }>;
+const HOSTED_CLUSTER: Shape<HostedClusterSlice> = {
+  apiVersion: true,
+  kind: true,
+  metadata: IDENTITY,
+  status: { kubeconfig: { name: true } },
+};
+
+const VMI: Shape<VirtualMachineInstance> = {
+  apiVersion: true,
+  kind: true,
+  metadata: IDENTITY,
+  spec: {
+    domain: { devices: { interfaces: [{ name: true, macAddress: true }] } },
+    networks: [{ name: true, multus: { networkName: true }, pod: true }],
+  },
+  status: {
+    interfaces: [{ name: true, mac: true, ipAddress: true, ipAddresses: true, interfaceName: true }],
+    migrationState: true,
+  },
+};
+
+/** A Service oooi does not manage: a control-plane target or the internalProxyService. */
+const SERVICE: Shape<Service> = {
+  apiVersion: true,
+  kind: true,
+  metadata: IDENTITY,
+  spec: {
+    type: "shared",
+    clusterIP: true,
+    ports: [{ name: "shared", port: true, targetPort: true, protocol: "shared" }],
+  },
+};
+
+const NAMESPACE: Shape<Namespace> = { apiVersion: true, kind: true, metadata: IDENTITY };
+
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+/**
+ * An object without metadata.managedFields and kubectl's last-applied annotation, which are often
+ * most of its bytes and which nothing reads. An object holding neither is returned as it is.
+ */
+export function withoutBookkeeping(o: KubeObject): KubeObject {
+  const meta = o.metadata as (KubeObject["metadata"] & { managedFields?: unknown }) | undefined;
+  const annotations = meta?.annotations;
+  const lastApplied = annotations !== undefined && LAST_APPLIED in annotations;
+  if (meta === undefined || (meta.managedFields === undefined && !lastApplied)) return o;
+  const rest: Record<string, unknown> = { ...meta };
+  delete rest["managedFields"];
+  const kept =
+    annotations === undefined || !lastApplied
+      ? annotations
+      : Object.fromEntries(Object.entries(annotations).filter(([k]) => k !== LAST_APPLIED));
+  return { ...o, metadata: { ...rest, ...(kept === undefined ? {} : { annotations: kept }) } };
+}
+
+/** A projection by shape (the object is never dropped, only its unread fields). */
+const by =
+  <T>(shape: Shape<T>) =>
+  (o: KubeObject): KubeObject =>
+    (slice(o, shape) ?? {}) as KubeObject;
+
+/** Per kind of another project: the typed slice the model reads. */
+export const project = {
+  machine: by<Machine>(MACHINE),
+  nodePool: by<NodePool>(NODE_POOL),
+  hostedCluster: by<HostedClusterSlice>(HOSTED_CLUSTER),
+  vmi: by<VirtualMachineInstance>(VMI),
+  namespace: by<Namespace>(NAMESPACE),
+  /** Services oooi applies keep every field (the reconciler compares them); others their slice. */
+  service: (o: KubeObject): KubeObject =>
+    o.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY ? withoutBookkeeping(o) : by<Service>(SERVICE)(o),
+  /** Kinds oooi owns or applies (and NADs, whose spec.config it copies): all but the bookkeeping. */
+  whole: withoutBookkeeping,
+} as const;

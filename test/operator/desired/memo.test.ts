@@ -1,0 +1,121 @@
+// The desired state carried over from pass to pass (DesiredMemo): after every change it equals the
+// desired state computed from nothing, and an Infra the change does not feed keeps its very objects.
+import { describe, expect, it } from "vitest";
+import type { Infra, InfraClusterAttachment } from "../../../src/api/schema.js";
+import type { ClusterState } from "../../../src/model/types.js";
+import { desiredHash } from "../../../src/operator/applied.js";
+import { DesiredMemo, desiredState, operatorSettings, type DesiredState } from "../../../src/operator/desired/index.js";
+import { renderAll, type Outputs } from "../../../src/pipeline/outputs.js";
+import { attachment, combine, hostedCluster, infra, machine, NS } from "../../support/fixtures.js";
+
+const settings = operatorSettings({ namespace: "oooi-system" });
+const nads = new Map([
+  [`${NS}/vlan100`, JSON.stringify({ cniVersion: "0.3.1", name: "vlan100", type: "bridge", bridge: "br0", ipam: {} })],
+  [`${NS}/vlan200`, JSON.stringify({ cniVersion: "0.3.1", name: "vlan200", type: "bridge", bridge: "br1", ipam: {} })],
+]);
+
+const withUid = (i: Infra): Infra => ({ ...i, metadata: { ...i.metadata, uid: `uid-${i.metadata.name}` } });
+
+function start(): ClusterState {
+  const vlan200 = infra("vlan200", {
+    networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1", networkAttachmentDefinition: "vlan200" },
+    infraComponents: {
+      dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" },
+      dns: { serverIP: "198.51.100.3" },
+      proxy: { serverIP: "198.51.100.4" },
+    },
+  });
+  return combine(
+    { infras: [withUid(infra("vlan100")), withUid(vlan200)] },
+    { attachments: [attachment("hc1"), attachment("hc2", { infra: "vlan200" })] },
+    hostedCluster("hc1", 1, ["192.0.2.150"]),
+    hostedCluster("hc2", 2, ["198.51.100.150"]),
+  );
+}
+
+/** The operator's order: render continuing from the last rendering, then the desired state with the memo. */
+class Passes {
+  readonly memo = new DesiredMemo();
+  #outputs: Outputs | undefined;
+  next(state: ClusterState): { desired: DesiredState; fresh: DesiredState } {
+    const outputs = renderAll(
+      state,
+      this.#outputs === undefined ? {} : { reuse: this.#outputs, lastGood: this.#outputs.lastGood },
+    );
+    this.#outputs = outputs;
+    const input = { state: outputs.state, outputs, settings, networkAttachments: nads };
+    return { desired: desiredState(input, this.memo), fresh: desiredState(input) };
+  }
+}
+
+const objectsOf = (d: DesiredState, infraName: string) => d.infras.find((i) => i.infra.name === infraName)?.objects;
+
+describe("DesiredMemo", () => {
+  it("equals the desired state from nothing after each change; unchanged Infras keep their objects", () => {
+    const passes = new Passes();
+    const s0 = start();
+    const cold = passes.next(s0);
+    expect(cold.desired).toEqual(cold.fresh);
+    expect(cold.desired.infras.map((i) => i.infra.name)).toEqual(["vlan100", "vlan200"]);
+    // (The rendering after the first builds every Infra once more: the claims now have incumbents.)
+    const first = passes.next(s0);
+    expect(first.desired).toEqual(first.fresh);
+
+    // A worker of hc1 moves: only vlan100's objects (its ProxyServer) are computed again.
+    const s1: ClusterState = {
+      ...s0,
+      machines: s0.machines.map((m) =>
+        m.metadata.namespace === `${NS}-hc1`
+          ? machine(`${NS}-hc1`, m.metadata.name, "hc1-workers", ["192.0.2.160"])
+          : m,
+      ),
+    };
+    const second = passes.next(s1);
+    expect(second.desired).toEqual(second.fresh);
+    expect(objectsOf(second.desired, "vlan200")).toBe(objectsOf(first.desired, "vlan200"));
+    expect(objectsOf(second.desired, "vlan100")).not.toBe(objectsOf(first.desired, "vlan100"));
+    const proxy = (d: DesiredState) => objectsOf(d, "vlan100")?.find((o) => o.kind === "ProxyServer");
+    expect(JSON.stringify(proxy(second.desired))).toContain("192.0.2.160");
+    // Unchanged objects of the changed Infra hash the same; the moved worker changes the ProxyServer's hash.
+    const proxyFirst = proxy(first.desired);
+    const proxySecond = proxy(second.desired);
+    if (proxyFirst === undefined || proxySecond === undefined) throw new Error("no ProxyServer");
+    expect(desiredHash(proxySecond)).not.toBe(desiredHash(proxyFirst));
+    expect(second.desired.crossNamespace).toBe(first.desired.crossNamespace);
+
+    // An attachment starts terminating: its NetworkPolicy claim goes, so the cross-namespace objects change.
+    const terminating = (a: InfraClusterAttachment): InfraClusterAttachment =>
+      a.metadata.name !== "hc2"
+        ? a
+        : {
+            ...a,
+            metadata: {
+              ...a.metadata,
+              deletionTimestamp: "2026-12-01T00:00:00Z",
+              finalizers: ["hostedcluster.densityops.com/apps-ingress-cleanup"],
+            },
+          };
+    const s2: ClusterState = { ...s1, attachments: s1.attachments.map(terminating) };
+    const third = passes.next(s2);
+    expect(third.desired).toEqual(third.fresh);
+    expect(third.desired.crossNamespace).not.toBe(second.desired.crossNamespace);
+    expect(third.desired.crossNamespace.length).toBeLessThan(second.desired.crossNamespace.length);
+
+    // New operator settings: every Infra again.
+    const other = operatorSettings({ namespace: "oooi-system", images: { envoy: "example.com/envoy:2" } });
+    const fourth = desiredState(
+      { state: s2, outputs: renderAll(s2), settings: other, networkAttachments: nads },
+      passes.memo,
+    );
+    expect(fourth).toEqual(
+      desiredState({ state: s2, outputs: renderAll(s2), settings: other, networkAttachments: nads }),
+    );
+    expect(objectsOf(fourth, "vlan200")).not.toBe(objectsOf(third.desired, "vlan200"));
+
+    // An Infra that goes is forgotten; a NAD's config that changes recomputes its Infra only.
+    const s3: ClusterState = { ...s2, infras: s2.infras.filter((i) => i.metadata.name !== "vlan200") };
+    const fifth = passes.next(s3);
+    expect(fifth.desired).toEqual(fifth.fresh);
+    expect(fifth.desired.infras.map((i) => i.infra.name)).toEqual(["vlan100"]);
+  });
+});
