@@ -131,12 +131,15 @@ export function registerOperatorCommand(program: Command): void {
       const page = new StatusPage({ title: "oooi operator" });
       const detachPage = page.watchXds(xds.status);
 
+      // Only the groups whose rendering changed since the last publish are handed to the cache.
+      let published: Parameters<typeof publishSnapshots>[3];
       const op = runOperator({
         kubeConfig,
         settings,
         xds: { status: xds.status, cache },
         onState: (_state, outputs) => {
-          publishSnapshots(cache, outputs, log);
+          publishSnapshots(cache, outputs, log, published);
+          published = outputs;
           page.setModel(outputs.model);
         },
         logger: log,
