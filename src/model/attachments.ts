@@ -1,7 +1,8 @@
 // Which attachments an Infra serves, and with which worker addresses.
 import { groupBy } from "../util/group.js";
 import type { InfraClusterAttachment } from "../api/schema.js";
-import { formatIPv4, formatIPv4List, type Cidr } from "./ipv4.js";
+import { claimKey, newClaimsSink, workerClaims, type ClaimsSink } from "./claims-view.js";
+import { formatIPv4, type Cidr } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";
 import type { ClusterState, ObjectRef } from "./types.js";
@@ -44,13 +45,6 @@ export function controlPlaneNamespaceOf(a: InfraClusterAttachment): string {
   return a.spec.controlPlaneNamespace ?? `${hc.namespace}-${hc.name}`;
 }
 
-/** Claim keys, shared with src/pipeline/last-good.ts which remembers who held each one. */
-export const claimKey = {
-  hostedCluster: (hc: { namespace: string; name: string }): string => `hostedCluster:${hc.namespace}/${hc.name}`,
-  domain: (infraKey: string, domain: string): string => `domain:${infraKey}:${domain}`,
-  worker: (infraKey: string, addr: string): string => `worker:${infraKey}:${addr}`,
-};
-
 /**
  * Attachments of every Infra. Conflicts follow "the oldest claim wins" (docs/reference.md#conflicts, as Gateway
  * API resolves them): among the attachments claiming one HostedCluster (cluster-wide), one domain
@@ -63,7 +57,7 @@ export function resolveAttachments(
   infras: ReadonlyMap<string, ResolvedInfra>,
   problems: Problems,
   /** Filled with the winner of every claim (claimKey → "<namespace>/<name>"). */
-  holders: Map<string, string> = new Map(),
+  holders: ClaimsSink = newClaimsSink(),
   /** Per Infra running DHCP: "<namespace>/<VMI>" → allocated addresses, the workers' only source. */
   allocated: ReadonlyMap<string, AllocatedAddresses> = new Map(),
 ): Map<string, ResolvedAttachment[]> {
@@ -81,7 +75,7 @@ export function resolveAttachments(
   for (const [hcKey, group] of groupBy(live, (a) => claimKey.hostedCluster(hostedClusterOf(a)))) {
     const [winner, ...newcomers] = byClaimAge(group, incumbents.get(hcKey));
     if (winner === undefined) continue;
-    holders.set(hcKey, nameOf(winner));
+    holders.base.set(hcKey, nameOf(winner));
     const hc = hcKey.slice("hostedCluster:".length);
     for (const a of newcomers) {
       refusedHC.add(a);
@@ -133,7 +127,7 @@ export function resolveAttachments(
     for (const [domain, same] of groupBy(candidates, domainOf)) {
       const [winner, ...newcomers] = byClaimAge(same, incumbents.get(claimKey.domain(infraKey, domain)));
       if (winner === undefined) continue;
-      holders.set(claimKey.domain(infraKey, domain), nameOf(winner));
+      holders.base.set(claimKey.domain(infraKey, domain), nameOf(winner));
       served.add(winner);
       for (const a of newcomers) {
         problems
@@ -158,7 +152,7 @@ export function resolveAttachments(
     const workers = workersOf(served, infra, infraKey, incumbents, workerIndex, allocated.get(infraKey), problems);
     for (const [a, addrs] of workers) {
       const holder = nameOf(a);
-      for (const text of formatIPv4List(addrs)) holders.set(claimKey.worker(infraKey, text), holder);
+      if (addrs.length > 0) holders.layers.set(holder, workerClaims(infraKey, holder, addrs));
     }
     out.set(
       infraKey,
