@@ -183,20 +183,18 @@ function workersOf(
   problems: Problems,
 ): Map<InfraClusterAttachment, readonly number[]> {
   const raw = new Map<InfraClusterAttachment, readonly number[]>();
-  // The first claimant of every address; only addresses claimed again get a list (rare: one
-  // allocation per address per build on a VLAN of 50,000 workers).
+  for (const a of served) raw.set(a, attachmentWorkers(a, workerIndex, infra.cidr, allocated));
+  if (!anyShared(infra.infra, raw)) return raw;
+  // The first claimant of every address; only addresses claimed again get a list.
   const first = new Map<number, InfraClusterAttachment>();
   const contested = new Map<number, InfraClusterAttachment[]>();
-  for (const a of served) {
-    const addrs = attachmentWorkers(a, workerIndex, infra.cidr, allocated);
-    raw.set(a, addrs);
+  for (const [a, addrs] of raw) {
     for (const addr of addrs) {
       const holder = first.get(addr);
       if (holder === undefined) first.set(addr, a);
       else contested.set(addr, [...(contested.get(addr) ?? [holder]), a]);
     }
   }
-  if (contested.size === 0) return raw;
   const lost = new Map<InfraClusterAttachment, Set<number>>();
   for (const [addr, who] of contested) {
     const text = formatIPv4(addr);
@@ -226,6 +224,53 @@ function workersOf(
     out.set(a, gone === undefined ? addrs : addrs.filter((addr) => !gone.has(addr)));
   }
   return out;
+}
+
+/** How many of the lists counted hold each address, per Infra object; see anyShared. */
+interface AddressCounts {
+  readonly lists: Map<InfraClusterAttachment, readonly number[]>;
+  readonly counts: Map<number, number>;
+  /** Addresses held by two lists or more. */
+  shared: number;
+}
+
+const counted = new WeakMap<object, AddressCounts>();
+
+/**
+ * Whether an address is in two of the lists. The counts of the Infra's previous call are brought
+ * to these lists by the difference (a list is the same array while its attachment's workers are):
+ * one changed hosted cluster costs its own addresses, not the VLAN's 50,000. The answer is exact
+ * for any previous call, whichever build made it.
+ */
+export function anyShared(key: object, lists: ReadonlyMap<InfraClusterAttachment, readonly number[]>): boolean {
+  let c = counted.get(key);
+  if (c === undefined) {
+    c = { lists: new Map(), counts: new Map(), shared: 0 };
+    counted.set(key, c);
+  }
+  const state = c;
+  const count = (addrs: readonly number[], by: 1 | -1): void => {
+    // A list holds an address once (workerAddresses gathers them in a Set).
+    for (const addr of addrs) {
+      const before = state.counts.get(addr) ?? 0;
+      const after = before + by;
+      if (before < 2 && after >= 2) state.shared += 1;
+      if (before >= 2 && after < 2) state.shared -= 1;
+      if (after === 0) state.counts.delete(addr);
+      else state.counts.set(addr, after);
+    }
+  };
+  for (const [a, addrs] of state.lists) {
+    if (lists.get(a) === addrs) continue;
+    count(addrs, -1);
+    state.lists.delete(a);
+  }
+  for (const [a, addrs] of lists) {
+    if (state.lists.has(a)) continue;
+    count(addrs, 1);
+    state.lists.set(a, addrs);
+  }
+  return state.shared > 0;
 }
 
 /** The last worker addresses found per attachment object, with what they were found from. */
