@@ -1,7 +1,8 @@
 // Which attachments an Infra serves, and with which worker addresses.
 import { groupBy } from "../util/group.js";
 import type { InfraClusterAttachment } from "../api/schema.js";
-import { formatIPv4, formatIPv4List, type Cidr } from "./ipv4.js";
+import { claimKey, newClaimsSink, workerClaims, type ClaimsSink } from "./claims-view.js";
+import { formatIPv4, type Cidr } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";
 import type { ClusterState, ObjectRef } from "./types.js";
@@ -44,13 +45,6 @@ export function controlPlaneNamespaceOf(a: InfraClusterAttachment): string {
   return a.spec.controlPlaneNamespace ?? `${hc.namespace}-${hc.name}`;
 }
 
-/** Claim keys, shared with src/pipeline/last-good.ts which remembers who held each one. */
-export const claimKey = {
-  hostedCluster: (hc: { namespace: string; name: string }): string => `hostedCluster:${hc.namespace}/${hc.name}`,
-  domain: (infraKey: string, domain: string): string => `domain:${infraKey}:${domain}`,
-  worker: (infraKey: string, addr: string): string => `worker:${infraKey}:${addr}`,
-};
-
 /**
  * Attachments of every Infra. Conflicts follow "the oldest claim wins" (docs/reference.md#conflicts, as Gateway
  * API resolves them): among the attachments claiming one HostedCluster (cluster-wide), one domain
@@ -63,7 +57,7 @@ export function resolveAttachments(
   infras: ReadonlyMap<string, ResolvedInfra>,
   problems: Problems,
   /** Filled with the winner of every claim (claimKey → "<namespace>/<name>"). */
-  holders: Map<string, string> = new Map(),
+  holders: ClaimsSink = newClaimsSink(),
   /** Per Infra running DHCP: "<namespace>/<VMI>" → allocated addresses, the workers' only source. */
   allocated: ReadonlyMap<string, AllocatedAddresses> = new Map(),
 ): Map<string, ResolvedAttachment[]> {
@@ -81,7 +75,7 @@ export function resolveAttachments(
   for (const [hcKey, group] of groupBy(live, (a) => claimKey.hostedCluster(hostedClusterOf(a)))) {
     const [winner, ...newcomers] = byClaimAge(group, incumbents.get(hcKey));
     if (winner === undefined) continue;
-    holders.set(hcKey, nameOf(winner));
+    holders.base.set(hcKey, nameOf(winner));
     const hc = hcKey.slice("hostedCluster:".length);
     for (const a of newcomers) {
       refusedHC.add(a);
@@ -133,7 +127,7 @@ export function resolveAttachments(
     for (const [domain, same] of groupBy(candidates, domainOf)) {
       const [winner, ...newcomers] = byClaimAge(same, incumbents.get(claimKey.domain(infraKey, domain)));
       if (winner === undefined) continue;
-      holders.set(claimKey.domain(infraKey, domain), nameOf(winner));
+      holders.base.set(claimKey.domain(infraKey, domain), nameOf(winner));
       served.add(winner);
       for (const a of newcomers) {
         problems
@@ -158,7 +152,7 @@ export function resolveAttachments(
     const workers = workersOf(served, infra, infraKey, incumbents, workerIndex, allocated.get(infraKey), problems);
     for (const [a, addrs] of workers) {
       const holder = nameOf(a);
-      for (const text of formatIPv4List(addrs)) holders.set(claimKey.worker(infraKey, text), holder);
+      if (addrs.length > 0) holders.layers.set(holder, workerClaims(infraKey, holder, addrs));
     }
     out.set(
       infraKey,
@@ -189,20 +183,18 @@ function workersOf(
   problems: Problems,
 ): Map<InfraClusterAttachment, readonly number[]> {
   const raw = new Map<InfraClusterAttachment, readonly number[]>();
-  // The first claimant of every address; only addresses claimed again get a list (rare: one
-  // allocation per address per build on a VLAN of 50,000 workers).
+  for (const a of served) raw.set(a, attachmentWorkers(a, workerIndex, infra.cidr, allocated));
+  if (!anyShared(infra.infra, raw)) return raw;
+  // The first claimant of every address; only addresses claimed again get a list.
   const first = new Map<number, InfraClusterAttachment>();
   const contested = new Map<number, InfraClusterAttachment[]>();
-  for (const a of served) {
-    const addrs = attachmentWorkers(a, workerIndex, infra.cidr, allocated);
-    raw.set(a, addrs);
+  for (const [a, addrs] of raw) {
     for (const addr of addrs) {
       const holder = first.get(addr);
       if (holder === undefined) first.set(addr, a);
       else contested.set(addr, [...(contested.get(addr) ?? [holder]), a]);
     }
   }
-  if (contested.size === 0) return raw;
   const lost = new Map<InfraClusterAttachment, Set<number>>();
   for (const [addr, who] of contested) {
     const text = formatIPv4(addr);
@@ -232,6 +224,53 @@ function workersOf(
     out.set(a, gone === undefined ? addrs : addrs.filter((addr) => !gone.has(addr)));
   }
   return out;
+}
+
+/** How many of the lists counted hold each address, per Infra object; see anyShared. */
+interface AddressCounts {
+  readonly lists: Map<InfraClusterAttachment, readonly number[]>;
+  readonly counts: Map<number, number>;
+  /** Addresses held by two lists or more. */
+  shared: number;
+}
+
+const counted = new WeakMap<object, AddressCounts>();
+
+/**
+ * Whether an address is in two of the lists. The counts of the Infra's previous call are brought
+ * to these lists by the difference (a list is the same array while its attachment's workers are):
+ * one changed hosted cluster costs its own addresses, not the VLAN's 50,000. The answer is exact
+ * for any previous call, whichever build made it.
+ */
+export function anyShared(key: object, lists: ReadonlyMap<InfraClusterAttachment, readonly number[]>): boolean {
+  let c = counted.get(key);
+  if (c === undefined) {
+    c = { lists: new Map(), counts: new Map(), shared: 0 };
+    counted.set(key, c);
+  }
+  const state = c;
+  const count = (addrs: readonly number[], by: 1 | -1): void => {
+    // A list holds an address once (workerAddresses gathers them in a Set).
+    for (const addr of addrs) {
+      const before = state.counts.get(addr) ?? 0;
+      const after = before + by;
+      if (before < 2 && after >= 2) state.shared += 1;
+      if (before >= 2 && after < 2) state.shared -= 1;
+      if (after === 0) state.counts.delete(addr);
+      else state.counts.set(addr, after);
+    }
+  };
+  for (const [a, addrs] of state.lists) {
+    if (lists.get(a) === addrs) continue;
+    count(addrs, -1);
+    state.lists.delete(a);
+  }
+  for (const [a, addrs] of lists) {
+    if (state.lists.has(a)) continue;
+    count(addrs, 1);
+    state.lists.set(a, addrs);
+  }
+  return state.shared > 0;
 }
 
 /** The last worker addresses found per attachment object, with what they were found from. */

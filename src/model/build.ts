@@ -1,5 +1,6 @@
 // The pure model: ClusterState → one Topology per servable Infra, plus every problem found.
 import { resolveAttachments, type ResolvedAttachment } from "./attachments.js";
+import { LayeredClaims, newClaimsSink } from "./claims-view.js";
 import { buildDhcp } from "./dhcp.js";
 import { buildDns } from "./dns.js";
 import { buildProxy } from "./backends.js";
@@ -24,7 +25,7 @@ export function build(state: ClusterState): BuildResult {
     if (resolved !== undefined) infras.set(`${infra.metadata.namespace}/${infra.metadata.name}`, resolved);
   }
 
-  const claims = new Map<string, string>();
+  const claims = newClaimsSink();
   // DHCP first: where it runs, its allocations are the worker addresses of the attachments.
   const dhcps = new Map<string, DhcpModel | undefined>();
   const allocated = new Map<string, AllocatedAddresses>();
@@ -63,7 +64,7 @@ export function build(state: ClusterState): BuildResult {
       attachments: atts.map(attachmentModel),
     });
   }
-  return { topologies, problems: problems.sorted(), claims };
+  return { topologies, problems: problems.sorted(), claims: new LayeredClaims(claims.base, claims.layers) };
 }
 
 /** The schema's problems: versions validation refused, and fields it does not declare. */

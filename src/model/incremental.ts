@@ -7,7 +7,7 @@
 // oldest of all its claimants on every Infra, so every Infra holding a claimant of a HostedCluster
 // claimed by a rebuilt attachment is rebuilt too, until no claim crosses the boundary.
 import { controlPlaneNamespaceOf, hostedClusterOf } from "./attachments.js";
-import { changedClaims, ClaimsView, HC_CLAIM } from "./claims-view.js";
+import { changedClaims, ClaimsView, HC_CLAIM, LayeredClaims } from "./claims-view.js";
 import { build, recordSchemaProblems } from "./build.js";
 import {
   applyChanges,
@@ -41,7 +41,8 @@ export type BuildInputs = {
 interface InfraPart {
   readonly topology: Topology | undefined;
   readonly problems: readonly Problem[];
-  readonly claims: ReadonlyMap<string, string>;
+  /** HostedCluster and domain claims in the base, worker claims in layers per attachment. */
+  readonly claims: LayeredClaims;
   /** Its DHCP model reads `now`: an allocation is released (stamped now, or expiring later). */
   readonly timed: boolean;
   /**
@@ -329,6 +330,7 @@ function partsOf(
     const mine = claims.get(key) ?? new Map<string, string>();
     claims.set(key, mine.set(k, holder));
   }
+  const none = new Map<string, ReadonlyMap<string, string>>();
   const topologies = new Map(sub.topologies.map((t) => [`${t.infra.namespace}/${t.infra.name}`, t]));
   const out = new Map<string, InfraPart>();
   for (const key of keys) {
@@ -336,11 +338,11 @@ function partsOf(
     const part: InfraPart = {
       topology,
       problems: problems.get(key) ?? [],
-      claims: claims.get(key) ?? NO_CLAIMS,
+      claims: new LayeredClaims(claims.get(key) ?? NO_CLAIMS, none),
       timed: isTimed(key, topology, inputs),
       linked: [...(links.get(key) ?? [])],
     };
-    const empty = part.problems.length === 0 && part.claims.size === 0 && part.linked.length === 0;
+    const empty = part.problems.length === 0 && isEmpty(part.claims) && part.linked.length === 0;
     if (part.topology !== undefined || part.timed || !empty) out.set(key, part);
   }
   return out;
@@ -352,11 +354,11 @@ function single(key: string, sub: BuildResult, inputs: BuildInputs): [string, In
   const part: InfraPart = {
     topology,
     problems: sub.problems,
-    claims: sub.claims.size === 0 ? NO_CLAIMS : sub.claims,
+    claims: sub.claims instanceof LayeredClaims ? sub.claims : new LayeredClaims(sub.claims, new Map()),
     timed: isTimed(key, topology, inputs),
     linked: [],
   };
-  const keep = part.topology !== undefined || part.timed || part.problems.length > 0 || part.claims.size > 0;
+  const keep = part.topology !== undefined || part.timed || part.problems.length > 0 || !isEmpty(part.claims);
   return keep ? [[key, part]] : [];
 }
 
@@ -370,6 +372,10 @@ function isTimed(key: string, topology: Topology | undefined, inputs: BuildInput
 
 const NO_CLAIMS: ReadonlyMap<string, string> = new Map();
 
+function isEmpty(claims: LayeredClaims): boolean {
+  return claims.base.size === 0 && claims.layers.size === 0;
+}
+
 /** The claims of the unchanged Infras, shared, and those of the rebuilt ones. */
 function claimsOf(
   prev: IncrementalBuild,
@@ -379,14 +385,15 @@ function claimsOf(
   const before = prev.claims;
   const byInfra = new Map(before.byInfra);
   const owners = new Map(before.hostedClusterOwners);
+  // HostedCluster claims are in the bases; the worker layers are shared as they are.
   for (const key of affected) {
-    for (const k of prev.parts.get(key)?.claims.keys() ?? []) if (owners.get(k) === key) owners.delete(k);
+    for (const k of prev.parts.get(key)?.claims.base.keys() ?? []) if (owners.get(k) === key) owners.delete(k);
     byInfra.delete(key);
   }
   for (const [key, part] of fresh) {
-    if (part.claims.size === 0) continue;
+    if (isEmpty(part.claims)) continue;
     byInfra.set(key, part.claims);
-    for (const k of part.claims.keys()) if (k.startsWith(HC_CLAIM)) owners.set(k, key);
+    for (const k of part.claims.base.keys()) if (k.startsWith(HC_CLAIM)) owners.set(k, key);
   }
   return new ClaimsView(byInfra, owners);
 }

@@ -54,6 +54,7 @@ function computeConsistency(res: EnvoyResources): Finding[] {
     errors,
   );
   names(res.listeners, "name", "listener name", (listener) => ({ listener }), errors);
+  const sets = nameSets(clusters, routeConfigs);
 
   const binds = new Map<string, string>();
   for (const listener of res.listeners) {
@@ -67,7 +68,7 @@ function computeConsistency(res: EnvoyResources): Finding[] {
         errors.push({ at: { listener: name }, message: `listeners "${other}" and "${name}" both bind ${bind}` });
       else binds.set(bind, name);
     }
-    errors.push(...checkListener(name, listener, clusters, routeConfigs));
+    errors.push(...checkListener(name, listener, sets));
   }
 
   for (const rc of res.routes) {
@@ -126,12 +127,7 @@ function names(
   return seen;
 }
 
-function checkListener(
-  name: string,
-  listener: object,
-  clusters: ReadonlySet<string>,
-  routeConfigs: ReadonlySet<string>,
-): Finding[] {
+function checkListener(name: string, listener: object, names: NameSets): Finding[] {
   const errors: Finding[] = [];
   const chains = readChains(listener);
   const defaultChain = get(listener, "default_filter_chain");
@@ -160,13 +156,67 @@ function checkListener(
   }
   errors.push(...chainOverlaps(name, chains));
 
-  const all: { name: string; chain: unknown }[] = chains.map((c) => ({ name: c.name, chain: c.chain }));
+  for (const c of chains) errors.push(...keptChainRefs(name, c.name, c.chain, names));
   if (defaultChain !== undefined) {
-    all.push({ name: asString(get(defaultChain, "name")) ?? "default_filter_chain", chain: defaultChain });
+    const chainName = asString(get(defaultChain, "name")) ?? "default_filter_chain";
+    errors.push(...checkChainRefs(name, chainName, defaultChain, names));
   }
   if (apiListener !== undefined)
-    all.push({ name: "api_listener", chain: { filters: [{ typed_config: apiListener }] } });
-  for (const { name: chainName, chain } of all) {
+    errors.push(...checkChainRefs(name, "api_listener", { filters: [{ typed_config: apiListener }] }, names));
+  return errors;
+}
+
+/** The cluster and route configuration names of one check; the same objects while their names are the same. */
+interface NameSets {
+  readonly clusters: ReadonlySet<string>;
+  readonly routeConfigs: ReadonlySet<string>;
+}
+
+/** The name sets of the last checks: a check whose sets hold the same names takes their object. */
+const recentSets: NameSets[] = [];
+const RECENT_SETS = 8;
+
+function nameSets(clusters: ReadonlySet<string>, routeConfigs: ReadonlySet<string>): NameSets {
+  const found = recentSets.find((r) => sameNames(r.clusters, clusters) && sameNames(r.routeConfigs, routeConfigs));
+  if (found !== undefined) return found;
+  const sets = { clusters, routeConfigs };
+  recentSets.unshift(sets);
+  recentSets.length = Math.min(recentSets.length, RECENT_SETS);
+  return sets;
+}
+
+function sameNames(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const n of a) if (!b.has(n)) return false;
+  return true;
+}
+
+/** A chain's reference findings, per chain object, with what they were checked against. */
+const chainRefs = new WeakMap<object, { listener: string; chainName: string; names: NameSets; findings: Finding[] }>();
+
+/**
+ * checkChainRefs of a filter chain, kept per chain object (rendered chains are immutable) while
+ * its listener's name and the name sets are the same: on a big VLAN only changed chains, or
+ * every chain after a cluster set changed, are walked again.
+ */
+function keptChainRefs(listener: string, chainName: string, chain: object, names: NameSets): Finding[] {
+  const kept = chainRefs.get(chain);
+  if (kept !== undefined && kept.listener === listener && kept.chainName === chainName && kept.names === names)
+    return kept.findings;
+  const findings = checkChainRefs(listener, chainName, chain, names);
+  chainRefs.set(chain, { listener, chainName, names, findings });
+  return findings;
+}
+
+/** What a filter chain names that is not there: tcp_proxy clusters, RDS and inline route configurations. */
+function checkChainRefs(
+  name: string,
+  chainName: string,
+  chain: unknown,
+  { clusters, routeConfigs }: NameSets,
+): Finding[] {
+  const errors: Finding[] = [];
+  {
     const where = `listener "${name}" filter chain "${chainName}"`;
     const chainAt: ResourceAt = { listener: name, chain: chainName };
     for (const filter of asArray(get(chain, "filters"))) {

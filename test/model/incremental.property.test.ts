@@ -205,9 +205,13 @@ describe("incremental model build", () => {
           };
           const state = stateOf(assign, inputs);
           incremental = buildIncremental(incremental, changesBetween(previousState, state), inputs);
-          expect(plain(incremental.result)).toEqual(build(state));
+          expect(plain(incremental.result)).toEqual(plain(build(state)));
           // Cold: new objects everywhere, so no part derived on an earlier step can be taken.
-          expect(plain(incremental.result)).toEqual(build(cold(state)));
+          expect(plain(incremental.result)).toEqual(plain(build(cold(state))));
+          // The worker claims, kept per attachment, against the addresses each served attachment
+          // reports (no memo on either side of this comparison shares the claims' maps).
+          expect(workerClaimsOf(incremental.result)).toEqual(workerClaimsOf(build(cold(state))));
+          expect(workerClaimsOf(incremental.result)).toEqual(claimsFromAttachments(incremental.result));
           previousState = state;
         }
       }),
@@ -216,13 +220,28 @@ describe("incremental model build", () => {
   });
 });
 
+/** The worker claims of a build, sorted. */
+function workerClaimsOf(result: BuildResult): [string, string][] {
+  return [...result.claims].filter(([k]) => k.startsWith("worker:")).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The worker claims the attachment models say: each served attachment holds its addresses. */
+function claimsFromAttachments(result: BuildResult): [string, string][] {
+  const out: [string, string][] = [];
+  for (const t of result.topologies)
+    for (const a of t.attachments)
+      for (const addr of a.workerAddresses)
+        out.push([`worker:${t.infra.namespace}/${t.infra.name}:${addr}`, `${a.ref.namespace}/${a.ref.name}`]);
+  return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** A deep copy of the state (the claims view fed back as incumbents becomes a plain Map first). */
 function cold(state: ClusterState): ClusterState {
   const incumbents = state.incumbents === undefined ? {} : { incumbents: new Map(state.incumbents) };
   return structuredClone({ ...state, ...incumbents });
 }
 
-/** The claims view as the plain Map build() returns (same entries; toEqual compares classes). */
+/** The claims as a plain Map (the same entries; toEqual compares classes: a view, LayeredClaims). */
 function plain(result: BuildResult): BuildResult {
   return { ...result, claims: new Map(result.claims) };
 }
