@@ -117,7 +117,9 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
   for (const r of reuse?.infras ?? []) reusable.set(refKey(r.topology.infra), r);
   // Without `previous`, a rendering continues from the reused one's own files (serve): a kept
   // topology renders the same, and a rebuilt one's DNS serials continue from its reused files.
-  const continues = options.previous === undefined || options.previous === reuse?.files;
+  // (Compared with the files the reused rendering built, if any: asking `reuse.files` would build them.)
+  const continues =
+    options.previous === undefined || (reuse !== undefined && options.previous === builtFiles.get(reuse));
   const previousByDir = continues ? new Map<string, Record<string, string>>() : groupByDir(options.previous);
   const xds = options.xdsAddress ?? splitHostPort(DEFAULT_XDS_ADDRESS) ?? false;
   const context: InfraContext = { options, previousByDir, continues, xds };
@@ -137,12 +139,16 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
   let status: readonly StatusEntry[] | undefined;
   let files: ReadonlyMap<string, string> | undefined;
   const statusOf = (): readonly StatusEntry[] => (status ??= statusEntries(built, infras));
-  return {
+  const outputs: Outputs = {
     state: built.state,
     model,
     infras,
     get files() {
-      return (files ??= filesOf(infras, statusOf()));
+      if (files === undefined) {
+        files = filesOf(infras, statusOf());
+        builtFiles.set(outputs, files);
+      }
+      return files;
     },
     get status() {
       return statusOf();
@@ -152,7 +158,11 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     built,
     keaKey,
   };
+  return outputs;
 }
+
+/** The file map of each rendering whose `files` was asked for (renderAll compares `previous` with it). */
+const builtFiles = new WeakMap<Outputs, ReadonlyMap<string, string>>();
 
 /** Every object's status entry, sorted: the model's (Infras, attachments, objects with problems) and the children's. */
 function statusEntries(built: LastGoodBuild, infras: readonly RenderedInfra[]): StatusEntry[] {

@@ -182,6 +182,25 @@ describe("renderAll after a previous rendering", () => {
     expect(serial(serve.files, zone)).toBeGreaterThan(serial(first.files, zone));
   });
 
+  it("a `previous` that is not the reused rendering's files does not build them (the operator's case)", () => {
+    const first = warm();
+    let asked = 0;
+    const descriptors = Object.getOwnPropertyDescriptors(first);
+    const watched = Object.defineProperties({}, descriptors) as Outputs;
+    Object.defineProperty(watched, "files", {
+      get: () => {
+        asked++;
+        return first.files;
+      },
+    });
+    const [moved, change] = moveWorker(base, "198.51.100.14");
+    const previous = new Map(first.files);
+    asked = 0;
+    const next = renderAll(moved, { now: T1, previous, reuse: watched, lastGood: first.lastGood, changes: [change] });
+    expect(asked).toBe(0);
+    expect(next.files).toEqual(scratch(first, moved, T1).files);
+  });
+
   it("builds status.json and every object's status only when asked for, equal to a rendering from scratch", () => {
     const first = warm();
     const [moved, change] = moveWorker(base, "198.51.100.14");
