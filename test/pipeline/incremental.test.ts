@@ -201,6 +201,27 @@ describe("renderAll after a previous rendering", () => {
     expect(next.files).toEqual(scratch(first, moved, T1).files);
   });
 
+  it("a rebuilt Infra keeps its bootstrap.yaml only under the same xDS address; each equals a fresh one", () => {
+    const first = warm();
+    const [moved, change] = moveWorker(base, "198.51.100.14");
+    const path = `${NS}/b-proxy/bootstrap.yaml`;
+    const next = step(first, moved, T1, [change]);
+    expect(byInfra(next).get("b")).not.toBe(byInfra(first).get("b"));
+    expect(next.files.get(path)).toBe(first.files.get(path));
+    expect(next.files).toEqual(scratch(first, moved, T1).files);
+    const xdsAddress = { host: "10.0.0.9", port: 18001 };
+    const elsewhere = renderAll(moved, {
+      now: T1,
+      reuse: first,
+      lastGood: first.lastGood,
+      changes: [change],
+      xdsAddress,
+    });
+    const fresh = renderAll(moved, { now: T1, previous: first.files, lastGood: first.lastGood, xdsAddress });
+    expect(elsewhere.files.get(path)).toContain("10.0.0.9");
+    expect(elsewhere.files).toEqual(fresh.files);
+  });
+
   it("builds status.json and every object's status only when asked for, equal to a rendering from scratch", () => {
     const first = warm();
     const [moved, change] = moveWorker(base, "198.51.100.14");
