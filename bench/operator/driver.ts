@@ -231,6 +231,7 @@ export async function driverMain(plan: Plan): Promise<void> {
   const pending = new Map<string, Change>();
   let firstPublishAt: number | undefined;
   const publishMs: number[] = [];
+  let published: Parameters<typeof publishSnapshots>[3];
   const dataPlane = new BenchDataPlane(new XdsDataPlane(localNodes(xds.status), cache), cache, new Set(groups));
   const started = monoMs();
   const cpuStart = cpuMs();
@@ -243,7 +244,9 @@ export async function driverMain(plan: Plan): Promise<void> {
     dnsProbe: false,
     onState: (state, outputs) => {
       const at = monoMs();
-      publishSnapshots(cache, outputs, log);
+      // As `oooi operator` does (src/cli/operator.ts): only the groups whose rendering changed since the last publish.
+      publishSnapshots(cache, outputs, log, published);
+      published = outputs;
       const done = monoMs();
       publishMs.push(done - at);
       firstPublishAt ??= done;

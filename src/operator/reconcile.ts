@@ -136,12 +136,12 @@ export class Reconciler {
   }
 
   /**
-   * Files of the last rendering, for renderAll's `previous`: each DNS ConfigMap as observed, or as
-   * this process last applied it while that write is not observed yet — SOA serials then always
-   * continue from what the cluster holds, across restarts and leader changes.
+   * Each DNS ConfigMap's data ("<namespace>/<name>" → key → content) as observed, or as this process
+   * last applied it while that write is not observed yet — SOA serials then always continue from
+   * what the cluster holds, across restarts and leader changes (src/operator/dns-previous.ts).
    */
-  dnsPrevious(observed: Observed): Map<string, string> {
-    const out = new Map<string, string>();
+  dnsFiles(observed: Observed): Map<string, Readonly<Record<string, string>>> {
+    const out = new Map<string, Readonly<Record<string, string>>>();
     for (const cm of observed.raw.configmaps.values()) {
       if (cm.metadata?.labels?.[COMPONENT_LABEL] !== "dns") continue;
       const key = keyOf("ConfigMap", cm.metadata.namespace, cm.metadata.name ?? "");
@@ -150,8 +150,7 @@ export class Reconciler {
         mine?.data !== undefined && mine.seenRv === cm.metadata.resourceVersion && observedHash(cm) !== mine.hash
           ? mine.data
           : ((cm["data"] ?? {}) as Record<string, string>);
-      for (const [k, v] of Object.entries(data))
-        out.set(`${cm.metadata.namespace ?? ""}/${cm.metadata.name ?? ""}/${k}`, v);
+      out.set(`${cm.metadata.namespace ?? ""}/${cm.metadata.name ?? ""}`, data);
     }
     return out;
   }

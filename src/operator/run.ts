@@ -9,6 +9,7 @@ import type { BackoffOptions } from "../dhcp/kea/backoff.js";
 import type { ClusterState } from "../model/types.js";
 import { renderAll, type Outputs } from "../pipeline/outputs.js";
 import { persistedAllocations } from "./allocations.js";
+import { dnsPrevious } from "./dns-previous.js";
 import { ClusterWatcher } from "../watchers/kube/cluster.js";
 import { SYSTEM_CLOCK, type Clock } from "../util/clock.js";
 import type { Observed } from "../watchers/kube/observed.js";
@@ -223,14 +224,15 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   // Each rendering continues from the one before: the snapshot right after it carries the keyed
   // changes since (src/watchers/kube/observed.ts), so only the Infras they feed are built again.
   let latest: Observed | undefined;
-  let rendered: { seq: number; previous: ReadonlyMap<string, string>; outputs: Outputs } | undefined;
+  // `previous` is undefined while the cluster's DNS ConfigMaps hold what the last rendering rendered.
+  let rendered: { seq: number; previous: ReadonlyMap<string, string> | undefined; outputs: Outputs } | undefined;
   const render = (obs: Observed): Outputs => {
-    const previous = withRenderedDns(reconciler.dnsPrevious(obs), rendered?.outputs);
-    if (rendered?.seq === obs.seq && sameFiles(rendered.previous, previous)) return rendered.outputs;
+    const previous = dnsPrevious(reconciler.dnsFiles(obs), rendered?.outputs);
+    if (rendered?.seq === obs.seq && samePrevious(rendered.previous, previous)) return rendered.outputs;
     const changes = rendered?.seq === obs.seq ? [] : rendered?.seq === obs.seq - 1 ? obs.changes : undefined;
     const outputs = renderAll(obs.state, {
       kea: { hooksDirectory: opts.settings.keaHooksDirectory },
-      previous,
+      ...(previous === undefined ? {} : { previous }),
       // Durable DHCP state: what the leader last wrote to each DHCPServer's status.
       dhcpAllocations: persistedAllocations(obs.raw.dhcpservers),
       now: clock.now(),
@@ -377,31 +379,9 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   };
 }
 
-/**
- * The DNS files to continue from, plus the last rendering's own for every DNS child whose ConfigMap
- * is not observed (not created yet, or deleted): it continues from what it rendered, so an Infra
- * whose ConfigMap is pending keeps its rendering instead of being rendered again on every watch
- * event (renderAll reuses a topology's rendering only while its DNS files are what it continues from).
- */
-export function withRenderedDns(
-  observed: ReadonlyMap<string, string>,
-  last: Pick<Outputs, "infras"> | undefined,
-): ReadonlyMap<string, string> {
-  let out: Map<string, string> | undefined;
-  for (const r of last?.infras ?? []) {
-    const dns = r.topology.children.dns;
-    if (dns === undefined || r.coreDns === undefined) continue;
-    const dir = `${dns.metadata.namespace}/${dns.metadata.name}/`;
-    const files = Object.entries(r.coreDns);
-    if (files.some(([k]) => observed.has(dir + k))) continue;
-    out ??= new Map(observed);
-    for (const [k, text] of files) out.set(dir + k, text);
-  }
-  return out ?? observed;
-}
-
-function sameFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
-  if (a.size !== b.size) return false;
+function samePrevious(a: ReadonlyMap<string, string> | undefined, b: ReadonlyMap<string, string> | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.size !== b.size) return false;
   for (const [k, v] of a) if (b.get(k) !== v) return false;
   return true;
 }

@@ -117,11 +117,13 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
   for (const r of reuse?.infras ?? []) reusable.set(refKey(r.topology.infra), r);
   // Without `previous`, a rendering continues from the reused one's own files (serve): a kept
   // topology renders the same, and a rebuilt one's DNS serials continue from its reused files.
-  const continues = options.previous === undefined || options.previous === reuse?.files;
+  // (Compared with the files the reused rendering built, if any: asking `reuse.files` would build them.)
+  const continues =
+    options.previous === undefined || (reuse !== undefined && options.previous === builtFiles.get(reuse));
   const previousByDir = continues ? new Map<string, Record<string, string>>() : groupByDir(options.previous);
   const xds = options.xdsAddress ?? splitHostPort(DEFAULT_XDS_ADDRESS) ?? false;
-  const context: InfraContext = { options, previousByDir, continues, xds };
   const keaKey = JSON.stringify([options.kea ?? null, xds]);
+  const context: InfraContext = { options, previousByDir, continues, xds, sameOptions: reuse?.keaKey === keaKey };
 
   for (const t of model.topologies) {
     const same = reusable.get(refKey(t.infra));
@@ -137,12 +139,16 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
   let status: readonly StatusEntry[] | undefined;
   let files: ReadonlyMap<string, string> | undefined;
   const statusOf = (): readonly StatusEntry[] => (status ??= statusEntries(built, infras));
-  return {
+  const outputs: Outputs = {
     state: built.state,
     model,
     infras,
     get files() {
-      return (files ??= filesOf(infras, statusOf()));
+      if (files === undefined) {
+        files = filesOf(infras, statusOf());
+        builtFiles.set(outputs, files);
+      }
+      return files;
     },
     get status() {
       return statusOf();
@@ -152,7 +158,11 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     built,
     keaKey,
   };
+  return outputs;
 }
+
+/** The file map of each rendering whose `files` was asked for (renderAll compares `previous` with it). */
+const builtFiles = new WeakMap<Outputs, ReadonlyMap<string, string>>();
 
 /** Every object's status entry, sorted: the model's (Infras, attachments, objects with problems) and the children's. */
 function statusEntries(built: LastGoodBuild, infras: readonly RenderedInfra[]): StatusEntry[] {
@@ -181,6 +191,8 @@ interface InfraContext {
   readonly continues: boolean;
   /** Where each bootstrap.yaml points (false: write none). */
   readonly xds: { readonly host: string; readonly port: number } | false;
+  /** The reused rendering had the same kea and xDS options (its bootstrap files point where these do). */
+  readonly sameOptions: boolean;
 }
 
 /** A kept topology's CoreDNS files are still what the previous files hold (the operator's ConfigMaps). */
@@ -216,7 +228,12 @@ function renderInfra(t: Topology, same: RenderedInfra | undefined, context: Infr
       // prettyJson keeps each resource's and chain's text: a big VLAN's 3.6 MB file costs its changed chains.
       files.push([path, (envoy === same?.envoy ? reusedFile(path) : undefined) ?? `${prettyJson(envoy)}\n`]);
     }
-    if (context.xds !== false) files.push([`${dir}/${BOOTSTRAP_FILE}`, envoyBootstrapYaml(t.proxy.node, context.xds)]);
+    if (context.xds !== false) {
+      // A function of the node and the xDS address only: the same node under the same options keeps its text.
+      const path = `${dir}/${BOOTSTRAP_FILE}`;
+      const kept = context.sameOptions && same?.topology.proxy?.node === t.proxy.node ? reusedFile(path) : undefined;
+      files.push([path, kept ?? envoyBootstrapYaml(t.proxy.node, context.xds)]);
+    }
     childStatus.push(
       child(
         "ProxyServer",

@@ -1,35 +1,130 @@
-// The DNS files the operator's rendering continues from (withRenderedDns): the observed ConfigMaps'
-// data, and the last rendering's own for a DNS child whose ConfigMap is not observed — so a pending
-// ConfigMap does not make renderAll render its Infra again on every watch event.
+// The DNS files the operator's rendering continues from (src/operator/dns-previous.ts): the
+// cluster's ConfigMaps' data, and the last rendering's own for a DNS child whose ConfigMap is not
+// observed — so a pending ConfigMap does not make renderAll render its Infra again on every watch
+// event. While the cluster holds exactly what was rendered, no file map is built at all
+// (`dnsPrevious` → undefined); each row checks that this renders what the full map renders.
 import { describe, expect, it } from "vitest";
-import { withRenderedDns } from "../../src/operator/run.js";
-import { renderAll } from "../../src/pipeline/outputs.js";
+import { dnsPrevious, withRenderedDns, type ClusterDnsFiles } from "../../src/operator/dns-previous.js";
+import { renderAll, type Outputs } from "../../src/pipeline/outputs.js";
 import { attachment, combine, hostedCluster, infra, NS } from "../support/fixtures.js";
 
-describe("withRenderedDns", () => {
-  const state = combine(
-    { infras: [infra("vlan100")] },
-    { attachments: [attachment("hc1")] },
-    hostedCluster("hc1", 1, []),
-  );
-  const first = renderAll(state, { previous: new Map() });
-  const dir = `${NS}/vlan100-dns/`;
-  const rendered = Object.entries(first.infras[0]?.coreDns ?? {});
+const state = combine(
+  { infras: [infra("vlan100")] },
+  { attachments: [attachment("hc1")] },
+  hostedCluster("hc1", 1, []),
+);
+// A worker address appears: the kubernetes aliases join the zones, so the DNS files (and serials) move.
+const withWorker = combine(
+  { infras: [infra("vlan100")] },
+  { attachments: [attachment("hc1")] },
+  hostedCluster("hc1", 1, ["192.0.2.10"]),
+);
+const T0 = Date.parse("2026-01-01T00:00:00Z");
+// Warmed: the second rendering is the first whose claims have incumbents (it rebuilds every Infra once).
+const cold = renderAll(state, { previous: new Map(), now: T0 });
+const first = renderAll(state, { previous: cold.files, reuse: cold, lastGood: cold.lastGood, now: T0 });
+const DIR = `${NS}/vlan100-dns`;
+const rendered = Object.entries(first.infras[0]?.coreDns ?? {});
+/** The rendering's files as the watch delivers them: equal strings in other objects. */
+const asObserved = (): Record<string, string> => JSON.parse(JSON.stringify(first.infras[0]?.coreDns ?? {})) as never;
 
-  it("adds the last rendering's files of a DNS child with no observed ConfigMap; renderAll then keeps its rendering", () => {
+/** What the operator renders next from these ConfigMaps: with dnsPrevious's answer, and with the full map. */
+function next(cluster: ClusterDnsFiles, last: Outputs = first): { fast: Outputs; full: Outputs } {
+  const flat = new Map<string, string>();
+  for (const [dir, data] of cluster) for (const [k, text] of Object.entries(data)) flat.set(`${dir}/${k}`, text);
+  const previous = dnsPrevious(cluster, last);
+  const options = { reuse: last, lastGood: last.lastGood, now: T0 + 1000 };
+  return {
+    fast: renderAll(withWorker, { ...options, ...(previous === undefined ? {} : { previous }) }),
+    full: renderAll(withWorker, { ...options, previous: withRenderedDns(flat, last) }),
+  };
+}
+
+const SOA_SERIAL = /(SOA\s+\S+\s+\S+\s+\(?\s*)(\d+)/;
+const serial = (text: string | undefined): number => Number(SOA_SERIAL.exec(text ?? "")?.[2]);
+/** A zone file of the first rendering. */
+const zoneKey = rendered.map(([k]) => k).find((k) => k.startsWith("db.")) ?? "";
+
+describe("dnsPrevious", () => {
+  it("is undefined while every ConfigMap holds what the last rendering rendered; the rendering equals the full map's", () => {
     expect(rendered.length).toBeGreaterThan(1);
+    expect(zoneKey).not.toBe("");
+    const cluster = new Map([[DIR, asObserved()]]);
+    expect(dnsPrevious(cluster, first)).toBeUndefined();
+    const { fast, full } = next(cluster);
+    expect(fast.files).toEqual(full.files);
+    expect(fast.files).not.toEqual(first.files);
+  });
+
+  it("is undefined when the ConfigMap is not observed yet: the rendering continues from its own files, kept", () => {
+    for (const cluster of [new Map(), new Map([[DIR, {}]])]) {
+      expect(dnsPrevious(cluster, first)).toBeUndefined();
+      const again = renderAll(state, { reuse: first, lastGood: first.lastGood, now: T0 });
+      expect(again.infras[0]).toBe(first.infras[0]);
+      const { fast, full } = next(cluster);
+      expect(fast.files).toEqual(full.files);
+    }
+  });
+
+  it("a ConfigMap holding other content (an earlier leader's higher serial): the full map, serials continue from it", () => {
+    const data = asObserved();
+    const bumped = serial(data[zoneKey]) + 1000;
+    data[zoneKey] = (data[zoneKey] ?? "").replace(SOA_SERIAL, (_, head: string) => `${head}${String(bumped)}`);
+    expect(serial(data[zoneKey])).toBe(bumped);
+    const cluster = new Map([[DIR, data]]);
+    const previous = dnsPrevious(cluster, first);
+    expect(previous?.get(`${DIR}/${zoneKey}`)).toBe(data[zoneKey]);
+    const { fast, full } = next(cluster);
+    expect(fast.files).toEqual(full.files);
+    // The same state rendered again keeps the cluster's serial, not the last rendering's.
+    const again = renderAll(state, {
+      previous: previous ?? new Map(),
+      reuse: first,
+      lastGood: first.lastGood,
+      now: T0,
+    });
+    expect(serial(again.files.get(`${DIR}/${zoneKey}`))).toBe(bumped);
+    expect(serial(first.files.get(`${DIR}/${zoneKey}`))).toBeLessThan(bumped);
+  });
+
+  it("a key more or less than rendered, or a DNS ConfigMap of a child the last rendering has not: the full map", () => {
+    const extra = { ...asObserved(), "db.vlan.gone.example.com": "stale" };
+    const fewer = Object.fromEntries(Object.entries(asObserved()).slice(1));
+    const other = new Map([
+      [DIR, asObserved()],
+      [`${NS}/gone-dns`, { Corefile: ". {}" }],
+    ]);
+    for (const cluster of [new Map([[DIR, extra]]), new Map([[DIR, fewer]]), other]) {
+      const previous = dnsPrevious(cluster, first);
+      expect(previous).toBeDefined();
+      for (const [dir, files] of cluster)
+        for (const [k, text] of Object.entries(files)) expect(previous?.get(`${dir}/${k}`)).toBe(text);
+      const { fast, full } = next(cluster);
+      expect(fast.files).toEqual(full.files);
+    }
+  });
+
+  it("without a last rendering, the cluster's files as they are (the first rendering after a restart)", () => {
+    const cluster = new Map([[DIR, asObserved()]]);
+    expect([...(dnsPrevious(cluster, undefined) ?? [])]).toEqual(rendered.map(([k, text]) => [`${DIR}/${k}`, text]));
+    expect(dnsPrevious(new Map(), undefined)?.size).toBe(0);
+  });
+});
+
+describe("withRenderedDns", () => {
+  it("adds the last rendering's files of a DNS child with no observed ConfigMap; renderAll then keeps its rendering", () => {
     const previous = withRenderedDns(new Map(), first);
-    expect([...previous]).toEqual(rendered.map(([k, text]) => [dir + k, text]));
-    const second = renderAll(state, { previous, reuse: first });
+    expect([...previous]).toEqual(rendered.map(([k, text]) => [`${DIR}/${k}`, text]));
+    const second = renderAll(state, { previous, reuse: first, lastGood: first.lastGood, now: T0 });
     expect(second.infras[0]).toBe(first.infras[0]);
     // Without them the Infra is rendered again (same content, new objects).
-    const again = renderAll(state, { previous: new Map(), reuse: first });
+    const again = renderAll(state, { previous: new Map(), reuse: first, lastGood: first.lastGood, now: T0 });
     expect(again.infras[0]).not.toBe(first.infras[0]);
     expect(again.infras[0]?.coreDns).toEqual(first.infras[0]?.coreDns);
   });
 
   it("an observed ConfigMap's data wins (the same map back), and no rendering adds nothing", () => {
-    const observed = new Map(rendered.map(([k]) => [dir + k, "as observed"]));
+    const observed = new Map(rendered.map(([k]) => [`${DIR}/${k}`, "as observed"]));
     expect(withRenderedDns(observed, first)).toBe(observed);
     const none = new Map<string, string>();
     expect(withRenderedDns(none, undefined)).toBe(none);

@@ -182,6 +182,46 @@ describe("renderAll after a previous rendering", () => {
     expect(serial(serve.files, zone)).toBeGreaterThan(serial(first.files, zone));
   });
 
+  it("a `previous` that is not the reused rendering's files does not build them (the operator's case)", () => {
+    const first = warm();
+    let asked = 0;
+    const descriptors = Object.getOwnPropertyDescriptors(first);
+    const watched = Object.defineProperties({}, descriptors) as Outputs;
+    Object.defineProperty(watched, "files", {
+      get: () => {
+        asked++;
+        return first.files;
+      },
+    });
+    const [moved, change] = moveWorker(base, "198.51.100.14");
+    const previous = new Map(first.files);
+    asked = 0;
+    const next = renderAll(moved, { now: T1, previous, reuse: watched, lastGood: first.lastGood, changes: [change] });
+    expect(asked).toBe(0);
+    expect(next.files).toEqual(scratch(first, moved, T1).files);
+  });
+
+  it("a rebuilt Infra keeps its bootstrap.yaml only under the same xDS address; each equals a fresh one", () => {
+    const first = warm();
+    const [moved, change] = moveWorker(base, "198.51.100.14");
+    const path = `${NS}/b-proxy/bootstrap.yaml`;
+    const next = step(first, moved, T1, [change]);
+    expect(byInfra(next).get("b")).not.toBe(byInfra(first).get("b"));
+    expect(next.files.get(path)).toBe(first.files.get(path));
+    expect(next.files).toEqual(scratch(first, moved, T1).files);
+    const xdsAddress = { host: "10.0.0.9", port: 18001 };
+    const elsewhere = renderAll(moved, {
+      now: T1,
+      reuse: first,
+      lastGood: first.lastGood,
+      changes: [change],
+      xdsAddress,
+    });
+    const fresh = renderAll(moved, { now: T1, previous: first.files, lastGood: first.lastGood, xdsAddress });
+    expect(elsewhere.files.get(path)).toContain("10.0.0.9");
+    expect(elsewhere.files).toEqual(fresh.files);
+  });
+
   it("builds status.json and every object's status only when asked for, equal to a rendering from scratch", () => {
     const first = warm();
     const [moved, change] = moveWorker(base, "198.51.100.14");
