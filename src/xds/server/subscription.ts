@@ -27,11 +27,6 @@ const forget = new FinalizationRegistry<string>((key) => {
   if (interned.get(key)?.deref() === undefined) interned.delete(key);
 });
 
-/** Live interned subscriptions (for tests: entries go once no stream holds them). */
-export function internedSubscriptions(): number {
-  return interned.size;
-}
-
 function sameNames(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   if (a.size !== b.size) return false;
   for (const n of a) if (!b.has(n)) return false;
