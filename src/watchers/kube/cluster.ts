@@ -8,6 +8,7 @@ import { backoffDelay } from "../../dhcp/kea/backoff.js";
 import { sleep, SYSTEM_CLOCK, type Clock } from "../../util/clock.js";
 import { buildObserved, type DecodeCache, type Observed, type RawObjects } from "./observed.js";
 import { Reflector, type RestartReason } from "./reflector.js";
+import { SnapshotMap } from "./snapshot-map.js";
 import { apiPrefix, WATCHED_RESOURCES, type ResourceName, type WatchedResource } from "./resources.js";
 import { statusCode, type KubeObject, type KubeRest } from "./rest.js";
 
@@ -52,6 +53,8 @@ export class ClusterWatcher {
   #readyResolve: () => void = () => undefined;
   #discovery: Promise<void> | undefined;
   #last: Observed | undefined;
+  /** Per resource, its view in the last snapshot. */
+  readonly #views = new Map<ResourceName, SnapshotMap<KubeObject>>();
   /** Per resource, the keys changed since the last snapshot (undefined: the whole list). */
   #dirty = new Map<ResourceName, Set<string> | undefined>();
   /** Resolves once every resource has completed its first list. */
@@ -94,15 +97,22 @@ export class ClusterWatcher {
     this.#changes.complete();
   }
 
-  /** The current view (every unserved optional resource empty); only changed resources are copied. */
+  /** The current view (every unserved optional resource empty); only changed keys are copied. */
   snapshot(): Observed {
     const empty = new Map<string, KubeObject>();
     const last = this.#last;
     const raw: Partial<Record<ResourceName, ReadonlyMap<string, KubeObject>>> = {};
     for (const r of WATCHED_RESOURCES) {
-      const kept = last?.raw[r.name];
-      raw[r.name] =
-        kept !== undefined && !this.#dirty.has(r.name) ? kept : new Map(this.#reflectors.get(r.name)?.items ?? empty);
+      const kept = this.#views.get(r.name);
+      const live = this.#reflectors.get(r.name)?.items ?? empty;
+      const view =
+        kept === undefined
+          ? SnapshotMap.copy(live)
+          : this.#dirty.has(r.name)
+            ? kept.next(live, this.#dirty.get(r.name))
+            : kept;
+      this.#views.set(r.name, view);
+      raw[r.name] = view;
     }
     const dirty = this.#dirty;
     this.#dirty = new Map();

@@ -1,0 +1,82 @@
+// A reflector's live Map at one moment, frozen without copying it whole: the previous snapshot's
+// base is shared and the keys changed since sit in a small delta. A Machine's watch event then
+// costs its key (and, every ~√n events, one copy of the list), not a copy of 25,000 entries.
+// Immutable once built, as Observed.raw must be (the reconcile pass reads an older one while the
+// reflector moves on).
+
+/** A frozen view: `base` (owned, never mutated) overridden by `delta` (undefined = deleted). */
+export class SnapshotMap<V> implements ReadonlyMap<string, V> {
+  readonly #base: ReadonlyMap<string, V>;
+  readonly #delta: ReadonlyMap<string, V | undefined>;
+  readonly size: number;
+
+  private constructor(base: ReadonlyMap<string, V>, delta: ReadonlyMap<string, V | undefined>) {
+    this.#base = base;
+    this.#delta = delta;
+    let size = base.size;
+    for (const [k, v] of delta) {
+      const inBase = base.has(k);
+      if (v === undefined && inBase) size--;
+      else if (v !== undefined && !inBase) size++;
+    }
+    this.size = size;
+  }
+
+  /** A copy of `live` as it is now. */
+  static copy<V>(live: ReadonlyMap<string, V>): SnapshotMap<V> {
+    return new SnapshotMap<V>(new Map(live), new Map());
+  }
+
+  /**
+   * `live` as it is now, given that only `keys` changed since this view was taken (undefined: any
+   * key may have). The delta is kept under ~√n entries, so a view costs O(√n) amortized.
+   */
+  next(live: ReadonlyMap<string, V>, keys: Iterable<string> | undefined): SnapshotMap<V> {
+    if (keys === undefined) return SnapshotMap.copy(live);
+    const delta = new Map(this.#delta);
+    for (const k of keys) delta.set(k, live.get(k));
+    if (delta.size > maxDelta(this.#base.size)) return SnapshotMap.copy(live);
+    return new SnapshotMap(this.#base, delta);
+  }
+
+  get(key: string): V | undefined {
+    return this.#delta.has(key) ? this.#delta.get(key) : this.#base.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.#delta.has(key) ? this.#delta.get(key) !== undefined : this.#base.has(key);
+  }
+
+  /** The base's order (changed values in place, deleted ones skipped), then the keys added since. */
+  *entries(): MapIterator<[string, V]> {
+    for (const [k, v] of this.#base) {
+      if (!this.#delta.has(k)) yield [k, v];
+      else {
+        const now = this.#delta.get(k);
+        if (now !== undefined) yield [k, now];
+      }
+    }
+    for (const [k, v] of this.#delta) if (v !== undefined && !this.#base.has(k)) yield [k, v];
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [k] of this.entries()) yield k;
+  }
+
+  *values(): MapIterator<V> {
+    for (const [, v] of this.entries()) yield v;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: V, key: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) callback.call(thisArg, v, k, this);
+  }
+}
+
+/** Changed keys kept before the view is copied whole again. */
+function maxDelta(n: number): number {
+  return Math.max(32, Math.ceil(Math.sqrt(n)));
+}
