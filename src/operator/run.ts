@@ -81,7 +81,10 @@ export interface RunOperatorOptions {
   readonly leaseTiming?: LeaseTiming;
   /** Reconcile again this often without a trigger (default 30 s; it writes nothing when converged). */
   readonly resyncMs?: number;
-  /** Coalescing window of cluster changes (default 100 ms; the first change goes out at once). */
+  /**
+   * Coalescing window of cluster changes (the first change goes out at once). Default 0: none — the
+   * changes read in one turn of the event loop make one snapshot (src/watchers/kube/cluster.ts).
+   */
   readonly debounceMs?: number;
   readonly watch?: {
     readonly timeoutSeconds?: number;

@@ -79,7 +79,6 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
       dnsProbe: false,
       logger,
       metrics,
-      debounceMs: 20,
       resyncMs: 500,
       leaseTiming: { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 200 },
       backoff: { initialMs: 50, maxMs: 500 },

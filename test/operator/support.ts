@@ -144,7 +144,6 @@ export function startOperator(
     onState: (state, outputs) => {
       calls.push({ state, outputs });
     },
-    debounceMs: 20,
     resyncMs: 250,
     // The fake serves no hosted cluster; test/kube/apps-ingress.test.ts runs the automation for real.
     appsIngress: false,

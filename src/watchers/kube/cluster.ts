@@ -2,7 +2,7 @@
 // watched only while discovery says they are served, re-checked periodically. Nothing is emitted
 // before every reflector's first list: a partial view would make the operator prune what it
 // cannot see.
-import { asyncScheduler, map, Observable, share, Subject, throttleTime } from "rxjs";
+import { asyncScheduler, map, Observable, share, Subject, throttleTime, type MonoTypeOperatorFunction } from "rxjs";
 import type { BackoffOptions } from "../../dhcp/kea/backoff.js";
 import { backoffDelay } from "../../dhcp/kea/backoff.js";
 import { sleep, SYSTEM_CLOCK, type Clock } from "../../util/clock.js";
@@ -24,7 +24,12 @@ export interface ClusterWatcherOptions {
   readonly rest: KubeRest;
   readonly logger: WatchLogger;
   readonly clock?: Clock;
-  /** Coalescing window: the first change is emitted at once, later ones at most once per window (default 100 ms). */
+  /**
+   * Coalescing window: the first change is emitted at once, later ones at most once per window.
+   * Default 0: no window — the changes read in one turn of the event loop make one snapshot, emitted
+   * as soon as that turn's I/O is handled (a change never waits for a timer; under load, the
+   * events read while a rendering ran are coalesced into the next one).
+   */
   readonly debounceMs?: number;
   readonly watchTimeoutSeconds?: number;
   readonly watchdogMs?: number;
@@ -67,8 +72,9 @@ export class ClusterWatcher {
     this.ready = new Promise((resolve) => {
       this.#readyResolve = resolve;
     });
+    const windowMs = opts.debounceMs ?? 0;
     this.snapshots$ = this.#changes.pipe(
-      throttleTime(opts.debounceMs ?? 100, asyncScheduler, { leading: true, trailing: true }),
+      windowMs > 0 ? throttleTime(windowMs, asyncScheduler, { leading: true, trailing: true }) : coalesceTurn(),
       map(() => this.snapshot()),
       share(),
     );
@@ -238,6 +244,35 @@ export class ClusterWatcher {
     this.#readyResolve();
     this.#changes.next();
   }
+}
+
+/**
+ * One emission per turn of the event loop in which the source emitted: scheduled with setImmediate,
+ * which runs after the turn's I/O callbacks (every watch chunk read in it) and before its timers.
+ */
+export function coalesceTurn(): MonoTypeOperatorFunction<void> {
+  return (source) =>
+    new Observable<void>((subscriber) => {
+      let pending: ReturnType<typeof setImmediate> | undefined;
+      const inner = source.subscribe({
+        next: () => {
+          pending ??= setImmediate(() => {
+            pending = undefined;
+            subscriber.next();
+          });
+        },
+        error: (e: unknown) => {
+          subscriber.error(e);
+        },
+        complete: () => {
+          subscriber.complete();
+        },
+      });
+      return () => {
+        inner.unsubscribe();
+        if (pending !== undefined) clearImmediate(pending);
+      };
+    });
 }
 
 // A function call, so TypeScript does not narrow `aborted` across awaits.
