@@ -40,4 +40,8 @@ export class BenchDataPlane implements DataPlaneView {
   subscribe(listener: () => void): () => void {
     return this.#xds.subscribe(listener);
   }
+
+  moment(): BenchDataPlane {
+    return new BenchDataPlane(this.#xds.moment(), this.#cache, this.#proxyGroups);
+  }
 }

@@ -22,6 +22,11 @@ export interface DataPlaneView {
   ackedVersion(nodeGroup: string): string | undefined;
   /** Calls `listener` whenever any answer above may have changed; returns the unsubscribe function. */
   subscribe?(listener: () => void): () => void;
+  /**
+   * The same answers as of now, with what they are computed from read once: a reconcile pass asks
+   * about every group several times within one synchronous stretch (src/operator/status.ts).
+   */
+  moment?(): DataPlaneView;
 }
 
 /** A view for a process with no xDS server: nothing is ever synced. */

@@ -291,7 +291,7 @@ export class Reconciler {
       observed,
       outputs,
       desired,
-      dataPlane: this.#o.dataPlane,
+      dataPlane: this.#o.dataPlane.moment?.() ?? this.#o.dataPlane,
       ...(this.#o.dnsServing === undefined ? {} : { dnsServing: this.#o.dnsServing }),
       missingBindings: bindings.list(),
       now,

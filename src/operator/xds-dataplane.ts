@@ -3,6 +3,7 @@
 // current snapshot and none rejected it; it is serving while every node runs the current or the
 // last fully acknowledged configuration and none rejected it — so readiness does not drop between
 // a publish and its ACK.
+import { groupBy } from "../util/group.js";
 import type { SnapshotCache } from "../xds/cache/index.js";
 import type { XdsStatusView } from "../xds/status.js";
 import type { DataPlaneView } from "./dataplane.js";
@@ -28,15 +29,30 @@ export function localNodes(status: XdsStatusView, replica = "local"): NodeSource
   };
 }
 
+type LastSynced = Map<string, { version: string; types: ReadonlyMap<string, string> }>;
+
 export class XdsDataPlane implements DataPlaneView {
   readonly #source: NodeSource;
   readonly #cache: SnapshotCache;
   /** Per group, the snapshot version and per-type versions it was last seen synced at. */
-  readonly #lastSynced = new Map<string, { version: string; types: ReadonlyMap<string, string> }>();
+  readonly #lastSynced: LastSynced;
+  /** A moment's nodes by group (see moment()); undefined: read the source on every question. */
+  readonly #byGroup: ReadonlyMap<string, readonly NodeReport[]> | undefined;
 
-  constructor(source: NodeSource, cache: SnapshotCache) {
+  constructor(
+    source: NodeSource,
+    cache: SnapshotCache,
+    moment?: { lastSynced: LastSynced; nodes: readonly NodeReport[] },
+  ) {
     this.#source = source;
     this.#cache = cache;
+    this.#lastSynced = moment?.lastSynced ?? (new Map() as LastSynced);
+    this.#byGroup = moment === undefined ? undefined : groupBy(moment.nodes, (n) => n.group);
+  }
+
+  /** The fleet's nodes read once and indexed by group; what is learnt about last-synced versions is shared with this view. */
+  moment(): XdsDataPlane {
+    return new XdsDataPlane(this.#source, this.#cache, { lastSynced: this.#lastSynced, nodes: this.#source.nodes() });
   }
 
   synced(nodeGroup: string, version?: string): boolean {
@@ -89,7 +105,8 @@ export class XdsDataPlane implements DataPlaneView {
     return new Map([...snap.types.values()].filter((t) => t.resources.size > 0).map((t) => [t.typeUrl, t.version]));
   }
 
-  #connected(group: string): NodeReport[] {
+  #connected(group: string): readonly NodeReport[] {
+    if (this.#byGroup !== undefined) return this.#byGroup.get(group) ?? [];
     return this.#source.nodes().filter((n) => n.group === group);
   }
 }

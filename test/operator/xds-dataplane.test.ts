@@ -1,0 +1,93 @@
+// The data-plane view a reconcile pass asks (src/operator/xds-dataplane.ts): its moment() — the
+// fleet's nodes read once and indexed by group — answers exactly what the live view answers, for
+// every group, in every state a node can be in (no ACK, ACK of the current or the last synced
+// version, a NACK), and what either learns about last-synced versions the other keeps.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { NodeReport } from "../../src/operator/report.js";
+import { XdsDataPlane, type NodeSource } from "../../src/operator/xds-dataplane.js";
+import { SnapshotCache } from "../../src/xds/cache/index.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../../src/xds/kea-config.js";
+
+const GROUPS = ["ns/a-dhcp", "ns/b-dhcp", "ns/c-dhcp", "ns/none"];
+
+/** A node's state for the group's KeaConfig: its ACKed version (by index of the snapshots published) and a NACK. */
+const nodeArb = fc.record({
+  id: fc.integer({ min: 0, max: 5 }),
+  group: fc.constantFrom(...GROUPS),
+  acked: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+  nack: fc.boolean(),
+});
+
+function answers(view: XdsDataPlane) {
+  return GROUPS.map((g) => [view.synced(g), view.serving(g), view.lastNack(g), view.ackedVersion(g)]);
+}
+
+describe("XdsDataPlane.moment()", () => {
+  it("answers what the live view answers, and shares what it learns about synced versions", () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(nodeArb, { maxLength: 8 }), { minLength: 1, maxLength: 4 }), (rounds) => {
+        const cache = new SnapshotCache();
+        cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
+        const versions = new Map<string, string[]>();
+        let nodes: NodeReport[] = [];
+        const source: NodeSource = { nodes: () => nodes, subscribe: () => () => undefined };
+        const live = new XdsDataPlane(source, cache);
+        const twin = new XdsDataPlane(source, cache);
+        for (const [round, reported] of rounds.entries()) {
+          for (const g of GROUPS.slice(0, 3)) {
+            const set = cache.setSnapshot(
+              g,
+              new Map([[KEA_CONFIG_TYPE_URL, [keaConfigResource(g, { Dhcp4: { round: Math.min(round, 2) } })]]]),
+            );
+            if (set.ok)
+              versions.set(g, [...(versions.get(g) ?? []), set.snapshot.types.get(KEA_CONFIG_TYPE_URL)?.version ?? ""]);
+          }
+          const seen = new Set<string>();
+          nodes = reported.flatMap((n) => {
+            const id = `node-${String(n.id)}`;
+            if (seen.has(id)) return [];
+            seen.add(id);
+            const v = n.acked === undefined ? undefined : versions.get(n.group)?.at(-1 - n.acked);
+            return [
+              {
+                id,
+                group: n.group,
+                replica: "r",
+                userAgent: "test",
+                types: [
+                  {
+                    typeUrl: KEA_CONFIG_TYPE_URL,
+                    ...(v === undefined ? {} : { acked: v }),
+                    ...(n.nack ? { nack: { version: "x", message: "refused" } } : {}),
+                  },
+                ],
+              },
+            ];
+          });
+          // The moment first, then the live view: each learns last-synced versions into the same memory.
+          const moment = live.moment();
+          expect(answers(moment)).toEqual(answers(twin));
+          expect(answers(live)).toEqual(answers(twin));
+        }
+      }),
+      { seed: 16, numRuns: 200 },
+    );
+  });
+
+  it("reads the source once, however many questions it answers", () => {
+    const cache = new SnapshotCache();
+    let reads = 0;
+    const source: NodeSource = {
+      nodes: () => {
+        reads++;
+        return [];
+      },
+      subscribe: () => () => undefined,
+    };
+    const moment = new XdsDataPlane(source, cache).moment();
+    const asked = GROUPS.map((g) => [moment.synced(g), moment.serving(g), moment.lastNack(g), moment.ackedVersion(g)]);
+    expect(asked).toEqual(GROUPS.map(() => [false, false, undefined, undefined]));
+    expect(reads).toBe(1);
+  });
+});
