@@ -32,6 +32,7 @@ import type { OperatorSettings } from "./desired/settings.js";
 import type { OperatorMetrics } from "./metrics.js";
 import { EventRecorder } from "./events.js";
 import { statusBody, statusUpdates, type StatusUpdate } from "./status.js";
+import { nextTurn, Turns } from "./turns.js";
 
 /** Thrown (and swallowed by the caller) when leadership was lost mid-pass: the pass stops writing. */
 export class NotLeaderError extends Error {}
@@ -113,6 +114,9 @@ const RESOURCE_OF_KIND: Readonly<Record<string, ResourceName>> = {
   Deployment: "deployments",
 };
 
+/** Objects checked between two turns of the event loop. */
+const STEPS = 64;
+
 const keyOf = (kind: string, namespace: string | undefined, name: string): string =>
   `${kind}/${namespace ?? ""}/${name}`;
 const isTransport = (e: unknown): boolean => statusCode(e) === undefined && !(e instanceof NotLeaderError);
@@ -157,6 +161,9 @@ export class Reconciler {
 
   /** One pass over a snapshot and its rendering. Throws when some write failed (the caller retries). */
   async reconcile(observed: Observed, outputs: Outputs): Promise<ReconcileResult> {
+    // A turn between the synchronous stretches (and every STEPS objects within them): a watch event
+    // read meanwhile is published first, so it never waits for the pass (src/operator/turns.ts).
+    const turns = new Turns(STEPS);
     const desired = desiredState(
       {
         state: outputs.state,
@@ -195,6 +202,8 @@ export class Reconciler {
       }
     };
 
+    await nextTurn();
+
     // 1. Finalizers first, so no attachment can vanish before its cleanup is possible.
     for (const a of observed.raw.attachments.values()) {
       if (a.metadata?.deletionTimestamp !== undefined || (a.metadata?.finalizers ?? []).includes(ATTACHMENT_FINALIZER))
@@ -208,6 +217,7 @@ export class Reconciler {
     // a pass over a converged cluster runs through them at once.
     for (const infra of desired.infras) {
       for (const o of infra.objects) {
+        if (turns.due()) await nextTurn();
         if (this.#settled(o, observed)) continue;
         await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
       }
@@ -251,6 +261,7 @@ export class Reconciler {
       const resource = RESOURCE_OF_KIND[k.kind];
       if (resource === undefined) continue;
       for (const live of observed.raw[resource].values()) {
+        if (turns.due()) await nextTurn();
         const m = live.metadata ?? {};
         const labels = m.labels ?? {};
         if (labels[MANAGED_BY_LABEL] !== MANAGED_BY || m.deletionTimestamp !== undefined) continue;
@@ -286,6 +297,7 @@ export class Reconciler {
     }
 
     // 6. Status.
+    await nextTurn();
     const now = this.#o.clock.now();
     const updates = statusUpdates({
       observed,
@@ -299,6 +311,7 @@ export class Reconciler {
         unobservedWrite(this.#applied.get(`status:${keyOf(k.kind, k.namespace, k.name)}`), k.resourceVersion),
     });
     this.#setReadyGauge(updates);
+    await nextTurn();
     for (const u of updates) {
       const key = `status:${keyOf(u.kind, u.namespace, u.name)}`;
       const mine = this.#applied.get(key);
