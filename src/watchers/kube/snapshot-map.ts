@@ -48,7 +48,19 @@ export class SnapshotMap<V> implements ReadonlyMap<string, V> {
   }
 
   /** The base's order (changed values in place, deleted ones skipped), then the keys added since. */
-  *entries(): MapIterator<[string, V]> {
+  entries(): MapIterator<[string, V]> {
+    return this.#delta.size === 0 ? this.#base.entries() : this.#merged();
+  }
+
+  keys(): MapIterator<string> {
+    return this.#delta.size === 0 ? this.#base.keys() : this.#mergedKeys();
+  }
+
+  values(): MapIterator<V> {
+    return this.#delta.size === 0 ? this.#base.values() : this.#mergedValues();
+  }
+
+  *#merged(): MapIterator<[string, V]> {
     for (const [k, v] of this.#base) {
       if (!this.#delta.has(k)) yield [k, v];
       else {
@@ -59,12 +71,12 @@ export class SnapshotMap<V> implements ReadonlyMap<string, V> {
     for (const [k, v] of this.#delta) if (v !== undefined && !this.#base.has(k)) yield [k, v];
   }
 
-  *keys(): MapIterator<string> {
-    for (const [k] of this.entries()) yield k;
+  *#mergedKeys(): MapIterator<string> {
+    for (const [k] of this.#merged()) yield k;
   }
 
-  *values(): MapIterator<V> {
-    for (const [, v] of this.entries()) yield v;
+  *#mergedValues(): MapIterator<V> {
+    for (const [, v] of this.#merged()) yield v;
   }
 
   [Symbol.iterator](): MapIterator<[string, V]> {
