@@ -48,6 +48,8 @@ export interface Plan {
   readonly quietMs: number;
   /** Give up converging after this long. */
   readonly convergeTimeoutMs: number;
+  /** runOperator's debounceMs (undefined: its default). */
+  readonly debounceMs?: number;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -258,6 +260,7 @@ export async function driverMain(plan: Plan): Promise<void> {
     dataPlane,
     // No CoreDNS runs here: dnsReady once the ConfigMap carries the current content.
     dnsProbe: false,
+    ...(plan.debounceMs === undefined ? {} : { debounceMs: plan.debounceMs }),
     onState: (state, outputs) => {
       const at = monoMs();
       // As `oooi operator` does (src/cli/operator.ts): only the groups whose rendering changed since the last publish.

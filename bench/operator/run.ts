@@ -18,6 +18,7 @@
 //                                CAPI, HyperShift and Kubernetes put on them; "minimal": only what is read
 //   OPERATOR_BENCH_HEAP_SNAPSHOT FILE: the driver writes a heap snapshot there once converged
 //   OPERATOR_BENCH_CPU_PROF      DIR: the driver runs under --cpu-prof, its profile written there
+//   OPERATOR_BENCH_DEBOUNCE_MS   runOperator's coalescing window (default: runOperator's own)
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { purePath } from "./baseline.js";
@@ -54,6 +55,9 @@ function plan(): Plan {
     streamPerSecond: env("OPERATOR_BENCH_RATE", 10),
     quietMs: 5_000,
     convergeTimeoutMs: env("OPERATOR_BENCH_CONVERGE_S", 600) * 1000,
+    ...(process.env["OPERATOR_BENCH_DEBOUNCE_MS"] === undefined
+      ? {}
+      : { debounceMs: env("OPERATOR_BENCH_DEBOUNCE_MS", 0) }),
   };
 }
 
