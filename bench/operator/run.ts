@@ -68,7 +68,7 @@ function baseline(): void {
   emit({
     name: "operator.baseline_pure_path",
     scale: s,
-    what: "copy watched maps + buildObserved + renderAll + publishSnapshots, one Machine address change each, no API server, no reconcile",
+    what: "as the operator: copy the changed map + buildObserved after the previous snapshot + renderAll with its keyed changes and last-good + publishSnapshots after the previous publish; one Machine address change each (after 5 untimed), no API server, no reconcile",
     changes,
     total_ms: summary(t.total),
     observe_ms: summary(t.observe),
