@@ -160,3 +160,60 @@ describe("held state is shared between streams, not copied per stream", () => {
     expect(missing?.next.get(A)).toBe(full?.next.get(A));
   });
 });
+
+// A stream holding the type snapshot's shared map is answered without walking the type (the
+// pumps of a change and of its ACKs on every stream, issue 16): only while nothing is due.
+describe("holding exactly the snapshot: nothing to send, unless something is due", () => {
+  const whole = (): ReadonlyMap<string, Held> => {
+    const next = planSotw(state(sotw([])), CDS, NOTHING)?.next;
+    if (next === undefined) throw new Error("no first plan");
+    return next;
+  };
+  const settled = (subscription: Subscription): TypeState => ({
+    ...state(subscription, whole()),
+    firstPending: false,
+    subscriptionChanged: false,
+    lastVersion: CDS.version,
+  });
+
+  test("SotW wildcard or every name, at the type's version: no response", () => {
+    expect(planSotw(settled(sotw([])), CDS, NOTHING)).toBeUndefined();
+    expect(planSotw(settled(sotw(NAMES)), CDS, NOTHING)).toBeUndefined();
+  });
+
+  test("SotW: fewer names than the snapshot holds get the smaller set", () => {
+    const plan = planSotw(settled(sotw([A])), CDS, NOTHING);
+    expect([...(plan?.next.keys() ?? [])]).toEqual([A]);
+  });
+
+  test("SotW: a client behind the version (it was sent a version with retained resources) is told", () => {
+    const plan = planSotw({ ...settled(sotw([])), lastVersion: `${CDS.version}+0123` }, CDS, NOTHING);
+    expect(plan?.version).toBe(CDS.version);
+    expect(plan?.count).toBe(NAMES.length);
+  });
+
+  test("SotW: a narrowed subscription is answered", () => {
+    expect(planSotw({ ...settled(sotw([])), narrowed: true }, CDS, NOTHING)).toBeUndefined();
+    expect(planSotw({ ...settled(sotw(NAMES)), narrowed: true, lastVersion: "older" }, CDS, NOTHING)?.count).toBe(
+      NAMES.length,
+    );
+  });
+
+  test("the next snapshot is walked: under the Delta wildcard a resource gone from it is removed", () => {
+    const gone = { ...CDS, resources: new Map([...CDS.resources].filter(([n]) => n !== B)) };
+    expect(planDelta(settled(delta([])), gone, NOTHING)?.removed).toEqual([B]);
+    expect(planSotw(settled(sotw([])), gone, NOTHING)?.count).toBe(NAMES.length - 1);
+  });
+
+  test("Delta: holding everything, no response; an explicitly subscribed name that does not exist is removed", () => {
+    expect(planDelta(settled(delta([])), CDS, NOTHING)).toBeUndefined();
+    expect(planDelta(settled(delta(NAMES)), CDS, NOTHING)).toBeUndefined();
+    const plan = planDelta(settled(delta([A, "no-such-cluster"])), CDS, NOTHING);
+    expect(plan?.removed).toEqual(["no-such-cluster"]);
+  });
+
+  test("a first request is answered even when the client holds everything", () => {
+    expect(planSotw({ ...settled(sotw([])), firstPending: true }, CDS, NOTHING)?.count).toBe(NAMES.length);
+    expect(planDelta({ ...settled(delta([])), firstPending: true }, CDS, NOTHING)).toBeDefined();
+  });
+});
