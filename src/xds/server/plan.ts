@@ -52,9 +52,27 @@ function heldAll(typeSnap: TypeSnapshot): ReadonlyMap<string, Held> {
  * do not walk the types that did not change (a 2,000-cluster CDS and EDS per stream, issue 16).
  */
 function holdsExactly(ts: TypeState, typeSnap: TypeSnapshot | undefined): typeSnap is TypeSnapshot {
-  if (typeSnap === undefined || ts.firstPending || ts.held !== heldBySnapshot.get(typeSnap)) return false;
-  for (const n of ts.subscription.names) if (!typeSnap.resources.has(n)) return false;
-  return true;
+  if (typeSnap === undefined || ts.firstPending || !holdsAllOf(ts, typeSnap)) return false;
+  return namesWithin(ts.subscription, typeSnap);
+}
+
+/** The stream holds every resource of the type snapshot, as its shared held map. */
+export function holdsAllOf(ts: TypeState, typeSnap: TypeSnapshot | undefined): boolean {
+  return typeSnap !== undefined && ts.held === heldBySnapshot.get(typeSnap);
+}
+
+/** Whether every name a subscription names is in the snapshot: per (interned) subscription and snapshot. */
+const within = new WeakMap<TypeSnapshot, WeakMap<Subscription, boolean>>();
+
+function namesWithin(sub: Subscription, typeSnap: TypeSnapshot): boolean {
+  let bySub = within.get(typeSnap);
+  if (bySub === undefined) within.set(typeSnap, (bySub = new WeakMap()));
+  let answer = bySub.get(sub);
+  if (answer === undefined) {
+    answer = [...sub.names].every((n) => typeSnap.resources.has(n));
+    bySub.set(sub, answer);
+  }
+  return answer;
 }
 
 /** The one response of a type awaiting its ACK or NACK. */

@@ -22,6 +22,7 @@ import type { Held, NodeMemory } from "./memory.js";
 import type { Nonce, ShareKey, SharedResponse, SharedResponses } from "./shared.js";
 import { Subscription } from "./subscription.js";
 import {
+  holdsAllOf,
   incrementalInSotw,
   NO_HELD,
   planDelta,
@@ -472,7 +473,8 @@ export class Session {
   }
 
   #retained(ts: TypeState, typeSnap: TypeSnapshot | undefined): ReadonlyMap<string, CachedResource> {
-    if (this.fixedTypeUrl !== undefined) return NOTHING_RETAINED;
+    // Nothing held is gone when the stream holds the snapshot's shared map (the usual idle type).
+    if (this.fixedTypeUrl !== undefined || holdsAllOf(ts, typeSnap)) return NOTHING_RETAINED;
     const node = this.#node;
     return retainedFor(ts, typeSnap?.resources ?? NOTHING_RETAINED, this.#types, (t) =>
       node ? this.ctx.memory.candidates(node.id, t).map((r) => r.held) : [],
