@@ -330,18 +330,47 @@ export function waitingFor(ts: TypeState, changed: readonly CachedResource[], ty
   if (!cds) return undefined;
   const eds = stateOf(types, ENDPOINT_TYPE_URL);
   for (const r of changed) {
-    for (const c of r.references.clusters) {
-      if (!cds.subscription.has(c)) continue;
-      // ACKed, and not being taken away by a response still in flight (the client applies
-      // responses in order, so it will have applied that one first).
-      const acked = cds.acked.get(c)?.res;
-      if (!acked || !cds.held.get(c)?.res) return `cluster "${c}" to be acknowledged`;
-      // ACKed rather than sent: a response can cross an unsubscription, and only the ACK's
-      // resource names tell what the client kept.
-      const e = acked.references.endpoints;
-      if (e !== undefined && eds !== undefined && (!eds.acked.get(e)?.res || !eds.held.get(e)?.res))
-        return `endpoints "${e}" to be acknowledged`;
-    }
+    const waiting = waitingForOne(r, cds, eds);
+    if (waiting !== undefined) return waiting;
   }
   return undefined;
+}
+
+/** waitingFor of one resource, and the (immutable) client state it was answered for. */
+interface WaitMemo {
+  readonly inputs: readonly unknown[];
+  readonly answer: string | undefined;
+}
+
+/**
+ * Per resource, the last answer: the streams one change wakes usually share their CDS and EDS
+ * state objects (the snapshots' shared held maps), so a listener using 2,000 clusters is checked
+ * once per change rather than once per stream.
+ */
+const waits = new WeakMap<CachedResource, WaitMemo>();
+
+function waitingForOne(r: CachedResource, cds: TypeState, eds: TypeState | undefined): string | undefined {
+  const inputs = [cds.subscription, cds.acked, cds.held, eds?.acked, eds?.held];
+  const memo = waits.get(r);
+  if (memo !== undefined && memo.inputs.every((x, i) => x === inputs[i])) return memo.answer;
+  let answer: string | undefined;
+  for (const c of r.references.clusters) {
+    if (!cds.subscription.has(c)) continue;
+    // ACKed, and not being taken away by a response still in flight (the client applies
+    // responses in order, so it will have applied that one first).
+    const acked = cds.acked.get(c)?.res;
+    if (!acked || !cds.held.get(c)?.res) {
+      answer = `cluster "${c}" to be acknowledged`;
+      break;
+    }
+    // ACKed rather than sent: a response can cross an unsubscription, and only the ACK's
+    // resource names tell what the client kept.
+    const e = acked.references.endpoints;
+    if (e !== undefined && eds !== undefined && (!eds.acked.get(e)?.res || !eds.held.get(e)?.res)) {
+      answer = `endpoints "${e}" to be acknowledged`;
+      break;
+    }
+  }
+  waits.set(r, { inputs, answer });
+  return answer;
 }

@@ -5,9 +5,9 @@ import { describe, expect, test } from "vitest";
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
 import type { CachedResource, TypeSnapshot } from "../../../src/xds/cache/snapshot.js";
 import type { Held } from "../../../src/xds/server/memory.js";
-import { ABSENT, NOTHING, planDelta, planSotw, type TypeState } from "../../../src/xds/server/plan.js";
+import { ABSENT, NOTHING, planDelta, planSotw, waitingFor, type TypeState } from "../../../src/xds/server/plan.js";
 import { Subscription } from "../../../src/xds/server/subscription.js";
-import { CLUSTER_TYPE_URL } from "../../../src/xds/render/type-urls.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/render/type-urls.js";
 import { ALPHA, BETA } from "../proxy-fixture.js";
 import { GROUP, publish, rendered } from "./fixtures.js";
 
@@ -215,5 +215,52 @@ describe("holding exactly the snapshot: nothing to send, unless something is due
   test("a first request is answered even when the client holds everything", () => {
     expect(planSotw({ ...settled(sotw([])), firstPending: true }, CDS, NOTHING)?.count).toBe(NAMES.length);
     expect(planDelta({ ...settled(delta([])), firstPending: true }, CDS, NOTHING)).toBeDefined();
+  });
+});
+
+// Rules 15, 16 (docs/xds-protocol.md#rule-16): a changed listener waits for the clusters it uses to
+// be ACKed, and for their endpoints. The answer is kept per listener for the client state it was
+// given (the streams of one change share those state objects): other state, another answer.
+describe("waitingFor: what a changed listener waits for, for the client state it is asked about", () => {
+  const cache = new SnapshotCache();
+  publish(cache, GROUP, rendered([ALPHA, BETA]));
+  const snap = cache.getSnapshot(GROUP);
+  const typeOf = (t: string): TypeSnapshot => {
+    const ts = snap?.types.get(t);
+    if (ts === undefined) throw new Error(`no ${t}`);
+    return ts;
+  };
+  const [lds, cds, eds] = [LISTENER_TYPE_URL, CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL].map(typeOf);
+  const listeners = [...(lds?.resources.values() ?? [])];
+  const all = (t: TypeSnapshot | undefined) =>
+    new Map(
+      [...(t?.resources ?? new Map<string, CachedResource>())].map(([n, r]) => [n, { version: r.version, res: r }]),
+    );
+  const typeState = (typeUrl: string, subscription: Subscription, held: ReadonlyMap<string, Held>): TypeState => ({
+    ...state(subscription, held),
+    typeUrl,
+  });
+  const wildcard = sotw([]);
+  const listener = typeState(LISTENER_TYPE_URL, wildcard, new Map());
+
+  test("the listeners use EDS clusters (so all three answers below are reachable)", () => {
+    expect(listeners.some((l) => l.references.clusters.length > 0)).toBe(true);
+    expect([...(cds?.resources.values() ?? [])].some((c) => c.references.endpoints !== undefined)).toBe(true);
+  });
+
+  test("clusters not ACKed, then ACKed without their endpoints, then both; the first state again", () => {
+    const nothing = [typeState(CLUSTER_TYPE_URL, wildcard, new Map())];
+    expect(waitingFor(listener, listeners, nothing)).toMatch(/^cluster ".*" to be acknowledged$/);
+    const clustersAcked = typeState(CLUSTER_TYPE_URL, wildcard, all(cds));
+    const edsNames = sotw([...(eds?.resources.keys() ?? [])]);
+    const noEndpoints = [clustersAcked, typeState(ENDPOINT_TYPE_URL, edsNames, new Map())];
+    expect(waitingFor(listener, listeners, noEndpoints)).toMatch(/^endpoints ".*" to be acknowledged$/);
+    const ready = [clustersAcked, typeState(ENDPOINT_TYPE_URL, edsNames, all(eds))];
+    expect(waitingFor(listener, listeners, ready)).toBeUndefined();
+    expect(waitingFor(listener, listeners, [clustersAcked])).toBeUndefined(); // no EDS on this stream
+    expect(waitingFor(listener, listeners, nothing)).toMatch(/to be acknowledged$/);
+    // Sent but not yet ACKed: still waiting.
+    const sentOnly = { ...clustersAcked, acked: new Map<string, Held>() };
+    expect(waitingFor(listener, listeners, [sentOnly])).toMatch(/^cluster /);
   });
 });
