@@ -75,6 +75,39 @@ function namesWithin(sub: Subscription, typeSnap: TypeSnapshot): boolean {
   return answer;
 }
 
+/**
+ * Whether a plan would find nothing to send because none of its inputs moved since the last one
+ * that found nothing (or since the last response): the same type snapshot, held map and
+ * subscription objects (all immutable), no first request or narrowing pending. The streams that do
+ * not hold a snapshot's shared map (a Delta EDS stream subscribed to names beside the snapshot's)
+ * are then not walked again on every pump of a change and of its ACKs.
+ */
+export function isQuiet(ts: TypeState, typeSnap: TypeSnapshot | undefined): boolean {
+  return (
+    typeSnap !== undefined &&
+    ts.quietSnap === typeSnap &&
+    ts.quietHeld === ts.held &&
+    ts.quietSub === ts.subscription &&
+    !ts.firstPending &&
+    !ts.narrowed
+  );
+}
+
+/**
+ * Records the inputs a plan found nothing to send for (after a response: its resulting state),
+ * unless something is retained or something held is gone — those answers depend on other types.
+ */
+export function markQuiet(
+  ts: TypeState,
+  typeSnap: TypeSnapshot | undefined,
+  retained: ReadonlyMap<string, CachedResource>,
+): void {
+  const quiet = typeSnap !== undefined && retained.size === 0 && allGone(ts, typeSnap.resources) === NOTHING;
+  ts.quietSnap = quiet ? typeSnap : undefined;
+  ts.quietHeld = quiet ? ts.held : undefined;
+  ts.quietSub = quiet ? ts.subscription : undefined;
+}
+
 /** The one response of a type awaiting its ACK or NACK. */
 export interface Inflight {
   readonly nonce: string;
@@ -109,6 +142,13 @@ export interface TypeState {
   /** SotW: names were dropped; the next answer may carry the current version for the same content. */
   narrowed: boolean;
   subscribedAt: number;
+  /**
+   * The inputs of the last plan that found nothing to send, or of the last response (see
+   * isQuiet): the type snapshot, the held map and the subscription, while nothing held was gone.
+   */
+  quietSnap: TypeSnapshot | undefined;
+  quietHeld: ReadonlyMap<string, Held> | undefined;
+  quietSub: Subscription | undefined;
 }
 
 /**

@@ -24,6 +24,8 @@ import { Subscription } from "./subscription.js";
 import {
   holdsAllOf,
   incrementalInSotw,
+  isQuiet,
+  markQuiet,
   NO_HELD,
   planDelta,
   planSotw,
@@ -310,6 +312,9 @@ export class Session {
       subscriptionChanged: true,
       narrowed: false,
       subscribedAt: now,
+      quietSnap: undefined,
+      quietHeld: undefined,
+      quietSub: undefined,
     };
     const rank = (t: string): number => {
       const i = ENVOY_TYPE_ORDER.indexOf(t);
@@ -451,9 +456,13 @@ export class Session {
       if (this.#stopped()) return;
       if (ts.inflight) continue; // docs/xds-protocol.md#rule-21: one response per type in flight, built when it leaves
       const typeSnap = snapshot.types.get(ts.typeUrl);
+      if (isQuiet(ts, typeSnap)) continue;
       const retained = this.#retained(ts, typeSnap);
       const plan = this.protocol === "sotw" ? planSotw(ts, typeSnap, retained) : planDelta(ts, typeSnap, retained);
-      if (!plan) continue;
+      if (!plan) {
+        markQuiet(ts, typeSnap, retained);
+        continue;
+      }
       // Make-before-break ordering only exists within one aggregated stream.
       const waiting = this.fixedTypeUrl === undefined ? waitingFor(ts, plan.changed, this.#types) : undefined;
       if (waiting !== undefined) {
@@ -464,6 +473,7 @@ export class Session {
         continue;
       }
       this.#send(ts, plan, snapshot, typeSnap, retained.size === 0);
+      markQuiet(ts, typeSnap, retained);
     }
   }
 

@@ -5,7 +5,16 @@ import { describe, expect, test } from "vitest";
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
 import type { CachedResource, TypeSnapshot } from "../../../src/xds/cache/snapshot.js";
 import type { Held } from "../../../src/xds/server/memory.js";
-import { ABSENT, NOTHING, planDelta, planSotw, waitingFor, type TypeState } from "../../../src/xds/server/plan.js";
+import {
+  ABSENT,
+  isQuiet,
+  markQuiet,
+  NOTHING,
+  planDelta,
+  planSotw,
+  waitingFor,
+  type TypeState,
+} from "../../../src/xds/server/plan.js";
 import { Subscription } from "../../../src/xds/server/subscription.js";
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/render/type-urls.js";
 import { ALPHA, BETA } from "../proxy-fixture.js";
@@ -38,6 +47,9 @@ function state(subscription: Subscription, held: ReadonlyMap<string, Held> = new
     subscriptionChanged: true,
     narrowed: false,
     subscribedAt: 0,
+    quietSnap: undefined,
+    quietHeld: undefined,
+    quietSub: undefined,
   };
 }
 
@@ -262,5 +274,67 @@ describe("waitingFor: what a changed listener waits for, for the client state it
     // Sent but not yet ACKed: still waiting.
     const sentOnly = { ...clustersAcked, acked: new Map<string, Held>() };
     expect(waitingFor(listener, listeners, [sentOnly])).toMatch(/^cluster /);
+  });
+});
+
+// A type whose plan found nothing is not planned again until one of its inputs moves.
+describe("isQuiet / markQuiet: nothing to send until an input moves", () => {
+  const quietState = (): TypeState => {
+    const ts = { ...state(delta([A, B]), holding([A, B])), firstPending: false };
+    expect(planDelta(ts, CDS, NOTHING)).toBeUndefined();
+    markQuiet(ts, CDS, NOTHING);
+    return ts;
+  };
+
+  test("the same snapshot, held map and subscription: quiet", () => {
+    expect(isQuiet(quietState(), CDS)).toBe(true);
+  });
+
+  test.each<[string, (ts: TypeState) => TypeSnapshot | undefined]>([
+    ["another type snapshot", () => ({ ...CDS })],
+    ["no snapshot", () => undefined],
+    [
+      "a new held map",
+      (ts) => {
+        ts.held = new Map(ts.held);
+        return CDS;
+      },
+    ],
+    [
+      "a new subscription",
+      (ts) => {
+        ts.subscription = delta([A]);
+        return CDS;
+      },
+    ],
+    [
+      "a first request pending",
+      (ts) => {
+        ts.firstPending = true;
+        return CDS;
+      },
+    ],
+    [
+      "a narrowed subscription",
+      (ts) => {
+        ts.narrowed = true;
+        return CDS;
+      },
+    ],
+  ])("%s: planned again", (_name, move) => {
+    const ts = quietState();
+    expect(isQuiet(ts, move(ts))).toBe(false);
+  });
+
+  test("not marked while something is retained, or something held is gone from the snapshot", () => {
+    const retained = quietState();
+    markQuiet(retained, CDS, new Map([[A, CDS.resources.get(A) as CachedResource]]));
+    expect(isQuiet(retained, CDS)).toBe(false);
+    const gone = {
+      ...quietState(),
+      held: new Map([...holding([A]), ["gone", { version: "v", res: CDS.resources.get(B) }]]),
+    };
+    markQuiet(gone, CDS, NOTHING);
+    expect(isQuiet(gone, CDS)).toBe(false);
   });
 });
