@@ -10,8 +10,9 @@ import { LISTENER_TYPE_URL } from "../../src/xds/render/type-urls.js";
 import { startXdsServer } from "../../src/xds/server/index.js";
 import { NS } from "../../test/support/fixtures.js";
 import { endedSummary, Fleet } from "./fleet.js";
+import { startProfile, stopProfile } from "./profile.js";
 import { nowMs, TYPE_CODES, type StreamKind, type StreamSpec } from "./protocol.js";
-import { allSynced, consistencyMs, listenerVersion, poll, publish, ServerLog } from "./publish.js";
+import { allSynced, consistencyMs, listenerVersion, poll, publish, ServerLog, timeBuild } from "./publish.js";
 import { clusterName, groupOf, infraState, moveMachine, spareAddress, workerName, type InfraShape } from "./state.js";
 import { median, progress, round, seeded, summary } from "./stats.js";
 
@@ -24,6 +25,8 @@ export interface BigVlanOptions {
   readonly layout: InfraShape["layout"];
   /** Also time renderAll (DNS, DHCP and status too) once. */
   readonly renderAll: boolean;
+  /** Write a CPU profile of the change loop (not the loading) to this file (.cpuprofile). */
+  readonly cpuProfile?: string | undefined;
 }
 
 interface PerProtocol {
@@ -53,6 +56,7 @@ export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown
   const fleet = Fleet.start(2);
   try {
     const first = publish(cache, state);
+    const firstBuildMs = timeBuild(state);
     const snapshotBytes = [...(cache.getSnapshot(group)?.types.values() ?? [])].reduce((n, t) => n + t.bytes, 0);
     const kinds: StreamKind[] = [
       ...Array<StreamKind>(o.replicas).fill("sotw"),
@@ -79,6 +83,13 @@ export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown
     const all: number[] = [];
     const push: number[] = [];
     const stages = { build: [] as number[], render: [] as number[], cache: [] as number[] };
+    // Where the push goes: snapshot set → the server's write to each stream (the session's
+    // response assembly and grpc-js's serialization happen inside it), and that write → the
+    // client's receipt (framing, the socket, the client's reassembly and decoding).
+    const pushSplit = { firstWrite: [] as number[], lastWrite: [] as number[], wire: [] as number[] };
+    // The server's clock (Date.now) on nowMs's scale.
+    const clockOffset = Date.now() - nowMs();
+    const profiler = o.cpuProfile === undefined ? undefined : await startProfile();
     const pick = seeded(2);
     for (let n = 0; n < o.changes; n += 1) {
       const c = pick(o.clusters);
@@ -99,7 +110,7 @@ export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown
       await fleet.until(() => holds(version), 120_000, "the new listener");
       await log.untilAcked(group, LISTENER_TYPE_URL, version, specs.length, 120_000);
       stop();
-      stages.build.push(p.buildMs);
+      stages.build.push(timeBuild(state));
       stages.render.push(p.renderMs);
       stages.cache.push(p.cacheMs);
       let last = 0;
@@ -120,11 +131,21 @@ export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown
       }
       all.push(last - t0);
       push.push(last - p.doneAt);
+      const writes = log.pushes.filter((r) => r.typeUrl === LISTENER_TYPE_URL && r.version === version);
+      const writeAt = writes.map((r) => r.sentAt - clockOffset);
+      pushSplit.firstWrite.push(Math.min(...writeAt) - p.doneAt);
+      pushSplit.lastWrite.push(Math.max(...writeAt) - p.doneAt);
+      for (const s of specs) {
+        const w = writes.find((r) => r.nodeId === s.node);
+        const l = fleet.latest(s.id, TYPE_CODES.listener);
+        if (w !== undefined && l !== undefined) pushSplit.wire.push(l.at - (w.sentAt - clockOffset));
+      }
       progress(
         `big-vlan (${o.layout}): change ${String(n + 1)}/${String(o.changes)}: ${String(Math.round(last - t0))} ms`,
       );
     }
 
+    if (profiler !== undefined && o.cpuProfile !== undefined) await stopProfile(profiler, o.cpuProfile);
     let renderAllMs: number | undefined;
     if (o.renderAll) {
       const t = nowMs();
@@ -149,10 +170,16 @@ export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown
       build_ms: round(median(stages.build)),
       render_envoy_ms: round(median(stages.render)),
       cache_ms: round(median(stages.cache)),
-      first_render_ms: round(first.buildMs + first.renderMs),
+      first_render_ms: round(firstBuildMs + first.renderMs),
       ...(renderAllMs === undefined ? {} : { render_all_ms: renderAllMs }),
       push_p50_ms: summary(push).p50,
       push_p99_ms: summary(push).p99,
+      // Snapshot set → first / last server write of the new listener; write → receipt per stream.
+      push_first_write_p50_ms: summary(pushSplit.firstWrite).p50,
+      push_last_write_p50_ms: summary(pushSplit.lastWrite).p50,
+      push_last_write_p99_ms: summary(pushSplit.lastWrite).p99,
+      push_wire_p50_ms: summary(pushSplit.wire).p50,
+      push_wire_p99_ms: summary(pushSplit.wire).p99,
       bytes_per_push: { sotw: Math.round(median(by.sotw.bytes)), delta: Math.round(median(by.delta.bytes)) },
       listener_resources_per_push: {
         sotw: median(by.sotw.listenerResources),

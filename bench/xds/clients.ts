@@ -5,7 +5,7 @@
 // Run with child_process.fork; the parent drives it over IPC (see protocol.ts).
 import { Client, credentials, Metadata, type ClientDuplexStream } from "@grpc/grpc-js";
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../../src/xds/protos.js";
-import { METHODS } from "../../test/support/envoy/raw.js";
+import { ENVOY_CHANNEL_OPTIONS, METHODS } from "../../test/support/envoy/raw.js";
 import {
   encodeDeltaRequest,
   encodeSotwRequest,
@@ -16,8 +16,10 @@ import { BARE_METHOD } from "./bare.js";
 import { decodeHead } from "./decode.js";
 import { nowMs, TYPE_CODES, type FromClients, type Receipt, type StreamSpec, type ToClients } from "./protocol.js";
 
+// Envoy's receive windows (256 MiB, see ENVOY_CHANNEL_OPTIONS): the server's push is measured
+// against the flow control Envoy grants it, not grpc-js's 64 KiB default.
 const CHANNEL_OPTIONS = {
-  "grpc.use_local_subchannel_pool": 1,
+  ...ENVOY_CHANNEL_OPTIONS,
   "grpc.max_receive_message_length": -1,
   "grpc.max_send_message_length": -1,
 };

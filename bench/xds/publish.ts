@@ -16,7 +16,7 @@ import { nowMs } from "./protocol.js";
 
 /** Stage times of one publication, in ms, and the moment it finished. */
 export interface Published {
-  /** The model build alone (measured after the path, for its share of renderMs). */
+  /** The model build alone (publish: not measured, see timeBuild). */
   readonly buildMs: number;
   /** renderAll: model build plus every Infra's renderers. */
   readonly renderMs: number;
@@ -35,6 +35,7 @@ export function publishSlice(cache: SnapshotCache, state: ClusterState): Publish
   const t0 = nowMs();
   const model = build(state);
   const t1 = nowMs();
+  const buildMs = t1 - t0;
   const rendered = model.topologies.flatMap((t) => {
     if (t.proxy === undefined) return [];
     const r = renderEnvoy(t.proxy);
@@ -55,7 +56,7 @@ export function publishSlice(cache: SnapshotCache, state: ClusterState): Publish
     if (r.changed.length > 0) changed.push(group);
   }
   const t3 = nowMs();
-  return { buildMs: t1 - t0, renderMs: t2 - t1, cacheMs: t3 - t2, doneAt: t3, changed };
+  return { buildMs, renderMs: t2 - t1, cacheMs: t3 - t2, doneAt: t3, changed };
 }
 
 /** The last outputs published into each cache: what the real pipeline keeps between changes. */
@@ -64,8 +65,7 @@ const lastOutputs = new WeakMap<SnapshotCache, Outputs>();
 /**
  * What `oooi serve` and `oooi operator` do on every change: renderAll over the whole state (model
  * build, then every Infra's proxy, DNS and DHCP — an unchanged proxy keeps its rendered resources
- * from the previous outputs) and publishSnapshots into the cache. The model build is timed again
- * afterwards, outside the measured path, to show its share. `changes`: the keyed changes since the
+ * from the previous outputs) and publishSnapshots into the cache (buildMs: NaN, see timeBuild). `changes`: the keyed changes since the
  * previous call, as the watchers report them to serve and operator (else found by object identity).
  * Throws on a refused render.
  */
@@ -97,9 +97,17 @@ export function publish(cache: SnapshotCache, state: ClusterState, changes?: rea
   const t2 = nowMs();
   lastOutputs.set(cache, out);
   const changed = cache.groups().filter((g) => before.get(g) !== cache.getSnapshot(g)?.version);
-  const b0 = nowMs();
+  return { buildMs: Number.NaN, renderMs: t1 - t0, cacheMs: t2 - t1, doneAt: t2, changed };
+}
+
+/**
+ * The model build of `state` alone, for its share of publish's renderMs. Call it once the streams
+ * hold the change: run right after publish, it would delay the push it is not part of.
+ */
+export function timeBuild(state: ClusterState): number {
+  const t = nowMs();
   build(state);
-  return { buildMs: nowMs() - b0, renderMs: t1 - t0, cacheMs: t2 - t1, doneAt: t2, changed };
+  return nowMs() - t;
 }
 
 /** Median time of checkConsistency over the first Infra's rendered resources. */

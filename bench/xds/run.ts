@@ -5,7 +5,9 @@
 //   XDS_BENCH_ONLY=1,2,3,4 scenarios to run (default 1,2,3; 4 is the whole serve path, issue 16)
 //   XDS_BENCH_QUICK=1      small sizes, for a smoke test of the harness
 //   XDS_BENCH_SERVE_INFRAS, _WORKERS, _CHANGES  scenario 4's size (300 Infras × 5 × 100 workers, 60 changes)
-//   XDS_BENCH_CPU_PROFILE=FILE  scenario 4: a CPU profile of the large run's changes (not its loading)
+//   XDS_BENCH_CPU_PROFILE=FILE  scenario 4: a CPU profile of the large run's changes (not its loading);
+//                          scenario 2: of the interleaved layout's change loop
+//   XDS_BENCH_CHANGES      scenario 2's changes in the interleaved layout (default 8)
 //   XDS_BENCH_FULL_CHANGES scenario 1's full-path changes (default 3; each takes tens of seconds)
 //   XDS_BENCH_ROUNDS       scenario 3's push rounds (default 30; the idle-memory figures need none)
 import { fork } from "node:child_process";
@@ -32,7 +34,15 @@ async function scenario(n: string): Promise<void> {
     const interleaved = await bigVlan(
       quick
         ? { clusters: 50, workers: 100, replicas: 3, changes: 3, layout: "interleaved", renderAll: true }
-        : { clusters: 500, workers: 100, replicas: 3, changes: 8, layout: "interleaved", renderAll: true },
+        : {
+            clusters: 500,
+            workers: 100,
+            replicas: 3,
+            changes: Number(process.env["XDS_BENCH_CHANGES"] ?? "8"),
+            layout: "interleaved",
+            renderAll: true,
+            cpuProfile: process.env["XDS_BENCH_CPU_PROFILE"],
+          },
     );
     const blocks = await bigVlan(
       quick

@@ -6,7 +6,7 @@ import { checkConsistency } from "../consistency.js";
 import type { EnvoyResources } from "../render/index.js";
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../render/type-urls.js";
 import { referencesOf } from "./refs.js";
-import { CachedResource, contentHash, setVersion, type Snapshot, type TypeSnapshot } from "./snapshot.js";
+import { CachedResource, contentHash, jsonDigest, setVersion, type Snapshot, type TypeSnapshot } from "./snapshot.js";
 import { envoyTypeSpecs, type ResourceTypeSpec } from "./types.js";
 import type { EncodedParts } from "./splice.js";
 import { encodeAny } from "./wire.js";
@@ -185,8 +185,15 @@ function buildType(
       continue;
     }
     const old = before?.resources.get(name);
-    // A producer that keeps unchanged objects skips re-encoding them.
-    if (old?.resource === resource) {
+    // An unchanged resource keeps its bytes and version without being encoded again: the same
+    // object (a producer that keeps unchanged objects), or one of equal content (a producer that
+    // renders it again, or hands over a group whose rendering did not change). A type encoded in
+    // pieces compares its pieces instead (splice.ts): a JSON text of a whole 1.5 MB listener would
+    // cost more than the splice.
+    if (
+      old !== undefined &&
+      (old.resource === resource || (!spec.encodeReusing && sameContent(old.resource, resource)))
+    ) {
       byName.set(name, old);
       bytes += old.any.length;
       continue;
@@ -212,6 +219,10 @@ function buildType(
   const version = setVersion(byName.values());
   if (before?.version === version) return before;
   return { typeUrl, version, resources: byName, changedAt: now, bytes };
+}
+
+function sameContent(a: object, b: object): boolean {
+  return jsonDigest(a) === jsonDigest(b);
 }
 
 /** A resource's Any bytes and, when its type encodes in pieces, those pieces as views into them. */

@@ -72,6 +72,23 @@ export function contentHash(data: Uint8Array | string): string {
   return createHash("sha256").update(data).digest("hex").slice(0, 16);
 }
 
+/**
+ * Content digests of rendered objects seen before, by object. Rendered resources are immutable
+ * and a producer hands back an unchanged object itself, so only new objects pay for a JSON text
+ * and a SHA-256 (an equal object keeps one digest: its JSON text is the same).
+ */
+const jsonDigests = new WeakMap<object, string>();
+
+/** The content digest of a rendered (JSON) object, kept per object. */
+export function jsonDigest(o: object): string {
+  let digest = jsonDigests.get(o);
+  if (digest === undefined) {
+    digest = contentHash(JSON.stringify(o));
+    jsonDigests.set(o, digest);
+  }
+  return digest;
+}
+
 /** Version of a set of (name, version) pairs, independent of insertion order. */
 export function setVersion(entries: Iterable<{ readonly name: string; readonly version: string }>): string {
   const lines = [...entries].map((e) => `${e.name}\u0000${e.version}\n`).sort();

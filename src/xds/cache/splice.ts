@@ -7,7 +7,7 @@
 import protobuf from "protobufjs";
 import { encodeResource, messageType } from "../protos.js";
 import { LISTENER_TYPE_URL } from "../render/type-urls.js";
-import { contentHash } from "./snapshot.js";
+import { jsonDigest } from "./snapshot.js";
 
 /** Encoded pieces of a resource by content digest (FilterChain entries of a Listener). */
 export type EncodedParts = ReadonlyMap<string, Uint8Array>;
@@ -50,22 +50,11 @@ export function encodeListener(listener: object, previous: EncodedParts | undefi
   return assemble(others, splitAt(others, chainField.id), entries);
 }
 
-/**
- * Content digests of chain objects seen before. Rendered resources are immutable and the renderer
- * hands back an unchanged backend's chain object itself, so on a listener of 3,500 chains only the
- * changed ones pay for a JSON text and a SHA-256.
- */
-const digests = new WeakMap<object, string>();
-
+// Chains are digested by object (jsonDigest): on a listener of 3,500 chains, the renderer hands
+// back an unchanged backend's chain object itself, so only the changed ones pay for a JSON text.
 function digestOf(chain: unknown): string {
   // Not an object: chainEntry refuses it, and the listener is encoded whole to say where.
-  if (typeof chain !== "object" || chain === null) return "";
-  let digest = digests.get(chain);
-  if (digest === undefined) {
-    digest = contentHash(JSON.stringify(chain));
-    digests.set(chain, digest);
-  }
-  return digest;
+  return typeof chain === "object" && chain !== null ? jsonDigest(chain) : "";
 }
 
 function whole(listener: object): PartedEncoding {

@@ -32,10 +32,23 @@ export interface ErrorDetail {
   readonly message: string;
 }
 
-/** A serialized-on-demand response: byte chunks concatenated by the gRPC serializer. */
-export interface WireResponse {
-  readonly parts: readonly Uint8Array[];
-  readonly byteLength: number;
+/**
+ * A serialized-on-demand response: byte chunks concatenated by the gRPC serializer, once however
+ * many streams write it (the streams of a node group that send the same thing share one, see
+ * shared.ts).
+ */
+export class WireResponse {
+  #bytes: Buffer | undefined;
+
+  constructor(
+    readonly parts: readonly Uint8Array[],
+    readonly byteLength: number,
+  ) {}
+
+  /** The message bytes: one copy of the chunks, made on the first call. */
+  bytes(): Buffer {
+    return (this.#bytes ??= Buffer.concat(this.parts, this.byteLength));
+  }
 }
 
 /** Identifies this control plane in every response (`control_plane.identifier`). */
@@ -120,7 +133,7 @@ export function decodeDeltaRequest(bytes: Uint8Array): DeltaRequest {
 function assemble(header: Uint8Array, entries: readonly Uint8Array[]): WireResponse {
   let byteLength = header.length;
   for (const e of entries) byteLength += e.length;
-  return { parts: [header, ...entries], byteLength };
+  return new WireResponse([header, ...entries], byteLength);
 }
 
 /** A DiscoveryResponse whose `resources` are cache entries (CachedResource.sotwEntry). */
@@ -167,7 +180,7 @@ export function deltaResponse(
   return assemble(header, entries);
 }
 
-/** The gRPC response serializer: one copy of the chunks into the message buffer. */
+/** The gRPC response serializer (grpc-js copies the result behind its 5-byte message prefix). */
 export function serializeResponse(response: WireResponse): Buffer {
-  return Buffer.concat(response.parts, response.byteLength);
+  return response.bytes();
 }

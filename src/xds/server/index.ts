@@ -18,6 +18,7 @@ import { Interner } from "./intern.js";
 import { NodeMemory } from "./memory.js";
 import { DISCOVERY_SERVICES, methodDefinitions, type DiscoveryService } from "./services.js";
 import { Session, type SessionContext, type StreamCall } from "./session.js";
+import { SharedResponses } from "./shared.js";
 
 export type { Clock } from "./clock.js";
 export { systemClock } from "./clock.js";
@@ -95,7 +96,13 @@ export class XdsEngine {
       status: this.status,
       logger: this.#logger,
       clock,
-      nonce: () => `${prefix}-${(nonces += 1).toString(36)}`,
+      nonce: () => {
+        nonces += 1;
+        return { seq: nonces, text: `${prefix}-${nonces.toString(36)}` };
+      },
+      shared: new SharedResponses((fn) => {
+        clock.defer(fn);
+      }),
       streamId: () => `${prefix}-s${(streams += 1).toString(36)}`,
       maxStreamAgeMs: options.maxStreamAgeMs ?? DEFAULT_MAX_STREAM_AGE_MS,
       maxStreamAgeJitter: options.maxStreamAgeJitter ?? 0.1,

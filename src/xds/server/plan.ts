@@ -45,6 +45,69 @@ function heldAll(typeSnap: TypeSnapshot): ReadonlyMap<string, Held> {
   return m;
 }
 
+/**
+ * The client was last sent exactly this type snapshot (every resource, as its shared held map) at
+ * its version, and nothing in its subscription is outside it: planSotw and planDelta would find
+ * nothing to send. Checked first so that the pumps a change and its ACKs cause on every stream
+ * do not walk the types that did not change (a 2,000-cluster CDS and EDS per stream, issue 16).
+ */
+function holdsExactly(ts: TypeState, typeSnap: TypeSnapshot | undefined): typeSnap is TypeSnapshot {
+  if (typeSnap === undefined || ts.firstPending || !holdsAllOf(ts, typeSnap)) return false;
+  return namesWithin(ts.subscription, typeSnap);
+}
+
+/** The stream holds every resource of the type snapshot, as its shared held map. */
+export function holdsAllOf(ts: TypeState, typeSnap: TypeSnapshot | undefined): boolean {
+  return typeSnap !== undefined && ts.held === heldBySnapshot.get(typeSnap);
+}
+
+/** Whether every name a subscription names is in the snapshot: per (interned) subscription and snapshot. */
+const within = new WeakMap<TypeSnapshot, WeakMap<Subscription, boolean>>();
+
+function namesWithin(sub: Subscription, typeSnap: TypeSnapshot): boolean {
+  let bySub = within.get(typeSnap);
+  if (bySub === undefined) within.set(typeSnap, (bySub = new WeakMap()));
+  let answer = bySub.get(sub);
+  if (answer === undefined) {
+    answer = [...sub.names].every((n) => typeSnap.resources.has(n));
+    bySub.set(sub, answer);
+  }
+  return answer;
+}
+
+/**
+ * Whether a plan would find nothing to send because none of its inputs moved since the last one
+ * that found nothing (or since the last response): the same type snapshot, held map and
+ * subscription objects (all immutable), no first request or narrowing pending. The streams that do
+ * not hold a snapshot's shared map (a Delta EDS stream subscribed to names beside the snapshot's)
+ * are then not walked again on every pump of a change and of its ACKs.
+ */
+export function isQuiet(ts: TypeState, typeSnap: TypeSnapshot | undefined): boolean {
+  return (
+    typeSnap !== undefined &&
+    ts.quietSnap === typeSnap &&
+    ts.quietHeld === ts.held &&
+    ts.quietSub === ts.subscription &&
+    !ts.firstPending &&
+    !ts.narrowed
+  );
+}
+
+/**
+ * Records the inputs a plan found nothing to send for (after a response: its resulting state),
+ * unless something is retained or something held is gone — those answers depend on other types.
+ */
+export function markQuiet(
+  ts: TypeState,
+  typeSnap: TypeSnapshot | undefined,
+  retained: ReadonlyMap<string, CachedResource>,
+): void {
+  const quiet = typeSnap !== undefined && retained.size === 0 && allGone(ts, typeSnap.resources) === NOTHING;
+  ts.quietSnap = quiet ? typeSnap : undefined;
+  ts.quietHeld = quiet ? ts.held : undefined;
+  ts.quietSub = quiet ? ts.subscription : undefined;
+}
+
 /** The one response of a type awaiting its ACK or NACK. */
 export interface Inflight {
   readonly nonce: string;
@@ -79,6 +142,13 @@ export interface TypeState {
   /** SotW: names were dropped; the next answer may carry the current version for the same content. */
   narrowed: boolean;
   subscribedAt: number;
+  /**
+   * The inputs of the last plan that found nothing to send, or of the last response (see
+   * isQuiet): the type snapshot, the held map and the subscription, while nothing held was gone.
+   */
+  quietSnap: TypeSnapshot | undefined;
+  quietHeld: ReadonlyMap<string, Held> | undefined;
+  quietSub: Subscription | undefined;
 }
 
 /**
@@ -109,9 +179,17 @@ export function planSotw(
   typeSnap: TypeSnapshot | undefined,
   retained: ReadonlyMap<string, CachedResource>,
 ): Plan | undefined {
+  const sub = ts.subscription;
+  if (
+    retained.size === 0 &&
+    !ts.narrowed &&
+    holdsExactly(ts, typeSnap) &&
+    ts.lastVersion === typeSnap.version &&
+    (sub.wildcard || sub.names.size === typeSnap.resources.size)
+  )
+    return undefined;
   const resources = typeSnap?.resources ?? NOTHING;
   const view = new Map<string, CachedResource>();
-  const sub = ts.subscription;
   if (sub.wildcard) {
     for (const [n, r] of resources) view.set(n, r);
   } else {
@@ -146,6 +224,7 @@ export function planDelta(
   typeSnap: TypeSnapshot | undefined,
   retained: ReadonlyMap<string, CachedResource>,
 ): Plan | undefined {
+  if (retained.size === 0 && holdsExactly(ts, typeSnap)) return undefined;
   const resources = typeSnap?.resources ?? NOTHING;
   const next = new Map(ts.held);
   const changed: CachedResource[] = [];
@@ -208,6 +287,9 @@ export function retainedFor(
   types: StreamTypes,
   remembered: (typeUrl: string) => readonly ReadonlyMap<string, Held>[],
 ): ReadonlyMap<string, CachedResource> {
+  // Nothing the client holds is gone from the snapshot (every change but a removal): nothing to
+  // keep, without gathering what its listeners use.
+  if (allGone(ts, resources) === NOTHING) return NOTHING;
   let needed: Set<string>;
   if (ts.typeUrl === CLUSTER_TYPE_URL) {
     needed = new Set();
@@ -288,18 +370,47 @@ export function waitingFor(ts: TypeState, changed: readonly CachedResource[], ty
   if (!cds) return undefined;
   const eds = stateOf(types, ENDPOINT_TYPE_URL);
   for (const r of changed) {
-    for (const c of r.references.clusters) {
-      if (!cds.subscription.has(c)) continue;
-      // ACKed, and not being taken away by a response still in flight (the client applies
-      // responses in order, so it will have applied that one first).
-      const acked = cds.acked.get(c)?.res;
-      if (!acked || !cds.held.get(c)?.res) return `cluster "${c}" to be acknowledged`;
-      // ACKed rather than sent: a response can cross an unsubscription, and only the ACK's
-      // resource names tell what the client kept.
-      const e = acked.references.endpoints;
-      if (e !== undefined && eds !== undefined && (!eds.acked.get(e)?.res || !eds.held.get(e)?.res))
-        return `endpoints "${e}" to be acknowledged`;
-    }
+    const waiting = waitingForOne(r, cds, eds);
+    if (waiting !== undefined) return waiting;
   }
   return undefined;
+}
+
+/** waitingFor of one resource, and the (immutable) client state it was answered for. */
+interface WaitMemo {
+  readonly inputs: readonly unknown[];
+  readonly answer: string | undefined;
+}
+
+/**
+ * Per resource, the last answer: the streams one change wakes usually share their CDS and EDS
+ * state objects (the snapshots' shared held maps), so a listener using 2,000 clusters is checked
+ * once per change rather than once per stream.
+ */
+const waits = new WeakMap<CachedResource, WaitMemo>();
+
+function waitingForOne(r: CachedResource, cds: TypeState, eds: TypeState | undefined): string | undefined {
+  const inputs = [cds.subscription, cds.acked, cds.held, eds?.acked, eds?.held];
+  const memo = waits.get(r);
+  if (memo !== undefined && memo.inputs.every((x, i) => x === inputs[i])) return memo.answer;
+  let answer: string | undefined;
+  for (const c of r.references.clusters) {
+    if (!cds.subscription.has(c)) continue;
+    // ACKed, and not being taken away by a response still in flight (the client applies
+    // responses in order, so it will have applied that one first).
+    const acked = cds.acked.get(c)?.res;
+    if (!acked || !cds.held.get(c)?.res) {
+      answer = `cluster "${c}" to be acknowledged`;
+      break;
+    }
+    // ACKed rather than sent: a response can cross an unsubscription, and only the ACK's
+    // resource names tell what the client kept.
+    const e = acked.references.endpoints;
+    if (e !== undefined && eds !== undefined && (!eds.acked.get(e)?.res || !eds.held.get(e)?.res)) {
+      answer = `endpoints "${e}" to be acknowledged`;
+      break;
+    }
+  }
+  waits.set(r, { inputs, answer });
+  return answer;
 }

@@ -19,9 +19,13 @@ import type { Clock } from "./clock.js";
 import type { TimerHandle } from "../../util/clock.js";
 import type { Interner } from "./intern.js";
 import type { Held, NodeMemory } from "./memory.js";
+import type { Nonce, ShareKey, SharedResponse, SharedResponses } from "./shared.js";
 import { Subscription } from "./subscription.js";
 import {
+  holdsAllOf,
   incrementalInSotw,
+  isQuiet,
+  markQuiet,
   NO_HELD,
   planDelta,
   planSotw,
@@ -59,8 +63,10 @@ export interface SessionContext {
   readonly status: XdsStatus;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** A nonce never used before by this process (nor, with its random prefix, by another). */
-  nonce(): string;
+  /** A nonce never used before by this process (nor, with its random prefix, by another), numbered in order. */
+  nonce(): Nonce;
+  /** Responses the streams of the current round of pumps share. */
+  readonly shared: SharedResponses;
   streamId(): string;
   /** Maximum stream age in ms (0 = unlimited) and its ± jitter fraction. */
   readonly maxStreamAgeMs: number;
@@ -85,6 +91,8 @@ export class Session {
   #blocked = false;
   #closed = false;
   #scheduled = false;
+  /** Number of the newest nonce this stream sent (see shared.ts). */
+  #lastNonceSeq = 0;
   #ageTimer: TimerHandle | undefined;
 
   constructor(
@@ -304,6 +312,9 @@ export class Session {
       subscriptionChanged: true,
       narrowed: false,
       subscribedAt: now,
+      quietSnap: undefined,
+      quietHeld: undefined,
+      quietSub: undefined,
     };
     const rank = (t: string): number => {
       const i = ENVOY_TYPE_ORDER.indexOf(t);
@@ -445,9 +456,13 @@ export class Session {
       if (this.#stopped()) return;
       if (ts.inflight) continue; // docs/xds-protocol.md#rule-21: one response per type in flight, built when it leaves
       const typeSnap = snapshot.types.get(ts.typeUrl);
+      if (isQuiet(ts, typeSnap)) continue;
       const retained = this.#retained(ts, typeSnap);
       const plan = this.protocol === "sotw" ? planSotw(ts, typeSnap, retained) : planDelta(ts, typeSnap, retained);
-      if (!plan) continue;
+      if (!plan) {
+        markQuiet(ts, typeSnap, retained);
+        continue;
+      }
       // Make-before-break ordering only exists within one aggregated stream.
       const waiting = this.fixedTypeUrl === undefined ? waitingFor(ts, plan.changed, this.#types) : undefined;
       if (waiting !== undefined) {
@@ -457,7 +472,8 @@ export class Session {
         );
         continue;
       }
-      this.#send(ts, plan, snapshot, typeSnap);
+      this.#send(ts, plan, snapshot, typeSnap, retained.size === 0);
+      markQuiet(ts, typeSnap, retained);
     }
   }
 
@@ -467,19 +483,24 @@ export class Session {
   }
 
   #retained(ts: TypeState, typeSnap: TypeSnapshot | undefined): ReadonlyMap<string, CachedResource> {
-    if (this.fixedTypeUrl !== undefined) return NOTHING_RETAINED;
+    // Nothing held is gone when the stream holds the snapshot's shared map (the usual idle type).
+    if (this.fixedTypeUrl !== undefined || holdsAllOf(ts, typeSnap)) return NOTHING_RETAINED;
     const node = this.#node;
     return retainedFor(ts, typeSnap?.resources ?? NOTHING_RETAINED, this.#types, (t) =>
       node ? this.ctx.memory.candidates(node.id, t).map((r) => r.held) : [],
     );
   }
 
-  #send(ts: TypeState, plan: Plan, snapshot: Snapshot, typeSnap: TypeSnapshot | undefined): void {
-    const nonce = this.ctx.nonce();
-    const response =
-      this.protocol === "sotw"
-        ? sotwResponse(plan.version, ts.typeUrl, nonce, plan.entries)
-        : deltaResponse(plan.version, ts.typeUrl, nonce, plan.entries, plan.removed);
+  #send(
+    ts: TypeState,
+    plan: Plan,
+    snapshot: Snapshot,
+    typeSnap: TypeSnapshot | undefined,
+    nothingRetained: boolean,
+  ): void {
+    const { nonce: numbered, response } = this.#response(ts, plan, typeSnap, nothingRetained);
+    this.#lastNonceSeq = numbered.seq;
+    const nonce = numbered.text;
     const now = this.ctx.clock.now();
     const bySubscription = ts.firstPending || ts.subscriptionChanged;
     const changeAt = bySubscription ? ts.subscribedAt : (typeSnap?.changedAt ?? snapshot.createdAt);
@@ -526,6 +547,29 @@ export class Session {
     ts.subscriptionChanged = false;
     // Rule 21: respect transport backpressure; nothing more is written until drained().
     if (!this.call.write(response)) this.#blocked = true;
+  }
+
+  /** The plan as a response: the one another stream of this round made for the same inputs, or a new one. */
+  #response(ts: TypeState, plan: Plan, typeSnap: TypeSnapshot | undefined, nothingRetained: boolean): SharedResponse {
+    const key: ShareKey | undefined =
+      typeSnap !== undefined && nothingRetained
+        ? {
+            typeSnap,
+            protocol: this.protocol,
+            subscription: ts.subscription,
+            held: this.protocol === "delta" ? ts.held : undefined,
+          }
+        : undefined;
+    const found = key === undefined ? undefined : this.ctx.shared.find(key, this.#lastNonceSeq);
+    if (found !== undefined) return found;
+    const nonce = this.ctx.nonce();
+    const response =
+      this.protocol === "sotw"
+        ? sotwResponse(plan.version, ts.typeUrl, nonce.text, plan.entries)
+        : deltaResponse(plan.version, ts.typeUrl, nonce.text, plan.entries, plan.removed);
+    const made = { nonce, response };
+    if (key !== undefined) this.ctx.shared.add(key, made);
+    return made;
   }
 
   #config(typeUrl: string): StreamConfig | undefined {

@@ -12,7 +12,7 @@
 import { EventEmitter } from "node:events";
 import { Client, credentials, Metadata, type ChannelCredentials, type ClientDuplexStream } from "@grpc/grpc-js";
 import { TYPE_URLS } from "./protos.js";
-import { METHODS } from "./raw.js";
+import { ENVOY_CHANNEL_OPTIONS, METHODS } from "./raw.js";
 import { edsServiceName, listenerClusters, rdsNames, routeClusters } from "./refs.js";
 import { envoyRejects } from "./rules.js";
 import { selectChain, type ConnectionInfo, type SelectedChain } from "./select.js";
@@ -268,9 +268,11 @@ export class EnvoyLikeClient {
   /** Opens the ADS stream and subscribes like Envoy: CDS and LDS wildcard, plus what it already uses. */
   connect(): void {
     if (this.#call) return;
-    this.#client ??= new Client(this.options.address, this.options.credentials ?? credentials.createInsecure(), {
-      "grpc.use_local_subchannel_pool": 1,
-    });
+    this.#client ??= new Client(
+      this.options.address,
+      this.options.credentials ?? credentials.createInsecure(),
+      ENVOY_CHANNEL_OPTIONS,
+    );
     const delta = this.protocol === "delta";
     const call = this.#client.makeBidiStreamRequest<SotwRequestInit | DeltaRequestInit, SotwResponse | DeltaResponse>(
       delta ? METHODS.adsDelta : METHODS.adsSotw,

@@ -24,6 +24,23 @@ export const METHODS = {
   rdsSotw: "/envoy.service.route.v3.RouteDiscoveryService/StreamRoutes",
 } as const;
 
+/**
+ * HTTP/2 receive windows Envoy advertises as an xDS client: `Http2ProtocolOptions`
+ * `initial_stream_window_size` and `initial_connection_window_size` both default to 268435456
+ * (256 MiB) and a bootstrap that sets neither gets those
+ * (https://www.envoyproxy.io/docs/envoy/latest/api-v3/config/core/v3/protocol.proto#config-core-v3-http2protocoloptions).
+ * grpc-js's `grpc-node.flow_control_window` sets both; without it a client advertises 65,535 and
+ * a server pushing a megabyte-sized listener waits on WINDOW_UPDATEs no Envoy would make it wait for.
+ */
+export const ENVOY_WINDOW_BYTES = 268_435_456;
+
+/** Channel options of a stand-in connection: its own connection, Envoy's windows. */
+export const ENVOY_CHANNEL_OPTIONS = {
+  // Own connection per stream, like separate Envoy processes.
+  "grpc.use_local_subchannel_pool": 1,
+  "grpc-node.flow_control_window": ENVOY_WINDOW_BYTES,
+} as const;
+
 /** How a stream ended. */
 export interface StreamEnd {
   readonly code: number;
@@ -118,8 +135,7 @@ export type SotwStream = RawStream<SotwRequestInit, SotwResponse>;
 export type DeltaStream = RawStream<DeltaRequestInit, DeltaResponse>;
 
 function newClient(address: string, creds: ChannelCredentials): Client {
-  // Own connection per stream, like separate Envoy processes.
-  return new Client(address, creds, { "grpc.use_local_subchannel_pool": 1 });
+  return new Client(address, creds, ENVOY_CHANNEL_OPTIONS);
 }
 
 /** Opens a SotW stream on `address` (plaintext unless `creds` say otherwise). */

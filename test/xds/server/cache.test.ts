@@ -151,3 +151,77 @@ describe("SnapshotCache", () => {
     expect(input.get(ENDPOINT_TYPE_URL)?.map((r) => r.name)).toContain("clusters-alpha/kube-apiserver:6443");
   });
 });
+
+// A group handed again whose rendering had not changed: its clusters and endpoints keep their
+// encoded bytes and versions, whether the producer hands the same objects or equal new ones.
+// The real Envoy encoders, counted per resource name.
+describe("SnapshotCache: an unchanged resource is not encoded again", () => {
+  function counted(): { cache: SnapshotCache; encoded: string[] } {
+    const cache = new SnapshotCache();
+    const encoded: string[] = [];
+    for (const [typeUrl, spec] of envoyTypeSpecs()) {
+      if (typeUrl === LISTENER_TYPE_URL) continue; // encoded in pieces: test/xds/server/splice.test.ts
+      cache.registerType(typeUrl, {
+        ...spec,
+        encode: (resource) => {
+          encoded.push(spec.nameOf?.(resource) ?? "");
+          return spec.encode(resource);
+        },
+      });
+    }
+    return { cache, encoded };
+  }
+  const nameOf = (r: object): string => {
+    const o = r as { name?: string; cluster_name?: string };
+    return o.name ?? o.cluster_name ?? "";
+  };
+
+  test("the same objects, or an equal deep copy: nothing encoded, the same cached resources, no change", () => {
+    const { cache, encoded } = counted();
+    const first = rendered([ALPHA, BETA]);
+    const r1 = cache.setEnvoySnapshot(GROUP, first);
+    if (!r1.ok) throw new Error(r1.errors.join("\n"));
+    const names = [...first.clusters, ...first.endpoints, ...first.routes].map(nameOf).sort();
+    expect([...encoded].sort()).toEqual(names);
+    const held = [CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL].map((t) => r1.snapshot.types.get(t));
+
+    encoded.length = 0;
+    expect(cache.setEnvoySnapshot(GROUP, { ...first }).ok).toBe(true);
+    const copy = structuredClone(first);
+    const r2 = cache.setEnvoySnapshot(GROUP, copy);
+    expect(encoded).toEqual([]);
+    expect(r2.ok && r2.changed).toEqual([]);
+    expect(cache.getSnapshot(GROUP)).toBe(r1.snapshot);
+    // A re-rendering of the same model, new objects throughout: the same.
+    const again = cache.setEnvoySnapshot(GROUP, rendered([ALPHA, BETA]));
+    expect([encoded, again.ok && again.changed]).toEqual([[], []]);
+    const after = [CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL].map((t) => cache.getSnapshot(GROUP)?.types.get(t));
+    expect(after[0]).toBe(held[0]);
+    expect(after[1]).toBe(held[1]);
+  });
+
+  test("a changed copy: only what changed is encoded, and gets a new version", () => {
+    const { cache, encoded } = counted();
+    const first = rendered([ALPHA, BETA]);
+    expect(cache.setEnvoySnapshot(GROUP, first).ok).toBe(true);
+    const before = cache.getSnapshot(GROUP)?.types.get(CLUSTER_TYPE_URL);
+    const copy = structuredClone(first);
+    const target = copy.clusters[0] as { name: string; connect_timeout?: string };
+    target.connect_timeout = "7s";
+    encoded.length = 0;
+    const r = cache.setEnvoySnapshot(GROUP, copy);
+    expect(r.ok && r.changed).toEqual([CLUSTER_TYPE_URL]);
+    expect(encoded).toEqual([target.name]);
+    const now = cache.getSnapshot(GROUP)?.types.get(CLUSTER_TYPE_URL);
+    expect(now?.resources.get(target.name)?.version).not.toBe(before?.resources.get(target.name)?.version);
+    for (const [name, res] of now?.resources ?? []) {
+      if (name !== target.name) expect(res).toBe(before?.resources.get(name));
+    }
+    // Invalid content is encoded, and refused, however equal the rest is.
+    const bad = structuredClone(copy);
+    (bad.clusters[1] as Record<string, unknown>)["connect_timeout"] = "soon";
+    const refused = cache.setEnvoySnapshot(GROUP, bad);
+    expect(refused.ok).toBe(false);
+    expect(cache.getSnapshot(GROUP)?.types.get(CLUSTER_TYPE_URL)).toBe(now);
+  });
+});

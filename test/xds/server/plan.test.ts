@@ -5,9 +5,18 @@ import { describe, expect, test } from "vitest";
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
 import type { CachedResource, TypeSnapshot } from "../../../src/xds/cache/snapshot.js";
 import type { Held } from "../../../src/xds/server/memory.js";
-import { ABSENT, NOTHING, planDelta, planSotw, type TypeState } from "../../../src/xds/server/plan.js";
+import {
+  ABSENT,
+  isQuiet,
+  markQuiet,
+  NOTHING,
+  planDelta,
+  planSotw,
+  waitingFor,
+  type TypeState,
+} from "../../../src/xds/server/plan.js";
 import { Subscription } from "../../../src/xds/server/subscription.js";
-import { CLUSTER_TYPE_URL } from "../../../src/xds/render/type-urls.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/render/type-urls.js";
 import { ALPHA, BETA } from "../proxy-fixture.js";
 import { GROUP, publish, rendered } from "./fixtures.js";
 
@@ -38,6 +47,9 @@ function state(subscription: Subscription, held: ReadonlyMap<string, Held> = new
     subscriptionChanged: true,
     narrowed: false,
     subscribedAt: 0,
+    quietSnap: undefined,
+    quietHeld: undefined,
+    quietSub: undefined,
   };
 }
 
@@ -158,5 +170,171 @@ describe("held state is shared between streams, not copied per stream", () => {
     expect(missing?.removed).toEqual(["gone"]);
     expect(missing?.next.get("gone")).toBe(ABSENT);
     expect(missing?.next.get(A)).toBe(full?.next.get(A));
+  });
+});
+
+// A stream holding the type snapshot's shared map is answered without walking the type (the
+// pumps of a change and of its ACKs on every stream, issue 16): only while nothing is due.
+describe("holding exactly the snapshot: nothing to send, unless something is due", () => {
+  const whole = (): ReadonlyMap<string, Held> => {
+    const next = planSotw(state(sotw([])), CDS, NOTHING)?.next;
+    if (next === undefined) throw new Error("no first plan");
+    return next;
+  };
+  const settled = (subscription: Subscription): TypeState => ({
+    ...state(subscription, whole()),
+    firstPending: false,
+    subscriptionChanged: false,
+    lastVersion: CDS.version,
+  });
+
+  test("SotW wildcard or every name, at the type's version: no response", () => {
+    expect(planSotw(settled(sotw([])), CDS, NOTHING)).toBeUndefined();
+    expect(planSotw(settled(sotw(NAMES)), CDS, NOTHING)).toBeUndefined();
+  });
+
+  test("SotW: fewer names than the snapshot holds get the smaller set", () => {
+    const plan = planSotw(settled(sotw([A])), CDS, NOTHING);
+    expect([...(plan?.next.keys() ?? [])]).toEqual([A]);
+  });
+
+  test("SotW: a client behind the version (it was sent a version with retained resources) is told", () => {
+    const plan = planSotw({ ...settled(sotw([])), lastVersion: `${CDS.version}+0123` }, CDS, NOTHING);
+    expect(plan?.version).toBe(CDS.version);
+    expect(plan?.count).toBe(NAMES.length);
+  });
+
+  test("SotW: a narrowed subscription is answered", () => {
+    expect(planSotw({ ...settled(sotw([])), narrowed: true }, CDS, NOTHING)).toBeUndefined();
+    expect(planSotw({ ...settled(sotw(NAMES)), narrowed: true, lastVersion: "older" }, CDS, NOTHING)?.count).toBe(
+      NAMES.length,
+    );
+  });
+
+  test("the next snapshot is walked: under the Delta wildcard a resource gone from it is removed", () => {
+    const gone = { ...CDS, resources: new Map([...CDS.resources].filter(([n]) => n !== B)) };
+    expect(planDelta(settled(delta([])), gone, NOTHING)?.removed).toEqual([B]);
+    expect(planSotw(settled(sotw([])), gone, NOTHING)?.count).toBe(NAMES.length - 1);
+  });
+
+  test("Delta: holding everything, no response; an explicitly subscribed name that does not exist is removed", () => {
+    expect(planDelta(settled(delta([])), CDS, NOTHING)).toBeUndefined();
+    expect(planDelta(settled(delta(NAMES)), CDS, NOTHING)).toBeUndefined();
+    const plan = planDelta(settled(delta([A, "no-such-cluster"])), CDS, NOTHING);
+    expect(plan?.removed).toEqual(["no-such-cluster"]);
+  });
+
+  test("a first request is answered even when the client holds everything", () => {
+    expect(planSotw({ ...settled(sotw([])), firstPending: true }, CDS, NOTHING)?.count).toBe(NAMES.length);
+    expect(planDelta({ ...settled(delta([])), firstPending: true }, CDS, NOTHING)).toBeDefined();
+  });
+});
+
+// Rules 15, 16 (docs/xds-protocol.md#rule-16): a changed listener waits for the clusters it uses to
+// be ACKed, and for their endpoints. The answer is kept per listener for the client state it was
+// given (the streams of one change share those state objects): other state, another answer.
+describe("waitingFor: what a changed listener waits for, for the client state it is asked about", () => {
+  const cache = new SnapshotCache();
+  publish(cache, GROUP, rendered([ALPHA, BETA]));
+  const snap = cache.getSnapshot(GROUP);
+  const typeOf = (t: string): TypeSnapshot => {
+    const ts = snap?.types.get(t);
+    if (ts === undefined) throw new Error(`no ${t}`);
+    return ts;
+  };
+  const [lds, cds, eds] = [LISTENER_TYPE_URL, CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL].map(typeOf);
+  const listeners = [...(lds?.resources.values() ?? [])];
+  const all = (t: TypeSnapshot | undefined) =>
+    new Map(
+      [...(t?.resources ?? new Map<string, CachedResource>())].map(([n, r]) => [n, { version: r.version, res: r }]),
+    );
+  const typeState = (typeUrl: string, subscription: Subscription, held: ReadonlyMap<string, Held>): TypeState => ({
+    ...state(subscription, held),
+    typeUrl,
+  });
+  const wildcard = sotw([]);
+  const listener = typeState(LISTENER_TYPE_URL, wildcard, new Map());
+
+  test("the listeners use EDS clusters (so all three answers below are reachable)", () => {
+    expect(listeners.some((l) => l.references.clusters.length > 0)).toBe(true);
+    expect([...(cds?.resources.values() ?? [])].some((c) => c.references.endpoints !== undefined)).toBe(true);
+  });
+
+  test("clusters not ACKed, then ACKed without their endpoints, then both; the first state again", () => {
+    const nothing = [typeState(CLUSTER_TYPE_URL, wildcard, new Map())];
+    expect(waitingFor(listener, listeners, nothing)).toMatch(/^cluster ".*" to be acknowledged$/);
+    const clustersAcked = typeState(CLUSTER_TYPE_URL, wildcard, all(cds));
+    const edsNames = sotw([...(eds?.resources.keys() ?? [])]);
+    const noEndpoints = [clustersAcked, typeState(ENDPOINT_TYPE_URL, edsNames, new Map())];
+    expect(waitingFor(listener, listeners, noEndpoints)).toMatch(/^endpoints ".*" to be acknowledged$/);
+    const ready = [clustersAcked, typeState(ENDPOINT_TYPE_URL, edsNames, all(eds))];
+    expect(waitingFor(listener, listeners, ready)).toBeUndefined();
+    expect(waitingFor(listener, listeners, [clustersAcked])).toBeUndefined(); // no EDS on this stream
+    expect(waitingFor(listener, listeners, nothing)).toMatch(/to be acknowledged$/);
+    // Sent but not yet ACKed: still waiting.
+    const sentOnly = { ...clustersAcked, acked: new Map<string, Held>() };
+    expect(waitingFor(listener, listeners, [sentOnly])).toMatch(/^cluster /);
+  });
+});
+
+// A type whose plan found nothing is not planned again until one of its inputs moves.
+describe("isQuiet / markQuiet: nothing to send until an input moves", () => {
+  const quietState = (): TypeState => {
+    const ts = { ...state(delta([A, B]), holding([A, B])), firstPending: false };
+    expect(planDelta(ts, CDS, NOTHING)).toBeUndefined();
+    markQuiet(ts, CDS, NOTHING);
+    return ts;
+  };
+
+  test("the same snapshot, held map and subscription: quiet", () => {
+    expect(isQuiet(quietState(), CDS)).toBe(true);
+  });
+
+  test.each<[string, (ts: TypeState) => TypeSnapshot | undefined]>([
+    ["another type snapshot", () => ({ ...CDS })],
+    ["no snapshot", () => undefined],
+    [
+      "a new held map",
+      (ts) => {
+        ts.held = new Map(ts.held);
+        return CDS;
+      },
+    ],
+    [
+      "a new subscription",
+      (ts) => {
+        ts.subscription = delta([A]);
+        return CDS;
+      },
+    ],
+    [
+      "a first request pending",
+      (ts) => {
+        ts.firstPending = true;
+        return CDS;
+      },
+    ],
+    [
+      "a narrowed subscription",
+      (ts) => {
+        ts.narrowed = true;
+        return CDS;
+      },
+    ],
+  ])("%s: planned again", (_name, move) => {
+    const ts = quietState();
+    expect(isQuiet(ts, move(ts))).toBe(false);
+  });
+
+  test("not marked while something is retained, or something held is gone from the snapshot", () => {
+    const retained = quietState();
+    markQuiet(retained, CDS, new Map([[A, CDS.resources.get(A) as CachedResource]]));
+    expect(isQuiet(retained, CDS)).toBe(false);
+    const gone = {
+      ...quietState(),
+      held: new Map([...holding([A]), ["gone", { version: "v", res: CDS.resources.get(B) }]]),
+    };
+    markQuiet(gone, CDS, NOTHING);
+    expect(isQuiet(gone, CDS)).toBe(false);
   });
 });
