@@ -167,12 +167,24 @@ function affectedInfras(
     for (const k of new Set([...a.keys(), ...b.keys()]))
       if (!sameTable(a.get(k), b.get(k)) && k.endsWith(DHCP_SUFFIX)) out.add(k.slice(0, -DHCP_SUFFIX.length));
   }
-  if (prev.inputs.incumbents !== inputs.incumbents) {
-    const none = new Map<string, string>();
-    const [a, b] = [prev.inputs.incumbents ?? none, inputs.incumbents ?? none];
-    for (const k of changedClaims(a, b)) addAll(claimOwners(k, prev.index, index));
-  }
+  for (const k of movedIncumbents(prev, inputs)) addAll(claimOwners(k, prev.index, index));
   if (prev.inputs.now !== inputs.now) for (const [k, part] of prev.parts) if (part.timed) out.add(k);
+  return out;
+}
+
+/**
+ * The claims whose new incumbent may pick another winner than the previous build did. An
+ * incumbent that claims wins (byClaimAge), so a claim keeps its winner when its incumbent is
+ * unchanged, or is the holder the previous build chose (which claims it). The pipeline feeds each
+ * build's claims back as the next one's incumbents: none of them moves then — not on the first
+ * change after start, whose previous build had no incumbents (test/model/incremental.property.test.ts).
+ */
+function movedIncumbents(prev: IncrementalBuild, inputs: BuildInputs): Set<string> {
+  const none = new Map<string, string>();
+  const [before, after] = [prev.inputs.incumbents ?? none, inputs.incumbents ?? none];
+  if (before === after || after === prev.claims) return new Set();
+  const out = changedClaims(before, after);
+  for (const k of out) if (after.get(k) === prev.claims.get(k)) out.delete(k);
   return out;
 }
 
