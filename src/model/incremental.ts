@@ -192,13 +192,18 @@ const DHCP_SUFFIX = "-dhcp";
 
 type Table = NonNullable<BuildInputs["dhcpAllocations"]> extends ReadonlyMap<string, infer T> ? T : never;
 
-/** The persisted table fed back is a new array each time; compare what it says (its own size, not the cluster's). */
+/**
+ * The persisted table fed back is a new array each time; compare what it says (its own size, not
+ * the cluster's). No table reads as an empty one (build() does so): the first rendering after start
+ * has none, and feeds back an empty table for every DHCPServer.
+ */
 function sameTable(a: Table | undefined, b: Table | undefined): boolean {
   if (a === b) return true;
-  if (a === undefined || b === undefined || a.length !== b.length) return false;
-  return a.every((x, i) => {
-    const y = b[i];
-    return y !== undefined && x.mac === y.mac && x.ip === y.ip && x.vmi === y.vmi && x.releasedAt === y.releasedAt;
+  const [x, y] = [a ?? [], b ?? []];
+  if (x.length !== y.length) return false;
+  return x.every((p, i) => {
+    const q = y[i];
+    return q !== undefined && p.mac === q.mac && p.ip === q.ip && p.vmi === q.vmi && p.releasedAt === q.releasedAt;
   });
 }
 

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { ObjectChange } from "../../src/model/feeds.js";
 import type { ClusterState } from "../../src/model/types.js";
+import { AllocationStore } from "../../src/pipeline/allocation-store.js";
 import { renderAll, type Outputs, type RenderOptions } from "../../src/pipeline/outputs.js";
 import { attachment, combine, hostedCluster, infra, machine, NS } from "../support/fixtures.js";
 
@@ -94,6 +95,32 @@ describe("renderAll after a previous rendering", () => {
     expect([...last.built.rebuilt]).toEqual(["clusters/c"]);
     expect(byInfra(last).get("b")).toBe(byInfra(later).get("b"));
     expect(last.files).toEqual(scratch(later, third, T1 + 2).files);
+  });
+
+  it("as serve feeds it (allocation tables kept between renderings), the first change re-renders only its Infra", () => {
+    // The first rendering read no table (a fresh --out); the second is fed the empty tables the
+    // first made for each DHCPServer: an absent table and an empty one are the same input.
+    const store = new AllocationStore();
+    const first = renderAll(base, { now: T0, dhcpAllocations: store.tables });
+    store.update(first);
+    expect([...store.tables.values()]).toEqual([[], [], []]);
+    const [moved, change] = moveWorker(base, "198.51.100.11");
+    const next = renderAll(moved, {
+      now: T1,
+      dhcpAllocations: store.tables,
+      reuse: first,
+      lastGood: first.lastGood,
+      changes: [change],
+    });
+    expect([...next.built.rebuilt]).toEqual(["clusters/b"]);
+    expect(byInfra(next).get("a")).toBe(byInfra(first).get("a"));
+    const full = renderAll(moved, {
+      now: T1,
+      dhcpAllocations: store.tables,
+      previous: first.files,
+      lastGood: first.lastGood,
+    });
+    expect(next.files).toEqual(full.files);
   });
 
   it("a step with no change after the first rendering rebuilds nothing and keeps every rendering", () => {
