@@ -87,8 +87,8 @@ async function freePort(): Promise<number> {
 
 /**
  * One size: the latencies (ms) of `changes` isolated Machine moves, manifest save → LDS at the
- * client, and those of the uncounted first ones (the first rebuilds every Infra once: the first
- * rendering's claims had no incumbents).
+ * client, and those of the uncounted first ones (the first after start is reported apart: it used
+ * to rebuild every Infra, the first rendering's claims having had no incumbents).
  */
 async function run(o: ServePathOptions): Promise<{ latencies: number[]; warmup: number[] }> {
   const firstId = 0;

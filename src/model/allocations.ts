@@ -213,6 +213,24 @@ function mergeIntervals(list: readonly Excluded[]): { first: number; last: numbe
 }
 
 /** FNV-1a, 32 bit: a stable, well-spread start for the probe (no crypto needed, no node: import). */
+/**
+ * Whether two tables say the same (the persisted table fed back is a new array each time; this
+ * costs the table's own size, not the cluster's). No table reads as an empty one, as build() does:
+ * the first rendering after start has none, and feeds back an empty table for every DHCPServer.
+ */
+export function sameAllocationTable(
+  a: readonly DHCPAllocation[] | undefined,
+  b: readonly DHCPAllocation[] | undefined,
+): boolean {
+  if (a === b) return true;
+  const [x, y] = [a ?? [], b ?? []];
+  if (x.length !== y.length) return false;
+  return x.every((p, i) => {
+    const q = y[i];
+    return q !== undefined && p.mac === q.mac && p.ip === q.ip && p.vmi === q.vmi && p.releasedAt === q.releasedAt;
+  });
+}
+
 export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {

@@ -134,19 +134,68 @@ function namespaceOf(kind: ObservedKind, o: Meta): string {
   return kind === "Namespace" ? o.metadata.name : o.metadata.namespace;
 }
 
-/** Copy-on-write over one batch: each outer map and each touched group is copied once. */
+/** A group an Overlay's own entries remove from its base. */
+const GONE = Symbol("gone");
+
+/**
+ * A map read through a base it shares and its own entries over it: a change to one group of
+ * 1,500 (the Machines of one control-plane namespace) copies the few groups changed since the base
+ * was last flattened, not the 1,500. Flattened into a plain Map once its own entries are many.
+ */
+class Overlay<V> implements ReadonlyMap<string, V> {
+  constructor(
+    readonly base: ReadonlyMap<string, V>,
+    readonly own: ReadonlyMap<string, V | typeof GONE>,
+    readonly size: number,
+  ) {}
+
+  get(key: string): V | undefined {
+    const v = this.own.get(key);
+    return v === GONE ? undefined : (v ?? this.base.get(key));
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  *entries(): MapIterator<[string, V]> {
+    for (const [k, v] of this.base) if (!this.own.has(k)) yield [k, v];
+    for (const [k, v] of this.own) if (v !== GONE) yield [k, v];
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [k] of this.entries()) yield k;
+  }
+
+  *values(): MapIterator<V> {
+    for (const [, v] of this.entries()) yield v;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: V, key: string, map: ReadonlyMap<string, V>) => void): void {
+    for (const [k, v] of this.entries()) fn(v, k, this);
+  }
+}
+
+/** Copy-on-write over one batch: each touched group is copied once, the outer map is an Overlay. */
 class Draft<T> {
-  #outer: Map<string, ReadonlyMap<string, T>> | undefined;
-  readonly #copied = new Set<string>();
+  /** Touched groups: their copies, or GONE when emptied. */
+  readonly #changed = new Map<string, Map<string, T> | typeof GONE>();
   constructor(readonly base: Multi<T>) {}
 
+  #current(group: string): ReadonlyMap<string, T> | undefined {
+    const changed = this.#changed.get(group);
+    return changed === GONE ? undefined : (changed ?? this.base.get(group));
+  }
+
   #group(group: string): Map<string, T> {
-    this.#outer ??= new Map(this.base);
-    const current = this.#outer.get(group);
-    if (this.#copied.has(group) && current !== undefined) return current as Map<string, T>;
-    const copy = new Map(current ?? []);
-    this.#outer.set(group, copy);
-    this.#copied.add(group);
+    const changed = this.#changed.get(group);
+    if (changed !== undefined && changed !== GONE) return changed;
+    const copy = new Map(changed === GONE ? [] : (this.base.get(group) ?? []));
+    this.#changed.set(group, copy);
     return copy;
   }
 
@@ -155,14 +204,33 @@ class Draft<T> {
   }
 
   delete(group: string, id: string): void {
-    if (this.base.get(group)?.has(id) !== true && this.#outer?.get(group)?.has(id) !== true) return;
+    if (this.#current(group)?.has(id) !== true) return;
     const g = this.#group(group);
     g.delete(id);
-    if (g.size === 0) this.#outer?.delete(group);
+    if (g.size === 0) this.#changed.set(group, GONE);
   }
 
   done(): Multi<T> {
-    return this.#outer ?? this.base;
+    if (this.#changed.size === 0) return this.base;
+    const [under, own] =
+      this.base instanceof Overlay
+        ? [
+            this.base.base as Multi<T>,
+            new Map(this.base.own as ReadonlyMap<string, ReadonlyMap<string, T> | typeof GONE>),
+          ]
+        : [this.base, new Map<string, ReadonlyMap<string, T> | typeof GONE>()];
+    let size = this.base.size;
+    for (const [group, g] of this.#changed) {
+      size += (g === GONE ? 0 : 1) - (this.base.has(group) ? 1 : 0);
+      if (g !== GONE) own.set(group, g);
+      else if (under.has(group)) own.set(group, GONE);
+      else own.delete(group);
+    }
+    // Few own entries: reads stay one lookup more; many (against the base's size): a plain map again.
+    if (own.size <= 16 + under.size / 16) return new Overlay(under, own, size);
+    const flat = new Map<string, ReadonlyMap<string, T>>();
+    for (const [k, v] of new Overlay(under, own, size)) flat.set(k, v);
+    return flat;
   }
 }
 

@@ -6,6 +6,8 @@
 // the part of the state they read. Cross-Infra rules widen that set: a HostedCluster goes to the
 // oldest of all its claimants on every Infra, so every Infra holding a claimant of a HostedCluster
 // claimed by a rebuilt attachment is rebuilt too, until no claim crosses the boundary.
+import type { DHCPAllocation } from "../api/schema.js";
+import { sameAllocationTable } from "./allocations.js";
 import { controlPlaneNamespaceOf, hostedClusterOf } from "./attachments.js";
 import { changedClaims, ClaimsView, HC_CLAIM, LayeredClaims } from "./claims-view.js";
 import { build, recordSchemaProblems } from "./build.js";
@@ -120,9 +122,9 @@ export function buildIncremental(
 
   const claims = claimsOf(prev, affected, fresh);
 
-  const topologies = prev.result.topologies.filter((t) => !affected.has(`${t.infra.namespace}/${t.infra.name}`));
-  for (const part of fresh.values()) if (part.topology !== undefined) topologies.push(part.topology);
-  topologies.sort((a, b) => cmp(`${a.infra.namespace}/${a.infra.name}`, `${b.infra.namespace}/${b.infra.name}`));
+  // The kept topologies are in order already: the rebuilt ones are put in their places.
+  const topologies = prev.result.topologies.filter((t) => !affected.has(topologyKey(t)));
+  for (const part of fresh.values()) if (part.topology !== undefined) insertSorted(topologies, part.topology);
 
   return {
     index,
@@ -162,33 +164,33 @@ function affectedInfras(
     for (const k of b) if (!a.has(k)) out.add(k);
   }
   if (prev.inputs.dhcpAllocations !== inputs.dhcpAllocations) {
-    const none = new Map<string, Table>();
+    const none = new Map<string, readonly DHCPAllocation[]>();
     const [a, b] = [prev.inputs.dhcpAllocations ?? none, inputs.dhcpAllocations ?? none];
     for (const k of new Set([...a.keys(), ...b.keys()]))
-      if (!sameTable(a.get(k), b.get(k)) && k.endsWith(DHCP_SUFFIX)) out.add(k.slice(0, -DHCP_SUFFIX.length));
+      if (!sameAllocationTable(a.get(k), b.get(k)) && k.endsWith(DHCP_SUFFIX)) out.add(k.slice(0, -DHCP_SUFFIX.length));
   }
-  if (prev.inputs.incumbents !== inputs.incumbents) {
-    const none = new Map<string, string>();
-    const [a, b] = [prev.inputs.incumbents ?? none, inputs.incumbents ?? none];
-    for (const k of changedClaims(a, b)) addAll(claimOwners(k, prev.index, index));
-  }
+  for (const k of movedIncumbents(prev, inputs)) addAll(claimOwners(k, prev.index, index));
   if (prev.inputs.now !== inputs.now) for (const [k, part] of prev.parts) if (part.timed) out.add(k);
   return out;
 }
 
-const DHCP_SUFFIX = "-dhcp";
-
-type Table = NonNullable<BuildInputs["dhcpAllocations"]> extends ReadonlyMap<string, infer T> ? T : never;
-
-/** The persisted table fed back is a new array each time; compare what it says (its own size, not the cluster's). */
-function sameTable(a: Table | undefined, b: Table | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined || a.length !== b.length) return false;
-  return a.every((x, i) => {
-    const y = b[i];
-    return y !== undefined && x.mac === y.mac && x.ip === y.ip && x.vmi === y.vmi && x.releasedAt === y.releasedAt;
-  });
+/**
+ * The claims whose new incumbent may pick another winner than the previous build did. An
+ * incumbent that claims wins (byClaimAge), so a claim keeps its winner when its incumbent is
+ * unchanged, or is the holder the previous build chose (which claims it). The pipeline feeds each
+ * build's claims back as the next one's incumbents: none of them moves then — not on the first
+ * change after start, whose previous build had no incumbents (test/model/incremental.property.test.ts).
+ */
+function movedIncumbents(prev: IncrementalBuild, inputs: BuildInputs): Set<string> {
+  const none = new Map<string, string>();
+  const [before, after] = [prev.inputs.incumbents ?? none, inputs.incumbents ?? none];
+  if (before === after || after === prev.claims) return new Set();
+  const out = changedClaims(before, after);
+  for (const k of out) if (after.get(k) === prev.claims.get(k)) out.delete(k);
+  return out;
 }
+
+const DHCP_SUFFIX = "-dhcp";
 
 /** The Infras whose build reads a claim's incumbent. */
 function claimOwners(key: string, ...indexes: FeedIndex[]): Set<string> {
@@ -396,6 +398,30 @@ function claimsOf(
     for (const k of part.claims.base.keys()) if (k.startsWith(HC_CLAIM)) owners.set(k, key);
   }
   return new ClaimsView(byInfra, owners);
+}
+
+/** "<namespace>/<name>" of a topology's Infra, made once per topology (they are immutable). */
+const topologyKeys = new WeakMap<Topology, string>();
+
+function topologyKey(t: Topology): string {
+  let key = topologyKeys.get(t);
+  if (key === undefined) {
+    key = `${t.infra.namespace}/${t.infra.name}`;
+    topologyKeys.set(t, key);
+  }
+  return key;
+}
+
+/** Puts `t` into `list` (sorted by topologyKey, no key twice) at its place. */
+function insertSorted(list: Topology[], t: Topology): void {
+  const key = topologyKey(t);
+  let [lo, hi] = [0, list.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cmp(topologyKey(list[mid] as Topology), key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, t);
 }
 
 function isObservedKind(kind: string): kind is ObservedKind {

@@ -4,6 +4,7 @@
 // (src/operator/allocations.ts).
 import { readFileSync } from "node:fs";
 import type { DHCPAllocation } from "../api/schema.js";
+import { sameAllocationTable } from "../model/allocations.js";
 import { allocationTables, type Outputs } from "./outputs.js";
 
 /** File name, relative to --out. */
@@ -69,8 +70,18 @@ export class AllocationStore {
     return this.#tables;
   }
 
+  /**
+   * Takes each DHCPServer's new table. The same map while every table says what it said (a change
+   * elsewhere): the next build then sees the tables unchanged without comparing them.
+   */
   update(outputs: Outputs): void {
-    this.#tables = new Map([...this.#tables, ...allocationTables(outputs)]);
+    let next: Map<string, readonly DHCPAllocation[]> | undefined;
+    for (const [name, table] of allocationTables(outputs)) {
+      if (sameAllocationTable(this.#tables.get(name), table) && this.#tables.has(name)) continue;
+      next ??= new Map(this.#tables);
+      next.set(name, table);
+    }
+    if (next !== undefined) this.#tables = next;
   }
 
   encode(): string {

@@ -186,7 +186,8 @@ export class ManifestReader {
       if (!byContent && cached?.stat === key) return cached.parsed;
       const text = await readFile(abs, "utf8");
       const hash = createHash("sha256").update(text).digest("base64");
-      const parsed = cached?.hash === hash ? cached.parsed : parseManifestFile({ path, text });
+      // A changed file: only its edited documents are parsed again.
+      const parsed = cached?.hash === hash ? cached.parsed : parseManifestFile({ path, text }, cached?.parsed);
       this.#cache.set(path, { stat: key, hash, parsed });
       return parsed;
     } catch (e) {

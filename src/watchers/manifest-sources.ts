@@ -1,6 +1,7 @@
 // Where each object of our kinds was read from: (kind, namespace, name, field path) → file:line:column,
 // so a problem found later (schema, model) is reported at the line a person has to edit.
-import { isMap, isScalar, isSeq, type LineCounter, type Node as YamlNode } from "yaml";
+import { isMap, isScalar, isSeq, type Node as YamlNode } from "yaml";
+import type { LinePositions } from "./manifests.js";
 import type { ObjectRef } from "../model/types.js";
 
 /** A 1-based position in a manifest file (the file relative to the manifests folder). */
@@ -14,7 +15,7 @@ export interface SourcePosition {
 export interface ObjectSource {
   readonly file: string;
   readonly node: YamlNode | undefined;
-  readonly lines: LineCounter;
+  readonly lines: LinePositions;
 }
 
 interface Sources {

@@ -75,14 +75,19 @@ class LoadError extends Error {
   }
 }
 
+/** Offset in a file's text → 1-based line and column (a LineCounter, or one shifted to a document's line). */
+export interface LinePositions {
+  linePos(offset: number): { line: number; col: number };
+}
+
 interface Located {
   obj: Record<string, unknown>;
   file: string;
   line: number;
   column: number;
-  /** The object's YAML node and its file's line counter, for positions of fields. */
+  /** The object's YAML node and its positions, for positions of fields. */
   node: YamlNode | undefined;
-  lines: LineCounter;
+  lines: LinePositions;
 }
 
 export type Bucket =
@@ -95,7 +100,7 @@ function plainMessage(message: string): string {
   return message.replace(/ at line \d+, column \d+:[\s\S]*$/, "").trim();
 }
 
-function positionOf(node: YamlNode | null | undefined, lc: LineCounter): { line: number; column: number } {
+function positionOf(node: YamlNode | null | undefined, lc: LinePositions): { line: number; column: number } {
   const pos = lc.linePos(node?.range?.[0] ?? 0);
   return { line: pos.line, column: pos.col };
 }
@@ -286,7 +291,7 @@ export interface ParsedObject {
   readonly line: number;
   readonly column: number;
   readonly node: YamlNode | undefined;
-  readonly lines: LineCounter;
+  readonly lines: LinePositions;
   /** What goes into the state: the object, or for our kinds the decoded one (undefined when refused). */
   readonly value: unknown;
   readonly errors: InvalidObject["errors"];
@@ -305,7 +310,33 @@ export interface ParsedFile {
   readonly error?: ManifestError;
 }
 
-export function parseManifestFile(file: ManifestFile): ParsedFile {
+/**
+ * One file's objects. With `previous` (the same path's last parse), a document whose text did not
+ * change keeps its parse — its objects' values stay the same objects, so the state sees them
+ * unchanged — and only the edited documents are parsed (the yaml package parses ~1 MB/s: a file of
+ * 100 Machines costs tens of milliseconds whole). Equal to parsing the whole file
+ * (test/watchers/manifest-documents.property.test.ts), which is what a file with directives or a
+ * broken document gets.
+ */
+export function parseManifestFile(file: ManifestFile, previous?: ParsedFile): ParsedFile {
+  const documents = splitDocuments(file.text);
+  if (documents === undefined) return parseWholeManifestFile(file);
+  const kept = previous === undefined || previous.path !== file.path ? undefined : documentParses.get(previous);
+  const parses = new Map<string, DocumentParse>();
+  const objects: ParsedObject[] = [];
+  for (const doc of documents) {
+    const parse = parses.get(doc.text) ?? kept?.get(doc.text) ?? parseDocument(file.path, doc.text);
+    if (parse === undefined) return parseWholeManifestFile(file);
+    parses.set(doc.text, parse);
+    objects.push(...placed(parse, doc.line));
+  }
+  const parsed: ParsedFile = { path: file.path, objects };
+  documentParses.set(parsed, parses);
+  return parsed;
+}
+
+/** The whole file parsed as one YAML stream. */
+export function parseWholeManifestFile(file: ManifestFile): ParsedFile {
   const objects: ParsedObject[] = [];
   try {
     for (const raw of objectsOf(file)) objects.push(parseObject(normalize(raw)));
@@ -314,6 +345,77 @@ export function parseManifestFile(file: ManifestFile): ParsedFile {
     if (e instanceof LoadError) return { path: file.path, objects, error: e.detail };
     throw e;
   }
+}
+
+/** One document of a file: its text, from its `---` line (if any) to the next one, and its first line (0-based). */
+interface DocumentText {
+  readonly text: string;
+  readonly line: number;
+}
+
+/** A document's objects parsed on their own (lines counted from the document's first), and where last placed. */
+interface DocumentParse {
+  readonly objects: readonly ParsedObject[];
+  placed: { readonly line: number; readonly objects: readonly ParsedObject[] };
+}
+
+/** Each parse's documents by text, for the next parse of the same path. */
+const documentParses = new WeakMap<ParsedFile, ReadonlyMap<string, DocumentParse>>();
+
+/**
+ * The documents of a YAML stream, cut at its `---` lines; undefined when they cannot be parsed
+ * apart: a directive (`%…`) or an end marker (`...`) relates a document to its neighbours. A
+ * `---` at the start of a line always starts a document (YAML 1.2 §9.1.4, even inside a block or
+ * quoted scalar), and without directives, anchors and tags are a document's own.
+ */
+export function splitDocuments(text: string): DocumentText[] | undefined {
+  // Line breaks are \n or \r\n here: a lone \r (a break in YAML) or U+2028 (a break to RegExp's ^) is rare enough to parse whole.
+  if (/^(%|\.\.\.(?:[ \t\r\n]|$))|\r(?!\n)|[\u2028\u2029]/m.test(text) || text.includes("\uFEFF", 1)) return undefined;
+  const out: DocumentText[] = [];
+  const marker = /^---(?:[ \t\r\n]|$)/gm;
+  let start = 0;
+  let line = 0;
+  for (let m = marker.exec(text); m !== null; m = marker.exec(text)) {
+    if (m.index === 0) continue;
+    const piece = text.slice(start, m.index);
+    out.push({ text: piece, line });
+    line += newlines(piece);
+    start = m.index;
+  }
+  out.push({ text: text.slice(start), line });
+  return out;
+}
+
+function newlines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n += 1;
+  return n;
+}
+
+/** A document's objects, or undefined when it does not parse (the whole file's parse says why). */
+function parseDocument(path: string, text: string): DocumentParse | undefined {
+  const parsed = parseWholeManifestFile({ path, text });
+  if (parsed.error !== undefined) return undefined;
+  return { objects: parsed.objects, placed: { line: 0, objects: parsed.objects } };
+}
+
+/** The document's objects with their positions in the file, when it starts at `line` (the same objects as last time there). */
+function placed(parse: DocumentParse, line: number): readonly ParsedObject[] {
+  if (parse.placed.line === line) return parse.placed.objects;
+  const lines = shiftedLines(line);
+  const objects = parse.objects.map((o) => ({ ...o, line: o.line + line, lines: lines(o.lines) }));
+  parse.placed = { line, objects };
+  return objects;
+}
+
+/** Positions counted from a document's first line, as positions in its file. */
+function shiftedLines(by: number): (lines: LinePositions) => LinePositions {
+  return (lines) => ({
+    linePos: (offset) => {
+      const pos = lines.linePos(offset);
+      return { line: pos.line + by, col: pos.col };
+    },
+  });
 }
 
 function parseObject(o: ReturnType<typeof normalize>): ParsedObject {
@@ -348,7 +450,7 @@ export function decoded(
 
 /** Builds ClusterState from file contents (no I/O); files are processed in path order. */
 export function parseManifests(files: readonly ManifestFile[]): ManifestLoad {
-  return assembleManifests(files.map(parseManifestFile));
+  return assembleManifests(files.map((f) => parseManifestFile(f)));
 }
 
 /** The state of parsed files, taken in path order: the first unreadable file or duplicate fails it. */

@@ -2,14 +2,16 @@
 // (two on one NAD), attachments moving between them, claiming one HostedCluster from two Infras,
 // one domain twice, a missing or invalid Infra, workers appearing, moving and colliding, VMIs,
 // Services and Namespaces coming and going, incumbents and DHCP tables fed back as the pipeline
-// does and the clock moving past grace periods — buildIncremental() after every step is exactly
-// build() of the whole state, and build() of a deep copy (whose objects no memo has seen).
+// does (or incumbents drawn at random, or none) and the clock moving past grace periods —
+// buildIncremental() after every step is exactly build() of the whole state, and build() of a deep
+// copy (whose objects no memo has seen). And the rule the incremental build relies on to skip a
+// claim fed back as it was won: building with a build's own winners as incumbents changes nothing.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { InfraClusterAttachment } from "../../src/api/schema.js";
 import { build } from "../../src/model/build.js";
 import { changesBetween } from "../../src/model/feeds.js";
-import { buildIncremental, type BuildInputs, type IncrementalBuild } from "../../src/model/incremental.js";
+import { buildIncremental, inputsOf, type BuildInputs, type IncrementalBuild } from "../../src/model/incremental.js";
 import { EMPTY_STATE, type BuildResult, type ClusterState, type InvalidObject } from "../../src/model/types.js";
 import { attachment, infra, machine, namespace, nodePool, NS, service, vmi } from "../support/fixtures.js";
 
@@ -139,9 +141,15 @@ interface Step {
   /** Per slot: absent (-1) or a version, modulo the slot's versions. */
   readonly assign: readonly (number | null)[];
   readonly invalid: number;
-  readonly feedBack: boolean;
+  /** The incumbents: none, the previous build's claims (as the pipeline), or drawn from `holders`. */
+  readonly incumbents: "none" | "fed" | "random";
+  /** Per claim (by position), the incumbent a random draw names: an attachment x1–x4, or none. */
+  readonly holders: readonly number[];
   readonly now: number;
 }
+
+const HOLDERS = ["x1", "x2", "x3", "x4"].map((name) => `${NS}/${name}`);
+const holders = fc.array(fc.nat({ max: HOLDERS.length }), { minLength: 12, maxLength: 12 });
 
 const step: fc.Arbitrary<Step> = fc.record({
   // Mostly null (unchanged from the previous step): a step changes two or three objects.
@@ -153,7 +161,8 @@ const step: fc.Arbitrary<Step> = fc.record({
     },
   ),
   invalid: fc.nat({ max: INVALID.length - 1 }),
-  feedBack: fc.boolean(),
+  incumbents: fc.constantFrom("none", "fed", "random"),
+  holders,
   now: fc.nat({ max: NOWS.length - 1 }),
 });
 
@@ -161,7 +170,8 @@ const step: fc.Arbitrary<Step> = fc.record({
 const first: fc.Arbitrary<Step> = fc.record({
   assign: fc.array(fc.integer({ min: -1, max: 6 }), { minLength: SLOTS.length, maxLength: SLOTS.length }),
   invalid: fc.nat({ max: INVALID.length - 1 }),
-  feedBack: fc.constant(false),
+  incumbents: fc.constantFrom("none", "random"),
+  holders,
   now: fc.nat({ max: NOWS.length - 1 }),
 });
 
@@ -201,10 +211,14 @@ describe("incremental model build", () => {
           const inputs: BuildInputs = {
             invalid: INVALID[s.invalid],
             now: NOWS[s.now],
-            ...(s.feedBack && fed !== undefined ? { incumbents: fed.claims, dhcpAllocations: tables(fed) } : {}),
+            ...(s.incumbents === "fed" && fed !== undefined
+              ? { incumbents: fed.claims, dhcpAllocations: tables(fed) }
+              : {}),
           };
-          const state = stateOf(assign, inputs);
-          incremental = buildIncremental(incremental, changesBetween(previousState, state), inputs);
+          const drawn = stateOf(assign, inputs);
+          const state =
+            s.incumbents === "random" ? { ...drawn, incumbents: randomIncumbents(drawn, s.holders) } : drawn;
+          incremental = buildIncremental(incremental, changesBetween(previousState, state), inputsOf(state));
           expect(plain(incremental.result)).toEqual(plain(build(state)));
           // Cold: new objects everywhere, so no part derived on an earlier step can be taken.
           expect(plain(incremental.result)).toEqual(plain(build(cold(state))));
@@ -219,6 +233,38 @@ describe("incremental model build", () => {
     );
   });
 });
+
+describe("incumbents", () => {
+  it("building with a build's own winners as incumbents picks the same winners and says the same", () => {
+    fc.assert(
+      fc.property(first, (s) => {
+        const drawn = stateOf(
+          s.assign.map((v) => v ?? -1),
+          { invalid: INVALID[s.invalid], now: NOWS[s.now] },
+        );
+        const state = s.incumbents === "random" ? { ...drawn, incumbents: randomIncumbents(drawn, s.holders) } : drawn;
+        const once = build(state);
+        const again = build({ ...state, incumbents: new Map(once.claims) });
+        expect(plain(again)).toEqual(plain(once));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+/**
+ * Incumbents drawn for the claims the state makes (as a build without incumbents finds them) and
+ * for every HostedCluster: each names one of the attachments x1–x4 (claimant or not) or none.
+ */
+function randomIncumbents(state: ClusterState, draw: readonly number[]): Map<string, string> {
+  const keys = new Set([...build(state).claims.keys(), ...HCS.map((hc) => `hostedCluster:${NS}/${hc}`)]);
+  const out = new Map<string, string>();
+  [...keys].sort().forEach((key, i) => {
+    const holder = HOLDERS[draw[i % draw.length] ?? HOLDERS.length];
+    if (holder !== undefined) out.set(key, holder);
+  });
+  return out;
+}
 
 /** The worker claims of a build, sorted. */
 function workerClaimsOf(result: BuildResult): [string, string][] {

@@ -108,6 +108,22 @@ describe("incremental build: which Infras a change rebuilds", () => {
     }
   });
 
+  it("the first build's claims fed back as incumbents rebuild nothing; the next change only its Infra", () => {
+    const first = buildFrom(base);
+    const fed = { ...base, incumbents: first.result.claims };
+    const second = buildIncremental(first, [], inputsOf(fed));
+    expect([...second.rebuilt]).toEqual([]);
+    expect(second.result.topologies).toEqual(first.result.topologies);
+    const next = rows[0]?.edit(fed) ?? fed;
+    const third = buildIncremental(second, changesBetween(fed, next), inputsOf({ ...next, incumbents: second.claims }));
+    expect([...third.rebuilt]).toEqual(["clusters/b"]);
+    expect(plain(third.result)).toEqual(plain(build({ ...next, incumbents: second.claims })));
+    // An incumbent naming another holder than the build chose: the Infra reading that claim is rebuilt.
+    const other = new Map(third.claims).set("hostedCluster:clusters/h1", "clusters/late");
+    const fourth = buildIncremental(third, [], inputsOf({ ...next, incumbents: other }));
+    expect([...fourth.rebuilt]).toEqual(["clusters/a"]);
+  });
+
   it("leaves the previous build as it was (pure)", () => {
     const first = buildFrom(base);
     const snapshot = JSON.stringify([first.result, [...first.index.objects.Machine.keys()]]);

@@ -20,7 +20,7 @@ const withWorker = combine(
   hostedCluster("hc1", 1, ["192.0.2.10"]),
 );
 const T0 = Date.parse("2026-01-01T00:00:00Z");
-// Warmed: the second rendering is the first whose claims have incumbents (it rebuilds every Infra once).
+// Warmed: the second rendering is the first whose claims have incumbents (the first one's winners).
 const cold = renderAll(state, { previous: new Map(), now: T0 });
 const first = renderAll(state, { previous: cold.files, reuse: cold, lastGood: cold.lastGood, now: T0 });
 const DIR = `${NS}/vlan100-dns`;

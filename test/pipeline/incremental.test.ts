@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { ObjectChange } from "../../src/model/feeds.js";
 import type { ClusterState } from "../../src/model/types.js";
+import { AllocationStore } from "../../src/pipeline/allocation-store.js";
 import { renderAll, type Outputs, type RenderOptions } from "../../src/pipeline/outputs.js";
 import { attachment, combine, hostedCluster, infra, machine, NS } from "../support/fixtures.js";
 
@@ -61,14 +62,8 @@ const moveWorker = (s: ClusterState, ip: string): [ClusterState, ObjectChange] =
   ];
 };
 
-/**
- * The first rendering and one more: the second is the first whose claims' incumbents are a
- * previous build's (the first had none), so it rebuilds every Infra once.
- */
-const warm = (): Outputs => {
-  const first = renderAll(base, { now: T0 });
-  return step(first, base, T0, []);
-};
+/** The first rendering after start: no claim had an incumbent. */
+const warm = (): Outputs => renderAll(base, { now: T0 });
 
 /** Claims as sorted entries: a ClaimsView's Infra order is insertion order, which means nothing. */
 const sortedClaims = (m: ReadonlyMap<string, string>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
@@ -78,6 +73,67 @@ const memory = (out: Outputs) => ({ ...out.lastGood, incumbents: sortedClaims(ou
 const byInfra = (out: Outputs) => new Map(out.infras.map((r) => [r.topology.infra.name, r]));
 
 describe("renderAll after a previous rendering", () => {
+  it("the first change after start re-renders only its Infra: the first build's winners are its incumbents", () => {
+    // The first rendering had no incumbents; the second is the first fed the claims it chose. Each
+    // winner then stays the winner, so no Infra is rebuilt for that (a restart must not cost a
+    // rebuild of the whole cluster on the next save).
+    const first = renderAll(base, { now: T0 });
+    expect([...first.built.rebuilt].sort()).toEqual(["clusters/a", "clusters/b", "clusters/c"]);
+    const [moved, change] = moveWorker(base, "198.51.100.11");
+    const next = step(first, moved, T1, [change]);
+    expect([...next.built.rebuilt]).toEqual(["clusters/b"]);
+    expect(byInfra(next).get("a")).toBe(byInfra(first).get("a"));
+    expect(next.files).toEqual(scratch(first, moved, T1).files);
+    // Nor does the change after it rebuild the Infra the previous one did, only its own.
+    const [again, change2] = moveWorker(moved, "198.51.100.12");
+    const later = step(next, again, T1 + 1, [change2]);
+    expect([...later.built.rebuilt]).toEqual(["clusters/b"]);
+    const c = base.infras[2];
+    const cMoved = infra("c", { ...C_NET, networkConfig: { ...C_NET.networkConfig, dnsServers: ["192.0.2.53"] } });
+    const third = { ...again, infras: again.infras.map((i) => (i === c ? cMoved : i)) };
+    const last = step(later, third, T1 + 2, [{ kind: "Infra", before: c, after: cMoved }]);
+    expect([...last.built.rebuilt]).toEqual(["clusters/c"]);
+    expect(byInfra(last).get("b")).toBe(byInfra(later).get("b"));
+    expect(last.files).toEqual(scratch(later, third, T1 + 2).files);
+  });
+
+  it("as serve feeds it (allocation tables kept between renderings), the first change re-renders only its Infra", () => {
+    // The first rendering read no table (a fresh --out); the second is fed the empty tables the
+    // first made for each DHCPServer: an absent table and an empty one are the same input.
+    const store = new AllocationStore();
+    const first = renderAll(base, { now: T0, dhcpAllocations: store.tables });
+    store.update(first);
+    expect([...store.tables.values()]).toEqual([[], [], []]);
+    const [moved, change] = moveWorker(base, "198.51.100.11");
+    const next = renderAll(moved, {
+      now: T1,
+      dhcpAllocations: store.tables,
+      reuse: first,
+      lastGood: first.lastGood,
+      changes: [change],
+    });
+    expect([...next.built.rebuilt]).toEqual(["clusters/b"]);
+    expect(byInfra(next).get("a")).toBe(byInfra(first).get("a"));
+    // No table moved: the store keeps its map, so the next build need not compare the tables.
+    const tables = store.tables;
+    store.update(next);
+    expect(store.tables).toBe(tables);
+    const full = renderAll(moved, {
+      now: T1,
+      dhcpAllocations: store.tables,
+      previous: first.files,
+      lastGood: first.lastGood,
+    });
+    expect(next.files).toEqual(full.files);
+  });
+
+  it("a step with no change after the first rendering rebuilds nothing and keeps every rendering", () => {
+    const first = renderAll(base, { now: T0 });
+    const next = step(first, base, T0, []);
+    expect([...next.built.rebuilt]).toEqual([]);
+    for (const name of ["a", "b", "c"]) expect(byInfra(next).get(name)).toBe(byInfra(first).get(name));
+  });
+
   it("a Machine of one Infra re-renders only that Infra, and equals a rendering from scratch", () => {
     const first = warm();
     const [moved, change] = moveWorker(base, "198.51.100.11");

@@ -57,7 +57,7 @@ describe("DesiredMemo", () => {
     const cold = passes.next(s0);
     expect(cold.desired).toEqual(cold.fresh);
     expect(cold.desired.infras.map((i) => i.infra.name)).toEqual(["vlan100", "vlan200"]);
-    // (The rendering after the first builds every Infra once more: the claims now have incumbents.)
+    // The rendering after the first: the claims now have incumbents, the winners the first chose.
     const first = passes.next(s0);
     expect(first.desired).toEqual(first.fresh);
 
