@@ -6,7 +6,7 @@
 // renderers, the cache and the ADS server; the client is bench/xds/clients.ts in a child process.
 // The baseline is the same change with 1 Infra, measured in the same run.
 import { mkdtemp, mkdir, rename, rm, writeFile } from "node:fs/promises";
-import { Session } from "node:inspector/promises";
+import type { Session } from "node:inspector/promises";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,7 @@ import { serve } from "../../src/cli/serve.js";
 import type { ClusterState } from "../../src/model/types.js";
 import { machine, NS } from "../../test/support/fixtures.js";
 import { Fleet } from "./fleet.js";
+import { startProfile, stopProfile } from "./profile.js";
 import { nowMs, TYPE_CODES, type StreamSpec } from "./protocol.js";
 import { clusterName, groupOf, infraState, spareAddress, workerAddress, workerName, type InfraShape } from "./state.js";
 import { progress, round, seeded, summary } from "./stats.js";
@@ -39,23 +40,6 @@ export interface ServePathOptions {
   readonly gapMs: number;
   /** Write a CPU profile of the changes (not the loading) of the large run to this file (.cpuprofile). */
   readonly cpuProfile?: string | undefined;
-}
-
-/** The in-process V8 profiler, started just before the measured changes. */
-async function startProfile(): Promise<Session> {
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.setSamplingInterval", { interval: 200 });
-  await session.post("Profiler.start");
-  return session;
-}
-
-async function stopProfile(session: Session, file: string): Promise<void> {
-  const { profile } = await session.post("Profiler.stop");
-  await writeFile(file, JSON.stringify(profile));
-  session.disconnect();
-  progress(`CPU profile of the changes written to ${file}`);
 }
 
 const yamlDocs = (objects: readonly object[]): string => objects.map((o) => stringify(o)).join("---\n");
