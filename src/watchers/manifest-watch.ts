@@ -4,7 +4,7 @@
 // went silent for good. chokidar watches directories and re-attaches to the new file.
 import { stat } from "node:fs/promises";
 import { basename, dirname, relative, resolve } from "node:path";
-import { watch } from "chokidar";
+import { watch, type FSWatcher } from "chokidar";
 import {
   asyncScheduler,
   catchError,
@@ -61,21 +61,53 @@ export function isScratchPath(path: string): boolean {
 /** The watcher has scanned the folder (changes from now on are reported), or something changed under it. */
 export type WatchEvent = { readonly type: "ready" } | { readonly type: "change"; readonly path: string };
 
-/** Every change under dir (recursively), `path` relative to dir, after one "ready"; errors when dir cannot be watched. */
-export function fileEvents(dir: string): Observable<WatchEvent> {
+/**
+ * Every change under dir (recursively), `path` relative to dir, after a "ready"; errors when dir
+ * cannot be watched. The watcher of a removed folder reports nothing more, not even its return: when
+ * the folder itself goes (reported with path ""), the folder is looked for every `retryMs`, and once
+ * it is back a new watcher starts, whose "ready" asks for a whole read.
+ */
+export function fileEvents(dir: string, retryMs = SCAN_AFTER_MS): Observable<WatchEvent> {
   return new Observable<WatchEvent>((sub) => {
-    const watcher = watch(dir, { ignoreInitial: true, ignored: (path: string) => isScratchPath(path) });
-    watcher.on("ready", () => {
-      sub.next({ type: "ready" });
-    });
-    watcher.on("all", (_event, path) => {
-      sub.next({ type: "change", path: relative(dir, path) });
-    });
-    watcher.on("error", (e) => {
-      sub.error(e);
-    });
+    let watcher: FSWatcher | undefined;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let closed = false;
+    const lookForFolder = (): void => {
+      retry = setTimeout(() => {
+        void stat(dir).then(
+          (s) => {
+            if (!closed) (s.isDirectory() ? start : lookForFolder)();
+          },
+          () => {
+            if (!closed) lookForFolder();
+          },
+        );
+      }, retryMs);
+    };
+    const start = (): void => {
+      const w = watch(dir, { ignoreInitial: true, ignored: (path: string) => isScratchPath(path) });
+      watcher = w;
+      w.on("ready", () => {
+        sub.next({ type: "ready" });
+      });
+      w.on("all", (event, path) => {
+        const rel = relative(dir, path);
+        sub.next({ type: "change", path: rel });
+        if (event === "unlinkDir" && rel === "") {
+          watcher = undefined;
+          void w.close();
+          lookForFolder();
+        }
+      });
+      w.on("error", (e) => {
+        sub.error(e);
+      });
+    };
+    start();
     return () => {
-      void watcher.close();
+      closed = true;
+      clearTimeout(retry);
+      void watcher?.close();
     };
   });
 }

@@ -154,6 +154,27 @@ describe("watchManifestDir", () => {
     await rec.next((l) => serviceNames(l).includes("deep"));
   });
 
+  // The watcher of a removed folder reports nothing more, not even its return (chokidar); the scan
+  // that follows the removal's events is over a second later. Each row re-creates it past that scan.
+  it.each([
+    ["re-created with its file long after it was removed", false],
+    ["re-created empty, its file written long after", true],
+  ])("serves the folder %s", async (_name, emptyFirst) => {
+    const folder = join(dir, "m");
+    await mkdir(folder);
+    await writeFile(join(folder, "svc.yaml"), service("first"));
+    rec = new Recorder(watchManifestDir(folder, { debounceMs: 20 }));
+    await rec.next((l) => serviceNames(l).includes("first"));
+    await rm(folder, { recursive: true });
+    await rec.next((l) => !l.ok);
+    const pause = () => new Promise((r) => setTimeout(r, 2 * SCAN_AFTER_MS));
+    if (emptyFirst) await mkdir(folder);
+    await pause();
+    if (!emptyFirst) await mkdir(folder);
+    await writeFile(join(folder, "svc.yaml"), service("back"));
+    await rec.next((l) => serviceNames(l).includes("back"));
+  });
+
   it("reports the folder gone when it is removed, and its content once it is back", async () => {
     const folder = join(dir, "m");
     await mkdir(folder);
