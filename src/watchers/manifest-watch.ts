@@ -71,6 +71,7 @@ export function fileEvents(dir: string, retryMs = SCAN_AFTER_MS): Observable<Wat
   return new Observable<WatchEvent>((sub) => {
     let watcher: FSWatcher | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
+    let check: ReturnType<typeof setTimeout> | undefined;
     let closed = false;
     const lookForFolder = (): void => {
       retry = setTimeout(() => {
@@ -90,14 +91,29 @@ export function fileEvents(dir: string, retryMs = SCAN_AFTER_MS): Observable<Wat
       w.on("ready", () => {
         sub.next({ type: "ready" });
       });
+      const gone = (): void => {
+        if (closed || watcher !== w) return;
+        watcher = undefined;
+        clearTimeout(check);
+        check = undefined;
+        void w.close();
+        lookForFolder();
+      };
+      // Not every removal of the folder is reported as such (a recursive rm may end on its files'
+      // unlink events): a while after any change, the folder itself is checked.
       w.on("all", (event, path) => {
         const rel = relative(dir, path);
         sub.next({ type: "change", path: rel });
         if (event === "unlinkDir" && rel === "") {
-          watcher = undefined;
-          void w.close();
-          lookForFolder();
+          gone();
+          return;
         }
+        check ??= setTimeout(() => {
+          check = undefined;
+          void stat(dir).then((s) => {
+            if (!s.isDirectory()) gone();
+          }, gone);
+        }, retryMs);
       });
       w.on("error", (e) => {
         sub.error(e);
@@ -107,6 +123,7 @@ export function fileEvents(dir: string, retryMs = SCAN_AFTER_MS): Observable<Wat
     return () => {
       closed = true;
       clearTimeout(retry);
+      clearTimeout(check);
       void watcher?.close();
     };
   });

@@ -45,7 +45,11 @@ class Recorder {
     if (already !== undefined && pred(already)) return Promise.resolve(already);
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => {
-        reject(new Error(`no matching emission; saw ${JSON.stringify(this.seen.map(serviceNames))}`));
+        reject(
+          new Error(
+            `no matching emission; saw ${JSON.stringify(this.seen.map((l) => (l.ok ? serviceNames(l) : l.error.message)))}`,
+          ),
+        );
       }, GUARD.first);
       this.waiters.push({
         pred,
