@@ -64,8 +64,8 @@ export type WatchEvent = { readonly type: "ready" } | { readonly type: "change";
 /**
  * Every change under dir (recursively), `path` relative to dir, after a "ready"; errors when dir
  * cannot be watched. The watcher of a removed folder reports nothing more, not even its return: when
- * the folder itself goes (reported with path ""), the folder is looked for every `retryMs`, and once
- * it is back a new watcher starts, whose "ready" asks for a whole read.
+ * the folder itself goes (reported with path "", or found gone `retryMs` after a change), it is looked
+ * for every `retryMs`, and once it is back a new watcher starts, whose "ready" asks for a whole read.
  */
 export function fileEvents(dir: string, retryMs = SCAN_AFTER_MS): Observable<WatchEvent> {
   return new Observable<WatchEvent>((sub) => {
