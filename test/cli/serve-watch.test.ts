@@ -48,10 +48,13 @@ function serve(manifests: string, out: string): ServeProcess {
 function vlanZone(out: string, infra = "tenant-vlan100"): string {
   const dir = join(out, "clusters", `${infra}-dns`);
   if (!existsSync(dir)) return "";
-  return readdirSync(dir)
-    .filter((f) => f.startsWith("db.vlan.api."))
-    .map((f) => readFileSync(join(dir, f), "utf8"))
-    .join("");
+  return (
+    readdirSync(dir)
+      // Not serve's atomic-write temporaries: renamed over the zone file, they can vanish before the read.
+      .filter((f) => f.startsWith("db.vlan.api.") && !f.endsWith(".oooi-tmp"))
+      .map((f) => readFileSync(join(dir, f), "utf8"))
+      .join("")
+  );
 }
 
 // One zone per published name: the api name's own address is the zone apex's A record.
