@@ -159,27 +159,12 @@ describe("watchManifestDir", () => {
   });
 
   // The watcher of a removed folder reports nothing more, not even its return (chokidar); the scan
-  // that follows the removal's events is over a second later. Each row re-creates it past that scan.
+  // that follows the removal's events is over a second later. The later rows re-create it past that scan.
   it.each([
-    ["re-created with its file long after it was removed", false],
-    ["re-created empty, its file written long after", true],
-  ])("serves the folder %s", async (_name, emptyFirst) => {
-    const folder = join(dir, "m");
-    await mkdir(folder);
-    await writeFile(join(folder, "svc.yaml"), service("first"));
-    rec = new Recorder(watchManifestDir(folder, { debounceMs: 20 }));
-    await rec.next((l) => serviceNames(l).includes("first"));
-    await rm(folder, { recursive: true });
-    await rec.next((l) => !l.ok);
-    const pause = () => new Promise((r) => setTimeout(r, 2 * SCAN_AFTER_MS));
-    if (emptyFirst) await mkdir(folder);
-    await pause();
-    if (!emptyFirst) await mkdir(folder);
-    await writeFile(join(folder, "svc.yaml"), service("back"));
-    await rec.next((l) => serviceNames(l).includes("back"));
-  });
-
-  it("reports the folder gone when it is removed, and its content once it is back", async () => {
+    ["re-created with its file at once", "none"],
+    ["re-created with its file long after it was removed", "before mkdir"],
+    ["re-created empty, its file written long after", "after mkdir"],
+  ] as const)("reports the folder gone when it is removed, and serves it %s", async (_name, pause) => {
     const folder = join(dir, "m");
     await mkdir(folder);
     await writeFile(join(folder, "svc.yaml"), service("first"));
@@ -188,7 +173,10 @@ describe("watchManifestDir", () => {
     await rm(folder, { recursive: true });
     const gone = await rec.next((l) => !l.ok);
     expect(gone.ok ? "" : gone.error.message).toMatch(/ENOENT/);
+    const wait = () => new Promise((r) => setTimeout(r, 2 * SCAN_AFTER_MS));
+    if (pause === "before mkdir") await wait();
     await mkdir(folder);
+    if (pause === "after mkdir") await wait();
     await writeFile(join(folder, "svc.yaml"), service("back"));
     await rec.next((l) => serviceNames(l).includes("back"));
   });
