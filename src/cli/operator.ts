@@ -1,6 +1,5 @@
 // `oooi operator`: in-cluster controller plus xDS server. Every replica watches the cluster and
 // serves ADS from its own cache; only the Lease holder writes.
-import { ApisApi, KubeConfig } from "@kubernetes/client-node";
 import type { ServerCredentials } from "@grpc/grpc-js";
 import { type Command } from "commander";
 import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
@@ -17,6 +16,7 @@ import { StatusPage } from "../status-page/index.js";
 import { hostPortOption } from "./options.js";
 import { bindErrorCode, listenFailureMessage } from "./listen-error.js";
 import { startOperatorPki, type OperatorPki } from "./operator-pki.js";
+import { loadKubeClientConfig, type KubeClientConfig } from "../watchers/kube/kubeconfig.js";
 import { KubeRest } from "../watchers/kube/rest.js";
 
 interface OperatorFlags {
@@ -44,7 +44,10 @@ export function registerOperatorCommand(program: Command): void {
         "Environment: POD_NAMESPACE (Lease and xDS Service namespace), POD_NAME (leader identity), " +
         "OOOI_IMAGE, OOOI_ENVOY_IMAGE, OOOI_COREDNS_IMAGE, OOOI_KEA_IMAGE, OOOI_XDS_ADDRESS.",
     )
-    .option("--kubeconfig <file>", "kubeconfig to use (default: in-cluster, then $KUBECONFIG / ~/.kube/config)")
+    .option(
+      "--kubeconfig <file>",
+      "kubeconfig to use (default: $KUBECONFIG, else the pod's service account, else ~/.kube/config)",
+    )
     .option("--xds-listen <host:port>", "serve ADS, CSDS and oooi.debug.v1 here", "0.0.0.0:18000")
     .addOption(
       hostPortOption(
@@ -65,11 +68,10 @@ export function registerOperatorCommand(program: Command): void {
     .addOption(logFormatOption())
     .action(async (flags: OperatorFlags) => {
       const log = cliLogger("operator", flags.logLevel, flags.logFormat);
-      const kubeConfig = new KubeConfig();
+      let kubeConfig: KubeClientConfig;
       let credentials: ServerCredentials | undefined;
       try {
-        if (flags.kubeconfig === undefined) kubeConfig.loadFromDefault();
-        else kubeConfig.loadFromFile(flags.kubeconfig);
+        kubeConfig = loadKubeClientConfig(flags.kubeconfig);
         if ((flags.xdsTlsCert === undefined) !== (flags.xdsTlsKey === undefined))
           throw new Error("--xds-tls-cert and --xds-tls-key go together");
         if (flags.xdsTlsCert !== undefined && flags.xdsTlsKey !== undefined) {
@@ -83,13 +85,13 @@ export function registerOperatorCommand(program: Command): void {
         program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
       }
 
+      log.info(`API server ${kubeConfig.server} (${kubeConfig.origin})`);
       // Discovery decides the platform (OpenShift: no pinned uids, see settingsFromEnv); when it
       // fails, the environment alone decides, as before.
-      const apiGroups = await kubeConfig
-        .makeApiClient(ApisApi)
-        .getAPIVersions()
+      const apiGroups = await new KubeRest(kubeConfig)
+        .request<{ groups?: { name?: string }[] }>({ method: "GET", path: "/apis" })
         .then(
-          (list) => new Set(list.groups.map((g) => g.name)),
+          (list) => new Set((list.groups ?? []).flatMap((g) => (g.name === undefined ? [] : [g.name]))),
           (e: unknown) => {
             log.warn(`API discovery failed, assuming plain Kubernetes: ${(e as Error).message}`);
             return undefined;

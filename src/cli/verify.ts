@@ -2,7 +2,6 @@
 // a pod-network source, every route through the served snapshot, every data plane's ACK, every
 // VMI's reservation — or against a cluster (--kubeconfig, ../verify/cluster.ts), as a PASS/FAIL
 // table with cause and fix; exit 1 on any failure.
-import { KubeConfig } from "@kubernetes/client-node";
 import type { Command } from "commander";
 import { renderAll } from "../pipeline/outputs.js";
 import { formatManifestError, loadManifests } from "../watchers/manifests.js";
@@ -13,6 +12,7 @@ import { formatVerifyJson, formatVerifyTable, verifyExitCode } from "../verify/r
 import { runVerify, type VerifyProbes } from "../verify/run.js";
 import { readCluster, runClusterVerify } from "../verify/cluster.js";
 import { DEFAULT_PROBE_IMAGE } from "../verify/probe-pod.js";
+import { loadKubeconfigFiles } from "../watchers/kube/kubeconfig.js";
 import { KubeRest } from "../watchers/kube/rest.js";
 import { DEFAULT_XDS_ADDRESS } from "./debug.js";
 import { choice, hostPortOption, positiveInt } from "./options.js";
@@ -81,11 +81,9 @@ async function verifyCluster(kubeconfig: string, opts: VerifyCommandOptions, io:
   const timeout = opts.timeout ?? 120_000;
   let rest: KubeRest;
   try {
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfig);
-    rest = new KubeRest(kc, { requestTimeoutMs: Math.min(timeout, 30_000) });
+    rest = new KubeRest(loadKubeconfigFiles([kubeconfig]), { requestTimeoutMs: Math.min(timeout, 30_000) });
   } catch (e) {
-    io.err(`oooi verify: cannot load kubeconfig ${kubeconfig}: ${e instanceof Error ? e.message : String(e)}\n`);
+    io.err(`oooi verify: ${e instanceof Error ? e.message : String(e)}\n`);
     return 2;
   }
   let obs;

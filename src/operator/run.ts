@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { AddressInfo } from "node:net";
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { KubeClientConfig } from "../watchers/kube/kubeconfig.js";
 import type { Subscription } from "rxjs";
 import type { BackoffOptions } from "../dhcp/kea/backoff.js";
 import type { ClusterState } from "../model/types.js";
@@ -44,7 +44,7 @@ export const LEASE_NAME = "oooi-operator";
 
 /** Everything `oooi operator` passes in. */
 export interface RunOperatorOptions {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeClientConfig;
   /** Operator-wide settings; `settings.namespace` is where the Lease lives. */
   readonly settings: OperatorSettings;
   /**

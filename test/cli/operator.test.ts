@@ -2,7 +2,7 @@
 // fake API server. It converges the example, serves ADS from its watches, turns Envoy ACKs into
 // ProxyServer status, and on SIGTERM stops writing and releases its Lease.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -231,4 +231,53 @@ describe("oooi operator", () => {
       silent?.close();
     }
   }, 40_000);
+});
+
+describe("oooi operator: a kubeconfig it cannot use", () => {
+  /** Runs the built CLI to its exit; the operator must stop before it dials anything. */
+  const run = (args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> =>
+    new Promise((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [CLI, "operator", "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", ...args],
+        {
+          stdio: ["ignore", "ignore", "pipe"],
+          env,
+        },
+      );
+      let stderr = "";
+      child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+      child.on("exit", (code) => {
+        resolve({ code, stderr });
+      });
+    });
+  // No $KUBECONFIG, no pod variables, a home without ~/.kube.
+  const bare = (): NodeJS.ProcessEnv => ({
+    PATH: process.env["PATH"],
+    HOME: join(dir, "empty-home"),
+    POD_NAMESPACE: "oooi-system",
+  });
+
+  it("names the file, the user and the field; exit 2, no stack trace", async () => {
+    const path = join(dir, "bad-exec.kubeconfig");
+    writeFileSync(
+      path,
+      JSON.stringify({
+        "current-context": "c",
+        clusters: [{ name: "k", cluster: { server: "https://127.0.0.1:1" } }],
+        users: [{ name: "dev", user: { exec: { command: "get-token" } } }],
+        contexts: [{ name: "c", context: { cluster: "k", user: "dev" } }],
+      }),
+    );
+    const { code, stderr } = await run(["--kubeconfig", path], bare());
+    expect(code).toBe(2);
+    expect(stderr).toContain(`kubeconfig ${path}, user "dev": exec.apiVersion must be client.authentication.k8s.io/v1`);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("none given and none found: says every way to give one", async () => {
+    const { code, stderr } = await run([], bare());
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/no cluster configuration: pass --kubeconfig, set \$KUBECONFIG/);
+  });
 });

@@ -16,7 +16,7 @@ import {
   EXTERNAL_KINDS,
   FakeApiServer,
   OOOI_KINDS,
-  kubeConfigFor,
+  clientNodeConfigFor,
 } from "../support/fake-apiserver/index.js";
 
 let fake: FakeApiServer;
@@ -24,7 +24,7 @@ let kc: KubeConfig;
 
 beforeAll(async () => {
   fake = await FakeApiServer.start({ kinds: [...BUILTIN_KINDS, ...EXTERNAL_KINDS, ...OOOI_KINDS] });
-  kc = kubeConfigFor(fake.url);
+  kc = clientNodeConfigFor(fake.url);
 });
 afterAll(async () => {
   await fake.stop();

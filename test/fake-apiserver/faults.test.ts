@@ -2,7 +2,7 @@
 import { CoreV1Api, makeInformer } from "@kubernetes/client-node";
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeApiServer, eventually, kubeConfigFor } from "../support/fake-apiserver/index.js";
+import { FakeApiServer, eventually, clientNodeConfigFor } from "../support/fake-apiserver/index.js";
 import { call } from "./http.js";
 
 let fake: FakeApiServer;
@@ -60,7 +60,7 @@ describe("fault injection", () => {
   });
 
   it("an informer cut off by an outage reports an error; restarted after the outage it converges", async () => {
-    const kc = kubeConfigFor(fake.url);
+    const kc = clientNodeConfigFor(fake.url);
     const core = kc.makeApiClient(CoreV1Api);
     const informer = makeInformer<V1ConfigMap>(kc, CMS, () => core.listNamespacedConfigMap({ namespace: "default" }));
     const errors: unknown[] = [];

@@ -14,7 +14,7 @@
 import { CoreV1Api, makeInformer, Watch } from "@kubernetes/client-node";
 import type { KubeConfig, V1ConfigMap } from "@kubernetes/client-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeApiServer, eventually, kubeConfigFor } from "../support/fake-apiserver/index.js";
+import { FakeApiServer, eventually, clientNodeConfigFor } from "../support/fake-apiserver/index.js";
 
 let fake: FakeApiServer;
 let kc: KubeConfig;
@@ -22,7 +22,7 @@ let core: CoreV1Api;
 
 beforeEach(async () => {
   fake = await FakeApiServer.start();
-  kc = kubeConfigFor(fake.url);
+  kc = clientNodeConfigFor(fake.url);
   core = kc.makeApiClient(CoreV1Api);
 });
 afterEach(async () => {

@@ -2,8 +2,8 @@
 // HostedCluster's status.kubeconfig Secret, dialled at the address the management API reports for
 // the control plane's API-server Service (ClusterIP and port). TLS is still verified against the
 // kubeconfig's own host name (tls-server-name), so the address change weakens nothing.
-import { KubeConfig } from "@kubernetes/client-node";
 import { isIP } from "node:net";
+import { KubeconfigError, kubeconfigFromText, type KubeClientConfig } from "../../watchers/kube/kubeconfig.js";
 
 /** ClusterIP:port of the API-server Service, or why there is none yet. */
 export function serviceAddress(service: Record<string, unknown> | undefined): { host: string; port: number } | string {
@@ -18,43 +18,26 @@ export function serviceAddress(service: Record<string, unknown> | undefined): { 
 }
 
 /**
- * A KubeConfig for `kubeconfigText`'s current context that dials `address` and verifies the serving
- * certificate against the kubeconfig's host (an IP host is verified as the dialled address: Node
- * cannot send an IP as TLS server name). Throws with a readable message on an unusable kubeconfig.
+ * The client configuration of `kubeconfigText`'s current context, dialling `address` and verifying the
+ * serving certificate against the kubeconfig's host (an IP host is verified as the dialled address:
+ * Node cannot send an IP as TLS server name). A Secret's kubeconfig may not name files or run an exec
+ * plugin. Throws with a readable message on an unusable kubeconfig.
  */
-export function hostedKubeConfig(kubeconfigText: string, address: { host: string; port: number }): KubeConfig {
-  const source = new KubeConfig();
+export function hostedKubeConfig(kubeconfigText: string, address: { host: string; port: number }): KubeClientConfig {
+  let source: KubeClientConfig;
   try {
-    source.loadFromString(kubeconfigText);
+    source = kubeconfigFromText(kubeconfigText, "the kubeconfig", { dir: undefined });
   } catch (e) {
-    throw new Error(`not a kubeconfig: ${(e as Error).message}`);
+    throw new Error(e instanceof KubeconfigError ? e.message : `not a kubeconfig: ${(e as Error).message}`);
   }
-  const cluster = source.getCurrentCluster();
-  const user = source.getCurrentUser();
-  if (cluster === null || user === null)
-    throw new Error("the kubeconfig has no current context with a cluster and user");
-  if (cluster.skipTLSVerify) throw new Error("the kubeconfig disables TLS verification; refusing to use it");
-  let host: string;
-  try {
-    host = new URL(cluster.server).hostname.replace(/^\[|\]$/g, "");
-  } catch {
-    throw new Error(`the kubeconfig's server ${JSON.stringify(cluster.server)} is not a URL`);
-  }
+  if (source.insecureSkipTlsVerify) throw new Error("the kubeconfig disables TLS verification; refusing to use it");
+  const host = new URL(source.server).hostname.replace(/^\[|\]$/g, "");
   const dial = isIP(address.host) === 6 ? `[${address.host}]` : address.host;
-  const tlsServerName = cluster.tlsServerName ?? (isIP(host) === 0 ? host : undefined);
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        ...cluster,
-        name: "hosted",
-        server: `https://${dial}:${String(address.port)}`,
-        ...(tlsServerName === undefined ? {} : { tlsServerName }),
-      },
-    ],
-    users: [{ ...user, name: "hosted" }],
-    contexts: [{ name: "hosted", cluster: "hosted", user: "hosted" }],
-    currentContext: "hosted",
-  });
-  return kc;
+  const tlsServerName = source.tlsServerName ?? (isIP(host) === 0 ? host : undefined);
+  return {
+    ...source,
+    server: `https://${dial}:${String(address.port)}`,
+    ...(tlsServerName === undefined ? {} : { tlsServerName }),
+    origin: `${source.origin}, dialled at ${dial}:${String(address.port)}`,
+  };
 }

@@ -1,13 +1,14 @@
-// A small Kubernetes REST client on node:http(s), configured and authenticated by client-node's
-// KubeConfig. Why not client-node's informers/typed clients: its informers stop for good on any
+// A small Kubernetes REST client on node:http(s), configured by kubeconfig.ts and authenticated by
+// credentials.ts. Why not client-node's informers/typed clients: its informers stop for good on any
 // error but 410 and never ask for bookmarks, its Watch has no way to detect a silent connection,
 // and the operator's writes (server-side apply, status subresources, generic pruning) are plain
 // REST calls on paths it already knows — owning the loop makes every request explicit (RBAC is
 // derived from them) and every failure mode testable.
-import { request as httpRequest, type Agent, type IncomingMessage } from "node:http";
-import { request as httpsRequest, type RequestOptions } from "node:https";
+import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { createInterface } from "node:readline";
-import type { KubeConfig } from "@kubernetes/client-node";
+import { KubeCredentials, type KubeCredentialsOptions, type RequestCredentials } from "./credentials.js";
+import type { KubeClientConfig } from "./kubeconfig.js";
 
 /** An API call the server answered with an error status (a metav1.Status body when it gave one). */
 export class KubeApiError extends Error {
@@ -67,21 +68,22 @@ export interface KubeRestOptions {
   readonly requestTimeoutMs?: number;
   /** Told about every answered request (status 0 = transport failure), for metrics. */
   readonly onResponse?: (method: string, path: string, status: number) => void;
+  /** Clock and exec runner of the credentials (tests). */
+  readonly credentials?: KubeCredentialsOptions;
 }
 
-/** REST access to the cluster of a KubeConfig's current context. */
+/** REST access to one API server as one user. */
 export class KubeRest {
-  readonly #kc: KubeConfig;
-  readonly #server: string;
+  readonly #config: KubeClientConfig;
+  readonly #credentials: KubeCredentials;
   readonly #timeoutMs: number;
   readonly #onResponse: ((method: string, path: string, status: number) => void) | undefined;
-  #agent: Agent | undefined;
+  /** One TLS agent per client certificate (an exec plugin may hand out a new one). */
+  #agent: { cert: RequestCredentials["clientCertificate"]; agent: HttpsAgent } | undefined;
 
-  constructor(kc: KubeConfig, opts: KubeRestOptions = {}) {
-    const cluster = kc.getCurrentCluster();
-    if (cluster === null) throw new Error("kubeconfig has no current cluster");
-    this.#kc = kc;
-    this.#server = cluster.server.replace(/\/+$/, "");
+  constructor(config: KubeClientConfig, opts: KubeRestOptions = {}) {
+    this.#config = config;
+    this.#credentials = new KubeCredentials(config, opts.credentials);
     this.#timeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.#onResponse = opts.onResponse;
   }
@@ -175,21 +177,16 @@ export class KubeRest {
   }
 
   async #send(req: KubeRequest, timeoutMs: number): Promise<IncomingMessage> {
-    const opts: RequestOptions = {};
-    await this.#kc.applyToHTTPSOptions(opts);
-    // One agent for the client's life (applyToHTTPSOptions makes a new one per call).
-    this.#agent ??= opts.agent as Agent | undefined;
-    const url = new URL(this.#server + req.path);
+    const creds = await this.#credentials.current();
+    const url = new URL(this.#config.server + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    const headers: Record<string, string> = { Accept: "application/json" };
-    for (const [k, v] of Object.entries(opts.headers ?? {})) if (typeof v === "string") headers[k] = v;
-    if (opts.auth !== undefined && opts.auth !== null)
-      headers["Authorization"] = `Basic ${Buffer.from(opts.auth).toString("base64")}`;
+    const headers: OutgoingHttpHeaders = { Accept: "application/json", ...creds.headers };
     if (body !== undefined) {
       headers["Content-Type"] = req.contentType ?? "application/json";
       headers["Content-Length"] = String(Buffer.byteLength(body));
     }
+    const agent = url.protocol === "https:" ? this.#agentFor(creds.clientCertificate) : undefined;
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     return new Promise<IncomingMessage>((resolve, reject) => {
       const r = send(
@@ -197,7 +194,7 @@ export class KubeRest {
         {
           method: req.method,
           headers,
-          ...(this.#agent === undefined ? {} : { agent: this.#agent }),
+          ...(agent === undefined ? {} : { agent }),
           ...(req.signal === undefined ? {} : { signal: req.signal }),
         },
         resolve,
@@ -211,7 +208,31 @@ export class KubeRest {
         reject(e);
       });
       r.end(body);
+    }).then((res) => {
+      // A refused token or certificate: read the token file or run the exec plugin again next time.
+      if (res.statusCode === 401) this.#credentials.invalidate();
+      return res;
     });
+  }
+
+  #agentFor(cert: RequestCredentials["clientCertificate"]): HttpsAgent {
+    if (this.#agent === undefined || this.#agent.cert !== cert) {
+      // Idle connections of the old certificate go; open watches keep theirs until they end.
+      const idle = Object.values(this.#agent?.agent.freeSockets ?? {});
+      for (const sockets of idle) for (const s of sockets ?? []) s.destroy();
+      const c = this.#config;
+      this.#agent = {
+        cert,
+        agent: new HttpsAgent({
+          keepAlive: true,
+          rejectUnauthorized: !c.insecureSkipTlsVerify,
+          ...(c.ca === undefined ? {} : { ca: c.ca }),
+          ...(c.tlsServerName === undefined ? {} : { servername: c.tlsServerName }),
+          ...(cert === undefined ? {} : { cert: cert.cert, key: cert.key }),
+        }),
+      };
+    }
+    return this.#agent.agent;
   }
 }
 

@@ -190,7 +190,12 @@ describe("vipOf", () => {
 });
 
 describe("hosted kubeconfig", () => {
-  const kubeconfig = (server: string, extra: Record<string, unknown> = {}) =>
+  const CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  const kubeconfig = (
+    server: string,
+    extra: Record<string, unknown> = {},
+    user: Record<string, unknown> = { token: "t" },
+  ) =>
     JSON.stringify({
       apiVersion: "v1",
       kind: "Config",
@@ -198,46 +203,66 @@ describe("hosted kubeconfig", () => {
       clusters: [
         {
           name: "k",
-          cluster: { server, "certificate-authority-data": Buffer.from("ca").toString("base64"), ...extra },
+          cluster: { server, "certificate-authority-data": Buffer.from(CA).toString("base64"), ...extra },
         },
       ],
-      users: [{ name: "u", user: { token: "t" } }],
+      users: [{ name: "u", user }],
       contexts: [{ name: "c", context: { cluster: "k", user: "u" } }],
     });
 
   it("dials the Service address and verifies TLS against the kubeconfig's host", () => {
-    const kc = hostedKubeConfig(kubeconfig("https://api.h.example.com:6443"), { host: "172.30.0.10", port: 6443 });
-    expect(kc.getCurrentCluster()).toMatchObject({
+    expect(
+      hostedKubeConfig(kubeconfig("https://api.h.example.com:6443"), { host: "172.30.0.10", port: 6443 }),
+    ).toMatchObject({
       server: "https://172.30.0.10:6443",
       tlsServerName: "api.h.example.com",
-      caData: Buffer.from("ca").toString("base64"),
+      ca: CA,
+      insecureSkipTlsVerify: false,
+      credential: { kind: "token", token: "t" },
     });
-    expect(kc.getCurrentUser()).toMatchObject({ token: "t" });
   });
 
   it("keeps an explicit tls-server-name; an IP host has none (Node cannot send one)", () => {
     expect(
-      hostedKubeConfig(kubeconfig("https://x:1", { "tls-server-name": "pinned" }), {
-        host: "172.30.0.10",
-        port: 1,
-      }).getCurrentCluster()?.tlsServerName,
+      hostedKubeConfig(kubeconfig("https://x:1", { "tls-server-name": "pinned" }), { host: "172.30.0.10", port: 1 })
+        .tlsServerName,
     ).toBe("pinned");
     expect(
-      hostedKubeConfig(kubeconfig("https://10.0.0.1:6443"), { host: "172.30.0.10", port: 6443 }).getCurrentCluster()
-        ?.tlsServerName,
+      hostedKubeConfig(kubeconfig("https://10.0.0.1:6443"), { host: "172.30.0.10", port: 6443 }).tlsServerName,
     ).toBeUndefined();
   });
 
   it("refuses garbage and insecure-skip-tls-verify with a readable message", () => {
-    expect(() => hostedKubeConfig("{not yaml", { host: "172.30.0.10", port: 1 })).toThrow(
-      /not a kubeconfig|no current context/,
-    );
+    expect(() => hostedKubeConfig("{not yaml", { host: "172.30.0.10", port: 1 })).toThrow(/not YAML|not a kubeconfig/);
+    expect(() => hostedKubeConfig("kind: Config\n", { host: "172.30.0.10", port: 1 })).toThrow("no current-context");
     expect(() =>
-      hostedKubeConfig(kubeconfig("https://x:1", { "insecure-skip-tls-verify": true }), {
-        host: "172.30.0.10",
-        port: 1,
-      }),
+      hostedKubeConfig(
+        kubeconfig("https://x:1", { "certificate-authority-data": undefined, "insecure-skip-tls-verify": true }),
+        {
+          host: "172.30.0.10",
+          port: 1,
+        },
+      ),
     ).toThrow("disables TLS verification");
+  });
+
+  // A Secret's text is not ours to trust with this machine: no command runs, no local file is read.
+  it.each([
+    [
+      "an exec plugin",
+      { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "/bin/sh", args: ["-c", "id"] } },
+      /exec runs a command/,
+    ],
+    ["a token file", { tokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token" }, /tokenFile names a file/],
+    [
+      "a client key file",
+      { "client-certificate": "/etc/cert.pem", "client-key": "/etc/key.pem" },
+      /client-certificate names a file/,
+    ],
+  ])("refuses a kubeconfig with %s", (_name, user, message) => {
+    expect(() => hostedKubeConfig(kubeconfig("https://x:1", {}, user), { host: "172.30.0.10", port: 1 })).toThrow(
+      message,
+    );
   });
 
   it("serviceAddress: ClusterIP and the 6443 port (else the first), or why not", () => {

@@ -1,7 +1,9 @@
-// Client configuration for the fake: a kubeconfig file for kubectl and a KubeConfig for client-node.
+// Client configuration for the fake: a kubeconfig file for kubectl, the operator's client configuration
+// read from it, and a client-node KubeConfig (the fake's compatibility tests use client-node as a peer).
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
+import { kubeconfigFromText, type KubeClientConfig } from "../../../src/watchers/kube/kubeconfig.js";
 
 /**
  * Kubeconfig YAML pointing at a plain-HTTP server. `insecure-skip-tls-verify: true` is required:
@@ -39,8 +41,13 @@ export async function writeKubeconfig(server: string, dir: string, namespace = "
   return path;
 }
 
+/** The operator's client configuration for the server, read from the same kubeconfig text. */
+export function kubeConfigFor(server: string, namespace = "default"): KubeClientConfig {
+  return kubeconfigFromText(kubeconfigYaml(server, namespace), "fake kubeconfig", { dir: undefined });
+}
+
 /** A client-node KubeConfig for the server (same settings as the file). */
-export function kubeConfigFor(server: string, namespace = "default"): KubeConfig {
+export function clientNodeConfigFor(server: string, namespace = "default"): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromString(kubeconfigYaml(server, namespace));
   return kc;

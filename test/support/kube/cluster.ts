@@ -11,7 +11,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { KubeConfig } from "@kubernetes/client-node";
+import { loadKubeconfigFiles, type KubeClientConfig } from "../../../src/watchers/kube/kubeconfig.js";
 import { peerBinary } from "../peers.js";
 import { writeClusterPki, type ClusterPki } from "./pki.js";
 
@@ -160,6 +160,9 @@ export class KubeCluster {
         pki.servingKey,
         "--token-auth-file",
         join(dir, "tokens.csv"),
+        // Client certificates the test CA signs authenticate as their CN (user) and O (groups).
+        "--client-ca-file",
+        pki.caCert,
         "--authorization-mode",
         "RBAC",
         "--service-account-issuer",
@@ -302,11 +305,9 @@ export class KubeCluster {
     return path;
   }
 
-  /** A client-node KubeConfig for `token` (what the operator is given). */
-  kubeConfigFor(name: string, token: string, server = this.url): KubeConfig {
-    const kc = new KubeConfig();
-    kc.loadFromFile(this.writeKubeconfig(name, token, server));
-    return kc;
+  /** The client configuration for `token` (what the operator is given), read from a kubeconfig file. */
+  kubeConfigFor(name: string, token: string, server = this.url): KubeClientConfig {
+    return loadKubeconfigFiles([this.writeKubeconfig(name, token, server)]);
   }
 
   /** One REST call as the admin (or `opts.token`). */

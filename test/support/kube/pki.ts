@@ -77,3 +77,35 @@ export function writeClusterPki(dir: string): ClusterPki {
     saPub: f("sa.pub"),
   };
 }
+
+/** A client certificate signed by the CA in `dir`: kube-apiserver (--client-ca-file) reads CN as user, O as groups. */
+export function writeClientCert(
+  dir: string,
+  name: string,
+  user: string,
+  groups: readonly string[] = [],
+): { cert: string; key: string } {
+  const f = (file: string): string => join(dir, file);
+  const subj = `/CN=${user}${groups.map((g) => `/O=${g}`).join("")}`;
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  openssl(["req", ...ec, "-keyout", f(`${name}.key`), "-out", f(`${name}.csr`), "-subj", subj]);
+  writeFileSync(f(`${name}.ext`), "extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature\n");
+  openssl([
+    "x509",
+    "-req",
+    "-in",
+    f(`${name}.csr`),
+    "-CA",
+    f("ca.crt"),
+    "-CAkey",
+    f("ca.key"),
+    "-CAcreateserial",
+    "-out",
+    f(`${name}.crt`),
+    "-days",
+    "2",
+    "-extfile",
+    f(`${name}.ext`),
+  ]);
+  return { cert: f(`${name}.crt`), key: f(`${name}.key`) };
+}
