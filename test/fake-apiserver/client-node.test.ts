@@ -11,13 +11,8 @@ import {
 } from "@kubernetes/client-node";
 import type { KubeConfig, KubernetesObject, V1Deployment } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  BUILTIN_KINDS,
-  EXTERNAL_KINDS,
-  FakeApiServer,
-  OOOI_KINDS,
-  clientNodeConfigFor,
-} from "../support/fake-apiserver/index.js";
+import { BUILTIN_KINDS, EXTERNAL_KINDS, FakeApiServer, OOOI_KINDS } from "../support/fake-apiserver/index.js";
+import { clientNodeConfigFor } from "../support/fake-apiserver/client-node.js";
 
 let fake: FakeApiServer;
 let kc: KubeConfig;

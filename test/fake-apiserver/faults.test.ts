@@ -2,7 +2,8 @@
 import { CoreV1Api, makeInformer } from "@kubernetes/client-node";
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeApiServer, eventually, clientNodeConfigFor } from "../support/fake-apiserver/index.js";
+import { FakeApiServer, eventually } from "../support/fake-apiserver/index.js";
+import { clientNodeConfigFor } from "../support/fake-apiserver/client-node.js";
 import { call } from "./http.js";
 
 let fake: FakeApiServer;

@@ -14,7 +14,8 @@
 import { CoreV1Api, makeInformer, Watch } from "@kubernetes/client-node";
 import type { KubeConfig, V1ConfigMap } from "@kubernetes/client-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeApiServer, eventually, clientNodeConfigFor } from "../support/fake-apiserver/index.js";
+import { FakeApiServer, eventually } from "../support/fake-apiserver/index.js";
+import { clientNodeConfigFor } from "../support/fake-apiserver/client-node.js";
 
 let fake: FakeApiServer;
 let kc: KubeConfig;

@@ -15,7 +15,7 @@ export {
   VIRTUAL_MACHINE_INSTANCE,
   kindsFromCrd,
 } from "./kinds.js";
-export { clientNodeConfigFor, kubeConfigFor, kubeconfigYaml, writeKubeconfig } from "./kubeconfig.js";
+export { kubeConfigFor, kubeconfigYaml, writeKubeconfig } from "./kubeconfig.js";
 export type { KubeObject, ResourceKind, ListType, ManagedFieldsEntry } from "./types.js";
 export { ApiError, statusBody } from "./errors.js";
 export { eventually } from "./eventually.js";

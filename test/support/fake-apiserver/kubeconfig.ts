@@ -1,8 +1,7 @@
-// Client configuration for the fake: a kubeconfig file for kubectl, the operator's client configuration
-// read from it, and a client-node KubeConfig (the fake's compatibility tests use client-node as a peer).
+// Client configuration for the fake: a kubeconfig file for kubectl and the operator's client
+// configuration read from it. (client-node's, for the fake's own tests: client-node.ts.)
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { KubeConfig } from "@kubernetes/client-node";
 import { kubeconfigFromText, type KubeClientConfig } from "../../../src/watchers/kube/kubeconfig.js";
 
 /**
@@ -44,11 +43,4 @@ export async function writeKubeconfig(server: string, dir: string, namespace = "
 /** The operator's client configuration for the server, read from the same kubeconfig text. */
 export function kubeConfigFor(server: string, namespace = "default"): KubeClientConfig {
   return kubeconfigFromText(kubeconfigYaml(server, namespace), "fake kubeconfig", { dir: undefined });
-}
-
-/** A client-node KubeConfig for the server (same settings as the file). */
-export function clientNodeConfigFor(server: string, namespace = "default"): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromString(kubeconfigYaml(server, namespace));
-  return kc;
 }
