@@ -602,7 +602,12 @@ export class Store {
 
   private record(k: ResourceKind, type: HistoryEvent["type"], obj: KubeObject, prev: KubeObject | undefined): void {
     const ev: HistoryEvent = { rv: this.rv, type, key: kindKey(k), obj };
-    if (prev !== undefined) ev.prev = prev;
+    if (prev !== undefined) {
+      ev.prev = prev;
+      // A superseded version's text is needed again only by a watch replaying history (made anew then):
+      // dropped, so the texts kept are about one per current object, not one per event in the history.
+      this.wireCache.delete(prev);
+    }
     this.history.push(ev);
     if (this.history.length - this.historyStart > this.options.historyLimit) {
       this.compactedThrough = this.history[this.historyStart]?.rv ?? this.compactedThrough;
