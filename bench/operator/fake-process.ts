@@ -236,8 +236,8 @@ export async function fakeMain(scale: Scale): Promise<void> {
   let deploymentStatusUpdates = 0;
   // The Deployment controller's part: every Deployment becomes available at its current generation.
   // Driven by a watch, as the real controller is (polling a list of every Deployment 10 times a second
-  // was a third of this process's CPU at 30 Infras). The status is written on the next turn of the event
-  // loop, not inside the store's delivery of the event, so that every watch sees events in order.
+  // was over half of this process's busy CPU at 30 Infras). The status is written on the next turn of
+  // the event loop, not inside the store's delivery of the event, so that every watch sees events in order.
   const pending = new Set<string>();
   let flush: NodeJS.Immediate | undefined;
   const markAvailable = (): void => {
