@@ -197,6 +197,17 @@ function checkPassed(c: CheckResult): boolean {
   );
 }
 
+/** The fake's answer times of these writes: all, and server-side applies and /status writes apart. */
+function writeMs(writes: readonly WriteRecord[]): Record<string, ReturnType<typeof summary>> {
+  const ms = (pick: (w: WriteRecord) => boolean): number[] =>
+    writes.flatMap((w) => (w.ms !== null && pick(w) ? [w.ms] : []));
+  return {
+    all: summary(ms(() => true)),
+    apply: summary(ms((w) => w.contentType.startsWith("application/apply-patch"))),
+    status: summary(ms((w) => w.resource.endsWith("/status"))),
+  };
+}
+
 /** Writes grouped by `"<verb> <resource>"`, and the distinct objects written per group. */
 function writeSummary(writes: readonly WriteRecord[]): Record<string, { writes: number; objects: number }> {
   const out: Record<string, { writes: number; objects: Set<string> }> = {};
@@ -224,7 +235,13 @@ export async function driverMain(plan: Plan): Promise<void> {
       env: { ...process.env, OPERATOR_BENCH_ROLE: role },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
-  const fake = new Peer<FakeRequest, FakeReply>(spawn("fake"));
+  const fakeProfile = process.env["OPERATOR_BENCH_FAKE_CPU_PROF"];
+  const fake = new Peer<FakeRequest, FakeReply>(
+    spawn(
+      "fake",
+      fakeProfile === undefined || fakeProfile === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${fakeProfile}`],
+    ),
+  );
   const envoys = new Peer<EnvoysRequest, EnvoysReply>(spawn("envoys"));
   const fakeReady = await fake.next("ready");
   progress(
@@ -311,6 +328,7 @@ export async function driverMain(plan: Plan): Promise<void> {
   const phase1 = await convergeStats();
   const cpu1 = cpuMs() - cpuStart;
   const { changes: changes1 } = await fake.ask({ op: "changes", since: started }, "changes");
+  const { writes: writes1 } = await fake.ask({ op: "writes", since: started }, "writes");
   progress(
     phase1.check === undefined
       ? "did not converge"
@@ -349,6 +367,8 @@ export async function driverMain(plan: Plan): Promise<void> {
     reconcile_passes: reconcile1.length,
     reconcile_ms: summary(reconcile1),
     what_the_writes_changed: changes1,
+    // Each write's time in the fake, arrival to answer: what the operator waits on per write.
+    fake_write_ms: writeMs(writes1),
     cpu_ms_until_quiet: {
       operator: Math.round(cpu1),
       fake: Math.round(phase1.stats.cpuMs - fakeCpuStart),
@@ -520,6 +540,7 @@ export async function driverMain(plan: Plan): Promise<void> {
     writes_per_change: round(writes.length / Math.max(1, isolated.length + stream.length)),
     writes_by_resource: writeSummary(writes),
     what_the_writes_changed: changes2,
+    fake_write_ms: writeMs(writes),
     ready_after_changes: Object.fromEntries(
       Object.entries(final.ready).map(([k, v]) => [k, `${String(v.ready)}/${String(v.total)}`]),
     ),

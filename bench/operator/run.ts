@@ -18,6 +18,7 @@
 //                                CAPI, HyperShift and Kubernetes put on them; "minimal": only what is read
 //   OPERATOR_BENCH_HEAP_SNAPSHOT FILE: the driver writes a heap snapshot there once converged
 //   OPERATOR_BENCH_CPU_PROF      DIR: the driver runs under --cpu-prof, its profile written there
+//   OPERATOR_BENCH_FAKE_CPU_PROF DIR: the fake API server's process likewise
 //   OPERATOR_BENCH_DEBOUNCE_MS   runOperator's coalescing window (default: runOperator's own)
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";

@@ -14,6 +14,7 @@ afterEach(async () => {
   await fake.stop();
 });
 
+type Meta = { name?: string };
 const MACHINES = "/apis/cluster.x-k8s.io/v1beta1/namespaces/default/machines";
 const CMS = "/api/v1/namespaces/default/configmaps";
 const meta = (r: { body: Record<string, unknown> }): Record<string, unknown> =>
@@ -276,6 +277,54 @@ describe("lists and watches", () => {
     expect((await call(fake, "GET", CMS)).status).toBe(200);
   });
 
+  it("keeps a sliding window of history: a watch from a retained resourceVersion replays the later events of its kind only, an older one is 410", async () => {
+    const small = await FakeApiServer.start({ historyLimit: 4 });
+    try {
+      const SECRETS = "/api/v1/namespaces/default/secrets";
+      // 12 writes alternating ConfigMaps and Secrets: the window (the last 4) moves past its own size twice.
+      const rvs: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const r = await call(small, "POST", i % 2 === 0 ? CMS : SECRETS, { metadata: { name: `o${String(i)}` } });
+        rvs.push(meta(r)["resourceVersion"] as string);
+      }
+      const names = async (from: string): Promise<unknown[]> => {
+        const w = openWatch(small, `${CMS}?watch=true&resourceVersion=${from}&timeoutSeconds=1`);
+        await w.closed;
+        return w.events.map((e) => (e.type === "ERROR" ? e.object["code"] : (e.object["metadata"] as Meta).name));
+      };
+      // Retained: the events of writes 8..11; a watch from write 7's version needs none older.
+      expect(await names(rvs[7] ?? "")).toEqual(["o8", "o10"]);
+      expect(await names(rvs[8] ?? "")).toEqual(["o10"]);
+      expect(await names(rvs[11] ?? "")).toEqual([]);
+      expect(await names(rvs[6] ?? "")).toEqual([410]);
+      expect(await names(rvs[0] ?? "")).toEqual([410]);
+    } finally {
+      await small.stop();
+    }
+  });
+
+  it("serves the same object on get, list and watch, whatever a caller does with the copy it was given", async () => {
+    await call(fake, "POST", CMS, {
+      metadata: { name: "a", labels: { l: "1" } },
+      data: JSON.parse('{"__proto__":"x","k":"v"}') as unknown,
+    });
+    const configMaps = fake.store.kindByGvk("v1", "ConfigMap");
+    if (configMaps === undefined) throw new Error("ConfigMaps are not served");
+    const copy = fake.store.get(configMaps, "default", "a");
+    (copy["data"] as Record<string, string>)["k"] = "changed";
+    const w = openWatch(fake, `${CMS}?watch=true&resourceVersion=0&timeoutSeconds=1`);
+    const got = (await call(fake, "GET", `${CMS}/a`)).body;
+    const listed = (await call(fake, "GET", CMS)).body["items"] as Record<string, unknown>[];
+    await w.closed;
+    expect(Object.keys(got["data"] as object)).toEqual(["__proto__", "k"]);
+    expect(got["data"]).toEqual(JSON.parse('{"__proto__":"x","k":"v"}'));
+    expect(w.events).toEqual([{ type: "ADDED", object: got }]);
+    // Built-in kinds' list items carry no apiVersion/kind; otherwise the same object.
+    expect(listed).toEqual(
+      [{ ...got, apiVersion: undefined, kind: undefined }].map((o) => JSON.parse(JSON.stringify(o)) as unknown),
+    );
+  });
+
   it("compacts on its own once the bounded history is full", async () => {
     const small = await FakeApiServer.start({ historyLimit: 2 });
     try {
@@ -287,6 +336,34 @@ describe("lists and watches", () => {
     } finally {
       await small.stop();
     }
+  });
+});
+
+describe("apply configurations", () => {
+  const apply = async (name: string, text: string): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const res = await fetch(`${fake.url}${CMS}/${name}?fieldManager=t`, {
+      method: "PATCH",
+      headers: { "Content-Type": "application/apply-patch+yaml" },
+      body: text,
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  it("reads YAML block and flow syntax as well as JSON, and answers 400 to what is neither", async () => {
+    const block = await apply("block", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: block\ndata:\n  k: v\n");
+    const flow = await apply("flow", "{apiVersion: v1, kind: ConfigMap, metadata: {name: flow}, data: {k: v}}");
+    const json = await apply(
+      "json",
+      JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "json" }, data: { k: "v" } }),
+    );
+    for (const r of [block, flow, json]) {
+      expect(r.status).toBe(201);
+      expect(r.body["data"]).toEqual({ k: "v" });
+    }
+    const broken = await apply("broken", '{"apiVersion": "v1", kind: [');
+    expect(broken.status).toBe(400);
+    expect(broken.body["message"]).toMatch(/^error decoding request body/);
+    expect((await call(fake, "GET", `${CMS}/broken`)).status).toBe(404);
   });
 });
 

@@ -25,6 +25,11 @@ export interface RequestRecord {
   fieldManager?: string;
   /** Status code answered (0 while a watch is still streaming). */
   status: number;
+  /**
+   * Milliseconds from the request's arrival to its answer (for a watch: until its stream opened), set
+   * once answered. Benchmarks report it; tests must not assert it (wall-clock).
+   */
+  ms?: number;
 }
 
 /** Which requests a hook applies to; every given criterion must hold. */

@@ -30,6 +30,18 @@ interface StoredObject {
   managers: Manager[];
 }
 
+/**
+ * An object as a watch receives it. Stored objects never change once committed, so the JSON text of
+ * each (per served version) is made once and shared by every watch, list and get; `copy` gives a
+ * private deep copy to a caller that wants to read or change it.
+ */
+export interface WireObject {
+  /** The JSON text, exactly JSON.stringify of the object as served. */
+  json(): string;
+  /** A deep copy the caller owns. */
+  copy(): JsonObject;
+}
+
 /** A live watch: what it selects and where its events go. */
 export interface WatchSink {
   /** Served kind (its version decides apiVersion on the wire). */
@@ -38,7 +50,17 @@ export interface WatchSink {
   label: Selector;
   field: Selector;
   bookmarks: boolean;
-  send(type: EventType, obj: JsonObject): void;
+  send(type: EventType, obj: WireObject): void;
+}
+
+/** LIST parameters: selectors, paging, and the resourceVersion to list at. */
+export interface ListOptions {
+  label?: Selector;
+  field?: Selector;
+  limit?: number;
+  continueToken?: string;
+  resourceVersion?: string;
+  exact?: boolean;
 }
 
 /** Patch content types the fake accepts on PATCH. */
@@ -89,8 +111,13 @@ export class Store {
   private compactedThrough = 0;
   private readonly served = new Map<string, ResourceKind>(); // group/version/plural
   private readonly objects = new Map<string, Map<string, StoredObject>>(); // group/plural → ns/name
+  // Events in resourceVersion order; the first `historyStart` are dropped (trimmed in bulk, so that
+  // keeping the history bounded costs O(1) per write, not a splice of the whole array).
   private history: HistoryEvent[] = [];
-  private readonly watchers = new Set<WatchSink>();
+  private historyStart = 0;
+  private readonly watchers = new Map<string, Set<WatchSink>>(); // group/plural → watches of it
+  // JSON text of stored objects by served apiVersion (and list-item form); see WireObject.
+  private readonly wireCache = new WeakMap<KubeObject, Map<string, string>>();
   private readonly crdKinds = new Map<string, ResourceKind[]>(); // CRD name → kinds it registered
   /** Called whenever the set of served kinds changes (discovery caches). */
   onKindsChanged: () => void = () => undefined;
@@ -160,26 +187,90 @@ export class Store {
     return o;
   }
 
+  // JSON text of a stored object as out() (or, for `item` of a built-in kind, a list item) would give it.
+  private wireJson(k: ResourceKind, obj: KubeObject, item: boolean): string {
+    const listForm = item && k.builtin === true;
+    const apiVersion = apiVersionOf(k);
+    const key = listForm ? "" : `${apiVersion} ${k.kind}`;
+    let texts = this.wireCache.get(obj);
+    if (texts === undefined) {
+      texts = new Map();
+      this.wireCache.set(obj, texts);
+    }
+    let text = texts.get(key);
+    if (text === undefined) {
+      // A shallow copy keeps the key order out() gives (assigning an existing key keeps its place).
+      const o: JsonObject = { ...obj };
+      o["apiVersion"] = apiVersion;
+      o["kind"] = k.kind;
+      if (listForm) {
+        delete o["apiVersion"];
+        delete o["kind"];
+      }
+      text = JSON.stringify(o);
+      texts.set(key, text);
+    }
+    return text;
+  }
+
+  private wire(k: ResourceKind, obj: KubeObject): WireObject {
+    return { json: () => this.wireJson(k, obj, false), copy: () => this.out(k, obj) };
+  }
+
   /** GET of one object. */
   get(k: ResourceKind, ns: string, name: string): KubeObject {
+    return this.out(k, this.stored(k, ns, name).obj);
+  }
+
+  /** GET of one object as JSON text (what get() returns, serialized; shared, not copied). */
+  getJson(k: ResourceKind, ns: string, name: string): string {
+    return this.wireJson(k, this.stored(k, ns, name).obj, false);
+  }
+
+  /** Whether the object exists. */
+  has(k: ResourceKind, ns: string, name: string): boolean {
+    return this.find(k, ns, name) !== undefined;
+  }
+
+  private stored(k: ResourceKind, ns: string, name: string): StoredObject {
     const s = this.find(k, ns, name);
     if (s === undefined) throw notFound(k, name);
-    return this.out(k, s.obj);
+    return s;
   }
 
   /** LIST with selectors and limit/continue paging; items sorted by namespace/name. */
   list(
     k: ResourceKind,
     ns: string | undefined,
-    opts: {
-      label?: Selector;
-      field?: Selector;
-      limit?: number;
-      continueToken?: string;
-      resourceVersion?: string;
-      exact?: boolean;
-    },
+    opts: ListOptions,
   ): { items: KubeObject[]; resourceVersion: string; continueToken?: string; remaining?: number } {
+    const { page, ...rest } = this.select(k, ns, opts);
+    const items = page.map((s) => {
+      const o = this.out(k, s.obj);
+      if (k.builtin === true) {
+        delete o.apiVersion;
+        delete o.kind;
+      }
+      return o;
+    });
+    return { items, ...rest };
+  }
+
+  /** LIST as list() answers it, each item as JSON text (shared, not copied). */
+  listJson(
+    k: ResourceKind,
+    ns: string | undefined,
+    opts: ListOptions,
+  ): { items: string[]; resourceVersion: string; continueToken?: string; remaining?: number } {
+    const { page, ...rest } = this.select(k, ns, opts);
+    return { items: page.map((s) => this.wireJson(k, s.obj, true)), ...rest };
+  }
+
+  private select(
+    k: ResourceKind,
+    ns: string | undefined,
+    opts: ListOptions,
+  ): { page: StoredObject[]; resourceVersion: string; continueToken?: string; remaining?: number } {
     if (
       opts.exact === true &&
       opts.resourceVersion !== undefined &&
@@ -206,16 +297,8 @@ export class Store {
       .filter(([key]) => after === "" || key > after);
     const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : all.length;
     const page = all.slice(0, limit);
-    const items = page.map(([, s]) => {
-      const o = this.out(k, s.obj);
-      if (k.builtin === true) {
-        delete o.apiVersion;
-        delete o.kind;
-      }
-      return o;
-    });
-    const res: { items: KubeObject[]; resourceVersion: string; continueToken?: string; remaining?: number } = {
-      items,
+    const res: { page: StoredObject[]; resourceVersion: string; continueToken?: string; remaining?: number } = {
+      page: page.map(([, s]) => s),
       resourceVersion: String(this.rv),
     };
     const last = page[page.length - 1];
@@ -519,13 +602,22 @@ export class Store {
 
   private record(k: ResourceKind, type: HistoryEvent["type"], obj: KubeObject, prev: KubeObject | undefined): void {
     const ev: HistoryEvent = { rv: this.rv, type, key: kindKey(k), obj };
-    if (prev !== undefined) ev.prev = prev;
-    this.history.push(ev);
-    if (this.history.length > this.options.historyLimit) {
-      const dropped = this.history.splice(0, this.history.length - this.options.historyLimit);
-      this.compactedThrough = dropped[dropped.length - 1]?.rv ?? this.compactedThrough;
+    if (prev !== undefined) {
+      ev.prev = prev;
+      // A superseded version's text is needed again only by a watch replaying history (made anew then):
+      // dropped, so the texts kept are about one per current object, not one per event in the history.
+      this.wireCache.delete(prev);
     }
-    for (const w of this.watchers) if (kindKey(w.kind) === ev.key) this.dispatch(w, ev);
+    this.history.push(ev);
+    if (this.history.length - this.historyStart > this.options.historyLimit) {
+      this.compactedThrough = this.history[this.historyStart]?.rv ?? this.compactedThrough;
+      this.historyStart++;
+      if (this.historyStart > this.options.historyLimit) {
+        this.history = this.history.slice(this.historyStart);
+        this.historyStart = 0;
+      }
+    }
+    for (const w of this.watchers.get(ev.key) ?? []) this.dispatch(w, ev);
   }
 
   private dispatch(w: WatchSink, ev: HistoryEvent): void {
@@ -537,7 +629,7 @@ export class Store {
     if (ev.type === "DELETED") type = now || was ? "DELETED" : undefined;
     else if (ev.type === "ADDED") type = now ? "ADDED" : undefined;
     else type = now && was ? "MODIFIED" : now ? "ADDED" : was ? "DELETED" : undefined;
-    if (type !== undefined) w.send(type, this.out(w.kind, ev.obj));
+    if (type !== undefined) w.send(type, this.wire(w.kind, ev.obj));
   }
 
   /**
@@ -547,41 +639,71 @@ export class Store {
    */
   watch(sink: WatchSink, resourceVersion: string | undefined): () => void {
     if (resourceVersion === undefined || resourceVersion === "" || resourceVersion === "0") {
-      const items = this.list(sink.kind, sink.namespace, { label: sink.label, field: sink.field }).items;
-      for (const o of items) sink.send("ADDED", this.out(sink.kind, o));
+      const { page } = this.select(sink.kind, sink.namespace, { label: sink.label, field: sink.field });
+      for (const s of page) sink.send("ADDED", this.wire(sink.kind, s.obj));
     } else {
       const from = Number(resourceVersion);
       if (!Number.isInteger(from) || from < 0) throw badRequest(`invalid resource version: ${resourceVersion}`);
       if (from < this.compactedThrough) {
         throw expired(`too old resource version: ${resourceVersion} (${this.compactedThrough + 1})`);
       }
-      for (const ev of this.history) if (ev.rv > from && ev.key === kindKey(sink.kind)) this.dispatch(sink, ev);
+      const key = kindKey(sink.kind);
+      for (let i = this.firstAfter(from); i < this.history.length; i++) {
+        const ev = this.history[i];
+        if (ev !== undefined && ev.key === key) this.dispatch(sink, ev);
+      }
     }
-    this.watchers.add(sink);
-    return () => this.watchers.delete(sink);
+    const key = kindKey(sink.kind);
+    let set = this.watchers.get(key);
+    if (set === undefined) {
+      set = new Set();
+      this.watchers.set(key, set);
+    }
+    set.add(sink);
+    return () => {
+      this.watchers.get(key)?.delete(sink);
+    };
+  }
+
+  // Index of the first retained event after resourceVersion `rv` (binary search: events are in rv order).
+  private firstAfter(rv: number): number {
+    let lo = this.historyStart;
+    let hi = this.history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.history[mid]?.rv ?? 0) <= rv) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** Sends a BOOKMARK carrying the current resourceVersion to every watch that asked for bookmarks. */
   bookmark(): void {
-    for (const w of this.watchers) {
-      if (!w.bookmarks) continue;
-      w.send("BOOKMARK", {
-        apiVersion: apiVersionOf(w.kind),
-        kind: w.kind.kind,
-        metadata: { resourceVersion: String(this.rv) },
-      });
+    for (const set of this.watchers.values()) {
+      for (const w of set) {
+        if (!w.bookmarks) continue;
+        const mark = (): JsonObject => ({
+          apiVersion: apiVersionOf(w.kind),
+          kind: w.kind.kind,
+          metadata: { resourceVersion: String(this.rv) },
+        });
+        w.send("BOOKMARK", { json: () => JSON.stringify(mark()), copy: mark });
+      }
     }
   }
 
   /** Drops the whole event history: watches from any older resourceVersion now get 410 Expired. */
   compact(): void {
     this.history = [];
+    this.historyStart = 0;
     this.compactedThrough = this.rv;
   }
 
   /** Number of open watches (all kinds). */
   watchCount(): number {
-    return this.watchers.size;
+    let n = 0;
+    for (const set of this.watchers.values()) n += set.size;
+    return n;
   }
 
   // ------------------------------------------------------------------ garbage collector
