@@ -362,32 +362,53 @@ export function patchGathered(
 ): Gathered | undefined {
   if (previous === undefined || previous.keys.size !== keys.size) return undefined;
   for (const k of keys) if (!previous.keys.has(k)) return undefined;
-  // Per list: the last version of each changed object, by "<namespace>/<name>" (undefined: gone).
-  const edits = new Map<ListName, Map<string, Meta | undefined>>();
+  // Per list and changed object ("<namespace>/<name>"): the versions it had, and its last one (undefined: gone).
+  const edits = new Map<ListName, Map<string, Edit>>();
   for (const change of changes) {
     if (change.kind === "Infra" || change.kind === "InfraClusterAttachment") return undefined;
     const list = LISTS[change.kind];
-    const edit = edits.get(list) ?? new Map<string, Meta | undefined>();
+    const edit = edits.get(list) ?? new Map<string, Edit>();
     edits.set(list, edit);
-    if (change.before !== undefined) edit.set(objectKey(change.before), undefined);
-    if (change.after !== undefined) edit.set(objectKey(change.after), change.after);
+    if (change.before !== undefined) {
+      const key = objectKey(change.before);
+      const e = edit.get(key) ?? { versions: [], last: undefined };
+      edit.set(key, { versions: [...e.versions, change.before], last: undefined });
+    }
+    if (change.after !== undefined) {
+      const key = objectKey(change.after);
+      edit.set(key, { versions: [...(edit.get(key)?.versions ?? []), change.after], last: change.after });
+    }
     if (edit.size > MAX_PATCHED) return undefined;
   }
   const lists: Partial<Record<ListName, readonly Meta[]>> = {};
   for (const [list, edit] of edits) {
+    const kept = [...(previous.state[list] as readonly Meta[])];
+    // The list holds one object per key, the previous index's: normally a version the change
+    // reported (watchers report the object they reported before), found by identity. Else by key.
+    const unfound = new Set<string>();
+    for (const [key, e] of edit) {
+      const at = e.versions.reduce((found, v) => (found >= 0 ? found : kept.indexOf(v)), -1);
+      if (at >= 0) kept.splice(at, 1);
+      else unfound.add(key);
+    }
+    const names = new Set([...unfound].map((k) => k.slice(k.indexOf("/") + 1)));
     // A name first: the key is made only for the few objects that share a changed one's name.
-    const names = new Set([...edit.keys()].map((k) => k.slice(k.indexOf("/") + 1)));
-    const kept = (previous.state[list] as readonly Meta[]).filter(
-      (o) => !names.has(o.metadata.name) || !edit.has(objectKey(o)),
-    );
-    for (const o of edit.values()) if (o !== undefined && inScope(previous.scope, list, o)) kept.push(o);
-    lists[list] = kept;
+    const out =
+      unfound.size === 0 ? kept : kept.filter((o) => !names.has(o.metadata.name) || !unfound.has(objectKey(o)));
+    for (const { last } of edit.values()) if (last !== undefined && inScope(previous.scope, list, last)) out.push(last);
+    lists[list] = out;
   }
   const was = previous.state;
   // The lists only, not the previous inputs: an input absent now (incumbents, tables) is absent.
   const objects = Object.fromEntries(Object.values(LISTS).map((l) => [l, lists[l] ?? was[l]]));
   const state = { ...objects, ...gatheredInputs(inputs) } as unknown as ClusterState;
   return { keys, state, scope: previous.scope };
+}
+
+/** One changed object in a patch: every version the changes named, and the one it has now. */
+interface Edit {
+  readonly versions: readonly Meta[];
+  readonly last: Meta | undefined;
 }
 
 /** Whether `gather` takes the object (of a kind other than Infra and attachment) for Infras of this scope. */
