@@ -299,6 +299,31 @@ describe("the sub-state of a step that rebuilds the same Infras", () => {
   });
 });
 
+describe("the sub-state patch, by key", () => {
+  it("replaces an object the change names by a copy (not the object the index holds), and adds none twice", () => {
+    const state = stateOf(
+      SLOTS.map((_, i) => i % 2),
+      {},
+    );
+    const built = buildIncremental(undefined, changesBetween(EMPTY_STATE, state), {});
+    const gathered = built.gathered;
+    const held = gathered?.state.machines[0];
+    if (gathered === undefined || held === undefined) throw new Error("no Machine was gathered");
+    const moved = { ...held, status: { addresses: [{ type: "InternalIP", address: "192.0.2.99" }] } } as typeof held;
+    const copy = structuredClone(held);
+    const index = buildIncremental(built, [{ kind: "Machine", before: held, after: moved }], {}).index;
+    for (const change of [
+      { kind: "Machine", before: copy, after: moved },
+      { kind: "Machine", before: undefined, after: moved },
+    ] as const) {
+      const patch = patchGathered(gathered, built.rebuilt, [change], {});
+      expect(patch?.state.machines).toContain(moved);
+      expect(patch?.state.machines).not.toContain(held);
+      expect(bySet(patch?.state ?? EMPTY_STATE)).toEqual(bySet(subState(index, built.rebuilt, {})));
+    }
+  });
+});
+
 /** Each list of a sub-state as the set of its objects (sorted by key; build() reads them as sets). */
 function bySet(state: ClusterState): Record<string, unknown> {
   const key = (o: { metadata: { namespace?: string; name: string } }): string =>
