@@ -73,13 +73,15 @@ export function publish(cache: SnapshotCache, state: ClusterState, changes?: rea
   if (!lastOutputs.has(cache)) cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC); // as serve and operator do
   const t0 = nowMs();
   const previous = lastOutputs.get(cache);
+  // As serve without --out: no files asked for (each rendering continues from the previous one's
+  // own), no status.json; a refused proxy is the child status its Infra reports.
   const out = renderAll(
     state,
-    previous === undefined
-      ? {}
-      : { previous: previous.files, reuse: previous, ...(changes === undefined ? {} : { changes }) },
+    previous === undefined ? {} : { reuse: previous, ...(changes === undefined ? {} : { changes }) },
   );
-  const refused = out.status.filter((s) => s.kind === "ProxyServer" && s.status.conditions[0]?.status !== "True");
+  const refused = out.infras.flatMap((r) =>
+    r.childStatus.filter((s) => s.kind === "ProxyServer" && s.status.conditions[0]?.status !== "True"),
+  );
   if (refused.length > 0)
     throw new Error(
       `render refused: ${refused

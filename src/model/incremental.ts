@@ -6,6 +6,7 @@
 // the part of the state they read. Cross-Infra rules widen that set: a HostedCluster goes to the
 // oldest of all its claimants on every Infra, so every Infra holding a claimant of a HostedCluster
 // claimed by a rebuilt attachment is rebuilt too, until no claim crosses the boundary.
+import type { NodePool, VirtualMachineInstance } from "../api/external.js";
 import type { DHCPAllocation } from "../api/schema.js";
 import { sameAllocationTable } from "./allocations.js";
 import { controlPlaneNamespaceOf, hostedClusterOf } from "./attachments.js";
@@ -19,8 +20,11 @@ import {
   infraKeyOf,
   members,
   nadKeyOf,
+  objectKey,
   proxyServiceKey,
+  vmiNadKeys,
   type FeedIndex,
+  type Meta,
   type ObjectChange,
   type ObservedKind,
 } from "./feeds.js";
@@ -65,6 +69,8 @@ export interface IncrementalBuild {
   readonly claims: ClaimsView;
   /** Infras built again by this step. */
   readonly rebuilt: ReadonlySet<string>;
+  /** The part of the state this step built them from: the next step patches it when it rebuilds the same Infras. */
+  readonly gathered: Gathered | undefined;
 }
 
 const NO_VIEW = new ClaimsView(new Map(), new Map());
@@ -76,6 +82,7 @@ const NONE: IncrementalBuild = {
   parts: new Map(),
   schemaProblems: [],
   rebuilt: new Set(),
+  gathered: undefined,
 };
 
 /** The first build: every object of `state` is an addition. */
@@ -98,7 +105,8 @@ export function buildIncremental(
   const affected = affectedInfras(prev, index, changes, inputs);
   widen(prev, index, affected);
 
-  const sub = build(subState(index, affected, inputs));
+  const gathered = patchGathered(prev.gathered, affected, changes, inputs) ?? gather(index, affected, inputs);
+  const sub = build(gathered.state);
   const parts = new Map(prev.parts);
   const dropped = new Set<Problem>();
   for (const key of affected) {
@@ -134,6 +142,7 @@ export function buildIncremental(
     schemaProblems,
     claims,
     rebuilt: affected,
+    gathered,
   };
 }
 
@@ -241,6 +250,29 @@ function widen(prev: IncrementalBuild, after: FeedIndex, affected: Set<string>):
  * and the schema's problems are kept once, outside the parts.
  */
 export function subState(index: FeedIndex, keys: ReadonlySet<string>, inputs: BuildInputs): ClusterState {
+  return gather(index, keys, inputs).state;
+}
+
+/** A sub-state, the Infras it was gathered for, and what decides whether another object is in it. */
+export interface Gathered {
+  readonly keys: ReadonlySet<string>;
+  readonly state: ClusterState;
+  readonly scope: Scope;
+}
+
+/** What the Infras' own objects and attachments say they read; only an Infra or attachment change moves it. */
+interface Scope {
+  /** Their attachments' control-plane namespaces. */
+  readonly namespaces: ReadonlySet<string>;
+  /** Their attachments' HostedCluster names (a NodePool's spec.clusterName). */
+  readonly clusterNames: ReadonlySet<string>;
+  /** Their NADs ("<namespace>/<name>"), which a VMI's Multus networks may name. */
+  readonly nads: ReadonlySet<string>;
+  /** Their internal proxy Services ("<namespace>/<name>"). */
+  readonly proxyServices: ReadonlySet<string>;
+}
+
+function gather(index: FeedIndex, keys: ReadonlySet<string>, inputs: BuildInputs): Gathered {
   const o = index.objects;
   const infras = [];
   const attachments = [];
@@ -265,13 +297,17 @@ export function subState(index: FeedIndex, keys: ReadonlySet<string>, inputs: Bu
   for (const name of clusterNames) for (const p of members(index.nodePoolsByClusterName, name)) nodePools.add(p);
   const vmis = inNamespaces(o.VirtualMachineInstance);
   const services = inNamespaces(o.Service);
+  const nads = new Set<string>();
+  const proxyServices = new Set<string>();
   for (const infra of infras) {
+    nads.add(nadKeyOf(infra));
     for (const v of members(index.vmisByNad, nadKeyOf(infra))) vmis.add(v);
     const svc = proxyServiceKey(infra);
+    if (svc !== undefined) proxyServices.add(svc);
     const found = svc === undefined ? undefined : o.Service.get(svc.slice(0, svc.indexOf("/")))?.get(svc);
     if (found !== undefined) services.add(found);
   }
-  return {
+  const state: ClusterState = {
     infras,
     attachments,
     hostedClusters: [...inNamespaces(o.HostedCluster)],
@@ -280,11 +316,120 @@ export function subState(index: FeedIndex, keys: ReadonlySet<string>, inputs: Bu
     vmis: [...vmis],
     services: [...services],
     namespaces: [...inNamespaces(o.Namespace)],
+    ...gatheredInputs(inputs),
+  };
+  return { keys, state, scope: { namespaces, clusterNames, nads, proxyServices } };
+}
+
+/** The inputs a sub-state carries besides the objects. */
+function gatheredInputs(inputs: BuildInputs): Omit<ClusterState, ListName> {
+  return {
     invalid: (inputs.invalid ?? []).filter((i) => i.ref.kind === "Infra").map((i) => ({ ref: i.ref, errors: [] })),
     ...(inputs.incumbents === undefined ? {} : { incumbents: inputs.incumbents }),
     ...(inputs.dhcpAllocations === undefined ? {} : { dhcpAllocations: inputs.dhcpAllocations }),
     ...(inputs.now === undefined ? {} : { now: inputs.now }),
   };
+}
+
+/** The ClusterState list each kind is in. */
+const LISTS = {
+  Infra: "infras",
+  InfraClusterAttachment: "attachments",
+  HostedCluster: "hostedClusters",
+  NodePool: "nodePools",
+  Machine: "machines",
+  VirtualMachineInstance: "vmis",
+  Service: "services",
+  Namespace: "namespaces",
+} as const satisfies Record<ObservedKind, keyof ClusterState>;
+type ListName = (typeof LISTS)[ObservedKind];
+
+/** More changed objects of one kind than this: gathering again is as cheap as the patch's comparisons. */
+const MAX_PATCHED = 64;
+
+/**
+ * The sub-state `gather` would make for the same Infras after `changes`, made from the previous
+ * one: one moved worker of a 50,000-worker VLAN costs a copy of the lists it changed, not a walk
+ * of every object the Infra reads. The same objects (in another order: build() reads them as
+ * sets; test/model/incremental.property.test.ts). Undefined when it cannot be patched: other Infras
+ * rebuilt, or an Infra or attachment changed (what the Infras read moves with them).
+ */
+export function patchGathered(
+  previous: Gathered | undefined,
+  keys: ReadonlySet<string>,
+  changes: readonly ObjectChange[],
+  inputs: BuildInputs,
+): Gathered | undefined {
+  if (previous === undefined || previous.keys.size !== keys.size) return undefined;
+  for (const k of keys) if (!previous.keys.has(k)) return undefined;
+  // Per list and changed object ("<namespace>/<name>"): the versions it had, and its last one (undefined: gone).
+  const edits = new Map<ListName, Map<string, Edit>>();
+  for (const change of changes) {
+    if (change.kind === "Infra" || change.kind === "InfraClusterAttachment") return undefined;
+    const list = LISTS[change.kind];
+    const edit = edits.get(list) ?? new Map<string, Edit>();
+    edits.set(list, edit);
+    if (change.before !== undefined) {
+      const key = objectKey(change.before);
+      const e = edit.get(key) ?? { versions: [], last: undefined };
+      edit.set(key, { versions: [...e.versions, change.before], last: undefined });
+    }
+    if (change.after !== undefined) {
+      const key = objectKey(change.after);
+      edit.set(key, { versions: [...(edit.get(key)?.versions ?? []), change.after], last: change.after });
+    }
+    if (edit.size > MAX_PATCHED) return undefined;
+  }
+  const lists: Partial<Record<ListName, readonly Meta[]>> = {};
+  for (const [list, edit] of edits) {
+    const kept = [...(previous.state[list] as readonly Meta[])];
+    // The list holds one object per key, the previous index's: normally a version the change
+    // reported (watchers report the object they reported before), found by identity. Else by key.
+    const unfound = new Set<string>();
+    for (const [key, e] of edit) {
+      const at = e.versions.reduce((found, v) => (found >= 0 ? found : kept.indexOf(v)), -1);
+      if (at >= 0) kept.splice(at, 1);
+      else unfound.add(key);
+    }
+    const names = new Set([...unfound].map((k) => k.slice(k.indexOf("/") + 1)));
+    // A name first: the key is made only for the few objects that share a changed one's name.
+    const out =
+      unfound.size === 0 ? kept : kept.filter((o) => !names.has(o.metadata.name) || !unfound.has(objectKey(o)));
+    for (const { last } of edit.values()) if (last !== undefined && inScope(previous.scope, list, last)) out.push(last);
+    lists[list] = out;
+  }
+  const was = previous.state;
+  // The lists only, not the previous inputs: an input absent now (incumbents, tables) is absent.
+  const objects = Object.fromEntries(Object.values(LISTS).map((l) => [l, lists[l] ?? was[l]]));
+  const state = { ...objects, ...gatheredInputs(inputs) } as unknown as ClusterState;
+  return { keys, state, scope: previous.scope };
+}
+
+/** One changed object in a patch: every version the changes named, and the one it has now. */
+interface Edit {
+  readonly versions: readonly Meta[];
+  readonly last: Meta | undefined;
+}
+
+/** Whether `gather` takes the object (of a kind other than Infra and attachment) for Infras of this scope. */
+function inScope(scope: Scope, list: ListName, o: Meta): boolean {
+  switch (list) {
+    case "namespaces":
+      return scope.namespaces.has(o.metadata.name);
+    case "nodePools":
+      return (
+        scope.namespaces.has(o.metadata.namespace) || scope.clusterNames.has((o as NodePool).spec?.clusterName ?? "")
+      );
+    case "vmis":
+      return (
+        scope.namespaces.has(o.metadata.namespace) ||
+        vmiNadKeys(o as VirtualMachineInstance).some((k) => scope.nads.has(k))
+      );
+    case "services":
+      return scope.namespaces.has(o.metadata.namespace) || scope.proxyServices.has(objectKey(o));
+    default:
+      return scope.namespaces.has(o.metadata.namespace);
+  }
 }
 
 /** The sub-build split per Infra: problems and claims go to the Infra their object feeds. */

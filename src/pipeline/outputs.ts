@@ -11,6 +11,7 @@ import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "..
 import { refKey } from "../model/problems.js";
 import { renderEnvoy, type EnvoyRender, type EnvoyResources } from "../xds/render/index.js";
 import { prettyJson } from "../xds/render/json-text.js";
+import { sameJson } from "./same-json.js";
 import { DEFAULT_XDS_ADDRESS, envoyBootstrapYaml, splitHostPort } from "../xds/bootstrap.js";
 
 export const STATUS_FILE = "status.json";
@@ -21,14 +22,18 @@ export const BOOTSTRAP_FILE = "bootstrap.yaml";
 
 /** What one Infra renders to; a part is undefined when disabled or refused by its consistency check. */
 export interface RenderedInfra {
-  /** The same object while the model keeps it (the incremental build keeps unchanged topologies). */
+  /**
+   * The same object while the model keeps it (the incremental build keeps unchanged topologies).
+   * Each rendered part is the rendering of a model that writes the same JSON as this topology's.
+   */
   readonly topology: Topology;
-  /** Canonical JSON of the models each part was rendered from (reuse keys). */
-  readonly keys: { readonly proxy?: string; readonly dns?: string; readonly dhcp?: string };
   readonly envoy: EnvoyResources | undefined;
   readonly coreDns: Readonly<Record<string, string>> | undefined;
   readonly kea: { Dhcp4: object } | undefined;
-  /** Its files (relative path → content) and its children's status entries. */
+  /**
+   * Its files (relative path → content), built when first asked for: only a rendering that is
+   * written (`render`, `serve --out`) reads them, and a big VLAN's envoy.json is megabytes.
+   */
   readonly files: readonly (readonly [string, string])[];
   readonly childStatus: readonly StatusEntry[];
 }
@@ -191,7 +196,7 @@ interface InfraContext {
   readonly continues: boolean;
   /** Where each bootstrap.yaml points (false: write none). */
   readonly xds: { readonly host: string; readonly port: number } | false;
-  /** The reused rendering had the same kea and xDS options (its bootstrap files point where these do). */
+  /** The reused rendering had the same kea and xDS options (its Kea configurations were rendered under these). */
   readonly sameOptions: boolean;
 }
 
@@ -204,36 +209,23 @@ function sameDnsFiles(same: RenderedInfra, previousByDir: ReadonlyMap<string, Re
 }
 
 /**
- * One Infra's files and child statuses. A part whose model did not change (canonical JSON of
- * just this Infra's model) keeps its rendered objects, so the xDS cache neither re-checks nor
- * re-encodes them.
+ * One Infra's rendering and child statuses. A part whose model writes the same JSON as the one
+ * its reused rendering came from keeps its rendered objects, so the xDS cache neither re-checks
+ * nor re-encodes them.
  */
 function renderInfra(t: Topology, same: RenderedInfra | undefined, context: InfraContext): RenderedInfra {
   const { options } = context;
-  const files: [string, string][] = [];
   const childStatus: StatusEntry[] = [];
-  const reusedFile = (path: string): string | undefined => same?.files.find(([p]) => p === path)?.[1];
-  const keys: { proxy?: string; dns?: string; dhcp?: string } = {};
+  // The models `same`'s parts were rendered from: the same objects when the topology was kept
+  // (the options changed), else compared by content.
+  const was = same?.topology;
   let envoy: EnvoyResources | undefined;
   if (t.proxy !== undefined && t.children.proxy !== undefined) {
-    const dir = childDir(t.children.proxy.metadata);
-    keys.proxy = JSON.stringify(t.proxy);
     const r: EnvoyRender =
-      same?.keys.proxy === keys.proxy && same.envoy !== undefined
+      same?.envoy !== undefined && sameJson(was?.proxy, t.proxy)
         ? { ok: true, resources: same.envoy }
         : renderEnvoy(t.proxy);
-    if (r.ok) {
-      envoy = r.resources;
-      const path = `${dir}/${ENVOY_FILE}`;
-      // prettyJson keeps each resource's and chain's text: a big VLAN's 3.6 MB file costs its changed chains.
-      files.push([path, (envoy === same?.envoy ? reusedFile(path) : undefined) ?? `${prettyJson(envoy)}\n`]);
-    }
-    if (context.xds !== false) {
-      // A function of the node and the xDS address only: the same node under the same options keeps its text.
-      const path = `${dir}/${BOOTSTRAP_FILE}`;
-      const kept = context.sameOptions && same?.topology.proxy?.node === t.proxy.node ? reusedFile(path) : undefined;
-      files.push([path, kept ?? envoyBootstrapYaml(t.proxy.node, context.xds)]);
-    }
+    if (r.ok) envoy = r.resources;
     childStatus.push(
       child(
         "ProxyServer",
@@ -255,14 +247,12 @@ function renderInfra(t: Topology, same: RenderedInfra | undefined, context: Infr
         : context.continues
           ? previousDnsFiles(same, dir)
           : (context.previousByDir.get(dir) ?? {});
-    keys.dns = JSON.stringify(t.dns);
     // Same model and the same files to continue from: the rendering (serials included) is the same.
     const unchanged =
-      same?.keys.dns === keys.dns &&
-      same.coreDns !== undefined &&
+      same?.coreDns !== undefined &&
+      sameJson(was?.dns, t.dns) &&
       Object.entries(same.coreDns).every(([k, text]) => previous?.[k] === text);
     coreDns = unchanged ? same.coreDns : { ...renderCoreDns(t.dns, previous === undefined ? {} : { previous }).files };
-    for (const [key, text] of Object.entries(coreDns)) files.push([`${dir}/${key}`, text]);
     const [vlan, pods] = t.dns.views;
     childStatus.push(
       child(
@@ -276,13 +266,61 @@ function renderInfra(t: Topology, same: RenderedInfra | undefined, context: Infr
 
   let kea: { Dhcp4: object } | undefined;
   if (t.dhcp !== undefined && t.children.dhcp !== undefined) {
-    keys.dhcp = JSON.stringify([t.dhcp, options.kea]);
-    kea = same?.keys.dhcp === keys.dhcp && same.kea !== undefined ? same.kea : renderKea(t.dhcp, options.kea);
-    const path = `${childDir(t.children.dhcp.metadata)}/${KEA_FILE}`;
-    files.push([path, (kea === same?.kea ? reusedFile(path) : undefined) ?? json(kea)]);
+    // The Kea options are part of what it was rendered from: the same options (sameOptions) and model.
+    kea =
+      same?.kea !== undefined && context.sameOptions && sameJson(was?.dhcp, t.dhcp)
+        ? same.kea
+        : renderKea(t.dhcp, options.kea);
     childStatus.push(child("DHCPServer", t.children.dhcp.metadata, [], `${t.dhcp.reservations.length} reservations`));
   }
-  return { topology: t, keys, envoy, coreDns, kea, files, childStatus };
+  const { xds } = context;
+  let files: readonly (readonly [string, string])[] | undefined;
+  return {
+    topology: t,
+    envoy,
+    coreDns,
+    kea,
+    get files() {
+      return (files ??= infraFiles(t, { envoy, coreDns, kea }, xds));
+    },
+    childStatus,
+  };
+}
+
+/**
+ * One Infra's files. Each text is kept per rendered object (prettyJson keeps each resource's and
+ * chain's text, kea's is kept here), so the files of a rendering that kept
+ * most of the previous one's objects cost what changed.
+ */
+function infraFiles(
+  t: Topology,
+  parts: Pick<RenderedInfra, "envoy" | "coreDns" | "kea">,
+  xds: InfraContext["xds"],
+): [string, string][] {
+  const files: [string, string][] = [];
+  const { proxy, dns, dhcp } = t.children;
+  if (proxy !== undefined && t.proxy !== undefined) {
+    const dir = childDir(proxy.metadata);
+    if (parts.envoy !== undefined) files.push([`${dir}/${ENVOY_FILE}`, `${prettyJson(parts.envoy)}\n`]);
+    if (xds !== false) files.push([`${dir}/${BOOTSTRAP_FILE}`, envoyBootstrapYaml(t.proxy.node, xds)]);
+  }
+  if (dns !== undefined && parts.coreDns !== undefined)
+    for (const [key, text] of Object.entries(parts.coreDns)) files.push([`${childDir(dns.metadata)}/${key}`, text]);
+  if (dhcp !== undefined && parts.kea !== undefined)
+    files.push([`${childDir(dhcp.metadata)}/${KEA_FILE}`, keaText(parts.kea)]);
+  return files;
+}
+
+/** kea-dhcp4.json's text per rendered configuration (a big VLAN's holds 50,000 reservations). */
+const keaTexts = new WeakMap<object, string>();
+
+function keaText(kea: { Dhcp4: object }): string {
+  let text = keaTexts.get(kea);
+  if (text === undefined) {
+    text = json(kea);
+    keaTexts.set(kea, text);
+  }
+  return text;
 }
 
 /** The status fields beyond conditions: per Infra its attachments' count, per attachment what it was given. */

@@ -11,7 +11,14 @@ import { describe, expect, it } from "vitest";
 import type { InfraClusterAttachment } from "../../src/api/schema.js";
 import { build } from "../../src/model/build.js";
 import { changesBetween } from "../../src/model/feeds.js";
-import { buildIncremental, inputsOf, type BuildInputs, type IncrementalBuild } from "../../src/model/incremental.js";
+import {
+  buildIncremental,
+  inputsOf,
+  patchGathered,
+  subState,
+  type BuildInputs,
+  type IncrementalBuild,
+} from "../../src/model/incremental.js";
 import { EMPTY_STATE, type BuildResult, type ClusterState, type InvalidObject } from "../../src/model/types.js";
 import { attachment, infra, machine, namespace, nodePool, NS, service, vmi } from "../support/fixtures.js";
 
@@ -233,6 +240,119 @@ describe("incremental model build", () => {
     );
   });
 });
+
+describe("the sub-state of a step that rebuilds the same Infras", () => {
+  it("patched from the previous one and the changes, holds exactly the objects gathered again", () => {
+    // Infra and attachment slots mostly left as they are, so most steps rebuild the Infras the
+    // step before rebuilt (as a big VLAN's every change does) and the patch is taken.
+    const frozen = new Set(
+      SLOTS.flatMap((slot, i) => (slot.list === "infras" || slot.list === "attachments" ? [i] : [])),
+    );
+    let patched = 0;
+    fc.assert(
+      fc.property(first, fc.array(fc.tuple(step, fc.boolean()), { minLength: 1, maxLength: 25 }), (start, steps) => {
+        let assign: number[] = start.assign.map((v) => v ?? -1);
+        let previousState = stateOf(assign, {});
+        let incremental = buildIncremental(undefined, changesBetween(EMPTY_STATE, previousState), {});
+        for (const [s, keepScope] of steps) {
+          assign = assign.map((v, i) => (keepScope && frozen.has(i) ? v : (s.assign[i] ?? v)));
+          const drawn = stateOf(assign, { now: NOWS[s.now], invalid: INVALID[s.invalid] });
+          // Incumbents come and go (an input the patch must take from this step, not the last).
+          const state =
+            s.incumbents === "random" ? { ...drawn, incumbents: randomIncumbents(drawn, s.holders) } : drawn;
+          const changes = changesBetween(previousState, state);
+          const next = buildIncremental(incremental, changes, inputsOf(state));
+          const patch = patchGathered(incremental.gathered, next.rebuilt, changes, inputsOf(state));
+          if (patch !== undefined) {
+            patched += 1;
+            expect(bySet(patch.state)).toEqual(bySet(subState(next.index, next.rebuilt, inputsOf(state))));
+          }
+          // What the step built from (patched or gathered) is what gathering gives.
+          expect(bySet(next.gathered?.state ?? EMPTY_STATE)).toEqual(
+            bySet(subState(next.index, next.rebuilt, inputsOf(state))),
+          );
+          incremental = next;
+          previousState = state;
+        }
+      }),
+      { numRuns: 100 },
+    );
+    // Not vacuous: many steps took the patch (a step rebuilding other Infras than the last cannot).
+    expect(patched).toBeGreaterThan(50);
+  });
+
+  it("is not patched when an Infra or an attachment changed, or other Infras are rebuilt", () => {
+    const assign = SLOTS.map((_, i) => i % 3);
+    const state = stateOf(assign, {});
+    const built = buildIncremental(undefined, changesBetween(EMPTY_STATE, state), {});
+    const a = state.infras[0];
+    const x = state.attachments[0];
+    if (a === undefined || x === undefined) throw new Error("the universe has no Infra or attachment");
+    const keys = built.rebuilt;
+    expect(patchGathered(built.gathered, keys, [{ kind: "Infra", before: a, after: a }], {})).toBeUndefined();
+    expect(
+      patchGathered(built.gathered, keys, [{ kind: "InfraClusterAttachment", before: x, after: x }], {}),
+    ).toBeUndefined();
+    expect(patchGathered(built.gathered, new Set([...keys].slice(1)), [], {})).toBeUndefined();
+    expect(patchGathered(undefined, keys, [], {})).toBeUndefined();
+    expect(patchGathered(built.gathered, keys, [], {})).toBeDefined();
+  });
+});
+
+describe("the sub-state patch, by key", () => {
+  it("replaces an object the change names by a copy (not the object the index holds), and adds none twice", () => {
+    const state = stateOf(
+      SLOTS.map((_, i) => i % 2),
+      {},
+    );
+    const built = buildIncremental(undefined, changesBetween(EMPTY_STATE, state), {});
+    const gathered = built.gathered;
+    const held = gathered?.state.machines[0];
+    if (gathered === undefined || held === undefined) throw new Error("no Machine was gathered");
+    const moved = { ...held, status: { addresses: [{ type: "InternalIP", address: "192.0.2.99" }] } } as typeof held;
+    const copy = structuredClone(held);
+    const index = buildIncremental(built, [{ kind: "Machine", before: held, after: moved }], {}).index;
+    for (const change of [
+      { kind: "Machine", before: copy, after: moved },
+      { kind: "Machine", before: undefined, after: moved },
+    ] as const) {
+      const patch = patchGathered(gathered, built.rebuilt, [change], {});
+      expect(patch?.state.machines).toContain(moved);
+      expect(patch?.state.machines).not.toContain(held);
+      expect(bySet(patch?.state ?? EMPTY_STATE)).toEqual(bySet(subState(index, built.rebuilt, {})));
+    }
+  });
+});
+
+/** Each list of a sub-state as the set of its objects (sorted by key; build() reads them as sets). */
+function bySet(state: ClusterState): Record<string, unknown> {
+  const key = (o: { metadata: { namespace?: string; name: string } }): string =>
+    `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+  const lists = [
+    "infras",
+    "attachments",
+    "hostedClusters",
+    "nodePools",
+    "machines",
+    "vmis",
+    "services",
+    "namespaces",
+  ] as const;
+  const out: Record<string, unknown> = {
+    invalid: state.invalid,
+    incumbents: state.incumbents,
+    dhcpAllocations: state.dhcpAllocations,
+    now: state.now,
+  };
+  for (const l of lists) {
+    const objects: readonly { metadata: { namespace?: string; name: string } }[] = state[l];
+    // Identity, not content: the patch must hold the very objects the index holds.
+    const sorted = [...objects].sort((p, q) => (key(p) < key(q) ? -1 : key(p) > key(q) ? 1 : 0));
+    out[l] = sorted.map((o) => [key(o), o]);
+    expect(new Set(objects).size).toBe(objects.length);
+  }
+  return out;
+}
 
 describe("incumbents", () => {
   it("building with a build's own winners as incumbents picks the same winners and says the same", () => {

@@ -152,6 +152,71 @@ describe("renderAll after a previous rendering", () => {
     expect(memory(next)).toEqual(memory(full));
   });
 
+  it("a rebuilt Infra renders again each part whose model changed, keeps each other one, equal to a fresh rendering", () => {
+    const first = warm();
+    const [moved, change] = moveWorker(base, "198.51.100.13");
+    const next = step(first, moved, T1, [change]);
+    const full = scratch(first, moved, T1);
+    const [was, now, fresh] = [byInfra(first).get("b"), byInfra(next).get("b"), byInfra(full).get("b")];
+    if (was === undefined || now === undefined || fresh === undefined) throw new Error("Infra b is not rendered");
+    expect(now.topology).not.toBe(was.topology);
+    // The worker's address is in the proxy's model only: its Envoy resources are rendered again
+    // (reusing them would serve the old address), the DNS and Kea renderings are kept.
+    const parts = [
+      ["proxy", "envoy"],
+      ["dns", "coreDns"],
+      ["dhcp", "kea"],
+    ] as const;
+    const changed = parts.filter(([m]) => JSON.stringify(now.topology[m]) !== JSON.stringify(was.topology[m]));
+    expect(changed.map(([m]) => m)).toEqual(["proxy"]);
+    for (const [m, rendered] of parts) {
+      expect(now[rendered]).toEqual(fresh[rendered]);
+      if (changed.some(([c]) => c === m)) expect(now[rendered]).not.toBe(was[rendered]);
+      else expect(now[rendered]).toBe(was[rendered]);
+    }
+    expect(now.envoy).not.toEqual(was.envoy);
+    expect(now.files).toEqual(fresh.files);
+  });
+
+  it("other Kea options render Kea again on a kept topology; the proxy and DNS keep their renderings", () => {
+    const first = warm();
+    const kea = { controlSocket: "/run/kea/other.sock" };
+    const next = renderAll(base, { now: T0, reuse: first, lastGood: first.lastGood, changes: [], kea });
+    const fresh = renderAll(base, { now: T0, previous: first.files, lastGood: first.lastGood, kea });
+    const [was, now] = [byInfra(first).get("b"), byInfra(next).get("b")];
+    expect(now?.topology).toBe(was?.topology);
+    expect(now?.kea).not.toEqual(was?.kea);
+    expect(now?.kea).toEqual(byInfra(fresh).get("b")?.kea);
+    expect(now?.envoy).toBe(was?.envoy);
+    expect(now?.coreDns).toBe(was?.coreDns);
+    expect(next.files).toEqual(fresh.files);
+  });
+
+  it("the next rendering never reads the reused one's files: serve without --out builds no envoy.json", () => {
+    const first = warm();
+    let asked = 0;
+    const infras = first.infras.map((r) => {
+      const watched = Object.defineProperties({}, Object.getOwnPropertyDescriptors(r)) as typeof r;
+      return Object.defineProperty(watched, "files", {
+        get: () => {
+          asked++;
+          return r.files;
+        },
+      });
+    });
+    const watched = Object.defineProperty(
+      Object.defineProperties({}, Object.getOwnPropertyDescriptors(first)),
+      "infras",
+      { value: infras },
+    ) as Outputs;
+    const [moved, change] = moveWorker(base, "198.51.100.15");
+    const next = step(watched, moved, T1, [change]);
+    expect(next.infras.length).toBe(3);
+    expect(asked).toBe(0);
+    // Asked for afterwards, they are what a rendering from scratch writes.
+    expect(next.files).toEqual(scratch(first, moved, T1).files);
+  });
+
   it("without the watcher's changes, finds them by identity (the same Infras re-rendered)", () => {
     const first = warm();
     const [moved] = moveWorker(base, "198.51.100.12");
