@@ -20,6 +20,7 @@
 //   OPERATOR_BENCH_CPU_PROF      DIR: the driver runs under --cpu-prof, its profile written there
 //   OPERATOR_BENCH_FAKE_CPU_PROF DIR: the fake API server's process likewise
 //   OPERATOR_BENCH_DEBOUNCE_MS   runOperator's coalescing window (default: runOperator's own)
+//   OPERATOR_BENCH_HEAP_MIB      the operator's --max-old-space-size (in a pod, Node derives one from the memory limit)
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { purePath } from "./baseline.js";
@@ -83,9 +84,15 @@ async function child(role: string): Promise<number | null> {
   const self = fileURLToPath(import.meta.url);
   const profile = process.env["OPERATOR_BENCH_CPU_PROF"];
   const profiled = role === "driver" && profile !== undefined && profile !== "";
+  // The driver process hosts the operator: its heap cap is the Deployment's.
+  const heap = role === "driver" ? process.env["OPERATOR_BENCH_HEAP_MIB"] : undefined;
   return new Promise((resolve) => {
     fork(self, [], {
-      execArgv: ["--expose-gc", ...(profiled ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [])],
+      execArgv: [
+        "--expose-gc",
+        ...(profiled ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
+        ...(heap === undefined || heap === "" ? [] : [`--max-old-space-size=${heap}`]),
+      ],
       env: { ...process.env, OPERATOR_BENCH_ROLE: role },
       stdio: "inherit",
     }).on("exit", (code) => {
