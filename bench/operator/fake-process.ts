@@ -13,6 +13,7 @@ import {
   type KubeObject,
   type RequestRecord,
 } from "../../test/support/fake-apiserver/index.js";
+import { availableStatus } from "../../test/support/fake-apiserver/deployments.js";
 import type { JsonObject } from "../../test/support/fake-apiserver/types.js";
 import { clusterObjects, machineObject, NS, OPERATOR_NS, type Scale } from "./scale.js";
 import { monoMs } from "./stats.js";
@@ -378,21 +379,6 @@ function find(
   } catch {
     return undefined;
   }
-}
-
-/** The status a Deployment controller would give `d` once its Pods are up, or undefined when it has it already. */
-function availableStatus(d: JsonObject): JsonObject | undefined {
-  const m = (d["metadata"] ?? {}) as { generation?: number };
-  const replicas = ((d["spec"] ?? {}) as { replicas?: number }).replicas ?? 1;
-  const status = {
-    observedGeneration: m.generation ?? 1,
-    replicas,
-    updatedReplicas: replicas,
-    readyReplicas: replicas,
-    availableReplicas: replicas,
-    conditions: [{ type: "Available", status: "True" }],
-  };
-  return JSON.stringify(d["status"]) === JSON.stringify(status) ? undefined : status;
 }
 
 /** Ready condition True and observing the current generation. */

@@ -21,6 +21,7 @@ import {
   kubeConfigFor,
   type KubeObject,
 } from "../support/fake-apiserver/index.js";
+import { availableStatus } from "../support/fake-apiserver/deployments.js";
 import type { JsonObject } from "../support/fake-apiserver/types.js";
 
 const EXAMPLES = fileURLToPath(new URL("../../examples/standalone/", import.meta.url));
@@ -198,17 +199,8 @@ export function storedList(fake: FakeApiServer, apiVersion: string, kind: string
 export function markDeploymentsAvailable(fake: FakeApiServer): number {
   let n = 0;
   for (const d of storedList(fake, "apps/v1", "Deployment")) {
-    const m = d["metadata"] as { generation?: number };
-    const replicas = ((d["spec"] ?? {}) as { replicas?: number }).replicas ?? 1;
-    const status = {
-      observedGeneration: m.generation ?? 1,
-      replicas,
-      updatedReplicas: replicas,
-      readyReplicas: replicas,
-      availableReplicas: replicas,
-      conditions: [{ type: "Available", status: "True" }],
-    };
-    if (JSON.stringify(d["status"]) === JSON.stringify(status)) continue;
+    const status = availableStatus(d);
+    if (status === undefined) continue;
     fake.seed({ ...d, apiVersion: "apps/v1", kind: "Deployment", status });
     n++;
   }

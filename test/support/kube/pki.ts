@@ -21,14 +21,26 @@ function openssl(args: string[]): void {
   execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
 }
 
+const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+
+/** Signs `dir`/NAME.csr with the CA in `dir` and the extensions in NAME.ext, for two days; returns NAME.crt. */
+function signWithCa(dir: string, name: string): string {
+  const f = (file: string): string => join(dir, file);
+  const crt = f(`${name}.crt`);
+  openssl([
+    ...["x509", "-req", "-in", f(`${name}.csr`), "-CA", f("ca.crt"), "-CAkey", f("ca.key"), "-CAcreateserial"],
+    ...["-out", crt, "-days", "2", "-extfile", f(`${name}.ext`)],
+  ]);
+  return crt;
+}
+
 /** Writes a fresh CA, serving certificate and service-account key pair into `dir`. */
 export function writeClusterPki(dir: string): ClusterPki {
   const f = (name: string): string => join(dir, name);
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
   openssl([
     "req",
     "-x509",
-    ...ec,
+    ...EC_KEY,
     "-keyout",
     f("ca.key"),
     "-out",
@@ -38,7 +50,7 @@ export function writeClusterPki(dir: string): ClusterPki {
     "-subj",
     "/CN=oooi-test-ca",
   ]);
-  openssl(["req", ...ec, "-keyout", f("serving.key"), "-out", f("serving.csr"), "-subj", "/CN=kube-apiserver"]);
+  openssl(["req", ...EC_KEY, "-keyout", f("serving.key"), "-out", f("serving.csr"), "-subj", "/CN=kube-apiserver"]);
   // The client verifies the name it dialled: both loopback spellings, and the in-cluster names.
   writeFileSync(
     f("serving.ext"),
@@ -48,23 +60,7 @@ export function writeClusterPki(dir: string): ClusterPki {
       "keyUsage=digitalSignature,keyEncipherment",
     ].join("\n") + "\n",
   );
-  openssl([
-    "x509",
-    "-req",
-    "-in",
-    f("serving.csr"),
-    "-CA",
-    f("ca.crt"),
-    "-CAkey",
-    f("ca.key"),
-    "-CAcreateserial",
-    "-out",
-    f("serving.crt"),
-    "-days",
-    "2",
-    "-extfile",
-    f("serving.ext"),
-  ]);
+  signWithCa(dir, "serving");
 
   const sa = generateKeyPairSync("rsa", { modulusLength: 2048 });
   writeFileSync(f("sa.key"), sa.privateKey.export({ type: "pkcs8", format: "pem" }));
@@ -87,25 +83,7 @@ export function writeClientCert(
 ): { cert: string; key: string } {
   const f = (file: string): string => join(dir, file);
   const subj = `/CN=${user}${groups.map((g) => `/O=${g}`).join("")}`;
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  openssl(["req", ...ec, "-keyout", f(`${name}.key`), "-out", f(`${name}.csr`), "-subj", subj]);
+  openssl(["req", ...EC_KEY, "-keyout", f(`${name}.key`), "-out", f(`${name}.csr`), "-subj", subj]);
   writeFileSync(f(`${name}.ext`), "extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature\n");
-  openssl([
-    "x509",
-    "-req",
-    "-in",
-    f(`${name}.csr`),
-    "-CA",
-    f("ca.crt"),
-    "-CAkey",
-    f("ca.key"),
-    "-CAcreateserial",
-    "-out",
-    f(`${name}.crt`),
-    "-days",
-    "2",
-    "-extfile",
-    f(`${name}.ext`),
-  ]);
-  return { cert: f(`${name}.crt`), key: f(`${name}.key`) };
+  return { cert: signWithCa(dir, name), key: f(`${name}.key`) };
 }
