@@ -3,7 +3,7 @@
 // the control plane's API-server Service (ClusterIP and port). TLS is still verified against the
 // kubeconfig's own host name (tls-server-name), so the address change weakens nothing.
 import { isIP } from "node:net";
-import { KubeconfigError, kubeconfigFromText, type KubeClientConfig } from "../../watchers/kube/kubeconfig.js";
+import { kubeconfigFromText, type KubeClientConfig } from "../../watchers/kube/kubeconfig.js";
 
 /** ClusterIP:port of the API-server Service, or why there is none yet. */
 export function serviceAddress(service: Record<string, unknown> | undefined): { host: string; port: number } | string {
@@ -24,12 +24,8 @@ export function serviceAddress(service: Record<string, unknown> | undefined): { 
  * plugin. Throws with a readable message on an unusable kubeconfig.
  */
 export function hostedKubeConfig(kubeconfigText: string, address: { host: string; port: number }): KubeClientConfig {
-  let source: KubeClientConfig;
-  try {
-    source = kubeconfigFromText(kubeconfigText, "the kubeconfig", { dir: undefined });
-  } catch (e) {
-    throw new Error(e instanceof KubeconfigError ? e.message : `not a kubeconfig: ${(e as Error).message}`);
-  }
+  // Throws a KubeconfigError naming the field (YAML errors included).
+  const source = kubeconfigFromText(kubeconfigText, "the kubeconfig", { dir: undefined });
   if (source.insecureSkipTlsVerify) throw new Error("the kubeconfig disables TLS verification; refusing to use it");
   const host = new URL(source.server).hostname.replace(/^\[|\]$/g, "");
   const dial = isIP(address.host) === 6 ? `[${address.host}]` : address.host;
