@@ -377,8 +377,12 @@ describe.skipIf(KUBE_SKIP !== undefined)("apps ingress against a management and 
         status: { conditions: [{ type: "Ready", status: "False", reason: "KubeletNotReady" }] },
       },
     });
-    const s = await phase({ phase: "Pending", reason: "WaitingForHostedClusterNodes" });
-    expect(s.message).toContain("1 Node(s), none Ready");
+    // The operator may first report the Node list it read before the POST landed ("0 Node(s)"): wait for ours.
+    await phase({
+      phase: "Pending",
+      reason: "WaitingForHostedClusterNodes",
+      message: expect.stringContaining("1 Node(s), none Ready") as unknown,
+    });
     await ready({ status: "True" });
   }, 60_000);
 
