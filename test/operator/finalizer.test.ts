@@ -85,6 +85,7 @@ describe("idle", () => {
     const f = fake;
     const { op, metrics } = startOperator(f, {
       resyncMs: 100,
+      reconcileIntervalMs: 0,
       watch: { timeoutSeconds: 1, watchdogMs: 1_500, discoveryIntervalMs: 200 },
     });
     close = () => op.close();
