@@ -32,6 +32,8 @@ import type { CheckResult, ExpectedObject, FakeReply, FakeRequest, FakeStats, Wr
 import { Peer } from "./peer.js";
 import { controlPlane, freshAddress, machineName, OPERATOR_NS, proxyGroup, type Scale } from "./scale.js";
 import { emit, mib, monoMs, progress, round, seeded, summary } from "./stats.js";
+import { recordGc, sampleAllocations } from "./gc.js";
+import { startProfile, stopProfile } from "../xds/profile.js";
 
 /** The host's load averages (1, 5, 15 min), as uptime prints them: the machine is shared. */
 const load = (): number[] => loadavg().map(round);
@@ -460,6 +462,7 @@ export async function driverMain(plan: Plan): Promise<void> {
   const statsBefore2 = (await fake.ask({ op: "stats" }, "stats")).stats;
   const snapshotsBefore2 = metrics.snapshots;
   const isolated: Change[] = [];
+  const gcIsolated = recordGc();
   for (let k = 0; k < plan.isolated; k++) {
     isolated.push(await changeOne());
     await sleep(300);
@@ -474,6 +477,7 @@ export async function driverMain(plan: Plan): Promise<void> {
       reconcile_passes: reconcileIsolated.length,
       reconcile_ms: summary(reconcileIsolated),
       event_loop_delay_ms: loopStats(loopDelay),
+      gc: gcIsolated.stop(),
       load_average: load(),
     }),
   );
@@ -482,6 +486,11 @@ export async function driverMain(plan: Plan): Promise<void> {
   const interval = 1000 / plan.streamPerSecond;
   const streamStart = monoMs();
   const inFlight: Promise<Change>[] = [];
+  const gcStream = recordGc();
+  const allocFile = process.env["OPERATOR_BENCH_ALLOC_PROF"];
+  const allocations = allocFile === undefined || allocFile === "" ? undefined : await sampleAllocations(allocFile);
+  const cpuFile = process.env["OPERATOR_BENCH_STREAM_CPU_PROF"];
+  const cpu = cpuFile === undefined || cpuFile === "" ? undefined : await startProfile();
   for (let k = 0; k < plan.stream; k++) {
     const due = streamStart + k * interval;
     const wait = due - monoMs();
@@ -491,6 +500,10 @@ export async function driverMain(plan: Plan): Promise<void> {
   }
   const streamSentMs = monoMs() - streamStart;
   const stream = await Promise.all(inFlight);
+  const streamGc = gcStream.stop();
+  await allocations?.stop();
+  if (cpu !== undefined && cpuFile !== undefined) await stopProfile(cpu, cpuFile);
+  if (allocFile !== undefined && allocFile !== "") progress(`allocation profile of the stream: ${allocFile}`);
   const streamLoopDelay = loopStats(loopDelay);
   loopDelay.disable();
   if (process.env["OPERATOR_BENCH_DEBUG"] === "1") {
@@ -528,6 +541,7 @@ export async function driverMain(plan: Plan): Promise<void> {
       reconcile_passes: reconcileStream.length,
       reconcile_ms: summary(reconcileStream),
       event_loop_delay_ms: streamLoopDelay,
+      gc: streamGc,
       load_average: load(),
     }),
   );

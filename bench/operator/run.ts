@@ -17,7 +17,10 @@
 //   OPERATOR_BENCH_OBJECTS       "realistic" (default): Machines, Services and Namespaces carry what
 //                                CAPI, HyperShift and Kubernetes put on them; "minimal": only what is read
 //   OPERATOR_BENCH_HEAP_SNAPSHOT FILE: the driver writes a heap snapshot there once converged
+//   OPERATOR_BENCH_ALLOC_PROF    FILE: a sampling allocation profile of the stream (collected objects
+//                                included), as a .heapprofile; summarize with bench/operator/alloc-summary.ts
 //   OPERATOR_BENCH_CPU_PROF      DIR: the driver runs under --cpu-prof, its profile written there
+//   OPERATOR_BENCH_STREAM_CPU_PROF FILE: a CPU profile of the stream alone (.cpuprofile)
 //   OPERATOR_BENCH_FAKE_CPU_PROF DIR: the fake API server's process likewise
 //   OPERATOR_BENCH_DEBOUNCE_MS   runOperator's coalescing window (default: runOperator's own)
 //   OPERATOR_BENCH_HEAP_MIB      the operator's --max-old-space-size (in a pod, Node derives one from the memory limit)

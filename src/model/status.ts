@@ -52,10 +52,17 @@ export function objectStatuses(state: ClusterState, result: BuildResult): Object
     add({ kind: "InfraClusterAttachment", namespace: a.metadata.namespace, name: a.metadata.name });
   for (const inv of state.invalid ?? []) add(inv.ref);
   for (const p of result.problems) add(p.object);
+  const byObject = new Map<string, Problem[]>();
+  for (const p of result.problems) {
+    const key = refKey(p.object);
+    const mine = byObject.get(key);
+    if (mine === undefined) byObject.set(key, [p]);
+    else mine.push(p);
+  }
   return [...refs.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([key, object]) => {
-      const mine = result.problems.filter((p) => refKey(p.object) === key);
+      const mine = byObject.get(key) ?? [];
       return { object, ready: readyCondition(mine), problems: mine };
     });
 }

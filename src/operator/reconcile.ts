@@ -114,6 +114,12 @@ const RESOURCE_OF_KIND: Readonly<Record<string, ResourceName>> = {
   Deployment: "deployments",
 };
 
+/** One oooi_object_ready series as the last pass set it. */
+interface ReadySeries {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
 /** Objects checked between two turns of the event loop. */
 const STEPS = 64;
 
@@ -132,7 +138,7 @@ export class Reconciler {
 
   readonly #events: EventRecorder;
   /** The oooi_object_ready series set by the last pass, to drop those whose object is gone. */
-  #readySeries = new Map<string, Readonly<Record<string, string>>>();
+  #readySeries = new Map<string, ReadySeries>();
 
   constructor(o: ReconcilerOptions) {
     this.#o = o;
@@ -368,16 +374,24 @@ export class Reconciler {
 
   /** oooi_object_ready per object with a status, from the Ready condition this pass computed. */
   #setReadyGauge(updates: readonly StatusUpdate[]): void {
-    const next = new Map<string, Readonly<Record<string, string>>>();
+    // Only series that are new or changed are set: prom-client hashes the labels of every set.
+    const next = new Map<string, ReadySeries>();
     for (const u of updates) {
-      const labels = { kind: u.kind, namespace: u.namespace, name: u.name };
+      const key = `${u.kind}/${u.namespace}/${u.name}`;
       const ready = (u.status["conditions"] as { type?: string; status?: string }[] | undefined)?.find(
         (c) => c.type === "Ready",
       );
-      this.#o.metrics.set("oooi_object_ready", ready?.status === "True" ? 1 : 0, labels);
-      next.set(`${u.kind}/${u.namespace}/${u.name}`, labels);
+      const value = ready?.status === "True" ? 1 : 0;
+      const was = this.#readySeries.get(key);
+      if (was?.value === value) {
+        next.set(key, was);
+        continue;
+      }
+      const labels = was?.labels ?? { kind: u.kind, namespace: u.namespace, name: u.name };
+      this.#o.metrics.set("oooi_object_ready", value, labels);
+      next.set(key, { labels, value });
     }
-    for (const [key, labels] of this.#readySeries)
+    for (const [key, { labels }] of this.#readySeries)
       if (!next.has(key)) this.#o.metrics.remove("oooi_object_ready", labels);
     this.#readySeries = next;
   }

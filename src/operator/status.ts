@@ -32,7 +32,8 @@ import {
 } from "./conditions.js";
 import type { DataPlaneView } from "./dataplane.js";
 import type { DnsServingView } from "./dns-serving.js";
-import { canonicalJson, COMPONENT_LABEL, type DesiredObject } from "./desired/objects.js";
+import { COMPONENT_LABEL, type DesiredObject } from "./desired/objects.js";
+import { sameCanonicalJson } from "../pipeline/same-json.js";
 import type { DesiredState } from "./desired/index.js";
 import { NETWORK_POLICY_ROLE, WORKLOADS_ROLE, type NamespaceRole } from "./desired/permissions.js";
 import { NETWORK_POLICY_NAME } from "./desired/policy.js";
@@ -109,10 +110,17 @@ const KINDS: Readonly<Record<string, { resource: ResourceName; plural: string; o
   },
 };
 
+const owned = new Map<string, readonly string[]>();
+
 /** Status fields the operator writes on `kind`: its own fields that the CRD schema declares. */
-export function ownedStatusFields(kind: string): string[] {
-  const declared = Object.keys(kindDefinition(kind)?.status.properties ?? {});
-  return (KINDS[kind]?.owned ?? []).filter((f) => declared.includes(f));
+export function ownedStatusFields(kind: string): readonly string[] {
+  let fields = owned.get(kind);
+  if (fields === undefined) {
+    const declared = Object.keys(kindDefinition(kind)?.status.properties ?? {});
+    fields = (KINDS[kind]?.owned ?? []).filter((f) => declared.includes(f));
+    owned.set(kind, fields);
+  }
+  return fields;
 }
 
 /** One update per observed object that renderAll reports on. */
@@ -231,7 +239,7 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       namespace: entry.namespace,
       name: entry.name,
       status,
-      upToDate: canonicalJson(status) === canonicalJson(ownedOf(raw, owned)),
+      upToDate: sameCanonicalJson(status, ownedOf(raw, owned, previous)),
       resourceVersion: raw.metadata?.resourceVersion,
       uid: raw.metadata?.uid,
       events,
@@ -360,19 +368,32 @@ function withOwnWrite(
   return { ...cached, status: { ...Object.fromEntries(others), ...written } };
 }
 
-function observedConditions(raw: KubeObject): Record<string, unknown>[] {
+function observedConditions(raw: KubeObject): readonly Record<string, unknown>[] {
   const conditions = ((raw["status"] ?? {}) as { conditions?: unknown }).conditions;
   if (!Array.isArray(conditions)) return [];
-  return sortConditions(conditions as Record<string, unknown>[]);
+  // The watch cache keeps an unchanged object (and so its conditions array) from pass to pass.
+  let sorted = sortedConditions.get(conditions);
+  if (sorted === undefined) {
+    sorted = sortConditions(conditions as Record<string, unknown>[]);
+    sortedConditions.set(conditions, sorted);
+  }
+  return sorted;
 }
+const sortedConditions = new WeakMap<readonly unknown[], readonly Record<string, unknown>[]>();
 
-/** The observed status restricted to the owned fields, conditions to the types the operator writes. */
-function ownedOf(raw: KubeObject, owned: readonly string[]): Record<string, unknown> {
+/**
+ * The observed status restricted to the owned fields, conditions (`conditions`, observedConditions'
+ * answer) to the types the operator writes.
+ */
+function ownedOf(
+  raw: KubeObject,
+  owned: readonly string[],
+  conditions: readonly Record<string, unknown>[],
+): Record<string, unknown> {
   const status = (raw["status"] ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const f of owned) {
     if (f === "conditions") {
-      const conditions = observedConditions(raw);
       if (conditions.length > 0) out[f] = conditions;
     } else if (status[f] !== undefined) out[f] = status[f];
   }

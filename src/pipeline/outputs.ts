@@ -173,12 +173,16 @@ const builtFiles = new WeakMap<Outputs, ReadonlyMap<string, string>>();
 function statusEntries(built: LastGoodBuild, infras: readonly RenderedInfra[]): StatusEntry[] {
   const model = built.result;
   const extras = statusIndex(model);
-  return [
+  const all = [
     ...objectStatuses(built.state, model).map((s) =>
       entry(s.object, s.ready, s.problems, extras.get(refKey(s.object)) ?? {}),
     ),
     ...infras.flatMap((r) => r.childStatus),
-  ].sort((a, b) => cmpEntry(a, b));
+  ];
+  // Each entry's sort key made once, not twice per comparison.
+  const keyed = all.map((e) => ({ e, key: `${e.namespace}/${e.kind}/${e.name}` }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map(({ e }) => e);
 }
 
 function filesOf(infras: readonly RenderedInfra[], status: readonly StatusEntry[]): Map<string, string> {
@@ -410,10 +414,4 @@ function groupByDir(previous: ReadonlyMap<string, string> | undefined): Map<stri
 
 function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
-}
-
-function cmpEntry(a: StatusEntry, b: StatusEntry): number {
-  const ka = `${a.namespace}/${a.kind}/${a.name}`;
-  const kb = `${b.namespace}/${b.kind}/${b.name}`;
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
 }

@@ -11,11 +11,26 @@
  * JSON equality, so the caller renders again rather than risk reusing a stale rendering.
  */
 export function sameJson(a: unknown, b: unknown): boolean {
+  return same(a, b, false);
+}
+
+/**
+ * True only if the two write the same JSON once every object's keys are sorted (the operator's
+ * `canonicalJson`, tested against it): as sameJson, with key order ignored. The reconciler's test of
+ * whether an object already has the status it computed, once per object per pass — building both
+ * texts was most of a pass's garbage.
+ */
+export function sameCanonicalJson(a: unknown, b: unknown): boolean {
+  return same(a, b, true);
+}
+
+function same(a: unknown, b: unknown, anyOrder: boolean): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return writesNull(a) && writesNull(b);
-  if (Array.isArray(a)) return Array.isArray(b) && sameArray(a as readonly unknown[], b as readonly unknown[]);
+  if (Array.isArray(a))
+    return Array.isArray(b) && sameArray(a as readonly unknown[], b as readonly unknown[], anyOrder);
   if (Array.isArray(b) || !isPlain(a) || !isPlain(b)) return false;
-  return sameObject(a, b);
+  return anyOrder ? sameMembers(a, b) : sameObject(a, b);
 }
 
 /** JSON writes null, NaN and ±Infinity all as null (and -0 as 0, which `===` already equates). */
@@ -23,12 +38,12 @@ function writesNull(v: unknown): boolean {
   return v === null || (typeof v === "number" && !Number.isFinite(v));
 }
 
-function sameArray(a: readonly unknown[], b: readonly unknown[]): boolean {
+function sameArray(a: readonly unknown[], b: readonly unknown[], anyOrder: boolean): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i += 1) {
     const [x, y] = [a[i], b[i]];
     // An array writes undefined as null too.
-    if (x !== y && !((x === undefined || writesNull(x)) && (y === undefined || writesNull(y))) && !sameJson(x, y))
+    if (x !== y && !((x === undefined || writesNull(x)) && (y === undefined || writesNull(y))) && !same(x, y, anyOrder))
       return false;
   }
   return true;
@@ -42,11 +57,26 @@ function sameObject(a: object, b: object): boolean {
     const x = va[k];
     if (x === undefined) continue;
     while (j < kb.length && vb[kb[j] as string] === undefined) j += 1;
-    if (j >= kb.length || kb[j] !== k || !sameJson(x, vb[k])) return false;
+    if (j >= kb.length || kb[j] !== k || !same(x, vb[k], false)) return false;
     j += 1;
   }
   while (j < kb.length && vb[kb[j] as string] === undefined) j += 1;
   return j === kb.length;
+}
+
+/** The same defined members, in any order. */
+function sameMembers(a: object, b: object): boolean {
+  const [va, vb] = [a as Record<string, unknown>, b as Record<string, unknown>];
+  let defined = 0;
+  for (const k in va) {
+    if (!Object.hasOwn(va, k)) continue;
+    const x = va[k];
+    if (x === undefined) continue;
+    defined += 1;
+    if (!Object.hasOwn(vb, k) || !same(x, vb[k], true)) return false;
+  }
+  for (const k in vb) if (Object.hasOwn(vb, k) && vb[k] !== undefined) defined -= 1;
+  return defined === 0;
 }
 
 /** An object literal (or a null-prototype record) without toJSON: JSON writes exactly its own enumerable keys. */

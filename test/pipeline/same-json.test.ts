@@ -3,7 +3,8 @@
 // should say "same" for JSON-equal data it walks, so an unchanged part keeps its rendering.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { sameJson } from "../../src/pipeline/same-json.js";
+import { canonicalJson } from "../../src/operator/desired/objects.js";
+import { sameCanonicalJson, sameJson } from "../../src/pipeline/same-json.js";
 
 /** JSON-like data with what JSON treats specially: undefined properties, null, non-finite numbers. */
 const value = fc.letrec<{ value: unknown }>((tie) => ({
@@ -100,5 +101,46 @@ describe("sameJson", () => {
     expect(sameJson(1, "1")).toBe(false);
     expect(sameJson(NaN, null)).toBe(true);
     expect(sameJson(null, undefined)).toBe(false);
+  });
+});
+
+/** The same data with every object's keys in a random order (another writer's order). */
+const shuffled = (v: unknown, seed: number): unknown => {
+  if (Array.isArray(v)) return v.map((x, i) => shuffled(x, seed + i));
+  if (typeof v !== "object" || v === null) return v;
+  const entries = Object.entries(v).map(([k, x], i) => [k, shuffled(x, seed * 31 + i)] as const);
+  const order = entries.map((e, i) => ({ e, rank: (seed * 7919 + i * 104729) % 97 })).sort((p, q) => p.rank - q.rank);
+  return Object.fromEntries(order.map(({ e }) => e));
+};
+
+// The reconciler's "already has this status" test: it must agree with comparing canonicalJson texts
+// (a wrong "same" leaves a stale status unwritten, a wrong "different" writes every pass).
+describe("sameCanonicalJson", () => {
+  it("is true exactly where canonicalJson writes the same text, on random data, edits and key orders", () => {
+    fc.assert(
+      fc.property(value, fc.array(fc.nat(7), { maxLength: 5 }), value, fc.nat(), (v, path, leaf, seed) => {
+        const w = shuffled(edited(v, path, leaf), seed);
+        const same = canonicalJson(v) === canonicalJson(w);
+        expect(sameCanonicalJson(v, w)).toBe(same);
+        expect(sameCanonicalJson(w, v)).toBe(same);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("keys in another order are the same; a member more or less is not", () => {
+    expect(sameCanonicalJson({ a: 1, b: { c: 2, d: 3 } }, { b: { d: 3, c: 2 }, a: 1 })).toBe(true);
+    expect(sameCanonicalJson({ a: 1, b: undefined }, { b: undefined, a: 1, c: undefined })).toBe(true);
+    expect(sameCanonicalJson({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+    expect(sameCanonicalJson({ a: 1, b: 2 }, { a: 1 })).toBe(false);
+    expect(sameCanonicalJson({ a: null }, {})).toBe(false);
+    expect(sameCanonicalJson([{ a: 1 }, { b: 2 }], [{ b: 2 }, { a: 1 }])).toBe(false);
+  });
+
+  it("an inherited member is not a member", () => {
+    const base = { a: 1 };
+    expect(sameCanonicalJson(Object.assign(Object.create(null) as object, { a: 1 }), base)).toBe(true);
+    expect(sameCanonicalJson({ constructor: 1 }, {})).toBe(false);
+    expect(sameCanonicalJson({}, { constructor: 1 })).toBe(false);
   });
 });

@@ -8,6 +8,7 @@
 export class SnapshotMap<V> implements ReadonlyMap<string, V> {
   readonly #base: ReadonlyMap<string, V>;
   readonly #delta: ReadonlyMap<string, V | undefined>;
+  #flatCache: { readonly keys: readonly string[]; readonly values: readonly V[] } | undefined;
   readonly size: number;
 
   private constructor(base: ReadonlyMap<string, V>, delta: ReadonlyMap<string, V | undefined>) {
@@ -53,30 +54,47 @@ export class SnapshotMap<V> implements ReadonlyMap<string, V> {
   }
 
   keys(): MapIterator<string> {
-    return this.#delta.size === 0 ? this.#base.keys() : this.#mergedKeys();
+    return this.#delta.size === 0 ? this.#base.keys() : this.#flat().keys.values();
   }
 
   values(): MapIterator<V> {
-    return this.#delta.size === 0 ? this.#base.values() : this.#mergedValues();
+    return this.#delta.size === 0 ? this.#base.values() : this.#flat().values.values();
+  }
+
+  /**
+   * The merged keys and values, made once per view on its first walk: the reconcile pass, the apps
+   * ingress controller and the DNS file reader each walk the same views, and a [key, value] pair
+   * per entry per walk was most of what they allocated.
+   */
+  #flat(): { readonly keys: readonly string[]; readonly values: readonly V[] } {
+    if (this.#flatCache !== undefined) return this.#flatCache;
+    const keys: string[] = [];
+    const values: V[] = [];
+    const delta = this.#delta;
+    this.#base.forEach((v, k) => {
+      if (!delta.has(k)) {
+        keys.push(k);
+        values.push(v);
+        return;
+      }
+      const now = delta.get(k);
+      if (now === undefined) return;
+      keys.push(k);
+      values.push(now);
+    });
+    const base = this.#base;
+    delta.forEach((v, k) => {
+      if (v === undefined || base.has(k)) return;
+      keys.push(k);
+      values.push(v);
+    });
+    this.#flatCache = { keys, values };
+    return this.#flatCache;
   }
 
   *#merged(): MapIterator<[string, V]> {
-    for (const [k, v] of this.#base) {
-      if (!this.#delta.has(k)) yield [k, v];
-      else {
-        const now = this.#delta.get(k);
-        if (now !== undefined) yield [k, now];
-      }
-    }
-    for (const [k, v] of this.#delta) if (v !== undefined && !this.#base.has(k)) yield [k, v];
-  }
-
-  *#mergedKeys(): MapIterator<string> {
-    for (const [k] of this.#merged()) yield k;
-  }
-
-  *#mergedValues(): MapIterator<V> {
-    for (const [, v] of this.#merged()) yield v;
+    const { keys, values } = this.#flat();
+    for (let i = 0; i < keys.length; i += 1) yield [keys[i] as string, values[i] as V];
   }
 
   [Symbol.iterator](): MapIterator<[string, V]> {
