@@ -82,7 +82,17 @@ function cluster(): Record<ResourceName, KubeObject[]> {
     machines: [
       dressed(machine(CP, "hc1-worker-0", "hc1-workers", ["192.0.2.100"]), {
         spec: { providerID: "kubevirt://hc1-worker-0", bootstrap: { dataSecretName: "user-data" } },
-        status: { phase: "Running", nodeInfo: { kubeletVersion: "v1.30.5", osImage: "RHCOS" } },
+        status: {
+          phase: "Running",
+          nodeInfo: { kubeletVersion: "v1.30.5", osImage: "RHCOS" },
+          // As CAPI's KubeVirt provider reports them: names and an IPv6 address beside the VLAN one.
+          addresses: [
+            { type: "Hostname", address: "hc1-worker-0" },
+            { type: "InternalIP", address: "192.0.2.100" },
+            { type: "InternalIP", address: "fd00::64" },
+            { type: "InternalDNS", address: "hc1-worker-0.hc1.example.com" },
+          ],
+        },
       }),
       // Reports no VLAN address: falls back to its VMI's.
       dressed(machine(CP, "hc1-worker-1", "hc1-workers", ["10.128.0.7"]), { status: { phase: "Running" } }),
@@ -129,7 +139,13 @@ const read = (o: KubeObject): Read => o as unknown as Read;
 const MODEL_KINDS: readonly { resource: ResourceName; kept: (o: KubeObject) => unknown }[] = [
   {
     resource: "machines",
-    kept: (o) => [o.metadata?.annotations?.[NODEPOOL_ANNOTATION], read(o)["status"]?.["addresses"]],
+    // The addresses the model can use: IPv4 ones (names and IPv6 are dropped).
+    kept: (o) => [
+      o.metadata?.annotations?.[NODEPOOL_ANNOTATION],
+      ((read(o)["status"]?.["addresses"] ?? []) as { address?: string }[]).filter((a) =>
+        /^\d+\.\d+\.\d+\.\d+$/.test(a.address ?? ""),
+      ),
+    ],
   },
   { resource: "nodepools", kept: (o) => [read(o)["spec"]?.["clusterName"], read(o)["spec"]?.["platform"]] },
   { resource: "hostedclusters", kept: (o) => read(o)["status"]?.["kubeconfig"] },
@@ -178,6 +194,20 @@ describe("projections of the kinds the model reads", () => {
       // Projecting again changes nothing.
       expect(projection(p)).toEqual(p);
     }
+  });
+
+  it("Machines of one NodePool share one annotations object; a Machine with no IPv4 address keeps no status", () => {
+    const [a, b] = ["hc1-worker-0", "hc1-worker-9"].map((name) =>
+      project.machine(dressed(machine(CP, name, "hc1-workers", ["fd00::9"]))),
+    );
+    expect(a?.metadata?.annotations).toBe(b?.metadata?.annotations);
+    expect(Object.isFrozen(a?.metadata?.annotations)).toBe(true);
+    expect(a?.metadata?.annotations).toEqual({ [NODEPOOL_ANNOTATION]: `${NS}/hc1-workers` });
+    expect(a?.["status"]).toBeUndefined();
+    const other = project.machine(dressed(machine(CP, "hc2-worker-0", "hc2-workers", [" 192.0.2.7 "])));
+    expect(other.metadata?.annotations).not.toBe(a?.metadata?.annotations);
+    // The model trims what it parses: a padded address is kept as it was written.
+    expect(other["status"]).toEqual({ addresses: [{ type: "InternalIP", address: " 192.0.2.7 " }] });
   });
 
   it("keeps what the operator reads beyond the model: the HostedCluster's kubeconfig Secret, a Service's address", () => {

@@ -14,6 +14,7 @@ import {
   type VirtualMachineInstance,
 } from "../../api/external.js";
 import type { ObjectMeta } from "../../api/schema.js";
+import { parseIPv4 } from "../../model/ipv4.js";
 import { MANAGED_BY, MANAGED_BY_LABEL } from "../../operator/desired/objects.js";
 import type { KubeObject } from "./rest.js";
 
@@ -99,15 +100,15 @@ const IDENTITY = {
 } as const satisfies Shape<ObjectMeta>;
 
 const MACHINE: Shape<Machine> = {
-  apiVersion: true,
-  kind: true,
+  apiVersion: "shared",
+  kind: "shared",
   metadata: { ...IDENTITY, annotations: { [NODEPOOL_ANNOTATION]: "shared" } },
   status: { addresses: [{ type: "shared", address: true }] },
 };
 
 const NODE_POOL: Shape<NodePool> = {
-  apiVersion: true,
-  kind: true,
+  apiVersion: "shared",
+  kind: "shared",
   metadata: IDENTITY,
   spec: { clusterName: true, platform: { type: "shared" } },
 };
@@ -115,15 +116,15 @@ const NODE_POOL: Shape<NodePool> = {
 /** Only its existence matters to the model; apps ingress reads the kubeconfig Secret's name. */
 type HostedClusterSlice = Observed<unknown, { kubeconfig?: { name?: string } }>;
 const HOSTED_CLUSTER: Shape<HostedClusterSlice> = {
-  apiVersion: true,
-  kind: true,
+  apiVersion: "shared",
+  kind: "shared",
   metadata: IDENTITY,
   status: { kubeconfig: { name: true } },
 };
 
 const VMI: Shape<VirtualMachineInstance> = {
-  apiVersion: true,
-  kind: true,
+  apiVersion: "shared",
+  kind: "shared",
   metadata: IDENTITY,
   spec: {
     domain: { devices: { interfaces: [{ name: true, macAddress: true }] } },
@@ -137,8 +138,8 @@ const VMI: Shape<VirtualMachineInstance> = {
 
 /** A Service oooi does not manage: a control-plane target or the internalProxyService. */
 const SERVICE: Shape<Service> = {
-  apiVersion: true,
-  kind: true,
+  apiVersion: "shared",
+  kind: "shared",
   metadata: IDENTITY,
   spec: {
     type: "shared",
@@ -147,7 +148,7 @@ const SERVICE: Shape<Service> = {
   },
 };
 
-const NAMESPACE: Shape<Namespace> = { apiVersion: true, kind: true, metadata: IDENTITY };
+const NAMESPACE: Shape<Namespace> = { apiVersion: "shared", kind: "shared", metadata: IDENTITY };
 
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -175,9 +176,44 @@ const by =
   (o: KubeObject): KubeObject =>
     (slice(o, shape) ?? {}) as KubeObject;
 
+/**
+ * A Machine's slice, then cut further: of its addresses only those the model can use — IPv4 text
+ * (src/model/workers.ts skips the rest: CAPI also reports Hostname and InternalDNS entries, a
+ * third to two thirds of them) — and its annotations object shared with every Machine of its
+ * NodePool (a frozen object per distinct value). 25,000 Machines were most of the watch cache.
+ */
+function machineSlice(o: KubeObject): KubeObject {
+  // Typed loosely: an object missing what the type requires is projected as far as it goes.
+  const m = by<Machine>(MACHINE)(o) as {
+    metadata?: KubeObject["metadata"];
+    status?: { addresses?: { address?: unknown }[] };
+  } & Record<string, unknown>;
+  const addresses = m.status?.addresses?.filter((a) => typeof a.address === "string" && isIPv4(a.address));
+  const pool: unknown = m.metadata?.annotations?.[NODEPOOL_ANNOTATION];
+  const out: Record<string, unknown> = { ...m };
+  delete out["status"];
+  if (typeof pool === "string") out["metadata"] = { ...m.metadata, annotations: sharedAnnotations(pool) };
+  if (addresses !== undefined && addresses.length > 0) out["status"] = { addresses };
+  return out;
+}
+
+const isIPv4 = (address: string): boolean => parseIPv4(address.trim()) !== undefined;
+
+const annotationPool = new Map<string, Readonly<Record<string, string>>>();
+
+/** The one frozen `{ nodePool annotation: value }` object for `value` (bounded as the string pool is). */
+function sharedAnnotations(value: string): Readonly<Record<string, string>> {
+  const kept = annotationPool.get(value);
+  if (kept !== undefined) return kept;
+  if (annotationPool.size >= POOL_LIMIT) annotationPool.clear();
+  const made = Object.freeze({ [NODEPOOL_ANNOTATION]: shared(value) });
+  annotationPool.set(value, made);
+  return made;
+}
+
 /** Per kind of another project: the typed slice the model reads. */
 export const project = {
-  machine: by<Machine>(MACHINE),
+  machine: machineSlice,
   nodePool: by<NodePool>(NODE_POOL),
   hostedCluster: by<HostedClusterSlice>(HOSTED_CLUSTER),
   vmi: by<VirtualMachineInstance>(VMI),
