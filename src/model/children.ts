@@ -3,7 +3,7 @@
 import { API_VERSION, type DHCPServer, type DNSServer, type ObjectMeta, type ProxyServer } from "../api/schema.js";
 import { DEFAULT_TIMEOUT_SECONDS } from "./backends.js";
 import type { ResolvedInfra } from "./infra.js";
-import type { DhcpModel, DnsModel, ProxyModel } from "./types.js";
+import type { Backend, DhcpModel, DnsModel, ProxyModel, Upstream } from "./types.js";
 
 /** Label put on every generated child, naming its Infra. */
 export const INFRA_LABEL = "hostedcluster.densityops.com/infra";
@@ -70,6 +70,35 @@ export function dnsServer(infra: ResolvedInfra, dns: DnsModel): DNSServer {
   };
 }
 
+type ChildBackend = NonNullable<ProxyServer["spec"]["backends"]>[number];
+
+/**
+ * Each Backend's entry in its ProxyServer's spec.backends, by Backend and the Upstream it was made
+ * with: the model keeps an unchanged hosted cluster's Backend and Upstream objects, so a change on a
+ * 3,500-backend VLAN makes entries for its own cluster only.
+ */
+const childBackends = new WeakMap<Backend, { readonly up: Upstream | undefined; readonly entry: ChildBackend }>();
+
+function childBackend(b: Backend, up: Upstream | undefined): ChildBackend {
+  const kept = childBackends.get(b);
+  if (kept !== undefined && kept.up === up) return kept.entry;
+  const [hostname, ...alternates] = b.serverNames;
+  const target = up?.target ?? { service: b.upstream, namespace: undefined, port: 0 };
+  const entry: ChildBackend = {
+    name: b.name,
+    ...(hostname === undefined ? {} : { hostname }),
+    ...(alternates.length === 0 ? {} : { alternateHostnames: alternates }),
+    ...(b.sourcePrefixRanges.length === 0 ? {} : { sourcePrefixRanges: [...b.sourcePrefixRanges] }),
+    port: b.port,
+    targetService: target.service,
+    ...(target.namespace === undefined ? {} : { targetNamespace: target.namespace }),
+    targetPort: target.port,
+    timeoutSeconds: up?.connectTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+  };
+  childBackends.set(b, { up, entry });
+  return entry;
+}
+
 export function proxyServer(infra: ResolvedInfra, proxy: ProxyModel): ProxyServer {
   const upstreams = new Map(proxy.upstreams.map((u) => [u.name, u]));
   return {
@@ -83,22 +112,7 @@ export function proxyServer(infra: ResolvedInfra, proxy: ProxyModel): ProxyServe
         networkAttachmentNamespace: infra.nad.namespace,
       },
       xdsPort: 18000,
-      backends: proxy.backends.map((b) => {
-        const [hostname, ...alternates] = b.serverNames;
-        const up = upstreams.get(b.upstream);
-        const target = up?.target ?? { service: b.upstream, namespace: undefined, port: 0 };
-        return {
-          name: b.name,
-          ...(hostname === undefined ? {} : { hostname }),
-          ...(alternates.length === 0 ? {} : { alternateHostnames: alternates }),
-          ...(b.sourcePrefixRanges.length === 0 ? {} : { sourcePrefixRanges: [...b.sourcePrefixRanges] }),
-          port: b.port,
-          targetService: target.service,
-          ...(target.namespace === undefined ? {} : { targetNamespace: target.namespace }),
-          targetPort: target.port,
-          timeoutSeconds: up?.connectTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-        };
-      }),
+      backends: proxy.backends.map((b) => childBackend(b, upstreams.get(b.upstream))),
       ...(infra.proxy?.proxyImage === undefined ? {} : { proxyImage: infra.proxy.proxyImage }),
       ...(infra.proxy?.managerImage === undefined ? {} : { managerImage: infra.proxy.managerImage }),
     },
