@@ -530,6 +530,9 @@ export async function driverMain(plan: Plan): Promise<void> {
   const cpu2 = cpuMs() - cpuMark;
   const { result: final } = await fake.ask({ op: "check", expected: [] }, "check");
   const after2 = memory();
+  // A second snapshot after the changes, to diff with the converged one (bench/xds/heap-diff.ts).
+  if (snapshotFile !== undefined && snapshotFile !== "")
+    progress(`heap snapshot after the changes: ${writeHeapSnapshot(`${snapshotFile}.after`)}`);
   const envoyStats2 = await envoys.ask({ op: "stats" }, "stats");
   emit(
     report("operator.change_to_push.stream", stream, {

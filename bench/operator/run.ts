@@ -16,7 +16,8 @@
 //   OPERATOR_BENCH_CONVERGE_S    give up converging after this long (600 s: the machine is shared)
 //   OPERATOR_BENCH_OBJECTS       "realistic" (default): Machines, Services and Namespaces carry what
 //                                CAPI, HyperShift and Kubernetes put on them; "minimal": only what is read
-//   OPERATOR_BENCH_HEAP_SNAPSHOT FILE: the driver writes a heap snapshot there once converged
+//   OPERATOR_BENCH_HEAP_SNAPSHOT FILE: the driver writes a heap snapshot there once converged, and
+//                                FILE.after after the changes (diff them with bench/xds/heap-diff.ts)
 //   OPERATOR_BENCH_ALLOC_PROF    FILE: a sampling allocation profile of the stream (collected objects
 //                                included), as a .heapprofile; summarize with bench/operator/alloc-summary.ts
 //   OPERATOR_BENCH_CPU_PROF      DIR: the driver runs under --cpu-prof, its profile written there
