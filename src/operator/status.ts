@@ -110,15 +110,15 @@ const KINDS: Readonly<Record<string, { resource: ResourceName; plural: string; o
   },
 };
 
-const owned = new Map<string, readonly string[]>();
+const ownedByKind = new Map<string, readonly string[]>();
 
 /** Status fields the operator writes on `kind`: its own fields that the CRD schema declares. */
 export function ownedStatusFields(kind: string): readonly string[] {
-  let fields = owned.get(kind);
+  let fields = ownedByKind.get(kind);
   if (fields === undefined) {
     const declared = Object.keys(kindDefinition(kind)?.status.properties ?? {});
     fields = (KINDS[kind]?.owned ?? []).filter((f) => declared.includes(f));
-    owned.set(kind, fields);
+    ownedByKind.set(kind, fields);
   }
   return fields;
 }
@@ -354,7 +354,6 @@ export function deploymentUnavailable(d: KubeObject): string | undefined {
   return undefined;
 }
 
-/** The observed conditions of the types the operator writes (others belong to someone else). */
 /** The cached object with its owned status fields replaced by those of our unobserved write. */
 function withOwnWrite(
   cached: KubeObject,
@@ -368,6 +367,7 @@ function withOwnWrite(
   return { ...cached, status: { ...Object.fromEntries(others), ...written } };
 }
 
+/** The observed conditions of the types the operator writes (others belong to someone else), sorted. */
 function observedConditions(raw: KubeObject): readonly Record<string, unknown>[] {
   const conditions = ((raw["status"] ?? {}) as { conditions?: unknown }).conditions;
   if (!Array.isArray(conditions)) return [];

@@ -191,7 +191,7 @@ function machineSlice(o: KubeObject): KubeObject {
   const all = m.status?.addresses;
   const usable = all?.filter((a) => typeof a.address === "string" && isIPv4(a.address));
   // filter's array keeps spare capacity (~145 bytes for one address); the slice's map made an exact one.
-  const addresses = usable === undefined || all === undefined || usable.length === all.length ? all : usable.slice();
+  const addresses = usable === undefined || usable.length === all?.length ? all : usable.slice();
   const pool: unknown = m.metadata?.annotations?.[NODEPOOL_ANNOTATION];
   // Built field by field, never with `delete` (it turns an object into a slower, bigger dictionary).
   const out: Record<string, unknown> = {};
