@@ -3,8 +3,8 @@
 // Pure, in this process, nothing external. `npm run bench:model`; prints one JSON line per size.
 //   MODEL_BENCH_CHANGES  incremental changes per size (default 200); the baseline runs a tenth of them
 import { build } from "../../src/model/build.js";
-import { changesBetween, type ObjectChange } from "../../src/model/feeds.js";
-import { buildFrom, buildIncremental, inputsOf, type IncrementalBuild } from "../../src/model/incremental.js";
+import { changesBetween, type ObjectChange } from "../../src/model/incremental/infras-read.js";
+import { buildFrom, buildIncremental, inputsOf, type IncrementalBuild } from "../../src/model/incremental/rebuild.js";
 import type { ClusterState } from "../../src/model/types.js";
 import { machine, NS } from "../../test/support/fixtures.js";
 import { clusterName, infraState, merge, spareAddress, workerName, type InfraShape } from "../xds/state.js";

@@ -11,11 +11,12 @@ import { publishSnapshots } from "../../src/pipeline/snapshots.js";
 import { DEFAULT_HOOKS_DIRECTORY } from "../../src/dhcp/render/index.js";
 import { buildObserved, type DecodeCache, type Observed, type RawObjects } from "../../src/watchers/kube/observed.js";
 import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
-import type { KubeObject } from "../../src/watchers/kube/rest.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/xds/kea-config.js";
+import type { KubeObject } from "../../src/kube/rest.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/dhcp/kea-config-resource.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
 import { clusterObjects, freshAddress, machineObject, type Scale } from "./scale.js";
 import { monoMs, seeded } from "./stats.js";
+import { checkEnvoySnapshot } from "../../src/envoy/snapshot.js";
 
 const RESOURCE_OF: Readonly<Record<string, ResourceName>> = {
   Infra: "infras",
@@ -53,7 +54,7 @@ export function purePath(scale: Scale, changes: number, seed = 7): PureTimings {
     const r = typeof kind === "string" ? RESOURCE_OF[kind] : undefined;
     if (r !== undefined) raw.get(r)?.set(keyOf(o), o);
   }
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
   let changed = 0;
   cache.subscribe(() => {

@@ -3,7 +3,7 @@
 // and page size as the reflectors) and each object kept as the API sent it (JSON.parse, no
 // projection), in one Map per resource, as an informer's store holds them. Reports the process's
 // memory after a full collection, before the lists and with the objects held.
-import { KubeRest, statusCode, type KubeObject } from "../../src/watchers/kube/rest.js";
+import { KubeRest, statusCode, type KubeObject } from "../../src/kube/rest.js";
 import { collectionPath, WATCHED_RESOURCES } from "../../src/watchers/kube/resources.js";
 import { kubeConfigFor } from "../../test/support/fake-apiserver/index.js";
 import { memory, type Memory } from "./memory.js";

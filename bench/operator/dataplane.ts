@@ -1,8 +1,8 @@
 // The operator's view of its data planes in the benchmark: the proxies' node groups from the real
 // ADS server's per-node ACK state (the Envoy-like clients ACK for real), the DHCP groups from a
 // stand-in that ACKs every snapshot at once (no dhcp-agent runs here: it needs a Kea per Infra).
-import type { DataPlaneView } from "../../src/operator/dataplane.js";
-import type { XdsDataPlane } from "../../src/operator/xds-dataplane.js";
+import type { DataPlaneView } from "../../src/operator/status/dataplane.js";
+import type { XdsDataPlane } from "../../src/operator/status/xds-dataplane.js";
 import type { SnapshotCache } from "../../src/xds/cache/index.js";
 
 /** Real ACKs for `proxyGroups`, instant ACKs for every other group with a snapshot. */

@@ -9,20 +9,25 @@ import { fileURLToPath } from "node:url";
 import { writeHeapSnapshot } from "node:v8";
 import type { Machine } from "../../src/api/external.js";
 import { Metrics } from "../../src/metrics/index.js";
-import { desiredHash } from "../../src/operator/applied.js";
+import { desiredHash } from "../../src/operator/writing/applied.js";
 import { COMPONENT_LABEL, desiredState, operatorSettings } from "../../src/operator/desired/index.js";
-import { OPERATOR_METRICS, type Labels, type MetricName, type OperatorMetrics } from "../../src/operator/metrics.js";
-import { runOperator, type OperatorLogger } from "../../src/operator/run.js";
-import type { DataPlaneView } from "../../src/operator/dataplane.js";
-import { statusUpdates } from "../../src/operator/status.js";
-import { localNodes, XdsDataPlane } from "../../src/operator/xds-dataplane.js";
+import {
+  OPERATOR_METRICS,
+  type Labels,
+  type MetricName,
+  type OperatorMetrics,
+} from "../../src/operator/process/metrics.js";
+import { runOperator } from "../../src/operator/process/run.js";
+import type { DataPlaneView } from "../../src/operator/status/dataplane.js";
+import { statusUpdates } from "../../src/operator/status/object-status.js";
+import { localNodes, XdsDataPlane } from "../../src/operator/status/xds-dataplane.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { publishSnapshots } from "../../src/pipeline/snapshots.js";
 import type { Observed } from "../../src/watchers/kube/observed.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/xds/kea-config.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/dhcp/kea-config-resource.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
 import { startXdsServer } from "../../src/xds/server/index.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { kubeConfigFor } from "../../test/support/fake-apiserver/index.js";
 import type { CacheReply, CacheRequest } from "./cache-process.js";
 import { BenchDataPlane } from "./dataplane.js";
@@ -34,6 +39,8 @@ import { controlPlane, freshAddress, machineName, OPERATOR_NS, proxyGroup, type 
 import { emit, mib, monoMs, progress, round, seeded, summary } from "./stats.js";
 import { recordGc, sampleAllocations } from "./gc.js";
 import { startProfile, stopProfile } from "../xds/profile.js";
+import { checkEnvoySnapshot } from "../../src/envoy/snapshot.js";
+import type { Logger } from "../../src/util/logger.js";
 
 /** The host's load averages (1, 5, 15 min), as uptime prints them: the machine is shared. */
 const load = (): number[] => loadavg().map(round);
@@ -57,7 +64,7 @@ export interface Plan {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Logger keeping counts, printing the first warnings and errors to stderr. */
-function countingLogger(): OperatorLogger & { counts: Record<string, number> } {
+function countingLogger(): Logger & { counts: Record<string, number> } {
   const counts: Record<string, number> = { warn: 0, error: 0 };
   const print = (level: string, obj: object, msg: string): void => {
     counts[level] = (counts[level] ?? 0) + 1;
@@ -257,7 +264,7 @@ export async function driverMain(plan: Plan): Promise<void> {
 
   const before = memory();
   const settings = operatorSettings({ namespace: OPERATOR_NS });
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
   const xds = await startXdsServer({ cache, listen: "127.0.0.1:0" });
   const groups = Array.from({ length: scale.infras }, (_, i) => proxyGroup(i));

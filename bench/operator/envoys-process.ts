@@ -4,7 +4,7 @@
 // processed and ACKed — the end of the change→push path. (The renderer aggregates adjacent /32s
 // into wider prefixes, so coverage is tested, not string equality.)
 import { cidrContains, parseCidr, parseIPv4, type Cidr } from "../../src/model/ipv4.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../../test/support/envoy/client.js";
 import { monoMs } from "./stats.js";
 

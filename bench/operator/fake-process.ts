@@ -3,7 +3,7 @@
 // current generation) and answers the driver over IPC: Machine address changes (stamped on the
 // host's monotonic clock just before the watch event is written), request counts, write lists and
 // checks of the stored state.
-import { APPLIED_HASH_ANNOTATION } from "../../src/operator/applied.js";
+import { APPLIED_HASH_ANNOTATION } from "../../src/operator/writing/applied.js";
 import {
   BUILTIN_KINDS,
   EXTERNAL_KINDS,

@@ -3,10 +3,10 @@
 // worker changes address: time from the state change through the full model build, render and
 // snapshot until every stream holds the new listener; bytes each stream received for it; what else
 // the streams were sent (Delta must resend no unchanged cluster).
-import type { ObjectChange } from "../../src/model/feeds.js";
+import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/render/type-urls.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/type-urls.js";
 import { startXdsServer } from "../../src/xds/server/index.js";
 import { NS } from "../../test/support/fixtures.js";
 import { endedSummary, Fleet } from "./fleet.js";
@@ -15,6 +15,7 @@ import { nowMs, TYPE_CODES, type StreamKind, type StreamSpec } from "./protocol.
 import { allSynced, consistencyMs, listenerVersion, poll, publish, ServerLog, timeBuild } from "./publish.js";
 import { clusterName, groupOf, infraState, moveMachine, spareAddress, workerName, type InfraShape } from "./state.js";
 import { median, progress, round, seeded, summary } from "./stats.js";
+import { checkEnvoySnapshot } from "../../src/envoy/snapshot.js";
 
 /** Sizes and repetitions of scenario 2. */
 export interface BigVlanOptions {
@@ -49,7 +50,7 @@ export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown
   };
   let state = infraState(shape);
   const group = groupOf(0);
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   const server = await startXdsServer({ cache, maxStreamAgeMs: 0 });
   const log = new ServerLog(server.status);
   const address = `127.0.0.1:${String(server.port)}`;

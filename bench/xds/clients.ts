@@ -4,7 +4,12 @@
 // decoding only response heads. Every response is reported to the parent with its receive time.
 // Run with child_process.fork; the parent drives it over IPC (see protocol.ts).
 import { Client, credentials, Metadata, type ClientDuplexStream } from "@grpc/grpc-js";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../../src/xds/protos.js";
+import {
+  CLUSTER_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+} from "../../src/xds/resource/protos.js";
 import { ENVOY_CHANNEL_OPTIONS, METHODS } from "../../test/support/envoy/raw.js";
 import {
   encodeDeltaRequest,

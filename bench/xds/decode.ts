@@ -3,7 +3,7 @@
 // load generator cheap so 1,000 streams fit beside the server on two cores; field numbers are read
 // from the real Envoy types rather than written down.
 import protobuf from "protobufjs";
-import { messageType } from "../../src/xds/protos.js";
+import { messageType } from "../../src/xds/resource/protos.js";
 
 /** What a benchmark client needs from one DiscoveryResponse or DeltaDiscoveryResponse. */
 export interface ResponseHead {

@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { writeHeapSnapshot } from "node:v8";
 import { build } from "../../src/model/build.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
-import { renderEnvoy, type EnvoyResources } from "../../src/xds/render/index.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/render/type-urls.js";
+import { renderEnvoy } from "../../src/envoy/render/index.js";
+import type { EnvoyResources } from "../../src/envoy/resources.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/type-urls.js";
 import { serializeResponse, sotwResponse } from "../../src/xds/server/codec.js";
 import { startXdsServer } from "../../src/xds/server/index.js";
 import type { ClusterState } from "../../src/model/types.js";
@@ -22,6 +23,7 @@ import { nowMs, TYPE_CODES, type StreamSpec } from "./protocol.js";
 import { allSynced, consistencyMs, listenerVersion, poll, ServerLog } from "./publish.js";
 import { clusterName, groupOf, infraState, moveMachine, spareAddress, workerName, type InfraShape } from "./state.js";
 import { median, progress, round, seeded, summary } from "./stats.js";
+import { checkEnvoySnapshot, envoyInput } from "../../src/envoy/snapshot.js";
 
 /** Sizes and repetitions of scenario 3. */
 export interface FanoutOptions {
@@ -77,13 +79,13 @@ export async function fanout(o: FanoutOptions): Promise<Record<string, unknown>>
   };
   let state = infraState(shape);
   const group = groupOf(0);
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   const server = await startXdsServer({ cache, maxStreamAgeMs: 0 });
   const bare = await startBareServer();
   const fleet = Fleet.start(o.processes);
   try {
     const set = (res: EnvoyResources): void => {
-      const r = cache.setEnvoySnapshot(group, res);
+      const r = cache.setSnapshot(group, envoyInput(res));
       if (!r.ok) throw new Error(r.errors.join("; "));
     };
     set(render(state));

@@ -9,7 +9,7 @@
 // only, the slice kept by the benchmark as an incremental pipeline would). The full path costs
 // seconds, so it is measured a few times; the per-Infra path gives the distribution.
 import { SnapshotCache } from "../../src/xds/cache/index.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/render/type-urls.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/type-urls.js";
 import { startXdsServer } from "../../src/xds/server/index.js";
 import { NS } from "../../test/support/fixtures.js";
 import { endedSummary, Fleet } from "./fleet.js";
@@ -36,6 +36,7 @@ import {
 } from "./state.js";
 import { median, progress, round, seeded, summary } from "./stats.js";
 import type { ClusterState } from "../../src/model/types.js";
+import { checkEnvoySnapshot } from "../../src/envoy/snapshot.js";
 
 /** Sizes and repetitions of scenario 1. */
 export interface ManyInfrasOptions {
@@ -62,7 +63,7 @@ export async function manyInfras(o: ManyInfrasOptions): Promise<Record<string, u
     layout: "interleaved" as const,
   }));
   const parts: ClusterState[] = shapes.map(infraState);
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   const server = await startXdsServer({ cache, maxStreamAgeMs: 0 });
   const log = new ServerLog(server.status);
   const address = `127.0.0.1:${String(server.port)}`;

@@ -2,17 +2,18 @@
 // outputs, as serve and operator keep them) → publishSnapshots, timed per stage; and the server-side bookkeeping the
 // scenarios wait on (ACKs per group and version, pushes per group).
 import { build } from "../../src/model/build.js";
-import type { ObjectChange } from "../../src/model/feeds.js";
+import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
 import type { ClusterState } from "../../src/model/types.js";
 import type { SnapshotCache } from "../../src/xds/cache/index.js";
-import { checkConsistency } from "../../src/xds/consistency.js";
-import { renderEnvoy } from "../../src/xds/render/index.js";
+import { checkConsistency } from "../../src/envoy/validate/consistency.js";
+import { renderEnvoy } from "../../src/envoy/render/index.js";
 import { renderAll, type Outputs } from "../../src/pipeline/outputs.js";
 import { publishSnapshots } from "../../src/pipeline/snapshots.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/xds/kea-config.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/render/type-urls.js";
-import type { PushRecord, XdsStatusView } from "../../src/xds/status.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/dhcp/kea-config-resource.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/type-urls.js";
+import type { PushRecord, XdsStatusView } from "../../src/xds/client-status.js";
 import { nowMs } from "./protocol.js";
+import { envoyInput } from "../../src/envoy/snapshot.js";
 
 /** Stage times of one publication, in ms, and the moment it finished. */
 export interface Published {
@@ -51,7 +52,7 @@ export function publishSlice(cache: SnapshotCache, state: ClusterState): Publish
   const t2 = nowMs();
   const changed: string[] = [];
   for (const { group, resources } of rendered) {
-    const r = cache.setEnvoySnapshot(group, resources);
+    const r = cache.setSnapshot(group, envoyInput(resources));
     if (!r.ok) throw new Error(`snapshot of ${group} refused: ${r.errors.slice(0, 3).join("; ")}`);
     if (r.changed.length > 0) changed.push(group);
   }

@@ -14,8 +14,8 @@ import type {
   TypeStateMessage,
 } from "../xds/introspect/debug-client.js";
 import { millisOf, typeLabel, typeMatches } from "../xds/introspect/state.js";
-import { fromStruct } from "../xds/introspect/struct.js";
-import { clientCredentials, readTlsFiles } from "../xds/introspect/tls.js";
+import { fromStruct } from "../xds/resource/struct.js";
+import { clientCredentials, readTlsFiles } from "../xds/server/tls.js";
 
 /** Default address of the xDS server (`oooi serve --xds-listen`'s default). */
 export const DEFAULT_XDS_ADDRESS = "127.0.0.1:18000";

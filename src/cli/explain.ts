@@ -1,6 +1,6 @@
 // `oooi explain`: the first question of every shared-VLAN debugging session. For a connection
 // (--from IP --port P [--sni NAME]) the listener, filter chain, cluster and endpoints the snapshot
-// selects — by src/xds/select.ts, the selector the renderer is property-tested with — and why
+// selects — by src/envoy/select.ts, the selector the renderer is property-tested with — and why
 // every other chain did not match; for a query (--from IP --dns NAME) the view, zone and record.
 // The snapshot comes from a manifests folder (rendered here) or a running server (--xds, over ADS).
 import { InvalidArgumentError, type Command } from "commander";
@@ -11,8 +11,8 @@ import type { Topology } from "../model/types.js";
 import { renderAll } from "../pipeline/outputs.js";
 import { fetchSnapshot } from "../verify/fetch-snapshot.js";
 import { formatManifestError, loadManifests } from "../watchers/manifests.js";
-import { explainConnection, inlineAssignments, type ChainVerdict, type Explanation } from "../xds/explain.js";
-import type { ConnectionInfo } from "../xds/select.js";
+import { explainConnection, inlineAssignments, type ChainVerdict, type Explanation } from "../envoy/explain-route.js";
+import type { ConnectionInfo } from "../envoy/select.js";
 
 export interface ExplainCommandOptions {
   readonly from: string;
@@ -133,7 +133,7 @@ function answerFor(
   return { group, connection, explanation, hostedCluster: hostedClusterOf(topology, explanation) };
 }
 
-/** The selected chain is named "<attachment namespace>/<attachment name>/<kind>" (src/xds/render/listeners.ts). */
+/** The selected chain is named "<attachment namespace>/<attachment name>/<kind>" (src/envoy/render/listeners.ts). */
 function hostedClusterOf(topology: Topology | undefined, e: Explanation): string | undefined {
   if (!e.ok) return undefined;
   const attachment = e.chain.split("/").slice(0, 2).join("/");

@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { readFileSync } from "node:fs";
 import type { ServerCredentials } from "@grpc/grpc-js";
 import { serverCredentialsFromFiles } from "../xds/introspect/index.js";
-import { DEFAULT_XDS_ADDRESS, splitHostPort } from "../xds/bootstrap.js";
+import { DEFAULT_XDS_ADDRESS, splitHostPort } from "../envoy/bootstrap.js";
 import { registerDhcpAgentCommand } from "./dhcp-agent.js";
 import { renderCommand } from "./render.js";
 import { checkServeFolders, serve } from "./serve.js";

@@ -4,9 +4,9 @@
 import { ensureCa, servingNames, UnusableSecretError, type OperatorCa } from "../pki/store.js";
 import { ServingRotation } from "../pki/serving.js";
 import { SYSTEM_CLOCK, sleep, type Clock } from "../util/clock.js";
-import type { KubeRest } from "../watchers/kube/rest.js";
-import { RotatingServerCredentials } from "../xds/introspect/tls.js";
-import { splitHostPort } from "../xds/bootstrap.js";
+import type { KubeRest } from "../kube/rest.js";
+import { RotatingServerCredentials } from "../xds/server/tls.js";
+import { splitHostPort } from "../envoy/bootstrap.js";
 import { XDS_SERVICE, type OperatorSettings } from "../operator/desired/settings.js";
 
 export interface OperatorPki {

@@ -4,20 +4,21 @@ import type { ServerCredentials } from "@grpc/grpc-js";
 import { type Command } from "commander";
 import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { Metrics, attachXdsMetrics } from "../metrics/index.js";
-import { runOperator } from "../operator/run.js";
-import { OPERATOR_METRICS } from "../operator/metrics.js";
+import { runOperator } from "../operator/process/run.js";
+import { OPERATOR_METRICS } from "../operator/process/metrics.js";
 import { settingsFromEnv } from "../operator/desired/settings.js";
 import { publishSnapshots } from "../pipeline/snapshots.js";
 import { SnapshotCache } from "../xds/cache/index.js";
 import { addIntrospection, serverCredentialsFromFiles, type FleetSource } from "../xds/introspect/index.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../xds/kea-config.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../dhcp/kea-config-resource.js";
 import { startXdsServer } from "../xds/server/index.js";
 import { StatusPage } from "../status-page/index.js";
 import { hostPortOption } from "./options.js";
 import { bindErrorCode, listenFailureMessage } from "./listen-error.js";
 import { startOperatorPki, type OperatorPki } from "./operator-pki.js";
-import { loadKubeClientConfig, type KubeClientConfig } from "../watchers/kube/kubeconfig.js";
-import { KubeRest } from "../watchers/kube/rest.js";
+import { loadKubeClientConfig, type KubeClientConfig } from "../kube/kubeconfig.js";
+import { KubeRest } from "../kube/rest.js";
+import { checkEnvoySnapshot } from "../envoy/snapshot.js";
 
 interface OperatorFlags {
   kubeconfig?: string;
@@ -113,7 +114,7 @@ export function registerOperatorCommand(program: Command): void {
       }
       // The data planes dial with their mounted client certificates only when this operator's CA signs them.
       const settings = { ...envSettings, xdsTls: pki !== undefined };
-      const cache = new SnapshotCache();
+      const cache = new SnapshotCache({ check: checkEnvoySnapshot });
       cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
       const metrics = new Metrics({ processMetrics: true });
       const xds = await startXdsServer({

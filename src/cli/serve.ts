@@ -22,12 +22,13 @@ import { SnapshotCache } from "../xds/cache/index.js";
 import { addIntrospection } from "../xds/introspect/index.js";
 import { Metrics, attachXdsMetrics, metricsHandler } from "../metrics/index.js";
 import { probesHandler } from "../metrics/http.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../xds/kea-config.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../dhcp/kea-config-resource.js";
 import { publishSnapshots } from "../pipeline/snapshots.js";
 import { StatusPage } from "../status-page/index.js";
 import { tagListen } from "./listen-error.js";
 import { startXdsServer, type XdsServer } from "../xds/server/index.js";
-import { dialAddress } from "../xds/bootstrap.js";
+import { dialAddress } from "../envoy/bootstrap.js";
+import { checkEnvoySnapshot } from "../envoy/snapshot.js";
 
 export interface ServeOptions {
   readonly manifests: string;
@@ -100,7 +101,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   let xds: Promise<XdsServer> | undefined;
   let cache: SnapshotCache | undefined;
   if (opts.xdsListen !== undefined) {
-    const snapshots = new SnapshotCache();
+    const snapshots = new SnapshotCache({ check: checkEnvoySnapshot });
     snapshots.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
     cache = snapshots;
     const started = startXdsServer({

@@ -12,8 +12,8 @@ import { formatVerifyJson, formatVerifyTable, verifyExitCode } from "../verify/r
 import { runVerify, type VerifyProbes } from "../verify/run.js";
 import { readCluster, runClusterVerify } from "../verify/cluster.js";
 import { DEFAULT_PROBE_IMAGE } from "../verify/probe-pod.js";
-import { loadKubeconfigFiles } from "../watchers/kube/kubeconfig.js";
-import { KubeRest } from "../watchers/kube/rest.js";
+import { loadKubeconfigFiles } from "../kube/kubeconfig.js";
+import { KubeRest } from "../kube/rest.js";
 import { DEFAULT_XDS_ADDRESS } from "./debug.js";
 import { choice, hostPortOption, positiveInt } from "./options.js";
 

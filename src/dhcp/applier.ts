@@ -3,7 +3,7 @@
 // restarted Kea comes back with it. Used in-process by `oooi serve --kea-socket` and by the
 // dhcp-agent sidecar, which turns the result into an xDS ACK or NACK.
 import { performance } from "node:perf_hooks";
-import { backoffDelay, realTimers, type BackoffOptions, type Timers } from "./kea/backoff.js";
+import { backoffDelay, realTimers, type BackoffOptions, type Timers } from "../util/backoff.js";
 import { configHash } from "./kea/canonical.js";
 import { KeaControlClient, type KeaCommander } from "./kea/client.js";
 import { KeaResultError, KeaUnsupportedError, isTransient } from "./kea/errors.js";

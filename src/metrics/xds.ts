@@ -2,7 +2,7 @@
 // open streams and bytes; and, when given the cache, the size of the configuration being served.
 import type { SnapshotCache } from "../xds/cache/cache.js";
 import { ENVOY_TYPE_URLS, typeLabel } from "../xds/introspect/state.js";
-import type { NackRecord, PushRecord, StreamStatus, XdsStatusView } from "../xds/status.js";
+import type { NackRecord, PushRecord, StreamStatus, XdsStatusView } from "../xds/client-status.js";
 import type { Metrics } from "./metrics.js";
 
 /** Options of attachXdsMetrics. */

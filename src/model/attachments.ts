@@ -1,7 +1,7 @@
 // Which attachments an Infra serves, and with which worker addresses.
 import { groupBy } from "../util/group.js";
 import type { InfraClusterAttachment } from "../api/schema.js";
-import { claimKey, newClaimsSink, workerClaims, type ClaimsSink } from "./claims-view.js";
+import { claimKey, newClaimsSink, workerClaims, type ClaimsSink } from "./incremental/claims-view.js";
 import { formatIPv4, type Cidr } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";

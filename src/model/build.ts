@@ -1,6 +1,6 @@
 // The pure model: ClusterState → one Topology per servable Infra, plus every problem found.
 import { resolveAttachments, type ResolvedAttachment } from "./attachments.js";
-import { LayeredClaims, newClaimsSink } from "./claims-view.js";
+import { LayeredClaims, newClaimsSink } from "./incremental/claims-view.js";
 import { buildDhcp } from "./dhcp.js";
 import { buildDns } from "./dns.js";
 import { buildProxy } from "./backends.js";

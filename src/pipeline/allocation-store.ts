@@ -1,7 +1,7 @@
 // The DHCP allocation tables between renderings, and their persisted form: `oooi serve --out DIR`
 // keeps them in DIR/dhcp-allocations.json, read back at start, so addresses survive a restart of
 // serve. The operator keeps the same tables in each DHCPServer's status instead
-// (src/operator/allocations.ts).
+// (src/operator/inputs/allocations.ts).
 import { readFileSync } from "node:fs";
 import type { DHCPAllocation } from "../api/schema.js";
 import { sameAllocationTable } from "../model/allocations.js";

@@ -4,8 +4,8 @@
 // Pure; the caller injects the time and keeps the memory between renderings.
 import { groupBy } from "../util/group.js";
 import type { Infra, InfraClusterAttachment } from "../api/schema.js";
-import { changesBetween, type ObjectChange } from "../model/feeds.js";
-import { buildFrom, buildIncremental, inputsOf, type IncrementalBuild } from "../model/incremental.js";
+import { changesBetween, type ObjectChange } from "../model/incremental/infras-read.js";
+import { buildFrom, buildIncremental, inputsOf, type IncrementalBuild } from "../model/incremental/rebuild.js";
 import { compareProblems, refKey } from "../model/problems.js";
 import { EMPTY_STATE, type BuildResult, type ClusterState, type ObjectRef, type Problem } from "../model/types.js";
 
@@ -61,7 +61,7 @@ const MAX_ROUNDS = 3;
 
 /**
  * The state with refused versions replaced, and its model. After `previous`, each round is an
- * incremental build (src/model/incremental.ts) of what changed since the previous round's state:
+ * incremental build (src/model/incremental/rebuild.ts) of what changed since the previous round's state:
  * the result is the same as building the whole state each round, for the Infras changes feed.
  */
 export function buildWithLastGood(

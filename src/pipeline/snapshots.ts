@@ -1,7 +1,9 @@
 // Rendered outputs → the xDS cache: the one place producers meet the ADS server (serve and operator).
 import type { SnapshotCache } from "../xds/cache/index.js";
-import { KEA_CONFIG_TYPE_URL, keaConfigResource } from "../xds/kea-config.js";
+import { KEA_CONFIG_TYPE_URL, keaConfigResource } from "../dhcp/kea-config-resource.js";
 import type { Outputs } from "./outputs.js";
+import { envoyInput } from "../envoy/snapshot.js";
+import type { Logger } from "../util/logger.js";
 
 /** One KeaConfig resource per rendered configuration object, so an unchanged one is not re-encoded. */
 const keaResources = new WeakMap<object, ReturnType<typeof keaConfigResource>>();
@@ -12,10 +14,6 @@ function keaResource(name: string, kea: { readonly Dhcp4: object }): ReturnType<
   const made = keaConfigResource(name, kea);
   keaResources.set(kea, made);
   return made;
-}
-
-export interface SnapshotLogger {
-  error(obj: object, msg: string): void;
 }
 
 /**
@@ -30,7 +28,7 @@ export interface SnapshotLogger {
 export function publishSnapshots(
   cache: SnapshotCache,
   out: Pick<Outputs, "infras">,
-  log: SnapshotLogger,
+  log: Pick<Logger, "error">,
   previous?: Pick<Outputs, "infras">,
 ): void {
   const kept = new Set(previous?.infras);
@@ -40,7 +38,7 @@ export function publishSnapshots(
     if (group === undefined || r.envoy === undefined) continue;
     live.add(group);
     if (kept.has(r)) continue;
-    const set = cache.setEnvoySnapshot(group, r.envoy);
+    const set = cache.setSnapshot(group, envoyInput(r.envoy));
     if (!set.ok) log.error({ group }, `snapshot refused, Envoys keep the previous one: ${set.errors.join("; ")}`);
   }
   for (const r of out.infras) {

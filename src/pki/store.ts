@@ -2,7 +2,7 @@
 // the CA in the operator's own namespace — created once, then shared by every replica and restart —
 // and one client certificate per data-plane child in a Secret of the child's namespace, which its
 // pod mounts. Secrets in, Secrets out; the clock is a parameter so rotation is tested without waiting.
-import { statusCode, type KubeObject, type KubeRest } from "../watchers/kube/rest.js";
+import { statusCode, type KubeObject, type KubeRest } from "../kube/rest.js";
 import { issueCa, issueLeaf, loadCa, type IssuedCertificate, type LoadedCa } from "./issue.js";
 import { needsRotation } from "./rotation.js";
 import { readTlsSecret, tlsSecretData } from "./secret.js";

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { BuildResult } from "../model/types.js";
 import type { Clock } from "../util/clock.js";
-import type { XdsStatusView } from "../xds/status.js";
+import type { XdsStatusView } from "../xds/client-status.js";
 import { StatusEvents } from "./events.js";
 import { statusPageHandler } from "./handler.js";
 import { buildStatusView, type StatusView } from "./view.js";

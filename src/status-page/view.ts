@@ -3,7 +3,7 @@
 // equal states give byte-equal views and the event stream can skip a change that shows nothing new.
 import type { BuildResult, ObjectRef, Problem, Topology } from "../model/types.js";
 import { syncState, typeLabel, type SyncState } from "../xds/introspect/state.js";
-import type { NodeStatus, PushRecord } from "../xds/status.js";
+import type { NodeStatus, PushRecord } from "../xds/client-status.js";
 
 /** What the view is built from; `model` is undefined until the manifests (or the cluster) rendered. */
 export interface StatusInput {

@@ -5,12 +5,12 @@
 //   dhcp      the DHCPServer's allocations (fed to the model) against the VMIs' reported addresses
 // The pod-network view and the routes need a pod inside the cluster network and the operator's
 // xDS port: they are SKIPped naming how to check them.
-import { persistedAllocations } from "../operator/allocations.js";
+import { persistedAllocations } from "../operator/inputs/allocations.js";
 import { parseCidr } from "../model/ipv4.js";
 import { renderAll } from "../pipeline/outputs.js";
 import { ClusterWatcher } from "../watchers/kube/cluster.js";
 import type { Observed } from "../watchers/kube/observed.js";
-import type { KubeObject, KubeRest } from "../watchers/kube/rest.js";
+import type { KubeObject, KubeRest } from "../kube/rest.js";
 import type { Topology } from "../model/types.js";
 import {
   dnsCheckName,

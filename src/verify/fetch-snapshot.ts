@@ -10,8 +10,8 @@ import {
   type DiscoveryRequestInit,
   type DiscoveryResponseIn,
 } from "../dhcp/agent/wire.js";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, decodeResource } from "../xds/protos.js";
-import { asString, get } from "../xds/render/json.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, decodeResource } from "../xds/resource/protos.js";
+import { asString, get } from "../xds/resource/json.js";
 
 /** The Envoy resources of one node group, as proto3 JSON, with the version of each type. */
 export interface FetchedSnapshot {

@@ -1,6 +1,6 @@
 // What was observed → PASS/FAIL/SKIP for one check, with the Troubleshooting row of a failure.
 // Pure: the probes hand over what they saw, and each judge compares it with the model.
-import { explainConnection, endpointsOf, inlineAssignments } from "../xds/explain.js";
+import { explainConnection, endpointsOf, inlineAssignments } from "../envoy/explain-route.js";
 import type { TypeStateMessage, NodeMessage } from "../xds/introspect/debug-client.js";
 import { typeLabel } from "../xds/introspect/state.js";
 import type { DnsAnswer } from "./probe-dns.js";

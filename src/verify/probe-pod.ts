@@ -5,7 +5,7 @@
 import { componentNetwork } from "../operator/desired/network.js";
 import { infraOwner } from "../operator/desired/objects.js";
 import { parseIPv4 } from "../model/ipv4.js";
-import type { KubeObject, KubeRest } from "../watchers/kube/rest.js";
+import type { KubeObject, KubeRest } from "../kube/rest.js";
 import type { DnsAnswer } from "./probe-dns.js";
 
 /**

@@ -5,7 +5,7 @@
 // same files (test/watchers/manifest-assembly.property.test.ts). A load that fails as a whole (a
 // broken file, a duplicate, a status given twice or without its object) is assembleManifests' own,
 // so its message is the same.
-import type { ObjectChange, ObservedKind } from "../model/feeds.js";
+import type { ObjectChange, ObservedKind } from "../model/incremental/infras-read.js";
 import type { ClusterState, InvalidObject, ObjectRef } from "../model/types.js";
 import { ManifestSources, type ObjectSource } from "./manifest-sources.js";
 import {

@@ -1,7 +1,7 @@
 // The manifest folder read again and again: each file is parsed once per content (per-file cache
 // keyed by path, stat and content hash), the state is patched from the files that changed
 // (./manifest-assembly.ts), and a read says which objects changed since the previous readable one
-// as keyed changes (src/model/feeds.ts), so the model rebuilds only the Infras they feed.
+// as keyed changes (src/model/incremental/infras-read.ts), so the model rebuilds only the Infras they feed.
 //
 // A change the watcher reports is read alone (readPaths); the whole folder is read at start, when
 // a reported path is one a lone read cannot judge (a folder, a hidden entry such as a ConfigMap
@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { lstat, readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { ObjectChange } from "../model/feeds.js";
+import type { ObjectChange } from "../model/incremental/infras-read.js";
 import { ManifestAssembly } from "./manifest-assembly.js";
 import {
   errnoMessage,

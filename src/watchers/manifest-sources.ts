@@ -1,8 +1,12 @@
 // Where each object of our kinds was read from: (kind, namespace, name, field path) → file:line:column,
 // so a problem found later (schema, model) is reported at the line a person has to edit.
 import { isMap, isScalar, isSeq, type Node as YamlNode } from "yaml";
-import type { LinePositions } from "./manifests.js";
 import type { ObjectRef } from "../model/types.js";
+
+/** Offset in a file's text → 1-based line and column (a LineCounter, or one shifted to a document's line). */
+export interface LinePositions {
+  linePos(offset: number): { line: number; col: number };
+}
 
 /** A 1-based position in a manifest file (the file relative to the manifests folder). */
 export interface SourcePosition {

@@ -29,7 +29,7 @@ import {
   type SchedulerLike,
   type Subscription,
 } from "rxjs";
-import type { ObjectChange } from "../model/feeds.js";
+import type { ObjectChange } from "../model/incremental/infras-read.js";
 import { ManifestReader } from "./manifest-cache.js";
 import { loadManifests, type ManifestLoad } from "./manifests.js";
 

@@ -16,7 +16,7 @@ import { decodeResource } from "../api/validate.js";
 import { GROUP, type Infra, type InfraClusterAttachment, type ObjectMeta } from "../api/schema.js";
 import type { HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance } from "../api/external.js";
 import type { ClusterState, InvalidObject } from "../model/types.js";
-import { ManifestSources } from "./manifest-sources.js";
+import { ManifestSources, type LinePositions } from "./manifest-sources.js";
 
 /** Why a manifest directory could not be read: the file (relative to the directory) and 1-based position. */
 export interface ManifestError {
@@ -73,11 +73,6 @@ class LoadError extends Error {
   constructor(readonly detail: ManifestError) {
     super(detail.message);
   }
-}
-
-/** Offset in a file's text → 1-based line and column (a LineCounter, or one shifted to a document's line). */
-export interface LinePositions {
-  linePos(offset: number): { line: number; col: number };
 }
 
 interface Located {

@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { ROOT, ServeProcess, oooi, until } from "../support/cli.js";
 

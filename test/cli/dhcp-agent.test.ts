@@ -14,8 +14,9 @@ import { keaSkipReason } from "../dhcp/support/kea.js";
 import { createKeaRig } from "../dhcp/support/rig.js";
 import { infra, NS, vmi } from "../support/fixtures.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../../src/xds/kea-config.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../../src/dhcp/kea-config-resource.js";
 import { startXdsServer } from "../../src/xds/server/index.js";
+import { checkEnvoySnapshot } from "../../src/envoy/snapshot.js";
 
 const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
 const skipReason = (await keaSkipReason()) ?? (await dhcpClientSkipReason());
@@ -193,7 +194,7 @@ describe.skipIf(!hasOpenssl)(
         rmSync(dir, { recursive: true, force: true });
       });
       const pki = makePki(dir);
-      const cache = new SnapshotCache();
+      const cache = new SnapshotCache({ check: checkEnvoySnapshot });
       cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
       cache.setSnapshot(
         NODE,

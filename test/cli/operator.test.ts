@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { credentials } from "@grpc/grpc-js";
 import { afterAll, describe, expect, it } from "vitest";
-import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { eventually, writeKubeconfig, type FakeApiServer } from "../support/fake-apiserver/index.js";
 import { seededFake } from "../operator/support.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startupSummary } from "../../src/cli/serve.js";
 import { unknownGroupMessage } from "../../src/xds/server/index.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { ROOT, ServeProcess, until } from "../support/cli.js";
 

@@ -9,7 +9,7 @@ import { credentials, status as GrpcStatus } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { issueCa, issueLeaf, loadCa, type IssuedCertificate } from "../../src/pki/issue.js";
 import { ADMIN_URI, nodeGroupUri } from "../../src/pki/spiffe.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/render/type-urls.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/type-urls.js";
 import { oooi, ROOT, ServeProcess, until } from "../support/cli.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { openSotw } from "../support/envoy/raw.js";

@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");

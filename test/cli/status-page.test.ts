@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { chromiumBinary } from "../support/peers.js";
 import { ROOT, ServeProcess, until } from "../support/cli.js";

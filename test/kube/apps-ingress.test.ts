@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { ATTACHMENT_FINALIZER } from "../../src/operator/desired/objects.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
-import { OPERATOR_METRICS } from "../../src/operator/metrics.js";
-import type { OperatorLogger, RunningOperator } from "../../src/operator/run.js";
-import { runOperator } from "../../src/operator/run.js";
+import { OPERATOR_METRICS } from "../../src/operator/process/metrics.js";
+import type { RunningOperator } from "../../src/operator/process/run.js";
+import { runOperator } from "../../src/operator/process/run.js";
 import { Metrics } from "../../src/metrics/index.js";
 import { publishSnapshots } from "../../src/pipeline/snapshots.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/xds/kea-config.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/dhcp/kea-config-resource.js";
 import { startXdsServer, type XdsServer } from "../../src/xds/server/index.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { eventually } from "../support/fake-apiserver/index.js";
@@ -23,6 +23,8 @@ import { KUBE_SKIP, KubeCluster } from "../support/kube/cluster.js";
 import { TcpRelay } from "../support/kube/relay.js";
 import { FakeDataPlane, INFRA_NAD, counter } from "../operator/support.js";
 import { createNamespaces, GROUP_PATH, installCrds, list, operatorToken } from "./support.js";
+import { checkEnvoySnapshot } from "../../src/envoy/snapshot.js";
+import type { Logger } from "../../src/util/logger.js";
 
 type Obj = {
   metadata: {
@@ -162,7 +164,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("apps ingress against a management and 
   let op: RunningOperator | undefined;
   let startOperator: () => RunningOperator = () => assertNever("operator options");
   const complaints: string[] = [];
-  const logger: OperatorLogger = {
+  const logger: Logger = {
     debug() {},
     info() {},
     warn: (o, m) => complaints.push(`${m} ${JSON.stringify(o)}`),
@@ -195,7 +197,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("apps ingress against a management and 
       infraNamespaces: ["clusters"],
       controlPlaneNamespaces: ["clusters-alpha", "clusters-typo"],
     });
-    const cache = new SnapshotCache();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
     xds = await startXdsServer({
       cache,

@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { eventually } from "../support/fake-apiserver/index.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";

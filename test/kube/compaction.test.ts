@@ -5,8 +5,8 @@
 // and only the re-list can tell it about the change, which it then applies.
 import { afterAll, describe, expect, it } from "vitest";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
-import { OPERATOR_METRICS } from "../../src/operator/metrics.js";
-import { runOperator, type RunningOperator } from "../../src/operator/run.js";
+import { OPERATOR_METRICS } from "../../src/operator/process/metrics.js";
+import { runOperator, type RunningOperator } from "../../src/operator/process/run.js";
 import { Metrics } from "../../src/metrics/index.js";
 import { eventually } from "../support/fake-apiserver/index.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";

@@ -6,8 +6,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { inClusterConfig, loadKubeconfigFiles, type KubeClientConfig } from "../../src/watchers/kube/kubeconfig.js";
-import { KubeRest, statusCode } from "../../src/watchers/kube/rest.js";
+import { inClusterConfig, loadKubeconfigFiles, type KubeClientConfig } from "../../src/kube/kubeconfig.js";
+import { KubeRest, statusCode } from "../../src/kube/rest.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";
 import { writeClientCert } from "../support/kube/pki.js";
 import { useKubeCluster } from "./support.js";

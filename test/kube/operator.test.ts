@@ -4,16 +4,18 @@
 // machinery it relies on does its part — server-side apply ownership and conflicts, the status
 // subresource, the attachment finalizer, and garbage collection of the Infra's children.
 import { afterAll, describe, expect, it } from "vitest";
-import { ATTACHMENT_FINALIZER, MANAGED_SELECTOR } from "../../src/operator/desired/objects.js";
+import { ATTACHMENT_FINALIZER } from "../../src/operator/desired/objects.js";
+import { MANAGED_SELECTOR } from "../../src/api/labels.js";
 import { FIELD_MANAGER, operatorSettings } from "../../src/operator/desired/settings.js";
-import { OPERATOR_METRICS } from "../../src/operator/metrics.js";
-import type { OperatorLogger, RunningOperator } from "../../src/operator/run.js";
-import { runOperator } from "../../src/operator/run.js";
+import { OPERATOR_METRICS } from "../../src/operator/process/metrics.js";
+import type { RunningOperator } from "../../src/operator/process/run.js";
+import { runOperator } from "../../src/operator/process/run.js";
 import { Metrics } from "../../src/metrics/index.js";
 import { eventually } from "../support/fake-apiserver/index.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";
 import { FakeDataPlane, counter } from "../operator/support.js";
 import { GROUP_PATH, installCrds, operatorToken, seedExample, useKubeCluster } from "./support.js";
+import type { Logger } from "../../src/util/logger.js";
 
 type Obj = {
   metadata: {
@@ -41,7 +43,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
 
   // Everything the operator said at warn or above: the evidence when a request is refused.
   const complaints: string[] = [];
-  const logger: OperatorLogger = {
+  const logger: Logger = {
     debug() {},
     info() {},
     warn: (o, m) => {

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { register as globalRegistry } from "prom-client";
 import { afterEach, describe, expect, test } from "vitest";
 import { attachXdsMetrics, Metrics, metricsHandler } from "../../src/metrics/index.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { ALPHA, BETA, GROUP, publish, rendered, startRig, versionsOf, type Rig } from "../xds/server/fixtures.js";
 

@@ -1,12 +1,12 @@
 // Property (a): on random shared VLANs, a worker of attachment A never selects a filter chain that
 // leads into B's control plane unless it names one of B's own hosts; the kubernetes aliases and
 // the no-SNI apiserver path always lead a known worker to its own control plane, and nobody else
-// anywhere. Selection follows Envoy's order without backtracking (src/xds/select.ts).
+// anywhere. Selection follows Envoy's order without backtracking (src/envoy/select.ts).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { build } from "../../src/model/build.js";
-import { selectFilterChain, type ConnectionInfo } from "../../src/xds/select.js";
-import { renderEnvoy } from "../../src/xds/render/index.js";
+import { selectFilterChain, type ConnectionInfo } from "../../src/envoy/select.js";
+import { renderEnvoy } from "../../src/envoy/render/index.js";
 import { KUBERNETES_ALIASES } from "../../src/model/backends.js";
 import { scenario } from "../support/arbitrary.js";
 

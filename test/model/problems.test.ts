@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { compareProblems, Problems } from "../../src/model/problems.js";
 import type { ObjectRef } from "../../src/model/types.js";
-import { proxyServerRef, renderEnvoy } from "../../src/xds/render/index.js";
+import { proxyServerRef, renderEnvoy } from "../../src/envoy/render/index.js";
 
 const infra: ObjectRef = { kind: "Infra", namespace: "ns", name: "a" };
 const attachment: ObjectRef = { kind: "InfraClusterAttachment", namespace: "ns", name: "b" };

@@ -2,15 +2,15 @@
 // status; a restarted operator or a new leader renders from it, so no VMI's address moves.
 import { describe, expect, it } from "vitest";
 import type { DHCPAllocation } from "../../src/api/schema.js";
-import { persistedAllocations } from "../../src/operator/allocations.js";
-import { NO_DATA_PLANE } from "../../src/operator/dataplane.js";
+import { persistedAllocations } from "../../src/operator/inputs/allocations.js";
+import { NO_DATA_PLANE } from "../../src/operator/status/dataplane.js";
 import { desiredState } from "../../src/operator/desired/index.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
-import { statusUpdates } from "../../src/operator/status.js";
+import { statusUpdates } from "../../src/operator/status/object-status.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { buildObserved } from "../../src/watchers/kube/observed.js";
 import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
-import type { KubeObject } from "../../src/watchers/kube/rest.js";
+import type { KubeObject } from "../../src/kube/rest.js";
 import { exampleObjects } from "./support.js";
 
 const BUCKET: Record<string, ResourceName> = {

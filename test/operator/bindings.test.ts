@@ -1,8 +1,8 @@
-// Write refusals → missing RoleBindings and the conditions that name them (src/operator/bindings.ts,
+// Write refusals → missing RoleBindings and the conditions that name them (src/operator/writing/bindings.ts,
 // infraConditions' missingBinding). The real API server's side is test/kube/rbac.test.ts.
 import { describe, expect, it } from "vitest";
-import { MissingBindings, roleOfObject } from "../../src/operator/bindings.js";
-import { infraConditions, missingBindingMessage } from "../../src/operator/conditions.js";
+import { MissingBindings, roleOfObject } from "../../src/operator/writing/bindings.js";
+import { infraConditions, missingBindingMessage } from "../../src/operator/status/conditions.js";
 
 describe("roleOfObject: which namespace role grants writing a kind", () => {
   it.each([

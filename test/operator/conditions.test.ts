@@ -9,7 +9,7 @@ import {
   withTransitionTimes,
   type ComponentReadiness,
   type ComponentReason,
-} from "../../src/operator/conditions.js";
+} from "../../src/operator/status/conditions.js";
 import type { ReadyCondition } from "../../src/model/status.js";
 
 const OK: ReadyCondition = { type: "Ready", status: "True", reason: "ReconciliationSucceeded", message: "rendered" };

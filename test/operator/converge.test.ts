@@ -8,7 +8,7 @@ import { desiredState } from "../../src/operator/desired/index.js";
 import { ATTACHMENT_FINALIZER, ATTACHMENTS_ANNOTATION } from "../../src/operator/desired/objects.js";
 import { allPermissions } from "../../src/operator/desired/permissions.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
-import { APPLIED_HASH_ANNOTATION, desiredHash } from "../../src/operator/applied.js";
+import { APPLIED_HASH_ANNOTATION, desiredHash } from "../../src/operator/writing/applied.js";
 import { eventually, type FakeApiServer } from "../support/fake-apiserver/index.js";
 import { markDeploymentsAvailable, readyOf, seededFake, startOperator, stored, storedList } from "./support.js";
 

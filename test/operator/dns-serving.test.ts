@@ -3,7 +3,7 @@
 // still on the previous zone files is not serving; once it reloaded them (its reload tick), it is.
 import { afterEach, describe, expect, it } from "vitest";
 import { renderCoreDns } from "../../src/dns/render/index.js";
-import { checkSoa, DnsServingProbe, expectedSoa } from "../../src/operator/dns-serving.js";
+import { checkSoa, DnsServingProbe, expectedSoa } from "../../src/operator/status/dns-serving.js";
 import { eventually } from "../support/fake-apiserver/index.js";
 import { model } from "../dns/fixtures.js";
 import { COREDNS, startCoreDns, type CoreDns } from "../dns/coredns/rig.js";

@@ -1,7 +1,7 @@
 // Drift repair: a child object edited by hand — its hash annotation left as it was — or deleted is
 // restored by the leader within one resync, by comparing the fields oooi manages.
 import { afterEach, describe, expect, it } from "vitest";
-import { APPLIED_HASH_ANNOTATION } from "../../src/operator/applied.js";
+import { APPLIED_HASH_ANNOTATION } from "../../src/operator/writing/applied.js";
 import { eventually, type FakeApiServer } from "../support/fake-apiserver/index.js";
 import { seededFake, startOperator, stored } from "./support.js";
 

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { API_VERSION } from "../../src/api/schema.js";
 import { allPermissions } from "../../src/operator/desired/permissions.js";
-import { EVENT_SOURCE } from "../../src/operator/events.js";
+import { EVENT_SOURCE } from "../../src/operator/writing/events.js";
 import { eventually, type FakeApiServer } from "../support/fake-apiserver/index.js";
 import { markDeploymentsAvailable, seededFake, startOperator, stored, storedList } from "./support.js";
 

@@ -8,12 +8,13 @@ import { registerDebugCommand, type DebugIo } from "../../src/cli/debug.js";
 import { publishSnapshots } from "../../src/pipeline/snapshots.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
 import { addIntrospection, DebugClient } from "../../src/xds/introspect/index.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/xds/kea-config.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/dhcp/kea-config-resource.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { startXdsServer } from "../../src/xds/server/index.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { eventually, type FakeApiServer } from "../support/fake-apiserver/index.js";
 import { quietLogger, seededFake, startOperator } from "./support.js";
+import { checkEnvoySnapshot } from "../../src/envoy/snapshot.js";
 
 let fake: FakeApiServer | undefined;
 const closers: (() => Promise<void> | void)[] = [];
@@ -29,7 +30,7 @@ const REASON = "listener kube-6443: bad filter chain";
 
 /** A replica wired as `oooi operator` does: introspection reads the fleet the operator creates later. */
 async function replica(f: FakeApiServer, identity: string) {
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
   const xds = await startXdsServer({ cache, listen: "127.0.0.1:0" });
   const started: { op?: ReturnType<typeof startOperator>["op"] } = {};

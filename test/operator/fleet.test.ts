@@ -8,10 +8,10 @@ import { API_VERSION } from "../../src/api/schema.js";
 import { DhcpAgent } from "../../src/dhcp/agent/index.js";
 import { publishSnapshots } from "../../src/pipeline/snapshots.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/xds/kea-config.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/dhcp/kea-config-resource.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { startXdsServer, type XdsServer } from "../../src/xds/server/index.js";
-import { REPORT_LABEL } from "../../src/operator/report.js";
+import { REPORT_LABEL } from "../../src/operator/status/report.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { eventually, type FakeApiServer } from "../support/fake-apiserver/index.js";
 import { FakeApplier } from "../dhcp/agent/support.js";
@@ -24,6 +24,7 @@ import {
   stored,
   storedList,
 } from "./support.js";
+import { checkEnvoySnapshot } from "../../src/envoy/snapshot.js";
 
 let fake: FakeApiServer | undefined;
 const closers: (() => Promise<void> | void)[] = [];
@@ -39,7 +40,7 @@ const FLEET_TIMING = { heartbeatMs: 100, expiryMs: 1_000, minIntervalMs: 100 };
 
 /** An operator replica with its own cache and real ADS server, as `oooi operator` wires them. */
 async function replica(f: FakeApiServer, identity: string) {
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
   const xds: XdsServer = await startXdsServer({ cache, listen: "127.0.0.1:0" });
   const r = startOperator(f, {

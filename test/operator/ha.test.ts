@@ -2,8 +2,8 @@
 // other takes over when the leader shuts down. The election's timing rules run on a manual clock.
 // Probes and metrics are served over HTTP.
 import { afterEach, describe, expect, it } from "vitest";
-import { LeaderElector } from "../../src/operator/leader.js";
-import { KubeRest } from "../../src/watchers/kube/rest.js";
+import { LeaderElector } from "../../src/operator/process/leader.js";
+import { KubeRest } from "../../src/kube/rest.js";
 import { eventually, kubeConfigFor, type FakeApiServer } from "../support/fake-apiserver/index.js";
 import { counter, ManualClock, seededFake, startOperator, stored } from "./support.js";
 

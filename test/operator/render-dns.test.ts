@@ -1,10 +1,10 @@
-// The DNS files the operator's rendering continues from (src/operator/dns-previous.ts): the
+// The DNS files the operator's rendering continues from (src/operator/inputs/dns-previous.ts): the
 // cluster's ConfigMaps' data, and the last rendering's own for a DNS child whose ConfigMap is not
 // observed — so a pending ConfigMap does not make renderAll render its Infra again on every watch
 // event. While the cluster holds exactly what was rendered, no file map is built at all
 // (`dnsPrevious` → undefined); each row checks that this renders what the full map renders.
 import { describe, expect, it } from "vitest";
-import { dnsPrevious, withRenderedDns, type ClusterDnsFiles } from "../../src/operator/dns-previous.js";
+import { dnsPrevious, withRenderedDns, type ClusterDnsFiles } from "../../src/operator/inputs/dns-previous.js";
 import { renderAll, type Outputs } from "../../src/pipeline/outputs.js";
 import { attachment, combine, hostedCluster, infra, NS } from "../support/fixtures.js";
 

@@ -3,10 +3,10 @@
 // a report counts while its heartbeat Lease moves and expires a whole expiry period after it
 // stopped moving, writes happen only on change and at most once per interval.
 import { afterEach, describe, expect, it } from "vitest";
-import { FleetReports } from "../../src/operator/fleet.js";
-import { buildReport, parseReport, reportConfigMap, reportName } from "../../src/operator/report.js";
-import { KubeRest } from "../../src/watchers/kube/rest.js";
-import { XdsStatus } from "../../src/xds/status.js";
+import { FleetReports } from "../../src/operator/status/fleet.js";
+import { buildReport, parseReport, reportConfigMap, reportName } from "../../src/operator/status/report.js";
+import { KubeRest } from "../../src/kube/rest.js";
+import { XdsStatus } from "../../src/xds/client-status.js";
 import { eventually, kubeConfigFor, type FakeApiServer } from "../support/fake-apiserver/index.js";
 import { ManualClock, seededFake, stored } from "./support.js";
 

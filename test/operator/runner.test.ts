@@ -1,7 +1,7 @@
 // SerialRunner: one run at a time, triggers during a run make one more, runs at most once per
 // minimum interval (the reconcile pass's spacing), retries with backoff — on a manual clock.
 import { describe, expect, it } from "vitest";
-import { SerialRunner } from "../../src/operator/runner.js";
+import { SerialRunner } from "../../src/operator/process/runner.js";
 import { ManualClock } from "./support.js";
 
 /** A task whose runs the test finishes by hand; `starts` records the clock at each start. */

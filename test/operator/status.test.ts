@@ -3,7 +3,7 @@
 // Deployment availability is read the way the Deployment controller reports it.
 import { describe, expect, it } from "vitest";
 import { kindDefinition } from "../../src/api/validate.js";
-import { NO_DATA_PLANE } from "../../src/operator/dataplane.js";
+import { NO_DATA_PLANE } from "../../src/operator/status/dataplane.js";
 import { desiredState } from "../../src/operator/desired/index.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
 import {
@@ -12,11 +12,11 @@ import {
   statusUpdates,
   type StatusInput,
   type StatusKey,
-} from "../../src/operator/status.js";
+} from "../../src/operator/status/object-status.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { buildObserved } from "../../src/watchers/kube/observed.js";
 import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
-import type { KubeObject } from "../../src/watchers/kube/rest.js";
+import type { KubeObject } from "../../src/kube/rest.js";
 import { exampleObjects } from "./support.js";
 
 const BUCKET: Record<string, ResourceName> = {

@@ -5,11 +5,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import type { ClusterState } from "../../src/model/types.js";
-import type { DataPlaneView } from "../../src/operator/dataplane.js";
+import type { DataPlaneView } from "../../src/operator/status/dataplane.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
-import type { OperatorLogger, RunOperatorOptions, RunningOperator } from "../../src/operator/run.js";
-import { runOperator } from "../../src/operator/run.js";
-import { OPERATOR_METRICS, type OperatorMetrics } from "../../src/operator/metrics.js";
+import type { RunOperatorOptions, RunningOperator } from "../../src/operator/process/run.js";
+import { runOperator } from "../../src/operator/process/run.js";
+import { OPERATOR_METRICS, type OperatorMetrics } from "../../src/operator/process/metrics.js";
 import { Metrics } from "../../src/metrics/index.js";
 import type { Outputs } from "../../src/pipeline/outputs.js";
 import type { Clock, TimerHandle } from "../../src/util/clock.js";
@@ -23,6 +23,7 @@ import {
 } from "../support/fake-apiserver/index.js";
 import { availableStatus } from "../support/fake-apiserver/deployments.js";
 import type { JsonObject } from "../support/fake-apiserver/types.js";
+import type { Logger } from "../../src/util/logger.js";
 
 const EXAMPLES = fileURLToPath(new URL("../../examples/standalone/", import.meta.url));
 
@@ -104,7 +105,7 @@ export class FakeDataPlane implements DataPlaneView {
 }
 
 /** Logger that drops everything (set OOOI_TEST_LOG=1 to see it). */
-export const quietLogger: OperatorLogger =
+export const quietLogger: Logger =
   process.env["OOOI_TEST_LOG"] === "1"
     ? {
         debug: (o, m) => {

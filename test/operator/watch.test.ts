@@ -9,7 +9,7 @@ import { ClusterWatcher } from "../../src/watchers/kube/cluster.js";
 import type { Observed } from "../../src/watchers/kube/observed.js";
 import { Reflector } from "../../src/watchers/kube/reflector.js";
 import { WATCHED_RESOURCES } from "../../src/watchers/kube/resources.js";
-import { KubeRest } from "../../src/watchers/kube/rest.js";
+import { KubeRest } from "../../src/kube/rest.js";
 import { SYSTEM_CLOCK } from "../../src/util/clock.js";
 import {
   BUILTIN_KINDS,

@@ -1,13 +1,14 @@
-// The data-plane view a reconcile pass asks (src/operator/xds-dataplane.ts): its moment() — the
+// The data-plane view a reconcile pass asks (src/operator/status/xds-dataplane.ts): its moment() — the
 // fleet's nodes read once and indexed by group — answers exactly what the live view answers, for
 // every group, in every state a node can be in (no ACK, ACK of the current or the last synced
 // version, a NACK), and what either learns about last-synced versions the other keeps.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { NodeReport } from "../../src/operator/report.js";
-import { XdsDataPlane, type NodeSource } from "../../src/operator/xds-dataplane.js";
+import type { NodeReport } from "../../src/operator/status/report.js";
+import { XdsDataPlane, type NodeSource } from "../../src/operator/status/xds-dataplane.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../../src/xds/kea-config.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../../src/dhcp/kea-config-resource.js";
+import { checkEnvoySnapshot } from "../../src/envoy/snapshot.js";
 
 const GROUPS = ["ns/a-dhcp", "ns/b-dhcp", "ns/c-dhcp", "ns/none"];
 
@@ -27,7 +28,7 @@ describe("XdsDataPlane.moment()", () => {
   it("answers what the live view answers, and shares what it learns about synced versions", () => {
     fc.assert(
       fc.property(fc.array(fc.array(nodeArb, { maxLength: 8 }), { minLength: 1, maxLength: 4 }), (rounds) => {
-        const cache = new SnapshotCache();
+        const cache = new SnapshotCache({ check: checkEnvoySnapshot });
         cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
         const versions = new Map<string, string[]>();
         let nodes: NodeReport[] = [];
@@ -76,7 +77,7 @@ describe("XdsDataPlane.moment()", () => {
   });
 
   it("reads the source once, however many questions it answers", () => {
-    const cache = new SnapshotCache();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     let reads = 0;
     const source: NodeSource = {
       nodes: () => {

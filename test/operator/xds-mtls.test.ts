@@ -16,16 +16,17 @@ import { nodeGroupUri } from "../../src/pki/spiffe.js";
 import { CA_SECRET, ensureCa, LEAF_LIFETIME_MS, UnusableSecretError } from "../../src/pki/store.js";
 import { startOperatorPki } from "../../src/cli/operator-pki.js";
 import { publishSnapshots } from "../../src/pipeline/snapshots.js";
-import { KubeRest } from "../../src/watchers/kube/rest.js";
+import { KubeRest } from "../../src/kube/rest.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/xds/kea-config.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/protos.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/dhcp/kea-config-resource.js";
+import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { startXdsServer, type XdsServer } from "../../src/xds/server/index.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { openSotw } from "../support/envoy/raw.js";
 import { eventually, kubeConfigFor, type FakeApiServer } from "../support/fake-apiserver/index.js";
 import { OffsetClock } from "../support/offset-clock.js";
 import { quietLogger, seededFake, startOperator, stored } from "./support.js";
+import { checkEnvoySnapshot } from "../../src/envoy/snapshot.js";
 
 const NS = "oooi-system";
 const PROXY = "clusters/tenant-vlan-proxy";
@@ -112,7 +113,7 @@ async function operatorWithMtls(offsetMs = 0): Promise<Rig> {
   cleanups.push(() => {
     pki.rotation.stop();
   });
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
   const xds = await startXdsServer({
     cache,

@@ -2,7 +2,7 @@
 // keyed changes feed are built and rendered again — the others keep their very RenderedInfra —
 // and the outputs equal a rendering from scratch. Invalid edits keep their last good config.
 import { describe, expect, it } from "vitest";
-import type { ObjectChange } from "../../src/model/feeds.js";
+import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
 import type { ClusterState } from "../../src/model/types.js";
 import { AllocationStore } from "../../src/pipeline/allocation-store.js";
 import { renderAll, type Outputs, type RenderOptions } from "../../src/pipeline/outputs.js";

@@ -5,10 +5,11 @@ import { describe, expect, it } from "vitest";
 import type { ClusterState } from "../../src/model/types.js";
 import { renderAll, type Outputs } from "../../src/pipeline/outputs.js";
 import { publishSnapshots } from "../../src/pipeline/snapshots.js";
-import type { EnvoyResources } from "../../src/xds/render/index.js";
-import { SnapshotCache, type SetSnapshotResult, type SnapshotInput } from "../../src/xds/cache/index.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/xds/kea-config.js";
+import { SnapshotCache, type SetSnapshotResult } from "../../src/xds/cache/index.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/dhcp/kea-config-resource.js";
 import { attachment, combine, hostedCluster, infra, machine, NS } from "../support/fixtures.js";
+import { checkEnvoySnapshot } from "../../src/envoy/snapshot.js";
+import { type SnapshotInput } from "../../src/xds/resource/specs.js";
 
 const net = (third: number) => ({
   networkConfig: {
@@ -37,10 +38,6 @@ const base: ClusterState = combine(
 /** A cache that counts what it is handed, per group. */
 class CountingCache extends SnapshotCache {
   readonly handed: string[] = [];
-  override setEnvoySnapshot(group: string, resources: EnvoyResources): SetSnapshotResult {
-    this.handed.push(group);
-    return super.setEnvoySnapshot(group, resources);
-  }
   override setSnapshot(group: string, input: SnapshotInput): SetSnapshotResult {
     this.handed.push(group);
     return super.setSnapshot(group, input);
@@ -53,7 +50,7 @@ const next = (last: Outputs, state: ClusterState): Outputs =>
 
 describe("publishSnapshots after a previous publish", () => {
   it("hands over only the groups whose rendering changed, and drops the group of an Infra that went", () => {
-    const cache = new CountingCache();
+    const cache = new CountingCache({ check: checkEnvoySnapshot });
     cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
     const first = next(renderAll(base), base);
     publishSnapshots(cache, first, quiet);

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { buildStatusView, PUSHES_SHOWN } from "../../src/status-page/view.js";
 import { loadManifestDir } from "../../src/watchers/manifests.js";
-import { XdsStatus } from "../../src/xds/status.js";
+import { XdsStatus } from "../../src/xds/client-status.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";

@@ -1,7 +1,7 @@
 // A generated Envoy bootstrap checked against the real envoy.config.bootstrap.v3.Bootstrap proto
 // (the pinned @grpc/grpc-js-xds deps): the project's strict JSON bridge throws on an unknown field
 // or an Any whose type is not loaded, and the bytes decode back to the same JSON.
-import { decodeResource, encodeResource, envoyProtoRoot } from "../../src/xds/protos.js";
+import { decodeResource, encodeResource, envoyProtoRoot } from "../../src/xds/resource/protos.js";
 
 export const BOOTSTRAP_TYPE = "type.googleapis.com/envoy.config.bootstrap.v3.Bootstrap";
 
@@ -10,7 +10,7 @@ let loaded = false;
 /** Loads the Bootstrap proto and the extensions a bootstrap's typed_config may name. */
 function loadBootstrapProtos(): void {
   if (loaded) return;
-  // src/xds/protos.ts loads only what the ADS server serves; the bootstrap and its extensions come
+  // src/xds/resource/protos.ts loads only what the ADS server serves; the bootstrap and its extensions come
   // from the same folder.
   const root = envoyProtoRoot();
   root.loadSync(

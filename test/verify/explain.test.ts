@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { explainCommand, type ExplainCommandOptions, type GroupExplanation } from "../../src/cli/explain.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { loadManifestDir } from "../../src/watchers/manifests.js";
-import { chainMisses, explainConnection } from "../../src/xds/explain.js";
-import { readChainMatch } from "../../src/xds/render/chain-match.js";
+import { chainMisses, explainConnection } from "../../src/envoy/explain-route.js";
+import { readChainMatch } from "../../src/envoy/render/chain-match.js";
 import { oooi, ROOT } from "../support/cli.js";
 
 const EXAMPLES = join(ROOT, "examples");

@@ -4,8 +4,8 @@
 // decisions as its projection, which keeps only what is read.
 import { afterEach, describe, expect, it } from "vitest";
 import { NODEPOOL_ANNOTATION } from "../../src/api/external.js";
-import { holdsManagedFields, observedHash } from "../../src/operator/applied.js";
-import { deploymentUnavailable } from "../../src/operator/status.js";
+import { holdsManagedFields, observedHash } from "../../src/operator/writing/applied.js";
+import { deploymentUnavailable } from "../../src/operator/status/object-status.js";
 import { serviceAddress } from "../../src/operator/apps-ingress/hosted.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { SYSTEM_CLOCK } from "../../src/util/clock.js";
@@ -13,7 +13,7 @@ import { buildObserved, type RawObjects } from "../../src/watchers/kube/observed
 import { project, slice, withoutBookkeeping } from "../../src/watchers/kube/projections.js";
 import { Reflector } from "../../src/watchers/kube/reflector.js";
 import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
-import { KubeRest, type KubeObject } from "../../src/watchers/kube/rest.js";
+import { KubeRest, type KubeObject } from "../../src/kube/rest.js";
 import type { JsonObject } from "../support/fake-apiserver/types.js";
 import { BUILTIN_KINDS, eventually, FakeApiServer, kubeConfigFor, MACHINE } from "../support/fake-apiserver/index.js";
 import { attachment, controlPlaneServices, infra, machine, namespace, nodePool, NS, vmi } from "../support/fixtures.js";

@@ -3,7 +3,7 @@
 // included — and its keyed changes carry the previous readable state to the new one.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ObjectChange } from "../../src/model/feeds.js";
+import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
 import type { ClusterState } from "../../src/model/types.js";
 import { ManifestAssembly, patchSorted } from "../../src/watchers/manifest-assembly.js";
 import {

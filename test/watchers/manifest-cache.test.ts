@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rename, rm, symlink, utimes, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ObjectChange } from "../../src/model/feeds.js";
+import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
 import { ManifestReader, type ManifestRead } from "../../src/watchers/manifest-cache.js";
 import { loadManifestDir } from "../../src/watchers/manifests.js";
 

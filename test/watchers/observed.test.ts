@@ -1,10 +1,10 @@
 // The Kubernetes snapshot after watch events: keyed changes from the keys the reflectors reported,
 // and the same state as a snapshot built from scratch (lists patched in place of a full sort).
 import { describe, expect, it } from "vitest";
-import type { ObjectChange } from "../../src/model/feeds.js";
+import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
 import { buildObserved, patchSorted, type Observed } from "../../src/watchers/kube/observed.js";
 import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
-import type { KubeObject } from "../../src/watchers/kube/rest.js";
+import type { KubeObject } from "../../src/kube/rest.js";
 import { infra, machine } from "../support/fixtures.js";
 
 type Raw = Record<ResourceName, Map<string, KubeObject>>;

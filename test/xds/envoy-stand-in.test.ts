@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Server, ServerCredentials, type ServerDuplexStream } from "@grpc/grpc-js";
 import { afterAll, describe, expect, it } from "vitest";
-import { renderEnvoy, type EnvoyResources } from "../../src/xds/render/index.js";
+import { renderEnvoy } from "../../src/envoy/render/index.js";
+import type { EnvoyResources } from "../../src/envoy/resources.js";
 import {
   CLUSTER_TYPE_URL,
   ENDPOINT_TYPE_URL,
@@ -17,14 +18,14 @@ import {
   ROUTE_TYPE_URL,
   encodeResource,
   messageType,
-} from "../../src/xds/protos.js";
+} from "../../src/xds/resource/protos.js";
 import { envoyCheckBinary, runEnvoyCheck } from "../support/envoy-check.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { METHODS } from "../support/envoy/raw.js";
 import { decodeSotwRequest, type SotwRequest } from "../../src/xds/server/codec.js";
 import { decodeToJson } from "../support/envoy/protos.js";
 import { envoyRejects } from "../support/envoy/rules.js";
-import { richModel } from "./proxy-fixture.js";
+import { richModel } from "../envoy/proxy-fixture.js";
 
 type Json = Record<string, unknown>;
 const checker = envoyCheckBinary();

@@ -11,9 +11,10 @@ import {
   encodeResource,
   envoyProtoRoot,
   messageType,
-} from "../../src/xds/protos.js";
-import { renderEnvoy, type EnvoyResources } from "../../src/xds/render/index.js";
-import { richModel } from "./proxy-fixture.js";
+} from "../../src/xds/resource/protos.js";
+import { renderEnvoy } from "../../src/envoy/render/index.js";
+import type { EnvoyResources } from "../../src/envoy/resources.js";
+import { richModel } from "../envoy/proxy-fixture.js";
 
 function rendered(): EnvoyResources {
   const r = renderEnvoy(richModel());

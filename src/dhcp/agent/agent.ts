@@ -13,9 +13,9 @@ import {
   type StatusObject,
 } from "@grpc/grpc-js";
 import type { ApplyResult, KeaConfig } from "../applier.js";
-import { backoffDelay, realTimers, type BackoffOptions, type Timers } from "../kea/backoff.js";
-import { KEA_CONFIG_TYPE_URL, decodeKeaConfig, type KeaConfigJson } from "../../xds/kea-config.js";
-import { SILENT_LOGGER, type Logger } from "../../xds/status.js";
+import { backoffDelay, realTimers, type BackoffOptions, type Timers } from "../../util/backoff.js";
+import { KEA_CONFIG_TYPE_URL, decodeKeaConfig, type KeaConfigJson } from "../kea-config-resource.js";
+import { SILENT_LOGGER, type Logger } from "../../util/logger.js";
 import { withLocalPaths, type LocalKeaPaths } from "./local-paths.js";
 import {
   ADS_SOTW_METHOD,

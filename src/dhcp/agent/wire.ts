@@ -1,7 +1,7 @@
 // The client side of a state-of-the-world ADS stream for one resource type: DiscoveryRequests
 // encoded and DiscoveryResponses decoded with the real Envoy types. Resources stay packed here;
 // the agent unpacks them, so a bad resource becomes a NACK instead of a broken stream.
-import { messageType } from "../../xds/protos.js";
+import { messageType } from "../../xds/resource/protos.js";
 
 /** gRPC path of the aggregated discovery service's SotW method. */
 export const ADS_SOTW_METHOD = "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources";

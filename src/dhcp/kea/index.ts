@@ -13,8 +13,8 @@ export {
   KeaUnsupportedError,
   isTransient,
 } from "./errors.js";
-export { DEFAULT_BACKOFF, backoffDelay, realTimers } from "./backoff.js";
-export type { BackoffOptions, Timers } from "./backoff.js";
+export { DEFAULT_BACKOFF, backoffDelay, realTimers } from "../../util/backoff.js";
+export type { BackoffOptions, Timers } from "../../util/backoff.js";
 export { canonicalJson, configHash } from "./canonical.js";
 export { addressCapacity, countActiveLeases } from "./leases.js";
 export type { LeaseCounts } from "./leases.js";

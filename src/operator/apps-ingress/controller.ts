@@ -12,13 +12,13 @@ import {
   type InfraClusterAttachmentSpec,
   type InfraSpec,
 } from "../../api/schema.js";
-import type { BackoffOptions } from "../../dhcp/kea/backoff.js";
+import type { BackoffOptions } from "../../util/backoff.js";
 import { canonicalJson } from "../desired/objects.js";
 import type { Clock } from "../../util/clock.js";
 import type { Observed } from "../../watchers/kube/observed.js";
 import { apiPrefix } from "../../watchers/kube/resources.js";
-import { KubeRest, statusCode, type KubeObject } from "../../watchers/kube/rest.js";
-import { SerialRunner } from "../runner.js";
+import { KubeRest, statusCode, type KubeObject } from "../../kube/rest.js";
+import { SerialRunner } from "../process/runner.js";
 import { appsIngressSettings, resolveAppsIngressConfig, type AppsIngressConfig } from "../../model/apps-ingress.js";
 import { hostedKubeConfig, serviceAddress } from "./hosted.js";
 import {
@@ -32,20 +32,16 @@ import {
 } from "./objects.js";
 import { nextAppsIngressStatus, vipOf, type Observation } from "./phase.js";
 import { ServiceWatch } from "./service-watch.js";
+import type { Logger } from "../../util/logger.js";
 
 /** Field manager of the appsIngressStatus writes and of the hosted objects. */
 export const APPS_INGRESS_FIELD_MANAGER = "oooi-apps-ingress";
-
-export interface AppsIngressLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
 
 export interface AppsIngressOptions {
   /** The management cluster. */
   readonly rest: KubeRest;
   readonly clock: Clock;
-  readonly logger: AppsIngressLogger;
+  readonly logger: Pick<Logger, "info" | "warn">;
   /** Checked before every write. */
   readonly isLeader: () => boolean;
   readonly backoff?: BackoffOptions;

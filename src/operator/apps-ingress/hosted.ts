@@ -3,7 +3,7 @@
 // the control plane's API-server Service (ClusterIP and port). TLS is still verified against the
 // kubeconfig's own host name (tls-server-name), so the address change weakens nothing.
 import { isIP } from "node:net";
-import { kubeconfigFromText, type KubeClientConfig } from "../../watchers/kube/kubeconfig.js";
+import { kubeconfigFromText, type KubeClientConfig } from "../../kube/kubeconfig.js";
 
 /** ClusterIP:port of the API-server Service, or why there is none yet. */
 export function serviceAddress(service: Record<string, unknown> | undefined): { host: string; port: number } | string {

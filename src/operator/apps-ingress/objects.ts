@@ -2,7 +2,8 @@
 // so the user's own labels, annotations and fields on them are left alone), in apply order, and
 // the order cleanup deletes them in. Pure.
 import { METALLB_POOL_ANNOTATION } from "../desired/external.js";
-import { isLabelKey, isLabelValue, MANAGED_BY, MANAGED_BY_LABEL } from "../desired/objects.js";
+import { isLabelKey, isLabelValue } from "../desired/objects.js";
+import { MANAGED_BY, MANAGED_BY_LABEL } from "../../api/labels.js";
 import { METALLB_DEFAULTS, type AppsIngressConfig } from "../../model/apps-ingress.js";
 
 /** A hosted object: where it lives and what is applied. */

@@ -1,9 +1,9 @@
 // A list+watch of one Service in the hosted cluster (fieldSelector on its name): the VIP MetalLB
 // writes into status.loadBalancer arrives as an event, not at the next poll (the original polled
 // every 15 s). Re-lists after every ended or failed watch, with backoff.
-import { backoffDelay, type BackoffOptions } from "../../dhcp/kea/backoff.js";
+import { backoffDelay, type BackoffOptions } from "../../util/backoff.js";
 import type { Clock, TimerHandle } from "../../util/clock.js";
-import { watchError, type KubeObject, type KubeRest } from "../../watchers/kube/rest.js";
+import { watchError, type KubeObject, type KubeRest } from "../../kube/rest.js";
 
 export class ServiceWatch {
   readonly #rest: KubeRest;

@@ -3,7 +3,7 @@
 // attachments. Pure.
 import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject, type OwnerReference } from "./objects.js";
 import { NETWORKS_ANNOTATION } from "./network.js";
-import { envoyBootstrap, readinessListener, READY_PORT, sdsFiles, type BootstrapTls } from "../../xds/bootstrap.js";
+import { envoyBootstrap, readinessListener, READY_PORT, sdsFiles, type BootstrapTls } from "../../envoy/bootstrap.js";
 import { XDS_TLS_DIR, xdsTlsVolume } from "../../pki/mount.js";
 import {
   deployment,

@@ -10,7 +10,7 @@ import type { BuildResult, ClusterState, ObjectRef, Problem, ProblemReason, Topo
 import type { RenderedInfra } from "../../pipeline/outputs.js";
 import { coreDnsWorkload } from "./coredns.js";
 import { envoyWorkload, PROXY_PORTS, proxyService } from "./envoy.js";
-import { splitHostPort } from "../../xds/bootstrap.js";
+import { splitHostPort } from "../../envoy/bootstrap.js";
 import { EXTERNAL_PORT, externalService } from "./external.js";
 import { keaWorkload } from "./kea.js";
 import { componentNetwork } from "./network.js";
@@ -23,13 +23,12 @@ import {
   isDns1035Label,
   isDns1123Subdomain,
   isLabelValue,
-  MANAGED_BY,
-  MANAGED_BY_LABEL,
   NAME_LABEL,
   sortObjects,
   type DesiredObject,
   type OwnerReference,
 } from "./objects.js";
+import { MANAGED_BY, MANAGED_BY_LABEL } from "../../api/labels.js";
 import { networkPolicies, proxyNetworkPolicy, type PolicyClaim } from "./policy.js";
 import { imageOverride, type OperatorSettings } from "./settings.js";
 
@@ -100,7 +99,7 @@ interface MemoEntry {
  * The previous desired state's parts, for `desiredState` to reuse: an Infra whose rendering (the
  * same RenderedInfra object, which renderAll keeps while its topology is unchanged), Infra object,
  * settings, NAD config and attachments' flags are unchanged gets the same objects — the same
- * object identities, so their content hashes are not computed again (src/operator/applied.ts).
+ * object identities, so their content hashes are not computed again (src/operator/writing/applied.ts).
  * A watch event then costs the Infras it feeds, not every Infra. Only the memo is mutated.
  */
 export class DesiredMemo {

@@ -32,9 +32,6 @@ export interface DesiredObject {
   readonly [field: string]: unknown;
 }
 
-/** Label on every object oooi applies: the pruning selector is `managed-by=oooi`. */
-export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
-export const MANAGED_BY = "oooi";
 /** The component a workload object belongs to: dhcp, dns or proxy. */
 export const COMPONENT_LABEL = "app.kubernetes.io/component";
 /** Pod label naming the program a pod runs (envoy, coredns, kea). */
@@ -54,8 +51,6 @@ export const ATTACHMENTS_ANNOTATION = "hostedcluster.densityops.com/attachments"
 export const ATTACHMENT_FINALIZER = "hostedcluster.densityops.com/apps-ingress-cleanup";
 /** Pod-template annotation: hash of the configuration a pod reads only at start; changing it rolls the pods. */
 export const CONFIG_HASH_ANNOTATION = "hostedcluster.densityops.com/config-hash";
-/** Label selector matching every object oooi applies. */
-export const MANAGED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
 
 /** A kind oooi applies, with what the reconciler needs to list and prune it. */
 export interface ManagedKind {

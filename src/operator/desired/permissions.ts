@@ -252,13 +252,13 @@ export const LEADER_ELECTION_PERMISSIONS: readonly Permission[] = [
     apiGroup: "coordination.k8s.io",
     resources: ["leases"],
     verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
-    why: "leader election Lease (only the holder writes); each replica's report heartbeat Lease (src/operator/fleet.ts)",
+    why: "leader election Lease (only the holder writes); each replica's report heartbeat Lease (src/operator/status/fleet.ts)",
   },
   {
     apiGroup: "",
     resources: ["configmaps"],
     verbs: ["create", "delete", "get", "list", "patch", "watch"],
-    why: "each replica's report of its xDS nodes, read by the leader (src/operator/fleet.ts)",
+    why: "each replica's report of its xDS nodes, read by the leader (src/operator/status/fleet.ts)",
   },
   {
     apiGroup: "",

@@ -6,14 +6,8 @@
 import type { LabelSelector } from "../../api/schema.js";
 import { groupBy } from "../../util/group.js";
 import type { DesiredObject, OwnerReference } from "./objects.js";
-import {
-  ATTACHMENTS_ANNOTATION,
-  CLEANUP_BY_FINALIZER,
-  CLEANUP_LABEL,
-  cmp,
-  MANAGED_BY,
-  MANAGED_BY_LABEL,
-} from "./objects.js";
+import { ATTACHMENTS_ANNOTATION, CLEANUP_BY_FINALIZER, CLEANUP_LABEL, cmp } from "./objects.js";
+import { MANAGED_BY, MANAGED_BY_LABEL } from "../../api/labels.js";
 
 /** Name of the policy in every control-plane namespace. */
 export const NETWORK_POLICY_NAME = "allow-infrastructure";

@@ -3,26 +3,20 @@
 // before every reflector's first list: a partial view would make the operator prune what it
 // cannot see.
 import { asyncScheduler, map, Observable, share, Subject, throttleTime, type MonoTypeOperatorFunction } from "rxjs";
-import type { BackoffOptions } from "../../dhcp/kea/backoff.js";
-import { backoffDelay } from "../../dhcp/kea/backoff.js";
+import type { BackoffOptions } from "../../util/backoff.js";
+import { backoffDelay } from "../../util/backoff.js";
 import { sleep, SYSTEM_CLOCK, type Clock } from "../../util/clock.js";
 import { buildObserved, type DecodeCache, type Observed, type RawObjects } from "./observed.js";
 import { Reflector, type RestartReason } from "./reflector.js";
 import { SnapshotMap } from "./snapshot-map.js";
 import { apiPrefix, WATCHED_RESOURCES, type ResourceName, type WatchedResource } from "./resources.js";
-import { statusCode, type KubeObject, type KubeRest } from "./rest.js";
-
-/** Minimal pino-compatible logger. */
-export interface WatchLogger {
-  debug(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
+import { statusCode, type KubeObject, type KubeRest } from "../../kube/rest.js";
+import type { Logger } from "../../util/logger.js";
 
 /** Options of ClusterWatcher. */
 export interface ClusterWatcherOptions {
   readonly rest: KubeRest;
-  readonly logger: WatchLogger;
+  readonly logger: Pick<Logger, "debug" | "info" | "warn">;
   readonly clock?: Clock;
   /**
    * Coalescing window: the first change is emitted at once, later ones at most once per window.

@@ -11,11 +11,11 @@ import type {
 } from "../../api/external.js";
 import type { Infra, InfraClusterAttachment } from "../../api/schema.js";
 import { decodeResource, type Decoded } from "../../api/validate.js";
-import type { ObjectChange, ObservedKind } from "../../model/feeds.js";
+import type { ObjectChange, ObservedKind } from "../../model/incremental/infras-read.js";
 import type { ClusterState, InvalidObject } from "../../model/types.js";
 import { keyOf } from "./reflector.js";
 import type { ResourceName } from "./resources.js";
-import type { KubeObject } from "./rest.js";
+import type { KubeObject } from "../../kube/rest.js";
 
 /** Raw objects per watched resource, keyed "<namespace>/<name>". */
 export type RawObjects = Readonly<Record<ResourceName, ReadonlyMap<string, KubeObject>>>;

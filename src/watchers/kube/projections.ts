@@ -3,7 +3,7 @@
 // slices of src/api/external.ts (a CAPI Machine as its controllers leave it is ~3 KB of JSON, of
 // which the model reads its NodePool annotation and its addresses); objects oooi applies or writes
 // status on keep everything but metadata.managedFields and kubectl's last-applied annotation, since
-// the reconciler compares every field it applies (src/operator/applied.ts). Pure; never throws:
+// the reconciler compares every field it applies (src/operator/writing/applied.ts). Pure; never throws:
 // a field of an unexpected type is dropped, as the model would skip it.
 import {
   NODEPOOL_ANNOTATION,
@@ -15,8 +15,8 @@ import {
 } from "../../api/external.js";
 import type { ObjectMeta } from "../../api/schema.js";
 import { parseIPv4 } from "../../model/ipv4.js";
-import { MANAGED_BY, MANAGED_BY_LABEL } from "../../operator/desired/objects.js";
-import type { KubeObject } from "./rest.js";
+import { MANAGED_BY, MANAGED_BY_LABEL } from "../../api/labels.js";
+import type { KubeObject } from "../../kube/rest.js";
 
 /**
  * Which fields of a T to keep: `true` keeps a value whole, `"shared"` keeps a string of few distinct

@@ -2,10 +2,17 @@
 // from the last resourceVersion, 410 Gone (or a silent connection) re-lists, any other failure
 // retries with jittered backoff. Objects are kept through failures: consumers keep seeing the last
 // list, never an empty one because the API went away.
-import { backoffDelay, type BackoffOptions } from "../../dhcp/kea/backoff.js";
+import { backoffDelay, type BackoffOptions } from "../../util/backoff.js";
 import { sleep, type Clock, type TimerHandle } from "../../util/clock.js";
 import { collectionPath, type WatchedResource } from "./resources.js";
-import { KubeApiError, statusCode, watchError, type KubeObject, type KubeRest, type WatchEvent } from "./rest.js";
+import {
+  KubeApiError,
+  statusCode,
+  watchError,
+  type KubeObject,
+  type KubeRest,
+  type WatchEvent,
+} from "../../kube/rest.js";
 
 /** Why a reflector restarted its watch, for logs and metrics. */
 export type RestartReason = "expired" | "watchdog" | "error";

@@ -2,9 +2,9 @@
 // operator only needs its own objects. Optional resources are third-party CRDs watched only while
 // discovery says the API serves them.
 import { GROUP, VERSION } from "../../api/schema.js";
-import { MANAGED_SELECTOR } from "../../operator/desired/objects.js";
+import { MANAGED_SELECTOR } from "../../api/labels.js";
 import { project } from "./projections.js";
-import type { KubeObject } from "./rest.js";
+import type { KubeObject } from "../../kube/rest.js";
 
 /** One watched REST resource. */
 export interface WatchedResource<N extends string = ResourceName> {

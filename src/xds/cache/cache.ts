@@ -2,23 +2,11 @@
 // set a whole snapshot per node group; the cache refuses inconsistent ones (keeping the previous
 // snapshot), encodes each resource once, versions by content and tells its subscribers which
 // groups changed. It keeps only the current snapshot per group, never history.
-import { checkConsistency } from "../consistency.js";
-import type { EnvoyResources } from "../render/index.js";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../render/type-urls.js";
-import { referencesOf } from "./refs.js";
+import { referencesOf } from "../resource/references.js";
+import type { EncodedParts, ResourceInput, ResourceTypeSpec, SnapshotCheck, SnapshotInput } from "../resource/specs.js";
 import { CachedResource, contentHash, jsonDigest, setVersion, type Snapshot, type TypeSnapshot } from "./snapshot.js";
-import { envoyTypeSpecs, type ResourceTypeSpec } from "./types.js";
-import type { EncodedParts } from "./splice.js";
+import { envoyTypeSpecs } from "./type-specs.js";
 import { encodeAny } from "./wire.js";
-
-/** One resource handed to the cache: its xDS name and its proto3 JSON (no top-level "@type"). */
-export interface ResourceInput {
-  readonly name: string;
-  readonly resource: object;
-}
-
-/** Resources of a snapshot by type URL; a registered type that is absent has no resources. */
-export type SnapshotInput = ReadonlyMap<string, readonly ResourceInput[]>;
 
 /** Outcome of setSnapshot: the types whose version changed, or why the snapshot was refused. */
 export type SetSnapshotResult =
@@ -30,11 +18,14 @@ export type SnapshotListener = (group: string, snapshot: Snapshot | undefined, c
 
 /** Options of a SnapshotCache. */
 export interface SnapshotCacheOptions {
+  /**
+   * The rules a snapshot must meet to be served (Envoy's: src/envoy/snapshot.ts). Required, so a
+   * cache never serves what it did not check; tests of the transport alone pass `() => []`.
+   */
+  readonly check: SnapshotCheck;
   /** Clock in milliseconds (push latencies start at a snapshot's change time). Default Date.now. */
   readonly now?: () => number;
 }
-
-const ENVOY_TYPES = [LISTENER_TYPE_URL, CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, ROUTE_TYPE_URL] as const;
 
 /** Versioned, consistency-checked snapshots per node group. */
 export class SnapshotCache {
@@ -42,9 +33,11 @@ export class SnapshotCache {
   readonly #snapshots = new Map<string, Snapshot>();
   readonly #listeners = new Set<SnapshotListener>();
   readonly #now: () => number;
+  readonly #check: SnapshotCheck;
 
-  constructor(options: SnapshotCacheOptions = {}) {
+  constructor(options: SnapshotCacheOptions) {
     this.#now = options.now ?? Date.now;
+    this.#check = options.check;
   }
 
   /** Makes a resource type servable (e.g. oooi.dhcp.v1.KeaConfig with its protobuf encoder). */
@@ -59,19 +52,15 @@ export class SnapshotCache {
 
   /**
    * Replaces a group's snapshot. Refused, with the previous snapshot kept, when a resource does
-   * not encode, a name is repeated or mismatched, or the Envoy resources are inconsistent.
+   * not encode, a name is repeated or mismatched, or the injected check finds an error.
    * Subscribers hear about it only when some type's version changed.
    */
   setSnapshot(group: string, input: SnapshotInput): SetSnapshotResult {
-    return this.#set(group, input, undefined);
-  }
-
-  #set(group: string, input: SnapshotInput, envoy: EnvoyResources | undefined): SetSnapshotResult {
     const errors: string[] = [];
     for (const typeUrl of input.keys()) {
       if (!this.#specs.has(typeUrl)) errors.push(`resource type ${typeUrl} is not registered`);
     }
-    if (ENVOY_TYPES.some((t) => input.has(t))) errors.push(...checkConsistency(envoy ?? envoyResources(input)));
+    errors.push(...this.#check(input));
     if (errors.length > 0) return { ok: false, errors };
 
     const previous = this.#snapshots.get(group);
@@ -104,12 +93,6 @@ export class SnapshotCache {
     return { ok: true, changed, snapshot };
   }
 
-  /** setSnapshot for a rendered Envoy configuration (renderEnvoy's output). */
-  setEnvoySnapshot(group: string, resources: EnvoyResources): SetSnapshotResult {
-    // The same set renderEnvoy already checked: checkConsistency remembers it.
-    return this.#set(group, envoyInput(resources), resources);
-  }
-
   /** Removes a group's snapshot; connected streams keep what they have and get nothing new. */
   deleteSnapshot(group: string): boolean {
     if (!this.#snapshots.delete(group)) return false;
@@ -132,30 +115,6 @@ export class SnapshotCache {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
-}
-
-/** A rendered Envoy configuration as cache input, named the way Envoy subscribes to it. */
-export function envoyInput(resources: EnvoyResources): SnapshotInput {
-  const named = (items: readonly object[], typeUrl: string): ResourceInput[] => {
-    const nameOf = envoyTypeSpecs().get(typeUrl)?.nameOf;
-    return items.map((resource) => ({ name: nameOf?.(resource) ?? "", resource }));
-  };
-  return new Map([
-    [LISTENER_TYPE_URL, named(resources.listeners, LISTENER_TYPE_URL)],
-    [CLUSTER_TYPE_URL, named(resources.clusters, CLUSTER_TYPE_URL)],
-    [ENDPOINT_TYPE_URL, named(resources.endpoints, ENDPOINT_TYPE_URL)],
-    [ROUTE_TYPE_URL, named(resources.routes, ROUTE_TYPE_URL)],
-  ]);
-}
-
-function envoyResources(input: SnapshotInput): EnvoyResources {
-  const list = (t: string): object[] => (input.get(t) ?? []).map((r) => r.resource);
-  return {
-    listeners: list(LISTENER_TYPE_URL),
-    clusters: list(CLUSTER_TYPE_URL),
-    endpoints: list(ENDPOINT_TYPE_URL),
-    routes: list(ROUTE_TYPE_URL),
-  };
 }
 
 function buildType(

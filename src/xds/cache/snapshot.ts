@@ -3,8 +3,8 @@
 // type's version is a hash of its resources' names and hashes, so it changes exactly when some
 // resource of that type changes.
 import { createHash } from "node:crypto";
-import type { References } from "./refs.js";
-import type { EncodedParts } from "./splice.js";
+import type { References } from "../resource/references.js";
+import type { EncodedParts } from "../resource/specs.js";
 import { encodeDeltaResource, lengthDelimitedField, RESPONSE_RESOURCES_FIELD } from "./wire.js";
 
 /** One resource of a snapshot, encoded once and shared by every stream that receives it. */

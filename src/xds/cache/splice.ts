@@ -5,18 +5,10 @@
 // (https://protobuf.dev/programming-guides/encoding/#optional): so the bytes are the Listener's
 // other fields below filter_chains (3), then one entry per chain, then the fields above it.
 import protobuf from "protobufjs";
-import { encodeResource, messageType } from "../protos.js";
-import { LISTENER_TYPE_URL } from "../render/type-urls.js";
+import { encodeResource, messageType } from "../resource/protos.js";
+import { LISTENER_TYPE_URL } from "../resource/type-urls.js";
+import type { EncodedParts, PartedEncoding } from "../resource/specs.js";
 import { jsonDigest } from "./snapshot.js";
-
-/** Encoded pieces of a resource by content digest (FilterChain entries of a Listener). */
-export type EncodedParts = ReadonlyMap<string, Uint8Array>;
-
-/** A resource's protobuf bytes and, for the next version, its pieces as [start, end) of them. */
-export interface PartedEncoding {
-  readonly bytes: Uint8Array;
-  readonly parts: ReadonlyMap<string, readonly [number, number]>;
-}
 
 const FILTER_CHAINS = "filter_chains";
 const LENGTH_DELIMITED = 2;

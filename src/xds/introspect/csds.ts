@@ -12,7 +12,7 @@ import {
 } from "@grpc/grpc-js";
 import protobuf from "protobufjs";
 import type { SnapshotCache } from "../cache/cache.js";
-import type { HeldResource, NodeIdentity, StreamStatus, TypeStatus, XdsStatusView } from "../status.js";
+import type { HeldResource, NodeIdentity, StreamStatus, TypeStatus, XdsStatusView } from "../client-status.js";
 import { MatcherError, nodeMatchesAny, type NodeMatcherObject } from "./matchers.js";
 import { introspectionProtos } from "./protos.js";
 import { reportedTypes, syncState, timestamp, typeStatusOf, type SyncState } from "./state.js";

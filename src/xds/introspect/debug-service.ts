@@ -18,10 +18,10 @@ import type {
   TypeStatus,
   XdsProtocol,
   XdsStatusView,
-} from "../status.js";
+} from "../client-status.js";
 import { introspectionProtos } from "./protos.js";
 import { duration, reportedTypes, syncState, timestamp, typeStatusOf, type SyncState } from "./state.js";
-import { toStruct, type StructObject } from "./struct.js";
+import { toStruct, type StructObject } from "../resource/struct.js";
 
 type Time = { seconds: number; nanos: number };
 
@@ -154,7 +154,7 @@ export interface ListFleetResponse {
 }
 
 /**
- * The operator's fleet as one replica sees it (src/operator/fleet.ts's FleetReports has this
+ * The operator's fleet as one replica sees it (src/operator/status/fleet.ts's FleetReports has this
  * shape); declared here so the xDS layer imports nothing from the operator.
  */
 export interface FleetSource {

@@ -1,7 +1,7 @@
 // CSDS node_matchers (envoy.type.matcher.v3.NodeMatcher) evaluated against a node's identity.
 // oooi keeps no Envoy node metadata, so a StructMatcher in node_metadatas is matched against the
 // identity fields {id, cluster, user_agent_name} instead: path ["cluster"] selects a node group.
-import type { NodeIdentity } from "../status.js";
+import type { NodeIdentity } from "../client-status.js";
 
 /** A request's matcher is malformed or uses a pattern this server does not evaluate. */
 export class MatcherError extends Error {}

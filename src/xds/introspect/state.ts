@@ -2,8 +2,8 @@
 // sync rule from nonces, which types of a stream are worth reporting, short type labels, and
 // protobuf time values.
 import type { SnapshotCache } from "../cache/cache.js";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../render/type-urls.js";
-import type { StreamStatus, TypeStatus, XdsStatusView } from "../status.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../resource/type-urls.js";
+import type { StreamStatus, TypeStatus, XdsStatusView } from "../client-status.js";
 
 /** Server-side sync state of one type on a stream, as CSDS's ConfigStatus names it. */
 export type SyncState = "SYNCED" | "STALE" | "NOT_SENT" | "ERROR";

@@ -15,7 +15,7 @@ import {
   type ServerInterceptor,
 } from "@grpc/grpc-js";
 import { parseIdentityUri, type Identity } from "../../pki/spiffe.js";
-import type { Logger } from "../status.js";
+import { type Logger } from "../../util/logger.js";
 
 /**
  * The oooi identities in a peer certificate's URI SANs. Node reports SANs as

@@ -2,8 +2,8 @@
 // pre-encoded resource entries: only the small header (version, type URL, nonce) is encoded per
 // stream; the resources are the cache's bytes, copied as they are.
 import type protobuf from "protobufjs";
-import { messageType } from "../protos.js";
-import type { NodeIdentity } from "../status.js";
+import { messageType } from "../resource/protos.js";
+import type { NodeIdentity } from "../client-status.js";
 
 /** What the server reads from a state-of-the-world DiscoveryRequest. */
 export interface SotwRequest {

@@ -11,7 +11,8 @@ import {
 } from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
 import { identityAuthorization } from "./authz.js";
-import { SILENT_LOGGER, XdsStatus, type Logger, type XdsStatusView } from "../status.js";
+import { XdsStatus, type XdsStatusView } from "../client-status.js";
+import { SILENT_LOGGER, type Logger } from "../../util/logger.js";
 import { systemClock, type Clock } from "./clock.js";
 import type { DeltaRequest, SotwRequest, WireResponse } from "./codec.js";
 import { Interner } from "./intern.js";

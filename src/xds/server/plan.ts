@@ -2,8 +2,8 @@
 // keep stale resources around. Pure functions over a stream's per-type state (see Session).
 import type { CachedResource, TypeSnapshot } from "../cache/snapshot.js";
 import { setVersion } from "../cache/snapshot.js";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../render/type-urls.js";
-import type { PushRecord } from "../status.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../resource/type-urls.js";
+import type { PushRecord } from "../client-status.js";
 import type { Held } from "./memory.js";
 import type { Subscription } from "./subscription.js";
 

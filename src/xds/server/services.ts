@@ -3,8 +3,8 @@
 // responses assembled from cached bytes.
 import type { MethodDefinition } from "@grpc/grpc-js";
 import protobuf from "protobufjs";
-import { envoyProtoRoot } from "../protos.js";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../render/type-urls.js";
+import { envoyProtoRoot } from "../resource/protos.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../resource/type-urls.js";
 import {
   decodeDeltaRequest,
   decodeSotwRequest,

@@ -12,9 +12,10 @@
 import { status as GrpcStatus } from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
 import type { CachedResource, Snapshot, TypeSnapshot } from "../cache/snapshot.js";
-import { ENVOY_TYPE_ORDER } from "../cache/types.js";
-import { CLUSTER_TYPE_URL } from "../render/type-urls.js";
-import type { HeldResource, Logger, NodeIdentity, StreamConfig, XdsProtocol, XdsStatus } from "../status.js";
+import { ENVOY_TYPE_ORDER } from "../resource/specs.js";
+import { CLUSTER_TYPE_URL } from "../resource/type-urls.js";
+import type { HeldResource, NodeIdentity, StreamConfig, XdsProtocol, XdsStatus } from "../client-status.js";
+import { type Logger } from "../../util/logger.js";
 import type { Clock } from "./clock.js";
 import type { TimerHandle } from "../../util/clock.js";
 import type { Interner } from "./intern.js";

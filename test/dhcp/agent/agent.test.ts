@@ -4,9 +4,9 @@
 import { hostname } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { DhcpAgent, defaultNodeId, type AgentEvent, type DhcpAgentOptions } from "../../../src/dhcp/agent/index.js";
-import { KEA_CONFIG_TYPE_URL } from "../../../src/xds/kea-config.js";
+import { KEA_CONFIG_TYPE_URL } from "../../../src/dhcp/kea-config-resource.js";
 import { startXdsServer } from "../../../src/xds/server/index.js";
-import type { TypeStatus, XdsStatusView } from "../../../src/xds/status.js";
+import type { TypeStatus, XdsStatusView } from "../../../src/xds/client-status.js";
 import { FakeApplier, keaCache, lifetimeOf, publish, startTappedXds, until, type TappedXds } from "./support.js";
 
 const NODE = "clusters/vlan100-dhcp";

@@ -13,7 +13,7 @@ import {
   decodeKeaConfig,
   encodeKeaConfig,
   keaConfigResource,
-} from "../../../src/xds/kea-config.js";
+} from "../../../src/dhcp/kea-config-resource.js";
 import { keaCache } from "./support.js";
 import { openPool, wideDeny } from "../support/models.js";
 

@@ -5,10 +5,11 @@ import { Server, ServerCredentials, ServerInterceptingCall, type ServerIntercept
 import type { ApplyResult, KeaConfig } from "../../../src/dhcp/applier.js";
 import type { AgentApplier } from "../../../src/dhcp/agent/index.js";
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../../../src/xds/kea-config.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../../../src/dhcp/kea-config-resource.js";
 import type { SotwRequest } from "../../../src/xds/server/codec.js";
 import { XdsEngine } from "../../../src/xds/server/index.js";
-import { XdsStatus } from "../../../src/xds/status.js";
+import { XdsStatus } from "../../../src/xds/client-status.js";
+import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
 
 /** Polls `check` until true; fails naming `what` after `timeoutMs`. */
 export async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -21,7 +22,7 @@ export async function until(check: () => boolean, what: string, timeoutMs = 10_0
 
 /** A SnapshotCache that serves KeaConfig. */
 export function keaCache(): SnapshotCache {
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
   return cache;
 }

@@ -13,9 +13,9 @@ import { infraOwner } from "../../../src/operator/desired/objects.js";
 import { DhcpAgent, type AgentEvent } from "../../../src/dhcp/agent/index.js";
 import { issueCa, issueLeaf, loadCa, type IssuedCertificate } from "../../../src/pki/issue.js";
 import { nodeGroupUri } from "../../../src/pki/spiffe.js";
-import { RotatingServerCredentials } from "../../../src/xds/introspect/tls.js";
+import { RotatingServerCredentials } from "../../../src/xds/server/tls.js";
 import { startXdsServer, type XdsServer } from "../../../src/xds/server/index.js";
-import { LISTENER_TYPE_URL } from "../../../src/xds/render/type-urls.js";
+import { LISTENER_TYPE_URL } from "../../../src/xds/resource/type-urls.js";
 import { openSotw } from "../../support/envoy/raw.js";
 import { FakeApplier, keaCache, publish, until } from "./support.js";
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Infra, InfraClusterAttachment } from "../../../src/api/schema.js";
 import type { ClusterState } from "../../../src/model/types.js";
-import { desiredHash } from "../../../src/operator/applied.js";
+import { desiredHash } from "../../../src/operator/writing/applied.js";
 import { DesiredMemo, desiredState, operatorSettings, type DesiredState } from "../../../src/operator/desired/index.js";
 import { renderAll, type Outputs } from "../../../src/pipeline/outputs.js";
 import { attachment, combine, hostedCluster, infra, machine, NS } from "../../support/fixtures.js";

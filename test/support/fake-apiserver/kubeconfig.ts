@@ -2,7 +2,7 @@
 // configuration read from it. (client-node's, for the fake's own tests: client-node.ts.)
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { kubeconfigFromText, type KubeClientConfig } from "../../../src/watchers/kube/kubeconfig.js";
+import { kubeconfigFromText, type KubeClientConfig } from "../../../src/kube/kubeconfig.js";
 
 /**
  * Kubeconfig YAML pointing at a plain-HTTP server. `insecure-skip-tls-verify: true` is required:

@@ -11,7 +11,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadKubeconfigFiles, type KubeClientConfig } from "../../../src/watchers/kube/kubeconfig.js";
+import { loadKubeconfigFiles, type KubeClientConfig } from "../../../src/kube/kubeconfig.js";
 import { peerBinary } from "../peers.js";
 import { writeClusterPki, type ClusterPki } from "./pki.js";
 

@@ -4,7 +4,7 @@ import { credentials, makeClientConstructor, status as GrpcStatus, type ClientDu
 import { afterEach, describe, expect, test } from "vitest";
 import { splitAny } from "../../../src/xds/introspect/csds.js";
 import { CSDS_SERVICE, introspectionProtos } from "../../../src/xds/introspect/protos.js";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/protos.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/resource/protos.js";
 import { openSotw, type SotwStream } from "../../support/envoy/raw.js";
 import { ALPHA, BETA, GAMMA, GROUP, publish, rendered, versionsOf } from "../server/fixtures.js";
 import {

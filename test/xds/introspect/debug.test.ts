@@ -5,8 +5,8 @@ import { afterEach, describe, expect, test } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { registerDebugCommand, type DebugIo } from "../../../src/cli/debug.js";
 import { DebugClient, XdsUnreachableError } from "../../../src/xds/introspect/debug-client.js";
-import { fromStruct } from "../../../src/xds/introspect/struct.js";
-import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/protos.js";
+import { fromStruct } from "../../../src/xds/resource/struct.js";
+import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/resource/protos.js";
 import { ALPHA, BETA, GROUP, publish, rendered, versionsOf } from "../server/fixtures.js";
 import { closeAll, envoy, eventually, startIntrospectRig, type IntrospectRig } from "./fixtures.js";
 

@@ -12,9 +12,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, test } from "vite
 import { issueCa, issueLeaf, loadCa, type IssuedCertificate, type LoadedCa } from "../../../src/pki/issue.js";
 import { ADMIN_URI, nodeGroupUri } from "../../../src/pki/spiffe.js";
 import { DebugClient } from "../../../src/xds/introspect/debug-client.js";
-import { RotatingServerCredentials, serverCredentialsFromFiles } from "../../../src/xds/introspect/tls.js";
+import { RotatingServerCredentials, serverCredentialsFromFiles } from "../../../src/xds/server/tls.js";
 import { adminDenial, identitiesOf, nodeGroupDenial } from "../../../src/xds/server/authz.js";
-import { LISTENER_TYPE_URL } from "../../../src/xds/render/type-urls.js";
+import { LISTENER_TYPE_URL } from "../../../src/xds/resource/type-urls.js";
 import { ManualClock } from "../../operator/support.js";
 import { openDelta, openSotw, type SotwStream } from "../../support/envoy/raw.js";
 import {

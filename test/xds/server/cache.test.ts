@@ -1,6 +1,6 @@
 // The snapshot cache: consistency refusal, content-hash versions, encode once, custom types.
 import { describe, expect, test } from "vitest";
-import { SnapshotCache, envoyInput, envoyTypeSpecs } from "../../../src/xds/cache/index.js";
+import { SnapshotCache, envoyTypeSpecs } from "../../../src/xds/cache/index.js";
 import { encodeAny } from "../../../src/xds/cache/wire.js";
 import {
   CLUSTER_TYPE_URL,
@@ -8,17 +8,18 @@ import {
   LISTENER_TYPE_URL,
   encodeResource,
   messageType,
-} from "../../../src/xds/protos.js";
+} from "../../../src/xds/resource/protos.js";
 import { ALPHA, BETA, GROUP, rendered } from "./fixtures.js";
+import { checkEnvoySnapshot, envoyInput } from "../../../src/envoy/snapshot.js";
 
 describe("SnapshotCache", () => {
   test("refuses an inconsistent snapshot and keeps the previous one", () => {
-    const cache = new SnapshotCache();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     const good = rendered([ALPHA]);
-    expect(cache.setEnvoySnapshot(GROUP, good).ok).toBe(true);
+    expect(cache.setSnapshot(GROUP, envoyInput(good)).ok).toBe(true);
     const before = cache.getSnapshot(GROUP);
     const broken = { ...good, clusters: good.clusters.slice(1) }; // a listener now names a missing cluster
-    const r = cache.setEnvoySnapshot(GROUP, broken);
+    const r = cache.setSnapshot(GROUP, envoyInput(broken));
     expect(r.ok).toBe(false);
     expect(r.ok ? [] : r.errors.join("\n")).toMatch(/does not exist/);
     expect(cache.getSnapshot(GROUP)).toBe(before);
@@ -50,16 +51,16 @@ describe("SnapshotCache", () => {
       /a cluster has an empty name/,
     ],
   ])("refuses what Envoy's validation rules reject: %s", (_what, breakIt, says) => {
-    const cache = new SnapshotCache();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     const broken = structuredClone(rendered([ALPHA]));
     breakIt(broken);
-    const r = cache.setEnvoySnapshot(GROUP, broken);
+    const r = cache.setSnapshot(GROUP, envoyInput(broken));
     expect(r.ok ? "" : r.errors.join("\n")).toMatch(says);
     expect(cache.getSnapshot(GROUP)).toBeUndefined();
   });
 
   test("refuses unknown types, unencodable resources and mismatched names", () => {
-    const cache = new SnapshotCache();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     const unknown = cache.setSnapshot(
       GROUP,
       new Map([["type.googleapis.com/nope.Nope", [{ name: "x", resource: {} }]]]),
@@ -76,16 +77,16 @@ describe("SnapshotCache", () => {
   });
 
   test("versions are content hashes per type: unchanged output is not a change", () => {
-    const cache = new SnapshotCache();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     const heard: string[][] = [];
     cache.subscribe((_g, _s, changed) => {
       heard.push([...changed]);
     });
-    const first = cache.setEnvoySnapshot(GROUP, rendered([ALPHA]));
+    const first = cache.setSnapshot(GROUP, envoyInput(rendered([ALPHA])));
     expect(first.ok && first.changed.length).toBe(4);
-    const same = cache.setEnvoySnapshot(GROUP, rendered([ALPHA]));
+    const same = cache.setSnapshot(GROUP, envoyInput(rendered([ALPHA])));
     expect(same.ok && same.changed).toEqual([]);
-    const more = cache.setEnvoySnapshot(GROUP, rendered([ALPHA, BETA]));
+    const more = cache.setSnapshot(GROUP, envoyInput(rendered([ALPHA, BETA])));
     expect(more.ok && [...more.changed].sort()).toEqual(
       [...envoyTypeSpecs().keys()]
         .filter((t) => t !== "type.googleapis.com/envoy.config.route.v3.RouteConfiguration")
@@ -93,14 +94,14 @@ describe("SnapshotCache", () => {
     );
     expect(heard).toHaveLength(2);
     // Back to the first content: back to the first versions.
-    cache.setEnvoySnapshot(GROUP, rendered([ALPHA]));
+    cache.setSnapshot(GROUP, envoyInput(rendered([ALPHA])));
     expect(cache.getSnapshot(GROUP)?.types.get(LISTENER_TYPE_URL)?.version).toBe(
       first.ok ? first.snapshot.types.get(LISTENER_TYPE_URL)?.version : "",
     );
   });
 
   test("each resource is encoded once into Any bytes that decode to the resource", () => {
-    const cache = new SnapshotCache();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     let encodes = 0;
     const spec = envoyTypeSpecs().get(LISTENER_TYPE_URL);
     if (!spec) throw new Error("no listener spec");
@@ -118,7 +119,7 @@ describe("SnapshotCache", () => {
       },
     });
     const res = rendered([ALPHA]);
-    cache.setEnvoySnapshot(GROUP, res);
+    cache.setSnapshot(GROUP, envoyInput(res));
     expect(encodes).toBe(res.listeners.length);
     const listener = cache.getSnapshot(GROUP)?.types.get(LISTENER_TYPE_URL)?.resources.get("https-443");
     const json = res.listeners.find((l) => (l as { name: string }).name === "https-443") ?? {};
@@ -132,7 +133,7 @@ describe("SnapshotCache", () => {
   });
 
   test("accepts a registered custom type with its own encoder (e.g. a KeaConfig resource)", () => {
-    const cache = new SnapshotCache();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     const KEA = "type.googleapis.com/oooi.dhcp.v1.KeaConfig";
     cache.registerType(KEA, { encode: (r) => new TextEncoder().encode(JSON.stringify(r)), legacyWildcard: true });
     const r = cache.setSnapshot(
@@ -157,7 +158,7 @@ describe("SnapshotCache", () => {
 // The real Envoy encoders, counted per resource name.
 describe("SnapshotCache: an unchanged resource is not encoded again", () => {
   function counted(): { cache: SnapshotCache; encoded: string[] } {
-    const cache = new SnapshotCache();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     const encoded: string[] = [];
     for (const [typeUrl, spec] of envoyTypeSpecs()) {
       if (typeUrl === LISTENER_TYPE_URL) continue; // encoded in pieces: test/xds/server/splice.test.ts
@@ -179,21 +180,21 @@ describe("SnapshotCache: an unchanged resource is not encoded again", () => {
   test("the same objects, or an equal deep copy: nothing encoded, the same cached resources, no change", () => {
     const { cache, encoded } = counted();
     const first = rendered([ALPHA, BETA]);
-    const r1 = cache.setEnvoySnapshot(GROUP, first);
+    const r1 = cache.setSnapshot(GROUP, envoyInput(first));
     if (!r1.ok) throw new Error(r1.errors.join("\n"));
     const names = [...first.clusters, ...first.endpoints, ...first.routes].map(nameOf).sort();
     expect([...encoded].sort()).toEqual(names);
     const held = [CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL].map((t) => r1.snapshot.types.get(t));
 
     encoded.length = 0;
-    expect(cache.setEnvoySnapshot(GROUP, { ...first }).ok).toBe(true);
+    expect(cache.setSnapshot(GROUP, envoyInput({ ...first })).ok).toBe(true);
     const copy = structuredClone(first);
-    const r2 = cache.setEnvoySnapshot(GROUP, copy);
+    const r2 = cache.setSnapshot(GROUP, envoyInput(copy));
     expect(encoded).toEqual([]);
     expect(r2.ok && r2.changed).toEqual([]);
     expect(cache.getSnapshot(GROUP)).toBe(r1.snapshot);
     // A re-rendering of the same model, new objects throughout: the same.
-    const again = cache.setEnvoySnapshot(GROUP, rendered([ALPHA, BETA]));
+    const again = cache.setSnapshot(GROUP, envoyInput(rendered([ALPHA, BETA])));
     expect([encoded, again.ok && again.changed]).toEqual([[], []]);
     const after = [CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL].map((t) => cache.getSnapshot(GROUP)?.types.get(t));
     expect(after[0]).toBe(held[0]);
@@ -203,13 +204,13 @@ describe("SnapshotCache: an unchanged resource is not encoded again", () => {
   test("a changed copy: only what changed is encoded, and gets a new version", () => {
     const { cache, encoded } = counted();
     const first = rendered([ALPHA, BETA]);
-    expect(cache.setEnvoySnapshot(GROUP, first).ok).toBe(true);
+    expect(cache.setSnapshot(GROUP, envoyInput(first)).ok).toBe(true);
     const before = cache.getSnapshot(GROUP)?.types.get(CLUSTER_TYPE_URL);
     const copy = structuredClone(first);
     const target = copy.clusters[0] as { name: string; connect_timeout?: string };
     target.connect_timeout = "7s";
     encoded.length = 0;
-    const r = cache.setEnvoySnapshot(GROUP, copy);
+    const r = cache.setSnapshot(GROUP, envoyInput(copy));
     expect(r.ok && r.changed).toEqual([CLUSTER_TYPE_URL]);
     expect(encoded).toEqual([target.name]);
     const now = cache.getSnapshot(GROUP)?.types.get(CLUSTER_TYPE_URL);
@@ -220,7 +221,7 @@ describe("SnapshotCache: an unchanged resource is not encoded again", () => {
     // Invalid content is encoded, and refused, however equal the rest is.
     const bad = structuredClone(copy);
     (bad.clusters[1] as Record<string, unknown>)["connect_timeout"] = "soon";
-    const refused = cache.setEnvoySnapshot(GROUP, bad);
+    const refused = cache.setSnapshot(GROUP, envoyInput(bad));
     expect(refused.ok).toBe(false);
     expect(cache.getSnapshot(GROUP)?.types.get(CLUSTER_TYPE_URL)).toBe(now);
   });

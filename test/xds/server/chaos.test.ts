@@ -5,9 +5,9 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { afterAll, expect, test } from "vitest";
-import type { EnvoyResources } from "../../../src/xds/render/index.js";
+import type { EnvoyResources } from "../../../src/envoy/resources.js";
 import { EnvoyLikeClient } from "../../support/envoy/client.js";
-import { sampleEndpoints } from "../proxy-fixture.js";
+import { sampleEndpoints } from "../../envoy/proxy-fixture.js";
 import { ALPHA, BETA, GAMMA, GROUP, publish, rendered, startRig, versionsOf, type Rig } from "./fixtures.js";
 
 const SEED = 0x5eed_0001;

@@ -4,13 +4,20 @@
 // "Nothing was sent" is proven with a barrier: a request for a fresh type that always gets a
 // response, which the server writes after anything the earlier request would have caused.
 import { afterEach, describe, expect, test } from "vitest";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../../../src/xds/protos.js";
-import { XdsStatus, type Logger } from "../../../src/xds/status.js";
+import {
+  CLUSTER_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+} from "../../../src/xds/resource/protos.js";
+import { XdsStatus } from "../../../src/xds/client-status.js";
+import { type Logger } from "../../../src/util/logger.js";
 import { EnvoyLikeClient } from "../../support/envoy/client.js";
 import { openDelta, openSotw, type DeltaStream, type SotwStream } from "../../support/envoy/raw.js";
 import type { DeltaResponse, SotwResponse } from "../../support/envoy/wire.js";
 import { ALPHA, BETA, GAMMA, GROUP, publish, rendered, startRig, versionsOf, type Rig } from "./fixtures.js";
-import { sampleEndpoints } from "../proxy-fixture.js";
+import { sampleEndpoints } from "../../envoy/proxy-fixture.js";
+import { envoyInput } from "../../../src/envoy/snapshot.js";
 
 const NODE = { id: "envoy-0", cluster: GROUP };
 const ALPHA_API = "clusters-alpha/kube-apiserver:6443";
@@ -292,7 +299,7 @@ describe("docs/xds-protocol.md: xDS protocol rules", () => {
     const res = await s.next();
     s.send({ type_url: LISTENER_TYPE_URL, response_nonce: res.nonce, version_info: res.versionInfo });
     // The same content rendered again (new objects): no new version, no push.
-    const again = r.cache.setEnvoySnapshot(GROUP, rendered([ALPHA]));
+    const again = r.cache.setSnapshot(GROUP, envoyInput(rendered([ALPHA])));
     expect(again.ok && again.changed).toEqual([]);
     await expectNothingSent(s);
     // A change to a type the stream does not subscribe to: no push either.

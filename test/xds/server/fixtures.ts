@@ -1,11 +1,13 @@
 // Shared setup of the xDS server suites: a cache and server on 127.0.0.1:0, and rendered Envoy
 // configurations built from the proxy fixture.
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
-import { ENDPOINT_TYPE_URL, ROUTE_TYPE_URL } from "../../../src/xds/protos.js";
-import { renderEnvoy, type EnvoyResources } from "../../../src/xds/render/index.js";
+import { ENDPOINT_TYPE_URL, ROUTE_TYPE_URL } from "../../../src/xds/resource/protos.js";
+import { renderEnvoy } from "../../../src/envoy/render/index.js";
+import type { EnvoyResources } from "../../../src/envoy/resources.js";
 import { startXdsServer, type XdsServer, type XdsServerOptions } from "../../../src/xds/server/index.js";
 import type { AddressUpstream } from "../../../src/model/types.js";
-import { ALPHA, BETA, GAMMA, proxyModel, sampleEndpoints, type AttachmentSpec } from "../proxy-fixture.js";
+import { ALPHA, BETA, GAMMA, proxyModel, sampleEndpoints, type AttachmentSpec } from "../../envoy/proxy-fixture.js";
+import { checkEnvoySnapshot, envoyInput } from "../../../src/envoy/snapshot.js";
 
 /** The node group every suite uses unless it needs several. */
 export const GROUP = "oooi-system/infra-proxy";
@@ -30,14 +32,14 @@ export interface Rig {
 
 /** Starts a cache + server on 127.0.0.1:0. */
 export async function startRig(options: Partial<XdsServerOptions> = {}): Promise<Rig> {
-  const cache = options.cache ?? new SnapshotCache();
+  const cache = options.cache ?? new SnapshotCache({ check: checkEnvoySnapshot });
   const server = await startXdsServer({ maxStreamAgeMs: 0, ...options, cache, listen: "127.0.0.1:0" });
   return { cache, server, address: `127.0.0.1:${server.port}`, close: () => server.close() };
 }
 
 /** Sets a snapshot and fails loudly when the cache refuses it. */
 export function publish(cache: SnapshotCache, group: string, resources: EnvoyResources): void {
-  const r = cache.setEnvoySnapshot(group, resources);
+  const r = cache.setSnapshot(group, envoyInput(resources));
   if (!r.ok) throw new Error(r.errors.join("\n"));
 }
 

@@ -14,7 +14,7 @@ import {
   type ServerUnaryCall,
 } from "@grpc/grpc-js";
 import { register } from "@grpc/grpc-js-xds";
-import { SnapshotCache, envoyInput, type ResourceInput } from "../../../src/xds/cache/index.js";
+import { SnapshotCache } from "../../../src/xds/cache/index.js";
 import {
   CLUSTER_TYPE_URL,
   ENDPOINT_TYPE_URL,
@@ -22,9 +22,11 @@ import {
   LISTENER_TYPE_URL,
   ROUTE_TYPE_URL,
   ROUTER_TYPE_URL,
-} from "../../../src/xds/protos.js";
+} from "../../../src/xds/resource/protos.js";
 import { startXdsServer, type XdsServer } from "../../../src/xds/server/index.js";
 import { ALPHA, rendered } from "./fixtures.js";
+import { checkEnvoySnapshot, envoyInput } from "../../../src/envoy/snapshot.js";
+import { type ResourceInput } from "../../../src/xds/resource/specs.js";
 
 const GROUP = "grpc-clients/greeter-proxy";
 const NODE_ID = "grpc-node-1";
@@ -181,7 +183,7 @@ function snapshotVersion(typeUrl: string): string | undefined {
 }
 
 beforeAll(async () => {
-  cache = new SnapshotCache();
+  cache = new SnapshotCache({ check: checkEnvoySnapshot });
   xds = await startXdsServer({ cache, listen: "127.0.0.1:0", maxStreamAgeMs: 0 });
   xdsPort = xds.port;
   process.env["GRPC_XDS_BOOTSTRAP_CONFIG"] = JSON.stringify({

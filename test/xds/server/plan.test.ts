@@ -16,12 +16,13 @@ import {
   type TypeState,
 } from "../../../src/xds/server/plan.js";
 import { Subscription } from "../../../src/xds/server/subscription.js";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/render/type-urls.js";
-import { ALPHA, BETA } from "../proxy-fixture.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/resource/type-urls.js";
+import { ALPHA, BETA } from "../../envoy/proxy-fixture.js";
 import { GROUP, publish, rendered } from "./fixtures.js";
+import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
 
 function clusters(): TypeSnapshot {
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   publish(cache, GROUP, rendered([ALPHA, BETA]));
   const cds = cache.getSnapshot(GROUP)?.types.get(CLUSTER_TYPE_URL);
   if (cds === undefined) throw new Error("no CDS in the snapshot");
@@ -234,7 +235,7 @@ describe("holding exactly the snapshot: nothing to send, unless something is due
 // be ACKed, and for their endpoints. The answer is kept per listener for the client state it was
 // given (the streams of one change share those state objects): other state, another answer.
 describe("waitingFor: what a changed listener waits for, for the client state it is asked about", () => {
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   publish(cache, GROUP, rendered([ALPHA, BETA]));
   const snap = cache.getSnapshot(GROUP);
   const typeOf = (t: string): TypeSnapshot => {

@@ -1,7 +1,7 @@
 // The per-type discovery services (LDS, CDS, EDS, RDS; SotW and Delta) run on the same engine as
 // ADS, each stream carrying only its own type; and the status view introspection builds on.
 import { afterEach, expect, test } from "vitest";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/protos.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/resource/protos.js";
 import { METHODS, openDelta, openSotw } from "../../support/envoy/raw.js";
 import { ALPHA, GROUP, publish, rendered, startRig, type Rig } from "./fixtures.js";
 

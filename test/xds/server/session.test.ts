@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
 import { decodeSotwRequest, serializeResponse, type WireResponse } from "../../../src/xds/server/codec.js";
 import { XdsEngine, type Clock, type StreamCall } from "../../../src/xds/server/index.js";
-import { ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/protos.js";
+import { ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/resource/protos.js";
 import {
   decodeSotwResponse,
   encodeSotwRequest,
@@ -12,6 +12,7 @@ import {
   type SotwResponse,
 } from "../../support/envoy/wire.js";
 import { ALPHA, GROUP, publish, rendered } from "./fixtures.js";
+import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
 
 class FakeCall implements StreamCall {
   readonly written: SotwResponse[] = [];
@@ -69,7 +70,7 @@ const NODE = { id: "envoy-0", cluster: GROUP };
 
 describe("session transport", () => {
   test("write backpressure: nothing is written until the transport drains, then only the newest state", () => {
-    const cache = new SnapshotCache();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     publish(cache, GROUP, rendered([ALPHA]));
     const engine = new XdsEngine({ cache, clock: new FakeClock(), maxStreamAgeMs: 0 });
     const call = new FakeCall();
@@ -91,7 +92,7 @@ describe("session transport", () => {
   });
 
   test("stream maximum age: the stream ends cleanly (status OK) after the jittered age, and leaves status", () => {
-    const cache = new SnapshotCache();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     publish(cache, GROUP, rendered([ALPHA]));
     const clock = new FakeClock();
     const engine = new XdsEngine({ cache, clock, maxStreamAgeMs: 60_000, maxStreamAgeJitter: 0.1 });
@@ -110,7 +111,7 @@ describe("session transport", () => {
   });
 
   test("a maximum age of 0 never ends a stream", () => {
-    const cache = new SnapshotCache();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     const clock = new FakeClock();
     const engine = new XdsEngine({ cache, clock, maxStreamAgeMs: 0 });
     const call = new FakeCall();

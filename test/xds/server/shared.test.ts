@@ -15,7 +15,7 @@ import {
 import { XdsEngine, type Clock, type StreamCall } from "../../../src/xds/server/index.js";
 import { SharedResponses, type ShareKey } from "../../../src/xds/server/shared.js";
 import { Subscription } from "../../../src/xds/server/subscription.js";
-import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/protos.js";
+import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/resource/protos.js";
 import {
   decodeDeltaResponse,
   decodeSotwResponse,
@@ -23,6 +23,7 @@ import {
   encodeSotwRequest,
 } from "../../support/envoy/wire.js";
 import { ALPHA, BETA, GROUP, publish, rendered } from "./fixtures.js";
+import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
 
 class RoundClock implements Clock {
   #queue: (() => void)[] = [];
@@ -72,7 +73,7 @@ const listenerA = rendered([ALPHA, BETA]);
 const listenerB = rendered([ALPHA, { ...BETA, workers: ["192.168.20.77/32"] }]);
 
 function rig() {
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   publish(cache, GROUP, listenerA);
   const clock = new RoundClock();
   const engine = new XdsEngine({ cache, clock, maxStreamAgeMs: 0 });
@@ -152,7 +153,7 @@ describe("streams of one group woken by one change share the response", () => {
 });
 
 describe("SharedResponses: a shared nonce is never one a stream already sent", () => {
-  const cache = new SnapshotCache();
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   publish(cache, GROUP, listenerA);
   const typeSnap = cache.getSnapshot(GROUP)?.types.get(LISTENER_TYPE_URL) as TypeSnapshot;
   const other = cache.getSnapshot(GROUP)?.types.get(CLUSTER_TYPE_URL) as TypeSnapshot;

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
-import { encodeListener, splitAt, type EncodedParts } from "../../../src/xds/cache/splice.js";
+import { encodeListener, splitAt } from "../../../src/xds/cache/splice.js";
+import type { EncodedParts } from "../../../src/xds/resource/specs.js";
 import { encodeAny } from "../../../src/xds/cache/wire.js";
 import {
   decodeResource,
@@ -17,11 +18,12 @@ import {
   LISTENER_TYPE_URL,
   messageType,
   TCP_PROXY_TYPE_URL,
-} from "../../../src/xds/protos.js";
-import type { EnvoyResources } from "../../../src/xds/render/index.js";
+} from "../../../src/xds/resource/protos.js";
+import type { EnvoyResources } from "../../../src/envoy/resources.js";
 import { envoyCheckBinary, runEnvoyCheck } from "../../support/envoy-check.js";
-import { ALPHA, BETA, GAMMA, type AttachmentSpec } from "../proxy-fixture.js";
+import { ALPHA, BETA, GAMMA, type AttachmentSpec } from "../../envoy/proxy-fixture.js";
 import { GROUP, rendered } from "./fixtures.js";
+import { checkEnvoySnapshot, envoyInput } from "../../../src/envoy/snapshot.js";
 
 const cidr = fc.record({
   address_prefix: fc.tuple(fc.nat(255), fc.nat(255)).map(([a, b]) => `10.0.${String(a)}.${String(b)}`),
@@ -161,10 +163,10 @@ describe("the cache encodes a changed listener from its unchanged chains", () =>
   const moved: AttachmentSpec = { ...BETA, workers: ["192.168.10.31/32", "192.168.10.40/30"] };
 
   test("after a worker moves, the cached Any is the whole listener's Any", () => {
-    const cache = new SnapshotCache();
-    expect(cache.setEnvoySnapshot(GROUP, rendered([ALPHA, BETA, GAMMA])).ok).toBe(true);
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
+    expect(cache.setSnapshot(GROUP, envoyInput(rendered([ALPHA, BETA, GAMMA]))).ok).toBe(true);
     const next = rendered([ALPHA, moved, GAMMA]);
-    const r = cache.setEnvoySnapshot(GROUP, next);
+    const r = cache.setSnapshot(GROUP, envoyInput(next));
     expect(r.ok && r.changed).toContain(LISTENER_TYPE_URL);
     const listeners = cache.getSnapshot(GROUP)?.types.get(LISTENER_TYPE_URL)?.resources;
     expect(listeners?.size).toBe(next.listeners.length);
@@ -183,10 +185,10 @@ describe("the cache encodes a changed listener from its unchanged chains", () =>
   });
 
   test.skipIf(checker.path === undefined)("envoy-check accepts what the spliced listeners decode to", () => {
-    const cache = new SnapshotCache();
-    cache.setEnvoySnapshot(GROUP, rendered([ALPHA, BETA, GAMMA]));
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
+    cache.setSnapshot(GROUP, envoyInput(rendered([ALPHA, BETA, GAMMA])));
     const next: EnvoyResources = rendered([ALPHA, moved, GAMMA]);
-    cache.setEnvoySnapshot(GROUP, next);
+    cache.setSnapshot(GROUP, envoyInput(next));
     const any = messageType("google.protobuf.Any");
     const decoded = [...(cache.getSnapshot(GROUP)?.types.get(LISTENER_TYPE_URL)?.resources.values() ?? [])].map((r) =>
       decodeResource(LISTENER_TYPE_URL, (any.decode(r.any) as unknown as { value: Uint8Array }).value),

@@ -4,7 +4,7 @@
 // on initialization and when the cluster is updated. A changed cluster whose endpoints did not
 // change must still get an EDS response, or Envoy keeps it warming.
 import { afterEach, describe, expect, test } from "vitest";
-import type { EnvoyResources } from "../../../src/xds/render/index.js";
+import type { EnvoyResources } from "../../../src/envoy/resources.js";
 import { EnvoyLikeClient } from "../../support/envoy/client.js";
 import { ALPHA, GROUP, publish, rendered, startRig, versionsOf, type Rig } from "./fixtures.js";
 

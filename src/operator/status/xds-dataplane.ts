@@ -1,0 +1,118 @@
+// The fleet's xDS nodes (every replica's, through their reports) seen as the operator's
+// DataPlaneView: a node group is synced when every connected node ACKed every type of the group's
+// current snapshot and none rejected it; it is serving while every node runs the current or the
+// last fully acknowledged configuration and none rejected it — so readiness does not drop between
+// a publish and its ACK.
+import { groupBy } from "../../util/group.js";
+import type { SnapshotCache } from "../../xds/cache/index.js";
+import type { XdsStatusView } from "../../xds/client-status.js";
+import type { DataPlaneView } from "./dataplane.js";
+import { buildReport, type NodeReport } from "./report.js";
+
+/** Where the nodes come from: FleetReports, or one replica's own report. */
+export interface NodeSource {
+  nodes(): readonly NodeReport[];
+  subscribe(listener: () => void): () => void;
+}
+
+/** One xDS server's own nodes, as a NodeSource (a single replica, benchmarks). */
+export function localNodes(status: XdsStatusView, replica = "local"): NodeSource {
+  return {
+    nodes: () => buildReport(replica, status.nodes()).nodes,
+    subscribe: (listener) => {
+      const events = ["ack", "nack", "stream-open", "stream-close"] as const;
+      for (const e of events) status.on(e, listener);
+      return () => {
+        for (const e of events) status.off(e, listener);
+      };
+    },
+  };
+}
+
+type LastSynced = Map<string, { version: string; types: ReadonlyMap<string, string> }>;
+
+export class XdsDataPlane implements DataPlaneView {
+  readonly #source: NodeSource;
+  readonly #cache: SnapshotCache;
+  /** Per group, the snapshot version and per-type versions it was last seen synced at. */
+  readonly #lastSynced: LastSynced;
+  /** A moment's nodes by group (see moment()); undefined: read the source on every question. */
+  readonly #byGroup: ReadonlyMap<string, readonly NodeReport[]> | undefined;
+
+  constructor(
+    source: NodeSource,
+    cache: SnapshotCache,
+    moment?: { lastSynced: LastSynced; nodes: readonly NodeReport[] },
+  ) {
+    this.#source = source;
+    this.#cache = cache;
+    this.#lastSynced = moment?.lastSynced ?? (new Map() as LastSynced);
+    this.#byGroup = moment === undefined ? undefined : groupBy(moment.nodes, (n) => n.group);
+  }
+
+  /** The fleet's nodes read once and indexed by group; what is learnt about last-synced versions is shared with this view. */
+  moment(): XdsDataPlane {
+    return new XdsDataPlane(this.#source, this.#cache, { lastSynced: this.#lastSynced, nodes: this.#source.nodes() });
+  }
+
+  synced(nodeGroup: string, version?: string): boolean {
+    const snap = this.#cache.getSnapshot(nodeGroup);
+    if (snap === undefined || (version !== undefined && version !== snap.version)) return false;
+    const current = this.#currentTypes(nodeGroup);
+    const nodes = this.#connected(nodeGroup);
+    if (current === undefined || nodes.length === 0) return false;
+    const ok = nodes.every((n) => [...current].every(([typeUrl, v]) => holds(n, typeUrl, [v])));
+    if (ok) this.#lastSynced.set(nodeGroup, { version: snap.version, types: current });
+    return ok;
+  }
+
+  serving(nodeGroup: string): boolean {
+    if (this.synced(nodeGroup)) return true;
+    const previous = this.#lastSynced.get(nodeGroup);
+    const current = this.#currentTypes(nodeGroup);
+    const nodes = this.#connected(nodeGroup);
+    if (previous === undefined || current === undefined || nodes.length === 0) return false;
+    return nodes.every((n) =>
+      [...current].every(([typeUrl, v]) => holds(n, typeUrl, [v, previous.types.get(typeUrl) ?? v])),
+    );
+  }
+
+  lastNack(nodeGroup: string): string | undefined {
+    for (const n of this.#connected(nodeGroup)) {
+      for (const t of n.types) if (t.nack !== undefined) return `${n.id}: ${t.nack.message}`;
+    }
+    return undefined;
+  }
+
+  ackedVersion(nodeGroup: string): string | undefined {
+    this.synced(nodeGroup);
+    return this.#lastSynced.get(nodeGroup)?.version;
+  }
+
+  subscribe(listener: () => void): () => void {
+    const unsubscribeSource = this.#source.subscribe(listener);
+    const unsubscribeCache = this.#cache.subscribe(listener);
+    return () => {
+      unsubscribeSource();
+      unsubscribeCache();
+    };
+  }
+
+  /** Version per type of the group's snapshot; types with no resources are never subscribed by name (EDS/RDS/KeaConfig), so only those that hold something count. */
+  #currentTypes(group: string): Map<string, string> | undefined {
+    const snap = this.#cache.getSnapshot(group);
+    if (snap === undefined) return undefined;
+    return new Map([...snap.types.values()].filter((t) => t.resources.size > 0).map((t) => [t.typeUrl, t.version]));
+  }
+
+  #connected(group: string): readonly NodeReport[] {
+    if (this.#byGroup !== undefined) return this.#byGroup.get(group) ?? [];
+    return this.#source.nodes().filter((n) => n.group === group);
+  }
+}
+
+/** The node ACKed one of `versions` of the type and rejects nothing of it. */
+function holds(n: NodeReport, typeUrl: string, versions: readonly string[]): boolean {
+  const t = n.types.find((x) => x.typeUrl === typeUrl);
+  return t?.acked !== undefined && versions.includes(t.acked) && t.nack === undefined;
+}

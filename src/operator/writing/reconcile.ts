@@ -1,0 +1,539 @@
+// One reconcile pass of the leader: server-side-apply the desired objects whose content changed,
+// prune what is no longer desired, keep the attachment finalizer until an attachment's
+// cross-namespace objects are gone, and write status. Every decision compares content hashes with
+// what is observed (and with what this process applied but has not observed yet), so a converged
+// cluster costs zero writes however often this runs.
+import { ensureClientSecret, type OperatorCa } from "../../pki/store.js";
+import { API_VERSION, GROUP, VERSION, type InfraClusterAttachment } from "../../api/schema.js";
+import type { Outputs } from "../../pipeline/outputs.js";
+import type { Clock } from "../../util/clock.js";
+import type { Observed } from "../../watchers/kube/observed.js";
+import { apiPrefix, type ResourceName } from "../../watchers/kube/resources.js";
+import { statusCode, type KubeObject, type KubeRest } from "../../kube/rest.js";
+import { applyBody, desiredHash, holdsManagedFields, observedHash } from "./applied.js";
+import { MissingBindings } from "./bindings.js";
+import type { DataPlaneView } from "../status/dataplane.js";
+import type { DnsServingView } from "../status/dns-serving.js";
+import { DesiredMemo, desiredState, type DesiredState } from "../desired/index.js";
+import {
+  ATTACHMENT_FINALIZER,
+  ATTACHMENTS_ANNOTATION,
+  CLEANUP_BY_FINALIZER,
+  CLEANUP_LABEL,
+  COMPONENT_LABEL,
+  contentHash,
+  INFRA_LABEL,
+  MANAGED_KINDS,
+  type DesiredObject,
+} from "../desired/objects.js";
+import { MANAGED_BY, MANAGED_BY_LABEL } from "../../api/labels.js";
+import type { OperatorSettings } from "../desired/settings.js";
+import type { OperatorMetrics } from "../process/metrics.js";
+import { EventRecorder } from "./events.js";
+import { statusBody, statusUpdates, type StatusUpdate } from "../status/object-status.js";
+import { nextTurn, Turns } from "../process/turns.js";
+import type { Logger } from "../../util/logger.js";
+
+/** Thrown (and swallowed by the caller) when leadership was lost mid-pass: the pass stops writing. */
+export class NotLeaderError extends Error {}
+
+/** Options of Reconciler. */
+export interface ReconcilerOptions {
+  readonly rest: KubeRest;
+  readonly settings: OperatorSettings;
+  readonly dataPlane: DataPlaneView;
+  /** CoreDNS serving the current zones (src/operator/status/dns-serving.ts); undefined: the ConfigMap's content is enough. */
+  readonly dnsServing?: DnsServingView;
+  readonly clock: Clock;
+  readonly logger: Pick<Logger, "debug" | "info" | "warn">;
+  readonly metrics: OperatorMetrics;
+  /** Checked before every write. */
+  readonly isLeader: () => boolean;
+  /**
+   * A status identical to one this process wrote is not rewritten within this period even if the
+   * observed status still differs: protects against an API server that alters what we write
+   * (default 5 min).
+   */
+  readonly statusCooldownMs?: number;
+  /**
+   * The operator's CA (mTLS on xDS): each ProxyServer and DHCPServer gets its client certificate
+   * Secret, issued and rotated here. Undefined: xDS in plaintext, no Secrets.
+   */
+  readonly pki?: OperatorCa;
+  /** An attachment whose finalizer must stay although its cross-namespace objects are gone (apps-ingress cleanup pending). */
+  readonly holdsFinalizer?: (attachment: KubeObject) => boolean;
+}
+
+/** What one pass did. */
+export interface ReconcileResult {
+  readonly applied: number;
+  readonly deleted: number;
+  readonly finalizers: number;
+  readonly statuses: number;
+  readonly desired: DesiredState;
+}
+
+/** A write this process made: its content hash and the observed resourceVersion it was decided on. */
+interface AppliedRecord {
+  readonly hash: string;
+  readonly seenRv: string | undefined;
+  readonly at: number;
+  /** False when the record only notes that the observed object already matched (nothing was written). */
+  readonly wrote?: boolean;
+  /** The resourceVersion our apply produced: the object as we left it, whatever the server normalized. */
+  readonly resultRv?: string;
+  /** For the DNS ConfigMaps: the applied data (SOA serials continue from it until it is observed). */
+  readonly data?: Readonly<Record<string, string>>;
+  /** For a status: what was written (compared with until the watch delivers it). */
+  readonly status?: Readonly<Record<string, unknown>>;
+}
+
+/** Our last status write while the cache still holds the version it replaced. */
+function unobservedWrite(mine: AppliedRecord | undefined, cachedRv: string | undefined) {
+  if (mine?.status === undefined || mine.wrote === false) return undefined;
+  return mine.seenRv === cachedRv && mine.resultRv !== cachedRv ? mine.status : undefined;
+}
+
+const RESOURCE_OF_KIND: Readonly<Record<string, ResourceName>> = {
+  ServiceAccount: "serviceaccounts",
+  NetworkAttachmentDefinition: "networkattachments",
+  ConfigMap: "configmaps",
+  PersistentVolumeClaim: "pvcs",
+  DHCPServer: "dhcpservers",
+  DNSServer: "dnsservers",
+  ProxyServer: "proxyservers",
+  NetworkPolicy: "networkpolicies",
+  Service: "services",
+  Deployment: "deployments",
+};
+
+/** One oooi_object_ready series as the last pass set it. */
+interface ReadySeries {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** Objects checked between two turns of the event loop. */
+const STEPS = 64;
+
+const keyOf = (kind: string, namespace: string | undefined, name: string): string =>
+  `${kind}/${namespace ?? ""}/${name}`;
+const isTransport = (e: unknown): boolean => statusCode(e) === undefined && !(e instanceof NotLeaderError);
+
+/** Applies desired state, prunes, handles finalizers and writes status. */
+export class Reconciler {
+  readonly #o: ReconcilerOptions;
+  readonly #applied = new Map<string, AppliedRecord>();
+  /** Unchanged Infras keep their desired objects from pass to pass (and so their hashes). */
+  readonly #desired = new DesiredMemo();
+  /** Live object → the desired object it was last found to hold every field of (the check is a deep walk). */
+  readonly #holds = new WeakMap<KubeObject, DesiredObject>();
+
+  readonly #events: EventRecorder;
+  /** The oooi_object_ready series set by the last pass, to drop those whose object is gone. */
+  #readySeries = new Map<string, ReadySeries>();
+
+  constructor(o: ReconcilerOptions) {
+    this.#o = o;
+    this.#events = new EventRecorder(o);
+  }
+
+  /**
+   * Each DNS ConfigMap's data ("<namespace>/<name>" → key → content) as observed, or as this process
+   * last applied it while that write is not observed yet — SOA serials then always continue from
+   * what the cluster holds, across restarts and leader changes (src/operator/inputs/dns-previous.ts).
+   */
+  dnsFiles(observed: Observed): Map<string, Readonly<Record<string, string>>> {
+    const out = new Map<string, Readonly<Record<string, string>>>();
+    for (const cm of observed.raw.configmaps.values()) {
+      if (cm.metadata?.labels?.[COMPONENT_LABEL] !== "dns") continue;
+      const key = keyOf("ConfigMap", cm.metadata.namespace, cm.metadata.name ?? "");
+      const mine = this.#applied.get(key);
+      const data =
+        mine?.data !== undefined && mine.seenRv === cm.metadata.resourceVersion && observedHash(cm) !== mine.hash
+          ? mine.data
+          : ((cm["data"] ?? {}) as Record<string, string>);
+      out.set(`${cm.metadata.namespace ?? ""}/${cm.metadata.name ?? ""}`, data);
+    }
+    return out;
+  }
+
+  /** One pass over a snapshot and its rendering. Throws when some write failed (the caller retries). */
+  async reconcile(observed: Observed, outputs: Outputs): Promise<ReconcileResult> {
+    // A turn between the synchronous stretches (and every STEPS objects within them): a watch event
+    // read meanwhile is published first, so it never waits for the pass (src/operator/process/turns.ts).
+    const turns = new Turns(STEPS);
+    const desired = desiredState(
+      {
+        state: outputs.state,
+        outputs,
+        settings: this.#o.settings,
+        networkAttachments: observed.networkAttachments,
+      },
+      this.#desired,
+    );
+    const failures: unknown[] = [];
+    const counts = { applied: 0, deleted: 0, finalizers: 0, statuses: 0 };
+    const bindings = new MissingBindings(this.#o.settings.namespace);
+    const attempt = async (
+      op: string,
+      kind: string,
+      write: () => Promise<boolean>,
+      target?: { readonly namespace?: string | undefined; readonly name: string },
+    ): Promise<void> => {
+      // One refusal per namespace and role is enough: the rest waits for the binding (and the retry).
+      if (target !== undefined && bindings.blocked(kind, target.name, target.namespace)) return;
+      try {
+        if (await write()) {
+          this.#o.metrics.inc("oooi_writes_total", { op, kind });
+          if (op === "apply") counts.applied++;
+          else if (op === "delete") counts.deleted++;
+          else if (op === "finalizer") counts.finalizers++;
+          else counts.statuses++;
+        }
+      } catch (e) {
+        if (e instanceof NotLeaderError || isTransport(e)) throw e;
+        this.#o.metrics.inc("oooi_write_errors_total", { op, kind });
+        if (statusCode(e) === 403 && target !== undefined && bindings.refused(kind, target.name, target.namespace))
+          this.#o.logger.warn({ op, kind, ...target }, "write refused: the namespace lacks its RoleBinding");
+        else this.#o.logger.warn({ op, kind, err: (e as Error).message }, "write failed; retrying later");
+        failures.push(e);
+      }
+    };
+
+    await nextTurn();
+
+    // 1. Finalizers first, so no attachment can vanish before its cleanup is possible.
+    for (const a of observed.raw.attachments.values()) {
+      if (a.metadata?.deletionTimestamp !== undefined || (a.metadata?.finalizers ?? []).includes(ATTACHMENT_FINALIZER))
+        continue;
+      await attempt("finalizer", "InfraClusterAttachment", () =>
+        this.#setFinalizers(a, [...(a.metadata?.finalizers ?? []), ATTACHMENT_FINALIZER]),
+      );
+    }
+
+    // 2. Each Infra's namespaced objects, in apply order. Those already in place cost no await:
+    // a pass over a converged cluster runs through them at once.
+    for (const infra of desired.infras) {
+      for (const o of infra.objects) {
+        if (turns.due()) await nextTurn();
+        if (this.#settled(o, observed)) continue;
+        await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
+      }
+    }
+
+    // 2b. Client certificates of the data-plane children, owned by the Infra like the children.
+    const pki = this.#o.pki;
+    if (pki !== undefined) {
+      for (const infra of desired.infras) {
+        for (const o of infra.objects) {
+          const namespace = o.metadata.namespace;
+          if ((o.kind !== "ProxyServer" && o.kind !== "DHCPServer") || namespace === undefined) continue;
+          const owner = o.metadata.ownerReferences?.[0];
+          const child = { namespace, name: o.metadata.name, ...(owner === undefined ? {} : { owner }) };
+          await attempt("apply", "Secret", () => {
+            this.#guard();
+            return ensureClientSecret(this.#o.rest, pki, child, this.#o.clock.now());
+          });
+        }
+      }
+    }
+
+    // 3. Cross-namespace objects, except those still needed by an Infra that lost its topology.
+    const held = heldAttachments(observed, desired);
+    const listsHeld = (o: KubeObject | undefined): boolean => attachmentsOf(o).some((a) => held.has(a));
+    for (const o of desired.crossNamespace) {
+      const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
+      const wanted = new Set(attachmentsOf(o));
+      if (attachmentsOf(live).some((a) => held.has(a) && !wanted.has(a)) || this.#settled(o, observed)) continue;
+      await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
+    }
+
+    // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
+    const desiredKeys = new Set(
+      [...desired.infras.flatMap((i) => i.objects), ...desired.crossNamespace].map((o) =>
+        keyOf(o.kind, o.metadata.namespace, o.metadata.name),
+      ),
+    );
+    const infraKeys = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
+    for (const k of MANAGED_KINDS) {
+      const resource = RESOURCE_OF_KIND[k.kind];
+      if (resource === undefined) continue;
+      for (const live of observed.raw[resource].values()) {
+        if (turns.due()) await nextTurn();
+        const m = live.metadata ?? {};
+        const labels = m.labels ?? {};
+        if (labels[MANAGED_BY_LABEL] !== MANAGED_BY || m.deletionTimestamp !== undefined) continue;
+        if (desiredKeys.has(keyOf(k.kind, m.namespace, m.name ?? ""))) continue;
+        const cleanup = labels[CLEANUP_LABEL] === CLEANUP_BY_FINALIZER;
+        const infra = labels[INFRA_LABEL];
+        const prunable = cleanup
+          ? !listsHeld(live)
+          : infra !== undefined && infraKeys.has(`${m.namespace ?? ""}/${infra}`);
+        if (!prunable) continue;
+        await attempt(
+          "delete",
+          k.kind,
+          () => this.#delete(k.apiVersion, k.plural, k.kind, m.namespace ?? "", m.name ?? ""),
+          { namespace: m.namespace, name: m.name ?? "" },
+        );
+      }
+    }
+
+    // 5. Release terminating attachments whose cross-namespace objects no longer name them.
+    const named = new Set<string>();
+    for (const np of observed.raw.networkpolicies.values()) for (const a of attachmentsOf(np)) named.add(a);
+    for (const a of observed.raw.attachments.values()) {
+      const m = a.metadata ?? {};
+      if (m.deletionTimestamp === undefined || !(m.finalizers ?? []).includes(ATTACHMENT_FINALIZER)) continue;
+      if (named.has(`${m.namespace ?? ""}/${m.name ?? ""}`) || this.#o.holdsFinalizer?.(a) === true) continue;
+      await attempt("finalizer", "InfraClusterAttachment", () =>
+        this.#setFinalizers(
+          a,
+          (m.finalizers ?? []).filter((f) => f !== ATTACHMENT_FINALIZER),
+        ),
+      );
+    }
+
+    // 6. Status.
+    await nextTurn();
+    const now = this.#o.clock.now();
+    const updates = statusUpdates({
+      observed,
+      outputs,
+      desired,
+      dataPlane: this.#o.dataPlane.moment?.() ?? this.#o.dataPlane,
+      ...(this.#o.dnsServing === undefined ? {} : { dnsServing: this.#o.dnsServing }),
+      missingBindings: bindings.list(),
+      now,
+      unobservedStatus: (k) =>
+        unobservedWrite(this.#applied.get(`status:${keyOf(k.kind, k.namespace, k.name)}`), k.resourceVersion),
+    });
+    this.#setReadyGauge(updates);
+    await nextTurn();
+    for (const u of updates) {
+      const key = `status:${keyOf(u.kind, u.namespace, u.name)}`;
+      const mine = this.#applied.get(key);
+      if (u.upToDate) {
+        // Up to date with our own unobserved write: keep comparing with it until the watch catches up.
+        // (The hash of a record that wrote nothing is never compared: see `pending`.)
+        if (
+          unobservedWrite(mine, u.resourceVersion) === undefined &&
+          (mine?.wrote !== false || mine.seenRv !== u.resourceVersion)
+        )
+          this.#applied.set(key, { hash: "", seenRv: u.resourceVersion, at: now, wrote: false });
+        continue;
+      }
+      const hash = contentHash(withoutTransitionTimes(u.status));
+      // Skip only a status we wrote ourselves and have not seen come back yet (or, within the
+      // cooldown, one the server keeps normalizing). A status we merely saw up to date that has
+      // since changed under us (e.g. an older write of ours arriving late) is written again at once.
+      const pending =
+        mine?.hash === hash &&
+        mine.wrote !== false &&
+        (mine.seenRv === u.resourceVersion || now - mine.at < (this.#o.statusCooldownMs ?? 300_000));
+      if (pending) continue;
+      await attempt("status", u.kind, async () => {
+        this.#guard();
+        const result = await this.#o.rest.request({
+          method: "PATCH",
+          path: `${apiPrefix(GROUP, VERSION)}/namespaces/${encodeURIComponent(u.namespace)}/${u.plural}/${encodeURIComponent(u.name)}/status`,
+          query: { fieldManager: this.#o.settings.fieldManager, force: "true" },
+          contentType: "application/apply-patch+yaml",
+          body: statusBody(u),
+        });
+        const resultRv = result.metadata?.resourceVersion;
+        this.#applied.set(key, {
+          hash,
+          seenRv: u.resourceVersion,
+          at: now,
+          status: u.status,
+          ...(resultRv === undefined ? {} : { resultRv }),
+        });
+        // Announced once per status change: the status written is what the next pass compares with.
+        for (const e of u.events) {
+          await this.#events.record(
+            { apiVersion: API_VERSION, kind: u.kind, namespace: u.namespace, name: u.name, uid: u.uid },
+            e,
+          );
+        }
+        return true;
+      });
+    }
+
+    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} write(s) failed`);
+    return { ...counts, desired };
+  }
+
+  /** oooi_object_ready per object with a status, from the Ready condition this pass computed. */
+  #setReadyGauge(updates: readonly StatusUpdate[]): void {
+    // Only series that are new or changed are set: prom-client hashes the labels of every set.
+    const next = new Map<string, ReadySeries>();
+    for (const u of updates) {
+      const key = `${u.kind}/${u.namespace}/${u.name}`;
+      const ready = (u.status["conditions"] as { type?: string; status?: string }[] | undefined)?.find(
+        (c) => c.type === "Ready",
+      );
+      const value = ready?.status === "True" ? 1 : 0;
+      const was = this.#readySeries.get(key);
+      if (was?.value === value) {
+        next.set(key, was);
+        continue;
+      }
+      const labels = was?.labels ?? { kind: u.kind, namespace: u.namespace, name: u.name };
+      this.#o.metrics.set("oooi_object_ready", value, labels);
+      next.set(key, { labels, value });
+    }
+    for (const [key, { labels }] of this.#readySeries)
+      if (!next.has(key)) this.#o.metrics.remove("oooi_object_ready", labels);
+    this.#readySeries = next;
+  }
+
+  #guard(): void {
+    if (!this.#o.isLeader()) throw new NotLeaderError("not the leader");
+  }
+
+  #live(kind: string, namespace: string | undefined, name: string, observed: Observed): KubeObject | undefined {
+    const resource = RESOURCE_OF_KIND[kind];
+    return resource === undefined ? undefined : observed.raw[resource].get(`${namespace ?? ""}/${name}`);
+  }
+
+  /**
+   * Nothing to apply: the observed object holds the content (unchanged since our own apply left it,
+   * or still holding every field we manage), our unobserved last write does, or it is being deleted
+   * (foreground deletion of its owner, say: it is created again once gone). A hand edit that kept
+   * the hash annotation is drift, applied again (at most once per edit).
+   */
+  #settled(o: DesiredObject, observed: Observed): boolean {
+    const key = keyOf(o.kind, o.metadata.namespace, o.metadata.name);
+    const hash = desiredHash(o);
+    const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
+    const rv = live?.metadata?.resourceVersion;
+    const mine = this.#applied.get(key);
+    if (live !== undefined && observedHash(live) === hash && (rv === mine?.resultRv || this.#holdsFields(o, live))) {
+      if (mine?.hash !== hash || mine.seenRv !== rv)
+        this.#applied.set(key, { ...(mine?.hash === hash ? mine : {}), hash, seenRv: rv, at: this.#o.clock.now() });
+      return true;
+    }
+    return (mine?.hash === hash && mine.seenRv === rv) || live?.metadata?.deletionTimestamp !== undefined;
+  }
+
+  #holdsFields(o: DesiredObject, live: KubeObject): boolean {
+    if (this.#holds.get(live) === o) return true;
+    const holds = holdsManagedFields(o, live);
+    if (holds) this.#holds.set(live, o);
+    return holds;
+  }
+
+  /** Server-side apply of an object that is not #settled. */
+  async #apply(o: DesiredObject, observed: Observed): Promise<boolean> {
+    const key = keyOf(o.kind, o.metadata.namespace, o.metadata.name);
+    const hash = desiredHash(o);
+    const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
+    const rv = live?.metadata?.resourceVersion;
+    const now = this.#o.clock.now();
+    const dnsData =
+      o.kind === "ConfigMap" && o.metadata.labels[COMPONENT_LABEL] === "dns"
+        ? (o["data"] as Record<string, string>)
+        : undefined;
+    this.#guard();
+    const kind = MANAGED_KINDS.find((k) => k.kind === o.kind && k.apiVersion === o.apiVersion);
+    if (kind === undefined) throw new Error(`${o.apiVersion} ${o.kind} is not a managed kind`);
+    const result = await this.#o.rest.request({
+      method: "PATCH",
+      path: objectPath(o.apiVersion, kind.plural, o.metadata.namespace, o.metadata.name),
+      query: { fieldManager: this.#o.settings.fieldManager, force: "true" },
+      contentType: "application/apply-patch+yaml",
+      body: applyBody(o, hash),
+    });
+    const resultRv = result.metadata?.resourceVersion;
+    this.#applied.set(key, {
+      hash,
+      seenRv: rv,
+      at: now,
+      ...(resultRv === undefined ? {} : { resultRv }),
+      ...(dnsData === undefined ? {} : { data: dnsData }),
+    });
+    return true;
+  }
+
+  async #delete(apiVersion: string, plural: string, kind: string, namespace: string, name: string): Promise<boolean> {
+    this.#guard();
+    try {
+      await this.#o.rest.request({
+        method: "DELETE",
+        path: objectPath(apiVersion, plural, namespace, name),
+        query: { propagationPolicy: "Background" },
+      });
+    } catch (e) {
+      if (statusCode(e) === 404) return false;
+      throw e;
+    }
+    this.#applied.delete(keyOf(kind, namespace, name));
+    this.#o.logger.info({ kind, namespace, name }, "pruned");
+    return true;
+  }
+
+  /** Merge patch of metadata.finalizers, guarded by resourceVersion (409 when it moved meanwhile). */
+  async #setFinalizers(a: KubeObject, finalizers: string[]): Promise<boolean> {
+    this.#guard();
+    const m = a.metadata ?? {};
+    await this.#o.rest.request({
+      method: "PATCH",
+      path: objectPath(API_VERSION, "infraclusterattachments", m.namespace, m.name ?? ""),
+      contentType: "application/merge-patch+json",
+      body: {
+        metadata: { finalizers: finalizers.length === 0 ? null : finalizers, resourceVersion: m.resourceVersion },
+      },
+    });
+    this.#o.logger.info(
+      { attachment: `${m.namespace ?? ""}/${m.name ?? ""}`, finalizers },
+      finalizers.includes(ATTACHMENT_FINALIZER) ? "finalizer added" : "cleanup done; finalizer removed",
+    );
+    return true;
+  }
+}
+
+function objectPath(apiVersion: string, plural: string, namespace: string | undefined, name: string): string {
+  const slash = apiVersion.indexOf("/");
+  const prefix =
+    slash < 0 ? apiPrefix("", apiVersion) : apiPrefix(apiVersion.slice(0, slash), apiVersion.slice(slash + 1));
+  return `${prefix}${namespace === undefined ? "" : `/namespaces/${encodeURIComponent(namespace)}`}/${plural}/${encodeURIComponent(name)}`;
+}
+
+/** "<namespace>/<name>" attachments an object is kept for (its ATTACHMENTS_ANNOTATION). */
+function attachmentsOf(o: { metadata?: { annotations?: Readonly<Record<string, string>> } } | undefined): string[] {
+  const v = o?.metadata?.annotations?.[ATTACHMENTS_ANNOTATION];
+  return v === undefined || v === "" ? [] : v.split(",");
+}
+
+/**
+ * Live attachments whose Infra exists but has no desired state right now (invalid, not observed
+ * yet): their cross-namespace objects are kept as they are until the Infra is servable again.
+ */
+function heldAttachments(observed: Observed, desired: DesiredState): Set<string> {
+  const servable = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
+  const existing = new Set(
+    [...observed.raw.infras.values()].map((i) => `${i.metadata?.namespace ?? ""}/${i.metadata?.name ?? ""}`),
+  );
+  const held = new Set<string>();
+  for (const a of observed.raw.attachments.values()) {
+    if (a.metadata?.deletionTimestamp !== undefined) continue;
+    const infraName = ((a["spec"] ?? {}) as Partial<InfraClusterAttachment["spec"]>).infraRef?.name;
+    const infra = `${a.metadata?.namespace ?? ""}/${infraName ?? ""}`;
+    if (existing.has(infra) && !servable.has(infra))
+      held.add(`${a.metadata?.namespace ?? ""}/${a.metadata?.name ?? ""}`);
+  }
+  return held;
+}
+
+function withoutTransitionTimes(status: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const conditions = status["conditions"];
+  if (!Array.isArray(conditions)) return { ...status };
+  return {
+    ...status,
+    conditions: (conditions as Record<string, unknown>[]).map((c) =>
+      Object.fromEntries(Object.entries(c).filter(([k]) => k !== "lastTransitionTime")),
+    ),
+  };
+}

@@ -1,0 +1,401 @@
+// What the ADS server knows about its clients, for introspection (CSDS, the oooi.debug.v1
+// service, Prometheus metrics, ProxyServer status). The server writes through the `record*`
+// methods; everyone else reads through XdsStatusView and listens to its events. Bounded: open
+// streams, a capped set of nodes (disconnected ones are evicted oldest first) and a fixed-size
+// push history — never unbounded history.
+import { EventEmitter } from "node:events";
+import { SILENT_LOGGER, type Logger } from "../util/logger.js";
+
+/** xDS transport variant of a stream: state of the world or incremental. */
+export type XdsProtocol = "sotw" | "delta";
+
+/** A response the server sent: version_info (SotW) or system_version_info (Delta), its nonce and time. */
+export interface SentRecord {
+  readonly version: string;
+  readonly nonce: string;
+  /** Clock time (ms). */
+  readonly at: number;
+  /** Resources in the response (Delta: changed ones only). */
+  readonly resources: number;
+  /** Names in Delta `removed_resources` (0 for SotW). */
+  readonly removed: number;
+  /** Serialized DiscoveryResponse size. */
+  readonly bytes: number;
+}
+
+/** An ACK: the client applied the response with this nonce and version. */
+export interface AckRecord {
+  readonly version: string;
+  readonly nonce: string;
+  readonly at: number;
+}
+
+/** A NACK: the client rejected the response with this nonce (the version we sent) and said why. */
+export interface NackRecord {
+  /** Version of the rejected response. */
+  readonly version: string;
+  readonly nonce: string;
+  readonly at: number;
+  /** google.rpc.Status code and message from the request's error_detail (Envoy's error text). */
+  readonly code: number;
+  readonly message: string;
+  /** How many NACKs in a row carried the same version and message. */
+  readonly repeats: number;
+}
+
+/** Per type URL sync state of a stream or node. CSDS: NOT_SENT without lastSent, SYNCED when
+ * lastAcked.nonce equals lastSent.nonce, ERROR when lastNack.nonce equals it, STALE otherwise. */
+export interface TypeStatus {
+  readonly typeUrl: string;
+  readonly lastSent: SentRecord | undefined;
+  readonly lastAcked: AckRecord | undefined;
+  readonly lastNack: NackRecord | undefined;
+}
+
+/** The identity a stream declared in its first request (Envoy `node`). */
+export interface NodeIdentity {
+  /** `node.id`: the Envoy pod. */
+  readonly id: string;
+  /** `node.cluster`: the node group whose snapshot is served (`<namespace>/<ProxyServer>`). */
+  readonly cluster: string;
+  /** `node.user_agent_name`, e.g. "envoy" or "grpc-node-js". */
+  readonly userAgent: string;
+}
+
+/** One open xDS stream. */
+export interface StreamStatus {
+  readonly streamId: string;
+  readonly node: NodeIdentity;
+  /** Remote address as gRPC reports it ("ipv4:127.0.0.1:52011"). */
+  readonly peer: string;
+  readonly protocol: XdsProtocol;
+  /** "ads" for the aggregated service, else the per-type service ("lds", "cds", "eds", "rds"). */
+  readonly service: string;
+  /** Clock time (ms) the stream's first request arrived. */
+  readonly connectedAt: number;
+  readonly types: readonly TypeStatus[];
+}
+
+/** A node (Envoy `node.id`) across its streams, kept after it disconnects (bounded). */
+export interface NodeStatus {
+  readonly node: NodeIdentity;
+  /** Open streams of this node right now. */
+  readonly connectedStreams: number;
+  /** Clock time (ms) of its latest request or disconnect. */
+  readonly lastSeen: number;
+  /** Latest sent / ACKed / NACKed per type over all its streams; the last ACKed version survives reconnects. */
+  readonly types: readonly TypeStatus[];
+}
+
+/** One response the server pushed and what became of it. */
+export interface PushRecord {
+  readonly streamId: string;
+  readonly nodeId: string;
+  readonly group: string;
+  readonly typeUrl: string;
+  readonly protocol: XdsProtocol;
+  readonly version: string;
+  readonly nonce: string;
+  /** "change": the snapshot changed; "subscription": the client asked for something new. */
+  readonly cause: "change" | "subscription";
+  /** Clock time (ms) of the change (snapshot type change, or the subscribing request). */
+  readonly changeAt: number;
+  readonly sentAt: number;
+  /** Set when the client ACKs this response: change → ACK latency is ackAt - changeAt. */
+  readonly ackAt: number | undefined;
+  readonly nackAt: number | undefined;
+  readonly resources: number;
+  readonly removed: number;
+  readonly bytes: number;
+}
+
+/** A resource as a client holds it, for config dumps. */
+export interface HeldResource {
+  readonly name: string;
+  readonly version: string;
+  /** proto3 JSON as the cache was given it; undefined when only the version is known (Delta reconnect). */
+  readonly resource: object | undefined;
+}
+
+/** What a stream's client holds of one type: as last acknowledged, and as last sent. */
+export interface StreamConfig {
+  readonly acked: readonly HeldResource[];
+  readonly sent: readonly HeldResource[];
+}
+
+/** Events for metrics. Payloads are the records above, read-only. */
+export interface XdsStatusEvents {
+  "stream-open": [StreamStatus];
+  "stream-close": [StreamStatus];
+  push: [PushRecord];
+  ack: [PushRecord];
+  /** Emitted for every NACK; `first` is false for a repeat of the node's previous NACK. */
+  nack: [PushRecord, NackRecord, { first: boolean }];
+}
+
+/** The read side: what introspection and metrics may use. */
+export interface XdsStatusView {
+  /** Open streams, oldest first. */
+  streams(): StreamStatus[];
+  /** One open stream. */
+  stream(streamId: string): StreamStatus | undefined;
+  /** The resources a stream's client holds of one type (for CSDS config dumps). */
+  streamConfig(streamId: string, typeUrl: string): StreamConfig | undefined;
+  /** Known nodes (connected or recently seen), by node id. */
+  nodes(): NodeStatus[];
+  node(nodeId: string): NodeStatus | undefined;
+  /** Recent pushes, oldest first (bounded ring). */
+  history(): PushRecord[];
+  on<K extends keyof XdsStatusEvents>(event: K, listener: (...args: XdsStatusEvents[K]) => void): unknown;
+  off<K extends keyof XdsStatusEvents>(event: K, listener: (...args: XdsStatusEvents[K]) => void): unknown;
+}
+
+/** Options of the status recorder. */
+export interface XdsStatusOptions {
+  readonly logger?: Logger;
+  /** Push history entries kept (default 1024). */
+  readonly historySize?: number;
+  /** Disconnected nodes remembered (default 4096). */
+  readonly maxIdleNodes?: number;
+}
+
+interface MutableType {
+  typeUrl: string;
+  lastSent: SentRecord | undefined;
+  lastAcked: AckRecord | undefined;
+  lastNack: NackRecord | undefined;
+}
+
+interface StreamEntry {
+  readonly streamId: string;
+  readonly node: NodeIdentity;
+  readonly peer: string;
+  readonly protocol: XdsProtocol;
+  readonly service: string;
+  readonly connectedAt: number;
+  types: readonly MutableType[];
+  readonly config: (typeUrl: string) => StreamConfig | undefined;
+}
+
+interface NodeEntry {
+  node: NodeIdentity;
+  connectedStreams: number;
+  lastSeen: number;
+  types: readonly MutableType[];
+}
+
+type MutablePush = { -readonly [K in keyof PushRecord]: PushRecord[K] };
+
+/** The server's record of streams, nodes and pushes; read it through XdsStatusView. */
+export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatusView {
+  readonly #streams = new Map<string, StreamEntry>();
+  readonly #nodes = new Map<string, NodeEntry>();
+  readonly #history: MutablePush[] = [];
+  #historyStart = 0;
+  readonly #logger: Logger;
+  readonly #historySize: number;
+  readonly #maxIdleNodes: number;
+
+  constructor(options: XdsStatusOptions = {}) {
+    super();
+    this.#logger = options.logger ?? SILENT_LOGGER;
+    this.#historySize = Math.max(1, options.historySize ?? 1024);
+    this.#maxIdleNodes = Math.max(0, options.maxIdleNodes ?? 4096);
+  }
+
+  streams(): StreamStatus[] {
+    return [...this.#streams.values()].map(streamView);
+  }
+
+  stream(streamId: string): StreamStatus | undefined {
+    const s = this.#streams.get(streamId);
+    return s && streamView(s);
+  }
+
+  streamConfig(streamId: string, typeUrl: string): StreamConfig | undefined {
+    return this.#streams.get(streamId)?.config(typeUrl);
+  }
+
+  nodes(): NodeStatus[] {
+    return [...this.#nodes.values()].sort((a, b) => (a.node.id < b.node.id ? -1 : 1)).map(nodeView);
+  }
+
+  node(nodeId: string): NodeStatus | undefined {
+    const n = this.#nodes.get(nodeId);
+    return n && nodeView(n);
+  }
+
+  history(): PushRecord[] {
+    return [...this.#history.slice(this.#historyStart), ...this.#history.slice(0, this.#historyStart)].map((r) => ({
+      ...r,
+    }));
+  }
+
+  // ------------------------------------------------------------------ written by the server
+
+  /** A stream declared its node. `config` reads what its client holds (for streamConfig). */
+  recordOpen(info: Omit<StreamStatus, "types">, config: (typeUrl: string) => StreamConfig | undefined): void {
+    const entry: StreamEntry = { ...info, types: [], config };
+    this.#streams.set(info.streamId, entry);
+    const node = this.#nodes.get(info.node.id);
+    if (node) {
+      node.node = info.node;
+      node.connectedStreams += 1;
+      node.lastSeen = info.connectedAt;
+      this.#nodes.delete(info.node.id); // re-insert: map order is least recently connected first
+      this.#nodes.set(info.node.id, node);
+    } else {
+      this.#nodes.set(info.node.id, {
+        node: info.node,
+        connectedStreams: 1,
+        lastSeen: info.connectedAt,
+        types: [],
+      });
+    }
+    this.emit("stream-open", streamView(entry));
+  }
+
+  /** A response went out; returns its push record (ACK/NACK update it). */
+  recordSent(
+    streamId: string,
+    group: string,
+    typeUrl: string,
+    sent: SentRecord,
+    cause: PushRecord["cause"],
+    changeAt: number,
+  ): PushRecord | undefined {
+    const s = this.#streams.get(streamId);
+    if (!s) return undefined;
+    typeOf(s, typeUrl).lastSent = sent;
+    const n = this.#nodes.get(s.node.id);
+    if (n) typeOf(n, typeUrl).lastSent = sent;
+    const record: MutablePush = {
+      streamId,
+      nodeId: s.node.id,
+      group,
+      typeUrl,
+      protocol: s.protocol,
+      version: sent.version,
+      nonce: sent.nonce,
+      cause,
+      changeAt,
+      sentAt: sent.at,
+      ackAt: undefined,
+      nackAt: undefined,
+      resources: sent.resources,
+      removed: sent.removed,
+      bytes: sent.bytes,
+    };
+    if (this.#history.length < this.#historySize) {
+      this.#history.push(record);
+    } else {
+      this.#history[this.#historyStart] = record;
+      this.#historyStart = (this.#historyStart + 1) % this.#historySize;
+    }
+    this.emit("push", record);
+    return record;
+  }
+
+  /** The client ACKed the response of `push`. */
+  recordAck(streamId: string, push: PushRecord | undefined, ack: AckRecord, typeUrl: string): void {
+    const s = this.#streams.get(streamId);
+    if (!s) return;
+    typeOf(s, typeUrl).lastAcked = ack;
+    const n = this.#nodes.get(s.node.id);
+    if (n) {
+      typeOf(n, typeUrl).lastAcked = ack;
+      n.lastSeen = ack.at;
+    }
+    if (push) {
+      (push as MutablePush).ackAt = ack.at;
+      this.emit("ack", push);
+    }
+  }
+
+  /** The client NACKed the response of `push`; logged once per distinct (node, type, version, message). */
+  recordNack(streamId: string, push: PushRecord | undefined, nack: Omit<NackRecord, "repeats">, typeUrl: string): void {
+    const s = this.#streams.get(streamId);
+    if (!s) return;
+    const n = this.#nodes.get(s.node.id);
+    const previous = n?.types.find((t) => t.typeUrl === typeUrl)?.lastNack;
+    const first = previous?.version !== nack.version || previous.message !== nack.message;
+    const record: NackRecord = { ...nack, repeats: first ? 1 : previous.repeats + 1 };
+    typeOf(s, typeUrl).lastNack = record;
+    if (n) {
+      typeOf(n, typeUrl).lastNack = record;
+      n.lastSeen = nack.at;
+    }
+    const context = {
+      node: s.node.id,
+      group: s.node.cluster,
+      typeUrl,
+      version: nack.version,
+      nonce: nack.nonce,
+      error: nack.message,
+    };
+    if (first) this.#logger.warn(context, "xDS client rejected configuration (NACK)");
+    else this.#logger.debug({ ...context, repeats: record.repeats }, "xDS client repeated its NACK");
+    if (push) {
+      (push as MutablePush).nackAt = nack.at;
+      this.emit("nack", push, record, { first });
+    }
+  }
+
+  /** A stream ended. */
+  recordClose(streamId: string, at: number): void {
+    const s = this.#streams.get(streamId);
+    if (!s) return;
+    this.#streams.delete(streamId);
+    const n = this.#nodes.get(s.node.id);
+    if (n) {
+      n.connectedStreams = Math.max(0, n.connectedStreams - 1);
+      n.lastSeen = at;
+    }
+    this.#evictIdleNodes();
+    this.emit("stream-close", streamView(s));
+  }
+
+  #evictIdleNodes(): void {
+    let idle = 0;
+    for (const n of this.#nodes.values()) if (n.connectedStreams === 0) idle += 1;
+    for (const [id, n] of this.#nodes) {
+      if (idle <= this.#maxIdleNodes) break;
+      if (n.connectedStreams === 0) {
+        this.#nodes.delete(id);
+        idle -= 1;
+      }
+    }
+  }
+}
+
+// Per stream and node a short array, not a Map: a client uses a handful of types, and a Map with
+// its table per idle stream was a measurable part of its heap (issue 16). Grown by copying, so it
+// is exactly as long as needed (a push or a spread reserves room for more).
+function typeOf(owner: { types: readonly MutableType[] }, typeUrl: string): MutableType {
+  let t = owner.types.find((x) => x.typeUrl === typeUrl);
+  if (!t) {
+    t = { typeUrl, lastSent: undefined, lastAcked: undefined, lastNack: undefined };
+    owner.types = owner.types.concat([t]);
+  }
+  return t;
+}
+
+function typeViews(types: readonly MutableType[]): TypeStatus[] {
+  return [...types].sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : 1)).map((t) => ({ ...t }));
+}
+
+function streamView(s: StreamEntry): StreamStatus {
+  return {
+    streamId: s.streamId,
+    node: s.node,
+    peer: s.peer,
+    protocol: s.protocol,
+    service: s.service,
+    connectedAt: s.connectedAt,
+    types: typeViews(s.types),
+  };
+}
+
+function nodeView(n: NodeEntry): NodeStatus {
+  return { node: n.node, connectedStreams: n.connectedStreams, lastSeen: n.lastSeen, types: typeViews(n.types) };
+}

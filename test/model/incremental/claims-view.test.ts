@@ -1,0 +1,126 @@
+// The claims of an incremental build as one map (src/model/incremental/claims-view.ts): lookups find the
+// claim's Infra, and a diff of two views compares only the Infras whose claims changed.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { changedClaims, ClaimsView, LayeredClaims, workerClaims } from "../../../src/model/incremental/claims-view.js";
+
+const a = new Map([
+  ["domain:ns/a:x.example.com", "ns/x"],
+  ["worker:ns/a:192.0.2.10", "ns/x"],
+  ["hostedCluster:clusters/x", "ns/x"],
+]);
+const b = new Map([["domain:ns/b:y.example.com", "ns/y"]]);
+const view = new ClaimsView(
+  new Map([
+    ["ns/a", a],
+    ["ns/b", b],
+  ]),
+  new Map([["hostedCluster:clusters/x", "ns/a"]]),
+);
+
+describe("claims view", () => {
+  it("reads like the Map build() returns", () => {
+    expect(view.get("worker:ns/a:192.0.2.10")).toBe("ns/x");
+    expect(view.get("hostedCluster:clusters/x")).toBe("ns/x");
+    expect(view.get("hostedCluster:clusters/nobody")).toBeUndefined();
+    expect(view.has("domain:ns/b:y.example.com")).toBe(true);
+    expect(view.has("domain:ns/a:y.example.com")).toBe(false);
+    expect(view.size).toBe(4);
+    expect(new Map(view)).toEqual(new Map([...a, ...b]));
+  });
+
+  it("a diff of two views names exactly the claims that changed, also when one moves to another Infra", () => {
+    const a2 = new Map(a);
+    a2.delete("hostedCluster:clusters/x");
+    a2.set("worker:ns/a:192.0.2.10", "ns/z");
+    const b2 = new Map([...b, ["hostedCluster:clusters/x", "ns/y"]]);
+    const next = new ClaimsView(
+      new Map([
+        ["ns/a", a2],
+        ["ns/b", b2],
+      ]),
+      new Map([["hostedCluster:clusters/x", "ns/b"]]),
+    );
+    expect([...changedClaims(view, next)].sort()).toEqual(["hostedCluster:clusters/x", "worker:ns/a:192.0.2.10"]);
+    expect([...changedClaims(view, new Map(view))]).toEqual([]);
+    expect([...changedClaims(new Map(view), next)].sort()).toEqual([
+      "hostedCluster:clusters/x",
+      "worker:ns/a:192.0.2.10",
+    ]);
+    expect(changedClaims(view, view).size).toBe(0);
+  });
+});
+
+/** Layered claims over three holders: address i is held by owners[i] (undefined: by no one). */
+const HOLDERS = ["ns/p", "ns/q", "ns/r"];
+const owner = fc.constantFrom(undefined, ...HOLDERS);
+type Owners = (string | undefined)[];
+
+function layeredOf(hc: string | undefined, owners: Owners, keep?: LayeredClaims): LayeredClaims {
+  const base = new Map(hc === undefined ? [] : [["hostedCluster:clusters/x", hc]]);
+  const layers = new Map<string, Map<string, string>>();
+  owners.forEach((holder, i) => {
+    if (holder === undefined) return;
+    const layer = layers.get(holder) ?? new Map<string, string>();
+    layers.set(holder, layer.set(`worker:ns/a:192.0.2.${String(i)}`, holder));
+  });
+  // A holder whose addresses did not change keeps its layer object, as an unchanged attachment's does.
+  const same = (a: ReadonlyMap<string, string> | undefined, b: Map<string, string>): boolean =>
+    a !== undefined && a.size === b.size && [...b].every(([k, v]) => a.get(k) === v);
+  const shared = new Map<string, ReadonlyMap<string, string>>();
+  for (const [holder, layer] of layers) {
+    const old = keep?.layers.get(holder);
+    shared.set(holder, old !== undefined && same(old, layer) ? old : layer);
+  }
+  return new LayeredClaims(base, shared);
+}
+
+describe("layered claims", () => {
+  it("read like the Map of their entries; a worker claim is found in its holder's layer", () => {
+    const claims = new LayeredClaims(
+      new Map([["domain:ns/a:x.example.com", "ns/p"]]),
+      new Map([["ns/p", workerClaims("ns/a", "ns/p", [0xc000020a, 0xc000020b])]]),
+    );
+    expect(claims.get("worker:ns/a:192.0.2.11")).toBe("ns/p");
+    expect(claims.get("worker:ns/a:192.0.2.12")).toBeUndefined();
+    expect(claims.get("domain:ns/a:x.example.com")).toBe("ns/p");
+    expect(claims.size).toBe(3);
+    expect([...claims.keys()]).toEqual([
+      "domain:ns/a:x.example.com",
+      "worker:ns/a:192.0.2.10",
+      "worker:ns/a:192.0.2.11",
+    ]);
+  });
+
+  it("one address list keeps its claims map; another list, Infra or holder gets its own", () => {
+    const addrs = [0xc0000201];
+    const kept = workerClaims("ns/a", "ns/p", addrs);
+    expect(workerClaims("ns/a", "ns/p", addrs)).toBe(kept);
+    expect(workerClaims("ns/a", "ns/p", [0xc0000201])).not.toBe(kept);
+    expect([...workerClaims("ns/b", "ns/p", addrs)]).toEqual([["worker:ns/b:192.0.2.1", "ns/p"]]);
+    expect([...workerClaims("ns/b", "ns/q", addrs)]).toEqual([["worker:ns/b:192.0.2.1", "ns/q"]]);
+  });
+
+  it("a diff of two views of layered claims names what a diff of their plain Maps names", () => {
+    fc.assert(
+      fc.property(
+        fc.tuple(owner, owner),
+        fc.array(owner, { minLength: 6, maxLength: 6 }),
+        fc.array(fc.tuple(fc.nat(5), owner), { maxLength: 4 }),
+        ([hc, hc2], owners, moves) => {
+          const x = layeredOf(hc, owners);
+          const after = [...owners];
+          for (const [i, o] of moves) after[i] = o;
+          const y = layeredOf(hc2, after, x);
+          const [a, b] = [
+            new ClaimsView(new Map([["ns/a", x]]), new Map()),
+            new ClaimsView(new Map([["ns/a", y]]), new Map()),
+          ];
+          const expected = [...changedClaims(new Map(x), new Map(y))].sort();
+          expect([...changedClaims(a, b)].sort()).toEqual(expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
