@@ -14,7 +14,7 @@ import type {
   TypeStateMessage,
 } from "../xds/introspect/debug-client.js";
 import { millisOf, typeLabel, typeMatches } from "../xds/introspect/state.js";
-import { fromStruct } from "../xds/resource/struct.js";
+import { jsonFromStruct, LOADER_VALUE_KEYS } from "../xds/resource/struct.js";
 import { clientCredentials, readTlsFiles } from "../xds/server/tls.js";
 
 /** Default address of the xDS server (`oooi serve --xds-listen`'s default). */
@@ -437,7 +437,11 @@ function configJson(c: TypeConfigMessage): Record<string, unknown> {
 }
 
 function resourceJson(r: ResourceMessage): Record<string, unknown> {
-  return { name: r.name, version: r.version, ...(r.config ? { config: fromStruct(r.config) } : {}) };
+  return {
+    name: r.name,
+    version: r.version,
+    ...(r.config ? { config: jsonFromStruct(r.config, LOADER_VALUE_KEYS) } : {}),
+  };
 }
 
 // ---------------------------------------------------------------- pushes

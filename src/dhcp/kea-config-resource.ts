@@ -1,14 +1,13 @@
 // oooi.dhcp.v1.KeaConfig: our own xDS resource type, a DHCPServer's whole kea-dhcp4 configuration
-// carried as a google.protobuf.Struct. The schema is read from proto/ at runtime (the same path
-// from src/xds under vitest and from dist/xds after the build); JSON ↔ Struct is converted here
-// because protobufjs has no proto3 JSON mapping for Struct.
+// carried as a google.protobuf.Struct (src/xds/resource/struct.ts converts it: protobufjs has no
+// proto3 JSON mapping for Struct). The schema is read from proto/ at runtime.
 import { oooiProtoDir } from "../util/proto-dir.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import protobuf from "protobufjs";
 
-import type { ResourceTypeSpec } from "../xds/resource/specs.js";
-import { type ResourceInput } from "../xds/resource/specs.js";
+import type { ResourceInput, ResourceTypeSpec } from "../xds/resource/specs.js";
+import { jsonFromStruct, structFromJson, valueKeysOf, type ValueKeys } from "../xds/resource/struct.js";
 
 /** Type URL of the KeaConfig resource on ADS. */
 export const KEA_CONFIG_TYPE_URL = "type.googleapis.com/oooi.dhcp.v1.KeaConfig";
@@ -22,17 +21,7 @@ export interface KeaConfigJson {
 
 const PROTO_FILE = "oooi/dhcp/v1/kea_config.proto";
 
-let cached: { config: protobuf.Type; valueFields: ValueFields } | undefined;
-
-/** protobufjs's bundled Value may name its fields in camelCase: look them up by number. */
-interface ValueFields {
-  readonly null: string;
-  readonly number: string;
-  readonly string: string;
-  readonly bool: string;
-  readonly struct: string;
-  readonly list: string;
-}
+let cached: { config: protobuf.Type; valueKeys: ValueKeys } | undefined;
 
 function schema(): NonNullable<typeof cached> {
   if (cached) return cached;
@@ -44,16 +33,7 @@ function schema(): NonNullable<typeof cached> {
   root.loadSync(PROTO_FILE, { keepCase: true });
   root.resolveAll();
   const config = root.lookupType("oooi.dhcp.v1.KeaConfig");
-  const value = root.lookupType("google.protobuf.Value");
-  const byId = (id: number): string => {
-    const f = value.fieldsById[id];
-    if (!f) throw new Error(`google.protobuf.Value has no field ${String(id)}`);
-    return f.name;
-  };
-  cached = {
-    config,
-    valueFields: { null: byId(1), number: byId(2), string: byId(3), bool: byId(4), struct: byId(5), list: byId(6) },
-  };
+  cached = { config, valueKeys: valueKeysOf(root.lookupType("google.protobuf.Value")) };
   return cached;
 }
 
@@ -68,7 +48,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** KeaConfig proto3 JSON ({name, dhcp4}) → protobuf bytes; throws on anything a Struct cannot hold. */
 export function encodeKeaConfig(json: object): Uint8Array {
-  const { config, valueFields } = schema();
+  const { config, valueKeys } = schema();
   const r = json as Record<string, unknown>;
   for (const key of Object.keys(r)) {
     if (key !== "name" && key !== "dhcp4") throw new Error(`KeaConfig.${key}: unknown field`);
@@ -77,13 +57,13 @@ export function encodeKeaConfig(json: object): Uint8Array {
   if (typeof name !== "string") throw new Error("KeaConfig.name: expected a string");
   const dhcp4 = r["dhcp4"];
   if (dhcp4 !== undefined && dhcp4 !== null && !isRecord(dhcp4)) throw new Error("KeaConfig.dhcp4: expected an object");
-  const object = { name, ...(isRecord(dhcp4) ? { dhcp4: structOf(dhcp4, "KeaConfig.dhcp4", valueFields) } : {}) };
+  const object = { name, ...(isRecord(dhcp4) ? { dhcp4: structFromJson(dhcp4, "KeaConfig.dhcp4", valueKeys) } : {}) };
   return config.encode(config.fromObject(object)).finish();
 }
 
 /** Protobuf bytes → KeaConfig proto3 JSON (an absent dhcp4 decodes as {}); throws on malformed bytes. */
 export function decodeKeaConfig(bytes: Uint8Array): KeaConfigJson {
-  const { config, valueFields } = schema();
+  const { config, valueKeys } = schema();
   // A plain view: protobufjs's Buffer reader clamps truncated strings instead of failing.
   const plain = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const object = config.toObject(config.decode(plain), { defaults: false, arrays: true, objects: true }) as {
@@ -92,7 +72,7 @@ export function decodeKeaConfig(bytes: Uint8Array): KeaConfigJson {
   };
   return {
     name: typeof object.name === "string" ? object.name : "",
-    dhcp4: isRecord(object.dhcp4) ? jsonOfStruct(object.dhcp4, valueFields) : {},
+    dhcp4: isRecord(object.dhcp4) ? jsonFromStruct(object.dhcp4, valueKeys) : {},
   };
 }
 
@@ -110,52 +90,4 @@ export const KEA_CONFIG_TYPE_SPEC: ResourceTypeSpec = {
 export function keaConfigResource(name: string, config: { readonly Dhcp4: object }): ResourceInput {
   const resource: KeaConfigJson = { name, dhcp4: config.Dhcp4 as Record<string, unknown> };
   return { name, resource };
-}
-
-// ---------------------------------------------------------------- JSON ↔ google.protobuf.Struct
-
-function structOf(json: Record<string, unknown>, at: string, f: ValueFields): { fields: Record<string, unknown> } {
-  const fields: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(json)) {
-    // JSON.stringify drops undefined members; so does the Struct.
-    if (v !== undefined) fields[k] = valueOf(v, `${at}.${k}`, f);
-  }
-  return { fields };
-}
-
-function valueOf(json: unknown, at: string, f: ValueFields): Record<string, unknown> {
-  if (json === null) return { [f.null]: 0 };
-  if (typeof json === "number") {
-    if (!Number.isFinite(json)) throw new Error(`${at}: ${String(json)} has no JSON form`);
-    return { [f.number]: json };
-  }
-  if (typeof json === "string") return { [f.string]: json };
-  if (typeof json === "boolean") return { [f.bool]: json };
-  if (Array.isArray(json))
-    return { [f.list]: { values: json.map((v: unknown, i) => valueOf(v ?? null, `${at}[${String(i)}]`, f)) } };
-  if (isRecord(json)) return { [f.struct]: structOf(json, at, f) };
-  throw new Error(`${at}: a ${typeof json} has no JSON form`);
-}
-
-function jsonOfStruct(object: Record<string, unknown>, f: ValueFields): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const fields = object["fields"];
-  if (isRecord(fields)) for (const [k, v] of Object.entries(fields)) out[k] = jsonOfValue(v, f);
-  return out;
-}
-
-function jsonOfValue(object: unknown, f: ValueFields): unknown {
-  if (!isRecord(object)) return null;
-  const struct = object[f.struct];
-  if (struct !== undefined) return jsonOfStruct(isRecord(struct) ? struct : {}, f);
-  const list = object[f.list];
-  if (list !== undefined) {
-    const values = isRecord(list) ? list["values"] : undefined;
-    return Array.isArray(values) ? values.map((v: unknown) => jsonOfValue(v, f)) : [];
-  }
-  for (const key of [f.number, f.string, f.bool]) {
-    const v = object[key];
-    if (v !== undefined) return v;
-  }
-  return null;
 }

@@ -21,7 +21,7 @@ import type {
 } from "../client-status.js";
 import { introspectionProtos } from "./protos.js";
 import { duration, reportedTypes, syncState, timestamp, typeStatusOf, type SyncState } from "./state.js";
-import { toStruct, type StructObject } from "../resource/struct.js";
+import { LOADER_VALUE_KEYS, structFromJson, type StructObject } from "../resource/struct.js";
 
 type Time = { seconds: number; nanos: number };
 
@@ -341,7 +341,11 @@ function resources(list: readonly HeldResource[]): ResourceMessage[] {
 }
 
 function resource(r: HeldResource): ResourceMessage {
-  return { name: r.name, version: r.version, config: r.resource === undefined ? null : toStruct(r.resource) };
+  return {
+    name: r.name,
+    version: r.version,
+    config: r.resource === undefined ? null : structFromJson(r.resource, "config", LOADER_VALUE_KEYS),
+  };
 }
 
 function push(p: PushRecord): PushMessage {

@@ -11,6 +11,16 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import protobuf from "protobufjs";
 import { formatDuration, parseDuration } from "./duration.js";
+import {
+  jsonFromList,
+  jsonFromStruct,
+  jsonFromValue,
+  listFromJson,
+  structFromJson,
+  valueFromJson,
+  valueKeysOf,
+  type ValueKeys,
+} from "./struct.js";
 
 export * from "./type-urls.js";
 
@@ -157,9 +167,9 @@ function messageFromJson(type: protobuf.Type, json: unknown, at: string): unknow
     if (!d) fail(at, `expected a Duration like "30s", got ${JSON.stringify(json)}`);
     return { ...(d.seconds !== 0 ? { seconds: String(d.seconds) } : {}), ...(d.nanos !== 0 ? { nanos: d.nanos } : {}) };
   }
-  if (name === STRUCT) return structFromJson(json, at);
-  if (name === VALUE) return valueFromJson(json, at);
-  if (name === LIST_VALUE) return listFromJson(json, at);
+  if (name === STRUCT) return structFromJson(json, at, valueKeys());
+  if (name === VALUE) return valueFromJson(json, at, valueKeys());
+  if (name === LIST_VALUE) return listFromJson(json, at, valueKeys());
   const valueField = WRAPPER_DEFAULTS.has(name) ? fieldOf(type, "value") : undefined;
   if (valueField) return { value: scalarFromJson(valueField.type, json, at) };
   if (!isRecord(json)) fail(at, `expected an object for ${typeName(type)}`);
@@ -259,34 +269,11 @@ function anyFromJson(json: unknown, at: string): Record<string, unknown> {
   return { "@type": url, ...fieldsFromJson(inner, json, innerAt, true) };
 }
 
-function structFromJson(json: unknown, at: string): Record<string, unknown> {
-  if (!isRecord(json)) fail(at, "expected an object for google.protobuf.Struct");
-  const fields: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(json)) fields[k] = valueFromJson(v, `${at}.${k}`);
-  return { fields };
-}
+let loadedValueKeys: ValueKeys | undefined;
 
-/**
- * A google.protobuf.Value field's key. protobufjs's bundled Value definition uses camelCase names
- * whatever keepCase says, so look the name up instead of assuming it.
- */
-function valueKey(snake: string): string {
-  const fields = messageType("google.protobuf.Value").fields;
-  return Object.hasOwn(fields, snake) ? snake : snake.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-}
-
-function valueFromJson(json: unknown, at: string): Record<string, unknown> {
-  if (json === null) return { [valueKey("null_value")]: "NULL_VALUE" };
-  if (typeof json === "number") return { [valueKey("number_value")]: json };
-  if (typeof json === "string") return { [valueKey("string_value")]: json };
-  if (typeof json === "boolean") return { [valueKey("bool_value")]: json };
-  if (Array.isArray(json)) return { [valueKey("list_value")]: listFromJson(json, at) };
-  return { [valueKey("struct_value")]: structFromJson(json, at) };
-}
-
-function listFromJson(json: unknown, at: string): Record<string, unknown> {
-  if (!Array.isArray(json)) fail(at, "expected an array for google.protobuf.ListValue");
-  return { values: json.map((v: unknown, i) => valueFromJson(v, `${at}[${i}]`)) };
+/** What the loaded google.protobuf.Value calls its fields (camelCase in protobufjs's bundled copy). */
+function valueKeys(): ValueKeys {
+  return (loadedValueKeys ??= valueKeysOf(messageType("google.protobuf.Value")));
 }
 
 // ---------------------------------------------------------------- protobufjs objects → proto3 JSON
@@ -296,9 +283,9 @@ function messageToJson(type: protobuf.Type, object: unknown, at: string): unknow
   if (!isRecord(object)) return fail(at, `decoded ${typeName(type)} is not an object`);
   if (name === ANY) return anyToJson(object, at);
   if (name === DURATION) return formatDuration(Number(object["seconds"] ?? 0), Number(object["nanos"] ?? 0));
-  if (name === STRUCT) return structToJson(object, at);
-  if (name === VALUE) return valueToJson(object, at);
-  if (name === LIST_VALUE) return listToJson(object, at);
+  if (name === STRUCT) return jsonFromStruct(object, valueKeys());
+  if (name === VALUE) return jsonFromValue(object, valueKeys());
+  if (name === LIST_VALUE) return jsonFromList(object, valueKeys());
   if (WRAPPER_DEFAULTS.has(name)) return object["value"] ?? WRAPPER_DEFAULTS.get(name);
   if (UNSUPPORTED.has(name)) fail(at, `${typeName(type)} JSON is not supported`);
   return fieldsToJson(type, object, at);
@@ -339,29 +326,4 @@ function anyToJson(object: Record<string, unknown>, at: string): Record<string, 
   const rest = Object.fromEntries(Object.entries(object).filter(([k]) => k !== "@type"));
   if (hasSpecialJson(inner)) return { "@type": url, value: messageToJson(inner, rest, innerAt) };
   return { "@type": url, ...fieldsToJson(inner, rest, innerAt) };
-}
-
-function structToJson(object: Record<string, unknown>, at: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const fields = object["fields"];
-  if (isRecord(fields)) for (const [k, v] of Object.entries(fields)) out[k] = valueToJson(v, `${at}.${k}`);
-  return out;
-}
-
-function valueToJson(object: unknown, at: string): unknown {
-  if (!isRecord(object)) return fail(at, "decoded google.protobuf.Value is not an object");
-  const struct = object[valueKey("struct_value")];
-  if (struct !== undefined) return structToJson(isRecord(struct) ? struct : {}, at);
-  const list = object[valueKey("list_value")];
-  if (list !== undefined) return listToJson(isRecord(list) ? list : {}, at);
-  for (const key of ["number_value", "string_value", "bool_value"]) {
-    const v = object[valueKey(key)];
-    if (v !== undefined) return v;
-  }
-  return null;
-}
-
-function listToJson(object: Record<string, unknown>, at: string): unknown[] {
-  const values = object["values"];
-  return Array.isArray(values) ? values.map((v: unknown, i) => valueToJson(v, `${at}[${i}]`)) : [];
 }

@@ -1,69 +1,118 @@
-// JSON ↔ google.protobuf.Struct as proto-loader objects. protobufjs's bundled struct.proto spells
-// Value's fields in camelCase whatever keepCase says (see src/xds/resource/protos.ts), so values are written
-// under both spellings (fromObject ignores the unknown one) and read from either.
+// JSON ↔ google.protobuf.Struct, the one codec for every representation oooi builds: protobufjs
+// objects of a loaded Value type (Envoy's typed configs, KeaConfig) and proto-loader objects (the
+// debug service). They differ only in what Value's fields are called — protobufjs's bundled
+// struct.proto spells them in camelCase whatever keepCase says — so the names are a parameter.
+import type protobuf from "protobufjs";
 
-/** A google.protobuf.Struct as a proto-loader object. */
-export interface StructObject {
-  fields: Record<string, ValueObject>;
+/** Every key a representation writes each google.protobuf.Value field under (read: the first present). */
+export interface ValueKeys {
+  readonly null: readonly string[];
+  readonly number: readonly string[];
+  readonly string: readonly string[];
+  readonly bool: readonly string[];
+  readonly struct: readonly string[];
+  readonly list: readonly string[];
 }
 
-/** A google.protobuf.Value as a proto-loader object. */
-export type ValueObject = Record<string, unknown>;
+/** Keys for proto-loader objects: both spellings (fromObject ignores the one it does not know). */
+export const LOADER_VALUE_KEYS: ValueKeys = {
+  null: ["null_value", "nullValue"],
+  number: ["number_value", "numberValue"],
+  string: ["string_value", "stringValue"],
+  bool: ["bool_value", "boolValue"],
+  struct: ["struct_value", "structValue"],
+  list: ["list_value", "listValue"],
+};
 
-/** Proto3 JSON object → Struct. */
-export function toStruct(json: object): StructObject {
-  const fields: Record<string, ValueObject> = {};
-  for (const [k, v] of Object.entries(json)) fields[k] = toValue(v);
+/** The keys of a loaded google.protobuf.Value type, looked up by field number (struct.proto). */
+export function valueKeysOf(value: protobuf.Type): ValueKeys {
+  const byId = (id: number): readonly string[] => {
+    const field = value.fieldsById[id];
+    if (!field) throw new Error(`google.protobuf.Value has no field ${String(id)}`);
+    return [field.name];
+  };
+  return { null: byId(1), number: byId(2), string: byId(3), bool: byId(4), struct: byId(5), list: byId(6) };
+}
+
+/** A google.protobuf.Struct as an object of either representation. */
+export interface StructObject {
+  fields: Record<string, unknown>;
+}
+
+/** A Struct object from a JSON object; throws `<at>: …` on what a Struct cannot hold. */
+export function structFromJson(json: unknown, at: string, keys: ValueKeys): StructObject {
+  if (!isRecord(json)) throw new Error(`${at}: expected an object for google.protobuf.Struct`);
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(json)) {
+    // JSON.stringify drops undefined members; so does the Struct.
+    if (v !== undefined) fields[k] = valueFromJson(v, `${at}.${k}`, keys);
+  }
   return { fields };
 }
 
-function both(snake: string, camel: string, value: unknown): ValueObject {
-  return { [snake]: value, [camel]: value };
+/** A Value object from any JSON value. */
+export function valueFromJson(json: unknown, at: string, keys: ValueKeys): Record<string, unknown> {
+  if (json === null || json === undefined) return under(keys.null, "NULL_VALUE");
+  if (typeof json === "number") {
+    if (!Number.isFinite(json)) throw new Error(`${at}: ${String(json)} has no JSON form`);
+    return under(keys.number, json);
+  }
+  if (typeof json === "string") return under(keys.string, json);
+  if (typeof json === "boolean") return under(keys.bool, json);
+  if (typeof json === "bigint") return under(keys.string, json.toString());
+  if (Array.isArray(json)) return under(keys.list, listFromJson(json, at, keys));
+  if (isRecord(json)) return under(keys.struct, structFromJson(json, at, keys));
+  throw new Error(`${at}: a ${typeof json} has no JSON form`);
 }
 
-function toValue(v: unknown): ValueObject {
-  if (v === null || v === undefined) return both("null_value", "nullValue", "NULL_VALUE");
-  if (typeof v === "number") return both("number_value", "numberValue", v);
-  if (typeof v === "string") return both("string_value", "stringValue", v);
-  if (typeof v === "boolean") return both("bool_value", "boolValue", v);
-  if (typeof v === "bigint") return both("string_value", "stringValue", v.toString());
-  if (Array.isArray(v)) return both("list_value", "listValue", { values: v.map(toValue) });
-  if (typeof v === "object") return both("struct_value", "structValue", toStruct(v));
-  return both("null_value", "nullValue", "NULL_VALUE");
+/** A ListValue object from a JSON array. */
+export function listFromJson(json: unknown, at: string, keys: ValueKeys): { values: Record<string, unknown>[] } {
+  if (!Array.isArray(json)) throw new Error(`${at}: expected an array for google.protobuf.ListValue`);
+  return { values: json.map((v: unknown, i) => valueFromJson(v, `${at}[${String(i)}]`, keys)) };
 }
 
-/** Struct (as decoded by proto-loader) → JSON object. */
-export function fromStruct(struct: unknown): Record<string, unknown> {
+/** A Struct object (decoded) → its JSON object; what is not a Struct reads as {}. */
+export function jsonFromStruct(object: unknown, keys: ValueKeys): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const fields = isRecord(struct) ? struct["fields"] : undefined;
-  if (isRecord(fields)) for (const [k, v] of Object.entries(fields)) out[k] = fromValue(v);
+  const fields = isRecord(object) ? object["fields"] : undefined;
+  if (isRecord(fields)) for (const [k, v] of Object.entries(fields)) out[k] = jsonFromValue(v, keys);
   return out;
 }
 
-function pick(v: Record<string, unknown>, snake: string, camel: string): unknown {
-  return v[snake] ?? v[camel];
-}
-
-function fromValue(v: unknown): unknown {
-  if (!isRecord(v)) return null;
-  const struct = pick(v, "struct_value", "structValue");
-  if (struct !== undefined && struct !== null) return fromStruct(struct);
-  const list = pick(v, "list_value", "listValue");
-  if (isRecord(list)) {
-    const values = list["values"];
-    return Array.isArray(values) ? values.map(fromValue) : [];
-  }
-  for (const [snake, camel] of [
-    ["number_value", "numberValue"],
-    ["string_value", "stringValue"],
-    ["bool_value", "boolValue"],
-  ] as const) {
-    const x = pick(v, snake, camel);
-    if (x !== undefined && x !== null) return x;
+/** A Value object (decoded) → its JSON value; an unset Value reads as null. */
+export function jsonFromValue(object: unknown, keys: ValueKeys): unknown {
+  if (!isRecord(object)) return null;
+  const struct = read(object, keys.struct);
+  if (struct !== undefined) return jsonFromStruct(struct, keys);
+  const list = read(object, keys.list);
+  if (list !== undefined) return jsonFromList(list, keys);
+  for (const kind of [keys.number, keys.string, keys.bool]) {
+    const v = read(object, kind);
+    if (v !== undefined) return v;
   }
   return null;
 }
 
+/** A ListValue object (decoded) → its JSON array. */
+export function jsonFromList(object: unknown, keys: ValueKeys): unknown[] {
+  const values = isRecord(object) ? object["values"] : undefined;
+  return Array.isArray(values) ? values.map((v: unknown) => jsonFromValue(v, keys)) : [];
+}
+
+function under(names: readonly string[], value: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of names) out[name] = value;
+  return out;
+}
+
+function read(object: Record<string, unknown>, names: readonly string[]): unknown {
+  for (const name of names) {
+    const v = object[name];
+    if (v !== undefined && v !== null) return v;
+  }
+  return undefined;
+}
+
 function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 }

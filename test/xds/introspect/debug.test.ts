@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { registerDebugCommand, type DebugIo } from "../../../src/cli/debug.js";
 import { DebugClient, XdsUnreachableError } from "../../../src/xds/introspect/debug-client.js";
-import { fromStruct } from "../../../src/xds/resource/struct.js";
+import { jsonFromStruct, LOADER_VALUE_KEYS } from "../../../src/xds/resource/struct.js";
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/resource/protos.js";
 import { ALPHA, BETA, GROUP, publish, rendered, versionsOf } from "../server/fixtures.js";
 import { closeAll, envoy, eventually, startIntrospectRig, type IntrospectRig } from "./fixtures.js";
@@ -117,10 +117,10 @@ describe("oooi.debug.v1", () => {
     // It still runs the listeners it acknowledged; the rejected ones are what was sent.
     const acked = byName(before.listeners);
     expect(lds?.acked.map((x) => x.name).sort()).toEqual([...acked.keys()].sort());
-    for (const x of lds?.acked ?? []) expect(fromStruct(x.config)).toEqual(acked.get(x.name));
+    for (const x of lds?.acked ?? []) expect(jsonFromStruct(x.config, LOADER_VALUE_KEYS)).toEqual(acked.get(x.name));
     const sent = byName(after.listeners);
     expect(lds?.sent.map((x) => x.name).sort()).toEqual([...sent.keys()].sort());
-    for (const x of lds?.sent ?? []) expect(fromStruct(x.config)).toEqual(sent.get(x.name));
+    for (const x of lds?.sent ?? []) expect(jsonFromStruct(x.config, LOADER_VALUE_KEYS)).toEqual(sent.get(x.name));
 
     const delta = await client.nodeConfig({ node_id: "envoy-delta" });
     const types = delta.configs.map((c) => c.state?.type_url);
