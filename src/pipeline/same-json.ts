@@ -1,8 +1,8 @@
 // Whether two values would be written as the same JSON, without writing either: renderAll's
 // test of whether a rebuilt Infra's part model changed (sameJson) and the reconciler's of whether
 // an object already has its status (sameCanonicalJson, key order ignored). A big VLAN's proxy model
-// is 50,000 workers' backends; stringifying it per change to compare was 5–6 % of the producer's
-// CPU (and its garbage), where this walk allocates nothing and stops at the first difference. Pure.
+// holds every worker's backends; stringifying it on every change to compare costs CPU and garbage in
+// proportion to the VLAN, where this walk allocates nothing and stops at the first difference. Pure.
 
 /**
  * True only if JSON.stringify(a) === JSON.stringify(b) (tested against it): identical values,

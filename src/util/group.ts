@@ -1,5 +1,5 @@
 // One grouping helper: lists grow in place, so grouping n items costs O(n) (copying a list per
-// item made several indexes quadratic; bench:dhcp found one).
+// item made indexes quadratic).
 
 /** Items by key, each list in input order. */
 export function groupBy<T, K = string>(items: Iterable<T>, key: (item: T) => K): Map<K, T[]> {

@@ -1,5 +1,5 @@
 // JSON text of rendered resources, as JSON.stringify(value, null, 2) writes it, with the text of
-// each resource and filter chain kept per object: a big VLAN's envoy.json (3.6 MB, 3,500 chains)
+// each resource and filter chain kept per object: a big VLAN's envoy.json (thousands of chains)
 // is written on every change, and all but a chain or two are the same objects as before
 // (rendered resources are immutable). Pure.
 
@@ -42,7 +42,7 @@ function write(value: unknown, indent: string, depth: number): string | undefine
 /**
  * items.join(separator) by concatenation: V8 keeps a concatenation as a rope of its parts (no
  * copy), where join copies every kept chain's text into each enclosing object's text again (a
- * listener, its array, the file: four copies of 3.6 MB per change). The file is flattened once,
+ * listener, its array, the file: four copies of the whole file per change). The file is flattened once,
  * when it is written.
  */
 function joined(items: readonly string[], separator: string): string {

@@ -147,7 +147,7 @@ function buildType(
     // An unchanged resource keeps its bytes and version without being encoded again: the same
     // object (a producer that keeps unchanged objects), or one of equal content (a producer that
     // renders it again, or hands over a group whose rendering did not change). A type encoded in
-    // pieces compares its pieces instead (splice.ts): a JSON text of a whole 1.5 MB listener would
+    // pieces compares its pieces instead (splice.ts): a JSON text of a whole large listener would
     // cost more than the splice.
     if (
       old !== undefined &&
