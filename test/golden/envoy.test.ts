@@ -45,7 +45,7 @@ describe("envoy goldens cover the renderer's inputs and refusals", () => {
   const proxies = () => cases.map((name) => readProxy(join(LAYER, name)));
 
   it("every BackendKind is rendered by some case", () => {
-    const seen = new Set(proxies().flatMap((p) => p.backends.map((b) => b.kind)));
+    const seen = new Set<string>(proxies().flatMap((p) => p.backends.map((b) => b.kind)));
     expect(unionMembers("BackendKind").filter((k) => !seen.has(k))).toEqual([]);
   });
 
