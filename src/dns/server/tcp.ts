@@ -34,6 +34,8 @@ export class TcpConnection {
   private reading = true;
   private deadline: Deadline = "none";
   private timer: TimerHandle | undefined;
+  /** When the running deadline started. */
+  private since = 0;
 
   constructor(
     private readonly socket: Socket,
@@ -124,19 +126,35 @@ export class TcpConnection {
 
   /**
    * Sets the deadline the connection's state calls for. A message's deadline runs from its first
-   * byte, so later bytes never extend it; `restart` starts a new one (a message completed, or a
-   * reply left while idle).
+   * byte, so later bytes never extend it; `restart` starts the current one over (a message
+   * completed, or a reply left while idle). Restarting only moves `since`: the timer, when it
+   * fires early, waits out the rest, so a busy connection costs no timer per query.
    */
   private arm(restart: boolean): void {
     if (this.socket.destroyed) return;
     const want: Deadline = this.inFlight > 0 ? "none" : this.pending.length > 0 && this.reading ? "message" : "idle";
-    if (want === this.deadline && !restart) return;
+    if (want === this.deadline) {
+      if (restart) this.since = this.clock.now();
+      return;
+    }
     this.clearTimer();
     this.deadline = want;
-    if (want === "none") return;
-    const ms = want === "message" ? this.limits.messageTimeoutMs : this.limits.idleTimeoutMs;
+    this.since = this.clock.now();
+    if (want !== "none") this.schedule(this.limitOf(want));
+  }
+
+  private limitOf(deadline: Deadline): number {
+    return deadline === "message" ? this.limits.messageTimeoutMs : this.limits.idleTimeoutMs;
+  }
+
+  private schedule(ms: number): void {
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
+      const left = this.since + this.limitOf(this.deadline) - this.clock.now();
+      if (left > 0) {
+        this.schedule(left);
+        return;
+      }
       this.onTimeout();
       this.socket.destroy();
     }, ms);
