@@ -19,7 +19,7 @@ import {
 } from "./wire.js";
 
 /** Counters since start. */
-export interface DnsResponderStats {
+export interface QueryCounters {
   /** Messages received (UDP datagrams plus TCP frames). */
   readonly queries: number;
   /** Answered from a zone (positive, NODATA or NXDOMAIN). */
@@ -35,6 +35,7 @@ export interface DnsResponderStats {
   readonly dropped: number;
   /** Answers cut to fit the client's UDP payload size (TC set). */
   readonly truncated: number;
+  /** TCP connections accepted. */
   readonly tcpConnections: number;
 }
 
@@ -60,7 +61,7 @@ export class QueryHandler {
   /** The table answers come from; undefined refuses every query. Swapped whole on model change. */
   table: AnswerTable | undefined = undefined;
   /** Live counters (read through the responder's stats()). */
-  readonly counters: Mutable<DnsResponderStats> = {
+  readonly counters: Mutable<QueryCounters> = {
     queries: 0,
     authoritative: 0,
     forwarded: 0,

@@ -8,11 +8,25 @@ import { createServer, isIP, isIPv6, type Server, type Socket } from "node:net";
 import type { DnsModel } from "../../model/types.js";
 import { parseIPv4 } from "../../model/ipv4.js";
 import { Forwarder, parseResolvConf, type Upstream } from "./forward.js";
-import { QueryHandler, type DnsResponderStats } from "./handler.js";
+import { SYSTEM_CLOCK, type Clock } from "../../util/clock.js";
+import { QueryHandler, type QueryCounters } from "./handler.js";
 import { buildServing, type ServingState } from "./serving.js";
+import { DEFAULT_TCP_LIMITS, TcpConnection, type TcpLimits } from "./tcp.js";
 import { CLASSIC_UDP_LIMIT, TCP_LIMIT } from "./wire.js";
 
-export type { DnsResponderStats } from "./handler.js";
+/** Counters since start, and the TCP side's state now. */
+export interface DnsResponderStats extends QueryCounters {
+  /** TCP connections open now. */
+  readonly tcpOpen: number;
+  /** TCP connections closed at once because maxTcpConnections were open. */
+  readonly tcpRefused: number;
+  /** TCP connections closed by the idle timeout or the message deadline. */
+  readonly tcpTimedOut: number;
+  /** TCP connections not read from now because their client is behind on replies. */
+  readonly tcpPaused: number;
+  /** Reply bytes queued in the process for all TCP connections now (beyond the kernel's buffers). */
+  readonly tcpUnsentBytes: number;
+}
 
 /** How and where the responder listens and forwards. */
 export interface DnsResponderOptions {
@@ -28,8 +42,30 @@ export interface DnsResponderOptions {
   readonly resolvConfPath?: string;
   /** Forwarded queries in flight before new ones get SERVFAIL at once. Default 1024. */
   readonly maxForwardsInFlight?: number;
-  /** Idle TCP connections are closed after this long (RFC 7766 §6.2.3). Default 10000. */
+  /**
+   * TCP connections open at once; beyond it a new connection is closed at once (UDP is unaffected).
+   * Leave headroom below the process's file limit for its other sockets and files. Default 1024.
+   */
+  readonly maxTcpConnections?: number;
+  /**
+   * A TCP connection with no query being received and none being answered is closed after this
+   * long (RFC 7766 §6.2.3); so is one whose client reads no reply for this long. Default 10000.
+   */
   readonly tcpIdleTimeoutMs?: number;
+  /**
+   * A TCP query must arrive whole within this long of its first byte, else the connection is
+   * closed: a client trickling bytes cannot hold a connection slot. Default 5000.
+   */
+  readonly tcpMessageTimeoutMs?: number;
+  /**
+   * Reply bytes a TCP connection may have queued in the process; at this bound the connection is
+   * no longer read until its client has read half of them. Default 65536.
+   */
+  readonly maxTcpUnsentBytes?: number;
+  /** Forwarded queries one TCP connection may have in flight before it is no longer read. Default 64. */
+  readonly maxTcpQueriesInFlight?: number;
+  /** Clock of the TCP deadlines (tests inject one). Default: the process clock. */
+  readonly clock?: Clock;
   /** Receives one line per listen, update problem or socket error; silent by default. */
   readonly logger?: (msg: string) => void;
 }
@@ -53,8 +89,7 @@ export interface DnsResponder {
 
 const DEFAULT_UPSTREAM_TIMEOUT_MS = 2000;
 const DEFAULT_MAX_FORWARDS = 1024;
-const DEFAULT_TCP_IDLE_MS = 10_000;
-const MAX_TCP_CONNECTIONS = 1024;
+const DEFAULT_MAX_TCP_CONNECTIONS = 1024;
 const PORT_ATTEMPTS = 20;
 // Source addresses seen recently → IPv4 number (-1 = not IPv4); bounded, cleared when full.
 const ADDRESS_CACHE_SIZE = 65_536;
@@ -88,7 +123,14 @@ export async function startDnsResponder(model: DnsModel | undefined, opts: DnsRe
       timeoutMs: opts.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
       maxInFlight: opts.maxForwardsInFlight ?? DEFAULT_MAX_FORWARDS,
     }),
-    tcpIdleMs: opts.tcpIdleTimeoutMs ?? DEFAULT_TCP_IDLE_MS,
+    maxTcpConnections: opts.maxTcpConnections ?? DEFAULT_MAX_TCP_CONNECTIONS,
+    tcpLimits: {
+      idleTimeoutMs: opts.tcpIdleTimeoutMs ?? DEFAULT_TCP_LIMITS.idleTimeoutMs,
+      messageTimeoutMs: opts.tcpMessageTimeoutMs ?? DEFAULT_TCP_LIMITS.messageTimeoutMs,
+      maxUnsentBytes: opts.maxTcpUnsentBytes ?? DEFAULT_TCP_LIMITS.maxUnsentBytes,
+      maxQueriesInFlight: opts.maxTcpQueriesInFlight ?? DEFAULT_TCP_LIMITS.maxQueriesInFlight,
+    },
+    clock: opts.clock ?? SYSTEM_CLOCK,
     log,
   });
   responder.update(model);
@@ -102,7 +144,9 @@ interface ResponderSettings {
   readonly resolvConf: readonly string[];
   readonly upstreamPort: number;
   readonly forwarder: Forwarder;
-  readonly tcpIdleMs: number;
+  readonly maxTcpConnections: number;
+  readonly tcpLimits: TcpLimits;
+  readonly clock: Clock;
   readonly log: (msg: string) => void;
 }
 
@@ -111,7 +155,9 @@ class Responder implements DnsResponder {
   private serving: ServingState = { table: undefined, upstreams: [], files: undefined };
   private readonly handler: QueryHandler;
   private readonly addresses = new Map<string, number>();
-  private readonly connections = new Set<Socket>();
+  private readonly connections = new Map<Socket, TcpConnection>();
+  private tcpRefused = 0;
+  private tcpTimedOut = 0;
 
   constructor(
     private readonly udp: UdpSocket,
@@ -132,7 +178,6 @@ class Responder implements DnsResponder {
     tcp.on("error", (err) => {
       settings.log(`dns: tcp: ${err.message}`);
     });
-    tcp.maxConnections = MAX_TCP_CONNECTIONS;
   }
 
   update(model: DnsModel | undefined): void {
@@ -156,12 +201,25 @@ class Responder implements DnsResponder {
   }
 
   stats(): DnsResponderStats {
-    return { ...this.handler.counters };
+    let paused = 0;
+    let unsent = 0;
+    for (const c of this.connections.values()) {
+      if (c.paused) paused++;
+      unsent += c.unsentBytes;
+    }
+    return {
+      ...this.handler.counters,
+      tcpOpen: this.connections.size,
+      tcpRefused: this.tcpRefused,
+      tcpTimedOut: this.tcpTimedOut,
+      tcpPaused: paused,
+      tcpUnsentBytes: unsent,
+    };
   }
 
   async close(): Promise<void> {
     this.settings.forwarder.close();
-    for (const c of this.connections) c.destroy();
+    for (const c of this.connections.keys()) c.destroy();
     await Promise.all([
       new Promise<void>((resolve) => {
         this.tcp.close(() => {
@@ -201,37 +259,26 @@ class Responder implements DnsResponder {
   }
 
   private onConnection(socket: Socket): void {
+    if (this.connections.size >= this.settings.maxTcpConnections) {
+      // Refused before anything is read: a flood of connections costs one accept each.
+      this.tcpRefused++;
+      socket.on("error", () => undefined);
+      socket.destroy();
+      return;
+    }
     this.handler.counters.tcpConnections++;
-    this.connections.add(socket);
     const ip = this.clientIPv4(socket.remoteAddress ?? "");
-    let pending: Buffer = Buffer.alloc(0);
-    socket.setNoDelay(true);
-    socket.setTimeout(this.settings.tcpIdleMs, () => socket.destroy());
-    socket.on("error", () => socket.destroy());
+    const conn = new TcpConnection(
+      socket,
+      (msg) => this.handler.handle(msg, ip, TCP_LIMIT),
+      this.settings.tcpLimits,
+      this.settings.clock,
+      () => {
+        this.tcpTimedOut++;
+      },
+    );
+    this.connections.set(socket, conn);
     socket.on("close", () => this.connections.delete(socket));
-    const write = (reply: Buffer): void => {
-      if (socket.destroyed || !socket.writable) return;
-      const frame = Buffer.allocUnsafe(2 + reply.length);
-      frame.writeUInt16BE(reply.length, 0);
-      reply.copy(frame, 2);
-      socket.write(frame);
-    };
-    socket.on("data", (chunk: Buffer) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      // Pipelined queries (RFC 7766 §6.2.1.1): answer each complete frame; replies may reorder.
-      while (pending.length >= 2) {
-        const length = pending.readUInt16BE(0);
-        if (pending.length < 2 + length) break;
-        const msg = pending.subarray(2, 2 + length);
-        pending = pending.subarray(2 + length);
-        const result = this.handler.handle(msg, ip, TCP_LIMIT);
-        if (result instanceof Promise) {
-          void result.then((reply) => {
-            if (reply !== undefined) write(reply);
-          });
-        } else if (result !== undefined) write(result);
-      }
-    });
   }
 
   /** The client's IPv4 address as a number (IPv4-mapped IPv6 unwrapped); undefined for IPv6. */

@@ -1,0 +1,198 @@
+// The responder's TCP side under hostile clients (issue 25 rows 5, 8 and 15), over real sockets on
+// loopback: a client that pipelines queries and never reads its replies, clients trickling one
+// byte at a time, more connections than the cap. What is asserted is the server's own state
+// (queries read, reply bytes queued, connections open) and what clients get; the deadlines run on
+// an injected clock.
+import { spawnSync } from "node:child_process";
+import { createSocket } from "node:dgram";
+import { Packet } from "dns2";
+import { afterEach, describe, expect, it } from "vitest";
+import { startDnsResponder, type DnsResponder, type DnsResponderOptions } from "../../../src/dns/server/index.js";
+import { addresses, dig, DOMAIN, FORWARDED_IP, INTERNAL_IP, seedModel, startStandIn, type StandIn } from "./helpers.js";
+import { ManualClock } from "./manual-clock.js";
+import { frame, RawTcpClient, settled, until } from "./tcp-client.js";
+
+const HAVE_DIG = spawnSync("dig", ["-v"]).error === undefined;
+const MAX_FRAME = 2 + 65535;
+
+let responder: DnsResponder | undefined;
+let upstream: StandIn | undefined;
+const clients: RawTcpClient[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.destroy();
+  await responder?.close();
+  await upstream?.close();
+  responder = undefined;
+  upstream = undefined;
+});
+
+async function start(opts: Partial<DnsResponderOptions>, upstreamHost?: string): Promise<DnsResponder> {
+  if (upstreamHost !== undefined) upstream = await startStandIn(upstreamHost);
+  responder = await startDnsResponder(seedModel(upstreamHost === undefined ? [] : [upstreamHost]), {
+    host: "127.0.0.1",
+    port: 0,
+    resolvConfPath: "/nonexistent/resolv.conf",
+    ...(upstream === undefined ? {} : { upstreamPort: upstream.port }),
+    ...opts,
+  });
+  return responder;
+}
+
+async function open(r: DnsResponder): Promise<RawTcpClient> {
+  const c = await RawTcpClient.open(r.address.tcpPort);
+  clients.push(c);
+  return c;
+}
+
+/** One A query over UDP; the addresses answered. */
+async function udpAsk(port: number, name: string): Promise<string[]> {
+  const s = createSocket("udp4");
+  try {
+    const reply = await new Promise<Buffer>((resolve) => {
+      s.on("message", resolve);
+      s.send(frame(name, 7).subarray(2), port, "127.0.0.1");
+    });
+    return Packet.parse(reply).answers.map((a) => a.address ?? "");
+  } finally {
+    s.close();
+  }
+}
+
+describe("a TCP client that pipelines queries and never reads the replies", () => {
+  const BOUND = 16 * 1024;
+  const QUERIES = 60_000;
+
+  it("is no longer read once its unsent replies reach the bound, and is served in full once it reads", async () => {
+    const r = await start({ maxTcpUnsentBytes: BOUND, clock: new ManualClock() });
+    const c = await open(r);
+    const query = frame(`api.${DOMAIN}`, 1);
+    c.write(Buffer.concat(Array.from({ length: QUERIES }, () => query)));
+    let maxUnsent = 0;
+    const read = await settled(() => {
+      const s = r.stats();
+      maxUnsent = Math.max(maxUnsent, s.tcpUnsentBytes);
+      return s.queries;
+    });
+    // The kernel's socket buffers hold some replies; the process holds at most the bound and a reply.
+    expect(read).toBeLessThan(QUERIES);
+    expect(r.stats().tcpPaused).toBe(1);
+    expect(maxUnsent).toBeGreaterThan(0);
+    expect(maxUnsent).toBeLessThanOrEqual(BOUND + MAX_FRAME);
+
+    c.read();
+    await until(() => c.replies === QUERIES, "every reply read");
+    expect(r.stats()).toMatchObject({ queries: QUERIES, tcpPaused: 0, tcpUnsentBytes: 0 });
+  });
+
+  it("has at most maxTcpQueriesInFlight forwarded queries read ahead of their answers", async () => {
+    const r = await start(
+      { maxTcpQueriesInFlight: 8, upstreamTimeoutMs: 600_000, clock: new ManualClock() },
+      "127.0.9.61",
+    );
+    if (upstream !== undefined) upstream.mode = "silent";
+    const c = await open(r);
+    c.write(Buffer.concat(Array.from({ length: 200 }, (_, i) => frame("www.example.net", i))));
+    expect(await settled(() => r.stats().queries)).toBe(8);
+    expect(r.stats()).toMatchObject({ forwarded: 8, tcpPaused: 1 });
+  });
+});
+
+describe("slow TCP clients", () => {
+  /**
+   * `slots` connections each send one byte, then another 4 s later; a client asking meanwhile is
+   * refused; 5 s after their first byte they are closed, whatever else they sent, and `ask` is
+   * answered. Returns what `ask` reported during and after the trickle.
+   */
+  async function trickle(ask: (r: DnsResponder) => Promise<string[]>): Promise<{ during: string[]; after: string[] }> {
+    const clock = new ManualClock();
+    const slots = 8;
+    const r = await start({ maxTcpConnections: slots, tcpMessageTimeoutMs: 5000, tcpIdleTimeoutMs: 10_000, clock });
+    const tricklers = await Promise.all(Array.from({ length: slots }, () => open(r)));
+    await until(() => r.stats().tcpOpen === slots, "every trickler accepted");
+    const sendByte = async (b: number): Promise<void> => {
+      await Promise.all(
+        tricklers.map(
+          (t) =>
+            new Promise<void>((res) =>
+              t.socket.write(Buffer.from([b]), () => {
+                res();
+              }),
+            ),
+        ),
+      );
+      await settled(() => r.stats().tcpOpen, 5);
+    };
+    await sendByte(0);
+    const during = await ask(r);
+    expect(r.stats().tcpRefused).toBe(1);
+
+    clock.advance(4000);
+    await sendByte(40);
+    expect(r.stats().tcpOpen).toBe(slots);
+    clock.advance(1000);
+    await until(() => tricklers.every((t) => t.closedFlag), "tricklers closed");
+    expect(r.stats()).toMatchObject({ tcpOpen: 0, tcpTimedOut: slots });
+    return { during, after: await ask(r) };
+  }
+
+  it("lose their connection when a message is not whole by its deadline; a new client is then answered", async () => {
+    const { during, after } = await trickle(async (r) => {
+      const c = await open(r);
+      c.read();
+      c.write(frame(`api.${DOMAIN}`, 1));
+      await until(() => c.replies === 1 || c.closedFlag, "an answer or a close");
+      return c.replies === 1 ? ["answered"] : [];
+    });
+    expect(during).toEqual([]);
+    expect(after).toEqual(["answered"]);
+  });
+
+  it.skipIf(!HAVE_DIG)("do not keep dig +tcp from its answer beyond the message deadline", async () => {
+    const { during, after } = await trickle(async (r) =>
+      addresses(await dig({ host: "127.0.0.1", port: r.address.tcpPort }, ["+tcp", `api.${DOMAIN}`])),
+    );
+    expect(during).toEqual([]);
+    expect(after).toEqual([INTERNAL_IP]);
+  });
+
+  it("a message's deadline restarts with the next message; an idle connection closes after the idle timeout", async () => {
+    const clock = new ManualClock();
+    const r = await start({ tcpMessageTimeoutMs: 5000, tcpIdleTimeoutMs: 10_000, clock });
+    const c = await open(r);
+    c.read();
+    const query = frame(`api.${DOMAIN}`, 3);
+    c.write(query.subarray(0, 1));
+    await settled(() => r.stats().tcpOpen, 5);
+    clock.advance(4000);
+    c.write(query.subarray(1));
+    await until(() => c.replies === 1, "the answer");
+    clock.advance(9000);
+    await settled(() => r.stats().tcpOpen, 5);
+    expect(c.closedFlag).toBe(false);
+    clock.advance(1000);
+    await until(() => c.closedFlag, "closed when idle");
+    expect(r.stats().tcpTimedOut).toBe(1);
+  });
+});
+
+describe("the TCP connection cap", () => {
+  it("closes connections beyond it at once while UDP answers and forwards; a freed slot is reused", async () => {
+    const r = await start({ maxTcpConnections: 4, clock: new ManualClock() }, "127.0.9.62");
+    const held = await Promise.all(Array.from({ length: 4 }, () => open(r)));
+    await until(() => r.stats().tcpOpen === 4, "four connections accepted");
+    const fifth = await open(r);
+    await until(() => fifth.closedFlag, "the fifth connection closed");
+    expect(r.stats()).toMatchObject({ tcpOpen: 4, tcpRefused: 1 });
+
+    expect(await udpAsk(r.address.udpPort, `api.${DOMAIN}`)).toEqual([INTERNAL_IP]);
+    expect(await udpAsk(r.address.udpPort, "www.example.net")).toEqual([FORWARDED_IP]);
+
+    held[0]?.destroy();
+    await until(() => r.stats().tcpOpen === 3, "a slot freed");
+    const next = await open(r);
+    next.read();
+    next.write(frame(`api.${DOMAIN}`, 5));
+    await until(() => next.replies === 1, "an answer on the freed slot");
+  });
+});
