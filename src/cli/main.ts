@@ -10,7 +10,7 @@ import { renderCommand } from "./render.js";
 import { checkServeFolders, serve } from "./serve.js";
 import { registerDebugCommand } from "./debug.js";
 import { registerOperatorCommand } from "./operator.js";
-import { hostPortOption } from "./options.js";
+import { hostPortOption, maxManifestBytesOption } from "./options.js";
 import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { registerVerifyCommand } from "./verify.js";
 import { registerExplainCommand } from "./explain.js";
@@ -57,6 +57,7 @@ program
       .argParser(dialHostPort)
       .default(splitHostPort(DEFAULT_XDS_ADDRESS), DEFAULT_XDS_ADDRESS),
   )
+  .addOption(maxManifestBytesOption())
   .action(
     async (opts: {
       manifests: string;
@@ -65,6 +66,7 @@ program
       force?: boolean;
       strict?: boolean;
       xdsAddress?: { host: string; port: number };
+      maxManifestBytes?: number;
     }) => {
       process.exitCode = await renderCommand(opts, (line) => process.stderr.write(`${line}\n`));
     },
@@ -122,6 +124,7 @@ program
     "memfile lease file of the local Kea (default: keep the lease database Kea runs with)",
   )
   .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
+  .addOption(maxManifestBytesOption())
   .option("--log-level <level>", "trace, debug, info, warn or error", "info")
   .addOption(logFormatOption())
   .action(
@@ -143,6 +146,7 @@ program
       httpListen?: { host: string; port: number };
       dnsServer?: string;
       debounce: number;
+      maxManifestBytes: number;
       logLevel: string;
       logFormat?: LogFormat;
     }) => {
@@ -174,6 +178,7 @@ program
           {
             manifests: opts.manifests,
             debounceMs: opts.debounce,
+            maxManifestBytes: opts.maxManifestBytes,
             ...(opts.out === undefined ? {} : { out: opts.out }),
             ...(opts.keaSocket === undefined ? {} : { keaSocket: opts.keaSocket }),
             ...(opts.dhcpInterface === undefined ? {} : { dhcpInterface: opts.dhcpInterface }),

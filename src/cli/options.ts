@@ -1,5 +1,6 @@
 // Option parsers shared by the commands.
 import { InvalidArgumentError, Option } from "commander";
+import { DEFAULT_MAX_MANIFEST_BYTES } from "../watchers/manifest-file-read.js";
 
 /** "127.0.0.1:5353", "[::1]:53" or ":5353" (all IPv4 interfaces). */
 export function hostPort(value: string): { host: string; port: number } {
@@ -29,4 +30,14 @@ export function positiveInt(value: string): number {
 export function hostPortOption(flags: string, description: string, fallback?: string): Option {
   const option = new Option(flags, description).argParser(hostPort);
   return fallback === undefined ? option : option.default(hostPort(fallback), fallback);
+}
+
+/** `--max-manifest-bytes`: the size limit of one manifest file (render and serve). */
+export function maxManifestBytesOption(): Option {
+  return new Option(
+    "--max-manifest-bytes <n>",
+    "largest manifest file read, in bytes; a larger one is a problem naming it (serve keeps what it defined before)",
+  )
+    .argParser(positiveInt)
+    .default(DEFAULT_MAX_MANIFEST_BYTES, `${String(DEFAULT_MAX_MANIFEST_BYTES)} (8 MiB)`);
 }

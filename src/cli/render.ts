@@ -20,6 +20,8 @@ export interface RenderCommandOptions {
   readonly strict?: boolean;
   /** The xDS server the bootstrap.yaml files point at; default serve's default listen address. */
   readonly xdsAddress?: { readonly host: string; readonly port: number };
+  /** Largest manifest file read (--max-manifest-bytes); default DEFAULT_MAX_MANIFEST_BYTES. */
+  readonly maxManifestBytes?: number;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function renderCommand(
   const fromStdin = opts.manifests === "-";
   const load = fromStdin
     ? parseManifests([{ path: STDIN_NAME, text: await stdin() }])
-    : await loadManifests(opts.manifests);
+    : await loadManifests(opts.manifests, opts.maxManifestBytes);
   if (!load.ok) {
     log(`oooi render: cannot read manifests: ${formatManifestError(load.error)}`);
     return 2;

@@ -11,7 +11,7 @@ import { SYSTEM_CLOCK } from "../util/clock.js";
 import { renderAll, type Outputs, type RenderedInfra } from "../pipeline/outputs.js";
 import { formatManifestError, summarizeIgnored, type ManifestError, type ManifestLoad } from "../watchers/manifests.js";
 import { noInfraWarning, problemLines, ProblemMemory, type ProblemEntry } from "./problem-report.js";
-import { watchManifests, type WatchedLoad } from "../watchers/manifest-watch.js";
+import { watchManifests, type WatchedLoad, type WatchHealth } from "../watchers/manifest-watch.js";
 import type { ApplierEvent } from "../dhcp/applier.js";
 import { KeaSync, selectDhcpModel } from "../dhcp/kea/sync.js";
 import { startDnsResponder, type DnsResponder } from "../dns/server/index.js";
@@ -34,6 +34,8 @@ export interface ServeOptions {
   readonly manifests: string;
   readonly out?: string;
   readonly debounceMs: number;
+  /** Per-file size limit of the manifests (--max-manifest-bytes); default DEFAULT_MAX_MANIFEST_BYTES. */
+  readonly maxManifestBytes?: number;
   /** Drive a local kea-dhcp4 through this control socket. */
   readonly keaSocket?: string;
   /** Interface the local Kea serves on, replacing the DHCPServer's. */
@@ -135,8 +137,17 @@ export function serve(opts: ServeOptions, log: Logger): Served {
           (server) => dialAddress({ host: listenHost, port: server.port }),
           () => false as const,
         );
-  const loads$ = watchManifests(opts.manifests, { debounceMs: opts.debounceMs });
   const report = new LoadReport(log, opts.manifests);
+  // Why the folder is not watched right now (/readyz says it: changes are not seen meanwhile).
+  let watchDown: string | undefined;
+  const loads$ = watchManifests(opts.manifests, {
+    debounceMs: opts.debounceMs,
+    ...(opts.maxManifestBytes === undefined ? {} : { maxFileBytes: opts.maxManifestBytes }),
+    onWatch: (h) => {
+      watchDown = h.type === "down" ? h.reason : h.type === "up" ? undefined : watchDown;
+      report.watch(h);
+    },
+  });
   const outputs$ = from(xdsAddress).pipe(
     switchMap((address) => loads$.pipe(map((load) => ({ load, address })))),
     scan<{ load: WatchedLoad | ManifestLoad; address: { host: string; port: number } | false }, ScanState>(
@@ -273,7 +284,14 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     const listening = new Promise<Server>((resolve, reject) => {
       const probes = {
         live: () => !closing,
-        notReady: () => (!bound ? "listeners starting" : !rendered ? "manifests not rendered yet" : undefined),
+        notReady: () =>
+          !bound
+            ? "listeners starting"
+            : !rendered
+              ? "manifests not rendered yet"
+              : watchDown !== undefined
+                ? `manifest folder not watched (${watchDown}): changes are not seen until the watch is back`
+                : undefined,
       };
       const server = createServer(probesHandler(probes, page.handler(metricsHandler(metrics))));
       server.once("error", reject);
@@ -349,6 +367,9 @@ class LoadReport {
   readonly #dir: string;
   readonly #problems = new ProblemMemory();
   #unreadable: string | undefined;
+  /** The files (and objects) of the last load that could not be applied, as logged. */
+  #fileProblems = new Set<string>();
+  #watchDown = false;
   #notice: string | undefined;
   #infras: readonly RenderedInfra[] | undefined;
 
@@ -369,9 +390,35 @@ class LoadReport {
     this.#unreadable = text;
   }
 
+  watch(h: WatchHealth): void {
+    if (h.type === "path") {
+      this.#log.warn({ file: h.path }, `${h.path}: cannot be watched: ${h.reason}; the rest of the folder is watched`);
+    } else if (h.type === "down") {
+      if (!this.#watchDown)
+        this.#log.error(`cannot watch ${this.#dir}: ${h.reason}; changes are not seen, retrying (not ready meanwhile)`);
+      this.#watchDown = true;
+    } else {
+      this.#log.info(`watching ${this.#dir} again; reading it whole`);
+      this.#watchDown = false;
+    }
+  }
+
   rendered(load: Extract<ManifestLoad, { ok: true }>, out: Outputs): void {
     if (this.#unreadable !== undefined) this.#log.info(`manifests readable again: ${this.#unreadable} is resolved`);
     this.#unreadable = undefined;
+    // One file that cannot be applied holds back only what it defines: said once, and once resolved.
+    const problems = new Set<string>();
+    for (const p of load.problems) {
+      const text = formatManifestError(p);
+      problems.add(text);
+      if (!this.#fileProblems.has(text))
+        this.#log.warn(
+          { file: p.file, line: p.line, column: p.column },
+          `${text} — not applied: its last good version, if any, is still served; the other files are applied`,
+        );
+    }
+    for (const text of this.#fileProblems) if (!problems.has(text)) this.#log.info(`resolved: ${text}`);
+    this.#fileProblems = problems;
     const ignored = summarizeIgnored(load.ignored);
     if (ignored !== "") this.#log.debug(`ignored ${ignored}`);
     const notice = noInfraWarning(this.#dir, load);

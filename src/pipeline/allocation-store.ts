@@ -2,7 +2,7 @@
 // keeps them in DIR/dhcp-allocations.json, read back at start, so addresses survive a restart of
 // serve. The operator keeps the same tables in each DHCPServer's status instead
 // (src/operator/inputs/allocations.ts).
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import type { DHCPAllocation } from "../api/schema.js";
 import { sameAllocationTable } from "../model/allocations.js";
 import { allocationTables, type Outputs } from "./outputs.js";
@@ -30,10 +30,10 @@ export class AllocationFileError extends Error {
 export function readAllocationFile(path: string): Map<string, readonly DHCPAllocation[]> {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readRegularFile(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return new Map();
-    throw new AllocationFileError(path, (e as Error).message);
+    throw e instanceof AllocationFileError ? e : new AllocationFileError(path, (e as Error).message);
   }
   let parsed: unknown;
   try {
@@ -51,6 +51,25 @@ export function readAllocationFile(path: string): Map<string, readonly DHCPAlloc
     if (Array.isArray(table)) out.set(name, table as DHCPAllocation[]);
   }
   return out;
+}
+
+/**
+ * The file's text, read only when it is a regular file: opening a FIFO blocks until a writer
+ * comes (at start, before anything is logged), a device may never end. The descriptor is opened
+ * non-blocking and checked itself, so a name swapped after the stat does not block either.
+ */
+function readRegularFile(path: string): string {
+  const refuse = (s: { isFile(): boolean }): void => {
+    if (!s.isFile()) throw new AllocationFileError(path, "not a regular file (a FIFO, socket, device or folder)");
+  };
+  refuse(statSync(path));
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    refuse(fstatSync(fd));
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function encodeAllocationFile(tables: AllocationTables): string {

@@ -2,20 +2,24 @@
 // files patches the state (each bucket a sorted list, patched; an unchanged bucket keeps its array,
 // so the model sees it is unchanged) and says which objects changed, at a cost that grows with the
 // changed objects, where assembleManifests re-sorts every bucket. Equal to assembleManifests of the
-// same files (test/watchers/manifest-assembly.property.test.ts). A load that fails as a whole (a
-// broken file, a duplicate, a status given twice or without its object) is assembleManifests' own,
-// so its message is the same.
+// same files while every file is readable (test/watchers/manifest-assembly.property.test.ts).
+//
+// One bad file never holds up the others: a file that cannot be read or parsed keeps contributing
+// what its last good parse defined (nothing, if it never had one), and an identity defined twice
+// (or whose status is given twice) keeps its last assembled version; each is a problem of the load,
+// named as assembleManifests names it. A file that goes takes its objects with it.
 import type { ObjectChange, ObservedKind } from "../model/incremental/infras-read.js";
 import type { ClusterState, InvalidObject, ObjectRef } from "../model/types.js";
 import { ManifestSources, type ObjectSource } from "./manifest-sources.js";
 import {
-  assembleManifests,
   byNamespaceName,
   byRef,
   compare,
   decoded,
+  identityProblem,
   type Bucket,
   type IgnoredObject,
+  type ManifestError,
   type ManifestLoad,
   type ParsedFile,
   type ParsedObject,
@@ -64,11 +68,13 @@ export interface AssembledLoad {
 }
 
 export class ManifestAssembly {
+  /** Each file's latest parse, readable or not. */
   readonly #files = new Map<string, ParsedFile>();
+  /** Each file's last good parse: the one whose objects are in the state. */
+  readonly #accepted = new Map<string, ParsedFile>();
   readonly #holders = new Map<string, Holders>();
-  /** Identities that fail the load: a duplicate, a status twice, a status without its object. */
+  /** Identities that cannot be assembled: a duplicate, a status twice, a status without its object. */
   readonly #bad = new Set<string>();
-  readonly #broken = new Set<string>();
   /** Files holding objects the model does not read (their list is rebuilt when one of them changes). */
   readonly #ignoring = new Set<string>();
   readonly #buckets = Object.fromEntries(BUCKETS.map((b) => [b, []])) as unknown as Record<Bucket, readonly Named[]>;
@@ -97,25 +103,27 @@ export class ManifestAssembly {
     for (const [path, file] of changed) {
       const old = this.#files.get(path);
       if (old === file) continue;
-      if (old !== undefined) for (const o of old.objects) this.#detach(o, touched);
       if (old === undefined || file === undefined) pathsChanged = true;
+      if (file === undefined) this.#files.delete(path);
+      else this.#files.set(path, file);
+      // Unreadable now: its last good parse stays in the state.
+      if (file?.error !== undefined) continue;
+      const accepted = this.#accepted.get(path);
+      if (accepted === file) continue;
+      if (accepted !== undefined) for (const o of accepted.objects) this.#detach(o, touched);
       ignoredChanged ||= this.#ignoring.has(path) || (file !== undefined && holdsIgnored(file));
       this.#ignoring.delete(path);
-      this.#broken.delete(path);
       if (file === undefined) {
-        this.#files.delete(path);
+        this.#accepted.delete(path);
         continue;
       }
-      this.#files.set(path, file);
+      this.#accepted.set(path, file);
       for (const o of file.objects) this.#attach(o, touched);
       if (holdsIgnored(file)) this.#ignoring.add(path);
-      if (file.error !== undefined) this.#broken.add(path);
     }
     this.#patch(touched);
     if (pathsChanged) this.#paths = [...this.#files.keys()].sort(compare);
     if (ignoredChanged) this.#ignored = this.#ignoredObjects();
-    if (this.#broken.size > 0 || this.#bad.size > 0)
-      return { load: assembleManifests([...this.#files.values()]), changes: [] };
     const b = this.#buckets;
     const state: ClusterState = {
       infras: b.infras as ClusterState["infras"],
@@ -135,8 +143,27 @@ export class ManifestAssembly {
       if (after !== before) changes.push({ kind, before, after } as ObjectChange);
     }
     this.#pending.clear();
-    const load = { ok: true as const, state, files: this.#paths, ignored: this.#ignored, sources: this.#sources };
+    const load = {
+      ok: true as const,
+      state,
+      files: this.#paths,
+      ignored: this.#ignored,
+      sources: this.#sources,
+      problems: this.#problems(),
+    };
     return { load, changes };
+  }
+
+  /** The unreadable files' problems and the bad identities', by file and line. */
+  #problems(): ManifestError[] {
+    const out: ManifestError[] = [];
+    for (const file of this.#files.values()) if (file.error !== undefined) out.push(file.error);
+    for (const id of this.#bad) {
+      const h = this.#holders.get(id);
+      const problem = h === undefined ? undefined : identityProblem(h.objects, h.statuses);
+      if (problem !== undefined) out.push(problem);
+    }
+    return out.sort((a, b) => compare(a.file, b.file) || (a.line ?? 0) - (b.line ?? 0));
   }
 
   #attach(o: ParsedObject, touched: Set<string>): void {
@@ -173,8 +200,10 @@ export class ManifestAssembly {
       const bad = isBad(h);
       if (bad) this.#bad.add(id);
       else this.#bad.delete(id);
-      const next = bad ? undefined : contributionOf(h);
       const prev = h.contribution;
+      // Defined twice, or its status given twice: the version assembled last stays until it is
+      // resolved. A status without its object has nothing to stay.
+      const next = !bad ? contributionOf(h) : h.objects.length === 0 ? undefined : prev;
       if (h.objects.length + h.statuses.length === 0) this.#holders.delete(id);
       if (next === undefined && prev === undefined) continue;
       h.contribution = next;
@@ -207,7 +236,7 @@ export class ManifestAssembly {
   #ignoredObjects(): IgnoredObject[] {
     const out: IgnoredObject[] = [];
     for (const path of [...this.#ignoring].sort(compare))
-      for (const o of this.#files.get(path)?.objects ?? [])
+      for (const o of this.#accepted.get(path)?.objects ?? [])
         if (o.bucket === undefined)
           out.push({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.namespace, name: o.name, file: o.file });
     return out.sort((a, b) => compare(a.kind, b.kind) || compare(a.namespace, b.namespace) || compare(a.name, b.name));

@@ -8,7 +8,7 @@
 // volume's ..data swap), and — as the net for events the watcher dropped — scanned in the background
 // (scan), which reads only what differs.
 import { createHash } from "node:crypto";
-import { lstat, readFile, stat } from "node:fs/promises";
+import { lstat, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ObjectChange } from "../model/incremental/infras-read.js";
 import { ManifestAssembly } from "./manifest-assembly.js";
@@ -21,6 +21,7 @@ import {
   type ManifestLoad,
   type ParsedFile,
 } from "./manifests.js";
+import { DEFAULT_MAX_MANIFEST_BYTES, readManifestText } from "./manifest-file-read.js";
 
 /** One read of the folder. */
 export interface ManifestRead {
@@ -64,8 +65,11 @@ export class ManifestReader {
   /** Reads run one at a time: each continues from the state the previous one left. */
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(dir: string) {
+  readonly #maxFileBytes: number;
+
+  constructor(dir: string, opts: { readonly maxFileBytes?: number } = {}) {
     this.#dir = dir;
+    this.#maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_MANIFEST_BYTES;
   }
 
   /** Lists the folder and parses the files whose stat and content changed since they were cached. */
@@ -122,16 +126,14 @@ export class ManifestReader {
       return this.#failed({ file: this.#dir, message: `cannot read manifest directory: ${errnoMessage(e)}` });
     }
     const reads = await Promise.all(tree.files.map((path) => this.#file(path, false)));
-    // Unreadable files are reported before any parse error, in path order.
-    for (const [i, r] of reads.entries()) {
-      if (typeof r === "string") return this.#failed({ file: tree.files[i] ?? "", message: `cannot read file: ${r}` });
-    }
     const changed = new Map<string, ParsedFile | undefined>();
     const listed = new Set(tree.files);
     for (const path of this.#assembly.paths()) if (!listed.has(path)) changed.set(path, undefined);
     for (const [i, r] of reads.entries()) {
       const path = tree.files[i] ?? "";
-      if (typeof r !== "string" && this.#assembly.file(path) !== r) changed.set(path, r);
+      // An unreadable file is a problem of its own: what it defined at its last good read stays.
+      const parsed = typeof r === "string" ? this.#unreadable(path, r) : r;
+      if (this.#assembly.file(path) !== parsed) changed.set(path, parsed);
     }
     for (const path of this.#cache.keys()) if (!listed.has(path)) this.#cache.delete(path);
     this.#dirs = tree.dirs;
@@ -159,9 +161,11 @@ export class ManifestReader {
       return s?.isDirectory() === true ? "whole" : "ignore";
     }
     if (!this.#dirs.has(parentOf(path))) return "whole";
+    // A new folder with a manifest's name: the walk reads what it holds.
+    if ((await stat(abs).catch(() => undefined))?.isDirectory() === true) return "whole";
     const r = await this.#file(path, true);
     if (typeof r !== "string") return r;
-    // Gone: unless a dangling symbolic link is left, which the whole read reports as unreadable.
+    // Gone, unless a dangling symbolic link is left (unreadable, as the whole read has it).
     if (
       r.startsWith("ENOENT") &&
       (await lstat(abs).then(
@@ -172,28 +176,40 @@ export class ManifestReader {
       this.#cache.delete(path);
       return undefined;
     }
-    return "whole";
+    return this.#unreadable(path, r);
+  }
+
+  /** The parse of a file that cannot be read: no objects, its problem; the same object while the problem is the same. */
+  #unreadable(path: string, reason: string): ParsedFile {
+    const message = `cannot read file: ${reason}`;
+    const current = this.#assembly.file(path);
+    if (current?.error?.message === message && current.objects.length === 0) return current;
+    return { path, objects: [], error: { file: path, message } };
   }
 
   /** The file's parse (cached when its content, or without `byContent` its stat, did not change), or why it cannot be read. */
   async #file(path: string, byContent: boolean): Promise<ParsedFile | string> {
     const cached = this.#cache.get(path);
     const abs = join(this.#dir, path);
+    let key: string;
     try {
-      const s = await stat(abs);
-      if (s.isDirectory()) return "EISDIR: is a directory";
-      const key = statKey(s);
-      if (!byContent && cached?.stat === key) return cached.parsed;
-      const text = await readFile(abs, "utf8");
-      const hash = createHash("sha256").update(text).digest("base64");
-      // A changed file: only its edited documents are parsed again.
-      const parsed = cached?.hash === hash ? cached.parsed : parseManifestFile({ path, text }, cached?.parsed);
-      this.#cache.set(path, { stat: key, hash, parsed });
-      return parsed;
+      key = statKey(await stat(abs));
     } catch (e) {
       this.#cache.delete(path);
       return errnoMessage(e);
     }
+    if (!byContent && cached?.stat === key) return cached.parsed;
+    const read = await readManifestText(abs, this.#maxFileBytes);
+    if (!read.ok) {
+      // Nothing of an unreadable file is kept: a removed or refused large file leaves no text behind.
+      this.#cache.delete(path);
+      return read.message;
+    }
+    const hash = createHash("sha256").update(read.text).digest("base64");
+    // A changed file: only its edited documents are parsed again.
+    const parsed = cached?.hash === hash ? cached.parsed : parseManifestFile({ path, text: read.text }, cached?.parsed);
+    this.#cache.set(path, { stat: key, hash, parsed });
+    return parsed;
   }
 
   #failed(error: { file: string; message: string }): ManifestRead {

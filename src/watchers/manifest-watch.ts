@@ -2,8 +2,8 @@
 // chokidar rather than Node's recursive fs.watch: on Linux the latter watches the inode a name had
 // when watching began, so a file replaced by rename (sed -i, an editor's atomic save, git checkout)
 // went silent for good. chokidar watches directories and re-attaches to the new file.
-import { stat } from "node:fs/promises";
-import { basename, dirname, relative, resolve } from "node:path";
+import { realpath, stat } from "node:fs/promises";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { watch, type FSWatcher } from "chokidar";
 import {
   asyncScheduler,
@@ -30,7 +30,9 @@ import {
   type Subscription,
 } from "rxjs";
 import type { ObjectChange } from "../model/incremental/infras-read.js";
+import { backoffDelay, type BackoffOptions } from "../util/backoff.js";
 import { ManifestReader } from "./manifest-cache.js";
+import { errnoText } from "./manifest-file-read.js";
 import { loadManifests, type ManifestLoad } from "./manifests.js";
 
 /** Options of watchManifestDir. */
@@ -39,6 +41,42 @@ export interface ManifestWatchOptions {
   readonly debounceMs: number;
   /** Clock of the coalescing window (a TestScheduler in marble tests). */
   readonly scheduler?: SchedulerLike;
+  /** Per-file size limit in bytes (--max-manifest-bytes); default DEFAULT_MAX_MANIFEST_BYTES. */
+  readonly maxFileBytes?: number;
+  /** Told when the folder's watch fails and when it is back, and of paths under it that cannot be watched. */
+  readonly onWatch?: (health: WatchHealth) => void;
+}
+
+/**
+ * How the watch of the folder fares. "down": it failed as a whole (EMFILE: the process is out of
+ * file descriptors) and is started again after `retryMs`, until it is "up" again; meanwhile no
+ * change is seen. "path": one entry cannot be watched (a symbolic link loop); the rest is.
+ */
+export type WatchHealth =
+  | { readonly type: "down"; readonly reason: string; readonly retryMs: number }
+  | { readonly type: "up" }
+  | { readonly type: "path"; readonly path: string; readonly reason: string };
+
+/** Options of fileEvents. */
+export interface FileEventsOptions {
+  readonly retryMs?: number;
+  readonly onWatch?: (health: WatchHealth) => void;
+  /** Pacing of restarts after the watch failed. */
+  readonly backoff?: BackoffOptions;
+  /** chokidar's watch; a test wraps it to fail a real watcher. */
+  readonly watch?: typeof watch;
+}
+
+/** Restarts of a failed watch: soon at first (a burst of connections passes), at most every 10 s. */
+export const WATCH_BACKOFF: BackoffOptions = { initialMs: 200, maxMs: 10_000, factor: 2, jitter: 0.2 };
+
+/**
+ * Closes a chokidar watcher for good. close() drops every listener while reads it started may
+ * still fail and emit 'error', which without a listener would end the process.
+ */
+function closeWatcher(w: FSWatcher): void {
+  w.close().catch(() => undefined);
+  w.on("error", () => undefined);
 }
 
 /**
@@ -66,14 +104,38 @@ export type WatchEvent = { readonly type: "ready" } | { readonly type: "change";
  * cannot be watched. The watcher of a removed folder reports nothing more, not even its return: when
  * the folder itself goes (reported with path "", or found gone `retryMs` after a change), it is looked
  * for every `retryMs`, and once it is back a new watcher starts, whose "ready" asks for a whole read.
+ * A watcher that fails (out of file descriptors) is replaced the same way, after a backoff; an entry
+ * that cannot be watched (a symbolic link loop) is reported to `onWatch` and the rest is watched.
  */
-export function fileEvents(dir: string, retryMs = SCAN_AFTER_MS): Observable<WatchEvent> {
+export function fileEvents(dir: string, options: FileEventsOptions = {}): Observable<WatchEvent> {
+  const retryMs = options.retryMs ?? SCAN_AFTER_MS;
+  const watchFolder = options.watch ?? watch;
   return new Observable<WatchEvent>((sub) => {
     let watcher: FSWatcher | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
     let check: ReturnType<typeof setTimeout> | undefined;
     let closed = false;
-    const lookForFolder = (): void => {
+    /** Failed watches since the last one that became ready. */
+    let failures = 0;
+    /**
+     * Entries reported as unwatchable, by where they really are: chokidar follows a link to an
+     * enclosing folder down to the kernel's limit and meets a loop's entries once per level.
+     */
+    const unwatchable = new Set<string>();
+    const reportPath = (rel: string, reason: string): void => {
+      const abs = resolve(dir, rel);
+      void realpath(dirname(abs)).then(
+        (parent) => {
+          const key = `${join(parent, basename(abs))}\0${reason}`;
+          if (closed || unwatchable.has(key)) return;
+          unwatchable.add(key);
+          options.onWatch?.({ type: "path", path: rel, reason });
+        },
+        // Its folder is itself beyond the limit: a shallower sight of the same entry was reported.
+        () => undefined,
+      );
+    };
+    const lookForFolder = (delay = retryMs): void => {
       retry = setTimeout(() => {
         void stat(dir).then(
           (s) => {
@@ -83,25 +145,32 @@ export function fileEvents(dir: string, retryMs = SCAN_AFTER_MS): Observable<Wat
             if (!closed) lookForFolder();
           },
         );
-      }, retryMs);
+      }, delay);
+    };
+    const drop = (w: FSWatcher): boolean => {
+      if (closed || watcher !== w) return false;
+      watcher = undefined;
+      clearTimeout(check);
+      check = undefined;
+      closeWatcher(w);
+      return true;
     };
     const start = (): void => {
-      const w = watch(dir, { ignoreInitial: true, ignored: (path: string) => isScratchPath(path) });
+      const w = watchFolder(dir, { ignoreInitial: true, ignored: (path: string) => isScratchPath(path) });
       watcher = w;
       w.on("ready", () => {
+        if (watcher !== w) return;
+        if (failures > 0) options.onWatch?.({ type: "up" });
+        failures = 0;
         sub.next({ type: "ready" });
       });
       const gone = (): void => {
-        if (closed || watcher !== w) return;
-        watcher = undefined;
-        clearTimeout(check);
-        check = undefined;
-        void w.close();
-        lookForFolder();
+        if (drop(w)) lookForFolder();
       };
       // Not every removal of the folder is reported as such (a recursive rm may end on its files'
       // unlink events): a while after any change, the folder itself is checked.
       w.on("all", (event, path) => {
+        if (watcher !== w) return;
         const rel = relative(dir, path);
         sub.next({ type: "change", path: rel });
         if (event === "unlinkDir" && rel === "") {
@@ -115,8 +184,20 @@ export function fileEvents(dir: string, retryMs = SCAN_AFTER_MS): Observable<Wat
           }, gone);
         }, retryMs);
       });
-      w.on("error", (e) => {
-        sub.error(e);
+      w.on("error", (e: unknown) => {
+        if (watcher !== w) return;
+        const err = e as NodeJS.ErrnoException;
+        const rel = typeof err.path === "string" ? relative(dir, err.path) : "";
+        const inside = rel !== "" && !rel.startsWith("..");
+        if (inside && err.code !== "EMFILE" && err.code !== "ENFILE") {
+          reportPath(rel, errnoText(e));
+          return;
+        }
+        if (!drop(w)) return;
+        failures += 1;
+        const delay = backoffDelay(failures, options.backoff ?? WATCH_BACKOFF);
+        options.onWatch?.({ type: "down", reason: errnoText(e), retryMs: delay });
+        lookForFolder(delay);
       });
     };
     start();
@@ -124,7 +205,7 @@ export function fileEvents(dir: string, retryMs = SCAN_AFTER_MS): Observable<Wat
       closed = true;
       clearTimeout(retry);
       clearTimeout(check);
-      void watcher?.close();
+      if (watcher !== undefined) closeWatcher(watcher);
     };
   });
 }
@@ -152,7 +233,7 @@ export function singleFileEvents(file: string): Observable<WatchEvent> {
       sub.error(e);
     });
     return () => {
-      void watcher.close();
+      closeWatcher(watcher);
     };
   });
 }
@@ -292,13 +373,14 @@ export type WatchedLoad =
  * When the directory cannot be watched the stream emits one load's result and completes.
  */
 export function watchManifestDir(dir: string, opts: ManifestWatchOptions): Observable<WatchedLoad> {
-  const reader = new ManifestReader(dir);
+  const reader = new ManifestReader(dir, opts.maxFileBytes === undefined ? {} : { maxFileBytes: opts.maxFileBytes });
   const load = (paths: LoadRequest) => defer(() => from(paths === undefined ? reader.read() : reader.readPaths(paths)));
   const scan = async (): Promise<LoadRequest> => {
     const r = await reader.scan();
     return r.full ? undefined : new Set(r.paths);
   };
-  return reloadOnEvents(fileEvents(dir), { load, scan }, opts).pipe(
+  const events = fileEvents(dir, opts.onWatch === undefined ? {} : { onWatch: opts.onWatch });
+  return reloadOnEvents(events, { load, scan }, opts).pipe(
     catchError(() => load(undefined)),
     filter((r) => !r.unchanged),
     map((r): WatchedLoad => (r.load.ok ? { ...r.load, changes: r.changes } : r.load)),
@@ -313,9 +395,9 @@ export function watchManifests(path: string, opts: ManifestWatchOptions): Observ
   return defer(() => from(stat(path))).pipe(
     switchMap((s) => {
       if (s.isDirectory()) return watchManifestDir(path, opts);
-      const load = () => defer(() => from(loadManifests(path)));
+      const load = () => defer(() => from(loadManifests(path, opts.maxFileBytes)));
       return reloadOnEvents(singleFileEvents(path), { load }, opts).pipe(catchError(() => load()));
     }),
-    catchError(() => from(loadManifests(path))),
+    catchError(() => from(loadManifests(path, opts.maxFileBytes))),
   );
 }

@@ -1,7 +1,7 @@
 // The manifest-directory source: YAML/JSON files on disk → ClusterState, the same state the
 // informers build from a cluster. Input problems in our own kinds become `invalid` entries (the
 // model turns them into status conditions); only unreadable input fails the whole load.
-import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { readdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
   isMap,
@@ -17,6 +17,7 @@ import { GROUP, type Infra, type InfraClusterAttachment, type ObjectMeta } from 
 import type { HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance } from "../api/external.js";
 import type { ClusterState, InvalidObject } from "../model/types.js";
 import { ManifestSources, type LinePositions } from "./manifest-sources.js";
+import { DEFAULT_MAX_MANIFEST_BYTES, errnoText, readManifestText } from "./manifest-file-read.js";
 
 /** Why a manifest directory could not be read: the file (relative to the directory) and 1-based position. */
 export interface ManifestError {
@@ -35,9 +36,21 @@ export interface IgnoredObject {
   file: string;
 }
 
-/** The result of reading a manifest directory: the cluster state it describes, or the first unreadable input. */
+/**
+ * The result of reading a manifest directory: the cluster state it describes, or the first
+ * unreadable input. A watched folder (manifest-assembly.ts) is never unreadable for one file's
+ * sake: that file's problem is in `problems`, and what it defined at its last good read stays.
+ */
 export type ManifestLoad =
-  | { ok: true; state: ClusterState; files: string[]; ignored: IgnoredObject[]; sources: ManifestSources }
+  | {
+      ok: true;
+      state: ClusterState;
+      files: string[];
+      ignored: IgnoredObject[];
+      sources: ManifestSources;
+      /** Files that cannot be read and objects that cannot be assembled, by file and line; none from assembleManifests. */
+      problems: readonly ManifestError[];
+    }
   | { ok: false; error: ManifestError };
 
 /** One file's content, `path` as it should appear in messages. */
@@ -266,6 +279,31 @@ function duplicate(o: ParsedObject, first: ParsedObject): ManifestError {
 function twice(o: ParsedObject, other: ParsedObject): ManifestError {
   const message = `status of ${describeObject(o)} given twice: also in ${other.file}:${String(other.line)}`;
   return { file: o.file, line: o.line, column: o.column, message };
+}
+
+/**
+ * Why the documents of one identity cannot be assembled, as assembleManifests says it (at the
+ * later one in path order), or undefined: defined twice, a status given twice, or a status-only
+ * document without its object.
+ */
+export function identityProblem(
+  objects: readonly ParsedObject[],
+  statuses: readonly ParsedObject[],
+): ManifestError | undefined {
+  const byPlace = (a: ParsedObject, b: ParsedObject): number => compare(a.file, b.file) || a.line - b.line;
+  const [o, second] = [...objects].sort(byPlace);
+  const [status, again] = [...statuses].sort(byPlace);
+  if (o !== undefined && second !== undefined) return duplicate(second, o);
+  if (status !== undefined && again !== undefined) return twice(again, status);
+  if (status === undefined) return undefined;
+  if (o === undefined)
+    return {
+      file: status.file,
+      line: status.line,
+      column: status.column,
+      message: `status-only ${describeObject(status)}: no manifest defines its spec`,
+    };
+  return o.raw !== undefined && "status" in o.raw ? twice(status, o) : undefined;
 }
 
 /** The order of every bucket of the state. */
@@ -532,7 +570,7 @@ export function assembleManifests(parsed: readonly ParsedFile[]): ManifestLoad {
     unknownFields: warnings.sort(byRef),
   };
   ignored.sort((a, b) => compare(a.kind, b.kind) || compare(a.namespace, b.namespace) || compare(a.name, b.name));
-  return { ok: true, state, files: sorted.map((f) => f.path), ignored, sources };
+  return { ok: true, state, files: sorted.map((f) => f.path), ignored, sources, problems: [] };
 }
 
 /** The order of state.invalid and state.unknownFields. */
@@ -583,36 +621,26 @@ export async function listManifestTree(dir: string): Promise<{ files: string[]; 
   return { files: out.sort(compare), dirs };
 }
 
-export const errnoMessage = (e: unknown): string => {
-  const err = e as NodeJS.ErrnoException;
-  return err.code === undefined ? err.message : `${err.code}: ${describeErrno(err.code)}`;
-};
-const describeErrno = (code: string): string =>
-  (
-    ({
-      ENOENT: "no such file or directory",
-      EACCES: "permission denied",
-      ENOTDIR: "not a directory",
-      EISDIR: "is a directory",
-      ELOOP: "too many symbolic links",
-    }) as Record<string, string>
-  )[code] ?? "cannot be read";
+export const errnoMessage = errnoText;
 
 /**
  * `--manifests` as a user gives it: a folder (loadManifestDir) or one file, read whatever its
- * extension (it was named on purpose). Problems name the file as given.
+ * extension (it was named on purpose). Problems name the file as given. Only regular files of at
+ * most `maxBytes` are read (manifest-file-read.ts).
  */
-export async function loadManifests(path: string): Promise<ManifestLoad> {
+export async function loadManifests(path: string, maxBytes = DEFAULT_MAX_MANIFEST_BYTES): Promise<ManifestLoad> {
   try {
-    if ((await stat(path)).isDirectory()) return await loadManifestDir(path);
-    return parseManifests([{ path, text: await readFile(path, "utf8") }]);
+    if ((await stat(path)).isDirectory()) return await loadManifestDir(path, maxBytes);
   } catch (e) {
     return { ok: false, error: { file: path, message: errnoMessage(e) } };
   }
+  const read = await readManifestText(path, maxBytes);
+  if (!read.ok) return { ok: false, error: { file: path, message: read.message } };
+  return parseManifests([{ path, text: read.text }]);
 }
 
 /** Reads every *.yaml, *.yml and *.json under dir (recursively, sorted by path) into ClusterState. */
-export async function loadManifestDir(dir: string): Promise<ManifestLoad> {
+export async function loadManifestDir(dir: string, maxBytes = DEFAULT_MAX_MANIFEST_BYTES): Promise<ManifestLoad> {
   let paths: string[];
   try {
     if (!(await stat(dir)).isDirectory()) return { ok: false, error: { file: dir, message: "not a directory" } };
@@ -622,11 +650,9 @@ export async function loadManifestDir(dir: string): Promise<ManifestLoad> {
   }
   const files: ManifestFile[] = [];
   for (const path of paths) {
-    try {
-      files.push({ path, text: await readFile(join(dir, path), "utf8") });
-    } catch (e) {
-      return { ok: false, error: { file: path, message: `cannot read file: ${errnoMessage(e)}` } };
-    }
+    const read = await readManifestText(join(dir, path), maxBytes);
+    if (!read.ok) return { ok: false, error: { file: path, message: `cannot read file: ${read.message}` } };
+    files.push({ path, text: read.text });
   }
   return parseManifests(files);
 }

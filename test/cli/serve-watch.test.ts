@@ -131,10 +131,10 @@ describe("oooi serve follows every kind of edit", () => {
     const good = readFileSync(infra, "utf8");
     // A mis-indented line: the editor's classic.
     writeFileSync(infra, good.replace("    gateway:", "     gateway:"));
-    const broken = () => s.lines().filter((l) => l.msg.includes("manifests unreadable"));
+    const broken = () => s.lines().filter((l) => l.msg.includes("not applied: its last good version"));
     await until(() => broken().length > 0, "the unreadable log line");
     expect(broken()[0]).toMatchObject({ level: 40, file: "infra.yaml", line: 9 });
-    expect(broken()[0]?.msg).toMatch(/^infra\.yaml:9:\d+: .*keeping the last good configuration/);
+    expect(broken()[0]?.msg).toMatch(/^infra\.yaml:9:\d+: .*is still served; the other files are applied/);
     expect(proxyIp(vlanZone(out))).toBe("192.0.2.4");
 
     setProxyIp(infra, "192.0.2.9"); // still broken: the same error, not logged again

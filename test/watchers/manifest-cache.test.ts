@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
 import { ManifestReader, type ManifestRead } from "../../src/watchers/manifest-cache.js";
-import { loadManifestDir } from "../../src/watchers/manifests.js";
+import { formatManifestError, loadManifestDir } from "../../src/watchers/manifests.js";
 
 const service = (name: string, ip = "10.0.0.1") =>
   `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: n}\nspec: {clusterIP: ${ip}}\n`;
@@ -25,6 +25,8 @@ const short = (changes: readonly ObjectChange[]): string[] =>
     })
     .sort();
 
+const problems = (r: ManifestRead): string[] =>
+  r.load.ok ? r.load.problems.map((p) => formatManifestError(p)) : [`unreadable: ${r.load.error.message}`];
 const ips = (r: ManifestRead): string[] =>
   r.load.ok ? r.load.state.services.map((s) => `${s.metadata.name}=${String(s.spec?.clusterIP)}`) : [];
 
@@ -139,13 +141,15 @@ describe("ManifestReader", () => {
     expect((await reader.readPaths(["notes.txt"])).unchanged).toBe(true);
   });
 
-  it("a reported file left as a dangling link is unreadable, as the whole read has it", async () => {
+  it("a reported file left as a dangling link is a problem of that file; the rest is read", async () => {
     await put("a.yaml", service("a"));
     ok(await reader.read());
     await symlink(join(dir, "nowhere.yaml"), join(dir, "link.yaml"));
-    const r = await reader.readPaths(["link.yaml"]);
-    expect(r.load).toEqual(await loadManifestDir(dir));
-    expect(r.load.ok).toBe(false);
+    const r = ok(await reader.readPaths(["link.yaml"]));
+    expect(problems(r)).toEqual(["link.yaml: cannot read file: ENOENT: no such file or directory"]);
+    expect(ips(r)).toEqual(["a=10.0.0.1"]);
+    // As a whole read has it.
+    expect(problems(await new ManifestReader(dir).read())).toEqual(problems(r));
   });
 
   it("a deleted file deletes its objects; an object moved to another file is one change", async () => {
@@ -159,46 +163,62 @@ describe("ManifestReader", () => {
     expect(short(second.changes)).toEqual(["Service a: old→-", "Service b: old→new"]);
   });
 
-  it("a broken file fails the read as loadManifestDir does; once fixed, changes are since the last readable read", async () => {
+  it("a broken file keeps what it defined at its last good read; every other file's changes flow", async () => {
     await put("a.yaml", service("a"));
     await put("i.yaml", infra("i"));
     ok(await reader.read());
     await put("a.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: a\n");
-    const broken = await reader.readPaths(["a.yaml"]);
-    expect(broken.load.ok).toBe(false);
-    expect(broken.load).toEqual(await loadManifestDir(dir));
+    const broken = ok(await reader.readPaths(["a.yaml"]));
+    expect(problems(broken)).toEqual([expect.stringMatching(/^a\.yaml:\d+:\d+: /)]);
+    expect(ips(broken)).toEqual(["a=10.0.0.1"]);
+    expect(broken.changes).toEqual([]);
     expect((await reader.readPaths(["a.yaml"])).unchanged).toBe(true);
     await put("i.yaml", infra("i", "192.0.3.0/24"));
-    expect((await reader.readPaths(["i.yaml"])).load.ok).toBe(false);
+    const other = ok(await reader.readPaths(["i.yaml"]));
+    expect(short(other.changes)).toEqual(["Infra i: old→new"]);
+    expect(other.load.ok && other.load.state.infras[0]?.spec.networkConfig.cidr).toBe("192.0.3.0/24");
+    expect(problems(other)).toEqual(problems(broken));
     await put("a.yaml", service("a", "10.0.0.3"));
     const fixed = ok(await reader.readPaths(["a.yaml"]));
-    expect(short(fixed.changes)).toEqual(["Infra i: old→new", "Service a: old→new"]);
+    expect(short(fixed.changes)).toEqual(["Service a: old→new"]);
+    expect(problems(fixed)).toEqual([]);
   });
 
-  it("a duplicate across files fails the read with loadManifestDir's message; removing it restores the state", async () => {
+  it("a file first read broken contributes nothing until it is fixed; the others are read", async () => {
+    await put("a.yaml", "kind: [oops\n");
+    await put("b.yaml", service("b"));
+    const r = ok(await reader.read());
+    expect(ips(r)).toEqual(["b=10.0.0.1"]);
+    expect(problems(r)).toEqual([expect.stringMatching(/^a\.yaml:\d+:\d+: /)]);
+  });
+
+  it("a duplicate across files keeps the object as it was and names the later file; removing one resolves it", async () => {
     await put("a.yaml", service("a"));
+    await put("c.yaml", service("c"));
     ok(await reader.read());
-    await put("b.yaml", service("a", "10.0.0.7"));
-    const dup = await reader.readPaths(["b.yaml"]);
-    expect(dup.load).toEqual(await loadManifestDir(dir));
-    expect(dup.load.ok ? "" : dup.load.error.message).toMatch(/duplicate Service n\/a: also defined in a.yaml:1/);
+    await put("b.yaml", service("a", "10.0.0.7") + "---\n" + service("b"));
+    await put("c.yaml", service("c", "10.0.0.9"));
+    const dup = ok(await reader.readPaths(["b.yaml", "c.yaml"]));
+    expect(problems(dup)).toEqual(["b.yaml:1:1: duplicate Service n/a: also defined in a.yaml:1"]);
+    // Service a stays as it was; b.yaml's other object and c.yaml's edit flow.
+    expect(ips(dup)).toEqual(["a=10.0.0.1", "b=10.0.0.1", "c=10.0.0.9"]);
     await rm(join(dir, "a.yaml"));
     const r = ok(await reader.readPaths(["a.yaml"]));
-    expect(ips(r)).toEqual(["a=10.0.0.7"]);
+    expect(ips(r)).toEqual(["a=10.0.0.7", "b=10.0.0.1", "c=10.0.0.9"]);
     expect(short(r.changes)).toEqual(["Service a: old→new"]);
+    expect(problems(r)).toEqual([]);
   });
 
-  it("after an unreadable read, the next reported change reads the whole folder again", async () => {
+  it("a file that went unreadable and then went away takes its objects with it", async () => {
     await put("a.yaml", service("a"));
+    await put("b.yaml", service("b"));
     ok(await reader.read());
-    await symlink(join(dir, "nowhere.yaml"), join(dir, "link.yaml"));
-    const unreadable = await reader.readPaths(["link.yaml"]);
-    expect(unreadable.load.ok ? "" : unreadable.load.error.message).toMatch(/cannot read file: ENOENT/);
-    await rm(join(dir, "link.yaml"));
-    await put("a.yaml", service("a", "10.0.0.8"));
-    const r = ok(await reader.readPaths(["link.yaml"]));
-    expect(ips(r)).toEqual(["a=10.0.0.8"]);
-    expect(short(r.changes)).toEqual(["Service a: old→new"]);
+    await put("a.yaml", "kind: [oops\n");
+    expect(ips(ok(await reader.readPaths(["a.yaml"])))).toEqual(["a=10.0.0.1", "b=10.0.0.1"]);
+    await rm(join(dir, "a.yaml"));
+    const r = ok(await reader.readPaths(["a.yaml"]));
+    expect(ips(r)).toEqual(["b=10.0.0.1"]);
+    expect(problems(r)).toEqual([]);
   });
 
   it("an Infra the schema refuses is absent from the changes, as from the state", async () => {

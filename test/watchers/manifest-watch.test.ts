@@ -85,15 +85,16 @@ describe("watchManifestDir", () => {
     expect(serviceNames(await rec.next((l) => serviceNames(l).includes("after")))).toEqual(["after"]);
   });
 
-  it("sees files in new subdirectories and reports broken YAML, then recovers", async () => {
+  it("sees files in new subdirectories and reports broken YAML (keeping what the file defined), then recovers", async () => {
     rec = new Recorder(watchManifestDir(dir, { debounceMs: 50 }));
     await rec.next((l) => l.ok);
     await mkdir(join(dir, "sub"));
     await writeFile(join(dir, "sub", "x.yaml"), service("nested"));
     await rec.next((l) => serviceNames(l).includes("nested"));
     await writeFile(join(dir, "sub", "x.yaml"), "kind: [oops\n");
-    const broken = await rec.next((l) => !l.ok);
-    expect(broken.ok ? undefined : broken.error.file).toBe("sub/x.yaml");
+    const broken = await rec.next((l) => l.ok && l.problems.length > 0);
+    expect(broken.ok ? broken.problems.map((p) => p.file) : undefined).toEqual(["sub/x.yaml"]);
+    expect(serviceNames(broken)).toEqual(["nested"]);
     await writeFile(join(dir, "sub", "x.yaml"), service("fixed"));
     await rec.next((l) => serviceNames(l).includes("fixed"));
   });

@@ -536,6 +536,7 @@ describe("loadManifestDir", () => {
       files: [],
       ignored: [],
       sources: expect.any(ManifestSources) as unknown,
+      problems: [],
     });
   });
 });
