@@ -10,7 +10,8 @@ import { renderCommand } from "./render.js";
 import { checkServeFolders, serve } from "./serve.js";
 import { registerDebugCommand } from "./debug.js";
 import { registerOperatorCommand } from "./operator.js";
-import { hostPortOption } from "./options.js";
+import { collect, hostPortOption, loopbackHostPort } from "./options.js";
+import { DEFAULT_MAX_EVENT_CLIENTS } from "../status-page/index.js";
 import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { registerVerifyCommand } from "./verify.js";
 import { registerExplainCommand } from "./explain.js";
@@ -99,10 +100,21 @@ program
     "require client certificates signed by this CA (mTLS between Envoy and oooi); each client then receives only the node group its certificate names (URI SAN spiffe://oooi/ns/<ns>/<name>), and CSDS/debug need spiffe://oooi/admin",
   )
   .addOption(
-    hostPortOption(
+    new Option(
       "--http-listen <host:port>",
-      "serve the live status page (/), Prometheus /metrics, /healthz and /readyz here",
-    ),
+      "serve the live status page (/), Prometheus /metrics, /healthz and /readyz here (:PORT binds loopback; name 0.0.0.0:PORT to expose it)",
+    ).argParser(loopbackHostPort),
+  )
+  .option(
+    "--http-allow-host <name>",
+    "also answer HTTP requests whose Host is this name (repeatable); IP literals and localhost are always answered, other names get 403 (DNS-rebinding defence)",
+    collect,
+  )
+  .option(
+    "--http-max-event-clients <n>",
+    "live status pages (/events streams) served at once; more get 503",
+    positiveInt,
+    DEFAULT_MAX_EVENT_CLIENTS,
   )
   .addOption(
     hostPortOption(
@@ -141,6 +153,8 @@ program
       xdsTlsKey?: string;
       xdsTlsCa?: string;
       httpListen?: { host: string; port: number };
+      httpAllowHost?: string[];
+      httpMaxEventClients: number;
       dnsServer?: string;
       debounce: number;
       logLevel: string;
@@ -186,6 +200,8 @@ program
             // mTLS: the client certificate's identity decides what a client may receive (authz.ts).
             xdsRequireIdentity: opts.xdsTlsCa !== undefined,
             ...(opts.httpListen === undefined ? {} : { httpListen: opts.httpListen }),
+            httpAllowHosts: opts.httpAllowHost ?? [],
+            httpMaxEventClients: opts.httpMaxEventClients,
             ...(opts.dnsServer === undefined ? {} : { dnsServer: opts.dnsServer }),
           },
           log,

@@ -21,7 +21,7 @@ import { createServer, type Server } from "node:http";
 import { SnapshotCache } from "../xds/cache/index.js";
 import { addIntrospection } from "../xds/introspect/index.js";
 import { Metrics, attachXdsMetrics, metricsHandler } from "../metrics/index.js";
-import { probesHandler } from "../metrics/http.js";
+import { hostCheckHandler, probesHandler } from "../metrics/http.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../dhcp/kea-config-resource.js";
 import { publishSnapshots } from "../pipeline/snapshots.js";
 import { StatusPage } from "../status-page/index.js";
@@ -53,6 +53,10 @@ export interface ServeOptions {
   readonly xdsRequireIdentity?: boolean;
   /** Serve /metrics (Prometheus) here; undefined = none. */
   readonly httpListen?: { readonly host: string; readonly port: number };
+  /** Host names the HTTP port answers besides IP literals and localhost (DNS-rebinding defence). */
+  readonly httpAllowHosts?: readonly string[];
+  /** Live status pages served at once (default DEFAULT_MAX_EVENT_CLIENTS). */
+  readonly httpMaxEventClients?: number;
 }
 
 export interface Served {
@@ -96,7 +100,13 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   const metrics = new Metrics({ processMetrics: true });
   const onClose: (() => void)[] = [];
   // The live status page (/, /events) shares the metrics port.
-  const page = opts.httpListen === undefined ? undefined : new StatusPage({ title: "oooi serve" });
+  const page =
+    opts.httpListen === undefined
+      ? undefined
+      : new StatusPage({
+          title: "oooi serve",
+          ...(opts.httpMaxEventClients === undefined ? {} : { maxEventClients: opts.httpMaxEventClients }),
+        });
   // The xDS server binds first: each bootstrap.yaml names the port it got (--xds-listen may say 0).
   let xds: Promise<XdsServer> | undefined;
   let cache: SnapshotCache | undefined;
@@ -275,7 +285,11 @@ export function serve(opts: ServeOptions, log: Logger): Served {
         live: () => !closing,
         notReady: () => (!bound ? "listeners starting" : !rendered ? "manifests not rendered yet" : undefined),
       };
-      const server = createServer(probesHandler(probes, page.handler(metricsHandler(metrics))));
+      // The listen address, when it is a name, is one the user means to be reached by.
+      const allowed = [...(opts.httpAllowHosts ?? []), host];
+      const server = createServer(
+        hostCheckHandler(allowed, probesHandler(probes, page.handler(metricsHandler(metrics)))),
+      );
       server.once("error", reject);
       server.listen(port, host, () => {
         const address = server.address();
