@@ -43,7 +43,11 @@ program
       "1 --strict and some object has an error, or the output cannot be written,\n" +
       "2 a manifest cannot be read (the message names file and line) or --out is refused.\n\n" +
       "--out may not be, contain or lie inside --manifests. oooi lists the files it writes in OUT/.oooi-index.json\n" +
-      "and on the next render removes only those that are no longer rendered; your own files in OUT stay.",
+      "and on the next render removes only those that are no longer rendered; your own files in OUT stay.\n" +
+      "Each set is written whole into a new folder OUT/..<timestamp> and switched in at once through the symlink\n" +
+      "OUT/..data (as Kubernetes updates ConfigMap volumes); OUT/<namespace>, OUT/status.json are symlinks into it,\n" +
+      "so readers never see a mix of two renders. A write that fails (e.g. a full disk) names the file and leaves\n" +
+      "the previous set as it was.",
   )
   .requiredOption(
     "--manifests <dir|file|->",
@@ -89,7 +93,7 @@ program
   )
   .option(
     "--out <dir>",
-    "also write the rendered files here, replacing only what changed; files listed in OUT/.oooi-index.json by an earlier run and no longer rendered are removed, nothing else",
+    "also write the rendered files here, each set switched in whole through OUT/..data (see `oooi render --help`); files listed in OUT/.oooi-index.json by an earlier run and no longer rendered are removed, nothing else; a failed write (a full disk) is logged naming the file and retried with backoff",
   )
   .option("--xds-listen <host:port>", "serve ADS (Envoy's xDS) here (port 0 picks one)", DEFAULT_XDS_ADDRESS)
   .option("--no-xds", "do not start the xDS server")

@@ -1,11 +1,11 @@
 // `oooi serve`: the embedded default. The manifest directory stands in for the cluster; every
 // change is rendered and pushed to the outputs that are configured.
-import { EMPTY, Subscription, catchError, concatMap, from, map, scan, share, switchMap } from "rxjs";
+import { Subscription, from, map, scan, share, switchMap } from "rxjs";
 import type { Logger } from "pino";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ALLOCATIONS_FILE, AllocationStore, readAllocationFile } from "../pipeline/allocation-store.js";
-import { FileSink } from "../pipeline/file-sink.js";
+import { FileSink, OutputWriteError, RetryingFileSink } from "../pipeline/file-sink.js";
 import { checkOutputDir } from "../pipeline/output-guard.js";
 import { SYSTEM_CLOCK } from "../util/clock.js";
 import { renderAll, type Outputs, type RenderedInfra } from "../pipeline/outputs.js";
@@ -223,26 +223,27 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   );
   if (opts.out !== undefined) {
     // Continues from the previous run's index: what it wrote and no longer renders is removed.
-    const sink = FileSink.open(opts.out);
+    // A failed write (a full disk) keeps the last complete set and is retried with backoff.
     const dir = opts.out;
+    const writer = new RetryingFileSink(FileSink.open(dir), {
+      synced: (r) => {
+        if (r.written.length + r.removed.length > 0)
+          log.info({ dir, written: r.written.length, removed: r.removed.length }, "outputs updated");
+      },
+      failed: (e, attempt, retryInMs) => {
+        log.error(
+          { dir, attempt, retryInMs, ...(e instanceof OutputWriteError ? { file: e.file, code: e.code } : {}) },
+          `cannot write outputs: ${e.message}; ${dir} keeps its last complete set, retrying in ${String(retryInMs)} ms`,
+        );
+      },
+    });
+    onClose.push(() => {
+      writer.close();
+    });
     subs.add(
-      rendered$
-        .pipe(
-          concatMap((out) =>
-            out === undefined
-              ? EMPTY
-              : from(sink.then((s) => s.sync(new Map([...out.files, [ALLOCATIONS_FILE, allocations.encode()]])))).pipe(
-                  catchError((e: unknown) => {
-                    log.error({ dir }, `cannot write outputs: ${(e as Error).message}`);
-                    return EMPTY;
-                  }),
-                ),
-          ),
-        )
-        .subscribe((r) => {
-          if (r.written.length + r.removed.length > 0)
-            log.info({ dir, written: r.written.length, removed: r.removed.length }, "outputs updated");
-        }),
+      rendered$.subscribe((out) => {
+        if (out !== undefined) writer.submit(new Map([...out.files, [ALLOCATIONS_FILE, allocations.encode()]]));
+      }),
     );
   }
 
