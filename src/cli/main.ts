@@ -10,7 +10,8 @@ import { renderCommand } from "./render.js";
 import { checkServeFolders, serve } from "./serve.js";
 import { registerDebugCommand } from "./debug.js";
 import { registerOperatorCommand } from "./operator.js";
-import { hostPortOption, maxManifestBytesOption } from "./options.js";
+import { collect, hostPortOption, loopbackHostPort, maxManifestBytesOption } from "./options.js";
+import { DEFAULT_MAX_EVENT_CLIENTS } from "../status-page/index.js";
 import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { registerVerifyCommand } from "./verify.js";
 import { registerExplainCommand } from "./explain.js";
@@ -42,7 +43,11 @@ program
       "1 --strict and some object has an error, or the output cannot be written,\n" +
       "2 a manifest cannot be read (the message names file and line) or --out is refused.\n\n" +
       "--out may not be, contain or lie inside --manifests. oooi lists the files it writes in OUT/.oooi-index.json\n" +
-      "and on the next render removes only those that are no longer rendered; your own files in OUT stay.",
+      "and on the next render removes only those that are no longer rendered; your own files in OUT stay.\n" +
+      "Each set is written whole into a new folder OUT/..<timestamp> and switched in at once through the symlink\n" +
+      "OUT/..data (as Kubernetes updates ConfigMap volumes); OUT/<namespace>, OUT/status.json are symlinks into it,\n" +
+      "so readers never see a mix of two renders. A write that fails (e.g. a full disk) names the file and leaves\n" +
+      "the previous set as it was.",
   )
   .requiredOption(
     "--manifests <dir|file|->",
@@ -90,7 +95,7 @@ program
   )
   .option(
     "--out <dir>",
-    "also write the rendered files here, replacing only what changed; files listed in OUT/.oooi-index.json by an earlier run and no longer rendered are removed, nothing else",
+    "also write the rendered files here, each set switched in whole through OUT/..data (see `oooi render --help`); files listed in OUT/.oooi-index.json by an earlier run and no longer rendered are removed, nothing else; a failed write (a full disk) is logged naming the file and retried with backoff",
   )
   .option("--xds-listen <host:port>", "serve ADS (Envoy's xDS) here (port 0 picks one)", DEFAULT_XDS_ADDRESS)
   .option("--no-xds", "do not start the xDS server")
@@ -101,10 +106,21 @@ program
     "require client certificates signed by this CA (mTLS between Envoy and oooi); each client then receives only the node group its certificate names (URI SAN spiffe://oooi/ns/<ns>/<name>), and CSDS/debug need spiffe://oooi/admin",
   )
   .addOption(
-    hostPortOption(
+    new Option(
       "--http-listen <host:port>",
-      "serve the live status page (/), Prometheus /metrics, /healthz and /readyz here",
-    ),
+      "serve the live status page (/), Prometheus /metrics, /healthz and /readyz here (:PORT binds loopback; name 0.0.0.0:PORT to expose it)",
+    ).argParser(loopbackHostPort),
+  )
+  .option(
+    "--http-allow-host <name>",
+    "also answer HTTP requests whose Host is this name (repeatable); IP literals and localhost are always answered, other names get 403 (DNS-rebinding defence)",
+    collect,
+  )
+  .option(
+    "--http-max-event-clients <n>",
+    "live status pages (/events streams) served at once; more get 503",
+    positiveInt,
+    DEFAULT_MAX_EVENT_CLIENTS,
   )
   .addOption(
     hostPortOption(
@@ -144,6 +160,8 @@ program
       xdsTlsKey?: string;
       xdsTlsCa?: string;
       httpListen?: { host: string; port: number };
+      httpAllowHost?: string[];
+      httpMaxEventClients: number;
       dnsServer?: string;
       debounce: number;
       maxManifestBytes: number;
@@ -191,6 +209,8 @@ program
             // mTLS: the client certificate's identity decides what a client may receive (authz.ts).
             xdsRequireIdentity: opts.xdsTlsCa !== undefined,
             ...(opts.httpListen === undefined ? {} : { httpListen: opts.httpListen }),
+            httpAllowHosts: opts.httpAllowHost ?? [],
+            httpMaxEventClients: opts.httpMaxEventClients,
             ...(opts.dnsServer === undefined ? {} : { dnsServer: opts.dnsServer }),
           },
           log,

@@ -11,6 +11,21 @@ export function hostPort(value: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] === "" || m[2] === undefined ? "0.0.0.0" : m[2]), port };
 }
 
+/**
+ * host:port of a port meant for people and scrapers on this host (serve's --http-listen): ":9100"
+ * binds loopback, so the status page (node ids, versions) is never on the network unless the user
+ * names the address, e.g. 0.0.0.0:9100.
+ */
+export function loopbackHostPort(value: string): { host: string; port: number } {
+  const parsed = hostPort(value);
+  return /^:\d+$/.test(value) ? { host: "127.0.0.1", port: parsed.port } : parsed;
+}
+
+/** A repeatable option's accumulator: each occurrence adds one value. */
+export function collect(value: string, previous: readonly string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 /** A parser accepting only one of `values`. */
 export function choice(values: readonly string[]): (v: string) => string {
   return (v) => {

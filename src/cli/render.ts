@@ -1,5 +1,5 @@
 // `oooi render`: one shot, manifests in, the contract's files out.
-import { FileSink } from "../pipeline/file-sink.js";
+import { FileSink, OutputWriteError } from "../pipeline/file-sink.js";
 import { checkOutputDir } from "../pipeline/output-guard.js";
 import { renderAll } from "../pipeline/outputs.js";
 import { text } from "node:stream/consumers";
@@ -61,7 +61,10 @@ export async function renderCommand(
     // Stale children of a deleted Infra go, as listed by the previous render's index; nothing else.
     await (await FileSink.open(opts.out)).sync(out.files);
   } catch (e) {
-    log(`oooi render: cannot write ${opts.out}: ${(e as Error).message}`);
+    // The folder keeps its previous complete set; the message names the file that failed.
+    log(
+      `oooi render: ${e instanceof OutputWriteError ? e.message : `cannot write ${opts.out}: ${(e as Error).message}`}`,
+    );
     return 1;
   }
 

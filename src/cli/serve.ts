@@ -1,11 +1,11 @@
 // `oooi serve`: the embedded default. The manifest directory stands in for the cluster; every
 // change is rendered and pushed to the outputs that are configured.
-import { EMPTY, Subscription, catchError, concatMap, from, map, scan, share, switchMap } from "rxjs";
+import { Subscription, from, map, scan, share, switchMap } from "rxjs";
 import type { Logger } from "pino";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ALLOCATIONS_FILE, AllocationStore, readAllocationFile } from "../pipeline/allocation-store.js";
-import { FileSink } from "../pipeline/file-sink.js";
+import { FileSink, OutputWriteError, RetryingFileSink } from "../pipeline/file-sink.js";
 import { checkOutputDir } from "../pipeline/output-guard.js";
 import { SYSTEM_CLOCK } from "../util/clock.js";
 import { renderAll, type Outputs, type RenderedInfra } from "../pipeline/outputs.js";
@@ -21,7 +21,7 @@ import { createServer, type Server } from "node:http";
 import { SnapshotCache } from "../xds/cache/index.js";
 import { addIntrospection } from "../xds/introspect/index.js";
 import { Metrics, attachXdsMetrics, metricsHandler } from "../metrics/index.js";
-import { probesHandler } from "../metrics/http.js";
+import { hostCheckHandler, probesHandler } from "../metrics/http.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../dhcp/kea-config-resource.js";
 import { publishSnapshots } from "../pipeline/snapshots.js";
 import { StatusPage } from "../status-page/index.js";
@@ -55,6 +55,10 @@ export interface ServeOptions {
   readonly xdsRequireIdentity?: boolean;
   /** Serve /metrics (Prometheus) here; undefined = none. */
   readonly httpListen?: { readonly host: string; readonly port: number };
+  /** Host names the HTTP port answers besides IP literals and localhost (DNS-rebinding defence). */
+  readonly httpAllowHosts?: readonly string[];
+  /** Live status pages served at once (default DEFAULT_MAX_EVENT_CLIENTS). */
+  readonly httpMaxEventClients?: number;
 }
 
 export interface Served {
@@ -98,7 +102,13 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   const metrics = new Metrics({ processMetrics: true });
   const onClose: (() => void)[] = [];
   // The live status page (/, /events) shares the metrics port.
-  const page = opts.httpListen === undefined ? undefined : new StatusPage({ title: "oooi serve" });
+  const page =
+    opts.httpListen === undefined
+      ? undefined
+      : new StatusPage({
+          title: "oooi serve",
+          ...(opts.httpMaxEventClients === undefined ? {} : { maxEventClients: opts.httpMaxEventClients }),
+        });
   // The xDS server binds first: each bootstrap.yaml names the port it got (--xds-listen may say 0).
   let xds: Promise<XdsServer> | undefined;
   let cache: SnapshotCache | undefined;
@@ -224,26 +234,27 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   );
   if (opts.out !== undefined) {
     // Continues from the previous run's index: what it wrote and no longer renders is removed.
-    const sink = FileSink.open(opts.out);
+    // A failed write (a full disk) keeps the last complete set and is retried with backoff.
     const dir = opts.out;
+    const writer = new RetryingFileSink(FileSink.open(dir), {
+      synced: (r) => {
+        if (r.written.length + r.removed.length > 0)
+          log.info({ dir, written: r.written.length, removed: r.removed.length }, "outputs updated");
+      },
+      failed: (e, attempt, retryInMs) => {
+        log.error(
+          { dir, attempt, retryInMs, ...(e instanceof OutputWriteError ? { file: e.file, code: e.code } : {}) },
+          `cannot write outputs: ${e.message}; ${dir} keeps its last complete set, retrying in ${String(retryInMs)} ms`,
+        );
+      },
+    });
+    onClose.push(() => {
+      writer.close();
+    });
     subs.add(
-      rendered$
-        .pipe(
-          concatMap((out) =>
-            out === undefined
-              ? EMPTY
-              : from(sink.then((s) => s.sync(new Map([...out.files, [ALLOCATIONS_FILE, allocations.encode()]])))).pipe(
-                  catchError((e: unknown) => {
-                    log.error({ dir }, `cannot write outputs: ${(e as Error).message}`);
-                    return EMPTY;
-                  }),
-                ),
-          ),
-        )
-        .subscribe((r) => {
-          if (r.written.length + r.removed.length > 0)
-            log.info({ dir, written: r.written.length, removed: r.removed.length }, "outputs updated");
-        }),
+      rendered$.subscribe((out) => {
+        if (out !== undefined) writer.submit(new Map([...out.files, [ALLOCATIONS_FILE, allocations.encode()]]));
+      }),
     );
   }
 
@@ -293,7 +304,11 @@ export function serve(opts: ServeOptions, log: Logger): Served {
                 ? `manifest folder not watched (${watchDown}): changes are not seen until the watch is back`
                 : undefined,
       };
-      const server = createServer(probesHandler(probes, page.handler(metricsHandler(metrics))));
+      // The listen address, when it is a name, is one the user means to be reached by.
+      const allowed = [...(opts.httpAllowHosts ?? []), host];
+      const server = createServer(
+        hostCheckHandler(allowed, probesHandler(probes, page.handler(metricsHandler(metrics)))),
+      );
       server.once("error", reject);
       server.listen(port, host, () => {
         const address = server.address();

@@ -1,5 +1,6 @@
 // The Prometheus scrape endpoint as a node:http request listener.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isIP } from "node:net";
 import type { Metrics } from "./metrics.js";
 
 /**
@@ -68,4 +69,46 @@ export function probesHandler(
     }
     next(req, res);
   };
+}
+
+/** Host names every HTTP port answers to besides IP literals. */
+export const LOOPBACK_NAMES: readonly string[] = ["localhost"];
+
+/**
+ * A DNS-rebinding defence in front of `next`: a browser tricked into sending a page of the attacker's
+ * to this port names the attacker's domain in Host, so a request is served only when Host is an IP
+ * literal (whoever dials an address directly could reach the port anyway), `localhost` (or a name
+ * under it), or one of `allowed` (`--http-allow-host`); others get 403 naming the flag.
+ */
+export function hostCheckHandler(
+  allowed: readonly string[],
+  next: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const names = new Set([...LOOPBACK_NAMES, ...allowed].map((n) => n.toLowerCase().replace(/\.$/, "")));
+  return (req, res) => {
+    const host = req.headers.host;
+    // HTTP/1.0 without Host: no browser sends that, so it is no rebinding.
+    if (host === undefined || hostAllowed(host, names)) {
+      next(req, res);
+      return;
+    }
+    const name = hostName(host);
+    const body = `Host ${JSON.stringify(host)} is not served here (a defence against DNS rebinding); allow it with --http-allow-host ${name}\n`;
+    res.writeHead(403, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": Buffer.byteLength(body) });
+    res.end(req.method === "HEAD" ? undefined : body);
+  };
+}
+
+/** The name part of a Host header ("[::1]:80" → "::1", "a.example:80" → "a.example"), lower-cased. */
+function hostName(host: string): string {
+  const h = host.trim().toLowerCase();
+  if (h.startsWith("[")) return h.slice(1, h.indexOf("]") < 0 ? undefined : h.indexOf("]"));
+  const colon = h.lastIndexOf(":");
+  return (colon < 0 ? h : h.slice(0, colon)).replace(/\.$/, "");
+}
+
+function hostAllowed(host: string, names: ReadonlySet<string>): boolean {
+  const name = hostName(host);
+  if (isIP(name) !== 0) return true;
+  return names.has(name) || name.endsWith(".localhost");
 }

@@ -2,6 +2,10 @@
 // view on connect, then the whole view again whenever it changed (coalesced: a burst of pushes is
 // one event), and a comment line as heartbeat so proxies and the browser keep the stream open.
 // Clients that go away are dropped on their response's "close".
+// A page that does not read (a stalled tab, a hostile client) holds at most the one write its socket
+// refused: while it has not drained it is sent nothing, and once it drains it gets the latest view
+// only, never the backlog — the same "latest snapshot" rule the xDS server applies to slow streams.
+// At most `maxClients` pages are served at once; more are refused with 503.
 // Format: https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { SYSTEM_CLOCK, type Clock, type TimerHandle } from "../util/clock.js";
@@ -13,6 +17,18 @@ export interface StatusEventsOptions {
   /** How long a change waits for the next one before the view is sent (default 100 ms). */
   readonly coalesceMs?: number;
   readonly clock?: Clock;
+  /** Concurrent event streams served; more get 503 (default DEFAULT_MAX_EVENT_CLIENTS). */
+  readonly maxClients?: number;
+}
+
+/** How many pages may follow the live view at once (`--http-max-event-clients`). */
+export const DEFAULT_MAX_EVENT_CLIENTS = 64;
+
+interface Client {
+  /** The last event written to it. */
+  last: string;
+  /** Its socket refused a write and has not drained: the next event waits for "drain". */
+  blocked: boolean;
 }
 
 /** One SSE message carrying the view; JSON has no raw newline, so one `data:` line suffices. */
@@ -24,10 +40,11 @@ export function statusEvent(view: StatusView): string {
 export class StatusEvents {
   readonly #view: () => StatusView;
   /** Each page and the last event it was sent (pages connect at different moments). */
-  readonly #clients = new Map<ServerResponse, string>();
+  readonly #clients = new Map<ServerResponse, Client>();
   readonly #clock: Clock;
   readonly #heartbeatMs: number;
   readonly #coalesceMs: number;
+  readonly #maxClients: number;
   #pending: TimerHandle | undefined;
   #heartbeat: TimerHandle | undefined;
 
@@ -36,6 +53,7 @@ export class StatusEvents {
     this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#heartbeatMs = options.heartbeatMs ?? 15_000;
     this.#coalesceMs = options.coalesceMs ?? 100;
+    this.#maxClients = options.maxClients ?? DEFAULT_MAX_EVENT_CLIENTS;
   }
 
   /** Connected pages right now. */
@@ -45,6 +63,17 @@ export class StatusEvents {
 
   /** Serves one GET of the event stream: headers, the current view, then updates until it closes. */
   attach(req: IncomingMessage, res: ServerResponse): void {
+    if (this.#clients.size >= this.#maxClients) {
+      const body = `too many live status pages open (limit ${String(this.#maxClients)}, --http-max-event-clients); close one or read /status.json\n`;
+      res.writeHead(503, {
+        "Content-Type": "text/plain; charset=utf-8",
+        "Content-Length": Buffer.byteLength(body),
+        "Retry-After": "10",
+        "Cache-Control": "no-store",
+      });
+      res.end(body);
+      return;
+    }
     res.writeHead(200, {
       "Content-Type": "text/event-stream; charset=utf-8",
       "Cache-Control": "no-store",
@@ -53,9 +82,20 @@ export class StatusEvents {
     });
     // retry: how long the browser waits before reconnecting after the server went away.
     const event = statusEvent(this.#view());
-    res.write(`retry: 2000\n\n${event}`);
-    this.#clients.set(res, event);
+    const client: Client = { last: event, blocked: false };
+    this.#clients.set(res, client);
+    this.#send(res, client, `retry: 2000\n\n${event}`);
+    const drained = (): void => {
+      client.blocked = false;
+      // Whatever changed meanwhile, as one event of the view as it is now.
+      const latest = statusEvent(this.#view());
+      if (latest === client.last) return;
+      client.last = latest;
+      this.#send(res, client, latest);
+    };
+    res.on("drain", drained);
     const drop = (): void => {
+      res.off("drain", drained);
       this.#clients.delete(res);
       if (this.#clients.size === 0) this.#stopHeartbeat();
     };
@@ -85,17 +125,23 @@ export class StatusEvents {
   #flush(): void {
     const event = statusEvent(this.#view());
     // A change that shows nothing new on a page (e.g. a repeated subscription) is not sent to it.
-    for (const [res, last] of this.#clients) {
-      if (last === event) continue;
-      this.#clients.set(res, event);
-      res.write(event);
+    for (const [res, client] of this.#clients) {
+      // A blocked page catches up on "drain", with the view as it is then.
+      if (client.blocked || client.last === event) continue;
+      client.last = event;
+      this.#send(res, client, event);
     }
+  }
+
+  #send(res: ServerResponse, client: Client, text: string): void {
+    if (!res.write(text)) client.blocked = true;
   }
 
   #startHeartbeat(): void {
     if (this.#heartbeat !== undefined) return;
     const beat = (): void => {
-      for (const res of this.#clients.keys()) res.write(": heartbeat\n\n");
+      // A blocked page's connection is evidently open; a comment would only add to its backlog.
+      for (const [res, client] of this.#clients) if (!client.blocked) this.#send(res, client, ": heartbeat\n\n");
       this.#heartbeat = this.#clock.setTimeout(beat, this.#heartbeatMs);
     };
     this.#heartbeat = this.#clock.setTimeout(beat, this.#heartbeatMs);

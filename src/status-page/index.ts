@@ -9,12 +9,14 @@ import { statusPageHandler } from "./handler.js";
 import { buildStatusView, type StatusView } from "./view.js";
 
 export { buildStatusView, type StatusView } from "./view.js";
-export { StatusEvents, statusEvent } from "./events.js";
+export { DEFAULT_MAX_EVENT_CLIENTS, StatusEvents, statusEvent } from "./events.js";
 
 export interface StatusPageOptions {
   readonly title: string;
   readonly clock?: Clock;
   readonly heartbeatMs?: number;
+  /** Concurrent /events streams (default DEFAULT_MAX_EVENT_CLIENTS). */
+  readonly maxEventClients?: number;
 }
 
 type Model = Pick<BuildResult, "topologies" | "problems">;
@@ -30,6 +32,7 @@ export class StatusPage {
     this.events = new StatusEvents(() => this.view(), {
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      ...(options.maxEventClients === undefined ? {} : { maxClients: options.maxEventClients }),
     });
   }
 

@@ -40,7 +40,9 @@ function renderStdin(input: string, out: string): Promise<{ code: number | null;
 }
 
 /** Every rendered file but the index, relative path → content. */
-function tree(root: string): Map<string, string> {
+function tree(out_: string): Map<string, string> {
+  // The current generation holds the whole set (its folder's name differs between runs).
+  const root = join(out_, "..data");
   const out = new Map<string, string>();
   for (const e of readdirSync(root, { recursive: true, withFileTypes: true })) {
     if (!e.isFile() || e.name === ".oooi-index.json") continue;

@@ -43,11 +43,13 @@ async function eventually(check: () => boolean | Promise<boolean>): Promise<void
   }
 }
 
-/** Every written file except status.json, by relative path. */
+/** Every written file except status.json, by the relative path users read it at. */
 function outputs(): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (d: string): void => {
     for (const f of readdirSync(d)) {
+      // ..data and the generation folders are how a set is switched; users read through the links.
+      if (f.startsWith("..")) continue;
       const p = join(d, f);
       if (statSync(p).isDirectory()) walk(p);
       else if (f !== "status.json") files.set(relative(out, p), readFileSync(p, "utf8"));
