@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probesHandler } from "../../src/metrics/http.js";
 import { ROOT, ServeProcess, oooi, until } from "../support/cli.js";
+import { exampleCopy } from "../support/examples.js";
 
 const servers: Server[] = [];
 afterEach(() => {
@@ -33,7 +34,7 @@ describe("oooi CLI first contact", () => {
   it("serve answers /healthz and /readyz once rendered, and logs xDS listening once", async () => {
     const serve = new ServeProcess([
       "--manifests",
-      join(ROOT, "examples", "standalone"),
+      exampleCopy("standalone"),
       "--xds-listen",
       "127.0.0.1:0",
       "--dns-listen",

@@ -1,12 +1,12 @@
 // Logs a person reads at a terminal are pretty; a pipe (log collectors, the other tests) gets JSON
 // lines; --log-format overrides either. The terminal is a real pseudo-terminal (util-linux script).
 import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { logFormat } from "../../src/cli/logger.js";
-import { CLI, ROOT, ServeProcess, oooi, until } from "../support/cli.js";
+import { CLI, ServeProcess, oooi, until } from "../support/cli.js";
+import { exampleCopy } from "../support/examples.js";
 
-const MANIFESTS = join(ROOT, "examples", "standalone");
+const MANIFESTS = exampleCopy("standalone");
 const QUIET = ["--manifests", MANIFESTS, "--no-xds", "--no-dns"];
 
 /** `oooi serve ARGS` with stderr on a pseudo-terminal, until `done` holds for its output. */

@@ -35,7 +35,18 @@ describe.skipIf(digMissing)("oooi serve answers split-horizon DNS", () => {
     cpSync(join(ROOT, "examples", "standalone"), dir, { recursive: true });
     const child = spawn(
       process.execPath,
-      [CLI, "serve", "--manifests", dir, "--dns-listen", "127.0.0.1:0", "--debounce", "20"],
+      [
+        CLI,
+        "serve",
+        "--manifests",
+        dir,
+        "--xds-listen",
+        "127.0.0.1:0",
+        "--dns-listen",
+        "127.0.0.1:0",
+        "--debounce",
+        "20",
+      ],
       { stdio: ["ignore", "ignore", "pipe"] },
     );
     let log = "";

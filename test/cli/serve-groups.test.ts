@@ -1,13 +1,13 @@
 // serve says at start which node groups it serves and how to point an Envoy at them, and an Envoy
 // whose node.cluster is mistyped is told about once — with the groups it could have meant — instead
 // of silently receiving nothing. Through the built CLI, with the Envoy stand-in.
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startupSummary } from "../../src/cli/serve.js";
 import { unknownGroupMessage } from "../../src/xds/server/index.js";
 import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
-import { ROOT, ServeProcess, until } from "../support/cli.js";
+import { ServeProcess, until } from "../support/cli.js";
+import { exampleCopy } from "../support/examples.js";
 
 describe("startup summary and unknown node groups", () => {
   it("words the summary for no group, Envoy groups and DHCP groups", () => {
@@ -25,7 +25,7 @@ describe("startup summary and unknown node groups", () => {
   it("serve logs one summary, and warns once per node about a mistyped node.cluster", async () => {
     const serve = new ServeProcess([
       "--manifests",
-      join(ROOT, "examples", "standalone"),
+      exampleCopy("standalone"),
       "--xds-listen",
       "127.0.0.1:0",
       "--no-dns",

@@ -74,7 +74,20 @@ describe.skipIf(digMissing)("oooi serve keeps the last good configuration per ob
     cpSync(join(ROOT, "examples", "standalone"), manifests, { recursive: true });
     const child = spawn(
       process.execPath,
-      [CLI, "serve", "--manifests", manifests, "--out", out, "--dns-listen", "127.0.0.1:0", "--debounce", "20"],
+      [
+        CLI,
+        "serve",
+        "--manifests",
+        manifests,
+        "--out",
+        out,
+        "--xds-listen",
+        "127.0.0.1:0",
+        "--dns-listen",
+        "127.0.0.1:0",
+        "--debounce",
+        "20",
+      ],
       { stdio: ["ignore", "ignore", "pipe"] },
     );
     let log = "";

@@ -129,3 +129,60 @@ describe("last good per object", () => {
     expect(back.infras).toEqual([]);
   });
 });
+
+// Only a version served without an error is remembered: a version with errors that was remembered
+// would later be "served instead" of the next bad edit, and the status would name a time at which
+// nothing was accepted.
+describe("a version with errors is never remembered", () => {
+  const T2 = Date.parse("2026-01-01T12:00:00Z");
+  const BETA_KEY = "InfraClusterAttachment/clusters/beta";
+  const INFRA_KEY = "Infra/clusters/vlan100";
+  const bad = [
+    {
+      name: "an Infra the model refuses, then another bad edit of it",
+      key: INFRA_KEY,
+      ref: INFRA,
+      first: { ...base, infras: [infra("vlan100", { networkConfig: { gateway: "10.0.0.1" } })] },
+      second: { ...base, infras: [infra("vlan100", { networkConfig: { gateway: "10.0.0.2" } })] },
+    },
+    {
+      name: "an attachment to a missing Infra, then to another missing one",
+      key: BETA_KEY,
+      ref: BETA,
+      first: { ...base, attachments: [alpha, attachment("beta", { infra: "nope" })] },
+      second: { ...base, attachments: [alpha, attachment("beta", { infra: "nope-either" })] },
+    },
+  ];
+  const memoryOf = (o: Outputs, key: string) => o.lastGood.infras.get(key) ?? o.lastGood.attachments.get(key);
+  const servedAttachments = (o: Outputs) =>
+    o.infras.flatMap((r) => r.topology.attachments.filter((a) => a.served).map((a) => a.ref.name));
+
+  it.each(bad)("$name: nothing is remembered, served or said to be still served", ({ key, ref, first, second }) => {
+    const atT0 = renderAll(first, { now: T0 });
+    expect(ready(atT0, ref).status).toBe("False");
+
+    const atT1 = renderAll(second, { lastGood: atT0.lastGood, now: T1, previous: atT0.files });
+    const cond = ready(atT1, ref);
+    expect(cond.status).toBe("False");
+    expect(cond.message).not.toContain("still served");
+    expect(atT1.model.problems.filter((p) => p.reason === "ServingLastGood")).toEqual([]);
+    if (ref.kind === "Infra") expect(atT1.infras).toEqual([]);
+    else expect(servedAttachments(atT1)).toEqual(["alpha"]);
+    expect(memoryOf(atT0, key)).toBeUndefined();
+    expect(memoryOf(atT1, key)).toBeUndefined();
+  });
+
+  it.each(bad)(
+    "$name, after a good version at T0: every later refusal names T0 and serves it",
+    ({ key, ref, first, second }) => {
+      const good = renderAll(base, { now: T0 });
+      const atT1 = renderAll(first, { lastGood: good.lastGood, now: T1, previous: good.files });
+      const atT2 = renderAll(second, { lastGood: atT1.lastGood, now: T2, previous: atT1.files });
+      for (const out of [atT1, atT2]) {
+        expect(memoryOf(out, key)).toEqual(memoryOf(good, key));
+        expect(ready(out, ref).message).toContain("the configuration accepted at 2026-01-01T10:00:00Z is still served");
+        expect(dataFiles(out)).toEqual(dataFiles(good));
+      }
+    },
+  );
+});

@@ -45,7 +45,8 @@ afterAll(async () => {
 /** A copy of the example with `edit` applied to one file: the model verify compares against. */
 function variant(name: string, file: string, edit: (text: string) => string): string {
   const dir = join(tmp, name);
-  cpSync(join(ROOT, "examples", "standalone"), dir, { recursive: true });
+  // From the served copy: the model verify compares against is what the server was given.
+  cpSync(served, dir, { recursive: true });
   writeFileSync(join(dir, file), edit(readFileSync(join(dir, file), "utf8")));
   return dir;
 }
@@ -73,7 +74,7 @@ describe("oooi verify against oooi serve", () => {
   it("passes on the example: every name from both views, every route, every reservation, the connected Envoy's ACK", async () => {
     const envoy = connect("clusters/tenant-vlan-proxy", "envoy-ok");
     await until(() => envoy.listeners.size > 0 && envoy.endpoints.size > 0, "the Envoy holds the snapshot");
-    const { code, rows } = await verify(join(ROOT, "examples", "standalone"));
+    const { code, rows } = await verify(served);
     expect(rows.filter((r) => r.verdict === "FAIL")).toEqual([]);
     expect(code).toBe(0);
     const names = rows.map((r) => r.check);
@@ -95,7 +96,7 @@ describe("oooi verify against oooi serve", () => {
       "PASS",
       "PASS",
     ]);
-    const table = await verifyTable(join(ROOT, "examples", "standalone"));
+    const table = await verifyTable(served);
     expect(table.code).toBe(0);
     expect(table.table).toMatch(/^PASS +dns vlan api\.alpha\.clusters\.example\.com/m);
     envoy.close();
@@ -151,10 +152,10 @@ describe("oooi verify against oooi serve", () => {
     const typo = connect("clusters/tenant-vlan-proxi", "envoy-typo");
     await until(() => nacking.connected && typo.connected, "both Envoys connected");
     await until(async () => {
-      const { rows } = await verify(join(ROOT, "examples", "standalone"));
+      const { rows } = await verify(served);
       return rows.some((r) => r.check === "ack envoy-nack lds" && r.verdict === "FAIL");
     }, "the NACK is reported");
-    const { code, rows } = await verify(join(ROOT, "examples", "standalone"));
+    const { code, rows } = await verify(served);
     expect(code).toBe(1);
     expect(rows.find((r) => r.check === "ack envoy-nack lds")).toMatchObject({ failure: "node-nack" });
     expect(rows.find((r) => r.check === "ack envoy-nack lds")?.detail).toContain("listener rejected (test)");

@@ -5,9 +5,13 @@
 // in that order. At each step only the chains that match most specifically go on (an exact port
 // before "any port", the longest prefix, www.example.com before *.example.com before *.com before a
 // chain without server_names); a chain that leaves a criterion unset matches any value at the
-// lowest specificity. Once a step has narrowed the set there is no going back: if a later step
-// leaves nothing, the connection gets default_filter_chain, or is closed.
-// Written from the documentation alone; IPv4 only (an IPv6 range never contains an IPv4 address).
+// lowest specificity (for a prefix, the same as 0.0.0.0/0). Once a step has narrowed the set there
+// is no going back: if a later step leaves nothing, the connection gets default_filter_chain, or is
+// closed. Chains still tied after the last step (a 0.0.0.0/0 range beside an unset one, which Envoy
+// indexes as different rules and accepts) get the first of them here; Envoy picks either
+// (envoyproxy/envoy#34299), so no test may rely on which.
+// Written from the documentation and, for /0, the maintainers' word (envoyproxy/envoy#7341);
+// IPv4 only (an IPv6 range never contains an IPv4 address).
 import { at, list, num, text } from "./json.js";
 import { TYPE_URLS } from "./protos.js";
 
@@ -68,7 +72,12 @@ function parseIPv4(ip: string | undefined): number | undefined {
   return octets.reduce((a, o) => a * 256 + o, 0);
 }
 
-/** Longest prefix among `ranges` (CidrRange JSON) containing `ip`; 0 when none are configured. */
+/**
+ * Longest prefix among `ranges` (CidrRange JSON) containing `ip`; 0 when none are configured. An
+ * unset list means 0.0.0.0/0 (envoyproxy/envoy#7341: "Matching on 0.0.0.0/0 is the default
+ * behavior, and it's implied when no prefix_ranges is configured"), so a configured /0 is exactly as
+ * specific as none: a chain is not preferred for naming it.
+ */
 function longestPrefix(ranges: readonly unknown[], ip: string | undefined): number | undefined {
   if (ranges.length === 0) return 0;
   const addr = parseIPv4(ip);
@@ -79,7 +88,7 @@ function longestPrefix(ranges: readonly unknown[], ip: string | undefined): numb
     if (addr === undefined || network === undefined || len > 32) continue;
     const size = 2 ** (32 - len);
     // The range's host bits are ignored, as Envoy's CidrRange masks them off.
-    if (Math.floor(addr / size) === Math.floor(network / size)) best = Math.max(best ?? 0, len + 1);
+    if (Math.floor(addr / size) === Math.floor(network / size)) best = Math.max(best ?? 0, len);
   }
   return best;
 }

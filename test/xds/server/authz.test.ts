@@ -323,3 +323,50 @@ describe("certificate rotation without a restart", () => {
     expect(clock.pending).toBe(0);
   });
 });
+
+// A node group is a whole `<namespace>/<name>`: no prefix, suffix or case variant of it is the same group
+// (a certificate for ns/x-proxy must never receive ns/x-proxy-y-proxy).
+describe("a node group is matched whole", () => {
+  it.each([
+    { identity: "ns/x-proxy", cluster: "ns/x-proxy", denied: false },
+    { identity: "ns/x-proxy", cluster: "ns/x-proxy-y-proxy", denied: true },
+    { identity: "ns/x-proxy", cluster: "ns/x-proxy/", denied: true },
+    { identity: "ns/x-proxy", cluster: "ns/x-proxyz", denied: true },
+    { identity: "ns/x-proxy", cluster: "ns/x-prox", denied: true },
+    { identity: "ns/x-proxy", cluster: "ns/", denied: true },
+    { identity: "ns/x-proxy", cluster: "ns", denied: true },
+    { identity: "ns/x-proxy", cluster: "ns/x", denied: true },
+    { identity: "ns/x-proxy", cluster: "ns/X-PROXY", denied: true },
+    { identity: "ns/x-proxy", cluster: "ns2/x-proxy", denied: true },
+    { identity: "ns/x-proxy", cluster: "other-ns/x-proxy", denied: true },
+    { identity: "ns/x-proxy", cluster: " ns/x-proxy", denied: true },
+    { identity: "ns/x-proxy", cluster: "ns/x-proxy ", denied: true },
+    { identity: "ns/x-proxy-y-proxy", cluster: "ns/x-proxy", denied: true },
+  ])("a certificate for $identity asking for $cluster", ({ identity, cluster, denied }) => {
+    const denial = nodeGroupDenial([{ kind: "group", group: identity }], cluster);
+    if (denied) expect(denial).toBe(`node group ${identity} may not receive node group ${cluster}`);
+    else expect(denial).toBeUndefined();
+  });
+
+  test("of several identities, only an exact one admits", () => {
+    const identities = [{ kind: "admin" } as const, { kind: "group", group: "ns/x" } as const];
+    expect(nodeGroupDenial(identities, "ns/x-proxy")).toBe(
+      "the administrator, node group ns/x may not receive node group ns/x-proxy",
+    );
+    expect(nodeGroupDenial([...identities, { kind: "group", group: "ns/x-proxy" }], "ns/x-proxy")).toBeUndefined();
+  });
+
+  test("over mTLS, a certificate whose group is a prefix of the requested one is refused and receives nothing", async () => {
+    const r = await start();
+    const prefixCert = await client(ca, nodeGroupUri("tenant-a", "infra"));
+    const s = sotw(r, creds(ca, prefixCert));
+    s.send({ node: { id: "prefix", cluster: GROUP_A }, type_url: LISTENER_TYPE_URL });
+    const end = await s.ended();
+    expect(end).toEqual({
+      code: GrpcStatus.PERMISSION_DENIED,
+      details: `node group tenant-a/infra may not receive node group ${GROUP_A}`,
+    });
+    expect(s.received).toEqual([]);
+    expect(r.server.status.nodes()).toEqual([]);
+  });
+});

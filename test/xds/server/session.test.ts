@@ -11,7 +11,8 @@ import {
   type SotwRequestInit,
   type SotwResponse,
 } from "../../support/envoy/wire.js";
-import { ALPHA, GROUP, publish, rendered } from "./fixtures.js";
+import { ALPHA, BETA, GROUP, publish, rendered } from "./fixtures.js";
+import { sampleEndpoints } from "../../envoy/proxy-fixture.js";
 import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
 
 class FakeCall implements StreamCall {
@@ -118,5 +119,60 @@ describe("session transport", () => {
     engine.openSession(call, "sotw").handleSotw(request({ node: NODE, type_url: LISTENER_TYPE_URL }));
     expect(clock.timers).toHaveLength(0);
     expect(engine.streamCount()).toBe(1);
+  });
+});
+
+// docs/xds-protocol.md rule 5 on SotW: a request whose nonce is not the newest is ignored, its
+// subscription included. Seen on the next push a configuration change causes, before any fresh
+// request: a subscription taken from the stale request would add its names to that push.
+describe("rule 5: a SotW request with a stale nonce changes no subscription", () => {
+  const ALPHA_API = "clusters-alpha/kube-apiserver:6443";
+  const BETA_API = "clusters-beta/kube-apiserver:6443";
+  const moved = (address: string) => (name: string) =>
+    name === ALPHA_API ? [{ address, port: 6443 }] : sampleEndpoints(name);
+  const names = (r: SotwResponse | undefined) => (r?.resources ?? []).map((x) => x.name).sort();
+
+  test("its added name is not served on the next configuration push; a fresh request adds it", () => {
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
+    publish(cache, GROUP, rendered([ALPHA, BETA]));
+    const engine = new XdsEngine({ cache, clock: new FakeClock(), maxStreamAgeMs: 0 });
+    const call = new FakeCall();
+    const session = engine.openSession(call, "sotw");
+    const eds = (init: Omit<SotwRequestInit, "type_url">): void => {
+      session.handleSotw(request({ ...init, type_url: ENDPOINT_TYPE_URL }));
+    };
+
+    eds({ node: NODE, resource_names: [ALPHA_API] });
+    const r1 = call.written[0];
+    expect(names(r1)).toEqual([ALPHA_API]);
+    eds({ response_nonce: r1?.nonce ?? "", version_info: r1?.versionInfo ?? "", resource_names: [ALPHA_API] });
+    publish(cache, GROUP, rendered([ALPHA, BETA], moved("10.128.1.98")));
+    expect(call.written).toHaveLength(2);
+    const r2 = call.written[1];
+    eds({ response_nonce: r2?.nonce ?? "", version_info: r2?.versionInfo ?? "", resource_names: [ALPHA_API] });
+
+    // Answers r1 although r2 is out (and ACKed): superseded, so nothing happens.
+    eds({
+      response_nonce: r1?.nonce ?? "",
+      version_info: r1?.versionInfo ?? "",
+      resource_names: [ALPHA_API, BETA_API],
+    });
+    expect(call.written).toHaveLength(2);
+    const status = () => engine.status.streams()[0]?.types.find((t) => t.typeUrl === ENDPOINT_TYPE_URL);
+    expect(status()?.lastAcked?.nonce).toBe(r2?.nonce);
+
+    publish(cache, GROUP, rendered([ALPHA, BETA], moved("10.128.1.99")));
+    expect(call.written).toHaveLength(3);
+    const r3 = call.written[2];
+    expect(names(r3)).toEqual([ALPHA_API]);
+
+    eds({
+      response_nonce: r3?.nonce ?? "",
+      version_info: r3?.versionInfo ?? "",
+      resource_names: [ALPHA_API, BETA_API],
+    });
+    expect(call.written).toHaveLength(4);
+    expect(names(call.written[3])).toEqual([ALPHA_API, BETA_API]);
+    engine.close();
   });
 });
