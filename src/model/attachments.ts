@@ -3,6 +3,7 @@ import { groupBy } from "../util/group.js";
 import type { InfraClusterAttachment } from "../api/schema.js";
 import { claimKey, newClaimsSink, workerClaims, type ClaimsSink } from "./incremental/claims-view.js";
 import { formatIPv4, type Cidr } from "./ipv4.js";
+import { domainErrors, objectNameErrors } from "./names.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";
 import type { ClusterState, ObjectRef } from "./types.js";
@@ -70,6 +71,13 @@ export function resolveAttachments(
   const live = new Set(
     sorted.filter((a) => a.metadata.deletionTimestamp === undefined || (a.metadata.finalizers ?? []).length > 0),
   );
+  // A name the API server would refuse claims nothing either.
+  for (const a of live) {
+    const errors = objectNameErrors("InfraClusterAttachment", a.metadata);
+    if (errors.length === 0) continue;
+    live.delete(a);
+    for (const e of errors) problems.for(attachmentRef(a)).error(e.field, "InvalidName", e.message);
+  }
 
   const refusedHC = new Set<InfraClusterAttachment>();
   for (const [hcKey, group] of groupBy(live, (a) => claimKey.hostedCluster(hostedClusterOf(a)))) {
@@ -109,6 +117,12 @@ export function resolveAttachments(
     const candidates: InfraClusterAttachment[] = [];
     for (const a of group) {
       if (refusedHC.has(a) || !live.has(a)) continue;
+      const badDomain = domainErrors(a);
+      if (badDomain.length > 0) {
+        for (const e of badDomain)
+          problems.for(attachmentRef(a)).error(e.field, "InvalidSpec", `${e.message}; this attachment is not served`);
+        continue;
+      }
       const cp = controlPlaneNamespaceOf(a);
       if (!namespaces.has(cp)) {
         problems
