@@ -135,7 +135,9 @@ export function kindSchema(def: KindDefinition): JsonSchemaProps {
     properties: {
       apiVersion: { description: "Versioned schema of this representation of an object.", type: "string" },
       kind: { description: "REST resource this object represents, in CamelCase.", type: "string" },
-      metadata: { type: "object" },
+      // The API server allows restricting metadata.name (and generateName) only; a name made from
+      // generateName is checked like a given one. Namespaces are the API server's own.
+      metadata: { type: "object", properties: { name: toStructural(def.name, "metadata.name") } },
       spec: toStructural(def.spec, "spec"),
       status: toStructural(def.status, "status"),
     },

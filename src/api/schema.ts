@@ -1,7 +1,7 @@
 // The one definition of the API: TypeScript types (Static<>), defaults and runtime
 // validation (TypeBox Value), and the CRDs in deploy/crds (src/api/crd.ts) all come from here.
 // Field names follow the original Go operator so its manifests load unchanged.
-import { Type, type Static, type TSchema, type TObject, type TProperties } from "@sinclair/typebox";
+import { Type, type Static, type TSchema, type TObject, type TProperties, type TString } from "@sinclair/typebox";
 
 export const GROUP = "hostedcluster.densityops.com";
 export const VERSION = "v1alpha1";
@@ -9,19 +9,33 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 
 const IPV4 = String.raw`^((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])$`;
 const IPV4_CIDR = String.raw`^((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])/([0-9]|[12][0-9]|3[0-2])$`;
-const DNS_LABEL = String.raw`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`;
-const DNS_SUBDOMAIN = String.raw`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$`;
+/** RFC 1123 label of at most 63 characters: a hosted cluster's name in DNS, a namespace. */
+const DNS_LABEL = String.raw`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`;
+/** A domain of two labels or more, each at most 63 characters (the length as a whole is a maxLength). */
+const DNS_SUBDOMAIN = String.raw`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)+$`;
+/** metadata.name of a custom resource as the API server checks it: an RFC 1123 subdomain (one label or more). */
+const OBJECT_NAME = String.raw`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`;
+/** RFC 1035 label: what a Service's name must be (a letter first, no dot). */
+const SERVICE_NAME = String.raw`^[a-z]([-a-z0-9]*[a-z0-9])?$`;
 /** Go time.Duration as the original accepted it ("1h", "90m", "1h30m", "3600s"). */
 const GO_DURATION = String.raw`^([0-9]+(\.[0-9]+)?(h|m|s|ms))+$`;
 const SIMPLE_DURATION = String.raw`^[0-9]+(s|m|h)$`;
 const MAC = String.raw`^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$`;
 
+/**
+ * Why a limit is what it is, said after the message of a value over it (src/api/validate.ts).
+ * Not a JSON Schema keyword: the CRD generator leaves it out.
+ */
+export const WHY = "x-oooi-why";
+
 /** What each pattern means, for error messages a person can act on. */
 export const PATTERN_MEANINGS: ReadonlyMap<string, string> = new Map([
   [IPV4, "an IPv4 address such as 192.0.2.10"],
   [IPV4_CIDR, "an IPv4 CIDR such as 192.0.2.0/24"],
-  [DNS_LABEL, "a lower-case DNS label such as example-hcp"],
-  [DNS_SUBDOMAIN, "a lower-case DNS domain such as clusters.example.com"],
+  [DNS_LABEL, "a lower-case DNS label of at most 63 characters such as example-hcp"],
+  [DNS_SUBDOMAIN, "a lower-case DNS domain such as clusters.example.com, each label at most 63 characters"],
+  [OBJECT_NAME, "lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"],
+  [SERVICE_NAME, "lower-case letters, digits and '-', starting with a letter and ending with a letter or digit"],
   [GO_DURATION, "a duration such as 1h, 90m or 1h30m"],
   [SIMPLE_DURATION, "a duration such as 5s, 1m or 1h"],
   [MAC, "a MAC address such as 02:00:00:00:00:01"],
@@ -265,6 +279,12 @@ export const InfraStatus = obj({
 
 // ---------------------------------------------------------------- InfraClusterAttachment
 
+/**
+ * The longest name oooi publishes under a hosted cluster's domain is konnectivity.<domain>
+ * (src/model/backends.ts CONTROL_PLANE_HOSTS); a DNS name has at most 253 characters.
+ */
+export const DOMAIN_MAX_LENGTH = 253 - "konnectivity.".length;
+
 export const AppsIngressPhase = Type.Union([Type.Literal("Pending"), Type.Literal("Ready"), Type.Literal("Degraded")]);
 
 export const AppsIngressConfig = obj({
@@ -315,18 +335,31 @@ export const InfraClusterAttachmentSpec = obj({
     name: Type.String({ minLength: 1, description: "HyperShift HostedCluster name." }),
     namespace: opt(Type.String({ default: "clusters", description: "HostedCluster namespace." })),
   }),
-  dns: obj({
-    clusterName: Type.String({
-      minLength: 1,
-      pattern: DNS_LABEL,
-      description: "Hosted cluster name in its DNS domain.",
-    }),
-    baseDomain: Type.String({
-      minLength: 1,
-      pattern: DNS_SUBDOMAIN,
-      description: "Base domain; the cluster's domain is <clusterName>.<baseDomain>.",
-    }),
-  }),
+  dns: Type.Object(
+    {
+      clusterName: Type.String({
+        minLength: 1,
+        maxLength: 63,
+        pattern: DNS_LABEL,
+        description: "Hosted cluster name in its DNS domain.",
+      }),
+      baseDomain: Type.String({
+        minLength: 1,
+        maxLength: 253,
+        pattern: DNS_SUBDOMAIN,
+        description: "Base domain; the cluster's domain is <clusterName>.<baseDomain>.",
+      }),
+    },
+    {
+      // The API server checks the whole domain; the model does too (src/model/attachments.ts).
+      "x-kubernetes-validations": [
+        {
+          rule: `self.clusterName.size() + 1 + self.baseDomain.size() <= ${String(DOMAIN_MAX_LENGTH)}`,
+          message: `<clusterName>.<baseDomain> must be at most ${String(DOMAIN_MAX_LENGTH)} characters, so that konnectivity.<domain> is a DNS name of at most 253`,
+        },
+      ],
+    },
+  ),
   controlPlaneNamespace: opt(
     Type.String({ description: "Default: <hostedClusterRef.namespace>-<hostedClusterRef.name>." }),
   ),
@@ -509,6 +542,48 @@ export const ProxyServerStatus = obj({
   lastNack: opt(Type.String()),
 });
 
+// ---------------------------------------------------------------- object names
+
+/**
+ * The names oooi derives from an Infra's (src/model/children.ts, src/operator/desired/, the
+ * client certificate Secrets of src/pki/mount.ts), with the longest each may be: a Service's name
+ * is an RFC 1035 label (at most 63), other objects' RFC 1123 subdomains (253), and the Infra's name
+ * is itself the value of labels (63) on everything it owns.
+ */
+export const INFRA_DERIVED_NAMES: readonly { readonly suffix: string; readonly what: string; readonly max: number }[] =
+  [
+    { suffix: "", what: "label value", max: 63 },
+    { suffix: "-proxy", what: "Service", max: 63 },
+    { suffix: "-dns", what: "Service", max: 63 },
+    { suffix: "-proxy-external", what: "Service", max: 63 },
+    { suffix: "-dhcp", what: "DHCPServer, Deployment, NetworkAttachmentDefinition", max: 253 },
+    { suffix: "-proxy-bootstrap", what: "ConfigMap", max: 253 },
+    { suffix: "-dhcp-bootstrap", what: "ConfigMap", max: 253 },
+    { suffix: "-dhcp-leases", what: "PersistentVolumeClaim", max: 253 },
+    { suffix: "-dhcp-xds-tls", what: "Secret", max: 253 },
+    { suffix: "-proxy-xds-tls", what: "Secret", max: 253 },
+  ];
+
+/** 48: <infra>-proxy-external is a Service's name. */
+export const INFRA_NAME_MAX_LENGTH = Math.min(...INFRA_DERIVED_NAMES.map((d) => d.max - d.suffix.length));
+
+/**
+ * An Infra's metadata.name: its Services' names begin with it, so an RFC 1035 label (a letter
+ * first, no dot), short enough for the longest of them.
+ */
+const INFRA_NAME = Type.String({
+  minLength: 1,
+  maxLength: INFRA_NAME_MAX_LENGTH,
+  pattern: SERVICE_NAME,
+  [WHY]: "the Service <name>-proxy-external must fit in 63",
+});
+
+/** metadata.name of the other kinds: what the API server requires of any custom resource's. */
+const OBJECT_NAME_SCHEMA = Type.String({ minLength: 1, maxLength: 253, pattern: OBJECT_NAME });
+
+/** metadata.namespace: a Namespace's name is an RFC 1123 label. */
+export const NAMESPACE_SCHEMA = Type.String({ minLength: 1, maxLength: 63, pattern: DNS_LABEL });
+
 // ---------------------------------------------------------------- kinds
 
 export interface KindDefinition {
@@ -517,6 +592,8 @@ export interface KindDefinition {
   readonly singular: string;
   readonly shortNames: readonly string[];
   readonly description: string;
+  /** What metadata.name must be (checked by src/api/validate.ts, the CRD and the model). */
+  readonly name: TString;
   readonly spec: TObject;
   readonly status: TObject;
   readonly printerColumns: readonly PrinterColumn[];
@@ -547,6 +624,7 @@ export const KINDS: readonly KindDefinition[] = [
     singular: "infra",
     shortNames: ["infra"],
     description: "One shared VLAN stack (DHCP, split-horizon DNS, SNI proxy) for KubeVirt hosted-cluster workers.",
+    name: INFRA_NAME,
     spec: InfraSpec,
     status: InfraStatus,
     printerColumns: [
@@ -566,6 +644,7 @@ export const KINDS: readonly KindDefinition[] = [
     singular: "infraclusterattachment",
     shortNames: ["ica", "infraattachment"],
     description: "Attaches one HyperShift HostedCluster to an Infra in the same namespace.",
+    name: OBJECT_NAME_SCHEMA,
     spec: InfraClusterAttachmentSpec,
     status: InfraClusterAttachmentStatus,
     printerColumns: [
@@ -583,6 +662,7 @@ export const KINDS: readonly KindDefinition[] = [
     singular: "dhcpserver",
     shortNames: ["dhcp"],
     description: "Kea DHCPv4 server of an Infra (generated).",
+    name: OBJECT_NAME_SCHEMA,
     spec: DHCPServerSpec,
     status: DHCPServerStatus,
     printerColumns: [
@@ -600,6 +680,7 @@ export const KINDS: readonly KindDefinition[] = [
     // Not "dns": kubectl would be ambiguous with OpenShift's dns.config.openshift.io.
     shortNames: [],
     description: "Split-horizon CoreDNS server of an Infra (generated).",
+    name: OBJECT_NAME_SCHEMA,
     spec: DNSServerSpec,
     status: DNSServerStatus,
     printerColumns: [
@@ -616,6 +697,7 @@ export const KINDS: readonly KindDefinition[] = [
     // Not "proxy": kubectl would be ambiguous with OpenShift's proxy.config.openshift.io.
     shortNames: [],
     description: "Envoy SNI proxy of an Infra, configured over xDS (generated).",
+    name: OBJECT_NAME_SCHEMA,
     spec: ProxyServerSpec,
     status: ProxyServerStatus,
     printerColumns: [

@@ -1,7 +1,15 @@
 // Runtime validation and defaulting of our kinds against the one schema (schema.ts).
 import { Value } from "@sinclair/typebox/value";
-import type { TObject, TSchema } from "@sinclair/typebox";
-import { KINDS, API_VERSION, PATTERN_MEANINGS, type KindDefinition, type Resource } from "./schema.js";
+import type { TSchema } from "@sinclair/typebox";
+import {
+  KINDS,
+  API_VERSION,
+  NAMESPACE_SCHEMA,
+  WHY,
+  PATTERN_MEANINGS,
+  type KindDefinition,
+  type Resource,
+} from "./schema.js";
 
 /** One schema violation, with the field path in Kubernetes' dotted form (spec.networkConfig.cidr). */
 export interface FieldError {
@@ -34,7 +42,12 @@ export function jsonPointerToField(pointer: string): string {
   return out;
 }
 
-function schemaErrors(schema: TObject, value: unknown, prefix: string): FieldError[] {
+/** A value's errors against a part of the schema, with fields under `field` (a dotted path). */
+export function fieldErrors(schema: TSchema, value: unknown, field: string): FieldError[] {
+  return schemaErrors(schema, value, `/${field.replaceAll(".", "/")}`);
+}
+
+function schemaErrors(schema: TSchema, value: unknown, prefix: string): FieldError[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   for (const e of Value.Errors(schema, value)) {
@@ -47,17 +60,47 @@ function schemaErrors(schema: TObject, value: unknown, prefix: string): FieldErr
   return errors;
 }
 
+/** A given value longer than this is shown by its start and length: a 300-character name is not read. */
+const SHOWN_LENGTH = 64;
+
 function describe(message: string, schema: unknown, value: unknown): string {
   const s = schema as { pattern?: string; anyOf?: { const?: unknown }[] };
-  const given = value === undefined ? "" : `${JSON.stringify(value)}: `;
+  const given =
+    value === undefined
+      ? ""
+      : typeof value === "string" && value.length > SHOWN_LENGTH
+        ? `${JSON.stringify(value.slice(0, SHOWN_LENGTH))}… (${String(value.length)} characters): `
+        : `${JSON.stringify(value)}: `;
   if (s.anyOf?.every((m) => m.const !== undefined)) {
     return `${given}must be one of ${s.anyOf.map((m) => JSON.stringify(m.const)).join(", ")}`;
   }
   if (typeof s.pattern === "string" && message.startsWith("Expected string to match")) {
     return `${given}must be ${PATTERN_MEANINGS.get(s.pattern) ?? `a string matching ${s.pattern}`}`;
   }
+  const max = (schema as { maxLength?: number })["maxLength"];
+  if (max !== undefined && message.startsWith("Expected string length less or equal to")) {
+    const why = (schema as { [WHY]?: string })[WHY];
+    return `${given}must be at most ${String(max)} characters${why === undefined ? "" : `: ${why}`}`;
+  }
   if (message === "Expected required property") return "required";
   return given + message.charAt(0).toLowerCase() + message.slice(1);
+}
+
+/**
+ * metadata.name as the API server checks it for the kind (and, for an Infra, short enough for every
+ * name derived from it), and a given namespace as a Namespace's name. The model checks objects
+ * with it again: one may come from an API server whose CRD predates the rule.
+ */
+export function metadataErrors(def: KindDefinition, metadata: unknown): FieldError[] {
+  const meta = (typeof metadata === "object" && metadata !== null ? metadata : {}) as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  if (typeof meta["name"] !== "string" || meta["name"] === "")
+    errors.push({ field: "metadata.name", message: "required" });
+  else errors.push(...schemaErrors(def.name, meta["name"], "/metadata/name"));
+  // Manifests may leave the namespace out (the loader fills it in); a given one is a Namespace's name.
+  if (meta["namespace"] !== undefined && meta["namespace"] !== "")
+    errors.push(...schemaErrors(NAMESPACE_SCHEMA, meta["namespace"], "/metadata/namespace"));
+  return errors;
 }
 
 /**
@@ -73,9 +116,7 @@ export function decodeResource<Spec>(raw: unknown, expectKind: string): Decoded<
   const r = raw as Record<string, unknown>;
   const errors: FieldError[] = [];
   if (r["apiVersion"] !== API_VERSION) errors.push({ field: "apiVersion", message: `must be ${API_VERSION}` });
-  const meta = r["metadata"] as Record<string, unknown> | undefined;
-  if (typeof meta?.["name"] !== "string" || meta["name"] === "")
-    errors.push({ field: "metadata.name", message: "required" });
+  errors.push(...metadataErrors(def, r["metadata"]));
   const spec = structuredClone(r["spec"] ?? {});
   Value.Default(def.spec, spec);
   errors.push(...schemaErrors(def.spec, spec, "/spec"));

@@ -3,6 +3,7 @@ import { groupBy } from "../util/group.js";
 import type { InfraClusterAttachment } from "../api/schema.js";
 import { claimKey, newClaimsSink, workerClaims, type ClaimsSink } from "./incremental/claims-view.js";
 import { formatIPv4, type Cidr } from "./ipv4.js";
+import { domainErrors, objectNameErrors } from "./names.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";
 import type { ClusterState, ObjectRef } from "./types.js";
@@ -70,6 +71,13 @@ export function resolveAttachments(
   const live = new Set(
     sorted.filter((a) => a.metadata.deletionTimestamp === undefined || (a.metadata.finalizers ?? []).length > 0),
   );
+  // A name the API server would refuse claims nothing either.
+  for (const a of live) {
+    const errors = objectNameErrors("InfraClusterAttachment", a.metadata);
+    if (errors.length === 0) continue;
+    live.delete(a);
+    for (const e of errors) problems.for(attachmentRef(a)).error(e.field, "InvalidName", e.message);
+  }
 
   const refusedHC = new Set<InfraClusterAttachment>();
   for (const [hcKey, group] of groupBy(live, (a) => claimKey.hostedCluster(hostedClusterOf(a)))) {
@@ -99,16 +107,24 @@ export function resolveAttachments(
     }
   }
 
-  const out = new Map<string, ResolvedAttachment[]>();
+  // Who may claim a domain, per Infra; the domain is then claimed across every Infra.
+  const byInfra = new Map<string, { infra: ResolvedInfra; group: InfraClusterAttachment[] }>();
+  const candidates: InfraClusterAttachment[] = [];
   for (const [infraKey, group] of groupBy(sorted, infraOf)) {
     const infra = infras.get(infraKey);
     if (infra === undefined) {
       for (const a of group) reportMissingInfra(state, a, infraKey, problems);
       continue;
     }
-    const candidates: InfraClusterAttachment[] = [];
+    byInfra.set(infraKey, { infra, group });
     for (const a of group) {
       if (refusedHC.has(a) || !live.has(a)) continue;
+      const badDomain = domainErrors(a);
+      if (badDomain.length > 0) {
+        for (const e of badDomain)
+          problems.for(attachmentRef(a)).error(e.field, "InvalidSpec", `${e.message}; this attachment is not served`);
+        continue;
+      }
       const cp = controlPlaneNamespaceOf(a);
       if (!namespaces.has(cp)) {
         problems
@@ -122,34 +138,44 @@ export function resolveAttachments(
       }
       candidates.push(a);
     }
+  }
 
-    const served = new Set<InfraClusterAttachment>();
-    for (const [domain, same] of groupBy(candidates, domainOf)) {
-      const [winner, ...newcomers] = byClaimAge(same, incumbents.get(claimKey.domain(infraKey, domain)));
-      if (winner === undefined) continue;
-      holders.base.set(claimKey.domain(infraKey, domain), nameOf(winner));
-      served.add(winner);
-      for (const a of newcomers) {
+  // Two Infras serving one domain would both answer its SNI names: the oldest claim wins everywhere.
+  const served = new Set<InfraClusterAttachment>();
+  for (const [domain, same] of groupBy(candidates, domainOf)) {
+    const [winner, ...newcomers] = byClaimAge(same, incumbents.get(claimKey.domain(domain)));
+    if (winner === undefined) continue;
+    holders.base.set(claimKey.domain(domain), nameOf(winner));
+    served.add(winner);
+    const winnerInfra = infraOf(winner);
+    for (const [infraKey, refused] of groupBy(newcomers, infraOf)) {
+      const elsewhere = infraKey === winnerInfra ? "" : ` on Infra ${winnerInfra}`;
+      for (const a of refused) {
         problems
           .for(attachmentRef(a))
           .error(
             "spec.dns",
             "DuplicateHostname",
-            `domain ${domain} is already served by ${winner.metadata.name} on Infra ${infraKey}; this attachment is not served`,
+            `domain ${domain} is already served by ${winner.metadata.namespace === a.metadata.namespace ? winner.metadata.name : nameOf(winner)} on Infra ${winnerInfra}; this attachment is not served`,
           );
       }
-      if (newcomers.length > 0) {
-        problems
-          .for(infra.ref)
-          .warning(
-            "",
-            "DuplicateHostname",
-            `${newcomers.map((o) => o.metadata.name).join(", ")} refused: domain ${domain} is already served by ${winner.metadata.name}`,
-          );
-      }
+      const infra = byInfra.get(infraKey)?.infra;
+      if (infra === undefined) continue;
+      const who = winner.metadata.namespace === infra.ref.namespace ? winner.metadata.name : nameOf(winner);
+      problems
+        .for(infra.ref)
+        .warning(
+          "",
+          "DuplicateHostname",
+          `${refused.map((o) => o.metadata.name).join(", ")} refused: domain ${domain} is already served by ${who}${elsewhere}`,
+        );
     }
+  }
 
-    const workers = workersOf(served, infra, infraKey, incumbents, workerIndex, allocated.get(infraKey), problems);
+  const out = new Map<string, ResolvedAttachment[]>();
+  for (const [infraKey, { infra, group }] of byInfra) {
+    const servedHere = new Set(group.filter((a) => served.has(a)));
+    const workers = workersOf(servedHere, infra, infraKey, incumbents, workerIndex, allocated.get(infraKey), problems);
     for (const [a, addrs] of workers) {
       const holder = nameOf(a);
       if (addrs.length > 0) holders.layers.set(holder, workerClaims(infraKey, holder, addrs));

@@ -2,7 +2,8 @@
 import type { Infra, UnknownClientPolicy } from "../api/schema.js";
 import type { Service } from "../api/external.js";
 import { parseDurationSeconds } from "./duration.js";
-import { cidrContains, formatIPv4, isHostAddress, parseCidr, parseIPv4, type Cidr } from "./ipv4.js";
+import { objectNameErrors } from "./names.js";
+import { cidrContains, formatCidr, formatIPv4, isHostAddress, parseCidr, parseIPv4, type Cidr } from "./ipv4.js";
 import type { ObjectProblems, Problems } from "./problems.js";
 import { selectorErrors } from "./selector.js";
 import type { ObjectRef } from "./types.js";
@@ -65,6 +66,7 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
   const p = problems.for(ref);
   const nc = infra.spec.networkConfig;
   const comps = infra.spec.infraComponents ?? {};
+  for (const e of objectNameErrors("Infra", infra.metadata)) p.error(e.field, "InvalidName", e.message);
 
   const cidr = parseCidr(nc.cidr);
   if (cidr === undefined) {
@@ -81,6 +83,12 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
       "InvalidSpec",
       `/${cidr.prefix} leaves no room for a gateway, three servers and workers; use /30 or larger`,
     );
+    return undefined;
+  }
+
+  const outside = vlanCidrError(cidr);
+  if (outside !== undefined) {
+    p.error(F.cidr, "InvalidSpec", `${nc.cidr} ${outside}`);
     return undefined;
   }
 
@@ -197,6 +205,41 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
             managerImage: comps.proxy?.managerImage,
           },
   };
+}
+
+/**
+ * The widest VLAN accepted: /16 (65,534 hosts) is already more than one broadcast domain holds;
+ * a wider "VLAN" is a mistake, and 0.0.0.0/0 would give every client the VLAN view.
+ */
+export const WIDEST_VLAN_PREFIX = 16;
+
+/**
+ * Networks a VLAN never overlaps: addresses no VLAN host has, and the loopback addresses the
+ * host's own clients use (inside the VLAN they would get the VLAN view). The rest of 127.0.0.0/8
+ * stays accepted so that one machine can host a test VLAN on loopback (examples/standalone).
+ * oooi has no setting for the pod and Service networks; the one pod-network address an Infra
+ * names, internalProxyService, is refused inside its VLAN (resolveInternalProxy).
+ */
+const NEVER_A_VLAN: readonly { readonly cidr: Cidr; readonly what: string }[] = (
+  [
+    ["0.0.0.0/8", '"this network" (RFC 1122), which no host has'],
+    ["127.0.0.0/24", "the loopback addresses this host's own clients use (127.0.0.1, 127.0.0.53)"],
+    ["169.254.0.0/16", "link-local addresses (RFC 3927), which DHCP never gives"],
+    ["224.0.0.0/4", "multicast addresses"],
+    ["240.0.0.0/4", "reserved addresses and the broadcast address"],
+  ] as const
+).map(([text, what]) => ({ cidr: parseCidr(text) as Cidr, what }));
+
+/** Why a CIDR cannot be a VLAN, or undefined when it can. */
+export function vlanCidrError(cidr: Cidr): string | undefined {
+  if (cidr.prefix < WIDEST_VLAN_PREFIX) {
+    return `spans ${cidr.prefix === 0 ? "every IPv4 address" : `${String(2 ** (32 - cidr.prefix))} addresses`}: a VLAN is one broadcast domain, at most /${String(WIDEST_VLAN_PREFIX)}`;
+  }
+  for (const n of NEVER_A_VLAN) {
+    if (cidr.first <= n.cidr.last && n.cidr.first <= cidr.last)
+      return `overlaps ${formatCidr(n.cidr)}, ${n.what}; a VLAN never does`;
+  }
+  return undefined;
 }
 
 /**

@@ -164,9 +164,17 @@ describe("structural rule checker", () => {
       /map key t must be required or defaulted/,
     ],
     [
-      "restricted metadata",
+      "restricted metadata beyond name",
       { type: "object", properties: { metadata: { type: "object", properties: { labels: { type: "object" } } } } },
-      /metadata: must be just/,
+      /metadata\.properties\.labels: only name and generateName/,
+    ],
+    [
+      "a default for metadata.name",
+      {
+        type: "object",
+        properties: { metadata: { type: "object", properties: { name: { type: "string", default: "x" } } } },
+      },
+      /metadata\.properties\.name: must not have a default/,
     ],
     ["symbol keys", { type: "object", [Symbol("TypeBox.Kind")]: "Object" }, /symbol keys/],
   ])("flags %s", (_, schema, expected) => {

@@ -44,13 +44,30 @@ export function structuralViolations(root: unknown): string[] {
   if (!isNode(root) || root["type"] !== "object") out.push("openAPIV3Schema: root must be type object");
   if (isNode(root)) {
     const meta = isNode(root["properties"]) ? root["properties"]["metadata"] : undefined;
-    if (meta !== undefined && JSON.stringify(meta) !== JSON.stringify({ type: "object" })) {
-      // Only name/generateName may be restricted; we restrict nothing.
-      out.push("openAPIV3Schema.properties.metadata: must be just {type: object}");
-    }
+    if (meta !== undefined) checkMetadata(meta, out);
     walk(root, "openAPIV3Schema", out);
   }
   return out;
+}
+
+/**
+ * The root's metadata: type object, and restrictions on name and generateName only (string
+ * schemas without a default); anything else the API server refuses.
+ */
+function checkMetadata(meta: unknown, out: string[]): void {
+  const path = "openAPIV3Schema.properties.metadata";
+  if (!isNode(meta) || meta["type"] !== "object") {
+    out.push(`${path}: must be type object`);
+    return;
+  }
+  for (const key of Object.keys(meta))
+    if (key !== "type" && key !== "properties") out.push(`${path}: must not specify ${key}`);
+  const props = isNode(meta["properties"]) ? meta["properties"] : {};
+  for (const [k, v] of Object.entries(props)) {
+    if (k !== "name" && k !== "generateName") out.push(`${path}.properties.${k}: only name and generateName`);
+    else if (!isNode(v) || v["type"] !== "string") out.push(`${path}.properties.${k}: must be type string`);
+    else if ("default" in v) out.push(`${path}.properties.${k}: must not have a default`);
+  }
 }
 
 function walk(node: Node, path: string, out: string[]): void {

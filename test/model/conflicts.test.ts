@@ -204,7 +204,7 @@ const rows: Row[] = [
         one,
         hostedCluster("two", 2, []),
       ),
-      incumbents: new Map([["domain:clusters/vlan100:same.example.com", "clusters/one"]]),
+      incumbents: new Map([["domain:same.example.com", "clusters/one"]]),
     },
     problems: [
       "Infra/vlan100  DuplicateHostname warning",

@@ -6,32 +6,42 @@
 // hosted cluster formats and sets its own 100 worker claims, not the VLAN's 50,000.
 import { formatIPv4List } from "../ipv4.js";
 
-/** Claim keys; src/pipeline/last-good.ts remembers who held each one (ClusterState.incumbents). */
+/**
+ * Claim keys; src/pipeline/last-good.ts remembers who held each one (ClusterState.incumbents).
+ * A HostedCluster and a domain are claimed across every Infra; a worker address on one.
+ */
 export const claimKey = {
   hostedCluster: (hc: { namespace: string; name: string }): string => `hostedCluster:${hc.namespace}/${hc.name}`,
-  domain: (infraKey: string, domain: string): string => `domain:${infraKey}:${domain}`,
+  domain: (domain: string): string => `domain:${domain}`,
   worker: (infraKey: string, addr: string): string => `worker:${infraKey}:${addr}`,
 };
 
-/** Prefix of HostedCluster claims; the others ("domain:<infra>:…", "worker:<infra>:…") name their Infra. */
+/** Prefix of HostedCluster claims. */
 export const HC_CLAIM = claimKey.hostedCluster({ namespace: "", name: "" }).slice(0, -"/".length);
+/** Prefix of domain claims. */
+export const DOMAIN_CLAIM = claimKey.domain("");
 
-/** The Infra a claim belongs to: named in it, or (HostedCluster claims, cluster-wide) looked up. */
-export function claimInfra(key: string, hostedClusterOwners: ReadonlyMap<string, string>): string | undefined {
+/** A claim made across every Infra (HostedCluster, domain): its Infra is its holder's, looked up. */
+export function isSharedClaim(key: string): boolean {
+  return key.startsWith(HC_CLAIM) || key.startsWith(DOMAIN_CLAIM);
+}
+
+/** The Infra a claim belongs to: named in it ("worker:<infra>:…"), or (a shared claim) looked up. */
+export function claimInfra(key: string, sharedOwners: ReadonlyMap<string, string>): string | undefined {
   // Names and namespaces hold no ":".
-  return key.startsWith(HC_CLAIM) ? hostedClusterOwners.get(key) : key.split(":")[1];
+  return isSharedClaim(key) ? sharedOwners.get(key) : key.split(":")[1];
 }
 
 export class ClaimsView implements ReadonlyMap<string, string> {
   constructor(
     /** Infra "<namespace>/<name>" → its claims. */
     readonly byInfra: ReadonlyMap<string, ReadonlyMap<string, string>>,
-    /** HostedCluster claim → the Infra of its holder. */
-    readonly hostedClusterOwners: ReadonlyMap<string, string>,
+    /** Shared (HostedCluster and domain) claim → the Infra of its holder. */
+    readonly sharedOwners: ReadonlyMap<string, string>,
   ) {}
 
   get(key: string): string | undefined {
-    const infra = claimInfra(key, this.hostedClusterOwners);
+    const infra = claimInfra(key, this.sharedOwners);
     return infra === undefined ? undefined : this.byInfra.get(infra)?.get(key);
   }
 

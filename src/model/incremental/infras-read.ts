@@ -5,7 +5,8 @@
 //
 // Which Infras an object feeds (the model's reads, src/model/build.ts and its helpers):
 // - Infra: itself. Attachment: its spec.infraRef, and (cross-Infra: oldest claim wins for a
-//   HostedCluster, src/model/attachments.ts) every Infra with an attachment claiming the same one.
+//   HostedCluster and a domain, src/model/attachments.ts) every Infra with an attachment claiming
+//   the same one (src/model/incremental/rebuild.ts widen).
 // - Namespace, HostedCluster, Machine (and any object in a namespace, which makes it exist): the
 //   Infras of the attachments whose control-plane namespace it is in.
 // - NodePool: as above, and the attachments of every HostedCluster of its spec.clusterName.
@@ -20,7 +21,7 @@ import type {
   Service,
   VirtualMachineInstance,
 } from "../../api/external.js";
-import { controlPlaneNamespaceOf, hostedClusterOf } from "../attachments.js";
+import { controlPlaneNamespaceOf, domainOf, hostedClusterOf } from "../attachments.js";
 import { parseIPv4 } from "../ipv4.js";
 import type { ClusterState } from "../types.js";
 
@@ -56,6 +57,8 @@ export interface FeedIndex {
   readonly attachmentsByControlPlane: Multi<InfraClusterAttachment>;
   /** By HostedCluster "<namespace>/<name>". */
   readonly attachmentsByHostedCluster: Multi<InfraClusterAttachment>;
+  /** By domain (<clusterName>.<baseDomain>, lower case). */
+  readonly attachmentsByDomain: Multi<InfraClusterAttachment>;
   /** By HostedCluster name alone (a NodePool's spec.clusterName). */
   readonly attachmentsByClusterName: Multi<InfraClusterAttachment>;
   readonly nodePoolsByClusterName: Multi<NodePool>;
@@ -120,6 +123,7 @@ function filing(kind: ObservedKind, o: Meta): Filing {
         attachmentsByInfra: [infraKeyOf(a)],
         attachmentsByControlPlane: [controlPlaneNamespaceOf(a)],
         attachmentsByHostedCluster: [`${hc.namespace}/${hc.name}`],
+        attachmentsByDomain: [domainOf(a)],
         attachmentsByClusterName: [hc.name],
       };
     }
@@ -245,6 +249,7 @@ const DERIVED = [
   "attachmentsByInfra",
   "attachmentsByControlPlane",
   "attachmentsByHostedCluster",
+  "attachmentsByDomain",
   "attachmentsByClusterName",
   "nodePoolsByClusterName",
   "vmisByNad",

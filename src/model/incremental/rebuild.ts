@@ -3,14 +3,15 @@
 // (test/model/incremental/rebuild.property.test.ts). Pure; the previous build is left untouched.
 //
 // Only the Infras the changes feed (src/model/incremental/infras-read.ts) are built again, by build() itself on
-// the part of the state they read. Cross-Infra rules widen that set: a HostedCluster goes to the
-// oldest of all its claimants on every Infra, so every Infra holding a claimant of a HostedCluster
-// claimed by a rebuilt attachment is rebuilt too, until no claim crosses the boundary.
+// the part of the state they read. Cross-Infra rules widen that set: a HostedCluster and a domain
+// go to the oldest of all their claimants on every Infra, so every Infra holding a claimant of a
+// HostedCluster or domain claimed by a rebuilt attachment is rebuilt too, until no claim crosses
+// the boundary.
 import type { NodePool, VirtualMachineInstance } from "../../api/external.js";
 import type { DHCPAllocation } from "../../api/schema.js";
 import { sameAllocationTable } from "../allocations.js";
-import { controlPlaneNamespaceOf, hostedClusterOf } from "../attachments.js";
-import { changedClaims, ClaimsView, HC_CLAIM, LayeredClaims } from "./claims-view.js";
+import { controlPlaneNamespaceOf, domainOf, hostedClusterOf } from "../attachments.js";
+import { changedClaims, ClaimsView, DOMAIN_CLAIM, HC_CLAIM, isSharedClaim, LayeredClaims } from "./claims-view.js";
 import { build, recordSchemaProblems } from "../build.js";
 import {
   applyChanges,
@@ -207,8 +208,11 @@ function claimOwners(key: string, ...indexes: FeedIndex[]): Set<string> {
   if (key.startsWith(HC_CLAIM)) {
     const hc = key.slice(HC_CLAIM.length);
     for (const index of indexes) for (const a of members(index.attachmentsByHostedCluster, hc)) out.add(infraKeyOf(a));
+  } else if (key.startsWith(DOMAIN_CLAIM)) {
+    const domain = key.slice(DOMAIN_CLAIM.length);
+    for (const index of indexes) for (const a of members(index.attachmentsByDomain, domain)) out.add(infraKeyOf(a));
   } else {
-    // "domain:<infra>:…" and "worker:<infra>:…"; names and namespaces hold no ":".
+    // "worker:<infra>:…"; names and namespaces hold no ":".
     const infra = key.split(":")[1];
     if (infra !== undefined) out.add(infra);
   }
@@ -216,12 +220,13 @@ function claimOwners(key: string, ...indexes: FeedIndex[]): Set<string> {
 }
 
 /**
- * Adds, until none is missing, every Infra with an attachment claiming a HostedCluster claimed in
- * the set, and every Infra linked to one in the set.
+ * Adds, until none is missing, every Infra with an attachment claiming a HostedCluster or a domain
+ * claimed in the set, and every Infra linked to one in the set.
  */
 function widen(prev: IncrementalBuild, after: FeedIndex, affected: Set<string>): void {
   const queue = [...affected];
   const seen = new Set<string>();
+  const seenDomains = new Set<string>();
   const add = (key: string): void => {
     if (affected.has(key)) return;
     affected.add(key);
@@ -233,10 +238,17 @@ function widen(prev: IncrementalBuild, after: FeedIndex, affected: Set<string>):
       for (const a of members(index.attachmentsByInfra, key)) {
         const hc = hostedClusterOf(a);
         const hcKey = `${hc.namespace}/${hc.name}`;
-        if (seen.has(hcKey)) continue;
-        seen.add(hcKey);
-        for (const i of [prev.index, after])
-          for (const b of members(i.attachmentsByHostedCluster, hcKey)) add(infraKeyOf(b));
+        if (!seen.has(hcKey)) {
+          seen.add(hcKey);
+          for (const i of [prev.index, after])
+            for (const b of members(i.attachmentsByHostedCluster, hcKey)) add(infraKeyOf(b));
+        }
+        const domain = domainOf(a);
+        if (!seenDomains.has(domain)) {
+          seenDomains.add(domain);
+          for (const i of [prev.index, after])
+            for (const b of members(i.attachmentsByDomain, domain)) add(infraKeyOf(b));
+        }
       }
     }
   }
@@ -472,7 +484,7 @@ function partsOf(
   }
   const claims = new Map<string, Map<string, string>>();
   for (const [k, holder] of sub.claims) {
-    const owner = k.startsWith(HC_CLAIM)
+    const owner = isSharedClaim(k)
       ? attachmentInfra(holder.slice(0, holder.indexOf("/")), holder.slice(holder.indexOf("/") + 1))
       : k.split(":")[1];
     const key = owner !== undefined && keys.has(owner) ? owner : first;
@@ -533,8 +545,8 @@ function claimsOf(
 ): ClaimsView {
   const before = prev.claims;
   const byInfra = new Map(before.byInfra);
-  const owners = new Map(before.hostedClusterOwners);
-  // HostedCluster claims are in the bases; the worker layers are shared as they are.
+  const owners = new Map(before.sharedOwners);
+  // Shared claims are in the bases; the worker layers are shared as they are.
   for (const key of affected) {
     for (const k of prev.parts.get(key)?.claims.base.keys() ?? []) if (owners.get(k) === key) owners.delete(k);
     byInfra.delete(key);
@@ -542,7 +554,7 @@ function claimsOf(
   for (const [key, part] of fresh) {
     if (isEmpty(part.claims)) continue;
     byInfra.set(key, part.claims);
-    for (const k of part.claims.base.keys()) if (k.startsWith(HC_CLAIM)) owners.set(k, key);
+    for (const k of part.claims.base.keys()) if (isSharedClaim(k)) owners.set(k, key);
   }
   return new ClaimsView(byInfra, owners);
 }

@@ -5,17 +5,21 @@ import { describe, expect, it } from "vitest";
 import { changedClaims, ClaimsView, LayeredClaims, workerClaims } from "../../../src/model/incremental/claims-view.js";
 
 const a = new Map([
-  ["domain:ns/a:x.example.com", "ns/x"],
+  ["domain:x.example.com", "ns/x"],
   ["worker:ns/a:192.0.2.10", "ns/x"],
   ["hostedCluster:clusters/x", "ns/x"],
 ]);
-const b = new Map([["domain:ns/b:y.example.com", "ns/y"]]);
+const b = new Map([["domain:y.example.com", "ns/y"]]);
 const view = new ClaimsView(
   new Map([
     ["ns/a", a],
     ["ns/b", b],
   ]),
-  new Map([["hostedCluster:clusters/x", "ns/a"]]),
+  new Map([
+    ["hostedCluster:clusters/x", "ns/a"],
+    ["domain:x.example.com", "ns/a"],
+    ["domain:y.example.com", "ns/b"],
+  ]),
 );
 
 describe("claims view", () => {
@@ -23,8 +27,10 @@ describe("claims view", () => {
     expect(view.get("worker:ns/a:192.0.2.10")).toBe("ns/x");
     expect(view.get("hostedCluster:clusters/x")).toBe("ns/x");
     expect(view.get("hostedCluster:clusters/nobody")).toBeUndefined();
-    expect(view.has("domain:ns/b:y.example.com")).toBe(true);
-    expect(view.has("domain:ns/a:y.example.com")).toBe(false);
+    // Domain claims, like HostedCluster claims, are found through the Infra of their holder.
+    expect(view.has("domain:y.example.com")).toBe(true);
+    expect(view.get("domain:x.example.com")).toBe("ns/x");
+    expect(view.has("domain:z.example.com")).toBe(false);
     expect(view.size).toBe(4);
     expect(new Map(view)).toEqual(new Map([...a, ...b]));
   });
@@ -39,7 +45,11 @@ describe("claims view", () => {
         ["ns/a", a2],
         ["ns/b", b2],
       ]),
-      new Map([["hostedCluster:clusters/x", "ns/b"]]),
+      new Map([
+        ["hostedCluster:clusters/x", "ns/b"],
+        ["domain:x.example.com", "ns/a"],
+        ["domain:y.example.com", "ns/b"],
+      ]),
     );
     expect([...changedClaims(view, next)].sort()).toEqual(["hostedCluster:clusters/x", "worker:ns/a:192.0.2.10"]);
     expect([...changedClaims(view, new Map(view))]).toEqual([]);
@@ -78,18 +88,14 @@ function layeredOf(hc: string | undefined, owners: Owners, keep?: LayeredClaims)
 describe("layered claims", () => {
   it("read like the Map of their entries; a worker claim is found in its holder's layer", () => {
     const claims = new LayeredClaims(
-      new Map([["domain:ns/a:x.example.com", "ns/p"]]),
+      new Map([["domain:x.example.com", "ns/p"]]),
       new Map([["ns/p", workerClaims("ns/a", "ns/p", [0xc000020a, 0xc000020b])]]),
     );
     expect(claims.get("worker:ns/a:192.0.2.11")).toBe("ns/p");
     expect(claims.get("worker:ns/a:192.0.2.12")).toBeUndefined();
-    expect(claims.get("domain:ns/a:x.example.com")).toBe("ns/p");
+    expect(claims.get("domain:x.example.com")).toBe("ns/p");
     expect(claims.size).toBe(3);
-    expect([...claims.keys()]).toEqual([
-      "domain:ns/a:x.example.com",
-      "worker:ns/a:192.0.2.10",
-      "worker:ns/a:192.0.2.11",
-    ]);
+    expect([...claims.keys()]).toEqual(["domain:x.example.com", "worker:ns/a:192.0.2.10", "worker:ns/a:192.0.2.11"]);
   });
 
   it("one address list keeps its claims map; another list, Infra or holder gets its own", () => {

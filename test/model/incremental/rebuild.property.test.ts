@@ -1,6 +1,6 @@
 // The incremental model equals the whole one: on random sequences of keyed changes to three Infras
 // (two on one NAD), attachments moving between them, claiming one HostedCluster from two Infras,
-// one domain twice, a missing or invalid Infra, workers appearing, moving and colliding, VMIs,
+// one domain twice on one Infra and across two, a missing or invalid Infra, workers appearing, moving and colliding, VMIs,
 // Services and Namespaces coming and going, incumbents and DHCP tables fed back as the pipeline
 // does (or incumbents drawn at random, or none) and the clock moving past grace periods —
 // buildIncremental() after every step is exactly build() of the whole state, and build() of a deep
@@ -85,7 +85,8 @@ const SLOTS: readonly Slot[] = [
       att(name, { infra: "b", hc: hcAt(i), created: `2026-01-0${i + 1}T00:00:00Z` }),
       att(name, { infra: "c", hc: hcAt(i + 1) }),
       att(name, { infra: i % 2 === 0 ? "a" : "b", hc: "shared", created: `2026-02-0${4 - i}T00:00:00Z` }),
-      att(name, { infra: "a", hc: hcAt(i), cluster: "dup" }),
+      // One domain claimed on two Infras (a and b), and twice on each: the oldest claim wins everywhere.
+      att(name, { infra: i % 2 === 0 ? "a" : "b", hc: hcAt(i), cluster: "dup" }),
       att(name, { infra: "ghost", hc: hcAt(i) }),
       att(name, {
         infra: "a",

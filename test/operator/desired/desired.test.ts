@@ -174,10 +174,12 @@ const rows: Row[] = [
   },
   {
     name: "Infra name too long for its Services: nothing, with a problem",
-    state: combine({ infras: [withUid(infra("a".repeat(60)))] }),
+    // The schema refuses the name; an object from a cluster whose CRD predates the rule still comes.
+    state: combine({ infras: [withUid({ ...infra(), metadata: { ...infra().metadata, name: "a".repeat(60) } })] }),
     owned: [],
     crossNamespace: [],
-    problems: [`Infra/${"a".repeat(60)} InvalidName`],
+    // The model refuses it first (metadata.name InvalidName in the model's problems): no topology.
+    problems: [],
   },
 ];
 
