@@ -136,6 +136,12 @@ describe.skipIf(kubectls.length === 0)(
           kind: "Infra",
           spec: { networkConfig: { cidr: "192.0.2.0/24" } },
         });
+        // Server-side printing with the columns deploy/crds declares (priority 1 only under -o wide).
+        const infras = await kubectl("get", "infras");
+        expect(infras.stdout).toMatch(/^NAME\s+READY\s+ATTACHMENTS\s+DHCP\s+DNS\s+PROXY\s+AGE\n/);
+        expect(infras.stdout).toMatch(/\nvlan100\s/);
+        const wide = await kubectl("get", "infra", "vlan100", "-o", "wide");
+        expect(wide.stdout).toMatch(/^NAME\s+READY\s+ATTACHMENTS\s+DHCP\s+DNS\s+PROXY\s+AGE\s+REASON\s+MESSAGE\n/);
         const missing = await kubectl("get", "configmap", "nope");
         expect(missing.code).not.toBe(0);
         expect(missing.stderr).toContain('configmaps "nope" not found');

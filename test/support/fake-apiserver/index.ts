@@ -13,9 +13,10 @@ export {
   NODE_POOL,
   OOOI_KINDS,
   VIRTUAL_MACHINE_INSTANCE,
-  kindsFromCrd,
 } from "./kinds.js";
+export { crdProblems, kindsFromCrd, loadCrdKinds, OOOI_CRD_DIR } from "./crds.js";
+export type { CrdProblem } from "./crds.js";
 export { kubeConfigFor, kubeconfigYaml, writeKubeconfig } from "./kubeconfig.js";
-export type { KubeObject, ResourceKind, ListType, ManagedFieldsEntry } from "./types.js";
+export type { KubeObject, ResourceKind, ListType, ManagedFieldsEntry, PrinterColumn } from "./types.js";
 export { ApiError, statusBody } from "./errors.js";
 export { eventually } from "./eventually.js";

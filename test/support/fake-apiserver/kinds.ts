@@ -1,7 +1,6 @@
 // Resource kinds the fake can serve: Kubernetes built-ins, the third-party CRDs oooi watches, and oooi's own.
-import { GROUP, KINDS, VERSION } from "../../../src/api/schema.js";
-import type { Json, JsonObject, ListType, ResourceKind } from "./types.js";
-import { isObject } from "./types.js";
+import { loadCrdKinds, OOOI_CRD_DIR } from "./crds.js";
+import type { ListType, ResourceKind } from "./types.js";
 
 const byName: ListType = { type: "map", keys: ["name"] };
 
@@ -187,69 +186,5 @@ export const EXTERNAL_KINDS: readonly ResourceKind[] = [
   NETWORK_ATTACHMENT_DEFINITION,
 ];
 
-/** oooi's own kinds (hostedcluster.densityops.com/v1alpha1), from the API definitions. */
-export const OOOI_KINDS: readonly ResourceKind[] = KINDS.map((d) => ({
-  group: GROUP,
-  version: VERSION,
-  kind: d.kind,
-  plural: d.plural,
-  singular: d.singular,
-  namespaced: true,
-  shortNames: d.shortNames,
-  categories: ["oooi"],
-  statusSubresource: true,
-  listTypes: conditionsByType,
-}));
-
-/**
- * The kinds an apiextensions.k8s.io/v1 CustomResourceDefinition serves (one per served version),
- * list types read from x-kubernetes-list-type / x-kubernetes-list-map-keys in its schema.
- */
-export function kindsFromCrd(crd: JsonObject): ResourceKind[] {
-  const spec = crd["spec"];
-  if (!isObject(spec) || !isObject(spec["names"]) || !Array.isArray(spec["versions"])) return [];
-  const names = spec["names"];
-  const group = typeof spec["group"] === "string" ? spec["group"] : "";
-  const kind = typeof names["kind"] === "string" ? names["kind"] : "";
-  const plural = typeof names["plural"] === "string" ? names["plural"] : "";
-  if (group === "" || kind === "" || plural === "") return [];
-  const out: ResourceKind[] = [];
-  for (const v of spec["versions"]) {
-    if (!isObject(v) || v["served"] !== true || typeof v["name"] !== "string") continue;
-    const schema = isObject(v["schema"]) ? v["schema"]["openAPIV3Schema"] : undefined;
-    const listTypes: Record<string, ListType> = {};
-    collectListTypes(schema, "", listTypes);
-    const subresources = v["subresources"];
-    out.push({
-      group,
-      version: v["name"],
-      kind,
-      plural,
-      singular: typeof names["singular"] === "string" ? names["singular"] : kind.toLowerCase(),
-      namespaced: spec["scope"] !== "Cluster",
-      shortNames: strings(names["shortNames"]),
-      categories: strings(names["categories"]),
-      statusSubresource: isObject(subresources) && subresources["status"] !== undefined,
-      listTypes,
-    });
-  }
-  return out;
-}
-
-function strings(v: Json | undefined): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
-}
-
-function collectListTypes(schema: Json | undefined, path: string, out: Record<string, ListType>): void {
-  if (!isObject(schema)) return;
-  const props = schema["properties"];
-  if (isObject(props)) {
-    for (const [name, sub] of Object.entries(props)) collectListTypes(sub, path === "" ? name : `${path}.${name}`, out);
-  }
-  if (schema["type"] === "array") {
-    const lt = schema["x-kubernetes-list-type"];
-    if (lt === "set") out[path] = { type: "set" };
-    if (lt === "map") out[path] = { type: "map", keys: strings(schema["x-kubernetes-list-map-keys"]) };
-    collectListTypes(schema["items"], `${path}[]`, out);
-  }
-}
+/** oooi's own kinds, as the generated CRDs in deploy/crds define them. */
+export const OOOI_KINDS: readonly ResourceKind[] = loadCrdKinds(OOOI_CRD_DIR);

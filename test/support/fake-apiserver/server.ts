@@ -24,7 +24,7 @@ import type { DeleteOptions, EventType, ListOptions, PatchType, WatchSink } from
 import { Store } from "./store.js";
 import { toTable, wantsTable } from "./table.js";
 import type { Json, JsonObject, KubeObject, ResourceKind } from "./types.js";
-import { apiVersionOf, isObject } from "./types.js";
+import { apiVersionOf, isObject, meta } from "./types.js";
 
 /** How the fake is configured at start. */
 export interface FakeApiServerOptions {
@@ -407,6 +407,13 @@ export class FakeApiServer {
         this.serveWatch(req, res, r, q, record);
         return;
       case "get":
+        if (wantsTable(req.headers.accept)) {
+          const obj = this.store.get(k, ns, r.name ?? "");
+          const rv = meta(obj).resourceVersion ?? "";
+          const table = toTable([obj], { resourceVersion: rv }, q.get("includeObject"), k);
+          send(res, 200, table, "application/json;as=Table;v=v1;g=meta.k8s.io");
+          return;
+        }
         sendText(res, 200, this.store.getJson(k, ns, r.name ?? ""));
         return;
       case "list": {
@@ -429,7 +436,7 @@ export class FakeApiServer {
           send(
             res,
             200,
-            toTable(l.items, listMeta(l), q.get("includeObject"), apiVersionOf(k), k.kind),
+            toTable(l.items, listMeta(l), q.get("includeObject"), k),
             "application/json;as=Table;v=v1;g=meta.k8s.io",
           );
           return;

@@ -34,6 +34,23 @@ export interface ResourceKind {
    * `spec.template.spec.containers` or `spec.template.spec.containers[].env`. Unlisted lists are atomic.
    */
   readonly listTypes?: Readonly<Record<string, ListType>>;
+  /**
+   * A CRD version's additionalPrinterColumns (with the default Age column when it declares none), the
+   * Table columns after Name; absent for built-ins, which print Name and Age.
+   */
+  readonly printerColumns?: readonly PrinterColumn[];
+}
+
+/** One additionalPrinterColumn of a CustomResourceDefinition version. */
+export interface PrinterColumn {
+  readonly name: string;
+  /** integer, number, boolean, string or date: how the cell is typed (date cells print as an age). */
+  readonly type: "integer" | "number" | "boolean" | "string" | "date";
+  readonly format: string;
+  readonly description: string;
+  /** 0 prints by default; higher only under `kubectl get -o wide`. */
+  readonly priority: number;
+  readonly jsonPath: string;
 }
 
 /** Kubernetes object metadata as the fake reads and writes it. */
