@@ -2,6 +2,7 @@
 // EDS and RDS services, all driven by one engine reading the snapshot cache. A snapshot change
 // wakes only the streams of the node group that changed.
 import { randomBytes } from "node:crypto";
+import type { PeerCertificate } from "node:tls";
 import {
   Server,
   ServerCredentials,
@@ -10,7 +11,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
-import { identityAuthorization } from "./authz.js";
+import { identityAuthorization, identityKey } from "./authz.js";
 import { XdsStatus, type XdsStatusView } from "../client-status.js";
 import { SILENT_LOGGER, type Logger } from "../../util/logger.js";
 import { systemClock, type Clock } from "./clock.js";
@@ -235,9 +236,11 @@ export class XdsEngine {
 /** A grpc-js duplex call as a session's transport (a class: no closures per stream). */
 class GrpcStreamCall implements StreamCall {
   readonly peer: string;
+  readonly identity: string;
 
   constructor(private readonly call: ServerDuplexStream<unknown, WireResponse>) {
     this.peer = safePeer(call);
+    this.identity = identityKey(safeAuth(call));
   }
 
   write(response: WireResponse): boolean {
@@ -250,6 +253,15 @@ class GrpcStreamCall implements StreamCall {
 
   fail(code: GrpcStatus, details: string): void {
     this.call.emit("error", { code, details });
+  }
+}
+
+// The peer certificate a TLS connection verified; undefined on plaintext (see identityKey).
+function safeAuth(call: ServerDuplexStream<unknown, unknown>): PeerCertificate | undefined {
+  try {
+    return call.getAuthContext().sslPeerCertificate;
+  } catch {
+    return undefined;
   }
 }
 
