@@ -19,6 +19,7 @@ import type { DeltaRequest, SotwRequest, WireResponse } from "./codec.js";
 import { Interner } from "./intern.js";
 import { NodeMemory } from "./memory.js";
 import { DISCOVERY_SERVICES, methodDefinitions, type DiscoveryService } from "./services.js";
+import { RecentSet } from "./recent-set.js";
 import { Session, type SessionContext, type StreamCall } from "./session.js";
 import { SharedResponses } from "./shared.js";
 
@@ -41,7 +42,12 @@ export interface XdsEngineOptions {
   readonly maxStreamAgeMs?: number;
   /** ± fraction of jitter on the maximum age (default 0.1). */
   readonly maxStreamAgeJitter?: number;
+  /** Nodes in unknown groups remembered as already warned about (default 1,024; older ones are warned again). */
+  readonly maxWarnedNodes?: number;
 }
+
+/** Default of XdsEngineOptions.maxWarnedNodes. */
+export const DEFAULT_MAX_WARNED_NODES = 1024;
 
 /** Options of startXdsServer. */
 export interface XdsServerOptions extends XdsEngineOptions {
@@ -127,18 +133,24 @@ export class XdsEngine {
         if (set?.size === 0) this.#groups.delete(group);
       },
     };
+    this.#warned = new RecentSet(options.maxWarnedNodes ?? DEFAULT_MAX_WARNED_NODES);
     this.#unsubscribe = options.cache.subscribe((group) => {
       this.#wake(group);
     });
   }
 
-  readonly #warnedNodes = new Set<string>();
+  /** (group, node) pairs warned about; bounded: both are the client's to choose. */
+  readonly #warned: RecentSet;
 
-  /** A mistyped node.cluster otherwise only shows as "nothing sent": said once per node, at warn. */
+  /**
+   * A mistyped node.cluster otherwise only shows as "nothing sent": said at warn once per node
+   * (again once the node was forgotten among many newer ones).
+   */
   #warnUnknownGroup(node: string, group: string): void {
     const known = this.#ctx.cache.groups();
-    if (known.includes(group) || this.#warnedNodes.has(node)) return;
-    this.#warnedNodes.add(node);
+    const key = JSON.stringify([group, node]);
+    if (known.includes(group) || this.#warned.has(key)) return;
+    this.#warned.add(key);
     this.#logger.warn({ node, group, known }, unknownGroupMessage(node, group, known));
   }
 
