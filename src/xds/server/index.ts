@@ -44,7 +44,16 @@ export interface XdsEngineOptions {
   readonly maxStreamAgeJitter?: number;
   /** Nodes in unknown groups remembered as already warned about (default 1,024; older ones are warned again). */
   readonly maxWarnedNodes?: number;
+  /** Resource names one stream may subscribe to (default DEFAULT_MAX_NAMES_PER_STREAM); past it the stream ends with RESOURCE_EXHAUSTED. */
+  readonly maxNamesPerStream?: number;
 }
+
+/**
+ * Default of --xds-max-names-per-stream: resource names one stream may subscribe to over all its
+ * types. An Envoy names its EDS clusters and route tables (listeners and clusters come by
+ * wildcard): far fewer than this even for a large node group.
+ */
+export const DEFAULT_MAX_NAMES_PER_STREAM = 10_000;
 
 /** Default of XdsEngineOptions.maxWarnedNodes. */
 export const DEFAULT_MAX_WARNED_NODES = 1024;
@@ -114,6 +123,7 @@ export class XdsEngine {
       streamId: () => `${prefix}-s${(streams += 1).toString(36)}`,
       maxStreamAgeMs: options.maxStreamAgeMs ?? DEFAULT_MAX_STREAM_AGE_MS,
       maxStreamAgeJitter: options.maxStreamAgeJitter ?? 0.1,
+      maxNamesPerStream: options.maxNamesPerStream ?? DEFAULT_MAX_NAMES_PER_STREAM,
       memory: new NodeMemory(),
       strings: new Interner(),
       join: (s) => {

@@ -86,6 +86,8 @@ export interface SessionContext {
   /** Maximum stream age in ms (0 = unlimited) and its ± jitter fraction. */
   readonly maxStreamAgeMs: number;
   readonly maxStreamAgeJitter: number;
+  /** Resource names a stream may subscribe to, over all its types (a wildcard counts none). */
+  readonly maxNamesPerStream: number;
   join(session: Session): void;
   leave(session: Session): void;
   /** What nodes last acknowledged, across reconnects. */
@@ -410,6 +412,7 @@ export class Session {
   // Rule 9: empty first request = wildcard for LDS/CDS, "*" = explicit wildcard.
   #subscribeSotw(ts: TypeState, requested: readonly string[], created: boolean, now: number): void {
     const change = ts.subscription.sotw(requested, created, this.#legacyWildcardAllowed(ts.typeUrl));
+    if (!this.#withinNameLimit(ts, change.subscription)) return;
     if (change.narrowed) ts.narrowed = true;
     ts.subscription = change.subscription;
     this.#noteSubscription(ts, change.added, now);
@@ -439,9 +442,23 @@ export class Session {
     }
     const legacyAllowed = this.#legacyWildcardAllowed(ts.typeUrl);
     const change = ts.subscription.delta(req.subscribe, req.unsubscribe, created, legacyAllowed);
+    if (!this.#withinNameLimit(ts, change.subscription)) return;
     ts.subscription = change.subscription;
     this.#noteSubscription(ts, change.added, now);
     this.#prune(ts);
+  }
+
+  /** Ends the stream when `next` would take it past the names a stream may subscribe to. */
+  #withinNameLimit(ts: TypeState, next: Subscription): boolean {
+    const max = this.ctx.maxNamesPerStream;
+    let names = next.names.size;
+    for (const other of this.#types) if (other !== ts) names += other.subscription.names.size;
+    if (names <= max) return true;
+    this.fail(
+      GrpcStatus.RESOURCE_EXHAUSTED,
+      `this stream would subscribe to ${String(names)} resource names, more than the limit of ${String(max)} per stream (--xds-max-names-per-stream)`,
+    );
+    return false;
   }
 
   #noteSubscription(ts: TypeState, added: boolean, now: number): void {
