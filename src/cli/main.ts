@@ -10,7 +10,8 @@ import { renderCommand } from "./render.js";
 import { checkServeFolders, serve } from "./serve.js";
 import { registerDebugCommand } from "./debug.js";
 import { registerOperatorCommand } from "./operator.js";
-import { hostPortOption } from "./options.js";
+import { hostPortOption, xdsMaxConnectionsOption, xdsMaxNamesOption } from "./options.js";
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM } from "../xds/server/index.js";
 import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { registerVerifyCommand } from "./verify.js";
 import { registerExplainCommand } from "./explain.js";
@@ -121,6 +122,8 @@ program
     "--kea-lease-file <path>",
     "memfile lease file of the local Kea (default: keep the lease database Kea runs with)",
   )
+  .addOption(xdsMaxConnectionsOption(DEFAULT_MAX_CONNECTIONS))
+  .addOption(xdsMaxNamesOption(DEFAULT_MAX_NAMES_PER_STREAM))
   .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
   .option("--log-level <level>", "trace, debug, info, warn or error", "info")
   .addOption(logFormatOption())
@@ -140,6 +143,8 @@ program
       xdsTlsCert?: string;
       xdsTlsKey?: string;
       xdsTlsCa?: string;
+      xdsMaxConnections: number;
+      xdsMaxNamesPerStream: number;
       httpListen?: { host: string; port: number };
       dnsServer?: string;
       debounce: number;
@@ -185,6 +190,8 @@ program
             ...(credentials === undefined ? {} : { xdsCredentials: credentials }),
             // mTLS: the client certificate's identity decides what a client may receive (authz.ts).
             xdsRequireIdentity: opts.xdsTlsCa !== undefined,
+            xdsMaxConnections: opts.xdsMaxConnections,
+            xdsMaxNamesPerStream: opts.xdsMaxNamesPerStream,
             ...(opts.httpListen === undefined ? {} : { httpListen: opts.httpListen }),
             ...(opts.dnsServer === undefined ? {} : { dnsServer: opts.dnsServer }),
           },

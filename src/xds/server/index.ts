@@ -20,6 +20,7 @@ import { Interner } from "./intern.js";
 import { NodeMemory } from "./memory.js";
 import { DISCOVERY_SERVICES, methodDefinitions, type DiscoveryService } from "./services.js";
 import { RecentSet } from "./recent-set.js";
+import { connectionCap, DEFAULT_MAX_CONNECTIONS, FILE_HEADROOM, listenCapped, openFilesLimit } from "./listener.js";
 import { Session, type SessionContext, type StreamCall } from "./session.js";
 import { SharedResponses } from "./shared.js";
 
@@ -27,6 +28,7 @@ export type { Clock } from "./clock.js";
 export { systemClock } from "./clock.js";
 export type { StreamCall } from "./session.js";
 export { Session } from "./session.js";
+export { DEFAULT_MAX_CONNECTIONS } from "./listener.js";
 
 /** Default maximum stream age: 30 minutes, as Istio does, so load rebalances after rollouts. */
 export const DEFAULT_MAX_STREAM_AGE_MS = 30 * 60 * 1000;
@@ -69,6 +71,11 @@ export interface XdsServerOptions extends XdsEngineOptions {
    * Default false: plaintext on loopback trusts whoever connects.
    */
   readonly requireIdentity?: boolean;
+  /**
+   * Open connections the port accepts (--xds-max-connections, default DEFAULT_MAX_CONNECTIONS),
+   * lowered to leave the process FILE_HEADROOM of its open-files limit; more are closed at once.
+   */
+  readonly maxConnections?: number;
 }
 
 /** A running xDS server. */
@@ -77,6 +84,8 @@ export interface XdsServer {
   readonly port: number;
   /** Per-stream and per-node sync state, push history and events, for introspection. */
   readonly status: XdsStatusView;
+  /** Connections the port accepts (the cap in force). */
+  readonly maxConnections: number;
   /** The underlying gRPC server (introspection services may be added to it before traffic). */
   readonly grpcServer: Server;
   /** Number of open xDS streams. */
@@ -314,21 +323,36 @@ export async function startXdsServer(options: XdsServerOptions): Promise<XdsServ
   });
   engine.addTo(server);
   const listen = options.listen ?? "127.0.0.1:0";
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(listen, options.credentials ?? ServerCredentials.createInsecure(), (err, p) => {
-      if (err) reject(err);
-      else resolve(p);
-    });
-  });
+  const requested = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const limit = openFilesLimit();
+  const cap = connectionCap(requested, limit);
+  if (cap < requested)
+    logger.warn(
+      { requested, openFilesLimit: limit, maxConnections: cap },
+      `xDS port: at most ${String(cap)} connections, not ${String(requested)} (--xds-max-connections): the open-files limit ${String(limit)} leaves ${String(FILE_HEADROOM)} to the rest of the process`,
+    );
+  const listener = await listenCapped(
+    server,
+    options.credentials ?? ServerCredentials.createInsecure(),
+    listen,
+    cap,
+    logger,
+  );
+  const port = listener.port;
   // The command logs the one "listening" line users read (with its address); this one is for debugging.
-  logger.debug({ listen, port, requireIdentity: options.requireIdentity === true }, "xDS server bound");
+  logger.debug(
+    { listen, port, requireIdentity: options.requireIdentity === true, maxConnections: cap },
+    "xDS server bound",
+  );
   return {
     port,
+    maxConnections: cap,
     status: engine.status,
     grpcServer: server,
     streamCount: () => engine.streamCount(),
     close: async () => {
       engine.close();
+      const unbound = listener.close();
       await new Promise<void>((resolve) => {
         server.tryShutdown(() => {
           resolve();
@@ -339,6 +363,8 @@ export async function startXdsServer(options: XdsServerOptions): Promise<XdsServ
           resolve();
         }, 1000).unref();
       });
+      listener.destroy();
+      await unbound;
     },
   };
 }

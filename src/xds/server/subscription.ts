@@ -88,9 +88,14 @@ function holdsExactly(candidate: ReadonlySet<string>, p: Pending): boolean {
   return true;
 }
 
+let none: Subscription | undefined;
+
 export class Subscription {
   /** Before the type's first request: nothing. */
-  static readonly NONE = Subscription.#register(false, false, new Set(), EMPTY_HASH, true);
+  static get NONE(): Subscription {
+    // Made on first use: a static field may not call into the class as the build compiles it.
+    return (none ??= new Subscription(false, false, new Set(), EMPTY_HASH, true));
+  }
 
   #names: Set<string> | undefined;
   /** Another stream found this one (or it is NONE): it never changes in place. */
