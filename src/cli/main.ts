@@ -10,8 +10,16 @@ import { renderCommand } from "./render.js";
 import { checkServeFolders, serve } from "./serve.js";
 import { registerDebugCommand } from "./debug.js";
 import { registerOperatorCommand } from "./operator.js";
-import { collect, hostPortOption, loopbackHostPort, maxManifestBytesOption } from "./options.js";
+import {
+  collect,
+  hostPortOption,
+  loopbackHostPort,
+  maxManifestBytesOption,
+  xdsMaxConnectionsOption,
+  xdsMaxNamesOption,
+} from "./options.js";
 import { DEFAULT_MAX_EVENT_CLIENTS } from "../status-page/index.js";
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM } from "../xds/server/index.js";
 import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { registerVerifyCommand } from "./verify.js";
 import { registerExplainCommand } from "./explain.js";
@@ -139,6 +147,8 @@ program
     "--kea-lease-file <path>",
     "memfile lease file of the local Kea (default: keep the lease database Kea runs with)",
   )
+  .addOption(xdsMaxConnectionsOption(DEFAULT_MAX_CONNECTIONS))
+  .addOption(xdsMaxNamesOption(DEFAULT_MAX_NAMES_PER_STREAM))
   .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
   .addOption(maxManifestBytesOption())
   .option("--log-level <level>", "trace, debug, info, warn or error", "info")
@@ -159,6 +169,8 @@ program
       xdsTlsCert?: string;
       xdsTlsKey?: string;
       xdsTlsCa?: string;
+      xdsMaxConnections: number;
+      xdsMaxNamesPerStream: number;
       httpListen?: { host: string; port: number };
       httpAllowHost?: string[];
       httpMaxEventClients: number;
@@ -208,6 +220,8 @@ program
             ...(credentials === undefined ? {} : { xdsCredentials: credentials }),
             // mTLS: the client certificate's identity decides what a client may receive (authz.ts).
             xdsRequireIdentity: opts.xdsTlsCa !== undefined,
+            xdsMaxConnections: opts.xdsMaxConnections,
+            xdsMaxNamesPerStream: opts.xdsMaxNamesPerStream,
             ...(opts.httpListen === undefined ? {} : { httpListen: opts.httpListen }),
             httpAllowHosts: opts.httpAllowHost ?? [],
             httpMaxEventClients: opts.httpMaxEventClients,

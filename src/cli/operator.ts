@@ -11,9 +11,9 @@ import { publishSnapshots } from "../pipeline/snapshots.js";
 import { SnapshotCache } from "../xds/cache/index.js";
 import { addIntrospection, serverCredentialsFromFiles, type FleetSource } from "../xds/introspect/index.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../dhcp/kea-config-resource.js";
-import { startXdsServer } from "../xds/server/index.js";
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM, startXdsServer } from "../xds/server/index.js";
 import { StatusPage } from "../status-page/index.js";
-import { hostPortOption } from "./options.js";
+import { hostPortOption, xdsMaxConnectionsOption, xdsMaxNamesOption } from "./options.js";
 import { bindErrorCode, listenFailureMessage } from "./listen-error.js";
 import { startOperatorPki, type OperatorPki } from "./operator-pki.js";
 import { loadKubeClientConfig, type KubeClientConfig } from "../kube/kubeconfig.js";
@@ -28,6 +28,8 @@ interface OperatorFlags {
   xdsTlsKey?: string;
   xdsTlsCa?: string;
   xdsPlaintext?: boolean;
+  xdsMaxConnections: number;
+  xdsMaxNamesPerStream: number;
   leaderElection: boolean;
   logLevel: string;
   logFormat?: LogFormat;
@@ -64,6 +66,8 @@ export function registerOperatorCommand(program: Command): void {
       "--xds-plaintext",
       "development only: serve xDS without TLS and without client certificates (no CA Secret, no client Secrets); default is mTLS with the operator's own CA unless --xds-tls-cert is given",
     )
+    .addOption(xdsMaxConnectionsOption(DEFAULT_MAX_CONNECTIONS))
+    .addOption(xdsMaxNamesOption(DEFAULT_MAX_NAMES_PER_STREAM))
     .option("--no-leader-election", "write without holding the Lease (one replica only)")
     .option("--log-level <level>", "trace, debug, info, warn or error", "info")
     .addOption(logFormatOption())
@@ -123,6 +127,8 @@ export function registerOperatorCommand(program: Command): void {
         logger: log,
         ...(credentials === undefined ? {} : { credentials }),
         requireIdentity: flags.xdsTlsCa !== undefined || pki !== undefined,
+        maxConnections: flags.xdsMaxConnections,
+        maxNamesPerStream: flags.xdsMaxNamesPerStream,
       }).catch((e: unknown) =>
         program.error(`error: ${listenFailureMessage("--xds-listen", flags.xdsListen, e)}`, { exitCode: 2 }),
       );

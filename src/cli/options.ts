@@ -41,6 +41,26 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+/** --xds-max-connections of every command serving ADS (docs/security.md). */
+export function xdsMaxConnectionsOption(fallback: number): Option {
+  return new Option(
+    "--xds-max-connections <n>",
+    "connections the xDS port accepts at once; more are closed at once (lowered to leave the process room under its open-files limit)",
+  )
+    .argParser(positiveInt)
+    .default(fallback);
+}
+
+/** --xds-max-names-per-stream of every command serving ADS (docs/security.md). */
+export function xdsMaxNamesOption(fallback: number): Option {
+  return new Option(
+    "--xds-max-names-per-stream <n>",
+    "resource names one xDS stream may subscribe to; past it the stream ends with RESOURCE_EXHAUSTED",
+  )
+    .argParser(positiveInt)
+    .default(fallback);
+}
+
 /** A `--*-listen`-style host:port option whose default help shows "host:port", not JSON. */
 export function hostPortOption(flags: string, description: string, fallback?: string): Option {
   const option = new Option(flags, description).argParser(hostPort);

@@ -53,6 +53,9 @@ export interface ServeOptions {
   readonly xdsCredentials?: ServerCredentials;
   /** Authorize xDS calls by the client certificate's identity (with mTLS credentials). */
   readonly xdsRequireIdentity?: boolean;
+  /** --xds-max-connections and --xds-max-names-per-stream (the server's defaults when absent). */
+  readonly xdsMaxConnections?: number;
+  readonly xdsMaxNamesPerStream?: number;
   /** Serve /metrics (Prometheus) here; undefined = none. */
   readonly httpListen?: { readonly host: string; readonly port: number };
   /** Host names the HTTP port answers besides IP literals and localhost (DNS-rebinding defence). */
@@ -122,6 +125,8 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       logger: log,
       ...(opts.xdsCredentials === undefined ? {} : { credentials: opts.xdsCredentials }),
       requireIdentity: opts.xdsRequireIdentity === true,
+      ...(opts.xdsMaxConnections === undefined ? {} : { maxConnections: opts.xdsMaxConnections }),
+      ...(opts.xdsMaxNamesPerStream === undefined ? {} : { maxNamesPerStream: opts.xdsMaxNamesPerStream }),
     }).then((server) => {
       // CSDS, oooi.debug.v1, health and reflection share the ADS port (`oooi debug nodes`).
       const introspection = addIntrospection(server.grpcServer, { status: server.status, cache: snapshots });

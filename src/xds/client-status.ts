@@ -3,6 +3,11 @@
 // methods; everyone else reads through XdsStatusView and listens to its events. Bounded: open
 // streams, a capped set of nodes (disconnected ones are evicted oldest first) and a fixed-size
 // push history — never unbounded history.
+//
+// A client is (verified identity, node group, node id), never its node.id alone: node ids are
+// chosen by the client, so keyed by them one tenant could claim another's id and take over its
+// status (issue 25). The identity is what the mTLS certificate proves (server/authz.ts); without
+// client certificates every client's identity is NO_IDENTITY and only the group and id tell them apart.
 import { EventEmitter } from "node:events";
 import { SILENT_LOGGER, type Logger } from "../util/logger.js";
 
@@ -62,10 +67,21 @@ export interface NodeIdentity {
   readonly userAgent: string;
 }
 
+/** The identity of every client on a port without client certificates (plaintext or TLS only). */
+export const NO_IDENTITY = "none";
+
+/** The key of one client: its verified identity, its node group and its node id (see the file comment). */
+export function clientKey(identity: string, node: NodeIdentity): string {
+  // JSON: a separator character could occur in the client-chosen strings.
+  return JSON.stringify([identity, node.cluster, node.id]);
+}
+
 /** One open xDS stream. */
 export interface StreamStatus {
   readonly streamId: string;
   readonly node: NodeIdentity;
+  /** The verified identity of its client (its certificate's URIs), or NO_IDENTITY. */
+  readonly identity: string;
   /** Remote address as gRPC reports it ("ipv4:127.0.0.1:52011"). */
   readonly peer: string;
   readonly protocol: XdsProtocol;
@@ -76,9 +92,11 @@ export interface StreamStatus {
   readonly types: readonly TypeStatus[];
 }
 
-/** A node (Envoy `node.id`) across its streams, kept after it disconnects (bounded). */
+/** A node (identity, `node.cluster`, `node.id`) across its streams, kept after it disconnects (bounded). */
 export interface NodeStatus {
   readonly node: NodeIdentity;
+  /** The verified identity of its client, or NO_IDENTITY. */
+  readonly identity: string;
   /** Open streams of this node right now. */
   readonly connectedStreams: number;
   /** Clock time (ms) of its latest request or disconnect. */
@@ -141,9 +159,10 @@ export interface XdsStatusView {
   stream(streamId: string): StreamStatus | undefined;
   /** The resources a stream's client holds of one type (for CSDS config dumps). */
   streamConfig(streamId: string, typeUrl: string): StreamConfig | undefined;
-  /** Known nodes (connected or recently seen), by node id. */
+  /** Known nodes (connected or recently seen), by node id, then group and identity. */
   nodes(): NodeStatus[];
-  node(nodeId: string): NodeStatus | undefined;
+  /** The most recently connected node of this id (and group, when given). */
+  node(nodeId: string, group?: string): NodeStatus | undefined;
   /** Recent pushes, oldest first (bounded ring). */
   history(): PushRecord[];
   on<K extends keyof XdsStatusEvents>(event: K, listener: (...args: XdsStatusEvents[K]) => void): unknown;
@@ -169,6 +188,9 @@ interface MutableType {
 interface StreamEntry {
   readonly streamId: string;
   readonly node: NodeIdentity;
+  readonly identity: string;
+  /** clientKey of identity and node. */
+  readonly key: string;
   readonly peer: string;
   readonly protocol: XdsProtocol;
   readonly service: string;
@@ -179,6 +201,7 @@ interface StreamEntry {
 
 interface NodeEntry {
   node: NodeIdentity;
+  readonly identity: string;
   connectedStreams: number;
   lastSeen: number;
   types: readonly MutableType[];
@@ -189,6 +212,7 @@ type MutablePush = { -readonly [K in keyof PushRecord]: PushRecord[K] };
 /** The server's record of streams, nodes and pushes; read it through XdsStatusView. */
 export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatusView {
   readonly #streams = new Map<string, StreamEntry>();
+  /** By clientKey, least recently connected first. */
   readonly #nodes = new Map<string, NodeEntry>();
   readonly #history: MutablePush[] = [];
   #historyStart = 0;
@@ -217,12 +241,21 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
   }
 
   nodes(): NodeStatus[] {
-    return [...this.#nodes.values()].sort((a, b) => (a.node.id < b.node.id ? -1 : 1)).map(nodeView);
+    const order = (n: NodeEntry): string[] => [n.node.id, n.node.cluster, n.identity];
+    return [...this.#nodes.values()]
+      .sort((a, b) => {
+        const [x, y] = [order(a), order(b)];
+        const i = x.findIndex((v, j) => v !== y[j]);
+        return i === -1 ? 0 : (x[i] ?? "") < (y[i] ?? "") ? -1 : 1;
+      })
+      .map(nodeView);
   }
 
-  node(nodeId: string): NodeStatus | undefined {
-    const n = this.#nodes.get(nodeId);
-    return n && nodeView(n);
+  node(nodeId: string, group?: string): NodeStatus | undefined {
+    let found: NodeEntry | undefined;
+    for (const n of this.#nodes.values())
+      if (n.node.id === nodeId && (group === undefined || n.node.cluster === group)) found = n;
+    return found && nodeView(found);
   }
 
   history(): PushRecord[] {
@@ -233,20 +266,29 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
 
   // ------------------------------------------------------------------ written by the server
 
-  /** A stream declared its node. `config` reads what its client holds (for streamConfig). */
-  recordOpen(info: Omit<StreamStatus, "types">, config: (typeUrl: string) => StreamConfig | undefined): void {
-    const entry: StreamEntry = { ...info, types: [], config };
+  /**
+   * A stream declared its node. `config` reads what its client holds (for streamConfig). Without
+   * an identity, the client's is NO_IDENTITY.
+   */
+  recordOpen(
+    opened: Omit<StreamStatus, "types" | "identity"> & { readonly identity?: string },
+    config: (typeUrl: string) => StreamConfig | undefined,
+  ): void {
+    const info = { ...opened, identity: opened.identity ?? NO_IDENTITY };
+    const key = clientKey(info.identity, info.node);
+    const entry: StreamEntry = { ...info, key, types: [], config };
     this.#streams.set(info.streamId, entry);
-    const node = this.#nodes.get(info.node.id);
+    const node = this.#nodes.get(key);
     if (node) {
       node.node = info.node;
       node.connectedStreams += 1;
       node.lastSeen = info.connectedAt;
-      this.#nodes.delete(info.node.id); // re-insert: map order is least recently connected first
-      this.#nodes.set(info.node.id, node);
+      this.#nodes.delete(key); // re-insert: map order is least recently connected first
+      this.#nodes.set(key, node);
     } else {
-      this.#nodes.set(info.node.id, {
+      this.#nodes.set(key, {
         node: info.node,
+        identity: info.identity,
         connectedStreams: 1,
         lastSeen: info.connectedAt,
         types: [],
@@ -267,7 +309,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     const s = this.#streams.get(streamId);
     if (!s) return undefined;
     typeOf(s, typeUrl).lastSent = sent;
-    const n = this.#nodes.get(s.node.id);
+    const n = this.#nodes.get(s.key);
     if (n) typeOf(n, typeUrl).lastSent = sent;
     const record: MutablePush = {
       streamId,
@@ -301,7 +343,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     const s = this.#streams.get(streamId);
     if (!s) return;
     typeOf(s, typeUrl).lastAcked = ack;
-    const n = this.#nodes.get(s.node.id);
+    const n = this.#nodes.get(s.key);
     if (n) {
       typeOf(n, typeUrl).lastAcked = ack;
       n.lastSeen = ack.at;
@@ -316,7 +358,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
   recordNack(streamId: string, push: PushRecord | undefined, nack: Omit<NackRecord, "repeats">, typeUrl: string): void {
     const s = this.#streams.get(streamId);
     if (!s) return;
-    const n = this.#nodes.get(s.node.id);
+    const n = this.#nodes.get(s.key);
     const previous = n?.types.find((t) => t.typeUrl === typeUrl)?.lastNack;
     const first = previous?.version !== nack.version || previous.message !== nack.message;
     const record: NackRecord = { ...nack, repeats: first ? 1 : previous.repeats + 1 };
@@ -346,7 +388,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     const s = this.#streams.get(streamId);
     if (!s) return;
     this.#streams.delete(streamId);
-    const n = this.#nodes.get(s.node.id);
+    const n = this.#nodes.get(s.key);
     if (n) {
       n.connectedStreams = Math.max(0, n.connectedStreams - 1);
       n.lastSeen = at;
@@ -388,6 +430,7 @@ function streamView(s: StreamEntry): StreamStatus {
   return {
     streamId: s.streamId,
     node: s.node,
+    identity: s.identity,
     peer: s.peer,
     protocol: s.protocol,
     service: s.service,
@@ -397,5 +440,11 @@ function streamView(s: StreamEntry): StreamStatus {
 }
 
 function nodeView(n: NodeEntry): NodeStatus {
-  return { node: n.node, connectedStreams: n.connectedStreams, lastSeen: n.lastSeen, types: typeViews(n.types) };
+  return {
+    node: n.node,
+    identity: n.identity,
+    connectedStreams: n.connectedStreams,
+    lastSeen: n.lastSeen,
+    types: typeViews(n.types),
+  };
 }

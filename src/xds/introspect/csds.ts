@@ -12,7 +12,14 @@ import {
 } from "@grpc/grpc-js";
 import protobuf from "protobufjs";
 import type { SnapshotCache } from "../cache/cache.js";
-import type { HeldResource, NodeIdentity, StreamStatus, TypeStatus, XdsStatusView } from "../client-status.js";
+import {
+  clientKey,
+  type HeldResource,
+  type NodeIdentity,
+  type StreamStatus,
+  type TypeStatus,
+  type XdsStatusView,
+} from "../client-status.js";
 import { MatcherError, nodeMatchesAny, type NodeMatcherObject } from "./matchers.js";
 import { introspectionProtos } from "./protos.js";
 import { reportedTypes, syncState, timestamp, typeStatusOf, type SyncState } from "./state.js";
@@ -67,13 +74,15 @@ export class ClientStatusReporter {
     const byNode = new Map<string, { node: NodeIdentity; streams: StreamStatus[] }>();
     for (const s of this.view.streams()) {
       if (!nodeMatchesAny(s.node, request.node_matchers)) continue;
-      const entry = byNode.get(s.node.id) ?? { node: s.node, streams: [] };
+      // One ClientConfig per client (identity, group, id): two identities may declare one node.id.
+      const key = clientKey(s.identity, s.node);
+      const entry = byNode.get(key) ?? { node: s.node, streams: [] };
       entry.streams.push(s);
-      byNode.set(s.node.id, entry);
+      byNode.set(key, entry);
     }
     const contents = request.exclude_resource_contents !== true;
     const config = [...byNode.values()]
-      .sort((a, b) => (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0))
+      .sort((a, b) => compareNodes(a.node, b.node))
       .map(({ node, streams }) => ({
         node: { id: node.id, cluster: node.cluster, user_agent_name: node.userAgent },
         generic_xds_configs: streams.flatMap((s) =>
@@ -202,4 +211,9 @@ export function addCsds(server: Server, view: XdsStatusView, cache: SnapshotCach
   };
   server.addService(introspectionProtos().csds, impl);
   return reporter;
+}
+
+function compareNodes(a: NodeIdentity, b: NodeIdentity): number {
+  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
+  return a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0;
 }

@@ -8,6 +8,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
+import { clientKey } from "../client-status.js";
 import type {
   HeldResource,
   NackRecord,
@@ -219,7 +220,7 @@ export class DebugReporter {
           (req.include_disconnected === true || n.connectedStreams > 0) &&
           (!req.cluster || n.node.cluster === req.cluster),
       )
-      .map((n) => this.#node(n, streams.get(n.node.id) ?? []));
+      .map((n) => this.#node(n, streams.get(clientKey(n.identity, n.node)) ?? []));
     return { nodes };
   }
 
@@ -227,7 +228,7 @@ export class DebugReporter {
   nodeConfig(req: GetNodeConfigRequest): { node: NodeMessage; configs: TypeConfigMessage[] } | undefined {
     const n = this.view.node(req.node_id ?? "");
     if (!n) return undefined;
-    const streams = this.#streamsByNode().get(n.node.id) ?? [];
+    const streams = this.#streamsByNode().get(clientKey(n.identity, n.node)) ?? [];
     const only = new Set(req.type_urls ?? []);
     const configs: TypeConfigMessage[] = [];
     for (const s of streams) {
@@ -263,9 +264,10 @@ export class DebugReporter {
   #streamsByNode(): Map<string, StreamStatus[]> {
     const out = new Map<string, StreamStatus[]>();
     for (const s of this.view.streams()) {
-      const list = out.get(s.node.id) ?? [];
+      const key = clientKey(s.identity, s.node);
+      const list = out.get(key) ?? [];
       list.push(s);
-      out.set(s.node.id, list);
+      out.set(key, list);
     }
     return out;
   }

@@ -14,7 +14,8 @@ import {
   status as GrpcStatus,
   type ServerInterceptor,
 } from "@grpc/grpc-js";
-import { parseIdentityUri, type Identity } from "../../pki/spiffe.js";
+import { ADMIN_URI, parseIdentityUri, TRUST_DOMAIN, type Identity } from "../../pki/spiffe.js";
+import { NO_IDENTITY } from "../client-status.js";
 import { type Logger } from "../../util/logger.js";
 
 /**
@@ -32,6 +33,20 @@ export function identitiesOf(cert: PeerCertificate | undefined): Identity[] {
     if (identity !== undefined) found.push(identity);
   }
   return found;
+}
+
+/**
+ * The identity what the server remembers of a client is filed under (client-status.ts clientKey):
+ * the oooi URIs of its certificate, or NO_IDENTITY without one — a plaintext port, or TLS without
+ * client certificates, where every client shares it and is trusted as it always was there.
+ */
+export function identityKey(cert: PeerCertificate | undefined): string {
+  const identities = identitiesOf(cert);
+  if (identities.length === 0) return NO_IDENTITY;
+  return identities
+    .map((i) => (i.kind === "admin" ? ADMIN_URI : `spiffe://${TRUST_DOMAIN}/ns/${i.group}`))
+    .sort()
+    .join(" ");
 }
 
 function describe(identities: readonly Identity[]): string {

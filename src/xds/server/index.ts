@@ -2,6 +2,7 @@
 // EDS and RDS services, all driven by one engine reading the snapshot cache. A snapshot change
 // wakes only the streams of the node group that changed.
 import { randomBytes } from "node:crypto";
+import type { PeerCertificate } from "node:tls";
 import {
   Server,
   ServerCredentials,
@@ -10,7 +11,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
-import { identityAuthorization } from "./authz.js";
+import { identityAuthorization, identityKey } from "./authz.js";
 import { XdsStatus, type XdsStatusView } from "../client-status.js";
 import { SILENT_LOGGER, type Logger } from "../../util/logger.js";
 import { systemClock, type Clock } from "./clock.js";
@@ -18,6 +19,8 @@ import type { DeltaRequest, SotwRequest, WireResponse } from "./codec.js";
 import { Interner } from "./intern.js";
 import { NodeMemory } from "./memory.js";
 import { DISCOVERY_SERVICES, methodDefinitions, type DiscoveryService } from "./services.js";
+import { RecentSet } from "./recent-set.js";
+import { connectionCap, DEFAULT_MAX_CONNECTIONS, FILE_HEADROOM, listenCapped, openFilesLimit } from "./listener.js";
 import { Session, type SessionContext, type StreamCall } from "./session.js";
 import { SharedResponses } from "./shared.js";
 
@@ -25,6 +28,7 @@ export type { Clock } from "./clock.js";
 export { systemClock } from "./clock.js";
 export type { StreamCall } from "./session.js";
 export { Session } from "./session.js";
+export { DEFAULT_MAX_CONNECTIONS } from "./listener.js";
 
 /** Default maximum stream age: 30 minutes, as Istio does, so load rebalances after rollouts. */
 export const DEFAULT_MAX_STREAM_AGE_MS = 30 * 60 * 1000;
@@ -40,7 +44,21 @@ export interface XdsEngineOptions {
   readonly maxStreamAgeMs?: number;
   /** ± fraction of jitter on the maximum age (default 0.1). */
   readonly maxStreamAgeJitter?: number;
+  /** Nodes in unknown groups remembered as already warned about (default 1,024; older ones are warned again). */
+  readonly maxWarnedNodes?: number;
+  /** Resource names one stream may subscribe to (default DEFAULT_MAX_NAMES_PER_STREAM); past it the stream ends with RESOURCE_EXHAUSTED. */
+  readonly maxNamesPerStream?: number;
 }
+
+/**
+ * Default of --xds-max-names-per-stream: resource names one stream may subscribe to over all its
+ * types. An Envoy names its EDS clusters and route tables (listeners and clusters come by
+ * wildcard): far fewer than this even for a large node group.
+ */
+export const DEFAULT_MAX_NAMES_PER_STREAM = 10_000;
+
+/** Default of XdsEngineOptions.maxWarnedNodes. */
+export const DEFAULT_MAX_WARNED_NODES = 1024;
 
 /** Options of startXdsServer. */
 export interface XdsServerOptions extends XdsEngineOptions {
@@ -53,6 +71,11 @@ export interface XdsServerOptions extends XdsEngineOptions {
    * Default false: plaintext on loopback trusts whoever connects.
    */
   readonly requireIdentity?: boolean;
+  /**
+   * Open connections the port accepts (--xds-max-connections, default DEFAULT_MAX_CONNECTIONS),
+   * lowered to leave the process FILE_HEADROOM of its open-files limit; more are closed at once.
+   */
+  readonly maxConnections?: number;
 }
 
 /** A running xDS server. */
@@ -61,6 +84,8 @@ export interface XdsServer {
   readonly port: number;
   /** Per-stream and per-node sync state, push history and events, for introspection. */
   readonly status: XdsStatusView;
+  /** Connections the port accepts (the cap in force). */
+  readonly maxConnections: number;
   /** The underlying gRPC server (introspection services may be added to it before traffic). */
   readonly grpcServer: Server;
   /** Number of open xDS streams. */
@@ -107,6 +132,7 @@ export class XdsEngine {
       streamId: () => `${prefix}-s${(streams += 1).toString(36)}`,
       maxStreamAgeMs: options.maxStreamAgeMs ?? DEFAULT_MAX_STREAM_AGE_MS,
       maxStreamAgeJitter: options.maxStreamAgeJitter ?? 0.1,
+      maxNamesPerStream: options.maxNamesPerStream ?? DEFAULT_MAX_NAMES_PER_STREAM,
       memory: new NodeMemory(),
       strings: new Interner(),
       join: (s) => {
@@ -126,18 +152,24 @@ export class XdsEngine {
         if (set?.size === 0) this.#groups.delete(group);
       },
     };
+    this.#warned = new RecentSet(options.maxWarnedNodes ?? DEFAULT_MAX_WARNED_NODES);
     this.#unsubscribe = options.cache.subscribe((group) => {
       this.#wake(group);
     });
   }
 
-  readonly #warnedNodes = new Set<string>();
+  /** (group, node) pairs warned about; bounded: both are the client's to choose. */
+  readonly #warned: RecentSet;
 
-  /** A mistyped node.cluster otherwise only shows as "nothing sent": said once per node, at warn. */
+  /**
+   * A mistyped node.cluster otherwise only shows as "nothing sent": said at warn once per node
+   * (again once the node was forgotten among many newer ones).
+   */
   #warnUnknownGroup(node: string, group: string): void {
     const known = this.#ctx.cache.groups();
-    if (known.includes(group) || this.#warnedNodes.has(node)) return;
-    this.#warnedNodes.add(node);
+    const key = JSON.stringify([group, node]);
+    if (known.includes(group) || this.#warned.has(key)) return;
+    this.#warned.add(key);
     this.#logger.warn({ node, group, known }, unknownGroupMessage(node, group, known));
   }
 
@@ -235,9 +267,11 @@ export class XdsEngine {
 /** A grpc-js duplex call as a session's transport (a class: no closures per stream). */
 class GrpcStreamCall implements StreamCall {
   readonly peer: string;
+  readonly identity: string;
 
   constructor(private readonly call: ServerDuplexStream<unknown, WireResponse>) {
     this.peer = safePeer(call);
+    this.identity = identityKey(safeAuth(call));
   }
 
   write(response: WireResponse): boolean {
@@ -250,6 +284,15 @@ class GrpcStreamCall implements StreamCall {
 
   fail(code: GrpcStatus, details: string): void {
     this.call.emit("error", { code, details });
+  }
+}
+
+// The peer certificate a TLS connection verified; undefined on plaintext (see identityKey).
+function safeAuth(call: ServerDuplexStream<unknown, unknown>): PeerCertificate | undefined {
+  try {
+    return call.getAuthContext().sslPeerCertificate;
+  } catch {
+    return undefined;
   }
 }
 
@@ -280,21 +323,36 @@ export async function startXdsServer(options: XdsServerOptions): Promise<XdsServ
   });
   engine.addTo(server);
   const listen = options.listen ?? "127.0.0.1:0";
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(listen, options.credentials ?? ServerCredentials.createInsecure(), (err, p) => {
-      if (err) reject(err);
-      else resolve(p);
-    });
-  });
+  const requested = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const limit = openFilesLimit();
+  const cap = connectionCap(requested, limit);
+  if (cap < requested)
+    logger.warn(
+      { requested, openFilesLimit: limit, maxConnections: cap },
+      `xDS port: at most ${String(cap)} connections, not ${String(requested)} (--xds-max-connections): the open-files limit ${String(limit)} leaves ${String(FILE_HEADROOM)} to the rest of the process`,
+    );
+  const listener = await listenCapped(
+    server,
+    options.credentials ?? ServerCredentials.createInsecure(),
+    listen,
+    cap,
+    logger,
+  );
+  const port = listener.port;
   // The command logs the one "listening" line users read (with its address); this one is for debugging.
-  logger.debug({ listen, port, requireIdentity: options.requireIdentity === true }, "xDS server bound");
+  logger.debug(
+    { listen, port, requireIdentity: options.requireIdentity === true, maxConnections: cap },
+    "xDS server bound",
+  );
   return {
     port,
+    maxConnections: cap,
     status: engine.status,
     grpcServer: server,
     streamCount: () => engine.streamCount(),
     close: async () => {
       engine.close();
+      const unbound = listener.close();
       await new Promise<void>((resolve) => {
         server.tryShutdown(() => {
           resolve();
@@ -305,6 +363,8 @@ export async function startXdsServer(options: XdsServerOptions): Promise<XdsServ
           resolve();
         }, 1000).unref();
       });
+      listener.destroy();
+      await unbound;
     },
   };
 }

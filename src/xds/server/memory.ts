@@ -1,7 +1,9 @@
 // What each node last acknowledged, per type, kept across its reconnects: a reconnecting client
 // says which version it holds (SotW version_info, Delta initial_resource_versions), and knowing
 // that content lets make-before-break keep the clusters its listeners still use. Bounded: the
-// least recently updated nodes are forgotten first.
+// least recently updated nodes are forgotten first. A node here is a client key (client-status.ts
+// clientKey: verified identity, group, node id): a version replayed by another identity, or by the
+// same id in another group, recalls nothing and the client is served as a fresh one.
 import type { CachedResource } from "../cache/snapshot.js";
 
 /** A resource a client holds: its version and, when known, the cached resource. */
@@ -39,47 +41,47 @@ export class NodeMemory {
 
   constructor(private readonly maxNodes = 4096) {}
 
-  /** Records one state (`slot`) of `typeUrl` for `nodeId`. */
-  remember(nodeId: string, typeUrl: string, version: string, held: ReadonlyMap<string, Held>, slot: Slot): void {
-    let types = this.#nodes.get(nodeId) ?? [];
-    this.#nodes.delete(nodeId);
+  /** Records one state (`slot`) of `typeUrl` for `client`. */
+  remember(client: string, typeUrl: string, version: string, held: ReadonlyMap<string, Held>, slot: Slot): void {
+    let types = this.#nodes.get(client) ?? [];
+    this.#nodes.delete(client);
     let slots = types.find((t) => t.typeUrl === typeUrl);
     if (!slots) {
       slots = { typeUrl, acked: undefined, sent: undefined, kept: undefined };
       types = types.concat([slots]); // exactly as long as needed (a push or a spread reserves room for more)
     }
     slots[slot] = sameAs(slots.sent, version, held) ?? sameAs(slots.acked, version, held) ?? { version, held };
-    this.#nodes.set(nodeId, types);
+    this.#nodes.set(client, types);
     if (this.#nodes.size > this.maxNodes) {
       const oldest = this.#nodes.keys().next().value;
       if (oldest !== undefined) this.#nodes.delete(oldest);
     }
   }
 
-  #slots(nodeId: string, typeUrl: string): Slots | undefined {
-    return this.#nodes.get(nodeId)?.find((t) => t.typeUrl === typeUrl);
+  #slots(client: string, typeUrl: string): Slots | undefined {
+    return this.#nodes.get(client)?.find((t) => t.typeUrl === typeUrl);
   }
 
-  /** What `nodeId` holds of `typeUrl` if it holds `version` (its last ACKed or last sent one). */
-  recall(nodeId: string, typeUrl: string, version: string): Remembered | undefined {
-    const slots = this.#slots(nodeId, typeUrl);
+  /** What `client` holds of `typeUrl` if it holds `version` (its last ACKed or last sent one). */
+  recall(client: string, typeUrl: string, version: string): Remembered | undefined {
+    const slots = this.#slots(client, typeUrl);
     if (slots?.acked?.version === version) return slots.acked;
     if (slots?.sent?.version === version) return slots.sent;
     return undefined;
   }
 
-  /** Every state of `typeUrl` that `nodeId` may hold (its last ACKed and last sent). */
-  candidates(nodeId: string, typeUrl: string): Remembered[] {
-    const slots = this.#slots(nodeId, typeUrl);
+  /** Every state of `typeUrl` that `client` may hold (its last ACKed and last sent). */
+  candidates(client: string, typeUrl: string): Remembered[] {
+    const slots = this.#slots(client, typeUrl);
     // Slots holding the same state share one Remembered: list it once.
     return [slots?.acked, slots?.sent, slots?.kept].filter(
       (r, i, all): r is Remembered => r !== undefined && all.indexOf(r) === i,
     );
   }
 
-  /** The version of resource `name` of `typeUrl` that `nodeId` was last sent or acknowledged. */
-  resource(nodeId: string, typeUrl: string, name: string, version: string): Held | undefined {
-    const slots = this.#slots(nodeId, typeUrl);
+  /** The version of resource `name` of `typeUrl` that `client` was last sent or acknowledged. */
+  resource(client: string, typeUrl: string, name: string, version: string): Held | undefined {
+    const slots = this.#slots(client, typeUrl);
     for (const slot of [slots?.acked, slots?.sent]) {
       const h = slot?.held.get(name);
       if (h?.version === version && h.res) return h;

@@ -14,7 +14,15 @@ import type { SnapshotCache } from "../cache/cache.js";
 import type { CachedResource, Snapshot, TypeSnapshot } from "../cache/snapshot.js";
 import { ENVOY_TYPE_ORDER } from "../resource/specs.js";
 import { CLUSTER_TYPE_URL } from "../resource/type-urls.js";
-import type { HeldResource, NodeIdentity, StreamConfig, XdsProtocol, XdsStatus } from "../client-status.js";
+import {
+  clientKey,
+  NO_IDENTITY,
+  type HeldResource,
+  type NodeIdentity,
+  type StreamConfig,
+  type XdsProtocol,
+  type XdsStatus,
+} from "../client-status.js";
 import { type Logger } from "../../util/logger.js";
 import type { Clock } from "./clock.js";
 import type { TimerHandle } from "../../util/clock.js";
@@ -56,6 +64,12 @@ export interface StreamCall {
   /** Ends the stream with an error status. */
   fail(code: GrpcStatus, details: string): void;
   readonly peer: string;
+  /**
+   * The client's verified identity (server/authz.ts identityKey); NO_IDENTITY when absent, as on a
+   * port without client certificates, where every client shares it (then the node group and id
+   * alone tell clients apart, as they always did there: whoever reaches a plaintext port is trusted).
+   */
+  readonly identity?: string;
 }
 
 /** What sessions share: the cache, the status recorder, time, ids and the group index. */
@@ -72,6 +86,8 @@ export interface SessionContext {
   /** Maximum stream age in ms (0 = unlimited) and its ± jitter fraction. */
   readonly maxStreamAgeMs: number;
   readonly maxStreamAgeJitter: number;
+  /** Resource names a stream may subscribe to, over all its types (a wildcard counts none). */
+  readonly maxNamesPerStream: number;
   join(session: Session): void;
   leave(session: Session): void;
   /** What nodes last acknowledged, across reconnects. */
@@ -89,6 +105,8 @@ export class Session {
   /** One per type URL, in push order (CDS, EDS, LDS, RDS, then others): pump() walks it as it is. */
   #types: StreamTypes = [];
   #node: NodeIdentity | undefined;
+  /** clientKey of the stream's identity and node: what the server remembers is filed under it. */
+  #client: string | undefined;
   #blocked = false;
   #closed = false;
   #scheduled = false;
@@ -244,10 +262,13 @@ export class Session {
       userAgent: strings.intern(declared.userAgent),
     };
     this.#node = node;
+    const identity = this.call.identity ?? NO_IDENTITY;
+    this.#client = clientKey(identity, node);
     this.ctx.status.recordOpen(
       {
         streamId: this.id,
         node,
+        identity,
         peer: this.call.peer,
         protocol: this.protocol,
         service: this.service,
@@ -348,7 +369,8 @@ export class Session {
       ts.acked = inflight.next;
       // A full-state (LDS/CDS) ACK says exactly what the client holds.
       if (this.protocol === "sotw" && !incrementalInSotw(ts.typeUrl)) ts.kept = NO_HELD;
-      if (this.#node) this.ctx.memory.remember(this.#node.id, ts.typeUrl, inflight.version, inflight.next, "acked");
+      if (this.#client !== undefined)
+        this.ctx.memory.remember(this.#client, ts.typeUrl, inflight.version, inflight.next, "acked");
       this.ctx.status.recordAck(
         this.id,
         inflight.push,
@@ -360,8 +382,9 @@ export class Session {
 
   /** A reconnecting SotW client holds what it last ACKed if it names that version. */
   #recallSotw(ts: TypeState, version: string): void {
-    if (version === "" || !this.#node) return;
-    const remembered = this.ctx.memory.recall(this.#node.id, ts.typeUrl, version);
+    const client = this.#client;
+    if (version === "" || client === undefined) return;
+    const remembered = this.ctx.memory.recall(client, ts.typeUrl, version);
     if (remembered) {
       ts.held = remembered.held;
       ts.acked = remembered.held;
@@ -371,7 +394,7 @@ export class Session {
     // Otherwise it holds something we cannot pin down: assume anything it was recently given,
     // until an ACK on this stream says what it has.
     const kept = new Map<string, Held>();
-    for (const r of this.ctx.memory.candidates(this.#node.id, ts.typeUrl)) for (const [n, h] of r.held) kept.set(n, h);
+    for (const r of this.ctx.memory.candidates(client, ts.typeUrl)) for (const [n, h] of r.held) kept.set(n, h);
     ts.kept = kept;
   }
 
@@ -389,6 +412,7 @@ export class Session {
   // Rule 9: empty first request = wildcard for LDS/CDS, "*" = explicit wildcard.
   #subscribeSotw(ts: TypeState, requested: readonly string[], created: boolean, now: number): void {
     const change = ts.subscription.sotw(requested, created, this.#legacyWildcardAllowed(ts.typeUrl));
+    if (!this.#withinNameLimit(ts, change.subscription)) return;
     if (change.narrowed) ts.narrowed = true;
     ts.subscription = change.subscription;
     this.#noteSubscription(ts, change.added, now);
@@ -401,14 +425,14 @@ export class Session {
       const current =
         this.group === undefined ? undefined : this.ctx.cache.getSnapshot(this.group)?.types.get(ts.typeUrl);
       const held = new Map<string, Held>();
-      const node = this.#node;
+      const client = this.#client;
       for (const [name, version] of req.initialVersions) {
         const res = current?.resources.get(name);
         const known =
           res?.version === version
             ? res
-            : node
-              ? this.ctx.memory.resource(node.id, ts.typeUrl, name, version)?.res
+            : client !== undefined
+              ? this.ctx.memory.resource(client, ts.typeUrl, name, version)?.res
               : undefined;
         held.set(name, { version, res: known });
       }
@@ -418,9 +442,23 @@ export class Session {
     }
     const legacyAllowed = this.#legacyWildcardAllowed(ts.typeUrl);
     const change = ts.subscription.delta(req.subscribe, req.unsubscribe, created, legacyAllowed);
+    if (!this.#withinNameLimit(ts, change.subscription)) return;
     ts.subscription = change.subscription;
     this.#noteSubscription(ts, change.added, now);
     this.#prune(ts);
+  }
+
+  /** Ends the stream when `next` would take it past the names a stream may subscribe to. */
+  #withinNameLimit(ts: TypeState, next: Subscription): boolean {
+    const max = this.ctx.maxNamesPerStream;
+    let names = next.names.size;
+    for (const other of this.#types) if (other !== ts) names += other.subscription.names.size;
+    if (names <= max) return true;
+    this.fail(
+      GrpcStatus.RESOURCE_EXHAUSTED,
+      `this stream would subscribe to ${String(names)} resource names, more than the limit of ${String(max)} per stream (--xds-max-names-per-stream)`,
+    );
+    return false;
   }
 
   #noteSubscription(ts: TypeState, added: boolean, now: number): void {
@@ -486,9 +524,9 @@ export class Session {
   #retained(ts: TypeState, typeSnap: TypeSnapshot | undefined): ReadonlyMap<string, CachedResource> {
     // Nothing held is gone when the stream holds the snapshot's shared map (the usual idle type).
     if (this.fixedTypeUrl !== undefined || holdsAllOf(ts, typeSnap)) return NOTHING_RETAINED;
-    const node = this.#node;
+    const client = this.#client;
     return retainedFor(ts, typeSnap?.resources ?? NOTHING_RETAINED, this.#types, (t) =>
-      node ? this.ctx.memory.candidates(node.id, t).map((r) => r.held) : [],
+      client !== undefined ? this.ctx.memory.candidates(client, t).map((r) => r.held) : [],
     );
   }
 
@@ -521,7 +559,7 @@ export class Session {
       changeAt,
     );
     ts.inflight = { nonce, version: plan.version, next: plan.next, push };
-    if (this.#node) this.ctx.memory.remember(this.#node.id, ts.typeUrl, plan.version, plan.next, "sent");
+    if (this.#client !== undefined) this.ctx.memory.remember(this.#client, ts.typeUrl, plan.version, plan.next, "sent");
     // On ADS the EDS answer follows on this stream, right after the updated clusters it warms.
     if (ts.typeUrl === CLUSTER_TYPE_URL && this.fixedTypeUrl === undefined) {
       const previous = ts.held;
@@ -540,7 +578,7 @@ export class Session {
         kept = merged;
       }
       ts.kept = kept;
-      if (this.#node) this.ctx.memory.remember(this.#node.id, ts.typeUrl, plan.version, kept, "kept");
+      if (this.#client !== undefined) this.ctx.memory.remember(this.#client, ts.typeUrl, plan.version, kept, "kept");
     }
     ts.lastNonce = nonce;
     ts.lastVersion = plan.version;
