@@ -19,6 +19,7 @@ import {
   xdsMaxNamesOption,
 } from "./options.js";
 import { DEFAULT_MAX_EVENT_CLIENTS } from "../status-page/index.js";
+import { DEFAULT_MAX_TCP_CONNECTIONS } from "../dns/server/index.js";
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM } from "../xds/server/index.js";
 import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { registerVerifyCommand } from "./verify.js";
@@ -137,6 +138,12 @@ program
       "127.0.0.1:5353",
     ),
   )
+  .option(
+    "--dns-max-tcp-connections <n>",
+    "DNS-over-TCP connections open at once; more are closed at once (UDP keeps answering)",
+    positiveInt,
+    DEFAULT_MAX_TCP_CONNECTIONS,
+  )
   .option("--no-dns", "do not start the DNS responder")
   .option("--dns-server <ns/name>", "DNSServer the responder serves (default: the first Infra with DNS enabled)")
   .option("--kea-socket <path>", "drive a local kea-dhcp4 through its unix control socket")
@@ -164,6 +171,7 @@ program
       keaLeaseFile?: string;
       dnsListen: { host: string; port: number };
       dns: boolean;
+      dnsMaxTcpConnections: number;
       xdsListen: string;
       xds: boolean;
       xdsTlsCert?: string;
@@ -215,7 +223,7 @@ program
             ...(opts.dhcpServer === undefined ? {} : { dhcpServer: opts.dhcpServer }),
             ...(opts.keaHooksDir === undefined ? {} : { keaHooksDir: opts.keaHooksDir }),
             ...(opts.keaLeaseFile === undefined ? {} : { keaLeaseFile: opts.keaLeaseFile }),
-            ...(opts.dns ? { dnsListen: opts.dnsListen } : {}),
+            ...(opts.dns ? { dnsListen: opts.dnsListen, dnsMaxTcpConnections: opts.dnsMaxTcpConnections } : {}),
             ...(opts.xds ? { xdsListen: opts.xdsListen } : {}),
             ...(credentials === undefined ? {} : { xdsCredentials: credentials }),
             // mTLS: the client certificate's identity decides what a client may receive (authz.ts).

@@ -56,6 +56,8 @@ export interface ServeOptions {
   /** --xds-max-connections and --xds-max-names-per-stream (the server's defaults when absent). */
   readonly xdsMaxConnections?: number;
   readonly xdsMaxNamesPerStream?: number;
+  /** --dns-max-tcp-connections (the responder's default when absent). */
+  readonly dnsMaxTcpConnections?: number;
   /** Serve /metrics (Prometheus) here; undefined = none. */
   readonly httpListen?: { readonly host: string; readonly port: number };
   /** Host names the HTTP port answers besides IP literals and localhost (DNS-rebinding defence). */
@@ -331,6 +333,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     const started = startDnsResponder(undefined, {
       host: listen.host,
       port: listen.port,
+      ...(opts.dnsMaxTcpConnections === undefined ? {} : { maxTcpConnections: opts.dnsMaxTcpConnections }),
       logger: (m) => {
         log.debug(m);
       },

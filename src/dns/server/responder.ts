@@ -89,7 +89,8 @@ export interface DnsResponder {
 
 const DEFAULT_UPSTREAM_TIMEOUT_MS = 2000;
 const DEFAULT_MAX_FORWARDS = 1024;
-const DEFAULT_MAX_TCP_CONNECTIONS = 1024;
+/** Default of maxTcpConnections (`serve --dns-max-tcp-connections`). */
+export const DEFAULT_MAX_TCP_CONNECTIONS = 1024;
 const PORT_ATTEMPTS = 20;
 // Source addresses seen recently → IPv4 number (-1 = not IPv4); bounded, cleared when full.
 const ADDRESS_CACHE_SIZE = 65_536;
