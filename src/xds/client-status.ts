@@ -6,7 +6,7 @@
 //
 // A client is (verified identity, node group, node id), never its node.id alone: node ids are
 // chosen by the client, so keyed by them one tenant could claim another's id and take over its
-// status (issue 25). The identity is what the mTLS certificate proves (server/authz.ts); without
+// status. The identity is what the mTLS certificate proves (server/authz.ts); without
 // client certificates every client's identity is NO_IDENTITY and only the group and id tell them apart.
 import { EventEmitter } from "node:events";
 import { SILENT_LOGGER, type Logger } from "../util/logger.js";
@@ -411,7 +411,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
 }
 
 // Per stream and node a short array, not a Map: a client uses a handful of types, and a Map with
-// its table per idle stream was a measurable part of its heap (issue 16). Grown by copying, so it
+// its table per idle stream is a measurable part of its heap. Grown by copying, so it
 // is exactly as long as needed (a push or a spread reserves room for more).
 function typeOf(owner: { types: readonly MutableType[] }, typeUrl: string): MutableType {
   let t = owner.types.find((x) => x.typeUrl === typeUrl);

@@ -230,7 +230,7 @@ export class XdsEngine {
     service: DiscoveryService,
   ): void {
     const session = this.openSession(new GrpcStreamCall(call), protocol, service.label);
-    // Few closures per stream, sharing one context: this runs once per idle Envoy (issue 16).
+    // Few closures per stream, sharing one context: this runs once per idle Envoy.
     call.on("data", (req: Req) => {
       try {
         if (protocol === "sotw") session.handleSotw(req as SotwRequest);

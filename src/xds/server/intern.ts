@@ -1,6 +1,5 @@
 // One copy of the strings every stream repeats (type URLs, node groups, user agents): a decoded
-// request carries fresh copies, and an idle stream would keep them for its lifetime (issue 16's
-// heap snapshot: ~300 B per stream). Bounded, because the strings come from clients: past
+// request carries fresh copies, and an idle stream would keep them for its lifetime. Bounded, because the strings come from clients: past
 // `max` distinct values a string is returned as it is, which costs memory, never correctness.
 
 /** A bounded string interner. */

@@ -1,7 +1,7 @@
 // The ADS port's socket: a plain TCP server with a cap on open connections, whose sockets are
 // handed to grpc-js (Server.createConnectionInjector does TLS and HTTP/2 as bindAsync would).
-// grpc-js has no limit of its own: 19,980 idle connections took every file descriptor of the
-// process, so DNS, health checks and the manifest watch failed with EMFILE (issue 25, row 5).
+// grpc-js has no limit of its own: enough idle connections take every file descriptor of the
+// process, and DNS, health checks and the manifest watch then fail with EMFILE.
 // Past the cap, Node closes a new connection at once (net.Server.maxConnections) and it is said
 // once at warn until a connection closes again.
 import { readFileSync } from "node:fs";

@@ -33,8 +33,8 @@ interface Slots {
  * Last acknowledged and last sent state per node and type URL, for at most `maxNodes` nodes. The
  * sent state matters when a stream broke after the client applied a response but before its ACK
  * reached us. Per node a short array (a stream uses a handful of types), and one Remembered shared
- * by the slots that hold the same state (an ACK remembers what was sent): issue 16's heap
- * snapshot found a Map and up to three {version, held} objects per type and node.
+ * by the slots that hold the same state (an ACK remembers what was sent), not a Map and up to
+ * three {version, held} objects per type and node.
  */
 export class NodeMemory {
   readonly #nodes = new Map<string, readonly Slots[]>();

@@ -49,7 +49,7 @@ function heldAll(typeSnap: TypeSnapshot): ReadonlyMap<string, Held> {
  * The client was last sent exactly this type snapshot (every resource, as its shared held map) at
  * its version, and nothing in its subscription is outside it: planSotw and planDelta would find
  * nothing to send. Checked first so that the pumps a change and its ACKs cause on every stream
- * do not walk the types that did not change (a 2,000-cluster CDS and EDS per stream, issue 16).
+ * do not walk the types that did not change (thousands of clusters and endpoints per stream).
  */
 function holdsExactly(ts: TypeState, typeSnap: TypeSnapshot | undefined): typeSnap is TypeSnapshot {
   if (typeSnap === undefined || ts.firstPending || !holdsAllOf(ts, typeSnap)) return false;
@@ -153,7 +153,7 @@ export interface TypeState {
 
 /**
  * A stream's TypeStates in push order. An array, not a Map: a stream has a handful of types, and
- * the Map's table was a measurable part of an idle stream's heap (issue 16).
+ * the Map's table is a measurable part of an idle stream's heap.
  */
 export type StreamTypes = readonly TypeState[];
 

@@ -2,8 +2,8 @@
 // of its node group in one round of deferred pumps; streams that plan the same response — the same
 // type snapshot under the same (interned) subscription with nothing retained, and for Delta from
 // the same held state (the shared map of the previous snapshot) — write one response, its nonce
-// included, assembled and serialized once. A changed 3.1 MB listener was concatenated once per
-// stream before (issue 16). Kept only until the round is over: the bytes are not held beside the
+// included, assembled and serialized once. A large changed listener is not concatenated once per
+// stream. Kept only until the round is over: the bytes are not held beside the
 // snapshot's own.
 //
 // A nonce must be unique on its stream (docs/xds-protocol.md#rule-1). Nonces are numbered in the

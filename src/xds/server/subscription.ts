@@ -5,10 +5,10 @@
 //
 // Interned: the Envoys of one node group ask for the same names (every EDS cluster of the group),
 // so streams with equal subscriptions share one object — one Set and one copy of each name —
-// instead of a Set and 48 decoded strings per stream (issue 16's heap snapshot of 1,000 idle
-// streams: 4.4 KB of each stream's 20 KB). An entry lives as long as some stream holds it.
+// instead of a Set and a decoded copy of every name per stream, a large part of an idle stream's
+// heap. An entry lives as long as some stream holds it.
 //
-// A request costs what it changes (issue 25: one Delta stream adding one name per request): the
+// A request costs what it changes (a Delta stream may add one name per request): the
 // content is found by an order-independent hash kept up to date name by name, never by sorting and
 // serialising the whole set, and a subscription no other stream shares is changed in place: its
 // Set passes to the next Subscription, and the replaced one may not be read again.
