@@ -5,7 +5,7 @@
 // The snapshot comes from a manifests folder (rendered here) or a running server (--xds, over ADS).
 import { InvalidArgumentError, type Command } from "commander";
 import { choice, positiveInt } from "./options.js";
-import { explainDnsQuery, type DnsExplanation } from "../dns/server/explain.js";
+import { explainDnsQuery, type DnsExplanation } from "../dns/server/explain-answer.js";
 import { parseIPv4 } from "../model/ipv4.js";
 import type { Topology } from "../model/types.js";
 import { renderAll } from "../pipeline/outputs.js";

@@ -9,7 +9,7 @@ import {
   encodeDiscoveryRequest,
   type DiscoveryRequestInit,
   type DiscoveryResponseIn,
-} from "../dhcp/agent/wire.js";
+} from "../dhcp/agent/ads-messages.js";
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, decodeResource } from "../xds/resource/protos.js";
 import { asString, get } from "../xds/resource/json.js";
 

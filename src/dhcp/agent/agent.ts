@@ -25,7 +25,7 @@ import {
   type DiscoveryRequestInit,
   type DiscoveryResponseIn,
   type NodeInit,
-} from "./wire.js";
+} from "./ads-messages.js";
 
 /** `node.user_agent_name` of the agent, as it shows in CSDS and the server's status. */
 export const AGENT_USER_AGENT = "oooi-dhcp-agent";

@@ -4,5 +4,5 @@ export type { AckKind, AgentApplier, AgentEvent, DhcpAgentOptions } from "./agen
 export { defaultNodeId } from "./node-id.js";
 export { withLocalPaths } from "./local-paths.js";
 export type { LocalKeaPaths } from "./local-paths.js";
-export { ADS_SOTW_METHOD, INVALID_ARGUMENT, decodeDiscoveryResponse, encodeDiscoveryRequest } from "./wire.js";
-export type { DiscoveryRequestInit, DiscoveryResponseIn, NodeInit, PackedResource } from "./wire.js";
+export { ADS_SOTW_METHOD, INVALID_ARGUMENT, decodeDiscoveryResponse, encodeDiscoveryRequest } from "./ads-messages.js";
+export type { DiscoveryRequestInit, DiscoveryResponseIn, NodeInit, PackedResource } from "./ads-messages.js";

@@ -5,7 +5,7 @@
 import { randomFillSync } from "node:crypto";
 import { createSocket } from "node:dgram";
 import { connect, isIPv6 } from "node:net";
-import { HEADER_SIZE, isReplyTo, RCODE } from "./wire.js";
+import { HEADER_SIZE, isReplyTo, RCODE } from "./dns-message.js";
 
 /** A resolver we forward to. */
 export interface Upstream {

@@ -16,7 +16,7 @@ import {
   type Query,
   type Rejection,
   type Sections,
-} from "./wire.js";
+} from "./dns-message.js";
 
 /** Counters since start. */
 export interface QueryCounters {

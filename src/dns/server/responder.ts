@@ -12,7 +12,7 @@ import { SYSTEM_CLOCK, type Clock } from "../../util/clock.js";
 import { QueryHandler, type QueryCounters } from "./handler.js";
 import { buildServing, type ServingState } from "./serving.js";
 import { DEFAULT_TCP_LIMITS, TcpConnection, type TcpLimits } from "./tcp.js";
-import { CLASSIC_UDP_LIMIT, TCP_LIMIT } from "./wire.js";
+import { CLASSIC_UDP_LIMIT, TCP_LIMIT } from "./dns-message.js";
 
 /** Counters since start, and the TCP side's state now. */
 export interface DnsResponderStats extends QueryCounters {

@@ -4,7 +4,7 @@
 // closest encloser's wildcard, else NXDOMAIN; names that exist without the asked type get NODATA.
 import { Packet } from "dns2";
 import type { RenderedDns, RenderedView, RenderedZone, ZoneRecord } from "./rendered.js";
-import { RCODE, TYPE, wireName, type Sections } from "./wire.js";
+import { RCODE, TYPE, wireName, type Sections } from "./dns-message.js";
 
 /** Precomputed answers of one view. */
 export interface ViewTable {

@@ -6,7 +6,7 @@ import { referencesOf } from "../resource/references.js";
 import type { EncodedParts, ResourceInput, ResourceTypeSpec, SnapshotCheck, SnapshotInput } from "../resource/specs.js";
 import { CachedResource, contentHash, jsonDigest, setVersion, type Snapshot, type TypeSnapshot } from "./snapshot.js";
 import { envoyTypeSpecs } from "./type-specs.js";
-import { encodeAny } from "./wire.js";
+import { encodeAny } from "./response-fragments.js";
 
 /** Outcome of setSnapshot: the types whose version changed, or why the snapshot was refused. */
 export type SetSnapshotResult =

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import type { References } from "../resource/references.js";
 import type { EncodedParts } from "../resource/specs.js";
-import { encodeDeltaResource, lengthDelimitedField, RESPONSE_RESOURCES_FIELD } from "./wire.js";
+import { encodeDeltaResource, lengthDelimitedField, RESPONSE_RESOURCES_FIELD } from "./response-fragments.js";
 
 /** One resource of a snapshot, encoded once and shared by every stream that receives it. */
 export class CachedResource {

@@ -1,7 +1,7 @@
 // The snapshot cache: consistency refusal, content-hash versions, encode once, custom types.
 import { describe, expect, test } from "vitest";
 import { SnapshotCache, envoyTypeSpecs } from "../../../src/xds/cache/index.js";
-import { encodeAny } from "../../../src/xds/cache/wire.js";
+import { encodeAny } from "../../../src/xds/cache/response-fragments.js";
 import {
   CLUSTER_TYPE_URL,
   ENDPOINT_TYPE_URL,

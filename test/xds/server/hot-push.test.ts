@@ -2,7 +2,7 @@
 // streams of other groups get nothing, and every stream gets the same bytes.
 import { afterEach, expect, test } from "vitest";
 import { envoyTypeSpecs } from "../../../src/xds/cache/index.js";
-import { encodeAny } from "../../../src/xds/cache/wire.js";
+import { encodeAny } from "../../../src/xds/cache/response-fragments.js";
 import { LISTENER_TYPE_URL } from "../../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../../support/envoy/client.js";
 import { ALPHA, BETA, GAMMA, GROUP, publish, rendered, startRig, versionsOf, type Rig } from "./fixtures.js";

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
 import { encodeListener, splitAt } from "../../../src/xds/cache/splice.js";
 import type { EncodedParts } from "../../../src/xds/resource/specs.js";
-import { encodeAny } from "../../../src/xds/cache/wire.js";
+import { encodeAny } from "../../../src/xds/cache/response-fragments.js";
 import {
   decodeResource,
   encodeResource,

@@ -5,7 +5,7 @@ import { parseIPv4 } from "../../model/ipv4.js";
 import type { DnsModel } from "../../model/types.js";
 import { buildServing } from "./serving.js";
 import { lookup, selectView } from "./table.js";
-import { RCODE, TYPE, wireName } from "./wire.js";
+import { RCODE, TYPE, wireName } from "./dns-message.js";
 
 export interface DnsExplanation {
   /** The view the source selects ("vlan" / "default"); undefined when none serves it. */
