@@ -1,12 +1,23 @@
 // The Envoy bootstrap must be a valid envoy.config.bootstrap.v3.Bootstrap: encoded with the real
 // protos (unknown fields and unloaded Any types throw), decoded back to the same JSON.
-import { parse } from "yaml";
-import { describe, expect, it } from "vitest";
-import { dialAddress, envoyBootstrap, envoyBootstrapYaml, sdsFiles, splitHostPort } from "../../src/envoy/bootstrap.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse, stringify } from "yaml";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  dialAddress,
+  envoyBootstrap,
+  envoyBootstrapYaml,
+  readinessListener,
+  sdsFiles,
+  splitHostPort,
+} from "../../src/envoy/bootstrap.js";
 import { envoyWorkload } from "../../src/operator/desired/envoy.js";
 import { infraOwner } from "../../src/operator/desired/objects.js";
 import { encodeBootstrap, roundTripBootstrap, roundTripSdsFile } from "../support/bootstrap-check.js";
 import { adsTarget, adsTlsFiles } from "../support/envoy/bootstrap.js";
+import { envoyCheckBinary, runEnvoyCheck, type EnvoyCheckRun } from "../support/envoy-check.js";
 
 describe("Envoy bootstrap", () => {
   const json = envoyBootstrap("clusters/vlan100-proxy", { host: "oooi-xds.oooi-system.svc", port: 18000 });
@@ -148,5 +159,114 @@ describe("splitHostPort", () => {
     ["host:18a", undefined],
   ])("%s", (text, expected) => {
     expect(splitHostPort(text)).toEqual(expected);
+  });
+});
+
+// The independent oracle: Envoy's generated Bootstrap type and its protoc-gen-validate rules
+// (test/peers/envoy-check), not src's own encoder. A golden comparison would take a broken
+// bootstrap as the new truth under UPDATE_GOLDEN=1; this check would not.
+const checker = envoyCheckBinary();
+describe.skipIf(checker.path === undefined)("bootstrap.yaml against Envoy's Bootstrap (envoy-check)", () => {
+  const work = mkdtempSync(join(tmpdir(), "oooi-bootstrap-check-"));
+  afterAll(() => {
+    rmSync(work, { recursive: true, force: true });
+  });
+  const xds = { host: "oooi-xds.oooi-system.svc", port: 18000 };
+  const yamlText = (): string => envoyBootstrapYaml("clusters/vlan100-proxy", xds);
+
+  /** Checks `text` as the bootstrap file `name` (the checker reads bootstrap*.yaml|.json as a Bootstrap). */
+  function checkAs(name: string, text: string): EnvoyCheckRun {
+    const file = join(work, name);
+    writeFileSync(file, text);
+    return runEnvoyCheck(checker.path ?? "", [file]);
+  }
+  function broken(name: string, breakIt: (doc: Record<string, unknown>) => void): EnvoyCheckRun {
+    const doc = parse(yamlText()) as Record<string, unknown>;
+    breakIt(doc);
+    return checkAs(`bootstrap-${name}.yaml`, stringify(doc));
+  }
+  const cluster = (doc: Record<string, unknown>, i: number): Record<string, unknown> => {
+    const clusters = (doc["static_resources"] as { clusters: Record<string, unknown>[] }).clusters;
+    const found = clusters[i];
+    if (found === undefined) throw new Error(`no static cluster ${String(i)}`);
+    return found;
+  };
+
+  it("accepts the YAML oooi writes, and the JSON the operator mounts with mTLS", () => {
+    const plain = checkAs("bootstrap.yaml", yamlText());
+    expect(plain.lines).toEqual([
+      expect.stringMatching(/bootstrap\.yaml: ok \(bootstrap: 0 static listeners, 2 static clusters\)$/),
+    ]);
+    expect(plain.status).toBe(0);
+    const tls = envoyBootstrap("clusters/vlan100-proxy", xds, { certDir: "/etc/oooi/xds-tls", sdsDir: "/etc/envoy" });
+    const mtls = checkAs("bootstrap.json", JSON.stringify(tls));
+    expect(mtls.lines).toEqual([expect.stringMatching(/bootstrap\.json: ok \(bootstrap: /)]);
+    expect(mtls.status).toBe(0);
+  });
+
+  it("accepts it with the readiness listener the operator merges in (--config-yaml appends it)", () => {
+    const doc = JSON.parse(JSON.stringify(envoyBootstrap("clusters/vlan100-proxy", xds))) as {
+      static_resources: Record<string, unknown>;
+    };
+    doc.static_resources["listeners"] = [readinessListener("10.0.0.7")];
+    const run = checkAs("bootstrap-readiness.json", JSON.stringify(doc));
+    expect(run.lines).toEqual([expect.stringMatching(/ ok \(bootstrap: 1 static listeners, 2 static clusters\)$/)]);
+  });
+
+  it("refuses an ADS cluster with connect_timeout 0s (Cluster.connect_timeout must be > 0)", () => {
+    const run = broken("zero-timeout", (d) => {
+      cluster(d, 0)["connect_timeout"] = "0s";
+    });
+    expect(run.status).toBe(1);
+    expect(run.lines.join("\n")).toMatch(
+      /bootstrap-zero-timeout\.yaml: bootstrap: invalid Bootstrap\.StaticResources: .*Clusters\[0\]: .*invalid Cluster\.ConnectTimeout: value must be greater than 0s/,
+    );
+  });
+
+  it("refuses an unknown field, strictly, at the top and inside an Any", () => {
+    const top = broken("unknown-top", (d) => {
+      d["dynamic_resource"] = {};
+    });
+    expect(top.status).toBe(1);
+    expect(top.lines.join("\n")).toMatch(/does not parse as bootstrap: .*unknown field "dynamic_resource"/);
+    const inAny = broken("unknown-in-any", (d) => {
+      const options = cluster(d, 0)["typed_extension_protocol_options"] as Record<string, Record<string, unknown>>;
+      const http = options["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"] ?? {};
+      http["explicit_http_config"] = { http2_protocol_option: {} };
+    });
+    expect(inAny.status).toBe(1);
+    expect(inAny.lines.join("\n")).toMatch(/does not parse as bootstrap: .*unknown field "http2_protocol_option"/);
+  });
+
+  it("validates what an Any holds: a keepalive timeout of 0s inside HttpProtocolOptions", () => {
+    const run = broken("any-content", (d) => {
+      const options = cluster(d, 0)["typed_extension_protocol_options"] as Record<string, Record<string, unknown>>;
+      const http = options["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"] ?? {};
+      http["explicit_http_config"] = {
+        http2_protocol_options: { connection_keepalive: { interval: "30s", timeout: "0s" } },
+      };
+    });
+    expect(run.status).toBe(1);
+    expect(run.lines.join("\n")).toMatch(
+      /static_resources\.clusters\[0\]\.typed_extension_protocol_options\[envoy\.extensions\.upstreams\.http\.v3\.HttpProtocolOptions\] \(envoy\.extensions\.upstreams\.http\.v3\.HttpProtocolOptions\): .*Timeout: value must be greater than or equal to 1ms/,
+    );
+  });
+
+  it("refuses an ADS gRPC service naming no static cluster, and two static clusters of one name", () => {
+    const ads = broken("ads-cluster", (d) => {
+      cluster(d, 0)["name"] = "oooi-xds-renamed";
+      (cluster(d, 0)["load_assignment"] as Record<string, unknown>)["cluster_name"] = "oooi-xds-renamed";
+    });
+    expect(ads.status).toBe(1);
+    expect(ads.lines.join("\n")).toMatch(
+      /ads_config\.grpc_services\[0\] names cluster "oooi-xds", which is not a static cluster \(unknown cluster\)/,
+    );
+    const twice = broken("duplicate-cluster", (d) => {
+      cluster(d, 1)["name"] = "oooi-xds";
+    });
+    expect(twice.status).toBe(1);
+    expect(twice.lines.join("\n")).toMatch(
+      /duplicate cluster name "oooi-xds" \(entries 0 and 1\): names must be unique/,
+    );
   });
 });

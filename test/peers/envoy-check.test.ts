@@ -1,13 +1,14 @@
 // Envoy's own validation rules (go-control-plane's protoc-gen-validate code and Snapshot.Consistent,
 // test/peers/envoy-check) on everything the renderer produces: every example, every golden
-// envoy.json, and seeded random topologies through the real model and renderer. The rejection
-// rows prove the checker can fail: each breaks one rule Envoy enforces in a real rendering.
+// envoy.json and bootstrap.yaml, and seeded random topologies through the real model and renderer.
+// The rejection rows prove the checker can fail: each breaks one rule Envoy enforces, in a real
+// rendering or (the listener-manager rules) in a minimal resource set that breaks nothing else.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { ENVOY_FILE, renderAll } from "../../src/pipeline/outputs.js";
+import { BOOTSTRAP_FILE, ENVOY_FILE, renderAll } from "../../src/pipeline/outputs.js";
 import { loadManifestDir } from "../../src/watchers/manifests.js";
 import { scenario } from "../support/arbitrary.js";
 import { envoyCheckBinary, runEnvoyCheck } from "../support/envoy-check.js";
@@ -21,11 +22,11 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Writes every envoy.json of `files` under `dir`; returns how many. */
+/** Writes every envoy.json and bootstrap.yaml of `files` under `dir`; returns how many. */
 function writeEnvoyFiles(dir: string, files: ReadonlyMap<string, string>): number {
   let count = 0;
   for (const [rel, text] of files) {
-    if (!rel.endsWith(`/${ENVOY_FILE}`)) continue;
+    if (!rel.endsWith(`/${ENVOY_FILE}`) && !rel.endsWith(`/${BOOTSTRAP_FILE}`)) continue;
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
     writeFileSync(join(dir, rel), text);
     count += 1;
@@ -40,6 +41,11 @@ function check(paths: readonly string[]): ReturnType<typeof runEnvoyCheck> {
 
 function accepted(run: ReturnType<typeof runEnvoyCheck>): string[] {
   return run.lines.filter((l) => / ok \(/.test(l));
+}
+
+/** The accepted bootstraps among a run's lines. */
+function acceptedBootstraps(run: ReturnType<typeof runEnvoyCheck>): string[] {
+  return accepted(run).filter((l) => l.includes(`/${BOOTSTRAP_FILE}: ok (bootstrap: `));
 }
 
 describe.skipIf(checker.path === undefined)("envoy-check: what oooi renders, Envoy accepts", () => {
@@ -61,13 +67,19 @@ describe.skipIf(checker.path === undefined)("envoy-check: what oooi renders, Env
     expect(run.lines.filter((l) => !/ ok \(/.test(l))).toEqual([]);
     expect(run.status).toBe(0);
     expect(accepted(run)).toHaveLength(written);
+    expect(acceptedBootstraps(run).length).toBeGreaterThanOrEqual(examples.length);
   });
 
-  it("every golden envoy.json", () => {
+  it("every golden envoy.json and bootstrap.yaml", () => {
     const run = check([GOLDEN]);
     expect(run.lines.filter((l) => !/ ok \(/.test(l))).toEqual([]);
     expect(run.status).toBe(0);
     expect(accepted(run).length).toBeGreaterThanOrEqual(examples.length);
+    const bootstraps = readdirSync(GOLDEN, { recursive: true, encoding: "utf8" }).filter((f) =>
+      f.endsWith(`/${BOOTSTRAP_FILE}`),
+    );
+    expect(bootstraps.length).toBeGreaterThanOrEqual(examples.length);
+    expect(acceptedBootstraps(run)).toHaveLength(bootstraps.length);
   });
 
   it("seeded random topologies through the real model and renderer", () => {
@@ -81,6 +93,7 @@ describe.skipIf(checker.path === undefined)("envoy-check: what oooi renders, Env
     expect(run.lines.filter((l) => !/ ok \(/.test(l))).toEqual([]);
     expect(run.status).toBe(0);
     expect(accepted(run)).toHaveLength(written);
+    expect(acceptedBootstraps(run).length).toBeGreaterThan(30);
   });
 });
 
@@ -214,5 +227,200 @@ describe.skipIf(checker.path === undefined)("envoy-check: what Envoy rejects, th
     const run = check([join(work, "does-not-exist.json")]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/does-not-exist\.json/);
+  });
+});
+
+const TCP_PROXY_TYPE = "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy";
+const HCM_TYPE =
+  "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager";
+const ROUTER_TYPE = "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router";
+const TCP_LISTENER: Path = ["listeners", 0];
+const TCP_CHAIN: Path = ["listeners", 0, "filter_chains", 0];
+const TCP_CONFIG: Path = [...TCP_CHAIN, "filters", 0, "typed_config"];
+const HTTP_CONFIG: Path = ["listeners", 1, "filter_chains", 0, "filters", 0, "typed_config"];
+const ROUTE_ACTION: Path = ["routes", 0, "virtual_hosts", 0, "routes", 0, "route"];
+
+/**
+ * The smallest set that touches every listener-manager rule: a static cluster "a", a TCP listener
+ * sending to it, an HTTP listener whose RDS route configuration "r" routes to it.
+ */
+function minimalSet(): EnvoyJson {
+  const address = (port: number): Record<string, unknown> => ({
+    socket_address: { address: "127.0.0.1", port_value: port },
+  });
+  return {
+    clusters: [
+      {
+        name: "a",
+        type: "STATIC",
+        connect_timeout: "1s",
+        load_assignment: { cluster_name: "a", endpoints: [{ lb_endpoints: [{ endpoint: { address: address(1) } }] }] },
+      },
+    ],
+    endpoints: [],
+    listeners: [
+      {
+        name: "tcp",
+        address: address(2),
+        filter_chains: [
+          {
+            name: "tcp",
+            filters: [
+              {
+                name: "envoy.filters.network.tcp_proxy",
+                typed_config: { "@type": TCP_PROXY_TYPE, stat_prefix: "tcp", cluster: "a" },
+              },
+            ],
+          },
+        ],
+      },
+      {
+        name: "http",
+        address: address(3),
+        filter_chains: [
+          {
+            filters: [
+              {
+                name: "envoy.filters.network.http_connection_manager",
+                typed_config: {
+                  "@type": HCM_TYPE,
+                  stat_prefix: "http",
+                  rds: { config_source: { ads: {}, resource_api_version: "V3" }, route_config_name: "r" },
+                  http_filters: [{ name: "envoy.filters.http.router", typed_config: { "@type": ROUTER_TYPE } }],
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+    routes: [
+      {
+        name: "r",
+        virtual_hosts: [{ name: "v", domains: ["*"], routes: [{ match: { prefix: "/" }, route: { cluster: "a" } }] }],
+      },
+    ],
+  };
+}
+
+/** Envoy's listener-manager and cluster-manager rules, each broken alone in the minimal set. */
+const SET_REJECTIONS: readonly { name: string; breakIt: (doc: EnvoyJson) => void; says: RegExp }[] = [
+  {
+    name: "two listeners of one name",
+    breakIt: (d) => {
+      at(d, ["listeners", 1])["name"] = "tcp";
+    },
+    says: /duplicate listener name "tcp" \(entries 0 and 1\): names must be unique/,
+  },
+  {
+    name: "two clusters of one name",
+    breakIt: (d) => {
+      d.clusters.push(structuredClone(at(d, ["clusters", 0])));
+    },
+    says: /duplicate cluster name "a" \(entries 0 and 1\): names must be unique/,
+  },
+  {
+    name: "two route configurations of one name",
+    breakIt: (d) => {
+      d.routes.push(structuredClone(at(d, ["routes", 0])));
+    },
+    says: /duplicate route configuration name "r" \(entries 0 and 1\): names must be unique/,
+  },
+  {
+    name: "a tcp_proxy naming a cluster that does not exist",
+    breakIt: (d) => {
+      at(d, TCP_CONFIG)["cluster"] = "b";
+    },
+    says: /listener "tcp": filter_chains\[0\]\.filters\[0\] \(tcp_proxy cluster\) names cluster "b", which is not among the clusters \(unknown cluster\)/,
+  },
+  {
+    name: "a tcp_proxy weighted cluster that does not exist",
+    breakIt: (d) => {
+      const config = at(d, TCP_CONFIG);
+      delete config["cluster"];
+      config["weighted_clusters"] = {
+        clusters: [
+          { name: "a", weight: 1 },
+          { name: "b", weight: 1 },
+        ],
+      };
+    },
+    says: /listener "tcp": filter_chains\[0\]\.filters\[0\] \(tcp_proxy weighted_clusters\[1\]\) names cluster "b", which is not among the clusters \(unknown cluster\)/,
+  },
+  {
+    name: "a route to a cluster that does not exist",
+    breakIt: (d) => {
+      at(d, ROUTE_ACTION)["cluster"] = "b";
+    },
+    says: /route configuration "r": virtual_hosts\[0\]\.routes\[0\] \(route cluster\) names cluster "b", which is not among the clusters \(unknown cluster\)/,
+  },
+  {
+    name: "the HTTP router as a network filter",
+    breakIt: (d) => {
+      at(d, TCP_CHAIN)["filters"] = [{ name: "envoy.filters.http.router", typed_config: { "@type": ROUTER_TYPE } }];
+    },
+    says: /listener "tcp": filter_chains\[0\]\.filters\[0\] typed_config envoy\.extensions\.filters\.http\.router\.v3\.Router is not a network filter type \(filter type not allowed here\)/,
+  },
+  {
+    name: "a network filter among the HTTP filters",
+    breakIt: (d) => {
+      at(d, HTTP_CONFIG)["http_filters"] = [
+        { name: "tcp", typed_config: { "@type": TCP_PROXY_TYPE, stat_prefix: "x", cluster: "a" } },
+      ];
+    },
+    says: /listener "http": filter_chains\[0\]\.filters\[0\]\.http_filters\[0\] typed_config envoy\.extensions\.filters\.network\.tcp_proxy\.v3\.TcpProxy is not a http filter type \(filter type not allowed here\)/,
+  },
+  {
+    name: "an HTTP filter as a listener filter",
+    breakIt: (d) => {
+      at(d, TCP_LISTENER)["listener_filters"] = [
+        { name: "envoy.filters.http.router", typed_config: { "@type": ROUTER_TYPE } },
+      ];
+    },
+    says: /listener "tcp": listener_filters\[0\] typed_config envoy\.extensions\.filters\.http\.router\.v3\.Router is not a listener filter type \(filter type not allowed here\)/,
+  },
+  {
+    name: "two filter chains of one listener with the same filter_chain_match",
+    breakIt: (d) => {
+      const chains = at(d, TCP_LISTENER)["filter_chains"] as Record<string, unknown>[];
+      const first = chains[0] ?? {};
+      first["filter_chain_match"] = { server_names: ["x.example"] };
+      chains.push({ ...structuredClone(first), name: "tcp-again" });
+    },
+    says: /listener "tcp": filter_chains\[1\] \("tcp-again"\) has the same filter_chain_match as filter_chains\[0\] \("tcp"\) \(duplicate filter chain match\)/,
+  },
+  {
+    name: "two filter chains without a filter_chain_match (both match everything)",
+    breakIt: (d) => {
+      const chains = at(d, TCP_LISTENER)["filter_chains"] as Record<string, unknown>[];
+      chains.push({ ...structuredClone(chains[0] ?? {}), name: "tcp-again", filter_chain_match: {} });
+    },
+    says: /listener "tcp": filter_chains\[1\] \("tcp-again"\) has the same filter_chain_match as filter_chains\[0\] \("tcp"\) \(duplicate filter chain match\)/,
+  },
+];
+
+describe.skipIf(checker.path === undefined)("envoy-check: Envoy's listener-manager rules", () => {
+  function write(name: string, doc: EnvoyJson): string {
+    const file = join(work, `set-${name.replace(/[^a-z0-9]+/gi, "-")}.json`);
+    writeFileSync(file, JSON.stringify(doc));
+    return file;
+  }
+
+  it("accepts the minimal set every row breaks", () => {
+    const run = check([write("minimal", minimalSet())]);
+    expect(run.lines).toEqual([expect.stringMatching(/: ok \(2 listeners, 1 clusters, 0 endpoints, 1 routes\)$/)]);
+    expect(run.status).toBe(0);
+  });
+
+  it.each(SET_REJECTIONS)("rejects $name, and nothing else in the set", ({ name, breakIt, says }) => {
+    const doc = minimalSet();
+    breakIt(doc);
+    const file = write(name, doc);
+    const run = check([file]);
+    expect(run.status).toBe(1);
+    expect(run.lines).toEqual([
+      expect.stringMatching(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: ${says.source}`)),
+      "envoy-check: 1 of 1 files rejected",
+    ]);
   });
 });

@@ -1,5 +1,7 @@
 // The real Envoy validation rules (test/peers/envoy-check, built by test/peers/install.sh) as a
-// function: files in, exit status and one line per file or violation out.
+// function: files in, exit status and one line per file or violation out. A file named
+// bootstrap*.yaml|.yml|.json is read as an envoy.config.bootstrap.v3.Bootstrap, any other as an
+// envoy.json resource set; a directory stands for every envoy.json and bootstrap.yaml|.json below it.
 // The binary lives in a cache directory named for a content hash of the checker's module, the
 // same hash install.sh computes: sha256 over the `sha256sum` lines of go.mod, go.sum and *.go in
 // C-locale name order, first 16 hex digits.
@@ -33,7 +35,10 @@ export function envoyCheckBinary(): PeerBinary {
 /** What one run of the checker said. */
 export interface EnvoyCheckRun {
   readonly status: number | null;
-  /** stdout lines: "<file>: ok (…)" per accepted file, "<file>: <violation>" per violation. */
+  /**
+   * stdout lines: "<file>: ok (…)" per accepted file ("ok (bootstrap: …)" for a bootstrap),
+   * "<file>: <violation>" per violation.
+   */
   readonly lines: readonly string[];
   readonly stderr: string;
 }

@@ -86,6 +86,17 @@ func checkFile(data []byte) *report {
 			r.violations = append(r.violations, fmt.Sprintf("unknown top-level field %q", key))
 		}
 	}
+	set := resourceSet{checkReferences: true}
+	for _, m := range resources[resource.ListenerType] {
+		set.listeners = append(set.listeners, m.(*listener.Listener))
+	}
+	for _, m := range resources[resource.ClusterType] {
+		set.clusters = append(set.clusters, m.(*cluster.Cluster))
+	}
+	for _, m := range resources[resource.RouteType] {
+		set.routes = append(set.routes, m.(*route.RouteConfiguration))
+	}
+	r.violations = append(r.violations, setRules(set)...)
 	if len(r.violations) > 0 {
 		return r
 	}
