@@ -1,7 +1,7 @@
 // Issue 5 item 3 through the real CLI (built dist/): `oooi serve` publishes each DHCPServer's
 // KeaConfig over ADS, `oooi dhcp-agent` next to a real kea-dhcp4 (in a test namespace) applies it
 // and ACKs or NACKs, and busybox udhcpc with VM MACs in another namespace checks what Kea serves.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,10 +17,11 @@ import { SnapshotCache } from "../../src/xds/cache/index.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../../src/dhcp/kea-config-resource.js";
 import { startXdsServer } from "../../src/xds/server/index.js";
 import { checkEnvoySnapshot } from "../../src/envoy/snapshot.js";
+import { skipUnless, toolMissing } from "../support/peers.js";
 
 const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
 const skipReason = (await keaSkipReason()) ?? (await dhcpClientSkipReason());
-const hasOpenssl = spawnSync("openssl", ["version"]).status === 0;
+const hasOpenssl = skipUnless(toolMissing("openssl", "apt-get install openssl")) === undefined;
 const NODE = `${NS}/vlan100-dhcp`;
 const NODE_ID = "clusters/kea-vlan100-0";
 const MAC_A = "02:00:00:00:2a:01";

@@ -6,12 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { which } from "../dhcp/support/run.js";
+
+import { skipUnless, toolMissing } from "../support/peers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
 const exec = promisify(execFile);
-const digMissing = (await which("dig")) === undefined;
+const digMissing = skipUnless(toolMissing("dig", "apt-get install bind9-dnsutils")) !== undefined;
 const dir = mkdtempSync(join(tmpdir(), "oooi-serve-dns-"));
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });

@@ -17,12 +17,13 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { which } from "../dhcp/support/run.js";
+
+import { skipUnless, toolMissing } from "../support/peers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
 const exec = promisify(execFile);
-const digMissing = (await which("dig")) === undefined;
+const digMissing = skipUnless(toolMissing("dig", "apt-get install bind9-dnsutils")) !== undefined;
 const dir = mkdtempSync(join(tmpdir(), "oooi-serve-last-good-"));
 const manifests = join(dir, "manifests");
 const out = join(dir, "out");

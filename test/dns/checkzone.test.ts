@@ -10,8 +10,9 @@ import type { DnsModel } from "../../src/model/types.js";
 import fc from "fast-check";
 import { isolatedModel } from "./arbitraries.js";
 import { DNS_IP, INTERNAL_IP, model } from "./fixtures.js";
+import { skipUnless, toolMissing } from "../support/peers.js";
 
-const HAVE_CHECKZONE = spawnSync("named-checkzone", ["-v"]).error === undefined;
+const HAVE_CHECKZONE = skipUnless(toolMissing("named-checkzone", "apt-get install bind9-utils")) === undefined;
 const TITLE = HAVE_CHECKZONE
   ? "named-checkzone"
   : "named-checkzone — SKIPPED: named-checkzone not on PATH (apt-get install bind9-utils)";

@@ -9,6 +9,7 @@ import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUILTIN_KINDS, FakeApiServer, OOOI_KINDS, writeKubeconfig } from "../support/fake-apiserver/index.js";
+import { skipUnless } from "../support/peers.js";
 
 const run = promisify(execFile);
 
@@ -27,6 +28,7 @@ function onPath(bin: string): string | undefined {
 const kubectls = [
   ...new Set([process.env["KUBECTL"], onPath("kubectl")].filter((k): k is string => k !== undefined && k !== "")),
 ];
+skipUnless(kubectls.length === 0 ? "no kubectl on PATH (apt-get install kubernetes-client)" : undefined);
 
 describe.skipIf(kubectls.length === 0)(
   "kubectl against the fake (skipped: no kubectl on PATH; CI installs kubernetes-client)",

@@ -48,3 +48,27 @@ export function chromiumBinary(): PeerBinary {
   if (PEERS_REQUIRED) throw new Error(`OOOI_REQUIRE_PEERS=1 but ${reason}`);
   return { path: undefined, skipReason: reason };
 }
+
+/**
+ * A suite's skip for a missing tool (dig, kubectl, Kea, …): the reason is printed so a skip is never
+ * silent, and under OOOI_REQUIRE_PEERS=1 (CI) a missing tool fails the run instead.
+ */
+export function skipUnless(reason: string | undefined): string | undefined {
+  if (reason === undefined) return undefined;
+  if (PEERS_REQUIRED) throw new Error(`OOOI_REQUIRE_PEERS=1 but ${reason}`);
+  console.warn(`skipped: ${reason}`);
+  return reason;
+}
+
+/** Why `tool` cannot run: undefined when it is an executable on PATH. */
+export function toolMissing(tool: string, install: string): string | undefined {
+  for (const dir of (process.env["PATH"] ?? "").split(":").filter((d) => d !== "")) {
+    try {
+      accessSync(join(dir, tool), constants.X_OK);
+      return undefined;
+    } catch {
+      // not in this folder
+    }
+  }
+  return `${tool} is not on PATH (${install})`;
+}

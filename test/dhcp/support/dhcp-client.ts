@@ -4,6 +4,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Netns } from "./netns.js";
 import { run, which } from "./run.js";
+import { skipUnless } from "../../support/peers.js";
 
 /** What the client was given; `bound` false when no server answered with a lease. */
 export interface DhcpLease {
@@ -32,7 +33,7 @@ export interface DhcpClientOptions {
 
 /** Why requestLease() cannot run here, or undefined. */
 export async function dhcpClientSkipReason(): Promise<string | undefined> {
-  return (await which("busybox")) === undefined ? "busybox (udhcpc) not installed" : undefined;
+  return skipUnless((await which("busybox")) === undefined ? "busybox (udhcpc) not installed" : undefined);
 }
 
 /** Runs one DORA exchange on `iface` inside `ns`; `scratchDir` receives the event script. */

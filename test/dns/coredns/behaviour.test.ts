@@ -8,9 +8,10 @@ import { addressesOf, digBatch, type Reply } from "./batch.js";
 import { loadExample, renderState, type RenderedDnsServer } from "./examples.js";
 import { clientIn, COREDNS, loopbackCidr, startCoreDns, type CoreDns } from "./rig.js";
 import { startUpstream, upstreamAddress, type Upstream } from "./upstream.js";
-import { which } from "../../dhcp/support/run.js";
 
-const digMissing = (await which("dig")) === undefined;
+import { skipUnless, toolMissing } from "../../support/peers.js";
+
+const digMissing = skipUnless(toolMissing("dig", "apt-get install bind9-dnsutils")) !== undefined;
 const POD_CLIENT = "127.0.0.1";
 const DOMAIN = "example-hcp.clusters.example.com";
 // Well above the rendered reload intervals (5 s for zones and the Corefile) on a loaded machine.

@@ -13,13 +13,14 @@ import { renderAll } from "../../../src/pipeline/outputs.js";
 import type { DnsModel } from "../../../src/model/types.js";
 import { scenario } from "../../support/arbitrary.js";
 import { anyModel } from "../arbitraries.js";
-import { which } from "../../dhcp/support/run.js";
+
 import { digBatch, type Query, type Reply } from "./batch.js";
 import { EXAMPLES, renderExample } from "./examples.js";
 import { clientIn, COREDNS, modelOnLoopback, podClientOutside, startCoreDns } from "./rig.js";
 import { startUpstream, type Upstream } from "./upstream.js";
+import { skipUnless, toolMissing } from "../../support/peers.js";
 
-const digMissing = (await which("dig")) === undefined;
+const digMissing = skipUnless(toolMissing("dig", "apt-get install bind9-dnsutils")) !== undefined;
 const SEED = 1811;
 const RANDOM_TOPOLOGIES = 12;
 const RANDOM_MODELS = 15;

@@ -7,9 +7,10 @@ import { addressesOf, digBatch, type Query, type Reply } from "./batch.js";
 import { EXAMPLES, renderExample, verificationList, type Expected } from "./examples.js";
 import { clientIn, COREDNS, loopbackCidr, startCoreDns } from "./rig.js";
 import { startUpstream, upstreamAddress, type Upstream } from "./upstream.js";
-import { which } from "../../dhcp/support/run.js";
 
-const digMissing = (await which("dig")) === undefined;
+import { skipUnless, toolMissing } from "../../support/peers.js";
+
+const digMissing = skipUnless(toolMissing("dig", "apt-get install bind9-dnsutils")) !== undefined;
 const POD_CLIENT = "127.0.0.1";
 
 function expectReply(reply: Reply, expected: Expected, seen: ReadonlySet<string>, label: string): void {

@@ -5,13 +5,14 @@
 // forwarded"). Real CoreDNS is held to the same in test/dns/coredns/examples.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDnsResponder, type DnsResponder } from "../../../src/dns/server/index.js";
-import { which } from "../../dhcp/support/run.js";
+
 import { addressesOf, digBatch } from "../coredns/batch.js";
 import { renderExample } from "../coredns/examples.js";
 import { clientIn, modelOnLoopback } from "../coredns/rig.js";
 import { startUpstream, upstreamAddress, type Upstream } from "../coredns/upstream.js";
+import { skipUnless, toolMissing } from "../../support/peers.js";
 
-const digMissing = (await which("dig")) === undefined;
+const digMissing = skipUnless(toolMissing("dig", "apt-get install bind9-dnsutils")) !== undefined;
 const DOMAIN = "alpha.clusters.example.com";
 
 describe.skipIf(digMissing)("the embedded responder does not own the cluster domain", () => {

@@ -1,7 +1,7 @@
 // The embedded responder against real dig: the seed's Verification section from a VLAN source and
 // from a pod-network source, over UDP and TCP, plus the protocol details dig makes visible (aa,
 // SOA in negative answers, EDNS, truncation and TCP fallback, forwarding, hot swap).
-import { spawnSync } from "node:child_process";
+
 import { createSocket } from "node:dgram";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,8 +24,9 @@ import {
   VLAN_CLIENT,
   type StandIn,
 } from "./helpers.js";
+import { skipUnless, toolMissing } from "../../support/peers.js";
 
-const HAVE_DIG = spawnSync("dig", ["-v"]).error === undefined;
+const HAVE_DIG = skipUnless(toolMissing("dig", "apt-get install bind9-dnsutils")) === undefined;
 const UPSTREAM = "127.0.9.53";
 
 let upstream: StandIn;

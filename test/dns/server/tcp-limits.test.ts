@@ -3,7 +3,7 @@
 // byte at a time, more connections than the cap. What is asserted is the server's own state
 // (queries read, reply bytes queued, connections open) and what clients get; the deadlines run on
 // an injected clock.
-import { spawnSync } from "node:child_process";
+
 import { createSocket } from "node:dgram";
 import { Packet } from "dns2";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,8 +11,9 @@ import { startDnsResponder, type DnsResponder, type DnsResponderOptions } from "
 import { addresses, dig, DOMAIN, FORWARDED_IP, INTERNAL_IP, seedModel, startStandIn, type StandIn } from "./helpers.js";
 import { ManualClock } from "./manual-clock.js";
 import { frame, RawTcpClient, settled, until } from "./tcp-client.js";
+import { skipUnless, toolMissing } from "../../support/peers.js";
 
-const HAVE_DIG = spawnSync("dig", ["-v"]).error === undefined;
+const HAVE_DIG = skipUnless(toolMissing("dig", "apt-get install bind9-dnsutils")) === undefined;
 const MAX_FRAME = 2 + 65535;
 
 let responder: DnsResponder | undefined;
