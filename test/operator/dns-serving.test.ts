@@ -8,7 +8,7 @@ import { eventually } from "../support/fake-apiserver/index.js";
 import { model } from "../dns/fixtures.js";
 import { COREDNS, startCoreDns, type CoreDns } from "../dns/coredns/rig.js";
 import { startUpstream, type Upstream } from "../dns/coredns/upstream.js";
-import { ManualClock } from "./support.js";
+import { ManualClock } from "../support/manual-clock.js";
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

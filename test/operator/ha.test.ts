@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { LeaderElector } from "../../src/operator/process/leader.js";
 import { KubeRest } from "../../src/kube/rest.js";
 import { eventually, kubeConfigFor, type FakeApiServer } from "../support/fake-apiserver/index.js";
-import { counter, ManualClock, seededFake, startOperator, stored } from "./support.js";
+import { counter, seededFake, startOperator, stored } from "./support.js";
+import { ManualClock } from "../support/manual-clock.js";
 
 let fake: FakeApiServer | undefined;
 const closers: (() => Promise<void>)[] = [];

@@ -8,7 +8,8 @@ import { buildReport, parseReport, reportConfigMap, reportName } from "../../src
 import { KubeRest } from "../../src/kube/rest.js";
 import { XdsStatus } from "../../src/xds/client-status.js";
 import { eventually, kubeConfigFor, type FakeApiServer } from "../support/fake-apiserver/index.js";
-import { ManualClock, seededFake, stored } from "./support.js";
+import { seededFake, stored } from "./support.js";
+import { ManualClock } from "../support/manual-clock.js";
 
 const LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
 const NS = "oooi-system";

@@ -2,7 +2,7 @@
 // minimum interval (the reconcile pass's spacing), retries with backoff — on a manual clock.
 import { describe, expect, it } from "vitest";
 import { SerialRunner } from "../../src/operator/process/runner.js";
-import { ManualClock } from "./support.js";
+import { ManualClock } from "../support/manual-clock.js";
 
 /** A task whose runs the test finishes by hand; `starts` records the clock at each start. */
 function gatedTask(clock: ManualClock) {

@@ -12,7 +12,6 @@ import { runOperator } from "../../src/operator/process/run.js";
 import { OPERATOR_METRICS, type OperatorMetrics } from "../../src/operator/process/metrics.js";
 import { Metrics } from "../../src/metrics/index.js";
 import type { Outputs } from "../../src/pipeline/outputs.js";
-import type { Clock, TimerHandle } from "../../src/util/clock.js";
 import {
   BUILTIN_KINDS,
   EXTERNAL_KINDS,
@@ -212,42 +211,4 @@ export function markDeploymentsAvailable(fake: FakeApiServer): number {
 export function readyOf(o: KubeObject | undefined): Record<string, unknown> | undefined {
   const conditions = ((o?.["status"] ?? {}) as { conditions?: Record<string, unknown>[] }).conditions ?? [];
   return conditions.find((c) => c["type"] === "Ready");
-}
-
-/** A clock the test advances by hand. */
-export class ManualClock implements Clock {
-  #now = Date.parse("2025-01-01T00:00:00Z");
-  #timers: { at: number; callback: () => void; handle: TimerHandle }[] = [];
-
-  now(): number {
-    return this.#now;
-  }
-
-  setTimeout(callback: () => void, ms: number): TimerHandle {
-    const handle = {};
-    this.#timers.push({ at: this.#now + ms, callback, handle });
-    return handle;
-  }
-
-  clearTimeout(handle: TimerHandle): void {
-    this.#timers = this.#timers.filter((t) => t.handle !== handle);
-  }
-
-  /** Moves time forward, firing due timers in order. */
-  advance(ms: number): void {
-    const end = this.#now + ms;
-    for (;;) {
-      const due = this.#timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (due === undefined) break;
-      this.#timers = this.#timers.filter((t) => t !== due);
-      this.#now = Math.max(this.#now, due.at);
-      due.callback();
-    }
-    this.#now = end;
-  }
-
-  /** Timers waiting. */
-  get pending(): number {
-    return this.#timers.length;
-  }
 }

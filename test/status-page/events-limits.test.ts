@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { StatusEvents } from "../../src/status-page/events.js";
 import { statusPageHandler } from "../../src/status-page/handler.js";
 import { buildStatusView, type StatusView } from "../../src/status-page/view.js";
-import { ManualClock } from "../operator/support.js";
+import { ManualClock } from "../support/manual-clock.js";
 import { until } from "../support/cli.js";
 
 const servers: Server[] = [];

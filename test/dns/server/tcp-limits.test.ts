@@ -9,7 +9,7 @@ import { Packet } from "dns2";
 import { afterEach, describe, expect, it } from "vitest";
 import { startDnsResponder, type DnsResponder, type DnsResponderOptions } from "../../../src/dns/server/index.js";
 import { addresses, dig, DOMAIN, FORWARDED_IP, INTERNAL_IP, seedModel, startStandIn, type StandIn } from "./helpers.js";
-import { ManualClock } from "./manual-clock.js";
+import { ManualClock } from "../../support/manual-clock.js";
 import { frame, RawTcpClient, settled, until } from "./tcp-client.js";
 import { skipUnless, toolMissing } from "../../support/peers.js";
 

@@ -15,7 +15,7 @@ import { DebugClient } from "../../../src/xds/introspect/debug-client.js";
 import { RotatingServerCredentials, serverCredentialsFromFiles } from "../../../src/xds/server/tls.js";
 import { adminDenial, identitiesOf, nodeGroupDenial } from "../../../src/xds/server/authz.js";
 import { LISTENER_TYPE_URL } from "../../../src/xds/resource/type-urls.js";
-import { ManualClock } from "../../operator/support.js";
+import { ManualClock } from "../../support/manual-clock.js";
 import { openDelta, openSotw, type SotwStream } from "../../support/envoy/raw.js";
 import {
   closeAll,

@@ -1,8 +1,9 @@
-// A clock that moves only when a test says so, for the responder's TCP deadlines.
-import type { Clock, TimerHandle } from "../../../src/util/clock.js";
+// A clock that moves only when a test says so: timers fire in order as `advance` passes them.
+import type { Clock, TimerHandle } from "../../src/util/clock.js";
 
+/** A clock the test advances by hand; it starts at a fixed date so timestamps it makes are stable. */
 export class ManualClock implements Clock {
-  #now = 0;
+  #now = Date.parse("2025-01-01T00:00:00Z");
   #timers: { at: number; callback: () => void; handle: TimerHandle }[] = [];
 
   now(): number {
@@ -19,12 +20,7 @@ export class ManualClock implements Clock {
     this.#timers = this.#timers.filter((t) => t.handle !== handle);
   }
 
-  /** Timers waiting now. */
-  get pending(): number {
-    return this.#timers.length;
-  }
-
-  /** Moves time forward by `ms`, firing the timers due by then in order. */
+  /** Moves time forward, firing due timers in order. */
   advance(ms: number): void {
     const end = this.#now + ms;
     for (;;) {
@@ -35,5 +31,10 @@ export class ManualClock implements Clock {
       due.callback();
     }
     this.#now = end;
+  }
+
+  /** Timers waiting. */
+  get pending(): number {
+    return this.#timers.length;
   }
 }
