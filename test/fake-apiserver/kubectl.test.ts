@@ -2,28 +2,15 @@
 // Runs every kubectl found: $KUBECTL and the one on PATH (CI installs Debian's kubernetes-client, 1.20;
 // newer ones use aggregated discovery and OpenAPI v3, older ones legacy discovery and OpenAPI v2).
 import { execFile } from "node:child_process";
-import { accessSync, constants } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUILTIN_KINDS, FakeApiServer, OOOI_KINDS, writeKubeconfig } from "../support/fake-apiserver/index.js";
-import { skipUnless } from "../support/peers.js";
+import { onPath, skipUnless } from "../support/peers.js";
 
 const run = promisify(execFile);
-
-function onPath(bin: string): string | undefined {
-  for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
-    try {
-      accessSync(join(dir, bin), constants.X_OK);
-      return join(dir, bin);
-    } catch {
-      // keep looking
-    }
-  }
-  return undefined;
-}
 
 const kubectls = [
   ...new Set([process.env["KUBECTL"], onPath("kubectl")].filter((k): k is string => k !== undefined && k !== "")),

@@ -2,7 +2,7 @@
 // The cache rule is the script's: $OOOI_PEERS_CACHE, else $XDG_CACHE_HOME/oooi-peers, else ~/.cache/oooi-peers.
 import { accessSync, constants } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 
 export const PEERS_CACHE =
   process.env["OOOI_PEERS_CACHE"] ?? join(process.env["XDG_CACHE_HOME"] ?? join(homedir(), ".cache"), "oooi-peers");
@@ -35,15 +35,8 @@ export function peerBinary(relative: string, installArg: string): PeerBinary {
  * page's browser test, driven by playwright-core through its executablePath.
  */
 export function chromiumBinary(): PeerBinary {
-  for (const dir of (process.env["PATH"] ?? "").split(":").filter((d) => d !== "")) {
-    const path = join(dir, "chromium");
-    try {
-      accessSync(path, constants.X_OK);
-      return { path, skipReason: undefined };
-    } catch {
-      // not in this folder
-    }
-  }
+  const path = onPath("chromium");
+  if (path !== undefined) return { path, skipReason: undefined };
   const reason = "chromium is not on PATH; apt-get install -y chromium";
   if (PEERS_REQUIRED) throw new Error(`OOOI_REQUIRE_PEERS=1 but ${reason}`);
   return { path: undefined, skipReason: reason };
@@ -62,13 +55,18 @@ export function skipUnless(reason: string | undefined): string | undefined {
 
 /** Why `tool` cannot run: undefined when it is an executable on PATH. */
 export function toolMissing(tool: string, install: string): string | undefined {
-  for (const dir of (process.env["PATH"] ?? "").split(":").filter((d) => d !== "")) {
+  return onPath(tool) === undefined ? `${tool} is not on PATH (${install})` : undefined;
+}
+
+/** The first executable `tool` on PATH. */
+export function onPath(tool: string): string | undefined {
+  for (const dir of (process.env["PATH"] ?? "").split(delimiter).filter((d) => d !== "")) {
     try {
       accessSync(join(dir, tool), constants.X_OK);
-      return undefined;
+      return join(dir, tool);
     } catch {
       // not in this folder
     }
   }
-  return `${tool} is not on PATH (${install})`;
+  return undefined;
 }
