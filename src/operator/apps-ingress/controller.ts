@@ -64,6 +64,9 @@ export class AppsIngressController {
   readonly #o: AppsIngressOptions;
   readonly #runner: SerialRunner;
   readonly #sessions = new Map<string, Session>();
+  /** What a pass wrote, by attachment, until the watch delivers a newer object: a cache that lags
+   * behind our own write must not read as a status change (it would move lastSyncTime). */
+  readonly #written = new Map<string, { readonly readAt: string; readonly status: AppsIngressStatus | undefined }>();
   #latest: Observed | undefined;
 
   constructor(o: AppsIngressOptions) {
@@ -100,11 +103,13 @@ export class AppsIngressController {
     if (observed === undefined || !this.#o.isLeader()) return;
     const failures: string[] = [];
     const live = new Set<string>();
+    const seen = new Set<string>();
     for (const a of observed.raw.attachments.values()) {
       const key = `${a.metadata?.namespace ?? ""}/${a.metadata?.name ?? ""}`;
+      seen.add(key);
       const spec = a["spec"] as InfraClusterAttachmentSpec | undefined;
       if (spec === undefined) continue;
-      const current = (a["status"] as { appsIngressStatus?: AppsIngressStatus } | undefined)?.appsIngressStatus;
+      const current = this.#currentStatus(key, a);
       const wanted = spec.appsIngress?.enabled === true && a.metadata?.deletionTimestamp === undefined;
       try {
         if (wanted) {
@@ -119,6 +124,7 @@ export class AppsIngressController {
         failures.push(`${key}: ${(e as Error).message}`);
       }
     }
+    for (const key of this.#written.keys()) if (!seen.has(key)) this.#written.delete(key);
     for (const [key, s] of this.#sessions) {
       if (live.has(key)) continue;
       await s.watch?.w.close();
@@ -365,6 +371,15 @@ export class AppsIngressController {
     this.#o.logger.info({ attachment: key }, "apps ingress cleaned up");
   }
 
+  /** The attachment's appsIngressStatus: ours if the cache still shows the object we wrote over. */
+  #currentStatus(key: string, a: KubeObject): AppsIngressStatus | undefined {
+    const cached = (a["status"] as { appsIngressStatus?: AppsIngressStatus } | undefined)?.appsIngressStatus;
+    const mine = this.#written.get(key);
+    if (mine !== undefined && mine.readAt === (a.metadata?.resourceVersion ?? "")) return mine.status;
+    this.#written.delete(key);
+    return cached;
+  }
+
   #session(key: string): Session | undefined {
     return this.#sessions.get(key);
   }
@@ -398,6 +413,8 @@ export class AppsIngressController {
   async #writeStatus(a: KubeObject, status: AppsIngressStatus | undefined): Promise<void> {
     this.#guard();
     const m = a.metadata ?? {};
+    const key = `${m.namespace ?? ""}/${m.name ?? ""}`;
+    this.#written.delete(key);
     const path = `${apiPrefix(GROUP, VERSION)}/namespaces/${encodeURIComponent(m.namespace ?? "")}/infraclusterattachments/${encodeURIComponent(m.name ?? "")}/status`;
     // Removal is a merge patch: whoever else once wrote the field (kubectl, a former manager), it goes.
     await this.#o.rest.request(
@@ -421,6 +438,7 @@ export class AppsIngressController {
             },
           },
     );
+    this.#written.set(key, { readAt: m.resourceVersion ?? "", status });
   }
 
   #guard(): void {

@@ -206,10 +206,14 @@ describe("CSDS", () => {
     call.on("data", (r: { config?: CsdsClientConfig[] }) => {
       responses.push(r);
     });
+    // The stream must not fail while the test reads it; the rig's teardown then drops it.
+    const errors: unknown[] = [];
+    call.on("error", (e: unknown) => errors.push(e));
     call.write({});
     await got(1);
     call.write({ node_matchers: [{ node_id: { exact: "nobody" } }] });
     await got(2);
+    expect(errors).toEqual([]);
     call.end();
     expect(responses[0]?.config?.map((x) => x.node.id)).toEqual(["envoy-0"]);
     expect(responses[1]?.config ?? []).toEqual([]);
