@@ -4,6 +4,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { stringify as toYaml } from "yaml";
 import { DebugClient, XdsUnreachableError } from "../xds/introspect/debug-client.js";
+import { withXdsTlsFlags, xdsCredentials, type XdsTlsOptions } from "./xds-tls-flags.js";
 import type {
   FleetNodeMessage,
   ListFleetResponse,
@@ -15,7 +16,6 @@ import type {
 } from "../xds/introspect/debug-client.js";
 import { millisOf, typeLabel, typeMatches } from "../xds/introspect/state.js";
 import { jsonFromStruct, LOADER_VALUE_KEYS } from "../xds/resource/struct.js";
-import { clientCredentials, readTlsFiles } from "../xds/server/tls.js";
 
 /** Default address of the xDS server (`oooi serve --xds-listen`'s default). */
 export const DEFAULT_XDS_ADDRESS = "127.0.0.1:18000";
@@ -33,12 +33,8 @@ export interface DebugIo {
 }
 
 /** Connection options common to every `oooi debug` subcommand. */
-export interface ConnectOptions {
+export interface ConnectOptions extends XdsTlsOptions {
   readonly xds: string;
-  readonly tls?: boolean;
-  readonly tlsCa?: string;
-  readonly tlsCert?: string;
-  readonly tlsKey?: string;
   readonly timeout: number;
 }
 
@@ -109,13 +105,12 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
 }
 
 function withConnect(cmd: Command): Command {
-  return cmd
-    .option("--xds <host:port>", "address of the xDS server", DEFAULT_XDS_ADDRESS)
-    .option("--tls", "connect with TLS, trusting the system's CA roots (implied by --tls-ca/--tls-cert)")
-    .option("--tls-ca <file>", "PEM CA that signs the server's certificate")
-    .option("--tls-cert <file>", "PEM client certificate, when the server requires mTLS")
-    .option("--tls-key <file>", "PEM key of the client certificate")
-    .option("--timeout <ms>", "give up on an unanswered call after this long", positiveInt, 5000);
+  return withXdsTlsFlags(cmd.option("--xds <host:port>", "address of the xDS server", DEFAULT_XDS_ADDRESS)).option(
+    "--timeout <ms>",
+    "give up on an unanswered call after this long",
+    positiveInt,
+    5000,
+  );
 }
 
 function choice(values: readonly string[]): (v: string) => string {
@@ -132,13 +127,8 @@ function positiveInt(value: string): number {
 }
 
 function connect(opts: ConnectOptions): DebugClient {
-  const tls = opts.tls === true || opts.tlsCa !== undefined || opts.tlsCert !== undefined || opts.tlsKey !== undefined;
-  const files = tls ? readTlsFiles({ ca: opts.tlsCa, cert: opts.tlsCert, key: opts.tlsKey }) : undefined;
-  return new DebugClient({
-    address: opts.xds,
-    timeoutMs: opts.timeout,
-    ...(files ? { credentials: clientCredentials(files) } : {}),
-  });
+  const credentials = xdsCredentials(opts);
+  return new DebugClient({ address: opts.xds, timeoutMs: opts.timeout, ...(credentials ? { credentials } : {}) });
 }
 
 /** Runs `fn` with a client; prints a one-line error (no stack) and returns 1 on failure. */

@@ -2,6 +2,7 @@
 // a pod-network source, every route through the served snapshot, every data plane's ACK, every
 // VMI's reservation — or against a cluster (--kubeconfig, ../verify/cluster.ts), as a PASS/FAIL
 // table with cause and fix; exit 1 on any failure.
+import type { ChannelCredentials } from "@grpc/grpc-js";
 import type { Command } from "commander";
 import { renderAll } from "../pipeline/outputs.js";
 import { formatManifestError, loadManifests } from "../watchers/manifests.js";
@@ -16,8 +17,9 @@ import { loadKubeconfigFiles } from "../kube/kubeconfig.js";
 import { KubeRest } from "../kube/rest.js";
 import { DEFAULT_XDS_ADDRESS } from "./debug.js";
 import { choice, hostPortOption, positiveInt } from "./options.js";
+import { withXdsTlsFlags, xdsCredentials, type XdsTlsOptions } from "./xds-tls-flags.js";
 
-export interface VerifyCommandOptions {
+export interface VerifyCommandOptions extends XdsTlsOptions {
   readonly manifests?: string;
   readonly kubeconfig?: string;
   readonly namespace?: string;
@@ -57,10 +59,20 @@ export async function verifyCommand(opts: VerifyCommandOptions, io: VerifyIo): P
   const out = renderAll(load.state, { now: Date.now() });
   const xds = opts.xds;
   const dns = opts.dns;
-  const debug = xds === false ? undefined : new DebugClient({ address: xds, timeoutMs: timeout });
+  let credentials: ChannelCredentials | undefined;
+  try {
+    credentials = xds === false ? undefined : xdsCredentials(opts);
+  } catch (e) {
+    io.err(`oooi verify: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const tls = credentials === undefined ? {} : { credentials };
+  const debug = xds === false ? undefined : new DebugClient({ address: xds, timeoutMs: timeout, ...tls });
   const probes: VerifyProbes = {
     ...(dns === false ? {} : { dns: (source, name) => queryA(dns, source, name, timeout) }),
-    ...(xds === false ? {} : { snapshot: (group) => fetchSnapshot({ address: xds, group, timeoutMs: timeout }) }),
+    ...(xds === false
+      ? {}
+      : { snapshot: (group) => fetchSnapshot({ address: xds, group, timeoutMs: timeout, ...tls }) }),
     ...(debug === undefined ? {} : { nodes: () => debug.listNodes() }),
   };
   try {
@@ -106,35 +118,37 @@ async function verifyCluster(kubeconfig: string, opts: VerifyCommandOptions, io:
 
 /** Adds `oooi verify` to `program`. */
 export function registerVerifyCommand(program: Command): Command {
-  return program
-    .command("verify")
-    .summary("run the Verification list of the user documentation against a running serve or a cluster")
-    .description(
-      "Run the Verification list and compare every answer with the model.\n" +
-        "Against a running `oooi serve` (--manifests: the model is built from them):\n" +
-        "  dns     every published name (api, api-int, oauth, ignition, konnectivity, *.apps, the kubernetes\n" +
-        "          aliases) and --forward-name, from a VLAN source and from a pod-network source\n" +
-        "  route   every TLS backend: the chain the served snapshot selects, its cluster and endpoints\n" +
-        "  ack     every connected Envoy / dhcp-agent: each type ACKed at the current snapshot's version\n" +
-        "  dhcp    every VMI's reservation against the address it reports\n" +
-        "On loopback, the VLAN source is an address of the Infra's CIDR (the last host address unless\n" +
-        "--vlan-source) and the pod-network source 127.0.0.1, as `dig -b` would ask.\n\n" +
-        "Against a cluster (--kubeconfig: the model is built from the Infras, attachments and what they\n" +
-        "reference, listed once): the VLAN-view names from a short-lived probe pod on each Infra's NAD at\n" +
-        "the last host address of its CIDR (--probe-image, dig), deleted afterwards; every ProxyServer /\n" +
-        "DHCPServer's status.ackedVersion and lastNack; every VMI's reservation. The pod-network view and\n" +
-        "the routes are skipped (use --manifests/--xds against the operator's xDS port for the routes).\n" +
-        "Needs: list/watch what the operator reads; create, get and delete pods (and\n" +
-        "network-attachment-definitions) and get pods/log in the Infra namespaces.\n\n" +
-        "Each failure names its cause and fix (the Troubleshooting rows). Exit status: 0 all passed,\n" +
-        "1 a check failed, 2 the manifests or the API server cannot be read.",
-    )
-    .option("--manifests <dir|file>", "the manifests serve reads (the model the answers are compared with)")
-    .option("--kubeconfig <file>", "verify the cluster of this kubeconfig's current context instead of a serve")
-    .option("--namespace <ns>", "cluster mode: only the Infras of this namespace")
-    .option("--probe-image <image>", "cluster mode: the probe pod's image (it runs sh and dig)", DEFAULT_PROBE_IMAGE)
-    .option("--xds <host:port>", "serve's xDS address", DEFAULT_XDS_ADDRESS)
-    .option("--no-xds", "skip the route and ack checks")
+  return withXdsTlsFlags(
+    program
+      .command("verify")
+      .summary("run the Verification list of the user documentation against a running serve or a cluster")
+      .description(
+        "Run the Verification list and compare every answer with the model.\n" +
+          "Against a running `oooi serve` (--manifests: the model is built from them):\n" +
+          "  dns     every published name (api, api-int, oauth, ignition, konnectivity, *.apps, the kubernetes\n" +
+          "          aliases) and --forward-name, from a VLAN source and from a pod-network source\n" +
+          "  route   every TLS backend: the chain the served snapshot selects, its cluster and endpoints\n" +
+          "  ack     every connected Envoy / dhcp-agent: each type ACKed at the current snapshot's version\n" +
+          "  dhcp    every VMI's reservation against the address it reports\n" +
+          "On loopback, the VLAN source is an address of the Infra's CIDR (the last host address unless\n" +
+          "--vlan-source) and the pod-network source 127.0.0.1, as `dig -b` would ask.\n\n" +
+          "Against a cluster (--kubeconfig: the model is built from the Infras, attachments and what they\n" +
+          "reference, listed once): the VLAN-view names from a short-lived probe pod on each Infra's NAD at\n" +
+          "the last host address of its CIDR (--probe-image, dig), deleted afterwards; every ProxyServer /\n" +
+          "DHCPServer's status.ackedVersion and lastNack; every VMI's reservation. The pod-network view and\n" +
+          "the routes are skipped (use --manifests/--xds against the operator's xDS port for the routes).\n" +
+          "Needs: list/watch what the operator reads; create, get and delete pods (and\n" +
+          "network-attachment-definitions) and get pods/log in the Infra namespaces.\n\n" +
+          "Each failure names its cause and fix (the Troubleshooting rows). Exit status: 0 all passed,\n" +
+          "1 a check failed, 2 the manifests or the API server cannot be read.",
+      )
+      .option("--manifests <dir|file>", "the manifests serve reads (the model the answers are compared with)")
+      .option("--kubeconfig <file>", "verify the cluster of this kubeconfig's current context instead of a serve")
+      .option("--namespace <ns>", "cluster mode: only the Infras of this namespace")
+      .option("--probe-image <image>", "cluster mode: the probe pod's image (it runs sh and dig)", DEFAULT_PROBE_IMAGE)
+      .option("--xds <host:port>", "serve's xDS address", DEFAULT_XDS_ADDRESS)
+      .option("--no-xds", "skip the route and ack checks"),
+  )
     .addOption(hostPortOption("--dns <host:port>", "serve's DNS responder", "127.0.0.1:5353"))
     .option("--no-dns", "skip the DNS checks")
     .option("--vlan-source <ip>", "ask the VLAN view from this address (default: the last host address of the CIDR)")

@@ -1,7 +1,7 @@
 // `oooi serve --xds-tls-cert/--xds-tls-key/--xds-tls-ca` through the built CLI: mTLS with the
 // authorization rules of the operator (docs/reference.md "Identity on the xDS port"): a client gets
 // only the node group its certificate names, another group's certificate is refused and logged, and
-// `oooi debug` works with the administrator's certificate only.
+// `oooi debug` works with the administrator's certificate only; `oooi explain --xds` as the group's proxy.
 import { mkdtempSync, rmSync, writeFileSync, cpSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -112,6 +112,37 @@ describe("oooi serve with --xds-tls-*", () => {
       const admin = await debug("admin");
       expect(admin.stderr).toBe("");
       expect(admin.stdout).toMatch(/^envoy-0\s+clusters\/tenant-vlan-proxy\s/m);
+
+      // explain fetches the group's snapshot over ADS as that group's proxy: the same TLS flags.
+      const explain = (tls: string[]) =>
+        oooi([
+          "explain",
+          "--xds",
+          address,
+          "--group",
+          GROUP,
+          "--from",
+          "127.0.8.50",
+          "--port",
+          "443",
+          "--sni",
+          "oauth.alpha.clusters.example.com",
+          ...tls,
+        ]);
+      const plain = await explain([]);
+      expect(plain.code).toBe(1);
+      const asProxy = await explain([
+        "--tls-ca",
+        file("ca.crt"),
+        "--tls-cert",
+        file("mine.crt"),
+        "--tls-key",
+        file("mine.key"),
+      ]);
+      expect([asProxy.code, asProxy.stderr]).toEqual([0, ""]);
+      expect(asProxy.stdout).toMatch(/chain\s+clusters\/alpha\/oauth-openshift/);
+      const unreadable = await explain(["--tls-ca", file("missing.crt")]);
+      expect(unreadable.stderr).toContain(`cannot read the TLS CA ${file("missing.crt")}`);
     } finally {
       for (const c of clients) c.close();
       await serve.stop();
