@@ -1,0 +1,19 @@
+// The suites Stryker runs against each mutant (stryker.config.mjs): unit tests of the folders whose
+// bugs reach a user, without the suites that need peers (kube-apiserver, Kea, CoreDNS, dig).
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: [
+      "test/model/**/*.test.ts",
+      "test/golden/{model,envoy,golden,apps-ingress-paths}.test.ts",
+      "test/envoy/**/*.test.ts",
+      "test/xds/server/{authz,plan,session,subscription,shared,splice,cache,identity,unknown-groups,subscription-limits,warming,conformance}.test.ts",
+      "test/pipeline/{last-good,file-sink,file-sink-generations,snapshots,same-json}.test.ts",
+      "test/dns/server/{table,table-oracle.property,domain-not-owned,buffers}.test.ts",
+    ],
+    setupFiles: ["test/support/fast-check-setup.ts"],
+    testTimeout: 60_000,
+    pool: "forks",
+  },
+});
