@@ -103,6 +103,8 @@ function reviewed(
       return;
     }
     void access.decide(req.headers.authorization, req.method ?? "GET", path).then((decision) => {
+      // Gone while under review: its 'close' has fired, so an event stream attached now would never end.
+      if (res.destroyed) return;
       if (decision.allowed) {
         next(req, res);
         return;
