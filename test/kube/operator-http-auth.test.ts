@@ -267,6 +267,25 @@ describe.skipIf(KUBE_SKIP !== undefined)("the operator's HTTP port on a real API
       expect(requests).toBe(2);
     });
 
+    it("an operator not allowed to review tokens refuses with 500 and logs the API server's reason", async () => {
+      const warnings: string[] = [];
+      const access = new AccessReview({
+        rest: new KubeRest(kube().kubeConfigFor("nobody", tokens.nobody)),
+        now: () => 0,
+        logger: {
+          warn: (obj) => {
+            warnings.push(JSON.stringify(obj));
+          },
+        },
+      });
+      expect(await access.decide(bearer("reader"), "GET", "/metrics")).toEqual({
+        allowed: false,
+        status: 500,
+        reason: "Access review failed (the operator's log says why)",
+      });
+      expect(warnings.join("\n")).toMatch(/cannot create resource \\"tokenreviews\\"/);
+    });
+
     it("past maxInFlight reviews at once, a request not already answered gets 503", async () => {
       const access = review(new ManualClock(), { maxInFlight: 1 });
       const [first, second] = await Promise.all([
