@@ -65,6 +65,7 @@ describe("the operator's probe server under review", () => {
     const res = await refused;
     expect([res.status, await res.text()]).toEqual([403, 'Forbidden: user "u" may not get /status.json\n']);
     expect(res.headers.get("www-authenticate")).toBeNull();
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
 
     const anonymous = fetch(`${s.base}/metrics`);
     await until(() => s.asked.length === 2);

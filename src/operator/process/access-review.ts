@@ -94,7 +94,7 @@ export class AccessReview {
     }
   }
 
-  /** The cached answer for `key`, else `ask`'s, kept once it succeeds (concurrent askers share one review). */
+  /** The cached answer for `key`, else `ask`'s, kept unless it fails (concurrent askers share one review). */
   async #cached<T>(cache: TtlCache<string, Promise<T>>, key: string, ask: () => Promise<T>): Promise<T> {
     const hit = cache.get(key);
     if (hit !== undefined) return hit;

@@ -113,7 +113,10 @@ function reviewed(
       res.writeHead(decision.status, {
         "Content-Type": "text/plain; charset=utf-8",
         "Content-Length": Buffer.byteLength(body),
+        // The reason repeats the path the client chose: never let a browser read it as anything but text.
+        "X-Content-Type-Options": "nosniff",
         ...(decision.status === 401 ? { "WWW-Authenticate": "Bearer" } : {}),
+        ...(decision.status === 503 ? { "Retry-After": "1" } : {}),
       });
       res.end(body);
     });
