@@ -1,7 +1,7 @@
 // `oooi operator`: in-cluster controller plus xDS server. Every replica watches the cluster and
 // serves ADS from its own cache; only the Lease holder writes.
 import type { ServerCredentials } from "@grpc/grpc-js";
-import { type Command } from "commander";
+import { Option, type Command } from "commander";
 import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { Metrics, attachXdsMetrics } from "../metrics/index.js";
 import { runOperator } from "../operator/process/run.js";
@@ -13,7 +13,7 @@ import { addIntrospection, serverCredentialsFromFiles, type FleetSource } from "
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../dhcp/kea-config-resource.js";
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM, startXdsServer } from "../xds/server/index.js";
 import { StatusPage } from "../status-page/index.js";
-import { hostPortOption, xdsMaxConnectionsOption, xdsMaxNamesOption } from "./options.js";
+import { choice, hostPortOption, xdsMaxConnectionsOption, xdsMaxNamesOption } from "./options.js";
 import { bindErrorCode, listenFailureMessage } from "./listen-error.js";
 import { startOperatorPki, type OperatorPki } from "./operator-pki.js";
 import { loadKubeClientConfig, type KubeClientConfig } from "../kube/kubeconfig.js";
@@ -24,6 +24,7 @@ interface OperatorFlags {
   kubeconfig?: string;
   xdsListen: string;
   httpListen: { host: string; port: number };
+  httpAuth: "kubernetes" | "none";
   xdsTlsCert?: string;
   xdsTlsKey?: string;
   xdsTlsCa?: string;
@@ -59,6 +60,14 @@ export function registerOperatorCommand(program: Command): void {
         "0.0.0.0:8080",
       ),
     )
+    .addOption(
+      new Option(
+        "--http-auth <mode>",
+        "who may read the status page, /events, /status.json and /metrics: kubernetes = a bearer token the API server accepts (TokenReview) for a user allowed to get the path (SubjectAccessReview; bind the ClusterRole oooi-metrics-reader); none = anyone who reaches the port. /healthz and /readyz are always open",
+      )
+        .argParser(choice(["kubernetes", "none"]))
+        .default("kubernetes"),
+    )
     .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
     .option("--xds-tls-key <file>", "private key of --xds-tls-cert (PEM)")
     .option("--xds-tls-ca <file>", "require client certificates signed by this CA (mTLS)")
@@ -91,6 +100,10 @@ export function registerOperatorCommand(program: Command): void {
       }
 
       log.info(`API server ${kubeConfig.server} (${kubeConfig.origin})`);
+      if (flags.httpAuth === "none")
+        log.warn(
+          "--http-auth=none: the status page, /status.json and /metrics are open to anyone who reaches --http-listen",
+        );
       // Discovery decides the platform (OpenShift: no pinned uids, see settingsFromEnv); when it
       // fails, the environment alone decides, as before.
       const apiGroups = await new KubeRest(kubeConfig)
@@ -153,6 +166,7 @@ export function registerOperatorCommand(program: Command): void {
         },
         logger: log,
         httpListen: flags.httpListen,
+        httpAuth: flags.httpAuth,
         page,
         metrics: metrics.recorder(OPERATOR_METRICS),
         leaderElection: flags.leaderElection,

@@ -9,16 +9,32 @@ import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { eventually } from "../support/fake-apiserver/index.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";
-import { GROUP_PATH, installCrds, operatorToken, seedExample, useKubeCluster } from "./support.js";
+import { metricsReaderBindingCommand } from "../../src/operator/desired/permissions.js";
+import {
+  createNamespaces,
+  GROUP_PATH,
+  installCrds,
+  operatorToken,
+  seedExample,
+  serviceAccountToken,
+  useKubeCluster,
+} from "./support.js";
 
 const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
 
 describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) on a real API server", () => {
   let kubeconfig = "";
+  // The page and /metrics are read as Prometheus would: a ServiceAccount bound to oooi-metrics-reader.
+  let reader: RequestInit = {};
   const kube = useKubeCluster({ controllerManager: false }, async (cluster) => {
     await installCrds(cluster);
     await seedExample(cluster);
     kubeconfig = cluster.writeKubeconfig("oooi-operator", await operatorToken(cluster));
+    await createNamespaces(cluster, ["monitoring"]);
+    await cluster.mustKubectl(["create", "serviceaccount", "prometheus", "-n", "monitoring"]);
+    await cluster.mustKubectl(metricsReaderBindingCommand("monitoring:prometheus").split(" ").slice(1));
+    const token = await serviceAccountToken(cluster, "monitoring", "prometheus");
+    reader = { headers: { Authorization: `Bearer ${token}` } };
   });
 
   it("converges, reports the Envoy's ACK, is refused nothing, and releases its Lease on SIGTERM", async () => {
@@ -82,7 +98,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) on a real AP
       // The status page on the same port: the Infra and the Envoy that ACKed, as the page draws them.
       const statusUrl = metricsUrl.replace(/\/metrics$/, "/status.json");
       await eventually(async () => {
-        const view = (await (await fetch(statusUrl)).json()) as {
+        const view = (await (await fetch(statusUrl, reader)).json()) as {
           infras: { name: string }[];
           nodeGroups: { group: string; clients: { id: string; types: { state: string }[] }[] }[];
         };
@@ -91,9 +107,11 @@ describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) on a real AP
         expect(client?.id).toBe("proxy-a");
         expect(client?.types.some((t) => t.state === "SYNCED")).toBe(true);
       }, 30_000);
-      expect((await fetch(metricsUrl.replace(/\/metrics$/, "/"))).headers.get("content-type")).toMatch(/^text\/html/);
+      expect((await fetch(metricsUrl.replace(/\/metrics$/, "/"), reader)).headers.get("content-type")).toMatch(
+        /^text\/html/,
+      );
 
-      const exposition = await (await fetch(metricsUrl)).text();
+      const exposition = await (await fetch(metricsUrl, reader)).text();
       const refused = exposition
         .split("\n")
         .filter(

@@ -83,6 +83,21 @@ const ROWS: readonly AccessRow[] = [
     resourceName: "oooi-operator",
     allowed: true,
   },
+  // --http-auth=kubernetes: who calls the HTTP port, and may they get the path.
+  {
+    name: "review a bearer token (TokenReview)",
+    verb: "create",
+    group: "authentication.k8s.io",
+    resource: "tokenreviews",
+    allowed: true,
+  },
+  {
+    name: "ask whether a user may get a path (SubjectAccessReview)",
+    verb: "create",
+    group: "authorization.k8s.io",
+    resource: "subjectaccessreviews",
+    allowed: true,
+  },
   // Acting as another identity.
   {
     name: "create a RoleBinding in the Infra's namespace",

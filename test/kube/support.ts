@@ -73,9 +73,14 @@ export async function operatorToken(cluster: KubeCluster, bindings: Bindings = E
   await cluster.mustKubectl(["apply", "--server-side", "-k", `${REPO}deploy/rbac`]);
   for (const ns of bindings.infraNamespaces) await bindNamespace(cluster, WORKLOADS_ROLE, ns);
   for (const ns of bindings.controlPlaneNamespaces) await bindNamespace(cluster, NETWORK_POLICY_ROLE, ns);
+  return serviceAccountToken(cluster, "oooi-system", "oooi-operator");
+}
+
+/** A token of the ServiceAccount `namespace/name` (TokenRequest API). */
+export async function serviceAccountToken(cluster: KubeCluster, namespace: string, name: string): Promise<string> {
   const tr = await cluster.must<{ status?: { token?: string } }>(
     "POST",
-    "/api/v1/namespaces/oooi-system/serviceaccounts/oooi-operator/token",
+    `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
     { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } } },
   );
   const token = tr.status?.token;

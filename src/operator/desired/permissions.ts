@@ -107,6 +107,18 @@ export const OPERATOR_PERMISSIONS: readonly Permission[] = [
     verbs: READ,
     why: "worker MACs and addresses (DHCP reservations, fallback addresses)",
   },
+  {
+    apiGroup: "authentication.k8s.io",
+    resources: ["tokenreviews"],
+    verbs: ["create"],
+    why: "--http-auth=kubernetes: who the bearer token on the HTTP port belongs to (src/operator/process/access-review.ts)",
+  },
+  {
+    apiGroup: "authorization.k8s.io",
+    resources: ["subjectaccessreviews"],
+    verbs: ["create"],
+    why: "--http-auth=kubernetes: whether that user may get the path (oooi-metrics-reader)",
+  },
 ];
 
 /**
@@ -273,7 +285,20 @@ export const RBAC_NAMES = {
   serviceAccount: "oooi-operator",
   clusterRole: "oooi-operator",
   leaderElectionRole: "oooi-leader-election",
+  metricsReader: "oooi-metrics-reader",
 } as const;
+
+/**
+ * What the ClusterRole `oooi-metrics-reader` lets its subjects get on the operator's HTTP port under
+ * --http-auth=kubernetes: the status page, its feed, its JSON and the metrics. Non-resource URLs are
+ * cluster-wide: only a ClusterRoleBinding grants them (a RoleBinding of this role grants nothing).
+ */
+export const METRICS_READER_URLS: readonly string[] = ["/", "/events", "/metrics", "/status.json"];
+
+/** The command that lets a ServiceAccount (Prometheus, a person's) read the operator's HTTP port. */
+export function metricsReaderBindingCommand(serviceAccount: string): string {
+  return `kubectl create clusterrolebinding ${RBAC_NAMES.metricsReader} --clusterrole=${RBAC_NAMES.metricsReader} --serviceaccount=${serviceAccount}`;
+}
 
 /** PolicyRules: one per permission, resources and verbs sorted, rules sorted by group then resources. */
 export function policyRules(permissions: readonly Permission[]): PolicyRule[] {
@@ -316,6 +341,23 @@ export function clusterRoleYaml(role?: NamespaceRole): string {
         kind: "ClusterRole",
         metadata: { name: role?.clusterRole ?? RBAC_NAMES.clusterRole, labels: { "app.kubernetes.io/name": "oooi" } },
         rules: policyRules(role?.permissions ?? OPERATOR_PERMISSIONS),
+      },
+      { lineWidth: 0 },
+    )
+  );
+}
+
+/** deploy/rbac/metrics_reader_cluster_role.yaml. */
+export function metricsReaderRoleYaml(): string {
+  return (
+    `${HEADER}# Bind it with a ClusterRoleBinding to who may read the operator's HTTP port (docs/security.md), e.g.:\n` +
+    `#   ${metricsReaderBindingCommand("monitoring:prometheus-k8s")}\n` +
+    stringify(
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata: { name: RBAC_NAMES.metricsReader, labels: { "app.kubernetes.io/name": "oooi" } },
+        rules: [{ nonResourceURLs: [...METRICS_READER_URLS].sort(), verbs: ["get"] }],
       },
       { lineWidth: 0 },
     )

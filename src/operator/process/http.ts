@@ -1,9 +1,13 @@
 // The operator's probe and metrics endpoint: /healthz (the process answers), /readyz (every watch
 // has listed once; 503 before), /metrics (Prometheus text), and the routes `page` puts in front
-// (the live status page, src/status-page).
+// (the live status page, src/status-page). With `access`, every path but the probes is reviewed first.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { AccessReview } from "./access-review.js";
 import type { OperatorMetrics } from "./metrics.js";
+
+// Kubelet's probes carry no token; they tell only whether the process answers and has synced.
+const OPEN_PATHS = new Set(["/healthz", "/livez", "/readyz"]);
 
 /** Where to listen; port 0 picks a free one. */
 export interface HttpListen {
@@ -29,7 +33,13 @@ export interface ProbeServer {
 /** Starts the probe server. */
 export async function startProbeServer(
   listen: HttpListen,
-  probes: { ready: () => boolean; live: () => boolean; metrics: OperatorMetrics; page?: PageRoutes },
+  probes: {
+    ready: () => boolean;
+    live: () => boolean;
+    metrics: OperatorMetrics;
+    page?: PageRoutes;
+    access?: Pick<AccessReview, "decide">;
+  },
 ): Promise<ProbeServer> {
   const own = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? "/").split("?")[0];
@@ -58,7 +68,8 @@ export async function startProbeServer(
       );
     } else text(404, "not found\n");
   };
-  const server: Server = createServer(probes.page === undefined ? own : probes.page.handler(own));
+  const routes = probes.page === undefined ? own : probes.page.handler(own);
+  const server: Server = createServer(probes.access === undefined ? routes : reviewed(probes.access, routes));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.host, () => {
@@ -76,5 +87,38 @@ export async function startProbeServer(
         });
         server.closeAllConnections();
       }),
+  };
+}
+
+/** `next` for the requests `access` allows and the probes; a plain-text refusal for the others. */
+function reviewed(
+  access: Pick<AccessReview, "decide">,
+  next: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    // The path the routes match, so what is reviewed is what is served.
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (OPEN_PATHS.has(path)) {
+      next(req, res);
+      return;
+    }
+    void access.decide(req.headers.authorization, req.method ?? "GET", path).then((decision) => {
+      // Gone while under review: its 'close' has fired, so an event stream attached now would never end.
+      if (res.destroyed) return;
+      if (decision.allowed) {
+        next(req, res);
+        return;
+      }
+      const body = `${decision.reason}\n`;
+      res.writeHead(decision.status, {
+        "Content-Type": "text/plain; charset=utf-8",
+        "Content-Length": Buffer.byteLength(body),
+        // The reason repeats the path the client chose: never let a browser read it as anything but text.
+        "X-Content-Type-Options": "nosniff",
+        ...(decision.status === 401 ? { "WWW-Authenticate": "Bearer" } : {}),
+        ...(decision.status === 503 ? { "Retry-After": "1" } : {}),
+      });
+      res.end(body);
+    });
   };
 }

@@ -22,6 +22,7 @@ import { XdsDataPlane } from "../status/xds-dataplane.js";
 import { DnsServingProbe, dnsServingView, type DnsTarget } from "../status/dns-serving.js";
 import type { KubeObject } from "../../kube/rest.js";
 import type { OperatorSettings } from "../desired/settings.js";
+import { AccessReview } from "./access-review.js";
 import { startProbeServer, type HttpListen, type PageRoutes, type ProbeServer } from "./http.js";
 import { DEFAULT_LEASE_TIMING, LeaderElector, type LeaseTiming } from "./leader.js";
 import { OPERATOR_METRICS, type OperatorMetrics } from "./metrics.js";
@@ -66,6 +67,12 @@ export interface RunOperatorOptions {
   readonly httpListen?: HttpListen;
   /** Served on the probe listener in front of the probes (the live status page). */
   readonly page?: PageRoutes;
+  /**
+   * "kubernetes": everything on the probe listener but the probes needs a bearer token the API server
+   * accepts for a user allowed to get that path (access-review.ts); `oooi operator`'s default.
+   * Default here "none": open (tests of other things).
+   */
+  readonly httpAuth?: "kubernetes" | "none";
   /** Default: the catalogue on a fresh prom-client registry. */
   readonly metrics?: OperatorMetrics;
   /** This replica's identity in the Lease (default: hostname plus a random suffix). */
@@ -329,6 +336,9 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
           ready: () => watcher.isReady() && !stopping,
           metrics,
           ...(opts.page === undefined ? {} : { page: opts.page }),
+          ...(opts.httpAuth === "kubernetes"
+            ? { access: new AccessReview({ rest, now: () => clock.now(), logger: log }) }
+            : {}),
         }).then((p) => {
           probe = p;
           log.info({ host: p.address.address, port: p.address.port }, "probes and metrics listening");

@@ -11,6 +11,8 @@ import { MANAGED_KINDS } from "../../../src/operator/desired/objects.js";
 import {
   clusterRoleYaml,
   leaderElectionRoleYaml,
+  METRICS_READER_URLS,
+  metricsReaderRoleYaml,
   NAMESPACE_ROLES,
   NETWORK_POLICY_ROLE,
   OPERATOR_PERMISSIONS,
@@ -43,6 +45,7 @@ describe("deploy/rbac", () => {
     ["rbac/leader_election_role.yaml", leaderElectionRoleYaml()],
     ["rbac/workloads_cluster_role.yaml", clusterRoleYaml(WORKLOADS_ROLE)],
     ["rbac/network_policy_cluster_role.yaml", clusterRoleYaml(NETWORK_POLICY_ROLE)],
+    ["rbac/metrics_reader_cluster_role.yaml", metricsReaderRoleYaml()],
     ["openshift/kea_scc.yaml", keaSccYaml()],
   ];
 
@@ -124,6 +127,26 @@ describe("deploy/rbac", () => {
       }
       for (const v of ["*", "escalate", "bind", "impersonate", "deletecollection"]) expect(r["verbs"]).not.toContain(v);
     }
+  });
+
+  it("the operator may create TokenReviews and SubjectAccessReviews (--http-auth=kubernetes), nothing more of either", () => {
+    const rules = policyRules(OPERATOR_PERMISSIONS).filter((r) =>
+      r.apiGroups.some((g) => g === "authentication.k8s.io" || g === "authorization.k8s.io"),
+    );
+    expect(rules).toEqual([
+      { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
+      { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
+    ]);
+  });
+
+  it("oooi-metrics-reader grants get on the status page, its feed and JSON, and /metrics, nothing else", () => {
+    const role = parse(metricsReaderRoleYaml()) as Json;
+    expect(at(role, "metadata", "name")).toBe("oooi-metrics-reader");
+    expect(role["rules"]).toEqual([{ nonResourceURLs: ["/", "/events", "/metrics", "/status.json"], verbs: ["get"] }]);
+    expect(METRICS_READER_URLS).not.toContain("/healthz");
+    expect(metricsReaderRoleYaml()).toContain(
+      "kubectl create clusterrolebinding oooi-metrics-reader --clusterrole=oooi-metrics-reader --serviceaccount=",
+    );
   });
 
   it("children's blockOwnerDeletion needs only update on infras/finalizers", () => {
@@ -232,6 +255,7 @@ describe("deploy/ manifests", () => {
     const kinds = objects.map((o) => `${String(o["kind"])}/${String(at(o, "metadata", "name"))}`).sort();
     expect(kinds).toEqual(
       expect.arrayContaining([
+        "ClusterRole/oooi-metrics-reader",
         "ClusterRole/oooi-network-policy",
         "ClusterRole/oooi-operator",
         "ClusterRole/oooi-workloads",
