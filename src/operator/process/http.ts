@@ -20,17 +20,28 @@ export interface PageRoutes {
   close(): void;
 }
 
+/** What the probe server answers from. */
+export interface Probes {
+  ready(): boolean;
+  live(): boolean;
+  readonly metrics: OperatorMetrics;
+  readonly page?: PageRoutes;
+}
+
 /** A running probe server. */
 export interface ProbeServer {
   readonly address: AddressInfo;
+  /**
+   * Answers from `probes` from now on: `oooi operator` listens before the API server answers (not
+   * ready, but up), and runOperator takes the same listener over once it starts.
+   */
+  use(probes: Probes): void;
   close(): Promise<void>;
 }
 
 /** Starts the probe server. */
-export async function startProbeServer(
-  listen: HttpListen,
-  probes: { ready: () => boolean; live: () => boolean; metrics: OperatorMetrics; page?: PageRoutes },
-): Promise<ProbeServer> {
+export async function startProbeServer(listen: HttpListen, initial: Probes): Promise<ProbeServer> {
+  let probes = initial;
   const own = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? "/").split("?")[0];
     const text = (code: number, body: string, type = "text/plain; charset=utf-8"): void => {
@@ -58,7 +69,11 @@ export async function startProbeServer(
       );
     } else text(404, "not found\n");
   };
-  const server: Server = createServer(probes.page === undefined ? own : probes.page.handler(own));
+  const handlerOf = (p: Probes) => (p.page === undefined ? own : p.page.handler(own));
+  let handler = handlerOf(probes);
+  const server: Server = createServer((req, res) => {
+    handler(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.host, () => {
@@ -68,6 +83,11 @@ export async function startProbeServer(
   });
   return {
     address: server.address() as AddressInfo,
+    use: (next) => {
+      if (next.page !== probes.page) probes.page?.close();
+      probes = next;
+      handler = handlerOf(next);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         probes.page?.close();
