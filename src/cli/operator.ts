@@ -1,7 +1,7 @@
 // `oooi operator`: in-cluster controller plus xDS server. Every replica watches the cluster and
 // serves ADS from its own cache; only the Lease holder writes.
 import type { ServerCredentials } from "@grpc/grpc-js";
-import { type Command } from "commander";
+import { Option, type Command } from "commander";
 import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
 import { Metrics, attachXdsMetrics } from "../metrics/index.js";
 import { runOperator } from "../operator/process/run.js";
@@ -13,8 +13,8 @@ import { addIntrospection, serverCredentialsFromFiles, type FleetSource } from "
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../dhcp/kea-config-resource.js";
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM, startXdsServer } from "../xds/server/index.js";
 import { StatusPage } from "../status-page/index.js";
-import { hostPortOption, positiveInt, xdsMaxConnectionsOption, xdsMaxNamesOption } from "./options.js";
-import { listenFailureMessage } from "./listen-error.js";
+import { hostPort, hostPortOption, positiveInt, xdsMaxConnectionsOption, xdsMaxNamesOption } from "./options.js";
+import { checkListenable, listenFailureMessage } from "./listen-error.js";
 import { startOperatorPki, type OperatorPki } from "./operator-pki.js";
 import { loadKubeClientConfig, type KubeClientConfig } from "../kube/kubeconfig.js";
 import { KubeRest } from "../kube/rest.js";
@@ -55,7 +55,14 @@ export function registerOperatorCommand(program: Command): void {
       "--kubeconfig <file>",
       "kubeconfig to use (default: $KUBECONFIG, else the pod's service account, else ~/.kube/config)",
     )
-    .option("--xds-listen <host:port>", "serve ADS, CSDS and oooi.debug.v1 here", "0.0.0.0:18000")
+    .addOption(
+      new Option("--xds-listen <host:port>", "serve ADS, CSDS and oooi.debug.v1 here")
+        .argParser((value) => {
+          hostPort(value);
+          return value;
+        })
+        .default("0.0.0.0:18000"),
+    )
     .addOption(
       hostPortOption(
         "--http-listen <host:port>",
@@ -117,6 +124,10 @@ export function registerOperatorCommand(program: Command): void {
         program.error(`error: ${listenFailureMessage("--http-listen", httpAt, e)}`, { exitCode: 2 }),
       );
       log.info(`probes and metrics on http://${probe.address.address}:${String(probe.address.port)} (status page: /)`);
+      // The xDS server starts once the API server answered: a busy --xds-listen is said now.
+      await checkListenable(hostPort(flags.xdsListen)).catch((e: unknown) =>
+        program.error(`error: ${listenFailureMessage("--xds-listen", flags.xdsListen, e)}`, { exitCode: 2 }),
+      );
       const startup = new AbortController();
       const stopStarting = (signal: string) => {
         log.info({ signal }, "shutting down before start-up finished");

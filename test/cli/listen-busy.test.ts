@@ -79,7 +79,7 @@ describe("a busy port names the flag that moves it", () => {
         "operator",
         "--kubeconfig",
         join(dir, "kubeconfig"),
-        // The API server is unreachable here: without its own CA the operator binds at once.
+        // The API server is unreachable here: the operator checks its ports before it waits for it.
         "--xds-plaintext",
         "--xds-listen",
         busy,
@@ -95,7 +95,7 @@ describe("a busy port names the flag that moves it", () => {
         "operator",
         "--kubeconfig",
         join(dir, "kubeconfig"),
-        // The API server is unreachable here: without its own CA the operator binds at once.
+        // The API server is unreachable here: the operator checks its ports before it waits for it.
         "--xds-plaintext",
         "--xds-listen",
         "127.0.0.1:0",
