@@ -90,6 +90,20 @@ describe("a busy port names the flag that moves it", () => {
       off: undefined,
     },
     {
+      name: "operator --xds-listen, mTLS (its CA waits for the API server; the port is checked first)",
+      args: () => [
+        "operator",
+        "--kubeconfig",
+        join(dir, "kubeconfig"),
+        "--xds-listen",
+        busy,
+        "--http-listen",
+        "127.0.0.1:0",
+      ],
+      flag: "--xds-listen",
+      off: undefined,
+    },
+    {
       name: "operator --http-listen",
       args: () => [
         "operator",
