@@ -3,6 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
 import {
   KINDS,
+  GROUP,
   API_VERSION,
   NAMESPACE_SCHEMA,
   WHY,
@@ -138,6 +139,19 @@ export function decodeResource<Spec>(raw: unknown, expectKind: string): Decoded<
 export function unknownFieldMessage(name: string, known: readonly string[]): string {
   const guess = nearestName(name, known);
   return guess === undefined ? "unknown field, ignored" : `unknown field — did you mean ${guess}?`;
+}
+
+/**
+ * Why an object of our group with a kind we do not define is refused, with the kind it probably
+ * meant: "Infar is no kind of hostedcluster.densityops.com — did you mean Infra?".
+ */
+export function unknownKindMessage(kind: string): string {
+  const kinds = KINDS.map((k) => k.kind);
+  const guess = nearestName(kind, kinds);
+  return (
+    `${kind} is no kind of ${GROUP}` +
+    (guess === undefined ? ` (its kinds: ${kinds.join(", ")})` : ` — did you mean ${guess}?`)
+  );
 }
 
 /** The known name closest to `name` by edit distance, if close enough to be a typo (≤ a third of its length, at least 1). */

@@ -1,6 +1,24 @@
 // A listener that cannot bind → one line naming the address and the flag that moves it (exit 2),
 // never a stack trace. Node reports EADDRINUSE as `code`; grpc-js only inside its message
 // ("No address added … [listen EADDRINUSE: address already in use 127.0.0.1:18000]").
+import { createServer } from "node:net";
+
+/**
+ * Binds `address` once and lets it go, rejecting as the bind fails: a listener that must wait for
+ * something else first (the operator's xDS server, for its API server) still fails at start on a
+ * busy or forbidden address, not minutes later.
+ */
+export function checkListenable(address: { readonly host: string; readonly port: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(address.port, address.host, () => {
+      server.close(() => {
+        resolve();
+      });
+    });
+  });
+}
 
 /** A listener of a command failed to bind; `flag` is the option that chose its address. */
 export class ListenError extends Error {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `oooi` command line.
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { readFileSync } from "node:fs";
 import type { ServerCredentials } from "@grpc/grpc-js";
 import { serverCredentialsFromFiles } from "../xds/introspect/index.js";
@@ -33,7 +33,8 @@ const program = new Command()
     "DHCP (Kea), split-horizon DNS (CoreDNS) and a TLS-passthrough SNI proxy (Envoy over xDS) for " +
       "OpenShift Hosted Control Planes whose KubeVirt workers live on an isolated VLAN.",
   )
-  .showHelpAfterError("(run with --help for usage)");
+  .showHelpAfterError("(run with --help for usage)")
+  .exitOverride(usageExit);
 
 program
   .command("render")
@@ -260,6 +261,17 @@ program
       process.once("SIGTERM", stop);
     },
   );
+
+/**
+ * The exit contract of every command (docs/cli.md): 0 ok, 1 a finding, 2 usage or input. Commander
+ * exits 1 on its own usage errors (unknown command or flag, missing option or argument, a value its
+ * parser refused, a command group without its subcommand); those exit 2. `--help` and `--version`
+ * stay 0, and a command's own `program.error(…, { exitCode })` keeps its code. Subcommands inherit
+ * this override from `program` when created, so it is set before any of them.
+ */
+function usageExit(err: CommanderError): never {
+  process.exit(err.exitCode === 0 || err.code === "commander.error" ? err.exitCode : 2);
+}
 
 /** The version in package.json (dist/cli/main.js and src/cli/main.ts both sit two levels below it). */
 function packageVersion(): string {

@@ -3,7 +3,8 @@
 // require a client certificate signed by the CA.
 import { ensureCa, servingNames, UnusableSecretError, type OperatorCa } from "../pki/store.js";
 import { ServingRotation } from "../pki/serving.js";
-import { SYSTEM_CLOCK, sleep, type Clock } from "../util/clock.js";
+import { SYSTEM_CLOCK, type Clock } from "../util/clock.js";
+import { ApiRetry } from "../operator/process/api-retry.js";
 import type { KubeRest } from "../kube/rest.js";
 import { RotatingServerCredentials } from "../xds/server/tls.js";
 import { splitHostPort } from "../envoy/bootstrap.js";
@@ -30,26 +31,20 @@ export function operatorServingNames(settings: Pick<OperatorSettings, "namespace
 
 /**
  * Reads (or creates) the CA and issues the serving certificate. The API server may be away at
- * start: the CA is retried every few seconds; a CA Secret that cannot be used is an error to fix.
+ * start: the CA is retried with backoff (`retry`); a CA Secret that cannot be used is an error to fix.
  */
 export async function startOperatorPki(
   rest: KubeRest,
   settings: Pick<OperatorSettings, "namespace" | "xdsAddress">,
   log: PkiLogger,
   clock: Clock = SYSTEM_CLOCK,
+  retry: ApiRetry = new ApiRetry({ clock, log }),
 ): Promise<OperatorPki> {
-  let ca: OperatorCa | undefined;
-  for (let attempt = 1; ca === undefined; attempt++) {
-    try {
-      ca = await ensureCa(rest, settings.namespace, clock.now());
-    } catch (e) {
-      if (e instanceof UnusableSecretError) throw e;
-      if (attempt === 1 || attempt % 10 === 0)
-        log.warn(`cannot read or create the xDS CA Secret yet, retrying: ${(e as Error).message}`);
-      await sleep(clock, 3_000);
-    }
-  }
-  const authority = ca;
+  const authority: OperatorCa = await retry.until(
+    "reading or creating the xDS CA Secret",
+    () => ensureCa(rest, settings.namespace, clock.now()),
+    (e) => e instanceof UnusableSecretError,
+  );
   // Set once the first certificate exists; rotations (timers, later) update it.
   const holder: { credentials?: RotatingServerCredentials } = {};
   const rotation = new ServingRotation({

@@ -13,12 +13,23 @@ import { addIntrospection, serverCredentialsFromFiles, type FleetSource } from "
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../dhcp/kea-config-resource.js";
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM, startXdsServer } from "../xds/server/index.js";
 import { StatusPage } from "../status-page/index.js";
-import { choice, hostPortOption, xdsMaxConnectionsOption, xdsMaxNamesOption } from "./options.js";
-import { bindErrorCode, listenFailureMessage } from "./listen-error.js";
+import {
+  choice,
+  hostPort,
+  hostPortOption,
+  positiveInt,
+  xdsMaxConnectionsOption,
+  xdsMaxNamesOption,
+} from "./options.js";
+import { checkListenable, listenFailureMessage } from "./listen-error.js";
+import { AccessReview } from "../operator/process/access-review.js";
 import { startOperatorPki, type OperatorPki } from "./operator-pki.js";
 import { loadKubeClientConfig, type KubeClientConfig } from "../kube/kubeconfig.js";
 import { KubeRest } from "../kube/rest.js";
 import { checkEnvoySnapshot } from "../envoy/snapshot.js";
+import { startProbeServer } from "../operator/process/http.js";
+import { ApiRetry, DEFAULT_API_RETRY_MAX_MS } from "../operator/process/api-retry.js";
+import { SYSTEM_CLOCK } from "../util/clock.js";
 
 interface OperatorFlags {
   kubeconfig?: string;
@@ -32,6 +43,7 @@ interface OperatorFlags {
   xdsMaxConnections: number;
   xdsMaxNamesPerStream: number;
   leaderElection: boolean;
+  apiRetryMax: number;
   logLevel: string;
   logFormat?: LogFormat;
 }
@@ -52,7 +64,14 @@ export function registerOperatorCommand(program: Command): void {
       "--kubeconfig <file>",
       "kubeconfig to use (default: $KUBECONFIG, else the pod's service account, else ~/.kube/config)",
     )
-    .option("--xds-listen <host:port>", "serve ADS, CSDS and oooi.debug.v1 here", "0.0.0.0:18000")
+    .addOption(
+      new Option("--xds-listen <host:port>", "serve ADS, CSDS and oooi.debug.v1 here")
+        .argParser((value) => {
+          hostPort(value);
+          return value;
+        })
+        .default("0.0.0.0:18000"),
+    )
     .addOption(
       hostPortOption(
         "--http-listen <host:port>",
@@ -78,6 +97,12 @@ export function registerOperatorCommand(program: Command): void {
     .addOption(xdsMaxConnectionsOption(DEFAULT_MAX_CONNECTIONS))
     .addOption(xdsMaxNamesOption(DEFAULT_MAX_NAMES_PER_STREAM))
     .option("--no-leader-election", "write without holding the Lease (one replica only)")
+    .option(
+      "--api-retry-max <ms>",
+      "while the API server does not answer at start: the longest wait between two attempts, and the period of the one 'API server unreachable' summary line",
+      positiveInt,
+      DEFAULT_API_RETRY_MAX_MS,
+    )
     .option("--log-level <level>", "trace, debug, info, warn or error", "info")
     .addOption(logFormatOption())
     .action(async (flags: OperatorFlags) => {
@@ -104,27 +129,61 @@ export function registerOperatorCommand(program: Command): void {
         log.warn(
           "--http-auth=none: the status page, /status.json and /metrics are open to anyone who reaches --http-listen",
         );
-      // Discovery decides the platform (OpenShift: no pinned uids, see settingsFromEnv); when it
-      // fails, the environment alone decides, as before.
-      const apiGroups = await new KubeRest(kubeConfig)
-        .request<{ groups?: { name?: string }[] }>({ method: "GET", path: "/apis" })
-        .then(
-          (list) => new Set((list.groups ?? []).flatMap((g) => (g.name === undefined ? [] : [g.name]))),
-          (e: unknown) => {
-            log.warn(`API discovery failed, assuming plain Kubernetes: ${(e as Error).message}`);
-            return undefined;
-          },
-        );
-      const envSettings = settingsFromEnv(process.env, apiGroups);
-      // mTLS by default: the operator's own CA (a Secret in its namespace) signs this replica's serving
-      // certificate and every data-plane child's client certificate (docs/reference.md "Identity on the xDS port").
+      const metrics = new Metrics({ processMetrics: true });
+      const recorder = metrics.recorder(OPERATOR_METRICS);
+      const page = new StatusPage({ title: "oooi operator" });
+      // Listening before the API server answers: /healthz says the process is up, /readyz that it is
+      // not ready yet (runOperator takes the listener over). The listener is also what keeps the
+      // process alive while start-up waits on timers.
+      const httpAt = `${flags.httpListen.host}:${String(flags.httpListen.port)}`;
+      const probe = await startProbeServer(flags.httpListen, {
+        live: () => true,
+        ready: () => false,
+        metrics: recorder,
+        page,
+        // Fail closed while the API server is away: a review that cannot be made refuses (500).
+        ...(flags.httpAuth === "kubernetes"
+          ? { access: new AccessReview({ rest: new KubeRest(kubeConfig), now: () => Date.now(), logger: log }) }
+          : {}),
+      }).catch((e: unknown) =>
+        program.error(`error: ${listenFailureMessage("--http-listen", httpAt, e)}`, { exitCode: 2 }),
+      );
+      log.info(`probes and metrics on http://${probe.address.address}:${String(probe.address.port)} (status page: /)`);
+      // The xDS server starts once the API server answered: a busy --xds-listen is said now.
+      await checkListenable(hostPort(flags.xdsListen)).catch((e: unknown) =>
+        program.error(`error: ${listenFailureMessage("--xds-listen", flags.xdsListen, e)}`, { exitCode: 2 }),
+      );
+      const startup = new AbortController();
+      const stopStarting = (signal: string) => {
+        log.info({ signal }, "shutting down before start-up finished");
+        startup.abort();
+        void probe.close().then(() => process.exit(0));
+      };
+      process.once("SIGINT", stopStarting);
+      process.once("SIGTERM", stopStarting);
+      const retry = new ApiRetry({ maxMs: flags.apiRetryMax, log, signal: startup.signal });
+
+      // Discovery decides the platform (OpenShift: no pinned uids, see settingsFromEnv): the operator
+      // waits for it rather than guess. mTLS by default: the operator's own CA (a Secret in its
+      // namespace) signs this replica's serving certificate and every data-plane child's client
+      // certificate (docs/reference.md "Identity on the xDS port").
       let pki: OperatorPki | undefined;
-      if (credentials === undefined && flags.xdsPlaintext !== true) {
-        try {
-          pki = await startOperatorPki(new KubeRest(kubeConfig), envSettings, log);
-        } catch (e) {
-          program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
-        }
+      let envSettings: ReturnType<typeof settingsFromEnv>;
+      try {
+        const discovery = await retry.until("API discovery", () =>
+          new KubeRest(kubeConfig).request<{ groups?: { name?: string }[] }>({ method: "GET", path: "/apis" }),
+        );
+        const apiGroups = new Set((discovery.groups ?? []).flatMap((g) => (g.name === undefined ? [] : [g.name])));
+        envSettings = settingsFromEnv(process.env, apiGroups);
+        if (credentials === undefined && flags.xdsPlaintext !== true)
+          pki = await startOperatorPki(new KubeRest(kubeConfig), envSettings, log, SYSTEM_CLOCK, retry);
+      } catch (e) {
+        if (startup.signal.aborted) return;
+        program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
+      }
+      process.off("SIGINT", stopStarting);
+      process.off("SIGTERM", stopStarting);
+      if (pki !== undefined) {
         credentials = pki.credentials;
       } else if (credentials === undefined) {
         log.warn("--xds-plaintext: xDS is served without TLS; any pod that reaches the port may join any node group");
@@ -133,7 +192,6 @@ export function registerOperatorCommand(program: Command): void {
       const settings = { ...envSettings, xdsTls: pki !== undefined };
       const cache = new SnapshotCache({ check: checkEnvoySnapshot });
       cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
-      const metrics = new Metrics({ processMetrics: true });
       const xds = await startXdsServer({
         cache,
         listen: flags.xdsListen,
@@ -150,7 +208,6 @@ export function registerOperatorCommand(program: Command): void {
       const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache, fleet: () => fleet() });
       const detachMetrics = attachXdsMetrics(metrics, xds.status, { cache });
       log.info({ port: xds.port }, `xDS (ADS) server listening on port ${String(xds.port)}`);
-      const page = new StatusPage({ title: "oooi operator" });
       const detachPage = page.watchXds(xds.status);
 
       // Only the groups whose rendering changed since the last publish are handed to the cache.
@@ -165,10 +222,10 @@ export function registerOperatorCommand(program: Command): void {
           page.setModel(outputs.model);
         },
         logger: log,
-        httpListen: flags.httpListen,
+        httpListen: probe,
         httpAuth: flags.httpAuth,
         page,
-        metrics: metrics.recorder(OPERATOR_METRICS),
+        metrics: recorder,
         leaderElection: flags.leaderElection,
         ...(pki === undefined ? {} : { pki: pki.ca }),
         ...(process.env["POD_NAME"] === undefined ? {} : { identity: process.env["POD_NAME"] }),
@@ -181,21 +238,6 @@ export function registerOperatorCommand(program: Command): void {
         },
       });
       fleet = () => op.fleet;
-      // The probe server listens asynchronously: its address (port 0 = a free one) is known once ready.
-      void op.ready.then(
-        () => {
-          const address = op.httpAddress();
-          if (address !== undefined)
-            log.info(`probes and metrics on http://${address.address}:${String(address.port)} (status page: /)`);
-        },
-        (e: unknown) => {
-          // Only the probe listener can fail to start: a busy --http-listen is the user's to move.
-          if (bindErrorCode(e) === undefined) return;
-          const at = `${flags.httpListen.host}:${String(flags.httpListen.port)}`;
-          process.stderr.write(`error: ${listenFailureMessage("--http-listen", at, e)}\n`);
-          void op.close().finally(() => process.exit(2));
-        },
-      );
 
       let stopping = false;
       const stop = (signal: string) => {

@@ -12,7 +12,7 @@ import {
   type Node as YamlNode,
   type YAMLError,
 } from "yaml";
-import { decodeResource } from "../api/validate.js";
+import { decodeResource, kindDefinition, unknownKindMessage } from "../api/validate.js";
 import { GROUP, type Infra, type InfraClusterAttachment, type ObjectMeta } from "../api/schema.js";
 import type { HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance } from "../api/external.js";
 import type { ClusterState, InvalidObject } from "../model/types.js";
@@ -242,7 +242,18 @@ function normalize(
   if (typeof apiVersion !== "string" || apiVersion === "")
     throw new LoadError({ ...where, message: "object has no apiVersion" });
   if (typeof kind !== "string" || kind === "") throw new LoadError({ ...where, message: "object has no kind" });
-  const bucket = bucketOf(groupOf(apiVersion), kind);
+  const group = groupOf(apiVersion);
+  // A misspelled kind of ours would otherwise be ignored like another group's object: the Infra
+  // silently gone (serve keeps the file's last good version instead, render refuses to guess).
+  if (group === GROUP && kindDefinition(kind) === undefined) {
+    const kindNode = isMap(l.node) ? l.node.get("kind", true) : undefined;
+    throw new LoadError({
+      file: l.file,
+      ...positionOf(kindNode ?? l.node, l.lines),
+      message: `kind: ${unknownKindMessage(kind)}`,
+    });
+  }
+  const bucket = bucketOf(group, kind);
   if (metadata !== undefined && !isRecord(metadata))
     throw new LoadError({ ...where, message: `${kind}: metadata must be a mapping` });
   const name = metadata?.["name"] ?? "";

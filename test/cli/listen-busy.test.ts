@@ -79,8 +79,22 @@ describe("a busy port names the flag that moves it", () => {
         "operator",
         "--kubeconfig",
         join(dir, "kubeconfig"),
-        // The API server is unreachable here: without its own CA the operator binds at once.
+        // The API server is unreachable here: the operator checks its ports before it waits for it.
         "--xds-plaintext",
+        "--xds-listen",
+        busy,
+        "--http-listen",
+        "127.0.0.1:0",
+      ],
+      flag: "--xds-listen",
+      off: undefined,
+    },
+    {
+      name: "operator --xds-listen, mTLS (its CA waits for the API server; the port is checked first)",
+      args: () => [
+        "operator",
+        "--kubeconfig",
+        join(dir, "kubeconfig"),
         "--xds-listen",
         busy,
         "--http-listen",
@@ -95,7 +109,7 @@ describe("a busy port names the flag that moves it", () => {
         "operator",
         "--kubeconfig",
         join(dir, "kubeconfig"),
-        // The API server is unreachable here: without its own CA the operator binds at once.
+        // The API server is unreachable here: the operator checks its ports before it waits for it.
         "--xds-plaintext",
         "--xds-listen",
         "127.0.0.1:0",

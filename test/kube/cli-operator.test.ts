@@ -65,6 +65,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) on a real AP
     try {
       await eventually(() => {
         expect(log).toMatch(/probes and metrics on http:\/\/[\d.]+:\d+/);
+        expect(log).toMatch(/xDS \(ADS\) server listening on port \d+/);
       }, 20_000);
       const xdsPort = /xDS \(ADS\) server listening on port (\d+)/.exec(log)?.[1] ?? "";
       const metricsUrl = `${/probes and metrics on (http:\/\/[\d.]+:\d+)/.exec(log)?.[1] ?? ""}/metrics`;

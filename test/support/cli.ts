@@ -33,14 +33,14 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
   }
 }
 
-/** A running `oooi serve`; `log` accumulates its stderr, `exited` resolves with its exit code. */
-export class ServeProcess {
+/** A running long-lived `oooi COMMAND`; `log` accumulates its stderr, `exited` resolves with its exit code. */
+export class CliProcess {
   log = "";
   readonly child: ChildProcess;
   readonly exited: Promise<number | null>;
 
-  constructor(args: readonly string[]) {
-    this.child = spawn(process.execPath, [CLI, "serve", ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  constructor(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
+    this.child = spawn(process.execPath, [CLI, command, ...args], { stdio: ["ignore", "ignore", "pipe"], env });
     this.child.stderr?.setEncoding("utf8").on("data", (d: string) => {
       this.log += d;
     });
@@ -63,5 +63,12 @@ export class ServeProcess {
   async stop(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGTERM");
     await this.exited;
+  }
+}
+
+/** A running `oooi serve`. */
+export class ServeProcess extends CliProcess {
+  constructor(args: readonly string[]) {
+    super("serve", args);
   }
 }

@@ -169,6 +169,36 @@ describe("parseManifests: unreadable input", () => {
       { line: 1, column: 1, message: "Unresolved alias (the anchor must be set before the alias): x" },
     ],
     ["missing kind", "\napiVersion: v1\nmetadata: {name: a}\n", { line: 2, column: 1, message: "object has no kind" }],
+    // Issue 27, finding 8: a misspelled kind of ours was ignored, the Infra silently gone.
+    [
+      "a misspelled kind of ours (at the kind, with the kind meant)",
+      `${obj("v1", "Service", "a")}---\n${obj("hostedcluster.densityops.com/v1alpha1", "Infar", "vlan100", "clusters")}`,
+      {
+        line: 7,
+        column: 7,
+        message: "kind: Infar is no kind of hostedcluster.densityops.com — did you mean Infra?",
+      },
+    ],
+    [
+      "a kind of ours in the wrong case",
+      obj("hostedcluster.densityops.com/v1alpha1", "infraclusterattachment", "a"),
+      {
+        line: 2,
+        column: 7,
+        message:
+          "kind: infraclusterattachment is no kind of hostedcluster.densityops.com — did you mean InfraClusterAttachment?",
+      },
+    ],
+    [
+      "a kind of our group far from any of ours",
+      obj("hostedcluster.densityops.com/v1", "Gateway", "a"),
+      {
+        line: 2,
+        column: 7,
+        message:
+          "kind: Gateway is no kind of hostedcluster.densityops.com (its kinds: Infra, InfraClusterAttachment, DHCPServer, DNSServer, ProxyServer)",
+      },
+    ],
     [
       "missing apiVersion",
       "kind: Service\nmetadata: {name: a}\n",

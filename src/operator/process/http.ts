@@ -24,23 +24,32 @@ export interface PageRoutes {
   close(): void;
 }
 
+/** What the probe server answers from. */
+export interface Probes {
+  ready(): boolean;
+  live(): boolean;
+  readonly metrics: OperatorMetrics;
+  readonly page?: PageRoutes;
+  /** Reviews every path but the probes (access-review.ts); none = open. */
+  readonly access?: Pick<AccessReview, "decide">;
+}
+
+type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
 /** A running probe server. */
 export interface ProbeServer {
   readonly address: AddressInfo;
+  /**
+   * Answers from `probes` from now on: `oooi operator` listens before the API server answers (not
+   * ready, but up), and runOperator takes the same listener over once it starts.
+   */
+  use(probes: Probes): void;
   close(): Promise<void>;
 }
 
 /** Starts the probe server. */
-export async function startProbeServer(
-  listen: HttpListen,
-  probes: {
-    ready: () => boolean;
-    live: () => boolean;
-    metrics: OperatorMetrics;
-    page?: PageRoutes;
-    access?: Pick<AccessReview, "decide">;
-  },
-): Promise<ProbeServer> {
+export async function startProbeServer(listen: HttpListen, initial: Probes): Promise<ProbeServer> {
+  let probes = initial;
   const own = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? "/").split("?")[0];
     const text = (code: number, body: string, type = "text/plain; charset=utf-8"): void => {
@@ -68,8 +77,14 @@ export async function startProbeServer(
       );
     } else text(404, "not found\n");
   };
-  const routes = probes.page === undefined ? own : probes.page.handler(own);
-  const server: Server = createServer(probes.access === undefined ? routes : reviewed(probes.access, routes));
+  const handlerOf = (p: Probes): RequestHandler => {
+    const routes = p.page === undefined ? own : p.page.handler(own);
+    return p.access === undefined ? routes : reviewed(p.access, routes);
+  };
+  let handler = handlerOf(probes);
+  const server: Server = createServer((req, res) => {
+    handler(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.host, () => {
@@ -79,6 +94,11 @@ export async function startProbeServer(
   });
   return {
     address: server.address() as AddressInfo,
+    use: (next) => {
+      if (next.page !== probes.page) probes.page?.close();
+      probes = next;
+      handler = handlerOf(next);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         probes.page?.close();

@@ -23,7 +23,7 @@ import { DnsServingProbe, dnsServingView, type DnsTarget } from "../status/dns-s
 import type { KubeObject } from "../../kube/rest.js";
 import type { OperatorSettings } from "../desired/settings.js";
 import { AccessReview } from "./access-review.js";
-import { startProbeServer, type HttpListen, type PageRoutes, type ProbeServer } from "./http.js";
+import { startProbeServer, type HttpListen, type PageRoutes, type ProbeServer, type Probes } from "./http.js";
 import { DEFAULT_LEASE_TIMING, LeaderElector, type LeaseTiming } from "./leader.js";
 import { OPERATOR_METRICS, type OperatorMetrics } from "./metrics.js";
 import { Metrics } from "../../metrics/index.js";
@@ -63,8 +63,11 @@ export interface RunOperatorOptions {
   readonly onState?: (state: ClusterState, outputs: Outputs) => void;
   readonly logger: Logger;
   readonly clock?: Clock;
-  /** Probe/metrics listener; undefined = none. */
-  readonly httpListen?: HttpListen;
+  /**
+   * Probe/metrics listener; undefined = none. A ProbeServer already listening (`oooi operator` opens it
+   * before the API server answers) is taken over: it answers from this operator and closes with it.
+   */
+  readonly httpListen?: HttpListen | ProbeServer;
   /** Served on the probe listener in front of the probes (the live status page). */
   readonly page?: PageRoutes;
   /**
@@ -328,21 +331,28 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   elector?.start();
   fleet?.start();
   let probe: ProbeServer | undefined;
+  const probes: Probes = {
+    live: () => !stopping,
+    ready: () => watcher.isReady() && !stopping,
+    metrics,
+    ...(opts.page === undefined ? {} : { page: opts.page }),
+    ...(opts.httpAuth === "kubernetes"
+      ? { access: new AccessReview({ rest, now: () => clock.now(), logger: log }) }
+      : {}),
+  };
+  const listen = opts.httpListen;
   const probeStarted =
-    opts.httpListen === undefined
+    listen === undefined
       ? Promise.resolve()
-      : startProbeServer(opts.httpListen, {
-          live: () => !stopping,
-          ready: () => watcher.isReady() && !stopping,
-          metrics,
-          ...(opts.page === undefined ? {} : { page: opts.page }),
-          ...(opts.httpAuth === "kubernetes"
-            ? { access: new AccessReview({ rest, now: () => clock.now(), logger: log }) }
-            : {}),
-        }).then((p) => {
-          probe = p;
-          log.info({ host: p.address.address, port: p.address.port }, "probes and metrics listening");
-        });
+      : "use" in listen
+        ? Promise.resolve().then(() => {
+            listen.use(probes);
+            probe = listen;
+          })
+        : startProbeServer(listen, probes).then((p) => {
+            probe = p;
+            log.info({ host: p.address.address, port: p.address.port }, "probes and metrics listening");
+          });
   const ready = Promise.all([watcher.ready, probeStarted]).then(() => {
     metrics.set("oooi_informers_synced", 1);
   });

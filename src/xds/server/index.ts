@@ -249,13 +249,19 @@ export class XdsEngine {
     call.on("end", () => {
       session.clientEnded();
     });
-    const gone = (): void => {
-      session.transportClosed();
+    const gone = (reason: string): void => {
+      session.transportClosed(reason);
       this.#sessions.delete(session);
     };
-    call.on("cancelled", gone);
-    call.on("close", gone);
-    call.on("error", gone);
+    call.on("cancelled", () => {
+      gone("the client cancelled the stream");
+    });
+    call.on("close", () => {
+      gone("the connection closed");
+    });
+    call.on("error", (e: Error) => {
+      gone(`transport error: ${e.message}`);
+    });
   }
 
   #failed(session: Session, e: unknown): void {

@@ -113,6 +113,8 @@ export class Session {
   /** Number of the newest nonce this stream sent (see shared.ts). */
   #lastNonceSeq = 0;
   #ageTimer: TimerHandle | undefined;
+  /** When the stream identified its node (the "connected" line); its disconnect says how long ago. */
+  #connectedAt = 0;
 
   constructor(
     private readonly ctx: SessionContext,
@@ -219,30 +221,54 @@ export class Session {
   /** Ends the stream with status OK (stream age, server shutdown). */
   end(reason: string): void {
     if (this.#closed) return;
-    this.ctx.logger.debug({ stream: this.id, node: this.#node?.id, reason }, "ending xDS stream");
-    this.#cleanup();
+    if (this.#node === undefined)
+      this.ctx.logger.debug({ stream: this.id, reason }, "ending xDS stream before its first request");
+    this.#cleanup("info", reason);
     this.call.end();
   }
 
   /** Ends the stream with an error status. */
   fail(code: GrpcStatus, details: string): void {
     if (this.#closed) return;
-    this.ctx.logger.warn({ stream: this.id, node: this.#node?.id, code, details }, "failing xDS stream");
-    this.#cleanup();
+    if (this.#node === undefined) this.ctx.logger.warn({ stream: this.id, code, details }, "failing xDS stream");
+    this.#cleanup("warn", `${GrpcStatus[code]}: ${details}`, { code });
     this.call.fail(code, details);
   }
 
-  /** The transport went away (cancelled, errored, closed). */
-  transportClosed(): void {
-    this.#cleanup();
+  /** The transport went away (`reason`: cancelled by the client, a transport error). */
+  transportClosed(reason = "the connection closed"): void {
+    this.#cleanup("info", reason);
   }
 
-  #cleanup(): void {
+  /**
+   * Forgets the stream. A stream that was "connected" (its node known) logs one "disconnected" line:
+   * a proxy that went away is otherwise seen only as missing from the status page.
+   */
+  #cleanup(level: "info" | "warn", reason: string, extra: object = {}): void {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#ageTimer !== undefined) this.ctx.clock.clearTimeout(this.#ageTimer);
     this.ctx.leave(this);
-    if (this.#node) this.ctx.status.recordClose(this.id, this.ctx.clock.now());
+    if (this.#node === undefined) return;
+    const now = this.ctx.clock.now();
+    this.ctx.status.recordClose(this.id, now);
+    this.ctx.logger[level](
+      { ...this.#described(this.#node), durationMs: now - this.#connectedAt, reason, ...extra },
+      "xDS stream disconnected",
+    );
+  }
+
+  /** What the connect and disconnect lines say of the stream. */
+  #described(node: NodeIdentity): object {
+    const identity = this.call.identity ?? NO_IDENTITY;
+    return {
+      stream: this.id,
+      node: node.id,
+      group: node.cluster,
+      ...(identity === NO_IDENTITY ? {} : { identity }),
+      kind: streamKind(this.protocol, this.service),
+      peer: this.call.peer,
+    };
   }
 
   // Rule 8: the stream is keyed on the node of its first request; later ones may omit it.
@@ -287,17 +313,8 @@ export class Session {
         Math.max(1, delay),
       );
     }
-    this.ctx.logger.info(
-      {
-        stream: this.id,
-        node: node.id,
-        group: node.cluster,
-        peer: this.call.peer,
-        protocol: this.protocol,
-        service: this.service,
-      },
-      "xDS stream connected",
-    );
+    this.#connectedAt = now;
+    this.ctx.logger.info(this.#described(node), "xDS stream connected");
     return true;
   }
 
@@ -620,4 +637,9 @@ export class Session {
         .map(([name, h]) => ({ name, version: h.version, resource: h.res?.resource }));
     return { acked: list(ts.acked), sent: list(ts.held) };
   }
+}
+
+/** "ADS", "Delta ADS", "LDS", "Delta CDS": the stream as an Envoy bootstrap names its config source. */
+export function streamKind(protocol: XdsProtocol, service: string): string {
+  return `${protocol === "delta" ? "Delta " : ""}${service.toUpperCase()}`;
 }

@@ -90,6 +90,7 @@ export class KubeCluster {
   readonly #components: Component[] = [];
   readonly #ca: Buffer;
   #kcmToken = "";
+  #peerPort = 0;
 
   private constructor(dir: string, pki: ClusterPki, url: string, etcdUrl: string, adminToken: string) {
     this.dir = dir;
@@ -102,9 +103,17 @@ export class KubeCluster {
   }
 
   static async start(opts: KubeClusterOptions = {}): Promise<KubeCluster> {
-    if (KUBE_SKIP !== undefined || APISERVER.path === undefined || KCM.path === undefined || ETCD.path === undefined) {
-      throw new Error(KUBE_SKIP ?? "kube binaries missing");
-    }
+    const cluster = await KubeCluster.prepare();
+    await cluster.boot(opts);
+    return cluster;
+  }
+
+  /**
+   * A cluster not started yet: its folder, PKI, tokens, admin kubeconfig and a free API server port
+   * (`url`) exist, nothing listens there until boot() — an API server that is away, then comes.
+   */
+  static async prepare(): Promise<KubeCluster> {
+    if (KUBE_SKIP !== undefined) throw new Error(KUBE_SKIP);
     const dir = mkdtempSync(join(tmpdir(), "oooi-kube-"));
     const pki = writeClusterPki(dir);
     const [etcdPort, peerPort, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
@@ -121,8 +130,20 @@ export class KubeCluster {
       ].join("\n") + "\n",
     );
     const cluster = new KubeCluster(dir, pki, `https://127.0.0.1:${String(apiPort)}`, etcdUrl, adminToken);
+    cluster.#kcmToken = kcmToken;
+    cluster.#peerPort = peerPort;
+    return cluster;
+  }
+
+  /** Starts etcd, kube-apiserver on `url`'s port and (by default) kube-controller-manager; stops all on failure. */
+  async boot(opts: KubeClusterOptions = {}): Promise<void> {
+    if (APISERVER.path === undefined || KCM.path === undefined || ETCD.path === undefined)
+      throw new Error(KUBE_SKIP ?? "kube binaries missing");
+    const { dir, pki, etcdUrl } = this;
+    const peerPort = this.#peerPort;
+    const apiPort = new URL(this.url).port;
     try {
-      cluster.#spawn("etcd", ETCD.path, [
+      this.#spawn("etcd", ETCD.path, [
         "--name",
         "test",
         "--data-dir",
@@ -142,8 +163,8 @@ export class KubeCluster {
         "--log-level",
         "warn",
       ]);
-      await cluster.#waitFor("etcd", () => cluster.#etcdHealthy());
-      cluster.#spawn("kube-apiserver", APISERVER.path, [
+      await this.#waitFor("etcd", () => this.#etcdHealthy());
+      this.#spawn("kube-apiserver", APISERVER.path, [
         "--etcd-servers",
         etcdUrl,
         "--bind-address",
@@ -151,7 +172,7 @@ export class KubeCluster {
         "--advertise-address",
         "127.0.0.1",
         "--secure-port",
-        String(apiPort),
+        apiPort,
         "--cert-dir",
         join(dir, "apiserver-certs"),
         "--tls-cert-file",
@@ -166,7 +187,7 @@ export class KubeCluster {
         "--authorization-mode",
         "RBAC",
         "--service-account-issuer",
-        "https://kubernetes.default.svc.cluster.local",
+        "https://kubernetes.default.svc.this.local",
         "--service-account-key-file",
         pki.saPub,
         "--service-account-signing-key-file",
@@ -186,12 +207,10 @@ export class KubeCluster {
         ...(opts.watchCache === false ? ["--watch-cache=false"] : []),
         "--profiling=false",
       ]);
-      await cluster.#waitFor("kube-apiserver", async () => (await cluster.call("GET", "/readyz")).status === 200);
-      cluster.#kcmToken = kcmToken;
-      if (opts.controllerManager !== false) await cluster.startControllerManager();
-      return cluster;
+      await this.#waitFor("kube-apiserver", async () => (await this.call("GET", "/readyz")).status === 200);
+      if (opts.controllerManager !== false) await this.startControllerManager();
     } catch (e) {
-      await cluster.stop();
+      await this.stop();
       throw e;
     }
   }
