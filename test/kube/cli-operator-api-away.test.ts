@@ -22,6 +22,9 @@ describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) started befo
         "127.0.0.1:0",
         "--http-listen",
         "127.0.0.1:0",
+        // This test reads /status.json as the API server comes; who may read it is operator-http-auth's test.
+        "--http-auth",
+        "none",
         "--log-format",
         "json",
       ],
