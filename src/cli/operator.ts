@@ -22,6 +22,7 @@ import { checkEnvoySnapshot } from "../envoy/snapshot.js";
 
 interface OperatorFlags {
   kubeconfig?: string;
+  context?: string;
   xdsListen: string;
   httpListen: { host: string; port: number };
   xdsTlsCert?: string;
@@ -51,6 +52,7 @@ export function registerOperatorCommand(program: Command): void {
       "--kubeconfig <file>",
       "kubeconfig to use (default: $KUBECONFIG, else the pod's service account, else ~/.kube/config)",
     )
+    .option("--context <name>", "the kubeconfig's context to use instead of its current-context")
     .option("--xds-listen <host:port>", "serve ADS, CSDS and oooi.debug.v1 here", "0.0.0.0:18000")
     .addOption(
       hostPortOption(
@@ -76,7 +78,10 @@ export function registerOperatorCommand(program: Command): void {
       let kubeConfig: KubeClientConfig;
       let credentials: ServerCredentials | undefined;
       try {
-        kubeConfig = loadKubeClientConfig(flags.kubeconfig);
+        kubeConfig = loadKubeClientConfig(
+          flags.kubeconfig,
+          flags.context === undefined ? {} : { context: flags.context },
+        );
         if ((flags.xdsTlsCert === undefined) !== (flags.xdsTlsKey === undefined))
           throw new Error("--xds-tls-cert and --xds-tls-key go together");
         if (flags.xdsTlsCert !== undefined && flags.xdsTlsKey !== undefined) {

@@ -185,6 +185,8 @@ export interface ResolvedContext {
   readonly user: User | undefined;
   readonly userRaw: Raw;
   readonly userDir: string | undefined;
+  /** The user's own file, for messages (a merged user may come from another file than the context). */
+  readonly userSource: string;
   readonly origin: string;
 }
 
@@ -208,6 +210,7 @@ function resolveContext(doc: Doc, contextFlag: string | undefined): ResolvedCont
     user: user?.value,
     userRaw: user?.raw ?? {},
     userDir: user?.dir,
+    userSource: user?.source ?? context.source,
     origin: at,
   };
 }
@@ -287,7 +290,7 @@ export function clientConfig(r: ResolvedContext): KubeClientConfig {
       auth.refused();
     };
   } else if (user !== undefined && r.userRaw["exec"] !== undefined && r.userRaw["exec"] !== null) {
-    const at = `${r.origin}, user "${user.name}"`;
+    const at = `${r.userSource}, user "${user.name}"`;
     const auth = new ExecPluginAuth(execPlugin(r.userRaw["exec"], at, r.userDir), at);
     kc.addAuthenticator(auth);
     user = adaptedUser(user, ExecPluginAuth.providerName);
@@ -374,6 +377,7 @@ export function inClusterConfig(root = ""): KubeClientConfig | undefined {
     user: kc.getCurrentUser() ?? undefined,
     userRaw: {},
     userDir: undefined,
+    userSource: "in-cluster service account",
     origin: "in-cluster service account",
   });
 }
