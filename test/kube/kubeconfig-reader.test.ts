@@ -294,6 +294,24 @@ describe("which configuration: --kubeconfig, $KUBECONFIG, in-cluster, ~/.kube/co
     expect(server(flagPath, env)).toBe(expected);
   });
 
+  it("--context picks another context of --kubeconfig or $KUBECONFIG", () => {
+    const both = write(join(root, "two-contexts", "config"), {
+      ...doc({ server: "https://first:6443" }, { token: "t" }),
+      clusters: [
+        { name: "k", cluster: { server: "https://first:6443" } },
+        { name: "k2", cluster: { server: "https://second:6443" } },
+      ],
+      contexts: [
+        { name: "c", context: { cluster: "k", user: "u" } },
+        { name: "other", context: { cluster: "k2", user: "u" } },
+      ],
+    });
+    expect(loadKubeClientConfig(both, { context: "other" }).server).toBe("https://second:6443");
+    vi.stubEnv("KUBECONFIG", both);
+    expect(loadKubeClientConfig(undefined, { context: "other", home }).server).toBe("https://second:6443");
+    expect(() => loadKubeClientConfig(both, { context: "nope" })).toThrow(/context "nope" is not defined/);
+  });
+
   it("nothing at all: says every way to give one", () => {
     expect(() => server(undefined, {}, join(root, "nobody"))).toThrow(
       /pass --kubeconfig, set \$KUBECONFIG, run in a pod/,
