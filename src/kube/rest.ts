@@ -5,7 +5,7 @@
 // connection, and the operator's writes (server-side apply, status subresources, generic pruning) are
 // plain REST calls on paths it already knows, each explicit (RBAC is derived from them) and testable.
 // Moving the transport to client-node's APIs is the next step of issue 26.
-import { request as httpRequest, type Agent, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { Agent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import { createInterface } from "node:readline";
 import type { KubeClientConfig } from "./kubeconfig.js";
@@ -224,13 +224,16 @@ export class KubeRest {
    */
   #agentFor(opts: RequestOptions): Agent {
     const built = opts.agent;
-    if (!(built instanceof Object) || typeof built === "boolean") throw new Error("client-node built no agent");
+    // https.Agent, or for proxy-url hpagent's or socks-proxy-agent's, all node:http Agents.
+    if (!(built instanceof Agent)) throw new Error("client-node built no agent");
     const material = [opts.ca, opts.cert, opts.key, opts.servername, opts.rejectUnauthorized]
       .map((v) => (Buffer.isBuffer(v) ? v.toString("latin1") : v === undefined ? "" : JSON.stringify(v)))
       .join("\0");
     if (this.#agent?.material !== material) {
-      // Idle connections of the old material go; open watches keep theirs until they end.
-      this.#agent?.agent.destroy();
+      // Idle connections of the old material go; open watches keep theirs until they end
+      // (Agent.destroy would close those too).
+      for (const sockets of Object.values(this.#agent?.agent.freeSockets ?? {}))
+        for (const s of sockets ?? []) s.destroy();
       Object.assign(built, { keepAlive: true });
       this.#agent = { material, agent: built };
     }

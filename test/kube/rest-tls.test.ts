@@ -5,13 +5,13 @@
 // OIDC auth-provider's id-token is the bearer token; basic credentials and every impersonation header
 // arrive; proxy-url goes through an HTTP CONNECT proxy on loopback.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import { createServer as createHttpServer, type Server as HttpServer, type ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TLSSocket, type PeerCertificate } from "node:tls";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { kubeconfigFromText } from "../../src/kube/kubeconfig.js";
 import { KubeRest, statusCode } from "../../src/kube/rest.js";
 import { writeClientCert, writeClusterPki } from "../support/kube/pki.js";
@@ -23,6 +23,8 @@ let url = "";
 let connections = 0;
 /** Common names of the client certificates, one per request. */
 const seen: string[] = [];
+/** Open watch responses, left streaming. */
+const watches: ServerResponse[] = [];
 /** Answer 401 to requests from these names. */
 const refused = new Set<string>();
 
@@ -41,6 +43,11 @@ beforeAll(async () => {
       // No client certificate: an empty object.
       const subjectCn = (socket.getPeerCertificate() as Partial<PeerCertificate>).subject?.CN;
       const cn = typeof subjectCn === "string" ? subjectCn : "";
+      if (req.url?.includes("watch=true") === true) {
+        res.writeHead(200, { "Content-Type": "application/json" });
+        watches.push(res);
+        return;
+      }
       seen.push(cn);
       res.writeHead(refused.has(cn) ? 401 : 200, { "Content-Type": "application/json" });
       res.end(
@@ -122,6 +129,50 @@ describe("KubeRest over TLS", () => {
     await rest.request({ method: "GET", path: "/api" });
     expect(seen.slice(-4)).toEqual(["client-one", "client-one", "client-one", "client-two"]);
     expect(connections - before).toBe(2);
+  });
+
+  it("a new certificate closes idle connections only: an open watch keeps streaming on its own", async () => {
+    const a = writeClientCert(dir, "watch-a", "watch-a");
+    const b = writeClientCert(dir, "watch-b", "watch-b");
+    const credential = (c: { cert: string; key: string }): string =>
+      JSON.stringify({
+        apiVersion: "client.authentication.k8s.io/v1",
+        kind: "ExecCredential",
+        status: { clientCertificateData: readFileSync(c.cert, "utf8"), clientKeyData: readFileSync(c.key, "utf8") },
+      });
+    writeFileSync(join(dir, "watch-a.json"), credential(a));
+    writeFileSync(join(dir, "watch-b.json"), credential(b));
+    const script = join(dir, "watch-rotate.sh");
+    const state = join(dir, "watch-rotate.state");
+    writeFileSync(
+      script,
+      `#!/bin/sh\nif [ -e '${state}' ]; then cat '${join(dir, "watch-b.json")}'; else touch '${state}'; cat '${join(dir, "watch-a.json")}'; fi\n`,
+    );
+    chmodSync(script, 0o755);
+    const rest = new KubeRest(
+      kubeconfigFromText(
+        kubeconfig({ exec: { apiVersion: "client.authentication.k8s.io/v1", command: script } }),
+        "test",
+        { dir },
+      ),
+    );
+    const events: string[] = [];
+    const stop = new AbortController();
+    const watching = rest.watch("/api/v1/pods", {}, (e) => events.push(e.type), stop.signal);
+    await vi.waitFor(() => {
+      expect(watches).toHaveLength(1);
+    });
+    const stream = watches[0];
+    stream?.write(`${JSON.stringify({ type: "ADDED", object: {} })}\n`);
+    refused.add("watch-a");
+    expect(await rest.request({ method: "GET", path: "/api" }).catch(statusCode)).toBe(401);
+    expect(await rest.request({ method: "GET", path: "/api" })).toMatchObject({ cn: "watch-b" });
+    stream?.write(`${JSON.stringify({ type: "MODIFIED", object: {} })}\n`);
+    await vi.waitFor(() => {
+      expect(events).toEqual(["ADDED", "MODIFIED"]);
+    });
+    stop.abort();
+    await watching;
   });
 
   it("an exec plugin without expirationTimestamp runs once for many requests", async () => {
