@@ -33,6 +33,7 @@ import { SYSTEM_CLOCK } from "../util/clock.js";
 
 interface OperatorFlags {
   kubeconfig?: string;
+  context?: string;
   xdsListen: string;
   httpListen: { host: string; port: number };
   httpAuth: "kubernetes" | "none";
@@ -64,6 +65,7 @@ export function registerOperatorCommand(program: Command): void {
       "--kubeconfig <file>",
       "kubeconfig to use (default: $KUBECONFIG, else the pod's service account, else ~/.kube/config)",
     )
+    .option("--context <name>", "the kubeconfig's context to use instead of its current-context")
     .addOption(
       new Option("--xds-listen <host:port>", "serve ADS, CSDS and oooi.debug.v1 here")
         .argParser((value) => {
@@ -110,7 +112,10 @@ export function registerOperatorCommand(program: Command): void {
       let kubeConfig: KubeClientConfig;
       let credentials: ServerCredentials | undefined;
       try {
-        kubeConfig = loadKubeClientConfig(flags.kubeconfig);
+        kubeConfig = loadKubeClientConfig(
+          flags.kubeconfig,
+          flags.context === undefined ? {} : { context: flags.context },
+        );
         if ((flags.xdsTlsCert === undefined) !== (flags.xdsTlsKey === undefined))
           throw new Error("--xds-tls-cert and --xds-tls-key go together");
         if (flags.xdsTlsCert !== undefined && flags.xdsTlsKey !== undefined) {

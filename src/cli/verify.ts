@@ -22,6 +22,8 @@ import { withXdsTlsFlags, xdsCredentials, type XdsTlsOptions } from "./xds-tls-f
 export interface VerifyCommandOptions extends XdsTlsOptions {
   readonly manifests?: string;
   readonly kubeconfig?: string;
+  /** The kubeconfig's context to use instead of its current-context. */
+  readonly context?: string;
   readonly namespace?: string;
   readonly probeImage: string;
   readonly xds: string | false;
@@ -93,7 +95,9 @@ async function verifyCluster(kubeconfig: string, opts: VerifyCommandOptions, io:
   const timeout = opts.timeout ?? 120_000;
   let rest: KubeRest;
   try {
-    rest = new KubeRest(loadKubeconfigFiles([kubeconfig]), { requestTimeoutMs: Math.min(timeout, 30_000) });
+    rest = new KubeRest(loadKubeconfigFiles([kubeconfig], opts.context), {
+      requestTimeoutMs: Math.min(timeout, 30_000),
+    });
   } catch (e) {
     io.err(`oooi verify: ${e instanceof Error ? e.message : String(e)}\n`);
     return 2;
@@ -144,6 +148,7 @@ export function registerVerifyCommand(program: Command): Command {
       )
       .option("--manifests <dir|file>", "the manifests serve reads (the model the answers are compared with)")
       .option("--kubeconfig <file>", "verify the cluster of this kubeconfig's current context instead of a serve")
+      .option("--context <name>", "cluster mode: the kubeconfig's context to use instead of its current-context")
       .option("--namespace <ns>", "cluster mode: only the Infras of this namespace")
       .option("--probe-image <image>", "cluster mode: the probe pod's image (it runs sh and dig)", DEFAULT_PROBE_IMAGE)
       .option("--xds <host:port>", "serve's xDS address", DEFAULT_XDS_ADDRESS)

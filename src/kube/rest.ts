@@ -1,13 +1,13 @@
-// A small Kubernetes REST client on node:http(s), configured by kubeconfig.ts and authenticated by
-// credentials.ts. Why not client-node's informers/typed clients: its informers stop for good on any
-// error but 410 and never ask for bookmarks, its Watch has no way to detect a silent connection,
-// and the operator's writes (server-side apply, status subresources, generic pruning) are plain
-// REST calls on paths it already knows — owning the loop makes every request explicit (RBAC is
-// derived from them) and every failure mode testable.
-import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+// A small Kubernetes REST client on node:http(s) whose every request gets its TLS material, auth headers
+// and agent (an HTTP CONNECT or SOCKS agent for proxy-url) from client-node's KubeConfig
+// (kubeconfig.ts builds it). Requests still go through node:http(s) rather than client-node's generated
+// clients, Watch and informers: the reflector needs bookmarks, paginated lists and a watchdog on a silent
+// connection, and the operator's writes (server-side apply, status subresources, generic pruning) are
+// plain REST calls on paths it already knows, each explicit (RBAC is derived from them) and testable.
+// Moving the transport to client-node's APIs is the next step of issue 26.
+import { Agent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { request as httpsRequest, type RequestOptions } from "node:https";
 import { createInterface } from "node:readline";
-import { KubeCredentials, type KubeCredentialsOptions, type RequestCredentials } from "./credentials.js";
 import type { KubeClientConfig } from "./kubeconfig.js";
 
 /** An API call the server answered with an error status (a metav1.Status body when it gave one). */
@@ -68,22 +68,18 @@ export interface KubeRestOptions {
   readonly requestTimeoutMs?: number;
   /** Told about every answered request (status 0 = transport failure), for metrics. */
   readonly onResponse?: (method: string, path: string, status: number) => void;
-  /** Clock and exec runner of the credentials (tests). */
-  readonly credentials?: KubeCredentialsOptions;
 }
 
 /** REST access to one API server as one user. */
 export class KubeRest {
   readonly #config: KubeClientConfig;
-  readonly #credentials: KubeCredentials;
   readonly #timeoutMs: number;
   readonly #onResponse: ((method: string, path: string, status: number) => void) | undefined;
-  /** One TLS agent per client certificate (an exec plugin may hand out a new one). */
-  #agent: { cert: RequestCredentials["clientCertificate"]; agent: HttpsAgent } | undefined;
+  /** The agent of the current TLS material (an exec plugin may hand out a new certificate). */
+  #agent: { material: string; agent: Agent } | undefined;
 
   constructor(config: KubeClientConfig, opts: KubeRestOptions = {}) {
     this.#config = config;
-    this.#credentials = new KubeCredentials(config, opts.credentials);
     this.#timeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.#onResponse = opts.onResponse;
   }
@@ -177,16 +173,21 @@ export class KubeRest {
   }
 
   async #send(req: KubeRequest, timeoutMs: number): Promise<IncomingMessage> {
-    const creds = await this.#credentials.current();
     const url = new URL(this.#config.server + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    const headers: OutgoingHttpHeaders = { Accept: "application/json", ...creds.headers };
+    const opts: RequestOptions = { headers: {} };
+    await this.#config.kubeConfig.applyToHTTPSOptions(opts);
+    const headers: OutgoingHttpHeaders = {
+      Accept: "application/json",
+      ...(opts.headers as OutgoingHttpHeaders),
+      ...(this.#config.headers as OutgoingHttpHeaders),
+    };
     if (body !== undefined) {
       headers["Content-Type"] = req.contentType ?? "application/json";
       headers["Content-Length"] = String(Buffer.byteLength(body));
     }
-    const agent = url.protocol === "https:" ? this.#agentFor(creds.clientCertificate) : undefined;
+    const agent = this.#agentFor(opts);
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     return new Promise<IncomingMessage>((resolve, reject) => {
       const r = send(
@@ -194,7 +195,8 @@ export class KubeRest {
         {
           method: req.method,
           headers,
-          ...(agent === undefined ? {} : { agent }),
+          agent,
+          ...(opts.auth === undefined || opts.auth === null ? {} : { auth: opts.auth }),
           ...(req.signal === undefined ? {} : { signal: req.signal }),
         },
         resolve,
@@ -210,27 +212,30 @@ export class KubeRest {
       r.end(body);
     }).then((res) => {
       // A refused token or certificate: read the token file or run the exec plugin again next time.
-      if (res.statusCode === 401) this.#credentials.invalidate();
+      if (res.statusCode === 401) this.#config.refused();
       return res;
     });
   }
 
-  #agentFor(cert: RequestCredentials["clientCertificate"]): HttpsAgent {
-    if (this.#agent === undefined || this.#agent.cert !== cert) {
-      // Idle connections of the old certificate go; open watches keep theirs until they end.
-      const idle = Object.values(this.#agent?.agent.freeSockets ?? {});
-      for (const sockets of idle) for (const s of sockets ?? []) s.destroy();
-      const c = this.#config;
-      this.#agent = {
-        cert,
-        agent: new HttpsAgent({
-          keepAlive: true,
-          rejectUnauthorized: !c.insecureSkipTlsVerify,
-          ...(c.ca === undefined ? {} : { ca: c.ca }),
-          ...(c.tlsServerName === undefined ? {} : { servername: c.tlsServerName }),
-          ...(cert === undefined ? {} : { cert: cert.cert, key: cert.key }),
-        }),
-      };
+  /**
+   * client-node builds a new agent for every request (applyToHTTPSOptions), without keep-alive: each
+   * request would open its own TLS connection. The first agent of each TLS material is kept instead,
+   * keep-alive switched on (client-node's builder is private, so its agent is adjusted, not rebuilt).
+   */
+  #agentFor(opts: RequestOptions): Agent {
+    const built = opts.agent;
+    // https.Agent, or for proxy-url hpagent's or socks-proxy-agent's, all node:http Agents.
+    if (!(built instanceof Agent)) throw new Error("client-node built no agent");
+    const material = [opts.ca, opts.cert, opts.key, opts.servername, opts.rejectUnauthorized]
+      .map((v) => (Buffer.isBuffer(v) ? v.toString("latin1") : v === undefined ? "" : JSON.stringify(v)))
+      .join("\0");
+    if (this.#agent?.material !== material) {
+      // Idle connections of the old material go; open watches keep theirs until they end
+      // (Agent.destroy would close those too).
+      for (const sockets of Object.values(this.#agent?.agent.freeSockets ?? {}))
+        for (const s of sockets ?? []) s.destroy();
+      Object.assign(built, { keepAlive: true });
+      this.#agent = { material, agent: built };
     }
     return this.#agent.agent;
   }

@@ -1,12 +1,17 @@
-// Our kubeconfig reader and credentials against a real kube-apiserver: who the server says we are
-// (a SelfSubjectReview) for each way a kubeconfig authenticates — client certificate files relative to
-// the kubeconfig, an exec plugin's token or certificate, a rotating token file, impersonation, the
-// pod's service account — and the TLS name checks (tls-server-name).
+// Kubeconfigs read into client-node's KubeConfig (with our adapters) against a real kube-apiserver: who
+// the server says we are (a SelfSubjectReview) for each way a kubeconfig authenticates — client
+// certificate files relative to the kubeconfig, an exec plugin's token or certificate, a rotating token
+// file, impersonation, the pod's service account — and the TLS name checks (tls-server-name).
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { inClusterConfig, loadKubeconfigFiles, type KubeClientConfig } from "../../src/kube/kubeconfig.js";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import {
+  inClusterConfig,
+  loadKubeconfigFiles,
+  SERVICE_ACCOUNT_DIR,
+  type KubeClientConfig,
+} from "../../src/kube/kubeconfig.js";
 import { KubeRest, statusCode } from "../../src/kube/rest.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";
 import { writeClientCert } from "../support/kube/pki.js";
@@ -14,6 +19,7 @@ import { useKubeCluster } from "./support.js";
 
 interface UserInfo {
   username?: string;
+  uid?: string;
   groups?: string[];
 }
 
@@ -99,6 +105,29 @@ describe.skipIf(KUBE_SKIP)("kubeconfig against a real kube-apiserver", () => {
     expect(await whoami(config)).toMatchObject({ username: "oooi-test-admin" });
   });
 
+  // client-node 1.4 alone runs such a plugin before every request.
+  it("an exec plugin's token without expirationTimestamp: run once, reused for every request", async () => {
+    const d = folder("exec-no-expiry");
+    const runs = join(d, "runs");
+    script(
+      join(d, "plugin.sh"),
+      `echo run >> '${runs}'\n` +
+        `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$TOKEN"\n`,
+    );
+    const config = loadKubeconfigFiles([
+      kubeconfig("exec-no-expiry", {
+        exec: {
+          apiVersion: "client.authentication.k8s.io/v1",
+          command: "./plugin.sh",
+          env: [{ name: "TOKEN", value: cluster().adminToken }],
+        },
+      }),
+    ]);
+    const rest = new KubeRest(config);
+    for (let i = 0; i < 4; i++) await rest.request({ method: "GET", path: "/api/v1/namespaces/default" });
+    expect(readFileSync(runs, "utf8").trim().split("\n")).toHaveLength(1);
+  });
+
   it("an exec plugin's client certificate", async () => {
     const d = folder("exec-cert");
     const made = writeClientCert(pkiDir(), "bob", "bob");
@@ -127,12 +156,19 @@ describe.skipIf(KUBE_SKIP)("kubeconfig against a real kube-apiserver", () => {
     expect((await get()).metadata?.name).toBe("default");
   });
 
-  it("impersonation (as, as-groups) as the admin", async () => {
+  // client-node 1.4 alone sends only Impersonate-User.
+  it("impersonation (as, as-uid, as-groups) as the admin", async () => {
     const config = loadKubeconfigFiles([
-      kubeconfig("impersonate", { token: cluster().adminToken, as: "carol", "as-groups": ["g1", "g2"] }),
+      kubeconfig("impersonate", {
+        token: cluster().adminToken,
+        as: "carol",
+        "as-uid": "carol-7",
+        "as-groups": ["g1", "g2"],
+      }),
     ]);
     expect(await whoami(config)).toMatchObject({
       username: "carol",
+      uid: "carol-7",
       groups: expect.arrayContaining(["g1", "g2"]) as unknown,
     });
   });
@@ -165,15 +201,22 @@ describe.skipIf(KUBE_SKIP)("kubeconfig against a real kube-apiserver", () => {
   });
 
   it("in-cluster: KUBERNETES_SERVICE_HOST/PORT and the mounted token and CA", async () => {
-    const sa = folder("serviceaccount");
+    const root = folder("pod-root");
+    const sa = join(root, SERVICE_ACCOUNT_DIR);
+    mkdirSync(sa, { recursive: true });
     writeFileSync(join(sa, "token"), cluster().adminToken);
     writeFileSync(join(sa, "ca.crt"), readFileSync(cluster().pki.caCert));
     writeFileSync(join(sa, "namespace"), "clusters\n");
     const url = new URL(cluster().url);
-    const config = inClusterConfig({ KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port }, sa);
+    vi.stubEnv("KUBERNETES_SERVICE_HOST", url.hostname);
+    vi.stubEnv("KUBERNETES_SERVICE_PORT", url.port);
+    const config = inClusterConfig(root);
     if (config === undefined) throw new Error("not seen as in-cluster");
-    expect(config).toMatchObject({ namespace: "clusters", origin: "in-cluster service account" });
+    expect(config).toMatchObject({ origin: "in-cluster service account" });
     expect(await whoami(config)).toMatchObject({ username: "oooi-test-admin" });
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
   });
 });
 

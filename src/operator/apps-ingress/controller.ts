@@ -285,7 +285,8 @@ export class AppsIngressController {
     if (existing?.key === sessionKey) return { session: existing };
     let rest: KubeRest;
     try {
-      rest = new KubeRest(hostedKubeConfig(Buffer.from(encoded, "base64").toString("utf8"), address), {
+      const text = Buffer.from(encoded, "base64").toString("utf8");
+      rest = new KubeRest(hostedKubeConfig(text, address, `Secret ${hcNs}/${secretName} key "kubeconfig"`), {
         requestTimeoutMs: this.#o.requestTimeoutMs ?? 10_000,
       });
     } catch (e) {
@@ -293,7 +294,7 @@ export class AppsIngressController {
         gone: {
           phase: "Degraded",
           reason: "HostedClusterAccessFailed",
-          message: `Secret ${hcNs}/${secretName}: ${describe(e)}`,
+          message: describe(e),
         },
       };
     }

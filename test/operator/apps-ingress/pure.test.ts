@@ -210,26 +210,29 @@ describe("hosted kubeconfig", () => {
       contexts: [{ name: "c", context: { cluster: "k", user: "u" } }],
     });
 
+  const cluster = (text: string, address: { host: string; port: number }) =>
+    hostedKubeConfig(text, address).kubeConfig.getCurrentCluster();
+
   it("dials the Service address and verifies TLS against the kubeconfig's host", () => {
-    expect(
-      hostedKubeConfig(kubeconfig("https://api.h.example.com:6443"), { host: "172.30.0.10", port: 6443 }),
-    ).toMatchObject({
+    const config = hostedKubeConfig(kubeconfig("https://api.h.example.com:6443"), { host: "172.30.0.10", port: 6443 });
+    expect(config.server).toBe("https://172.30.0.10:6443");
+    expect(config.kubeConfig.getCurrentCluster()).toMatchObject({
       server: "https://172.30.0.10:6443",
       tlsServerName: "api.h.example.com",
-      ca: CA,
-      insecureSkipTlsVerify: false,
-      credential: { kind: "token", token: "t" },
+      caData: Buffer.from(CA).toString("base64"),
+      skipTLSVerify: false,
     });
+    expect(config.kubeConfig.getCurrentUser()).toMatchObject({ token: "t" });
   });
 
   it("keeps an explicit tls-server-name; an IP host has none (Node cannot send one)", () => {
     expect(
-      hostedKubeConfig(kubeconfig("https://x:1", { "tls-server-name": "pinned" }), { host: "172.30.0.10", port: 1 })
-        .tlsServerName,
+      cluster(kubeconfig("https://x:1", { "tls-server-name": "pinned" }), { host: "172.30.0.10", port: 1 })
+        ?.tlsServerName,
     ).toBe("pinned");
-    expect(
-      hostedKubeConfig(kubeconfig("https://10.0.0.1:6443"), { host: "172.30.0.10", port: 6443 }).tlsServerName,
-    ).toBeUndefined();
+    expect(cluster(kubeconfig("https://10.0.0.1:6443"), { host: "172.30.0.10", port: 6443 })?.tlsServerName).toBe(
+      undefined,
+    );
   });
 
   it("refuses garbage and insecure-skip-tls-verify with a readable message", () => {
@@ -254,6 +257,18 @@ describe("hosted kubeconfig", () => {
       /exec runs a command/,
     ],
     ["a token file", { tokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token" }, /tokenFile names a file/],
+    // client-node's own spelling, which its loader reads at once.
+    ["client-node's token-file", { "token-file": "/etc/shadow" }, /token-file names a file/],
+    [
+      "an OIDC auth-provider",
+      { "auth-provider": { name: "oidc", config: { "idp-issuer-url": "https://idp.example" } } },
+      /auth-provider may run a command or call an identity provider/,
+    ],
+    [
+      "a gcp auth-provider (it runs cmd-path)",
+      { "auth-provider": { name: "gcp", config: { "cmd-path": "/bin/sh" } } },
+      /user "u": auth-provider/,
+    ],
     [
       "a client key file",
       { "client-certificate": "/etc/cert.pem", "client-key": "/etc/key.pem" },
@@ -263,6 +278,16 @@ describe("hosted kubeconfig", () => {
     expect(() => hostedKubeConfig(kubeconfig("https://x:1", {}, user), { host: "172.30.0.10", port: 1 })).toThrow(
       message,
     );
+  });
+
+  it("names the Secret and the field; a CA file is refused too", () => {
+    const text = kubeconfig("https://x:1", {
+      "certificate-authority-data": undefined,
+      "certificate-authority": "/etc/kubernetes/ca.crt",
+    });
+    expect(() =>
+      hostedKubeConfig(text, { host: "172.30.0.10", port: 1 }, 'Secret clusters/h key "kubeconfig"'),
+    ).toThrow('Secret clusters/h key "kubeconfig", cluster "k": certificate-authority names a file');
   });
 
   it("serviceAddress: ClusterIP and the 6443 port (else the first), or why not", () => {

@@ -1,6 +1,5 @@
-// A client-node KubeConfig for the fake, for the tests that use client-node as an independent client.
-// Not exported from index.ts: importing client-node costs a process ~50 MiB, which the operator bench
-// (it imports the fake's support) must not count.
+// A client-node KubeConfig for the fake, for the tests that use client-node's own API clients and
+// informers against it (the operator's KubeConfig comes from src/kube/kubeconfig.ts instead).
 import { KubeConfig } from "@kubernetes/client-node";
 import { kubeconfigYaml } from "./kubeconfig.js";
 

@@ -1,12 +1,14 @@
-// What each request presents, with the clock injected: a rotating token file read again after a minute
-// (the last good token kept through a failed read), an exec plugin — a real script — run once per
-// credential lifetime and again after a 401, and readable messages when a plugin misbehaves.
+// The authenticators we plug into client-node's KubeConfig, with the clock injected: a rotating token
+// file read again after a minute (the last good token kept through a failed read) and at once after a
+// 401; an exec plugin — a real script — run once per credential lifetime (a credential without expiry:
+// until a 401), once for concurrent requests, and readable messages when a plugin misbehaves.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { KubeCredentials, parseExecCredential } from "../../src/kube/credentials.js";
-import type { KubeClientConfig, KubeCredential } from "../../src/kube/kubeconfig.js";
+import type { RequestOptions } from "node:https";
+import { ExecPluginAuth, parseExecCredential, type ExecPlugin } from "../../src/kube/exec-auth.js";
+import { TokenFileAuth } from "../../src/kube/token-file-auth.js";
 
 const dir = mkdtempSync(join(tmpdir(), "oooi-credentials-"));
 afterAll(() => {
@@ -14,11 +16,24 @@ afterAll(() => {
 });
 
 const V1 = "client.authentication.k8s.io/v1";
-const config = (credential: KubeCredential, extra: Partial<KubeClientConfig> = {}): KubeClientConfig => ({
-  server: "https://api.example:6443",
-  insecureSkipTlsVerify: false,
-  credential,
-  origin: 'kubeconfig test, context "c"',
+const ORIGIN = 'kubeconfig test, context "c"';
+const USER = { name: "u" };
+
+/** What an authenticator adds to a request's options (starting from `opts`). */
+async function applied(
+  auth: TokenFileAuth | ExecPluginAuth,
+  opts: RequestOptions = { headers: {} },
+): Promise<RequestOptions> {
+  await auth.applyAuthentication(USER, opts);
+  return opts;
+}
+const bearer = async (auth: TokenFileAuth | ExecPluginAuth): Promise<unknown> =>
+  (await applied(auth)).headers?.["Authorization" as keyof RequestOptions["headers"]];
+const exec = (command: string, extra: Partial<ExecPlugin> = {}): ExecPlugin => ({
+  command,
+  args: [],
+  env: [],
+  apiVersion: V1,
   ...extra,
 });
 
@@ -52,37 +67,35 @@ describe("a token file", () => {
     const path = join(dir, "token");
     writeFileSync(path, "one\n");
     const c = clock();
-    const creds = new KubeCredentials(config({ kind: "tokenFile", path }), { now: c.now });
-    expect((await creds.current()).headers).toEqual({ Authorization: "Bearer one" });
+    const auth = new TokenFileAuth(path, ORIGIN, { now: c.now });
+    expect(await bearer(auth)).toBe("Bearer one");
     writeFileSync(path, "two\n");
     c.advance(59_999);
-    expect((await creds.current()).headers).toEqual({ Authorization: "Bearer one" });
+    expect(await bearer(auth)).toBe("Bearer one");
     c.advance(1);
-    expect((await creds.current()).headers).toEqual({ Authorization: "Bearer two" });
+    expect(await bearer(auth)).toBe("Bearer two");
     rmSync(path);
     c.advance(60_000);
-    expect((await creds.current()).headers).toEqual({ Authorization: "Bearer two" });
+    expect(await bearer(auth)).toBe("Bearer two");
   });
 
   it("a 401 makes the next request read it at once", async () => {
     const path = join(dir, "token-401");
     writeFileSync(path, "old");
-    const creds = new KubeCredentials(config({ kind: "tokenFile", path }), { now: clock().now });
-    await creds.current();
+    const auth = new TokenFileAuth(path, ORIGIN, { now: clock().now });
+    await bearer(auth);
     writeFileSync(path, "new");
-    creds.invalidate();
-    expect((await creds.current()).headers).toEqual({ Authorization: "Bearer new" });
+    auth.refused();
+    expect(await bearer(auth)).toBe("Bearer new");
   });
 
   it("missing or empty at first use: an error naming the file", async () => {
     const empty = join(dir, "token-empty");
     writeFileSync(empty, "\n");
-    await expect(
-      new KubeCredentials(config({ kind: "tokenFile", path: join(dir, "absent") })).current(),
-    ).rejects.toThrow(/kubeconfig test, context "c": cannot read the token file .*absent/);
-    await expect(new KubeCredentials(config({ kind: "tokenFile", path: empty })).current()).rejects.toThrow(
-      /it is empty/,
+    await expect(bearer(new TokenFileAuth(join(dir, "absent"), ORIGIN))).rejects.toThrow(
+      /kubeconfig test, context "c": cannot read the token file .*absent/,
     );
+    await expect(bearer(new TokenFileAuth(empty, ORIGIN))).rejects.toThrow(/it is empty/);
   });
 });
 
@@ -93,24 +106,37 @@ describe("an exec plugin", () => {
       "expiring",
       `printf '%s' '${execCredential({ token: "tok", expirationTimestamp: "2026-01-01T00:10:00Z" })}'`,
     );
-    const creds = new KubeCredentials(
-      config({ kind: "exec", plugin: { command: p.command, args: [], env: [], apiVersion: V1 } }),
-      {
-        now: c.now,
-      },
-    );
-    const all = await Promise.all([creds.current(), creds.current(), creds.current()]);
-    expect(all.map((a) => a.headers["Authorization"])).toEqual(["Bearer tok", "Bearer tok", "Bearer tok"]);
+    const auth = new ExecPluginAuth(exec(p.command), ORIGIN, { now: c.now });
+    expect(await Promise.all([bearer(auth), bearer(auth), bearer(auth)])).toEqual([
+      "Bearer tok",
+      "Bearer tok",
+      "Bearer tok",
+    ]);
     expect(p.runs()).toBe(1);
     c.advance(9 * 60_000);
-    await creds.current();
+    await bearer(auth);
     expect(p.runs()).toBe(1);
     c.advance(60_000);
-    await creds.current();
+    await bearer(auth);
     expect(p.runs()).toBe(2);
-    creds.invalidate();
-    await creds.current();
+    auth.refused();
+    await bearer(auth);
     expect(p.runs()).toBe(3);
+  });
+
+  // client-node 1.4's ExecAuth runs such a plugin for every request; client-go keeps its answer until a 401.
+  it("without expirationTimestamp: reused however much time passes, until a 401", async () => {
+    const c = clock();
+    const p = plugin("no-expiry", `printf '%s' '${execCredential({ token: "forever" })}'`);
+    const auth = new ExecPluginAuth(exec(p.command), ORIGIN, { now: c.now });
+    for (let i = 0; i < 5; i++) {
+      expect(await bearer(auth)).toBe("Bearer forever");
+      c.advance(24 * 3_600_000);
+    }
+    expect(p.runs()).toBe(1);
+    auth.refused();
+    await bearer(auth);
+    expect(p.runs()).toBe(2);
   });
 
   it("gets its args, its env and KUBERNETES_EXEC_INFO; a client certificate replaces the kubeconfig's", async () => {
@@ -120,16 +146,15 @@ describe("an exec plugin", () => {
         `case "$KUBERNETES_EXEC_INFO" in *'"kind":"ExecCredential"'*'"interactive":false'*) ;; *) exit 5;; esac\n` +
         `printf '%s' '${execCredential({ clientCertificateData: "CERT", clientKeyData: "KEY" })}'`,
     );
-    const creds = new KubeCredentials(
-      config(
-        {
-          kind: "exec",
-          plugin: { command: p.command, args: ["get-token"], env: [{ name: "REGION", value: "eu" }], apiVersion: V1 },
-        },
-        { clientCertificate: { cert: "FROM-KUBECONFIG", key: "K" } },
-      ),
+    const auth = new ExecPluginAuth(
+      exec(p.command, { args: ["get-token"], env: [{ name: "REGION", value: "eu" }] }),
+      ORIGIN,
     );
-    expect(await creds.current()).toEqual({ headers: {}, clientCertificate: { cert: "CERT", key: "KEY" } });
+    expect(await applied(auth, { headers: {}, cert: "FROM-KUBECONFIG", key: "K" })).toEqual({
+      headers: {},
+      cert: "CERT",
+      key: "KEY",
+    });
   });
 
   it.each([
@@ -151,43 +176,15 @@ describe("an exec plugin", () => {
     ],
   ])("%s", async (name, body, message) => {
     const p = plugin(`bad-${name.replace(/\W+/g, "-")}`, body);
-    const creds = new KubeCredentials(
-      config({ kind: "exec", plugin: { command: p.command, args: [], env: [], apiVersion: V1 } }),
-    );
-    await expect(creds.current()).rejects.toThrow(message);
+    await expect(bearer(new ExecPluginAuth(exec(p.command), ORIGIN))).rejects.toThrow(message);
   });
 
   it("not installed: its install hint", async () => {
-    const creds = new KubeCredentials(
-      config({
-        kind: "exec",
-        plugin: {
-          command: join(dir, "no-such-plugin"),
-          args: [],
-          env: [],
-          apiVersion: V1,
-          installHint: "Install it from the vendor.\n",
-        },
-      }),
+    const auth = new ExecPluginAuth(
+      exec(join(dir, "no-such-plugin"), { installHint: "Install it from the vendor.\n" }),
+      ORIGIN,
     );
-    await expect(creds.current()).rejects.toThrow(/failed \(ENOENT\); Install it from the vendor\.$/);
-  });
-});
-
-describe("headers", () => {
-  it("basic credentials and impersonation (a header per group)", async () => {
-    const creds = new KubeCredentials(
-      config(
-        { kind: "basic", username: "ann", password: "pw" },
-        { impersonate: { user: "bob", uid: "7", groups: ["g1", "g2"] } },
-      ),
-    );
-    expect((await creds.current()).headers).toEqual({
-      Authorization: `Basic ${Buffer.from("ann:pw").toString("base64")}`,
-      "Impersonate-User": "bob",
-      "Impersonate-Uid": "7",
-      "Impersonate-Group": ["g1", "g2"],
-    });
+    await expect(bearer(auth)).rejects.toThrow(/failed \(ENOENT\); Install it from the vendor\.$/);
   });
 });
 
