@@ -27,7 +27,8 @@ import { DEFAULT_LEASE_TIMING, LeaderElector, type LeaseTiming } from "./leader.
 import { OPERATOR_METRICS, type OperatorMetrics } from "./metrics.js";
 import { Metrics } from "../../metrics/index.js";
 import { NotLeaderError, Reconciler } from "../writing/reconcile.js";
-import { SerialRunner } from "./runner.js";
+import { runPasses } from "../../pipeline/passes.js";
+import { clockScheduler } from "../../pipeline/schedulers.js";
 import { AppsIngressController } from "../apps-ingress/controller.js";
 import type { OperatorCa } from "../../pki/store.js";
 import type { Logger } from "../../util/logger.js";
@@ -253,7 +254,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
     return outputs;
   };
 
-  const runner = new SerialRunner(
+  const runner = runPasses(
     async () => {
       const obs = latest;
       if (obs === undefined || !isLeader()) return;
@@ -279,7 +280,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
       }
     },
     {
-      clock,
+      scheduler: clockScheduler(clock),
       resyncMs: opts.resyncMs ?? 30_000,
       minIntervalMs: opts.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS,
       ...(opts.backoff === undefined ? {} : { backoff: opts.backoff }),
