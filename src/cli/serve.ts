@@ -1,6 +1,6 @@
 // `oooi serve`: the embedded default. The manifest directory stands in for the cluster; every
 // change is rendered and pushed to the outputs that are configured.
-import { Subscription, from, map, scan, share, switchMap } from "rxjs";
+import { Subscription, from, map, switchMap } from "rxjs";
 import type { Logger } from "pino";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -8,7 +8,9 @@ import { ALLOCATIONS_FILE, AllocationStore, readAllocationFile } from "../pipeli
 import { FileSink, OutputWriteError, RetryingFileSink } from "../pipeline/file-sink.js";
 import { checkOutputDir } from "../pipeline/output-guard.js";
 import { SYSTEM_CLOCK } from "../util/clock.js";
-import { renderAll, type Outputs, type RenderedInfra } from "../pipeline/outputs.js";
+import type { Outputs, RenderedInfra } from "../pipeline/outputs.js";
+import { RenderChain, renderLoop } from "../pipeline/render-loop.js";
+import { distinctRenderings } from "../pipeline/distinct-renderings.js";
 import { formatManifestError, summarizeIgnored, type ManifestError, type ManifestLoad } from "../watchers/manifests.js";
 import { noInfraWarning, problemLines, ProblemMemory, type ProblemEntry } from "./problem-report.js";
 import { watchManifests, type WatchedLoad, type WatchHealth } from "../watchers/manifest-watch.js";
@@ -92,12 +94,6 @@ export async function checkServeFolders(opts: Pick<ServeOptions, "manifests" | "
   return guard.ok ? undefined : guard.message;
 }
 
-interface ScanState {
-  readonly last: Outputs | undefined;
-  /** This load's rendering (undefined: unreadable), and the load it came from. */
-  readonly next: { readonly out: Outputs; readonly load: Extract<ManifestLoad, { ok: true }> } | undefined;
-}
-
 /** Renders on every change of the manifest directory; unreadable input keeps the last good outputs. */
 export function serve(opts: ServeOptions, log: Logger): Served {
   // Durable DHCP allocations: read back from --out (throws on an unusable file), written with the outputs.
@@ -165,38 +161,27 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       report.watch(h);
     },
   });
-  const outputs$ = from(xdsAddress).pipe(
-    switchMap((address) => loads$.pipe(map((load) => ({ load, address })))),
-    scan<{ load: WatchedLoad | ManifestLoad; address: { host: string; port: number } | false }, ScanState>(
-      (acc, { load, address }) => {
-        if (!load.ok) {
-          report.unreadable(load.error);
-          return { last: acc.last, next: undefined };
-        }
-        // An object whose new version is refused keeps being served as it was last accepted. After
-        // the first rendering, only the Infras the load's keyed changes feed are built and rendered
-        // (the files continue from the previous rendering's own).
-        const current = { dhcpAllocations: allocations.tables, now: SYSTEM_CLOCK.now(), xdsAddress: address };
-        const next = renderAll(
-          load.state,
-          acc.last === undefined
-            ? current
-            : {
-                ...current,
-                reuse: acc.last,
-                lastGood: acc.last.lastGood,
-                ...("changes" in load ? { changes: load.changes } : {}),
-              },
-        );
-        allocations.update(next);
-        return { last: next, next: { out: next, load } };
-      },
-      { last: undefined, next: undefined },
-    ),
-    map((s) => s.next),
-    share(),
+  // An object whose new version is refused keeps being served as it was last accepted. After the
+  // first rendering, only the Infras the load's keyed changes feed are built and rendered (the
+  // files continue from the previous rendering's own).
+  const chain = new RenderChain();
+  const outputs$ = renderLoop(
+    from(xdsAddress).pipe(switchMap((address) => loads$.pipe(map((load) => ({ load, address }))))),
+    ({ load, address }: { load: WatchedLoad | ManifestLoad; address: { host: string; port: number } | false }) => {
+      if (!load.ok) {
+        report.unreadable(load.error);
+        return undefined;
+      }
+      const options = { dhcpAllocations: allocations.tables, now: SYSTEM_CLOCK.now(), xdsAddress: address };
+      const next = chain.render(load.state, "changes" in load ? load.changes : undefined, options);
+      allocations.update(next);
+      return next;
+    },
+    (e) => {
+      log.error({ err: (e as Error).message }, "rendering failed; keeping the last good configuration");
+    },
   );
-  const rendered$ = outputs$.pipe(map((r) => r?.out));
+  const rendered$ = outputs$.pipe(map((r) => r.outputs));
 
   const subs = new Subscription();
   // The xDS cache hears of a rendering first: what Envoys wait for goes out before the rest.
@@ -206,8 +191,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     let summarized = false;
     let published: Outputs | undefined;
     subs.add(
-      rendered$.subscribe((out) => {
-        if (out === undefined) return;
+      rendered$.pipe(distinctRenderings()).subscribe((out) => {
         // Only the groups whose rendering changed since the last publish are handed to the cache.
         publishSnapshots(snapshots, out, log, published);
         published = out;
@@ -223,10 +207,11 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   // Reading and reporting run even when no output is configured; the report (log lines) after
   // the push, in a task of its own.
   subs.add(
-    outputs$.subscribe((r) => {
-      if (r !== undefined)
+    outputs$.subscribe(({ input, outputs }) => {
+      const load = input.load;
+      if (load.ok)
         setImmediate(() => {
-          report.rendered(r.load, r.out);
+          report.rendered(load, outputs);
         });
     }),
   );
@@ -235,8 +220,8 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   let bound = false;
   let closing = false;
   subs.add(
-    rendered$.subscribe((out) => {
-      if (out !== undefined) rendered = true;
+    rendered$.subscribe(() => {
+      rendered = true;
     }),
   );
   if (opts.out !== undefined) {
@@ -260,7 +245,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     });
     subs.add(
       rendered$.subscribe((out) => {
-        if (out !== undefined) writer.submit(new Map([...out.files, [ALLOCATIONS_FILE, allocations.encode()]]));
+        writer.submit(new Map([...out.files, [ALLOCATIONS_FILE, allocations.encode()]]));
       }),
     );
   }
@@ -282,7 +267,6 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     kea = sync;
     subs.add(
       rendered$.subscribe((out) => {
-        if (out === undefined) return;
         // The applier coalesces: a burst of models ends with the newest one applied.
         void sync.update(selectDhcpModel(out.model.topologies, opts.dhcpServer));
       }),
@@ -293,7 +277,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   if (page !== undefined) {
     subs.add(
       rendered$.subscribe((out) => {
-        if (out !== undefined) page.setModel(out.model);
+        page.setModel(out.model);
       }),
     );
   }
@@ -348,7 +332,6 @@ export function serve(opts: ServeOptions, log: Logger): Served {
     const responder = dns;
     subs.add(
       rendered$.subscribe((out) => {
-        if (out === undefined) return;
         const model = selectDnsModel(out.model.topologies, opts.dnsServer);
         void responder.then((r) => {
           r.update(model);
