@@ -1,6 +1,7 @@
 // The operator: reconcile of children and workloads, status, finalizers, leader election, probes.
-export { runOperator, LEASE_NAME } from "./process/run.js";
-export type { RunOperatorOptions, RunningOperator } from "./process/run.js";
+export { runOperator } from "./process/run.js";
+export { LEASE_NAME } from "./process/writers.js";
+export type { RunOperatorOptions, RunningOperator } from "./process/options.js";
 export { NO_DATA_PLANE } from "./status/dataplane.js";
 export type { DataPlaneView } from "./status/dataplane.js";
 export { OPERATOR_METRICS } from "./process/metrics.js";

@@ -31,6 +31,7 @@ export function publishSnapshots(
   log: Pick<Logger, "error">,
   previous?: Pick<Outputs, "infras">,
 ): void {
+  // By identity, not Rendering.rebuilt: an Infra is rendered again without a rebuild (options, DNS history).
   const kept = new Set(previous?.infras);
   const live = new Set<string>();
   for (const r of out.infras) {

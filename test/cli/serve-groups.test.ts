@@ -2,7 +2,7 @@
 // whose node.cluster is mistyped is told about once — with the groups it could have meant — instead
 // of silently receiving nothing. Through the built CLI, with the Envoy stand-in.
 import { describe, expect, it } from "vitest";
-import { startupSummary } from "../../src/cli/serve.js";
+import { startupSummary } from "../../src/cli/serve/xds.js";
 import { unknownGroupMessage } from "../../src/xds/server/index.js";
 import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { ATTACHMENT_FINALIZER } from "../../src/operator/desired/objects.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
 import { OPERATOR_METRICS } from "../../src/operator/process/metrics.js";
-import type { RunningOperator } from "../../src/operator/process/run.js";
+import type { RunningOperator } from "../../src/operator/process/options.js";
 import { runOperator } from "../../src/operator/process/run.js";
 import { Metrics } from "../../src/metrics/index.js";
 import { publishSnapshots } from "../../src/pipeline/snapshots.js";

@@ -6,7 +6,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
 import { OPERATOR_METRICS } from "../../src/operator/process/metrics.js";
-import { runOperator, type RunningOperator } from "../../src/operator/process/run.js";
+import { runOperator } from "../../src/operator/process/run.js";
+import type { RunningOperator } from "../../src/operator/process/options.js";
 import { Metrics } from "../../src/metrics/index.js";
 import { eventually } from "../support/fake-apiserver/index.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";

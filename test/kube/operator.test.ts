@@ -8,7 +8,7 @@ import { ATTACHMENT_FINALIZER } from "../../src/operator/desired/objects.js";
 import { MANAGED_SELECTOR } from "../../src/api/labels.js";
 import { FIELD_MANAGER, operatorSettings } from "../../src/operator/desired/settings.js";
 import { OPERATOR_METRICS } from "../../src/operator/process/metrics.js";
-import type { RunningOperator } from "../../src/operator/process/run.js";
+import type { RunningOperator } from "../../src/operator/process/options.js";
 import { runOperator } from "../../src/operator/process/run.js";
 import { Metrics } from "../../src/metrics/index.js";
 import { eventually } from "../support/fake-apiserver/index.js";

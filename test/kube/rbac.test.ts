@@ -9,7 +9,7 @@ import { API_VERSION } from "../../src/api/schema.js";
 import { WORKLOADS_ROLE } from "../../src/operator/desired/permissions.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
 import { OPERATOR_METRICS } from "../../src/operator/process/metrics.js";
-import type { RunningOperator } from "../../src/operator/process/run.js";
+import type { RunningOperator } from "../../src/operator/process/options.js";
 import { runOperator } from "../../src/operator/process/run.js";
 import { Metrics } from "../../src/metrics/index.js";
 import { eventually } from "../support/fake-apiserver/index.js";

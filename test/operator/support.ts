@@ -7,7 +7,7 @@ import { parseAllDocuments } from "yaml";
 import type { ClusterState } from "../../src/model/types.js";
 import type { DataPlaneView } from "../../src/operator/status/dataplane.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
-import type { RunOperatorOptions, RunningOperator } from "../../src/operator/process/run.js";
+import type { RunOperatorOptions, RunningOperator } from "../../src/operator/process/options.js";
 import { runOperator } from "../../src/operator/process/run.js";
 import { OPERATOR_METRICS, type OperatorMetrics } from "../../src/operator/process/metrics.js";
 import { Metrics } from "../../src/metrics/index.js";

@@ -18,7 +18,8 @@ import type { Clock } from "../../util/clock.js";
 import type { Observed } from "../../watchers/kube/observed.js";
 import { apiPrefix } from "../../watchers/kube/resources.js";
 import { KubeRest, statusCode, type KubeObject } from "../../kube/rest.js";
-import { SerialRunner } from "../process/runner.js";
+import { runPasses, type Passes } from "../../pipeline/passes.js";
+import { clockScheduler } from "../../pipeline/schedulers.js";
 import { appsIngressSettings, resolveAppsIngressConfig, type AppsIngressConfig } from "../../model/apps-ingress.js";
 import { hostedKubeConfig, serviceAddress } from "./hosted.js";
 import {
@@ -62,7 +63,7 @@ type Access = { readonly session: Session } | { readonly gone: Observation };
 
 export class AppsIngressController {
   readonly #o: AppsIngressOptions;
-  readonly #runner: SerialRunner;
+  readonly #runner: Passes;
   readonly #sessions = new Map<string, Session>();
   /** What a pass wrote, by attachment, until the watch delivers a newer object: a cache that lags
    * behind our own write must not read as a status change (it would move lastSyncTime). */
@@ -71,8 +72,8 @@ export class AppsIngressController {
 
   constructor(o: AppsIngressOptions) {
     this.#o = o;
-    this.#runner = new SerialRunner(() => this.#pass(), {
-      clock: o.clock,
+    this.#runner = runPasses(() => this.#pass(), {
+      scheduler: clockScheduler(o.clock),
       resyncMs: o.resyncMs ?? 30_000,
       ...(o.backoff === undefined ? {} : { backoff: o.backoff }),
       onError: (e, attempt) => {

@@ -2,7 +2,9 @@
 // watched only while discovery says they are served, re-checked periodically. Nothing is emitted
 // before every reflector's first list: a partial view would make the operator prune what it
 // cannot see.
-import { asyncScheduler, map, Observable, share, Subject, throttleTime, type MonoTypeOperatorFunction } from "rxjs";
+import { asyncScheduler, identity, map, share, Subject, tap, type Observable } from "rxjs";
+import { coalesceTurn } from "../../pipeline/coalesce-turn.js";
+import { minInterval } from "../../pipeline/min-interval.js";
 import type { BackoffOptions } from "../../util/backoff.js";
 import { backoffDelay } from "../../util/backoff.js";
 import { sleep, SYSTEM_CLOCK, type Clock } from "../../util/clock.js";
@@ -12,6 +14,15 @@ import { SnapshotMap } from "./snapshot-map.js";
 import { apiPrefix, WATCHED_RESOURCES, type ResourceName, type WatchedResource } from "./resources.js";
 import { statusCode, type KubeObject, type KubeRest } from "../../kube/rest.js";
 import type { Logger } from "../../util/logger.js";
+
+/** One object of a resource changed (`key`), or possibly all of it (undefined). */
+interface WatchChange {
+  readonly resource: ResourceName;
+  readonly key: string | undefined;
+}
+
+/** The initial sync completed: the first snapshot. */
+const READY = "ready";
 
 /** Options of ClusterWatcher. */
 export interface ClusterWatcherOptions {
@@ -44,7 +55,8 @@ export class ClusterWatcher {
   readonly #resources: readonly WatchedResource[];
   readonly #reflectors = new Map<ResourceName, Reflector>();
   readonly #served = new Map<ResourceName, boolean>();
-  readonly #changes = new Subject<void>();
+  /** Keyed changes after the initial sync; READY once, when it completes. */
+  readonly #changes = new Subject<WatchChange | typeof READY>();
   readonly #stop = new AbortController();
   readonly #cache: DecodeCache = new WeakMap();
   #seq = 0;
@@ -68,7 +80,12 @@ export class ClusterWatcher {
     });
     const windowMs = opts.debounceMs ?? 0;
     this.snapshots$ = this.#changes.pipe(
-      windowMs > 0 ? throttleTime(windowMs, asyncScheduler, { leading: true, trailing: true }) : coalesceTurn(),
+      coalesceTurn(),
+      // Every batch's keys are noted, also those of a batch the window holds back.
+      tap((batch) => {
+        for (const c of batch) if (c !== READY) this.#changed(c.resource, c.key);
+      }),
+      windowMs > 0 ? minInterval(windowMs, asyncScheduler) : identity,
       map(() => this.snapshot()),
       share(),
     );
@@ -187,9 +204,9 @@ export class ClusterWatcher {
           : { watchTimeoutSeconds: this.#opts.watchTimeoutSeconds }),
         ...(this.#opts.watchdogMs === undefined ? {} : { watchdogMs: this.#opts.watchdogMs }),
         ...(this.#opts.backoff === undefined ? {} : { backoff: this.#opts.backoff }),
+        // Before the initial sync nothing is noted: the first snapshot copies every list whole.
         onChange: (key) => {
-          this.#changed(r.name, key);
-          if (this.#ready) this.#changes.next();
+          if (this.#ready) this.#changes.next({ resource: r.name, key });
         },
         onRestart: (reason, error) => {
           this.#opts.onRestart?.(r.plural, reason);
@@ -210,9 +227,9 @@ export class ClusterWatcher {
       this.#opts.logger.info({ resource: r.plural, group: r.group }, "API no longer serves it; dropping its objects");
       const reflector = this.#reflectors.get(r.name);
       this.#reflectors.delete(r.name);
-      this.#changed(r.name, undefined);
+      if (this.#ready) this.#changes.next({ resource: r.name, key: undefined });
+      else this.#changed(r.name, undefined);
       void reflector?.stop();
-      if (this.#ready) this.#changes.next();
     }
   }
 
@@ -236,37 +253,8 @@ export class ClusterWatcher {
     this.#ready = true;
     this.#opts.logger.info({ resources: pending.length }, "every watched resource listed");
     this.#readyResolve();
-    this.#changes.next();
+    this.#changes.next(READY);
   }
-}
-
-/**
- * One emission per turn of the event loop in which the source emitted: scheduled with setImmediate,
- * which runs after the turn's I/O callbacks (every watch chunk read in it) and before its timers.
- */
-export function coalesceTurn(): MonoTypeOperatorFunction<void> {
-  return (source) =>
-    new Observable<void>((subscriber) => {
-      let pending: ReturnType<typeof setImmediate> | undefined;
-      const inner = source.subscribe({
-        next: () => {
-          pending ??= setImmediate(() => {
-            pending = undefined;
-            subscriber.next();
-          });
-        },
-        error: (e: unknown) => {
-          subscriber.error(e);
-        },
-        complete: () => {
-          subscriber.complete();
-        },
-      });
-      return () => {
-        inner.unsubscribe();
-        if (pending !== undefined) clearImmediate(pending);
-      };
-    });
 }
 
 // A function call, so TypeScript does not narrow `aborted` across awaits.

@@ -1,7 +1,9 @@
-// SerialRunner: one run at a time, triggers during a run make one more, runs at most once per
-// minimum interval (the reconcile pass's spacing), retries with backoff — on a manual clock.
+// runPasses (the writers' loop: resync → minInterval → serial → retryBackoff): one run at a time,
+// triggers during a run make one more, runs at most once per minimum interval (the reconcile pass's
+// spacing), retries with backoff, resyncs after quiet — on a manual clock.
 import { describe, expect, it } from "vitest";
-import { SerialRunner } from "../../src/operator/process/runner.js";
+import { runPasses, type PassesOptions } from "../../src/pipeline/passes.js";
+import { clockScheduler } from "../../src/pipeline/schedulers.js";
 import { ManualClock } from "../support/manual-clock.js";
 
 /** A task whose runs the test finishes by hand; `starts` records the clock at each start. */
@@ -26,11 +28,14 @@ function gatedTask(clock: ManualClock) {
   return { task, starts, end, running: () => finish !== undefined };
 }
 
-describe("SerialRunner", () => {
+const passes = (task: () => Promise<void>, clock: ManualClock, o: Omit<PassesOptions, "scheduler">) =>
+  runPasses(task, { scheduler: clockScheduler(clock), ...o });
+
+describe("runPasses", () => {
   it("triggers during a run make exactly one more run after it", async () => {
     const clock = new ManualClock();
     const t = gatedTask(clock);
-    const runner = new SerialRunner(t.task, { clock, resyncMs: 0, onError: () => undefined });
+    const runner = passes(t.task, clock, { resyncMs: 0, onError: () => undefined });
     runner.trigger();
     runner.trigger();
     runner.trigger();
@@ -46,7 +51,7 @@ describe("SerialRunner", () => {
   it("with a minimum interval, a trigger soon after a run waits for the interval's end; all triggers meanwhile make one run", async () => {
     const clock = new ManualClock();
     const t = gatedTask(clock);
-    const runner = new SerialRunner(t.task, { clock, resyncMs: 0, minIntervalMs: 500, onError: () => undefined });
+    const runner = passes(t.task, clock, { resyncMs: 0, minIntervalMs: 500, onError: () => undefined });
     const t0 = clock.now();
     runner.trigger(); // after a quiet spell: at once
     expect(t.starts).toEqual([t0]);
@@ -83,8 +88,7 @@ describe("SerialRunner", () => {
     const clock = new ManualClock();
     const t = gatedTask(clock);
     const errors: number[] = [];
-    const runner = new SerialRunner(t.task, {
-      clock,
+    const runner = passes(t.task, clock, {
       resyncMs: 0,
       minIntervalMs: 100,
       backoff: { initialMs: 1_000, maxMs: 1_000, jitter: 0 },
@@ -98,12 +102,34 @@ describe("SerialRunner", () => {
     clock.advance(1);
     expect(t.starts).toHaveLength(2);
     await t.end();
+    runner.trigger(); // the interval since the last trigger has passed: at once
+    expect(t.starts).toHaveLength(3);
     runner.trigger();
-    clock.advance(10);
-    expect(clock.pending).toBe(1); // the spaced run
+    await t.end(new Error("again"));
+    // A newer trigger waits: it runs (at the interval's end) instead of the retry.
+    expect(errors).toEqual([1, 1]);
+    clock.advance(100);
+    expect(t.starts).toHaveLength(4);
+    await t.end(new Error("and again"));
+    expect(clock.pending).toBeGreaterThan(0); // the retry
     await runner.stop();
     expect(clock.pending).toBe(0);
     clock.advance(1_000);
+    expect(t.starts).toHaveLength(4);
+  });
+
+  it("without triggers, the last pass runs again every resync period", async () => {
+    const clock = new ManualClock();
+    const t = gatedTask(clock);
+    const runner = passes(t.task, clock, { resyncMs: 1_000, onError: () => undefined });
+    runner.trigger();
+    await t.end();
+    clock.advance(999);
+    expect(t.starts).toHaveLength(1);
+    clock.advance(1);
     expect(t.starts).toHaveLength(2);
+    await t.end();
+    await runner.stop();
+    expect(clock.pending).toBe(0);
   });
 });

@@ -1,0 +1,110 @@
+// serve's log of what it read and rendered (one branch of the render loop): each problem once,
+// when it appears and when it goes; an unreadable load, a watch that is down.
+import type { Logger } from "pino";
+import type { Outputs, RenderedInfra } from "../../pipeline/outputs.js";
+import {
+  formatManifestError,
+  summarizeIgnored,
+  type ManifestError,
+  type ManifestLoad,
+} from "../../watchers/manifests.js";
+import type { WatchHealth } from "../../watchers/manifest-watch.js";
+import { noInfraWarning, problemLines, ProblemMemory, type ProblemEntry } from "../problem-report.js";
+
+/**
+ * serve's log of what it read: each problem once, when it appears (warn, with file:line:column),
+ * and once when it goes (info) — a reload that changes nothing logs nothing.
+ */
+export class LoadReport {
+  readonly #log: Logger;
+  readonly #dir: string;
+  readonly #problems = new ProblemMemory();
+  #unreadable: string | undefined;
+  /** The files (and objects) of the last load that could not be applied, as logged. */
+  #fileProblems = new Set<string>();
+  #watchDown = false;
+  #notice: string | undefined;
+  #infras: readonly RenderedInfra[] | undefined;
+
+  constructor(log: Logger, dir: string) {
+    this.#log = log;
+    this.#dir = dir;
+  }
+
+  unreadable(error: ManifestError): void {
+    const text = formatManifestError(error);
+    if (text !== this.#unreadable) {
+      const at = { file: error.file, line: error.line, column: error.column };
+      this.#log.warn(
+        at,
+        `${text} — manifests unreadable, keeping the last good configuration${this.#infras === undefined ? " (none yet)" : ""}`,
+      );
+    }
+    this.#unreadable = text;
+  }
+
+  watch(h: WatchHealth): void {
+    if (h.type === "path") {
+      this.#log.warn({ file: h.path }, `${h.path}: cannot be watched: ${h.reason}; the rest of the folder is watched`);
+    } else if (h.type === "down") {
+      if (!this.#watchDown)
+        this.#log.error(`cannot watch ${this.#dir}: ${h.reason}; changes are not seen, retrying (not ready meanwhile)`);
+      this.#watchDown = true;
+    } else {
+      this.#log.info(`watching ${this.#dir} again; reading it whole`);
+      this.#watchDown = false;
+    }
+  }
+
+  rendered(load: Extract<ManifestLoad, { ok: true }>, out: Outputs): void {
+    if (this.#unreadable !== undefined) this.#log.info(`manifests readable again: ${this.#unreadable} is resolved`);
+    this.#unreadable = undefined;
+    // One file that cannot be applied holds back only what it defines: said once, and once resolved.
+    const problems = new Set<string>();
+    for (const p of load.problems) {
+      const text = formatManifestError(p);
+      problems.add(text);
+      if (!this.#fileProblems.has(text))
+        this.#log.warn(
+          { file: p.file, line: p.line, column: p.column },
+          `${text} — not applied: its last good version, if any, is still served; the other files are applied`,
+        );
+    }
+    for (const text of this.#fileProblems) if (!problems.has(text)) this.#log.info(`resolved: ${text}`);
+    this.#fileProblems = problems;
+    const ignored = summarizeIgnored(load.ignored);
+    if (ignored !== "") this.#log.debug(`ignored ${ignored}`);
+    const notice = noInfraWarning(this.#dir, load);
+    if (notice !== undefined && notice !== this.#notice) this.#log.warn(notice);
+    this.#notice = notice;
+    const { added, resolved } = this.#problems.update(problemLines(problemEntries(out), load.sources));
+    for (const p of added) {
+      this.#log.warn(
+        { object: p.object, field: p.field, reason: p.reason, severity: p.severity, ...p.position },
+        p.text,
+      );
+    }
+    for (const text of resolved) this.#log.info(`resolved: ${text}`);
+    if (this.#infras === undefined || !sameItems(this.#infras, out.infras)) {
+      this.#log.info({ infras: out.infras.length, problems: out.model.problems.length }, "rendered");
+    }
+    this.#infras = out.infras;
+  }
+}
+
+/**
+ * The objects with problems and their problems, as status entries hold them: the model's, and the
+ * children's (a refused rendering). Read from the model and each Infra's rendering, not from
+ * every object's status, so a change costs the problems, not the objects.
+ */
+function problemEntries(out: Pick<Outputs, "model" | "infras">): ProblemEntry[] {
+  const entries: ProblemEntry[] = [];
+  for (const p of out.model.problems) entries.push({ ...p.object, problems: [p] });
+  for (const r of out.infras) for (const c of r.childStatus) if (c.problems.length > 0) entries.push(c);
+  return entries;
+}
+
+/** Whether two renderings hold the same Infra renderings (a kept Infra keeps its object). */
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

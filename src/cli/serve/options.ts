@@ -1,0 +1,38 @@
+// What `oooi serve` is given (its flags, parsed).
+import type { ServerCredentials } from "@grpc/grpc-js";
+
+export interface ServeOptions {
+  readonly manifests: string;
+  readonly out?: string;
+  readonly debounceMs: number;
+  /** Per-file size limit of the manifests (--max-manifest-bytes); default DEFAULT_MAX_MANIFEST_BYTES. */
+  readonly maxManifestBytes?: number;
+  /** Drive a local kea-dhcp4 through this control socket. */
+  readonly keaSocket?: string;
+  /** Interface the local Kea serves on, replacing the DHCPServer's. */
+  readonly dhcpInterface?: string;
+  /** DHCPServer ("namespace/name") the local Kea serves; default the first with DHCP enabled. */
+  readonly dhcpServer?: string;
+  readonly keaHooksDir?: string;
+  readonly keaLeaseFile?: string;
+  /** Answer DNS here (host:port) with the split-horizon views; undefined = no responder. */
+  readonly dnsListen?: { readonly host: string; readonly port: number };
+  /** DNSServer ("namespace/name") the responder serves; default the first with DNS enabled. */
+  readonly dnsServer?: string;
+  /** Serve ADS here ("host:port", port 0 picks one); undefined = no xDS server. */
+  readonly xdsListen?: string;
+  readonly xdsCredentials?: ServerCredentials;
+  /** Authorize xDS calls by the client certificate's identity (with mTLS credentials). */
+  readonly xdsRequireIdentity?: boolean;
+  /** --xds-max-connections and --xds-max-names-per-stream (the server's defaults when absent). */
+  readonly xdsMaxConnections?: number;
+  readonly xdsMaxNamesPerStream?: number;
+  /** --dns-max-tcp-connections (the responder's default when absent). */
+  readonly dnsMaxTcpConnections?: number;
+  /** Serve /metrics (Prometheus) here; undefined = none. */
+  readonly httpListen?: { readonly host: string; readonly port: number };
+  /** Host names the HTTP port answers besides IP literals and localhost (DNS-rebinding defence). */
+  readonly httpAllowHosts?: readonly string[];
+  /** Live status pages served at once (default DEFAULT_MAX_EVENT_CLIENTS). */
+  readonly httpMaxEventClients?: number;
+}
