@@ -3,7 +3,18 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "dist-bench/", "node_modules/", "coverage/", ".oooi-out/", ".stryker-tmp/", "reports/", "stryker.config.mjs"] },
+  {
+    ignores: [
+      "dist/",
+      "dist-bench/",
+      "node_modules/",
+      "coverage/",
+      ".oooi-out/",
+      ".stryker-tmp/",
+      "reports/",
+      "stryker.config.mjs",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -23,6 +23,7 @@ TARGETS=(
 for target in "${TARGETS[@]}"; do
   report="reports/mutation/$(echo "$target" | tr '/*' '__').json"
   start=$(date +%s)
-  npx stryker run --mutate "$target" --jsonReporter.fileName "$report" --reporters json,progress >&2
+  npx stryker run --mutate "$target" --reporters json,progress >&2
+  cp reports/mutation/mutation.json "$report"
   node dist-bench/bench/mutation/summary.js "$report" "$target" "$(( $(date +%s) - start ))"
 done
