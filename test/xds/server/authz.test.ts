@@ -13,7 +13,8 @@ import { issueCa, issueLeaf, loadCa, type IssuedCertificate, type LoadedCa } fro
 import { ADMIN_URI, nodeGroupUri } from "../../../src/pki/spiffe.js";
 import { DebugClient } from "../../../src/xds/introspect/debug-client.js";
 import { RotatingServerCredentials, serverCredentialsFromFiles } from "../../../src/xds/server/tls.js";
-import { adminDenial, identitiesOf, nodeGroupDenial } from "../../../src/xds/server/authz.js";
+import { adminDenial, identitiesOf, identityKey, nodeGroupDenial } from "../../../src/xds/server/authz.js";
+import { NO_IDENTITY } from "../../../src/xds/client-status.js";
 import { LISTENER_TYPE_URL } from "../../../src/xds/resource/type-urls.js";
 import { ManualClock } from "../../support/manual-clock.js";
 import { openDelta, openSotw, type SotwStream } from "../../support/envoy/raw.js";
@@ -128,8 +129,34 @@ describe("identities in a peer certificate", () => {
       identities: [{ kind: "admin" }],
     },
     { name: "another trust domain", cert: cert("URI:spiffe://evil/ns/a/p"), identities: [] },
+    // Only a URI SAN names an identity: a DNS or email SAN spelled like one is just a name.
+    { name: "a DNS SAN spelled as the admin URI", cert: cert("DNS:spiffe://oooi/admin"), identities: [] },
+    { name: "an email SAN spelled as a group URI", cert: cert("email:spiffe://oooi/ns/a/p"), identities: [] },
+    {
+      name: "a group and the admin",
+      cert: cert("URI:spiffe://oooi/ns/a/p, IP Address:127.0.0.1, URI:spiffe://oooi/admin"),
+      identities: [{ kind: "group", group: "a/p" }, { kind: "admin" }],
+    },
   ])("$name", ({ cert: c, identities }) => {
     expect(identitiesOf(c)).toEqual(identities);
+  });
+
+  // What the server remembers of a client is filed under this key (client-status.ts clientKey).
+  test("the identity key: the certificate's oooi URIs in one order, NO_IDENTITY without any", () => {
+    expect(identityKey(undefined)).toBe(NO_IDENTITY);
+    expect(identityKey(cert("DNS:a"))).toBe(NO_IDENTITY);
+    expect(identityKey(cert("URI:spiffe://oooi/ns/a/p"))).toBe("spiffe://oooi/ns/a/p");
+    const both = identityKey(cert("URI:spiffe://oooi/ns/a/p, URI:spiffe://oooi/admin"));
+    expect(both).toBe("spiffe://oooi/admin spiffe://oooi/ns/a/p");
+    expect(identityKey(cert("URI:spiffe://oooi/admin, URI:spiffe://oooi/ns/a/p"))).toBe(both);
+    expect(identityKey(cert("URI:spiffe://oooi/ns/a/q"))).not.toBe(identityKey(cert("URI:spiffe://oooi/ns/a/p")));
+  });
+
+  test("a certificate with several identities is allowed what any one of them is allowed", () => {
+    const both = [{ kind: "group", group: "a/p" }, { kind: "admin" }] as const;
+    expect(nodeGroupDenial(both, "a/p")).toBeUndefined();
+    expect(adminDenial(both, "/x.Y/Z")).toBeUndefined();
+    expect(nodeGroupDenial([], "a/p")).toBe("a client without an oooi identity may not receive node group a/p");
   });
 
   it.each([
