@@ -1,0 +1,100 @@
+// One health reading of the data plane, shared by the status page, /status.json and (later) the
+// CLI and the operator: per client and type whether it holds its group's current version. CSDS's
+// client_status (introspect/state.ts) answers a narrower question — was the latest response we
+// sent ACKed — so a client the server holds back after a NACK reads SYNCED there; here it is BEHIND.
+// Pure: the caller says what each group's current versions are, so the server stays ignorant of
+// where resources come from.
+import { nearestName } from "../api/validate.js";
+import type { NodeStatus, TypeStatus } from "./client-status.js";
+
+export type HealthState = "SYNCED" | "BEHIND" | "ERROR" | "NOT_SENT";
+
+/** Why a client is BEHIND: the server holds newer versions back after a NACK of this client, it has
+ * not answered the latest response yet, or the newest version is not sent yet. */
+export type BehindReason = "held-back-after-nack" | "awaiting-ack" | "not-yet-sent";
+
+export interface TypeHealth {
+  readonly typeUrl: string;
+  readonly state: HealthState;
+  /** The group's current version of this type; undefined when the group has none. */
+  readonly current: string | undefined;
+  /** The version the client last ACKed. */
+  readonly acked: string | undefined;
+  readonly reason: BehindReason | undefined;
+  /** Envoy's error text when ERROR. */
+  readonly nack: string | undefined;
+}
+
+export interface ClientHealth {
+  readonly id: string;
+  readonly group: string;
+  readonly connected: boolean;
+  /** Set when no known group has this name. */
+  readonly unknownGroup: { readonly nearest: string | undefined } | undefined;
+  readonly types: readonly TypeHealth[];
+}
+
+export interface HealthSummary {
+  readonly clients: readonly ClientHealth[];
+  /** Connected clients with a BEHIND type and none in ERROR. */
+  readonly behind: number;
+  /** Connected clients with a type in ERROR. */
+  readonly error: number;
+  /** Distinct unknown groups connected clients named. */
+  readonly unknownGroups: readonly { readonly group: string; readonly nearest: string | undefined }[];
+  /** "3 proxies behind · 1 in error · unknown group …", or "" when healthy. */
+  readonly headline: string;
+}
+
+/** The current version of each type of a group (typeUrl → version), or undefined for a group without one. */
+export type CurrentVersions = (group: string) => ReadonlyMap<string, string> | undefined;
+
+/** Health of one type of a client against its group's current version; `nacked`: some type of the client is in ERROR. */
+export function typeHealth(t: TypeStatus, current: string | undefined, nacked: boolean): TypeHealth {
+  const base = { typeUrl: t.typeUrl, current, acked: t.lastAcked?.version };
+  const sent = t.lastSent;
+  if (sent === undefined) return { ...base, state: "NOT_SENT", reason: undefined, nack: undefined };
+  if (t.lastNack !== undefined && t.lastNack.nonce === sent.nonce)
+    return { ...base, state: "ERROR", reason: undefined, nack: t.lastNack.message };
+  const ackedLatest = t.lastAcked !== undefined && t.lastAcked.nonce === sent.nonce;
+  if (ackedLatest && (current === undefined || t.lastAcked?.version === current))
+    return { ...base, state: "SYNCED", reason: undefined, nack: undefined };
+  const reason: BehindReason = !ackedLatest ? "awaiting-ack" : nacked ? "held-back-after-nack" : "not-yet-sent";
+  return { ...base, state: "BEHIND", reason, nack: undefined };
+}
+
+/** The health of `nodes` given each group's current versions and the groups something serves. */
+export function computeHealth(
+  nodes: readonly NodeStatus[],
+  current: CurrentVersions,
+  knownGroups: readonly string[],
+): HealthSummary {
+  const known = new Set(knownGroups);
+  const clients = nodes.map((n): ClientHealth => {
+    const versions = current(n.node.cluster);
+    const nacked = n.types.some((t) => t.lastNack !== undefined && t.lastNack.nonce === t.lastSent?.nonce);
+    return {
+      id: n.node.id,
+      group: n.node.cluster,
+      connected: n.connectedStreams > 0,
+      unknownGroup: known.has(n.node.cluster) ? undefined : { nearest: nearestName(n.node.cluster, knownGroups) },
+      types: n.types.map((t) => typeHealth(t, versions?.get(t.typeUrl), nacked)),
+    };
+  });
+  const live = clients.filter((c) => c.connected);
+  const error = live.filter((c) => c.types.some((t) => t.state === "ERROR")).length;
+  const behind = live.filter(
+    (c) => !c.types.some((t) => t.state === "ERROR") && c.types.some((t) => t.state === "BEHIND"),
+  ).length;
+  const unknown = new Map<string, string | undefined>();
+  for (const c of live) if (c.unknownGroup !== undefined) unknown.set(c.group, c.unknownGroup.nearest);
+  const unknownGroups = [...unknown]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([group, nearest]) => ({ group, nearest }));
+  const parts: string[] = [];
+  if (behind > 0) parts.push(`${String(behind)} ${behind === 1 ? "proxy" : "proxies"} behind`);
+  if (error > 0) parts.push(`${String(error)} in error`);
+  for (const u of unknownGroups)
+    parts.push(`unknown group ${u.group}${u.nearest === undefined ? "" : ` (did you mean ${u.nearest}?)`}`);
+  return { clients, behind, error, unknownGroups, headline: parts.join(" · ") };
+}
