@@ -213,7 +213,7 @@ export function registerOperatorCommand(program: Command): void {
       const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache, fleet: () => fleet() });
       const detachMetrics = attachXdsMetrics(metrics, xds.status, { cache });
       log.info({ port: xds.port }, `xDS (ADS) server listening on port ${String(xds.port)}`);
-      const detachPage = page.watchXds(xds.status);
+      const detachPage = page.watchXds(xds.status, cache);
 
       // Only the groups whose rendering changed since the last publish are handed to the cache.
       let published: Parameters<typeof publishSnapshots>[3];

@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { BuildResult } from "../model/types.js";
 import type { Clock } from "../util/clock.js";
 import type { XdsStatusView } from "../xds/client-status.js";
+import type { SnapshotCache } from "../xds/cache/cache.js";
+import { cacheVersions, type CurrentVersions } from "../xds/health.js";
 import { StatusEvents } from "./events.js";
 import { statusPageHandler } from "./handler.js";
 import { buildStatusView, type StatusView } from "./view.js";
@@ -26,6 +28,7 @@ export class StatusPage {
   readonly #title: string;
   #model: Model | undefined;
   #xds: XdsStatusView | undefined;
+  #current: CurrentVersions | undefined;
 
   constructor(options: StatusPageOptions) {
     this.#title = options.title;
@@ -42,22 +45,34 @@ export class StatusPage {
     this.events.changed();
   }
 
-  /** Shows `status`'s clients and pushes, updating on its events; returns the function that stops it. */
-  watchXds(status: XdsStatusView): () => void {
+  /**
+   * Shows `status`'s clients and pushes, judged against each group's current versions in `cache`,
+   * updating on their events; returns the function that stops it.
+   */
+  watchXds(status: XdsStatusView, cache?: Pick<SnapshotCache, "getSnapshot" | "subscribe">): () => void {
     this.#xds = status;
+    this.#current = cache && cacheVersions(cache);
     const changed = (): void => {
       this.events.changed();
     };
     const names = ["stream-open", "stream-close", "push", "ack", "nack"] as const;
     for (const n of names) status.on(n, changed);
+    // A new version makes a client that does not get it BEHIND, with no push to tell.
+    const unsubscribe = cache?.subscribe(changed);
     this.events.changed();
     return () => {
+      unsubscribe?.();
       for (const n of names) status.off(n, changed);
     };
   }
 
   view(): StatusView {
-    return buildStatusView({ model: this.#model, nodes: this.#xds?.nodes() ?? [], pushes: this.#xds?.history() ?? [] });
+    return buildStatusView({
+      model: this.#model,
+      nodes: this.#xds?.nodes() ?? [],
+      pushes: this.#xds?.history() ?? [],
+      ...(this.#current === undefined ? {} : { current: this.#current }),
+    });
   }
 
   /** The page's routes in front of `next`. */

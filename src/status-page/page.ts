@@ -9,7 +9,9 @@ body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7f
 header{display:flex;gap:1em;align-items:baseline;padding:.6em 1em;background:#1d2433;color:#fff}
 header h1{font-size:1.1em;margin:0}
 #live{font-size:.85em;padding:.1em .6em;border-radius:1em;background:#8a6d00}
-#live.on{background:#1f7a3f}
+#live.on{background:#1f7a3f}#live.bad{background:#b42318}
+#headline{margin:.8em 0 0;padding:.5em .8em;border-radius:.3em;font-weight:600;background:#fdecea;color:#b42318}
+#headline.ok{background:#e7f5ec;color:#1f7a3f}
 main{padding:0 1em 2em}
 section{margin-top:1.2em}
 h2{font-size:1em;margin:.2em 0}
@@ -20,7 +22,7 @@ th{background:#eceef2;font-weight:600}
 code,.mono{font-family:ui-monospace,monospace;font-size:.92em}
 .muted{color:#6b7280}
 .SYNCED,.acked{color:#1f7a3f}.ERROR,.nacked,.error{color:#b42318;font-weight:600}
-.STALE,.pending{color:#8a6d00}.NOT_SENT,.warning{color:#6b7280}
+.STALE,.BEHIND,.pending{color:#8a6d00}.NOT_SENT,.warning{color:#6b7280}
 .nack{white-space:pre-wrap;color:#b42318}
 `;
 
@@ -66,7 +68,7 @@ function groups(view) {
           el("td", {}, g.group), el("td", { class: g.kind === "unknown" ? "error" : "" }, g.kind),
           el("td", {}, c ? c.id + " (" + c.userAgent + ")" : "no client"),
           el("td", {}, c ? (c.connected ? "yes" : "no") : "—"),
-          el("td", {}, ...(c ? c.types.flatMap((t) => [el("span", { class: t.state }, t.type + " " + t.state), " "]) : [])),
+          el("td", {}, ...(c ? c.types.flatMap((t) => [el("span", { class: t.state, title: "has " + (t.ackedVersion || "nothing") + ", current " + (t.currentVersion || "—") + (t.reason ? " (" + t.reason + ")" : "") }, t.type + " " + t.state + (t.state === "BEHIND" ? " (" + t.reason + ")" : "")), " "]) : [])),
           el("td", { class: "nack" }, c ? c.types.filter((t) => t.nack !== undefined).map((t) => t.type + ": " + t.nack).join("\\n") : "")));
     }))];
 }
@@ -81,14 +83,24 @@ function pushes(view) {
 }
 
 function problems(view) {
-  if (view.problems.length === 0) return [el("p", { class: "muted" }, "No problem.")];
+  if (view.problems.length === 0) return [el("p", { class: "muted" }, view.headline ? "No configuration problem." : "No problem.")];
   return [table(["severity", "object", "field", "reason", "message"],
     view.problems.map((p) =>
       el("tr", {}, el("td", { class: p.severity }, p.severity), el("td", {}, p.object),
         el("td", { class: "mono" }, p.field || "—"), el("td", {}, p.reason), el("td", {}, p.message))))];
 }
 
+let lastView;
+function badge() {
+  const bad = lastView !== undefined && lastView.headline !== "";
+  if (live.dataset.connected === "yes") { live.textContent = bad ? "live · problems" : "live"; live.className = bad ? "bad" : "on"; }
+}
 function draw(view) {
+  lastView = view;
+  const h = document.getElementById("headline");
+  h.textContent = view.headline || "All clients are on their group's current version.";
+  h.className = view.headline ? "" : "ok";
+  badge();
   fill("infras", ...infras(view));
   fill("groups", ...groups(view));
   fill("pushes", ...pushes(view));
@@ -99,8 +111,8 @@ function draw(view) {
 const live = document.getElementById("live");
 const source = new EventSource("events");
 source.addEventListener("status", (e) => { draw(JSON.parse(e.data)); });
-source.onopen = () => { live.textContent = "live"; live.className = "on"; };
-source.onerror = () => { live.textContent = "reconnecting"; live.className = ""; };
+source.onopen = () => { live.dataset.connected = "yes"; live.textContent = "live"; live.className = "on"; badge(); };
+source.onerror = () => { live.dataset.connected = "no"; live.textContent = "reconnecting"; live.className = ""; };
 `;
 
 /** The page's script, for the CSP hash. */
@@ -114,6 +126,7 @@ export function statusPageHtml(title: string): string {
 <title>${safeTitle} — status</title><style>${STYLE}</style></head>
 <body><header><h1>${safeTitle}</h1><span id="live">connecting</span><span id="updated" class="muted"></span></header>
 <main>
+<p id="headline" class="ok" role="status"></p>
 <section><h2>Infras and attachments</h2><div id="infras"></div></section>
 <section><h2>Node groups and clients</h2><div id="groups"></div></section>
 <section><h2>Recent pushes</h2><div id="pushes"></div></section>

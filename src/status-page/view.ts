@@ -2,8 +2,15 @@
 // status record (clients, ACK/NACK, pushes) → one JSON view the page draws. Pure and sorted, so two
 // equal states give byte-equal views and the event stream can skip a change that shows nothing new.
 import type { BuildResult, ObjectRef, Problem, Topology } from "../model/types.js";
-import { syncState, typeLabel, type SyncState } from "../xds/introspect/state.js";
+import { typeLabel } from "../xds/introspect/state.js";
 import type { NodeStatus, PushRecord } from "../xds/client-status.js";
+import {
+  computeHealth,
+  type BehindReason,
+  type ClientHealth,
+  type CurrentVersions,
+  type HealthState,
+} from "../xds/health.js";
 
 /** What the view is built from; `model` is undefined until the manifests (or the cluster) rendered. */
 export interface StatusInput {
@@ -12,9 +19,18 @@ export interface StatusInput {
   readonly nodes: readonly NodeStatus[];
   /** Recent pushes, oldest first (XdsStatusView.history()). */
   readonly pushes: readonly PushRecord[];
+  /** Each group's current versions (from the snapshot cache); absent: every group reads as having none. */
+  readonly current?: CurrentVersions;
 }
 
 export interface StatusView {
+  /** What is wrong with the data plane, one line ("" when nothing is): the page's headline. */
+  readonly headline: string;
+  readonly health: {
+    readonly behind: number;
+    readonly error: number;
+    readonly unknownGroups: readonly UnknownGroupView[];
+  };
   readonly rendered: boolean;
   readonly infras: readonly InfraView[];
   readonly nodeGroups: readonly NodeGroupView[];
@@ -49,10 +65,18 @@ export interface AttachmentView {
   }[];
 }
 
+export interface UnknownGroupView {
+  readonly group: string;
+  /** The served group whose name is closest (a typo in the bootstrap), if any is close. */
+  readonly nearest: string | undefined;
+}
+
 export interface NodeGroupView {
   readonly group: string;
   /** "envoy", "dhcp", or "unknown" for a node.cluster no Infra serves (a typo in the bootstrap). */
   readonly kind: "envoy" | "dhcp" | "unknown";
+  /** The group's current version per type label ("cds" → version). */
+  readonly versions: Readonly<Record<string, string>>;
   readonly clients: readonly ClientView[];
 }
 
@@ -65,7 +89,11 @@ export interface ClientView {
 
 export interface ClientTypeView {
   readonly type: string;
-  readonly state: SyncState;
+  /** SYNCED only when the client ACKed its group's current version (xds/health.ts). */
+  readonly state: HealthState;
+  /** Why BEHIND. */
+  readonly reason: BehindReason | undefined;
+  readonly currentVersion: string | undefined;
   readonly sentVersion: string | undefined;
   readonly ackedVersion: string | undefined;
   /** Envoy's error text of the NACK of the latest response, when it was NACKed. */
@@ -101,10 +129,15 @@ export const PUSHES_SHOWN = 25;
 /** The view of `input`. */
 export function buildStatusView(input: StatusInput): StatusView {
   const topologies = input.model?.topologies ?? [];
+  const current = input.current ?? (() => undefined);
+  const known = topologies.flatMap((t) => [t.proxy?.node, t.dhcp?.name]).filter((g) => g !== undefined);
+  const health = computeHealth(input.nodes, current, known);
   return {
+    headline: health.headline,
+    health: { behind: health.behind, error: health.error, unknownGroups: health.unknownGroups },
     rendered: input.model !== undefined,
     infras: topologies.map(infraView),
-    nodeGroups: nodeGroupViews(topologies, input.nodes),
+    nodeGroups: nodeGroupViews(topologies, input.nodes, health.clients, current),
     pushes: input.pushes.slice(-PUSHES_SHOWN).reverse().map(pushView),
     problems: (input.model?.problems ?? []).map((p) => ({
       object: refText(p.object),
@@ -140,39 +173,48 @@ function infraView(t: Topology): InfraView {
   };
 }
 
-function nodeGroupViews(topologies: readonly Topology[], nodes: readonly NodeStatus[]): NodeGroupView[] {
+function nodeGroupViews(
+  topologies: readonly Topology[],
+  nodes: readonly NodeStatus[],
+  health: readonly ClientHealth[],
+  current: CurrentVersions,
+): NodeGroupView[] {
   const kinds = new Map<string, NodeGroupView["kind"]>();
   for (const t of topologies) {
     if (t.proxy !== undefined) kinds.set(t.proxy.node, "envoy");
     if (t.dhcp !== undefined) kinds.set(t.dhcp.name, "dhcp");
   }
   const clients = new Map<string, ClientView[]>();
-  for (const n of nodes) {
+  for (const [i, n] of nodes.entries()) {
     const list = clients.get(n.node.cluster) ?? [];
-    list.push(clientView(n));
+    const h = health[i];
+    if (h !== undefined) list.push(clientView(n, h));
     clients.set(n.node.cluster, list);
   }
   const groups = [...new Set([...kinds.keys(), ...clients.keys()])].sort();
   return groups.map((group) => ({
     group,
     kind: kinds.get(group) ?? "unknown",
+    versions: Object.fromEntries([...(current(group) ?? [])].map(([t, v]) => [typeLabel(t), v])),
     clients: (clients.get(group) ?? []).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
   }));
 }
 
-function clientView(n: NodeStatus): ClientView {
+function clientView(n: NodeStatus, health: ClientHealth): ClientView {
   return {
     id: n.node.id,
     userAgent: n.node.userAgent,
     connected: n.connectedStreams > 0,
-    types: n.types.map((t) => {
-      const state = syncState(t);
+    types: n.types.map((t, i) => {
+      const h = health.types[i];
       return {
         type: typeLabel(t.typeUrl),
-        state,
+        state: h?.state ?? "NOT_SENT",
+        reason: h?.reason,
+        currentVersion: h?.current,
         sentVersion: t.lastSent?.version,
         ackedVersion: t.lastAcked?.version,
-        nack: state === "ERROR" ? t.lastNack?.message : undefined,
+        nack: h?.nack,
       };
     }),
   };

@@ -5,6 +5,7 @@
 // Pure: the caller says what each group's current versions are, so the server stays ignorant of
 // where resources come from.
 import { nearestName } from "../api/validate.js";
+import type { SnapshotCache } from "./cache/cache.js";
 import type { NodeStatus, TypeStatus } from "./client-status.js";
 
 export type HealthState = "SYNCED" | "BEHIND" | "ERROR" | "NOT_SENT";
@@ -49,6 +50,14 @@ export interface HealthSummary {
 /** The current version of each type of a group (typeUrl → version), or undefined for a group without one. */
 export type CurrentVersions = (group: string) => ReadonlyMap<string, string> | undefined;
 
+/** Each group's current versions as `cache` holds them. */
+export function cacheVersions(cache: Pick<SnapshotCache, "getSnapshot">): CurrentVersions {
+  return (group) => {
+    const snapshot = cache.getSnapshot(group);
+    return snapshot && new Map([...snapshot.types].map(([typeUrl, t]) => [typeUrl, t.version]));
+  };
+}
+
 /** Health of one type of a client against its group's current version; `nacked`: some type of the client is in ERROR. */
 export function typeHealth(t: TypeStatus, current: string | undefined, nacked: boolean): TypeHealth {
   const base = { typeUrl: t.typeUrl, current, acked: t.lastAcked?.version };
@@ -57,7 +66,7 @@ export function typeHealth(t: TypeStatus, current: string | undefined, nacked: b
   if (t.lastNack !== undefined && t.lastNack.nonce === sent.nonce)
     return { ...base, state: "ERROR", reason: undefined, nack: t.lastNack.message };
   const ackedLatest = t.lastAcked !== undefined && t.lastAcked.nonce === sent.nonce;
-  if (ackedLatest && (current === undefined || t.lastAcked?.version === current))
+  if (ackedLatest && (current === undefined || base.acked === current))
     return { ...base, state: "SYNCED", reason: undefined, nack: undefined };
   const reason: BehindReason = !ackedLatest ? "awaiting-ack" : nacked ? "held-back-after-nack" : "not-yet-sent";
   return { ...base, state: "BEHIND", reason, nack: undefined };

@@ -64,6 +64,7 @@ describe("buildStatusView", () => {
       {
         group: "clusters/typo-proxy",
         kind: "unknown",
+        versions: {},
         clients: [{ id: "envoy-0", userAgent: "envoy", connected: true, types: [] }],
       },
     ]);
@@ -78,6 +79,40 @@ describe("buildStatusView", () => {
       ["clusters/tenant-vlan-proxy", "envoy", []],
       ["clusters/tenant-vlan-prxy", "unknown", ["envoy-typo"]],
     ]);
+    expect(view.health.unknownGroups).toEqual([
+      { group: "clusters/tenant-vlan-prxy", nearest: "clusters/tenant-vlan-proxy" },
+    ]);
+    expect(view.headline).toBe("unknown group clusters/tenant-vlan-prxy (did you mean clusters/tenant-vlan-proxy?)");
+  });
+
+  it("reads a client held back after its NACK as BEHIND, not SYNCED, beside its group's current versions", async () => {
+    const s = new XdsStatus();
+    const group = "clusters/tenant-vlan-proxy";
+    open(s, "envoy-0", group);
+    send(s, "envoy-0", group, CDS, "c1", 2_000).ack(5);
+    send(s, "envoy-0", group, LDS, "l2", 2_000).nack(7, "duplicate filter chain match");
+    const current = new Map([
+      [
+        group,
+        new Map([
+          [CDS, "c2"],
+          [LDS, "l2"],
+        ]),
+      ],
+    ]);
+    const view = buildStatusView({
+      model: await model("standalone"),
+      nodes: s.nodes(),
+      pushes: [],
+      current: (g) => current.get(g),
+    });
+    const g = view.nodeGroups.find((x) => x.group === group);
+    expect(g?.versions).toEqual({ cds: "c2", lds: "l2" });
+    expect(g?.clients[0]?.types.map((t) => [t.type, t.state, t.reason, t.ackedVersion, t.currentVersion])).toEqual([
+      ["cds", "BEHIND", "held-back-after-nack", "c1", "c2"],
+      ["lds", "ERROR", undefined, undefined, "l2"],
+    ]);
+    expect(view.headline).toBe("1 in error");
   });
 
   it("shows a NACK with Envoy's text while it is the latest answer, and clears it once a new version is ACKed", async () => {

@@ -51,7 +51,7 @@ export function startServeXds(
       introspection.setServing(false);
     });
     onClose.push(attachXdsMetrics(c.metrics, server.status, { cache }));
-    if (c.page !== undefined) onClose.push(c.page.watchXds(server.status));
+    if (c.page !== undefined) onClose.push(c.page.watchXds(server.status, cache));
     log.info({ port: server.port }, `xDS (ADS) server listening on ${host}:${String(server.port)}`);
     return server;
   });
