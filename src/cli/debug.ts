@@ -61,7 +61,8 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
         "  oooi debug nodes                 connected Envoy / dhcp-agent nodes and their sync state per type\n" +
         "  oooi debug config NODE           the configuration one node was sent and acknowledged (YAML or JSON)\n" +
         "  oooi debug pushes                recent pushes with change→sent and change→ACK latencies\n\n" +
-        "Sync states: synced (the latest response was ACKed), stale (awaiting the ACK), NACK (the node\n" +
+        "Sync states: synced (the group's current version was ACKed), BEHIND old→current (reason: held back\n" +
+        "after a NACK, or not sent yet), stale (awaiting the ACK), NACK (the node\n" +
         "rejected the latest response: the reason is printed), not sent (subscribed, nothing to send yet).",
     );
 
@@ -265,9 +266,41 @@ export function formatNodes(
   if (others.length > 0) text += ` here, ${plural(others.length, "node")} on other replicas`;
   text += nacks.length > 0 ? `; ${paint(`${plural(nacks.length, "rejected type")} (NACK)`, "red", o.color)}` : "";
   text += `${replicaLine(fleet)}\n`;
+  text += groupLines(nodes);
   if (nacks.length > 0)
     text += `\n${paint("NACKs (the node keeps its last acknowledged version):", "red", o.color)}\n${nacks.join("\n")}\n`;
   return text;
+}
+
+/**
+ * Per node group its current version of each type ("group ns/p current: cds a1b2c3d4, lds …"), and
+ * the groups nothing serves with the nearest served name.
+ */
+function groupLines(nodes: readonly NodeMessage[]): string {
+  const current = new Map<string, Map<string, string>>();
+  const unknown = new Map<string, string>();
+  for (const n of nodes) {
+    if (n.unknown_group) unknown.set(n.cluster, n.nearest_group);
+    const versions = current.get(n.cluster) ?? new Map<string, string>();
+    for (const t of [...n.types, ...n.streams.flatMap((s) => s.types)])
+      if (t.current_version !== "") versions.set(typeLabel(t.type_url), short(t.current_version));
+    current.set(n.cluster, versions);
+  }
+  const lines = [...current]
+    .filter(([, v]) => v.size > 0)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(
+      ([g, v]) =>
+        `group ${g} current: ${[...v]
+          .sort()
+          .map(([t, ver]) => `${t} ${ver}`)
+          .join(", ")}`,
+    );
+  for (const [g, nearest] of [...unknown].sort(([a], [b]) => (a < b ? -1 : 1)))
+    lines.push(
+      `unknown group ${g}: no node group of this name is served${nearest === "" ? "" : ` (did you mean ${nearest}?)`}`,
+    );
+  return lines.length > 0 ? `\n${lines.join("\n")}\n` : "";
 }
 
 /** "\nreplicas: a (this one, 1 node), b (2 nodes), c (expired)" for an operator fleet; "" otherwise. */
@@ -294,6 +327,12 @@ type Cell = string | { text: string; color: "red" | "yellow" | "green" | "dim" }
  */
 function stateCell(t: TypeStateMessage | undefined): Cell {
   if (!t) return "-";
+  // Acknowledged what it was sent, but not the group's current version (held back after a NACK, or not sent yet).
+  if (t.health === "HEALTH_BEHIND" && t.status === "SYNC_STATUS_SYNCED")
+    return {
+      text: `BEHIND ${short(t.acked_version)}→${short(t.current_version)} (${t.behind_reason})`,
+      color: "yellow",
+    };
   switch (t.status) {
     case "SYNC_STATUS_SYNCED":
       return {
@@ -329,6 +368,7 @@ function nodeJson(n: NodeMessage): object {
     id: n.id,
     cluster: n.cluster,
     user_agent: n.user_agent,
+    ...(n.unknown_group ? { unknown_group: true, nearest_group: n.nearest_group || undefined } : {}),
     last_seen: iso(n.last_seen_time),
     streams: n.streams.map((s) => ({
       stream_id: s.stream_id,
@@ -361,6 +401,9 @@ function typeJson(t: TypeStateMessage): Record<string, unknown> {
     type: typeLabel(t.type_url),
     type_url: t.type_url,
     status: t.status.replace("SYNC_STATUS_", ""),
+    health: t.health.replace("HEALTH_", ""),
+    ...(t.current_version ? { current_version: t.current_version } : {}),
+    ...(t.behind_reason ? { behind_reason: t.behind_reason } : {}),
     ...(t.acked_version
       ? { acked_version: t.acked_version, acked_at: iso(t.acked_time), acked_resources: t.acked_resources }
       : {}),

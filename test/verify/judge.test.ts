@@ -70,10 +70,22 @@ function type(status: TypeStateMessage["status"], acked: string, nack?: string):
       nack === undefined ? null : { version: "v2", nonce: "1", time: null, code: 3, message: nack, repeats: 1 },
     sent_resources: 2,
     acked_resources: 2,
+    health: "HEALTH_UNSPECIFIED",
+    current_version: "",
+    behind_reason: "",
   };
 }
 function node(cluster: string, types: TypeStateMessage[]): NodeMessage {
-  return { id: "envoy-0", cluster, user_agent: "envoy", streams: [], last_seen_time: null, types };
+  return {
+    id: "envoy-0",
+    cluster,
+    user_agent: "envoy",
+    streams: [],
+    last_seen_time: null,
+    types,
+    unknown_group: false,
+    nearest_group: "",
+  };
 }
 const groups = new Map([["ns/p-proxy", new Map([["type.googleapis.com/envoy.config.listener.v3.Listener", "v2"]])]]);
 

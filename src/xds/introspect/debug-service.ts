@@ -9,6 +9,8 @@ import {
 } from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
 import { clientKey } from "../client-status.js";
+import { nearestName } from "../../api/validate.js";
+import { cacheVersions, typeHealth, type HealthState } from "../health.js";
 import type {
   HeldResource,
   NackRecord,
@@ -28,6 +30,8 @@ type Time = { seconds: number; nanos: number };
 
 /** oooi.debug.v1.SyncStatus names. */
 export type SyncStatusName = `SYNC_STATUS_${SyncState}` | "SYNC_STATUS_UNSPECIFIED";
+/** oooi.debug.v1.Health names. */
+export type HealthName = `HEALTH_${HealthState}` | "HEALTH_UNSPECIFIED";
 /** oooi.debug.v1.Protocol names. */
 export type ProtocolName = "PROTOCOL_SOTW" | "PROTOCOL_DELTA" | "PROTOCOL_UNSPECIFIED";
 
@@ -51,6 +55,9 @@ export interface TypeStateMessage {
   last_nack: NackMessage | null;
   sent_resources: number;
   acked_resources: number;
+  health: HealthName;
+  current_version: string;
+  behind_reason: string;
 }
 /** oooi.debug.v1.Stream. */
 export interface StreamMessage {
@@ -69,6 +76,8 @@ export interface NodeMessage {
   streams: StreamMessage[];
   last_seen_time: Time | null;
   types: TypeStateMessage[];
+  unknown_group: boolean;
+  nearest_group: string;
 }
 /** oooi.debug.v1.Resource. */
 export interface ResourceMessage {
@@ -237,7 +246,7 @@ export class DebugReporter {
         const held = this.view.streamConfig(s.streamId, t) ?? { acked: [], sent: [] };
         configs.push({
           stream_id: s.streamId,
-          state: typeState(typeStatusOf(s, t), held),
+          state: this.#typeState(s, typeStatusOf(s, t), held),
           acked: resources(held.acked),
           sent: resources(held.sent),
         });
@@ -284,13 +293,30 @@ export class DebugReporter {
         service: s.service,
         connected_time: timestamp(s.connectedAt),
         types: reportedTypes(this.view, this.cache, s).map((t) =>
-          typeState(typeStatusOf(s, t), this.view.streamConfig(s.streamId, t)),
+          this.#typeState(s, typeStatusOf(s, t), this.view.streamConfig(s.streamId, t)),
         ),
       })),
       last_seen_time: timestamp(n.lastSeen),
       types: n.types
         .filter((t) => this.cache.typeSpec(t.typeUrl) !== undefined)
-        .map((t) => typeState(t, this.#newestHeld(streams, t.typeUrl))),
+        .map((t) => this.#typeState(n, t, this.#newestHeld(streams, t.typeUrl))),
+      ...unknownGroup(n.node.cluster, this.cache.groups()),
+    };
+  }
+
+  /** A type's state on `owner` (a stream or node), judged against its group's current version. */
+  #typeState(
+    owner: { readonly node: { readonly cluster: string }; readonly types: readonly TypeStatus[] },
+    t: TypeStatus,
+    held: StreamConfig | undefined,
+  ): TypeStateMessage {
+    const nacked = owner.types.some((x) => x.lastNack !== undefined && x.lastNack.nonce === x.lastSent?.nonce);
+    const health = typeHealth(t, cacheVersions(this.cache)(owner.node.cluster)?.get(t.typeUrl), nacked);
+    return {
+      ...typeState(t, held),
+      health: `HEALTH_${health.state}`,
+      current_version: health.current ?? "",
+      behind_reason: health.reason ?? "",
     };
   }
 
@@ -322,8 +348,17 @@ function nack(n: NackRecord | undefined): NackMessage | null {
     : null;
 }
 
-/** A type's state; `held` (what the client holds of it) gives the resource counts, 0 without. */
-function typeState(t: TypeStatus, held: StreamConfig | undefined): TypeStateMessage {
+function unknownGroup(group: string, known: readonly string[]): { unknown_group: boolean; nearest_group: string } {
+  return known.includes(group)
+    ? { unknown_group: false, nearest_group: "" }
+    : { unknown_group: true, nearest_group: nearestName(group, known) ?? "" };
+}
+
+/** A type's CSDS-rule state; `held` (what the client holds of it) gives the resource counts, 0 without. */
+function typeState(
+  t: TypeStatus,
+  held: StreamConfig | undefined,
+): Omit<TypeStateMessage, "health" | "current_version" | "behind_reason"> {
   return {
     type_url: t.typeUrl,
     status: `SYNC_STATUS_${syncState(t)}`,
