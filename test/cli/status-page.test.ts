@@ -113,6 +113,9 @@ describe.skipIf(browserBinary.path === undefined)(
           INJECTED_NACK,
         );
         expect(await page.textContent("#groups")).toContain("envoy-nack");
+        // The broken data plane is the headline, above everything, and the badge is not a green "live".
+        await page.waitForFunction(() => document.getElementById("headline")?.textContent === "1 in error");
+        expect(await page.getAttribute("#live", "class")).toBe("bad");
         expect(
           await page.evaluate(() => ({
             pwned: window.__pwned,
