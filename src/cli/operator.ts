@@ -217,7 +217,8 @@ export function registerOperatorCommand(program: Command): void {
 
       // Only the groups whose rendering changed since the last publish are handed to the cache; each
       // change that moved a group's versions is logged, then who ACKed it.
-      const feed = new ChangeFeed({ cache, log, clock: SYSTEM_CLOCK, status: () => xds.status });
+      const feed = new ChangeFeed({ cache, log, clock: SYSTEM_CLOCK });
+      feed.attach(xds.status);
       const op = runOperator({
         kubeConfig,
         settings,

@@ -22,8 +22,6 @@ export interface ChangeFeedOptions {
   readonly cache: SnapshotCache;
   readonly log: Pick<Logger, "info" | "warn" | "error">;
   readonly clock: Clock;
-  /** The ADS server's status (undefined until it runs: no ACK line then). */
-  readonly status: () => XdsStatusView | undefined;
   /** How long to wait for every client's ACK (default 10 s). */
   readonly ackTimeoutMs?: number;
 }
@@ -51,7 +49,10 @@ export class ChangeFeed {
   #seq = 0;
   #published: Pick<Outputs, "infras"> | undefined;
   readonly #pending = new Set<PendingChange>();
-  #listening: XdsStatusView | undefined;
+  /** The ADS server's status, once attached (before: no client is counted, no ACK line). */
+  #status: XdsStatusView | undefined;
+  /** Open streams by node group, so a change looks only at its groups' clients. */
+  readonly #streams = new Map<string, Set<string>>();
 
   constructor(opts: ChangeFeedOptions) {
     this.#opts = opts;
@@ -77,27 +78,37 @@ export class ChangeFeed {
   close(): void {
     for (const p of this.#pending) if (p.timer !== undefined) this.#opts.clock.clearTimeout(p.timer);
     this.#pending.clear();
-    this.#listening?.off("ack", this.#onAck);
-    this.#listening?.off("stream-close", this.#onClose);
-    this.#listening = undefined;
+    this.#status?.off("ack", this.#onAck);
+    this.#status?.off("stream-open", this.#onOpen);
+    this.#status?.off("stream-close", this.#onClose);
+    this.#status = undefined;
+    this.#streams.clear();
+  }
+
+  /** Listens to the ADS server's status: its clients are counted and their ACKs awaited from now on. */
+  attach(status: XdsStatusView): void {
+    this.close();
+    this.#status = status;
+    status.on("ack", this.#onAck);
+    status.on("stream-open", this.#onOpen);
+    status.on("stream-close", this.#onClose);
+    for (const stream of status.streams()) this.#onOpen(stream);
   }
 
   /** Starts waiting for the clients of the groups that moved; returns how many there are. */
   #track(seq: number, groups: readonly GroupVersionChange[]): number {
-    const status = this.#opts.status();
+    const status = this.#status;
     if (status === undefined) return 0;
-    this.#listen(status);
-    const byGroup = new Map(groups.map((g) => [g.group, g]));
     const waiting = new Map<string, Waiting>();
     let clients = 0;
-    for (const stream of status.streams()) {
-      const moved = byGroup.get(stream.node.cluster);
-      if (moved === undefined) continue;
-      const needs = needsOf(stream, moved);
-      if (needs === undefined) continue; // subscribes to none of the types that moved
-      clients += 1;
-      if (needs.size > 0) waiting.set(stream.streamId, { nodeId: stream.node.id, group: moved.group, needs });
-    }
+    for (const moved of groups)
+      for (const streamId of this.#streams.get(moved.group) ?? []) {
+        const stream = status.stream(streamId);
+        const needs = stream === undefined ? undefined : needsOf(stream, moved);
+        if (stream === undefined || needs === undefined) continue; // subscribes to none of the types that moved
+        clients += 1;
+        if (needs.size > 0) waiting.set(streamId, { nodeId: stream.node.id, group: moved.group, needs });
+      }
     if (clients === 0) return 0;
     const pending: PendingChange = {
       seq,
@@ -117,14 +128,11 @@ export class ChangeFeed {
     return clients;
   }
 
-  #listen(status: XdsStatusView): void {
-    if (this.#listening === status) return;
-    this.#listening?.off("ack", this.#onAck);
-    this.#listening?.off("stream-close", this.#onClose);
-    status.on("ack", this.#onAck);
-    status.on("stream-close", this.#onClose);
-    this.#listening = status;
-  }
+  readonly #onOpen = (stream: StreamStatus): void => {
+    const ids = this.#streams.get(stream.node.cluster) ?? new Set<string>();
+    ids.add(stream.streamId);
+    this.#streams.set(stream.node.cluster, ids);
+  };
 
   readonly #onAck = (push: PushRecord): void => {
     for (const p of this.#pending) {
@@ -138,6 +146,9 @@ export class ChangeFeed {
   };
 
   readonly #onClose = (stream: StreamStatus): void => {
+    const ids = this.#streams.get(stream.node.cluster);
+    ids?.delete(stream.streamId);
+    if (ids?.size === 0) this.#streams.delete(stream.node.cluster);
     for (const p of this.#pending) {
       if (!p.waiting.delete(stream.streamId)) continue;
       p.gone.push(stream.node.id);

@@ -103,7 +103,8 @@ describe("ChangeFeed", () => {
       error: (fields: object, msg: string) =>
         lines.push({ level: "error", fields: fields as Record<string, unknown>, msg }),
     };
-    const feed = new ChangeFeed({ cache, log, clock, status: () => status, ackTimeoutMs: 10_000 });
+    const feed = new ChangeFeed({ cache, log, clock, ackTimeoutMs: 10_000 });
+    feed.attach(status);
     return { clock, status, cache, lines, feed };
   }
   /** A client of `group` that was sent and ACKed LDS version `v` (as the server records it). */
@@ -193,6 +194,33 @@ describe("ChangeFeed", () => {
     expect(r.lines.at(-1)?.msg).toMatch(
       /^change 2: ACKed by 1 of 2 client\(s\) within 10000 ms; 1 did not ACK \(g e2\)/,
     );
+  });
+
+  it("waits only on the moved group's clients, and counts one that disconnects instead of ACKing", () => {
+    const r = rig();
+    r.feed.publish(out(1), { changes: undefined, rebuilt: new Set() });
+    const v1 = r.cache.getSnapshot("g")?.types.get(LISTENER_TYPE_URL)?.version ?? "";
+    connected(r, "e1", v1);
+    connected(r, "e2", v1);
+    r.status.recordOpen(
+      {
+        streamId: "other",
+        node: { id: "o", cluster: "h" },
+        peer: "",
+        protocol: "sotw",
+        service: "ads",
+        connectedAt: 0,
+      } as never,
+      () => undefined,
+    );
+    const sent = { version: "h1", nonce: "1", at: 0, resources: 1, removed: 0, bytes: 1 };
+    r.status.recordSent("other", "h", LISTENER_TYPE_URL, sent, "change", 0);
+    r.feed.publish(out(2), { changes: [], rebuilt: new Set() });
+    expect(r.lines.at(-1)?.fields).toMatchObject({ clients: 2 });
+    push(r, "e1", "2", true);
+    r.status.recordClose("e2", r.clock.now());
+    expect(r.lines.at(-1)).toMatchObject({ level: "warn", fields: { acked: 1, clients: 2, disconnected: ["e2"] } });
+    expect(r.lines.at(-1)?.msg).toMatch(/^change 2: ACKed by 1 of 2 client\(s\) within 0 ms; 1 disconnected/);
   });
 
   it("logs nothing for a publish that moved no version", () => {

@@ -12,7 +12,6 @@ import { ChangeFeed, type FeedBatch } from "../../pipeline/change-feed.js";
 import { SYSTEM_CLOCK } from "../../util/clock.js";
 import type { StatusPage } from "../../status-page/index.js";
 import { SnapshotCache } from "../../xds/cache/index.js";
-import type { XdsStatusView } from "../../xds/client-status.js";
 import { addIntrospection } from "../../xds/introspect/index.js";
 import { startXdsServer, type XdsServer } from "../../xds/server/index.js";
 import { tagListen } from "../listen-error.js";
@@ -41,8 +40,7 @@ export function startServeXds(
   const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
   const host = hostOf(listen);
-  let status: XdsStatusView | undefined;
-  const feed = new ChangeFeed({ cache, log, clock: SYSTEM_CLOCK, status: () => status });
+  const feed = new ChangeFeed({ cache, log, clock: SYSTEM_CLOCK });
   onClose.push(() => {
     feed.close();
   });
@@ -55,7 +53,7 @@ export function startServeXds(
     ...(opts.xdsMaxConnections === undefined ? {} : { maxConnections: opts.xdsMaxConnections }),
     ...(opts.xdsMaxNamesPerStream === undefined ? {} : { maxNamesPerStream: opts.xdsMaxNamesPerStream }),
   }).then((server) => {
-    status = server.status;
+    feed.attach(server.status);
     // CSDS, oooi.debug.v1, health and reflection share the ADS port (`oooi debug nodes`).
     const introspection = addIntrospection(server.grpcServer, { status: server.status, cache });
     onClose.push(() => {
