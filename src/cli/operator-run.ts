@@ -7,7 +7,7 @@ import { Metrics, attachXdsMetrics } from "../metrics/index.js";
 import { runOperator } from "../operator/process/run.js";
 import { OPERATOR_METRICS } from "../operator/process/metrics.js";
 import { settingsFromEnv } from "../operator/desired/settings.js";
-import { publishSnapshots } from "../pipeline/snapshots.js";
+import { ChangeFeed } from "../pipeline/change-feed.js";
 import { SnapshotCache } from "../xds/cache/index.js";
 import { addIntrospection, serverCredentialsFromFiles, type FleetSource } from "../xds/introspect/index.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../dhcp/kea-config-resource.js";
@@ -148,15 +148,16 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
   log.info({ port: xds.port }, `xDS (ADS) server listening on port ${String(xds.port)}`);
   const detachPage = page.watchXds(xds.status);
 
-  // Only the groups whose rendering changed since the last publish are handed to the cache.
-  let published: Parameters<typeof publishSnapshots>[3];
+  // Only the groups whose rendering changed since the last publish are handed to the cache; each
+  // change that moved a group's versions is logged, then who ACKed it.
+  const feed = new ChangeFeed({ cache, log, clock: SYSTEM_CLOCK });
+  feed.attach(xds.status);
   const op = runOperator({
     kubeConfig,
     settings,
     xds: { status: xds.status, cache },
-    onState: (_state, outputs) => {
-      publishSnapshots(cache, outputs, log, published);
-      published = outputs;
+    onState: (_state, outputs, batch) => {
+      feed.publish(outputs, batch);
       page.setModel(outputs.model);
     },
     logger: log,
@@ -171,6 +172,7 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
       introspection.setServing(false);
       detachMetrics();
       detachPage();
+      feed.close();
       pki?.rotation.stop();
       await xds.close();
     },
