@@ -1,18 +1,9 @@
 // `oooi operator`: in-cluster controller plus xDS server. Every replica watches the cluster and
-// serves ADS from its own cache; only the Lease holder writes.
-import type { ServerCredentials } from "@grpc/grpc-js";
+// serves ADS from its own cache; only the Lease holder writes. The run itself (operator-run.ts) is
+// loaded when the command runs.
 import { Option, type Command } from "commander";
-import { cliLogger, logFormatOption, type LogFormat } from "./logger.js";
-import { Metrics, attachXdsMetrics } from "../metrics/index.js";
-import { runOperator } from "../operator/process/run.js";
-import { OPERATOR_METRICS } from "../operator/process/metrics.js";
-import { settingsFromEnv } from "../operator/desired/settings.js";
-import { publishSnapshots } from "../pipeline/snapshots.js";
-import { SnapshotCache } from "../xds/cache/index.js";
-import { addIntrospection, serverCredentialsFromFiles, type FleetSource } from "../xds/introspect/index.js";
-import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../dhcp/kea-config-resource.js";
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM, startXdsServer } from "../xds/server/index.js";
-import { StatusPage } from "../status-page/index.js";
+import { logFormatOption } from "./logger.js";
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM } from "../xds/server/index.js";
 import {
   choice,
   hostPort,
@@ -21,33 +12,8 @@ import {
   xdsMaxConnectionsOption,
   xdsMaxNamesOption,
 } from "./options.js";
-import { checkListenable, listenFailureMessage } from "./listen-error.js";
-import { AccessReview } from "../operator/process/access-review.js";
-import { startOperatorPki, type OperatorPki } from "./operator-pki.js";
-import { loadKubeClientConfig, type KubeClientConfig } from "../kube/kubeconfig.js";
-import { KubeRest } from "../kube/rest.js";
-import { checkEnvoySnapshot } from "../envoy/snapshot.js";
-import { startProbeServer } from "../operator/process/http.js";
-import { ApiRetry, DEFAULT_API_RETRY_MAX_MS } from "../operator/process/api-retry.js";
-import { SYSTEM_CLOCK } from "../util/clock.js";
-
-interface OperatorFlags {
-  kubeconfig?: string;
-  context?: string;
-  xdsListen: string;
-  httpListen: { host: string; port: number };
-  httpAuth: "kubernetes" | "none";
-  xdsTlsCert?: string;
-  xdsTlsKey?: string;
-  xdsTlsCa?: string;
-  xdsPlaintext?: boolean;
-  xdsMaxConnections: number;
-  xdsMaxNamesPerStream: number;
-  leaderElection: boolean;
-  apiRetryMax: number;
-  logLevel: string;
-  logFormat?: LogFormat;
-}
+import { DEFAULT_API_RETRY_MAX_MS } from "../operator/process/api-retry.js";
+import type { OperatorFlags } from "./operator-run.js";
 
 export function registerOperatorCommand(program: Command): void {
   program
@@ -108,161 +74,7 @@ export function registerOperatorCommand(program: Command): void {
     .option("--log-level <level>", "trace, debug, info, warn or error", "info")
     .addOption(logFormatOption())
     .action(async (flags: OperatorFlags) => {
-      const log = cliLogger("operator", flags.logLevel, flags.logFormat);
-      let kubeConfig: KubeClientConfig;
-      let credentials: ServerCredentials | undefined;
-      try {
-        kubeConfig = loadKubeClientConfig(
-          flags.kubeconfig,
-          flags.context === undefined ? {} : { context: flags.context },
-        );
-        if ((flags.xdsTlsCert === undefined) !== (flags.xdsTlsKey === undefined))
-          throw new Error("--xds-tls-cert and --xds-tls-key go together");
-        if (flags.xdsTlsCert !== undefined && flags.xdsTlsKey !== undefined) {
-          credentials = serverCredentialsFromFiles({
-            cert: flags.xdsTlsCert,
-            key: flags.xdsTlsKey,
-            ...(flags.xdsTlsCa === undefined ? {} : { ca: flags.xdsTlsCa }),
-          });
-        }
-      } catch (e) {
-        program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
-      }
-
-      log.info(`API server ${kubeConfig.server} (${kubeConfig.origin})`);
-      if (flags.httpAuth === "none")
-        log.warn(
-          "--http-auth=none: the status page, /status.json and /metrics are open to anyone who reaches --http-listen",
-        );
-      const metrics = new Metrics({ processMetrics: true });
-      const recorder = metrics.recorder(OPERATOR_METRICS);
-      const page = new StatusPage({ title: "oooi operator" });
-      // Listening before the API server answers: /healthz says the process is up, /readyz that it is
-      // not ready yet (runOperator takes the listener over). The listener is also what keeps the
-      // process alive while start-up waits on timers.
-      const httpAt = `${flags.httpListen.host}:${String(flags.httpListen.port)}`;
-      const probe = await startProbeServer(flags.httpListen, {
-        live: () => true,
-        ready: () => false,
-        metrics: recorder,
-        page,
-        // Fail closed while the API server is away: a review that cannot be made refuses (500).
-        ...(flags.httpAuth === "kubernetes"
-          ? { access: new AccessReview({ rest: new KubeRest(kubeConfig), now: () => Date.now(), logger: log }) }
-          : {}),
-      }).catch((e: unknown) =>
-        program.error(`error: ${listenFailureMessage("--http-listen", httpAt, e)}`, { exitCode: 2 }),
-      );
-      log.info(`probes and metrics on http://${probe.address.address}:${String(probe.address.port)} (status page: /)`);
-      // The xDS server starts once the API server answered: a busy --xds-listen is said now.
-      await checkListenable(hostPort(flags.xdsListen)).catch((e: unknown) =>
-        program.error(`error: ${listenFailureMessage("--xds-listen", flags.xdsListen, e)}`, { exitCode: 2 }),
-      );
-      const startup = new AbortController();
-      const stopStarting = (signal: string) => {
-        log.info({ signal }, "shutting down before start-up finished");
-        startup.abort();
-        void probe.close().then(() => process.exit(0));
-      };
-      process.once("SIGINT", stopStarting);
-      process.once("SIGTERM", stopStarting);
-      const retry = new ApiRetry({ maxMs: flags.apiRetryMax, log, signal: startup.signal });
-
-      // Discovery decides the platform (OpenShift: no pinned uids, see settingsFromEnv): the operator
-      // waits for it rather than guess. mTLS by default: the operator's own CA (a Secret in its
-      // namespace) signs this replica's serving certificate and every data-plane child's client
-      // certificate (docs/reference.md "Identity on the xDS port").
-      let pki: OperatorPki | undefined;
-      let envSettings: ReturnType<typeof settingsFromEnv>;
-      try {
-        const discovery = await retry.until("API discovery", () =>
-          new KubeRest(kubeConfig).request<{ groups?: { name?: string }[] }>({ method: "GET", path: "/apis" }),
-        );
-        const apiGroups = new Set((discovery.groups ?? []).flatMap((g) => (g.name === undefined ? [] : [g.name])));
-        envSettings = settingsFromEnv(process.env, apiGroups);
-        if (credentials === undefined && flags.xdsPlaintext !== true)
-          pki = await startOperatorPki(new KubeRest(kubeConfig), envSettings, log, SYSTEM_CLOCK, retry);
-      } catch (e) {
-        if (startup.signal.aborted) return;
-        program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
-      }
-      process.off("SIGINT", stopStarting);
-      process.off("SIGTERM", stopStarting);
-      if (pki !== undefined) {
-        credentials = pki.credentials;
-      } else if (credentials === undefined) {
-        log.warn("--xds-plaintext: xDS is served without TLS; any pod that reaches the port may join any node group");
-      }
-      // The data planes dial with their mounted client certificates only when this operator's CA signs them.
-      const settings = { ...envSettings, xdsTls: pki !== undefined };
-      const cache = new SnapshotCache({ check: checkEnvoySnapshot });
-      cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
-      const xds = await startXdsServer({
-        cache,
-        listen: flags.xdsListen,
-        logger: log,
-        ...(credentials === undefined ? {} : { credentials }),
-        requireIdentity: flags.xdsTlsCa !== undefined || pki !== undefined,
-        maxConnections: flags.xdsMaxConnections,
-        maxNamesPerStream: flags.xdsMaxNamesPerStream,
-      }).catch((e: unknown) =>
-        program.error(`error: ${listenFailureMessage("--xds-listen", flags.xdsListen, e)}`, { exitCode: 2 }),
-      );
-      // The fleet exists once runOperator started (below); ListFleet reads it at each call.
-      let fleet: () => FleetSource | undefined = () => undefined;
-      const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache, fleet: () => fleet() });
-      const detachMetrics = attachXdsMetrics(metrics, xds.status, { cache });
-      log.info({ port: xds.port }, `xDS (ADS) server listening on port ${String(xds.port)}`);
-      const detachPage = page.watchXds(xds.status, cache);
-
-      // Only the groups whose rendering changed since the last publish are handed to the cache.
-      let published: Parameters<typeof publishSnapshots>[3];
-      const op = runOperator({
-        kubeConfig,
-        settings,
-        xds: { status: xds.status, cache },
-        onState: (_state, outputs) => {
-          publishSnapshots(cache, outputs, log, published);
-          published = outputs;
-          page.setModel(outputs.model);
-        },
-        logger: log,
-        httpListen: probe,
-        httpAuth: flags.httpAuth,
-        page,
-        metrics: recorder,
-        leaderElection: flags.leaderElection,
-        ...(pki === undefined ? {} : { pki: pki.ca }),
-        ...(process.env["POD_NAME"] === undefined ? {} : { identity: process.env["POD_NAME"] }),
-        closeStreams: async () => {
-          introspection.setServing(false);
-          detachMetrics();
-          detachPage();
-          pki?.rotation.stop();
-          await xds.close();
-        },
-      });
-      fleet = () => op.fleet;
-
-      let stopping = false;
-      const stop = (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        log.info({ signal }, "shutting down: writes stop, the Lease is released, streams close");
-        // close() bounds each of its steps; this bounds the whole, whatever still holds the event loop.
-        setTimeout(() => {
-          log.error("shutdown did not finish in 8 s; exiting anyway");
-          process.exit(1);
-        }, 8_000).unref();
-        void op.close().then(
-          () => process.exit(0),
-          (e: unknown) => {
-            log.error(`unclean shutdown: ${(e as Error).message}`);
-            process.exit(1);
-          },
-        );
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+      const { runOperatorCommand } = await import("./operator-run.js");
+      await runOperatorCommand(flags, program);
     });
 }

@@ -10,6 +10,9 @@ import { checkOutputDir } from "../pipeline/output-guard.js";
 import { RenderChain, renderLoop } from "../pipeline/render-loop.js";
 import { SYSTEM_CLOCK } from "../util/clock.js";
 import type { ManifestLoad } from "../watchers/manifests.js";
+import type { ManifestSources } from "../watchers/manifest-sources.js";
+import type { ObjectRef } from "../model/types.js";
+import type { ChangeSource } from "../pipeline/change-line.js";
 import { watchManifests, type WatchedLoad } from "../watchers/manifest-watch.js";
 import { Metrics } from "../metrics/index.js";
 import { StatusPage } from "../status-page/index.js";
@@ -45,6 +48,14 @@ export async function checkServeFolders(opts: Pick<ServeOptions, "manifests" | "
   // before the index existed) is fine; the manifests folder is not.
   const guard = await checkOutputDir(opts.out, opts.manifests, { requireOwned: false });
   return guard.ok ? undefined : guard.message;
+}
+
+/** Where an object of our kinds was read from (file relative to --manifests, line). */
+function locateIn(sources: ManifestSources): (ref: ObjectRef) => ChangeSource | undefined {
+  return (ref) => {
+    const at = sources.locate(ref, "");
+    return at === undefined ? undefined : { file: at.file, line: at.line };
+  };
 }
 
 /** Renders on every change of the manifest directory; unreadable input keeps the last good outputs. */
@@ -102,7 +113,21 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   // Branches in order: the xDS cache first (what Envoys wait for goes out before the rest); the
   // report (log lines) runs even when no output is configured, after the push, in a task of its own.
   const subs = new Subscription();
-  if (xds !== undefined) subs.add(xds.publish(rendered$));
+  if (xds !== undefined)
+    subs.add(
+      xds.publish(
+        outputs$.pipe(
+          map(({ input: { load }, outputs, rebuilt }) => ({
+            infras: outputs.infras,
+            batch: {
+              changes: "changes" in load ? load.changes : undefined,
+              rebuilt,
+              ...(load.ok ? { locate: locateIn(load.sources) } : {}),
+            },
+          })),
+        ),
+      ),
+    );
   subs.add(
     outputs$.subscribe(({ input: { load }, outputs }) => {
       if (load.ok)

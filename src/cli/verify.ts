@@ -13,7 +13,6 @@ import { formatVerifyJson, formatVerifyTable, verifyExitCode } from "../verify/r
 import { runVerify, type VerifyProbes } from "../verify/run.js";
 import { readCluster, runClusterVerify } from "../verify/cluster.js";
 import { DEFAULT_PROBE_IMAGE } from "../verify/probe-pod.js";
-import { loadKubeconfigFiles } from "../kube/kubeconfig.js";
 import { KubeRest } from "../kube/rest.js";
 import { DEFAULT_XDS_ADDRESS } from "./debug.js";
 import { choice, hostPortOption, positiveInt } from "./options.js";
@@ -95,6 +94,8 @@ async function verifyCluster(kubeconfig: string, opts: VerifyCommandOptions, io:
   const timeout = opts.timeout ?? 120_000;
   let rest: KubeRest;
   try {
+    // Loaded here: the Kubernetes client (client-node) costs the other commands' start-up otherwise.
+    const { loadKubeconfigFiles } = await import("../kube/kubeconfig.js");
     rest = new KubeRest(loadKubeconfigFiles([kubeconfig], opts.context), {
       requestTimeoutMs: Math.min(timeout, 30_000),
     });

@@ -166,6 +166,64 @@ describe("oooi operator", () => {
     }
   });
 
+  it("logs a change that moved a group's versions as one line, then its clients' ACKs (the change feed)", async () => {
+    const fake = await seededFake();
+    const op = await spawnOperator(fake, "oooi-0", ["--xds-plaintext"]);
+    type Line = { level: number; msg: string; [k: string]: unknown };
+    const changes = (): Line[] =>
+      op
+        .log()
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l) as Line)
+        .filter((l) => /^change \d+: /.test(l.msg));
+    let client: EnvoyLikeClient | undefined;
+    try {
+      await eventually(() => {
+        expect(op.port()).toBeDefined();
+        expect(changes().length).toBeGreaterThan(0);
+      }, 15_000);
+      client = new EnvoyLikeClient({
+        address: `127.0.0.1:${op.port() ?? ""}`,
+        node: { id: "proxy-a", cluster: "clusters/tenant-vlan-proxy" },
+      });
+      client.connect();
+      const c = client;
+      await c.waitFor(() => c.listeners.has("kube-6443"), "listeners");
+      const before = changes().length;
+      // A worker leaves: its Machine and its VMI are deleted.
+      for (const kind of ["Machine", "VirtualMachineInstance"]) {
+        const k = fake.store.kindByGvk(kind === "Machine" ? "cluster.x-k8s.io/v1beta1" : "kubevirt.io/v1", kind);
+        if (k === undefined) throw new Error(`fake does not serve ${kind}`);
+        fake.store.delete(k, "clusters-alpha", "alpha-workers-1", {});
+      }
+      // Each delete is a batch of its own (no coalescing window); the one that moved LDS is logged.
+      const gone = () =>
+        changes()
+          .slice(before)
+          .find((l) => /alpha-workers-1 removed/.test(l.msg));
+      await eventually(() => {
+        expect(gone()).toBeDefined();
+      }, 15_000);
+      const line = gone();
+      expect(line?.msg).toMatch(/(Machine|VirtualMachineInstance) clusters-alpha\/alpha-workers-1 removed/);
+      expect(line?.msg).toMatch(/rebuilt Infra clusters\/tenant-vlan → .*clusters\/tenant-vlan-proxy: LDS /);
+      expect(line?.["clients"]).toBe(1);
+      await eventually(() => {
+        expect(changes().find((l) => l["change"] === line?.["change"] && /ACKed by/.test(l.msg))).toMatchObject({
+          level: 30,
+          acked: 1,
+          clients: 1,
+        });
+      }, 15_000);
+    } finally {
+      client?.close();
+      op.child.kill("SIGTERM");
+      await op.exited;
+      await fake.stop();
+    }
+  });
+
   it("on SIGTERM with the API server unresponsive, still closes its streams and exits within a bound", async () => {
     const fake = await seededFake();
     const op = await spawnOperator(fake, "oooi-1", ["--xds-plaintext"]);

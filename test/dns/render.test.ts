@@ -34,7 +34,6 @@ ${D}:53 {
     }
     errors
     log
-    cache 30
     file /etc/coredns/db.vlan.${D} ${D} {
         reload 5s
     }
@@ -43,7 +42,6 @@ ${D}:53 {
 ${D}:53 {
     errors
     log
-    cache 30
     file /etc/coredns/db.default.${D} ${D} {
         reload 5s
     }

@@ -27,10 +27,7 @@ describe.skipIf(COREDNS.path === undefined)("dnsReady asks CoreDNS", () => {
     closers.push(() => upstream.close());
     // What CoreDNS runs before the ConfigMap volume caught up: some other rendering.
     const other = renderCoreDns(model({ domains: ["other.example.com"], internal: "172.30.12.34" })).files;
-    const coredns: CoreDns = await startCoreDns(other, {
-      upstream: { host: upstream.host, port: upstream.port },
-      withoutCache: true,
-    });
+    const coredns: CoreDns = await startCoreDns(other, { upstream: { host: upstream.host, port: upstream.port } });
     closers.push(() => coredns.close());
 
     fake = await seededFake();

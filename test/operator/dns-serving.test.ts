@@ -47,9 +47,8 @@ describe.skipIf(COREDNS.path === undefined)("with real CoreDNS", () => {
   async function start(): Promise<void> {
     upstream = await startUpstream();
     closers.push(() => upstream.close());
-    // Without the cache plugin: it would answer the old SOA for up to its TTL after the reload
-    // (the probe then turns ready that much later; what is tested here is the file plugin's reload).
-    coredns = await startCoreDns(v1, { upstream: { host: upstream.host, port: upstream.port }, withoutCache: true });
+    // As rendered: zone blocks carry no cache, so the new SOA is answered once the file plugin reloads.
+    coredns = await startCoreDns(v1, { upstream: { host: upstream.host, port: upstream.port } });
     closers.push(() => coredns.close());
   }
 

@@ -8,7 +8,8 @@ import { checkEnvoySnapshot } from "../../envoy/snapshot.js";
 import { attachXdsMetrics, type Metrics } from "../../metrics/index.js";
 import { distinctRenderings } from "../../pipeline/distinct-renderings.js";
 import type { Outputs } from "../../pipeline/outputs.js";
-import { publishSnapshots } from "../../pipeline/snapshots.js";
+import { ChangeFeed, type FeedBatch } from "../../pipeline/change-feed.js";
+import { SYSTEM_CLOCK } from "../../util/clock.js";
 import type { StatusPage } from "../../status-page/index.js";
 import { SnapshotCache } from "../../xds/cache/index.js";
 import { addIntrospection } from "../../xds/introspect/index.js";
@@ -16,13 +17,16 @@ import { startXdsServer, type XdsServer } from "../../xds/server/index.js";
 import { tagListen } from "../listen-error.js";
 import type { ServeOptions } from "./options.js";
 
+/** A rendering and the batch it came from. */
+export type FeedRendering = Pick<Outputs, "infras"> & { readonly batch: FeedBatch };
+
 export interface ServeXds {
   /** Fails when the port cannot be bound (`ready` says so; the outputs are still written). */
   readonly server: Promise<XdsServer>;
   /** Where each bootstrap.yaml points; false when the server could not bind. */
   readonly address: Promise<{ host: string; port: number } | false>;
-  /** The xDS branch: subscribe it to the renderings. */
-  publish(rendered$: Observable<Outputs>): Subscription;
+  /** The xDS branch: subscribe it to the renderings, each with its batch (the change feed's log line). */
+  publish(rendered$: Observable<FeedRendering>): Subscription;
 }
 
 /** Binds the ADS server at `listen` (--xds-listen); `onClose` collects what close() undoes. */
@@ -36,6 +40,10 @@ export function startServeXds(
   const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
   const host = hostOf(listen);
+  const feed = new ChangeFeed({ cache, log, clock: SYSTEM_CLOCK });
+  onClose.push(() => {
+    feed.close();
+  });
   const started = startXdsServer({
     cache,
     listen,
@@ -45,6 +53,7 @@ export function startServeXds(
     ...(opts.xdsMaxConnections === undefined ? {} : { maxConnections: opts.xdsMaxConnections }),
     ...(opts.xdsMaxNamesPerStream === undefined ? {} : { maxNamesPerStream: opts.xdsMaxNamesPerStream }),
   }).then((server) => {
+    feed.attach(server.status);
     // CSDS, oooi.debug.v1, health and reflection share the ADS port (`oooi debug nodes`).
     const introspection = addIntrospection(server.grpcServer, { status: server.status, cache });
     onClose.push(() => {
@@ -66,11 +75,9 @@ export function startServeXds(
     address,
     publish: (rendered$) => {
       let summarized = false;
-      let published: Outputs | undefined;
       return rendered$.pipe(distinctRenderings()).subscribe((out) => {
         // Only the groups whose rendering changed since the last publish are handed to the cache.
-        publishSnapshots(cache, out, log, published);
-        published = out;
+        feed.publish(out, out.batch);
         if (summarized) return;
         summarized = true;
         void server.then((s) => {

@@ -11,6 +11,8 @@
 //   in the root block.
 // - Plugin order inside a block is fixed by CoreDNS (plugin.cfg), not by the order written here.
 // - Every block has its own plugin instances, so `cache` never mixes answers of different views.
+// - The file plugin re-reads a zone file every `reload` interval and answers from memory; only the
+//   forwarding blocks carry `cache`.
 
 /** The source-address filter of a view block: CoreDNS `view NAME { expr incidr(client_ip(), CIDR) }`. */
 export interface ViewFilter {
@@ -78,7 +80,9 @@ function renderBlock(block: ServerBlock, s: CorefileSettings, root: boolean): st
       `    reload ${Math.max(MIN_COREFILE_RELOAD, s.reloadSeconds)}s`,
     );
   }
-  if (s.cacheSeconds !== undefined) lines.push(`    cache ${s.cacheSeconds}`);
+  // Only forwarded answers are cached: a zone file is already in memory, and a cache on top of it
+  // kept a changed record (a new apps VIP) stale for the cache's TTL after the file's reload.
+  if (s.cacheSeconds !== undefined && block.answer.kind === "forward") lines.push(`    cache ${s.cacheSeconds}`);
   if (block.answer.kind === "file") {
     lines.push(
       `    file ${block.answer.path} ${block.zone} {`,

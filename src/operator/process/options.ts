@@ -6,6 +6,7 @@ import type { BackoffOptions } from "../../util/backoff.js";
 import type { Clock } from "../../util/clock.js";
 import type { Logger } from "../../util/logger.js";
 import type { ClusterState } from "../../model/types.js";
+import type { FeedBatch } from "../../pipeline/change-feed.js";
 import type { Outputs } from "../../pipeline/outputs.js";
 import type { OperatorCa } from "../../pki/store.js";
 import type { Observed } from "../../watchers/kube/observed.js";
@@ -40,8 +41,11 @@ export interface RunOperatorOptions {
     false | { readonly intervalMs?: number; readonly target?: (service: KubeObject) => DnsTarget | undefined };
   /** A data-plane view given directly (tests); ignored when `xds` is given. Default: nothing ever synced. */
   readonly dataPlane?: DataPlaneView;
-  /** Called on every replica with each new state and its rendering (feed the xDS cache from it). Never called with a partial state. */
-  readonly onState?: (state: ClusterState, outputs: Outputs) => void;
+  /**
+   * Called on every replica with each new state, its rendering and the batch it came from (feed the
+   * xDS cache and the change feed from it). Never called with a partial state.
+   */
+  readonly onState?: (state: ClusterState, outputs: Outputs, batch: FeedBatch) => void;
   readonly logger: Logger;
   readonly clock?: Clock;
   /**

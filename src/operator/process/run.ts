@@ -55,9 +55,9 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   const subs = new Subscription();
   // Branches in order: this replica's xDS cache first, then the leader's writers.
   subs.add(
-    renderings$.subscribe(({ input, outputs }) => {
+    renderings$.subscribe(({ input, outputs, rebuilt }) => {
       try {
-        opts.onState?.(input.state, outputs);
+        opts.onState?.(input.state, outputs, { changes: input.changes, rebuilt });
       } catch (e) {
         log.error({ err: (e as Error).message }, "state consumer failed");
       }

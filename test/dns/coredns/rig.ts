@@ -140,9 +140,8 @@ export interface StartOptions {
   readonly upstream: { readonly host: string; readonly port: number };
   readonly cidr?: (cidr: string) => string;
   /**
-   * Without `cache`: for tests of what the file and reload plugins serve after a change, which the
-   * cache would otherwise hide for up to the records' TTL, and for comparisons with the embedded
-   * responder, which has no cache (CoreDNS's cache also sets AA on every reply it serves).
+   * Without `cache` (only forwarding blocks carry it): for comparisons with the embedded responder,
+   * which caches nothing (CoreDNS's cache sets AA on every reply it serves, forwarded ones included).
    */
   readonly withoutCache?: boolean;
 }
