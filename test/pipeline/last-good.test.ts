@@ -186,3 +186,22 @@ describe("a version with errors is never remembered", () => {
     },
   );
 });
+
+// The status names when the served version was first accepted, not when it was last rendered.
+describe("an accepted version keeps its first acceptance date", () => {
+  it.each(rows)(
+    "$name after renderings of the unchanged object names T0, not the later rendering",
+    ({ edit, refused }) => {
+      const first = renderAll(base, { now: T0 });
+      const again = renderAll(base, { lastGood: first.lastGood, now: T1, previous: first.files });
+      const bad = renderAll(edit, {
+        lastGood: again.lastGood,
+        now: Date.parse("2026-01-01T12:00:00Z"),
+        previous: again.files,
+      });
+      const message = ready(bad, refused).message;
+      expect(message).toContain("the configuration accepted at 2026-01-01T10:00:00Z is still served");
+      expect(message).not.toContain("11:00:00Z");
+    },
+  );
+});
