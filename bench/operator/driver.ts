@@ -289,7 +289,7 @@ export async function driverMain(plan: Plan): Promise<void> {
     ...(plan.debounceMs === undefined ? {} : { debounceMs: plan.debounceMs }),
     onState: (state, outputs) => {
       const at = monoMs();
-      // As `oooi operator` does (src/cli/operator.ts): only the groups whose rendering changed since the last publish.
+      // As `oooi operator` does (src/cli/operator-run.ts): only the groups whose rendering changed since the last publish.
       publishSnapshots(cache, outputs, log, published);
       published = outputs;
       const done = monoMs();

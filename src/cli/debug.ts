@@ -1,10 +1,10 @@
 // `oooi debug`: a client of the xDS server's oooi.debug.v1 service. `nodes` prints who is connected
 // and how far each stream is in sync, `config` prints what one node holds, `pushes` the recent
 // push history with latencies.
-import { InvalidArgumentError, type Command } from "commander";
 import { stringify as toYaml } from "yaml";
 import { DebugClient, XdsUnreachableError } from "../xds/introspect/debug-client.js";
-import { withXdsTlsFlags, xdsCredentials, type XdsTlsOptions } from "./xds-tls-flags.js";
+import { xdsCredentials } from "./xds-tls-credentials.js";
+import type { XdsTlsOptions } from "./xds-tls-flags.js";
 import type {
   FleetNodeMessage,
   ListFleetResponse,
@@ -16,9 +16,6 @@ import type {
 } from "../xds/introspect/debug-client.js";
 import { millisOf, typeLabel, typeMatches } from "../xds/introspect/state.js";
 import { jsonFromStruct, LOADER_VALUE_KEYS } from "../xds/resource/struct.js";
-
-/** Default address of the xDS server (`oooi serve --xds-listen`'s default). */
-export const DEFAULT_XDS_ADDRESS = "127.0.0.1:18000";
 
 /** Where `oooi debug` writes and how it ends; injectable so tests see what a user sees. */
 export interface DebugIo {
@@ -36,95 +33,6 @@ export interface DebugIo {
 export interface ConnectOptions extends XdsTlsOptions {
   readonly xds: string;
   readonly timeout: number;
-}
-
-function processIo(): DebugIo {
-  return {
-    out: (t) => process.stdout.write(t),
-    err: (t) => process.stderr.write(t),
-    exit: (code) => {
-      process.exitCode = code;
-    },
-    now: () => Date.now(),
-    color: process.stdout.isTTY && (process.env["NO_COLOR"] ?? "") === "",
-  };
-}
-
-/** Adds `oooi debug nodes|config|pushes` to `program`. */
-export function registerDebugCommand(program: Command, io: DebugIo = processIo()): Command {
-  const debug = program
-    .command("debug")
-    .summary("inspect a running xDS server: connected nodes, their config, recent pushes")
-    .description(
-      "Inspect a running xDS server (oooi serve / oooi operator) through its oooi.debug.v1 service,\n" +
-        "served on the xDS port next to ADS, CSDS, grpc.health.v1 and server reflection.\n\n" +
-        "  oooi debug nodes                 connected Envoy / dhcp-agent nodes and their sync state per type\n" +
-        "  oooi debug config NODE           the configuration one node was sent and acknowledged (YAML or JSON)\n" +
-        "  oooi debug pushes                recent pushes with change→sent and change→ACK latencies\n\n" +
-        "Sync states: synced (the group's current version was ACKed), BEHIND old→current (reason: held back\n" +
-        "after a NACK, or not sent yet), stale (awaiting the ACK), NACK (the node\n" +
-        "rejected the latest response: the reason is printed), not sent (subscribed, nothing to send yet).",
-    );
-
-  withConnect(debug.command("nodes"))
-    .description(
-      "List connected nodes: one row per xDS stream, one column per resource type: the version (shortened) and\n" +
-        "how many resources the node holds of it — an empty configuration shows as (0, empty).",
-    )
-    .option("--cluster <ns/name>", "only nodes of this node group (Envoy node.cluster)")
-    .option("--all", "also list nodes that disconnected recently")
-    .option("-o, --output <format>", "table or json", choice(["table", "json"]), "table")
-    .action(async (opts: ConnectOptions & { cluster?: string; all?: boolean; output: string }) => {
-      io.exit(await debugNodes(opts, io));
-    });
-
-  withConnect(debug.command("config").argument("<node>", "Envoy node.id of the node (see `oooi debug nodes`)"))
-    .description(
-      "Print the resources a node holds, per type: as acknowledged, and as sent when a newer version is pending or was rejected.",
-    )
-    .option("-t, --type <type>", "only this type: lds, cds, eds, rds, a type URL or a message name such as KeaConfig")
-    .option("-o, --output <format>", "yaml or json", choice(["yaml", "json"]), "yaml")
-    .action(async (node: string, opts: ConnectOptions & { type?: string; output: string }) => {
-      io.exit(await debugConfig(node, opts, io));
-    });
-
-  withConnect(debug.command("pushes"))
-    .description("Recent pushes, oldest first: cause, version, size and change→sent / change→ACK latencies.")
-    .option("--node <id>", "only pushes to this node")
-    .option("--cluster <ns/name>", "only pushes of this node group")
-    .option("-t, --type <type>", "only this type (lds, cds, eds, rds, a type URL or message name)")
-    .option("-n, --limit <n>", "at most this many of the newest pushes", positiveInt, 50)
-    .option("-o, --output <format>", "table or json", choice(["table", "json"]), "table")
-    .action(
-      async (
-        opts: ConnectOptions & { node?: string; cluster?: string; type?: string; limit: number; output: string },
-      ) => {
-        io.exit(await debugPushes(opts, io));
-      },
-    );
-  return debug;
-}
-
-function withConnect(cmd: Command): Command {
-  return withXdsTlsFlags(cmd.option("--xds <host:port>", "address of the xDS server", DEFAULT_XDS_ADDRESS)).option(
-    "--timeout <ms>",
-    "give up on an unanswered call after this long",
-    positiveInt,
-    5000,
-  );
-}
-
-function choice(values: readonly string[]): (v: string) => string {
-  return (v) => {
-    if (!values.includes(v)) throw new InvalidArgumentError(`expected one of ${values.join(", ")}`);
-    return v;
-  };
-}
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("expected a positive integer");
-  return n;
 }
 
 function connect(opts: ConnectOptions): DebugClient {

@@ -3,13 +3,12 @@
 // selects — by src/envoy/select.ts, the selector the renderer is property-tested with — and why
 // every other chain did not match; for a query (--from IP --dns NAME) the view, zone and record.
 // The snapshot comes from a manifests folder (rendered here) or a running server (--xds, over ADS).
-import { InvalidArgumentError, type Command } from "commander";
-import { choice, positiveInt } from "./options.js";
 import { explainDnsQuery, type DnsExplanation } from "../dns/server/explain-answer.js";
 import { parseIPv4 } from "../model/ipv4.js";
 import type { Topology } from "../model/types.js";
 import { renderAll } from "../pipeline/outputs.js";
-import { withXdsTlsFlags, xdsCredentials, type XdsTlsOptions } from "./xds-tls-flags.js";
+import { xdsCredentials } from "./xds-tls-credentials.js";
+import type { XdsTlsOptions } from "./xds-tls-flags.js";
 import { fetchSnapshot } from "../verify/fetch-snapshot.js";
 import { formatManifestError, loadManifests } from "../watchers/manifests.js";
 import { explainConnection, inlineAssignments, type ChainVerdict, type Explanation } from "../envoy/explain-route.js";
@@ -206,46 +205,4 @@ function formatDns(a: DnsExplanation & { dnsServer: string }): string {
   else if (a.outcome === "nxdomain" || a.outcome === "nodata")
     lines.push(`record         (${a.outcome.toUpperCase()})`);
   return lines.join("\n") + "\n";
-}
-
-/** Adds `oooi explain` to `program`. */
-export function registerExplainCommand(program: Command): Command {
-  return withXdsTlsFlags(
-    program
-      .command("explain")
-      .summary("which listener, chain, cluster (or DNS view and record) answers a connection")
-      .description(
-        "Explain how the current snapshot handles one connection or one DNS query:\n" +
-          "  oooi explain --manifests DIR --from 127.0.8.10 --port 6443              listener, chain, cluster, endpoints\n" +
-          "  oooi explain --manifests DIR --from 127.0.8.10 --port 443 --sni NAME\n" +
-          "  oooi explain --manifests DIR --from 127.0.8.10 --dns api.alpha.example.com   view, zone, record\n" +
-          "  oooi explain --xds 127.0.0.1:18000 --group clusters/tenant-vlan-proxy --from IP --port 6443\n\n" +
-          "With --xds the snapshot is fetched from the running server (serve or operator) as an Envoy of the\n" +
-          "group gets it; with --manifests alone it is rendered here. Every chain not chosen is listed with the\n" +
-          "criterion that turned the connection away; with no match, the nearest miss.\n" +
-          "Exit status: 0 explained, 1 nothing matches, 2 bad usage or unreadable manifests.",
-      )
-      .requiredOption("--from <ip>", "source address of the client (a worker's VLAN address)")
-      .option("--port <port>", "destination port of the connection (443, 6443, 80)", port)
-      .option("--sni <name>", "TLS server name the client sends (none = SNI-less TLS)")
-      .option("--dns <name>", "explain an A query for this name instead of a connection")
-      .option("--to <ip>", "destination address (default: the proxy's serverIP)")
-      .option("--manifests <dir|file>", "manifests folder to render the snapshot from (and to name hosted clusters)")
-      .option("--xds <host:port>", "fetch the snapshot from this running xDS server")
-      .option("--group <ns/name>", "node group to fetch with --xds (default: every proxy of --manifests)"),
-  )
-    .option("--timeout <ms>", "give up on the xDS server after this long", positiveInt, 5000)
-    .option("-o, --output <format>", "text or json", choice(["text", "json"]), "text")
-    .action(async (opts: ExplainCommandOptions) => {
-      process.exitCode = await explainCommand(opts, {
-        out: (t) => process.stdout.write(t),
-        err: (t) => process.stderr.write(t),
-      });
-    });
-}
-
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0 || n > 65535) throw new InvalidArgumentError("expected a port, 1-65535");
-  return n;
 }

@@ -1,18 +1,8 @@
 // The commands' logger: human-readable lines for a person at a terminal, JSON lines (one object per
 // line, for log collectors) otherwise or when asked.
-import { Option } from "commander";
 import { pino, type Logger } from "pino";
 import { build as prettyStream } from "pino-pretty";
-
-export const LOG_FORMATS = ["json", "pretty"] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
-
-/** `--log-format`; without it the format follows whether stderr is a terminal. */
-export function logFormatOption(): Option {
-  return new Option("--log-format <format>", "json or pretty (default: pretty on a terminal, json otherwise)").choices(
-    LOG_FORMATS,
-  );
-}
+import type { LogFormat } from "./options.js";
 
 /** The explicit choice wins; a terminal gets pretty lines, a pipe or file JSON. */
 export function logFormat(flag: LogFormat | undefined, stderrIsTTY: boolean): LogFormat {

@@ -7,7 +7,7 @@ import { SYSTEM_CLOCK, type Clock } from "../util/clock.js";
 import { ApiRetry } from "../operator/process/api-retry.js";
 import type { KubeRest } from "../kube/rest.js";
 import { RotatingServerCredentials } from "../xds/server/tls.js";
-import { splitHostPort } from "../envoy/bootstrap.js";
+import { splitHostPort } from "../envoy/xds-address.js";
 import { XDS_SERVICE, type OperatorSettings } from "../operator/desired/settings.js";
 
 export interface OperatorPki {

@@ -2,7 +2,8 @@
 // (client-node), the operator and the xDS server, which `oooi --help` and the other commands need not load.
 import type { ServerCredentials } from "@grpc/grpc-js";
 import type { Command } from "commander";
-import { cliLogger, type LogFormat } from "./logger.js";
+import { cliLogger } from "./logger.js";
+import type { LogFormat } from "./options.js";
 import { Metrics, attachXdsMetrics } from "../metrics/index.js";
 import { runOperator } from "../operator/process/run.js";
 import { OPERATOR_METRICS } from "../operator/process/metrics.js";

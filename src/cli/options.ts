@@ -1,6 +1,18 @@
-// Option parsers shared by the commands.
+// Option parsers shared by the commands. Loaded for every `oooi` invocation, --help included, so
+// it imports nothing heavier than commander.
 import { InvalidArgumentError, Option } from "commander";
 import { DEFAULT_MAX_MANIFEST_BYTES } from "../watchers/manifest-file-read.js";
+import { splitHostPort } from "../envoy/xds-address.js";
+
+export const LOG_FORMATS = ["json", "pretty"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** `--log-format`; without it the format follows whether stderr is a terminal. */
+export function logFormatOption(): Option {
+  return new Option("--log-format <format>", "json or pretty (default: pretty on a terminal, json otherwise)").choices(
+    LOG_FORMATS,
+  );
+}
 
 /** "127.0.0.1:5353", "[::1]:53" or ":5353" (all IPv4 interfaces). */
 export function hostPort(value: string): { host: string; port: number } {
@@ -39,6 +51,28 @@ export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("expected a positive integer");
   return n;
+}
+
+/** A non-negative integer (0 allowed: a debounce window, a count that may be zero). */
+export function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("not a non-negative integer");
+  return n;
+}
+
+/** A TCP or UDP port, 1-65535. */
+export function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0 || n > 65535) throw new InvalidArgumentError("expected a port, 1-65535");
+  return n;
+}
+
+/** host:port a client can dial (port 1-65535). */
+export function dialHostPort(value: string): { host: string; port: number } {
+  const parsed = splitHostPort(value);
+  if (parsed === undefined)
+    throw new InvalidArgumentError("expected host:port with a port 1-65535, e.g. 127.0.0.1:18000");
+  return parsed;
 }
 
 /** --xds-max-connections of every command serving ADS (docs/security.md). */

@@ -1,8 +1,6 @@
 // The TLS flags of every command that talks to a running xDS server (debug, verify, explain), so
 // each reaches a server that requires TLS or mTLS (the operator's default) the same way.
-import type { ChannelCredentials } from "@grpc/grpc-js";
 import type { Command } from "commander";
-import { clientCredentials, readTlsFiles } from "../xds/server/tls.js";
 
 /** What the flags give. */
 export interface XdsTlsOptions {
@@ -22,11 +20,4 @@ export function withXdsTlsFlags(cmd: Command): Command {
     .option("--tls-ca <file>", "PEM CA that signs the xDS server's certificate")
     .option("--tls-cert <file>", "PEM client certificate, when the xDS server requires mTLS")
     .option("--tls-key <file>", "PEM key of --tls-cert");
-}
-
-/** The channel credentials the flags ask for; undefined for plaintext. Throws naming an unreadable file. */
-export function xdsCredentials(opts: XdsTlsOptions): ChannelCredentials | undefined {
-  const tls = opts.tls === true || opts.tlsCa !== undefined || opts.tlsCert !== undefined || opts.tlsKey !== undefined;
-  if (!tls) return undefined;
-  return clientCredentials(readTlsFiles({ ca: opts.tlsCa, cert: opts.tlsCert, key: opts.tlsKey }));
 }

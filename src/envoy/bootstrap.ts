@@ -21,19 +21,6 @@ const HCM = "type.googleapis.com/envoy.extensions.filters.network.http_connectio
 const ROUTER = "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router";
 const HTTP_OPTIONS = "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
 
-/** Where `oooi serve` listens for ADS by default, so what `oooi render`'s bootstrap points at by default. */
-export const DEFAULT_XDS_ADDRESS = "127.0.0.1:18000";
-
-/** Splits "host:port"; undefined when the port is not 1-65535. */
-export function splitHostPort(address: string): { host: string; port: number } | undefined {
-  const colon = address.lastIndexOf(":");
-  if (colon <= 0) return undefined;
-  const host = address.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
-  const portText = address.slice(colon + 1);
-  const port = Number(portText);
-  if (!/^[0-9]{1,5}$/.test(portText) || port < 1 || port > 65535 || host === "") return undefined;
-  return { host, port };
-}
 
 function socketAddress(address: string, port: number): Record<string, unknown> {
   return { socket_address: { address, port_value: port } };

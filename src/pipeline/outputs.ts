@@ -13,7 +13,8 @@ import { renderEnvoy, type EnvoyRender } from "../envoy/render/index.js";
 import type { EnvoyResources } from "../envoy/resources.js";
 import { prettyJson } from "../envoy/render/json-text.js";
 import { sameJson } from "./same-json.js";
-import { DEFAULT_XDS_ADDRESS, envoyBootstrapYaml, splitHostPort } from "../envoy/bootstrap.js";
+import { envoyBootstrapYaml } from "../envoy/bootstrap.js";
+import { DEFAULT_XDS_ADDRESS, splitHostPort } from "../envoy/xds-address.js";
 
 export const STATUS_FILE = "status.json";
 export const ENVOY_FILE = "envoy.json";

@@ -8,11 +8,6 @@ import { parseIPv4 } from "../model/ipv4.js";
 import type { KubeObject, KubeRest } from "../kube/rest.js";
 import type { DnsAnswer } from "./probe-dns.js";
 
-/**
- * Default probe image: the dnsutils image the Kubernetes documentation ("Debugging DNS
- * Resolution") runs dig from.
- */
-export const DEFAULT_PROBE_IMAGE = "registry.k8s.io/e2e-test-images/jessie-dnsutils:1.3";
 /** Label on every probe object, so a leftover one is recognisable (and selectable). */
 export const PROBE_LABEL = "app.kubernetes.io/name";
 export const PROBE_LABEL_VALUE = "oooi-verify-probe";

@@ -100,3 +100,52 @@ export function cycles(graph: ImportGraph): string[][] {
   for (const v of graph.keys()) if (!indices.has(v)) visit(v);
   return found;
 }
+
+/**
+ * The graph of what loading a module loads: static, value-carrying imports and re-exports only
+ * (`import type`, `export type` and `import()` are left out — they load nothing at start).
+ */
+export function readLoadGraph(root: string, dir = "src"): ImportGraph {
+  const graph = new Map<string, string[]>();
+  for (const file of walk(join(root, dir))) {
+    const module = relative(root, file).split("\\").join("/");
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+    const loads: string[] = [];
+    for (const statement of source.statements) {
+      if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
+        if (statement.importClause?.isTypeOnly === true) continue;
+        const named = statement.importClause?.namedBindings;
+        const onlyTypes =
+          statement.importClause?.name === undefined &&
+          named !== undefined &&
+          ts.isNamedImports(named) &&
+          named.elements.length > 0 &&
+          named.elements.every((e) => e.isTypeOnly);
+        if (!onlyTypes) loads.push(resolveSpecifier(module, statement.moduleSpecifier.text));
+      } else if (
+        ts.isExportDeclaration(statement) &&
+        !statement.isTypeOnly &&
+        statement.moduleSpecifier !== undefined &&
+        ts.isStringLiteral(statement.moduleSpecifier)
+      ) {
+        loads.push(resolveSpecifier(module, statement.moduleSpecifier.text));
+      }
+    }
+    graph.set(module, loads);
+  }
+  return graph;
+}
+
+/** Every module and package loading `start` loads, `start` included. */
+export function loadedFrom(graph: ImportGraph, start: string): Set<string> {
+  const seen = new Set<string>([start]);
+  const queue = [start];
+  for (let m = queue.pop(); m !== undefined; m = queue.pop()) {
+    for (const next of graph.get(m) ?? []) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      queue.push(next);
+    }
+  }
+  return seen;
+}

@@ -11,8 +11,8 @@ import {
   envoyBootstrapYaml,
   readinessListener,
   sdsFiles,
-  splitHostPort,
 } from "../../src/envoy/bootstrap.js";
+import { splitHostPort } from "../../src/envoy/xds-address.js";
 import { envoyWorkload } from "../../src/operator/desired/envoy.js";
 import { infraOwner } from "../../src/operator/desired/objects.js";
 import { encodeBootstrap, roundTripBootstrap, roundTripSdsFile } from "../support/bootstrap-check.js";

@@ -4,7 +4,8 @@
 // with its text; a replica that shut down takes its nodes out of the listing.
 import { Command } from "commander";
 import { afterEach, describe, expect, it } from "vitest";
-import { registerDebugCommand, type DebugIo } from "../../src/cli/debug.js";
+import { registerDebugCommand } from "../../src/cli/commands/debug.js";
+import type { DebugIo } from "../../src/cli/debug.js";
 import { publishSnapshots } from "../../src/pipeline/snapshots.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
 import { addIntrospection, DebugClient } from "../../src/xds/introspect/index.js";

@@ -1,7 +1,7 @@
 // The embedded split-horizon DNS responder: serves a DnsModel exactly as the CoreDNS
 // renderer renders it, over UDP and TCP, forwarding every other name upstream.
+export { DEFAULT_MAX_TCP_CONNECTIONS } from "./limits.js";
 export {
-  DEFAULT_MAX_TCP_CONNECTIONS,
   startDnsResponder,
   type DnsResponder,
   type DnsResponderAddress,

@@ -13,6 +13,7 @@ import { QueryHandler, type QueryCounters } from "./handler.js";
 import { buildServing, type ServingState } from "./serving.js";
 import { DEFAULT_TCP_LIMITS, TcpConnection, type TcpLimits } from "./tcp.js";
 import { CLASSIC_UDP_LIMIT, TCP_LIMIT } from "./dns-message.js";
+import { DEFAULT_MAX_TCP_CONNECTIONS } from "./limits.js";
 
 /** Counters since start, and the TCP side's state now. */
 export interface DnsResponderStats extends QueryCounters {
@@ -89,8 +90,6 @@ export interface DnsResponder {
 
 const DEFAULT_UPSTREAM_TIMEOUT_MS = 2000;
 const DEFAULT_MAX_FORWARDS = 1024;
-/** Default of maxTcpConnections (`serve --dns-max-tcp-connections`). */
-export const DEFAULT_MAX_TCP_CONNECTIONS = 1024;
 const PORT_ATTEMPTS = 20;
 // Source addresses seen recently → IPv4 number (-1 = not IPv4); bounded, cleared when full.
 const ADDRESS_CACHE_SIZE = 65_536;

@@ -10,7 +10,7 @@ import type { BuildResult, ClusterState, ObjectRef, Problem, ProblemReason, Topo
 import type { RenderedInfra } from "../../pipeline/outputs.js";
 import { coreDnsWorkload } from "./coredns.js";
 import { envoyWorkload, PROXY_PORTS, proxyService } from "./envoy.js";
-import { splitHostPort } from "../../envoy/bootstrap.js";
+import { splitHostPort } from "../../envoy/xds-address.js";
 import { EXTERNAL_PORT, externalService } from "./external.js";
 import { keaWorkload } from "./kea.js";
 import { componentNetwork } from "./network.js";

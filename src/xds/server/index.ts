@@ -20,7 +20,13 @@ import { Interner } from "./intern.js";
 import { NodeMemory } from "./memory.js";
 import { DISCOVERY_SERVICES, methodDefinitions, type DiscoveryService } from "./services.js";
 import { RecentSet } from "./recent-set.js";
-import { connectionCap, DEFAULT_MAX_CONNECTIONS, FILE_HEADROOM, listenCapped, openFilesLimit } from "./listener.js";
+import { connectionCap, FILE_HEADROOM, listenCapped, openFilesLimit } from "./listener.js";
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_NAMES_PER_STREAM,
+  DEFAULT_MAX_STREAM_AGE_MS,
+  DEFAULT_MAX_WARNED_NODES,
+} from "./limits.js";
 import { Session, type SessionContext, type StreamCall } from "./session.js";
 import { SharedResponses } from "./shared.js";
 
@@ -28,10 +34,12 @@ export type { Clock } from "./clock.js";
 export { systemClock } from "./clock.js";
 export type { StreamCall } from "./session.js";
 export { Session } from "./session.js";
-export { DEFAULT_MAX_CONNECTIONS } from "./listener.js";
-
-/** Default maximum stream age: 30 minutes, as Istio does, so load rebalances after rollouts. */
-export const DEFAULT_MAX_STREAM_AGE_MS = 30 * 60 * 1000;
+export {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_NAMES_PER_STREAM,
+  DEFAULT_MAX_STREAM_AGE_MS,
+  DEFAULT_MAX_WARNED_NODES,
+} from "./limits.js";
 
 /** Options of the xDS engine (the services, without a listening socket). */
 export interface XdsEngineOptions {
@@ -49,16 +57,6 @@ export interface XdsEngineOptions {
   /** Resource names one stream may subscribe to (default DEFAULT_MAX_NAMES_PER_STREAM); past it the stream ends with RESOURCE_EXHAUSTED. */
   readonly maxNamesPerStream?: number;
 }
-
-/**
- * Default of --xds-max-names-per-stream: resource names one stream may subscribe to over all its
- * types. An Envoy names its EDS clusters and route tables (listeners and clusters come by
- * wildcard): far fewer than this even for a large node group.
- */
-export const DEFAULT_MAX_NAMES_PER_STREAM = 10_000;
-
-/** Default of XdsEngineOptions.maxWarnedNodes. */
-export const DEFAULT_MAX_WARNED_NODES = 1024;
 
 /** Options of startXdsServer. */
 export interface XdsServerOptions extends XdsEngineOptions {

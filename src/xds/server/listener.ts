@@ -9,9 +9,6 @@ import { createServer, type Server as NetServer, type Socket } from "node:net";
 import type { Server, ServerCredentials } from "@grpc/grpc-js";
 import type { Logger } from "../../util/logger.js";
 
-/** Default of --xds-max-connections. */
-export const DEFAULT_MAX_CONNECTIONS = 4096;
-
 /**
  * File descriptors left to the rest of the process (DNS over TCP and forwarding, the HTTP port,
  * manifest files and watches, logs) when the open-files limit is lower than cap + this.

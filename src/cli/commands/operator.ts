@@ -2,18 +2,18 @@
 // serves ADS from its own cache; only the Lease holder writes. The run itself (operator-run.ts) is
 // loaded when the command runs.
 import { Option, type Command } from "commander";
-import { logFormatOption } from "./logger.js";
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM } from "../xds/server/index.js";
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM } from "../../xds/server/limits.js";
 import {
   choice,
   hostPort,
+  logFormatOption,
   hostPortOption,
   positiveInt,
   xdsMaxConnectionsOption,
   xdsMaxNamesOption,
-} from "./options.js";
-import { DEFAULT_API_RETRY_MAX_MS } from "../operator/process/api-retry.js";
-import type { OperatorFlags } from "./operator-run.js";
+} from "../options.js";
+import { DEFAULT_API_RETRY_MAX_MS } from "../../operator/process/api-retry.js";
+import type { OperatorFlags } from "../operator-run.js";
 
 export function registerOperatorCommand(program: Command): void {
   program
@@ -74,7 +74,7 @@ export function registerOperatorCommand(program: Command): void {
     .option("--log-level <level>", "trace, debug, info, warn or error", "info")
     .addOption(logFormatOption())
     .action(async (flags: OperatorFlags) => {
-      const { runOperatorCommand } = await import("./operator-run.js");
+      const { runOperatorCommand } = await import("../operator-run.js");
       await runOperatorCommand(flags, program);
     });
 }

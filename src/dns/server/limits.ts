@@ -1,0 +1,5 @@
+// The DNS responder's default limits, apart from it so the command line shows them in --help
+// without loading the responder.
+
+/** Default of maxTcpConnections (`serve --dns-max-tcp-connections`). */
+export const DEFAULT_MAX_TCP_CONNECTIONS = 1024;
