@@ -21,7 +21,6 @@ const HCM = "type.googleapis.com/envoy.extensions.filters.network.http_connectio
 const ROUTER = "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router";
 const HTTP_OPTIONS = "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
 
-
 function socketAddress(address: string, port: number): Record<string, unknown> {
   return { socket_address: { address, port_value: port } };
 }

@@ -113,7 +113,7 @@ export function readLoadGraph(root: string, dir = "src"): ImportGraph {
     const loads: string[] = [];
     for (const statement of source.statements) {
       if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
-        if (statement.importClause?.isTypeOnly === true) continue;
+        if (statement.importClause?.phaseModifier === ts.SyntaxKind.TypeKeyword) continue;
         const named = statement.importClause?.namedBindings;
         const onlyTypes =
           statement.importClause?.name === undefined &&
