@@ -2,7 +2,6 @@
 // The `oooi` command line. Each command's module here holds only its flags and help; what it runs is
 // imported when it runs, so `oooi --help` loads commander and little else (npm run bench:cli).
 import { Command, type CommanderError } from "commander";
-import { readFileSync } from "node:fs";
 import { registerDebugCommand } from "./commands/debug.js";
 import { registerDhcpAgentCommand } from "./commands/dhcp-agent.js";
 import { registerExplainCommand } from "./commands/explain.js";
@@ -10,6 +9,8 @@ import { registerOperatorCommand } from "./commands/operator.js";
 import { registerRenderCommand } from "./commands/render.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerVerifyCommand } from "./commands/verify.js";
+import { registerVersionCommand } from "./commands/version.js";
+import { packageVersion } from "./package-version.js";
 
 const program = new Command()
   .name("oooi")
@@ -32,12 +33,6 @@ function usageExit(err: CommanderError): never {
   process.exit(err.exitCode === 0 || err.code === "commander.error" ? err.exitCode : 2);
 }
 
-/** The version in package.json (dist/cli/main.js and src/cli/main.ts both sit two levels below it). */
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
-  return pkg.version ?? "unknown";
-}
-
 registerRenderCommand(program);
 registerServeCommand(program);
 registerDhcpAgentCommand(program);
@@ -45,5 +40,6 @@ registerDebugCommand(program);
 registerOperatorCommand(program);
 registerVerifyCommand(program);
 registerExplainCommand(program);
+registerVersionCommand(program);
 
 await program.parseAsync(process.argv);

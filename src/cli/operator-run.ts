@@ -1,5 +1,6 @@
 // `oooi operator`'s run, loaded only when the command runs: it pulls in the Kubernetes client
 // (client-node), the operator and the xDS server, which `oooi --help` and the other commands need not load.
+import { packageVersion, processStartMs } from "./package-version.js";
 import type { ServerCredentials } from "@grpc/grpc-js";
 import type { Command } from "commander";
 import { cliLogger } from "./logger.js";
@@ -144,7 +145,12 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
   );
   // The fleet exists once runOperator started (below); ListFleet reads it at each call.
   let fleet: () => FleetSource | undefined = () => undefined;
-  const introspection = addIntrospection(xds.grpcServer, { status: xds.status, cache, fleet: () => fleet() });
+  const introspection = addIntrospection(xds.grpcServer, {
+    status: xds.status,
+    cache,
+    fleet: () => fleet(),
+    server: { version: packageVersion(), command: "operator", startedMs: processStartMs() },
+  });
   const detachMetrics = attachXdsMetrics(metrics, xds.status, { cache });
   log.info({ port: xds.port }, `xDS (ADS) server listening on port ${String(xds.port)}`);
   const detachPage = page.watchXds(xds.status, cache);

@@ -1,5 +1,6 @@
 // serve's ADS server (with CSDS, oooi.debug.v1, health and reflection on its port) and the render
 // loop's xDS branch: every rendering that changed becomes the snapshots of its node groups.
+import { packageVersion, processStartMs } from "../package-version.js";
 import type { Observable, Subscription } from "rxjs";
 import type { Logger } from "pino";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../dhcp/kea-config-resource.js";
@@ -55,7 +56,11 @@ export function startServeXds(
   }).then((server) => {
     feed.attach(server.status);
     // CSDS, oooi.debug.v1, health and reflection share the ADS port (`oooi debug nodes`).
-    const introspection = addIntrospection(server.grpcServer, { status: server.status, cache });
+    const introspection = addIntrospection(server.grpcServer, {
+      status: server.status,
+      cache,
+      server: { version: packageVersion(), command: "serve", startedMs: processStartMs() },
+    });
     onClose.push(() => {
       introspection.setServing(false);
     });

@@ -11,6 +11,7 @@ import {
 import { DEBUG_SERVICE, loadDebugDefinition, service } from "./protos.js";
 import type {
   GetNodeConfigRequest,
+  GetVersionResponse,
   ListFleetRequest,
   ListFleetResponse,
   ListNodesRequest,
@@ -24,6 +25,7 @@ export type {
   FleetNodeMessage,
   FleetTypeStateMessage,
   GetNodeConfigRequest,
+  GetVersionResponse,
   ListFleetRequest,
   ListFleetResponse,
   ListNodesRequest,
@@ -90,6 +92,11 @@ export class DebugClient {
   /** Every node of the operator's fleet with its replica (empty replica off an operator). */
   async listFleet(req: ListFleetRequest = {}): Promise<ListFleetResponse> {
     return this.#call("ListFleet", req);
+  }
+
+  /** Which oooi answers. */
+  async version(): Promise<GetVersionResponse> {
+    return this.#call("GetVersion", {});
   }
 
   /** Closes the channel. */

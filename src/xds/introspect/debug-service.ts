@@ -184,6 +184,23 @@ export interface FleetSource {
   replicas(): readonly { readonly replica: string; readonly live: boolean; readonly nodes: number }[];
 }
 
+/** Which oooi a server is (GetVersion), given by the process that starts it. */
+export interface ServerVersion {
+  readonly version: string;
+  /** "serve" or "operator". */
+  readonly command: string;
+  /** Process start, ms since the epoch. */
+  readonly startedMs: number;
+}
+
+/** oooi.debug.v1.GetVersionResponse. */
+export interface GetVersionResponse {
+  version: string;
+  command: string;
+  start_time: Time | null;
+  runtime: string;
+}
+
 /** Answers the debug service's questions from the status record (and the fleet, on an operator). */
 export class DebugReporter {
   /**
@@ -194,7 +211,18 @@ export class DebugReporter {
     private readonly view: XdsStatusView,
     private readonly cache: SnapshotCache,
     private readonly fleet: () => FleetSource | undefined = () => undefined,
+    private readonly server?: ServerVersion,
   ) {}
+
+  /** GetVersion: which oooi answers; the version is empty when the process did not say. */
+  version(): GetVersionResponse {
+    return {
+      version: this.server?.version ?? "",
+      command: this.server?.command ?? "",
+      start_time: this.server === undefined ? null : timestamp(this.server.startedMs),
+      runtime: `node ${process.version}`,
+    };
+  }
 
   /** ListFleet: every node of the fleet with its replica; empty off an operator. */
   listFleet(req: ListFleetRequest): ListFleetResponse {
@@ -413,8 +441,9 @@ export function addDebugService(
   view: XdsStatusView,
   cache: SnapshotCache,
   fleet?: () => FleetSource | undefined,
+  version?: ServerVersion,
 ): DebugReporter {
-  const reporter = new DebugReporter(view, cache, fleet);
+  const reporter = new DebugReporter(view, cache, fleet, version);
   const unary =
     <Req>(fn: (req: Req) => object | undefined, notFound: (req: Req) => string) =>
     (call: ServerUnaryCall<Req, unknown>, callback: sendUnaryData<unknown>): void => {
@@ -441,6 +470,10 @@ export function addDebugService(
     ),
     ListFleet: unary(
       (req: ListFleetRequest) => reporter.listFleet(req),
+      () => "",
+    ),
+    GetVersion: unary(
+      () => reporter.version(),
       () => "",
     ),
   };

@@ -6,13 +6,13 @@ import { HealthImplementation, type ServingStatusMap } from "grpc-health-check";
 import type { SnapshotCache } from "../cache/cache.js";
 import type { XdsStatusView } from "../client-status.js";
 import { addCsds } from "./csds.js";
-import { addDebugService, type FleetSource } from "./debug-service.js";
+import { addDebugService, type FleetSource, type ServerVersion } from "./debug-service.js";
 import { CSDS_SERVICE, DEBUG_SERVICE, DISCOVERY_SERVICE_NAMES, HEALTH_SERVICE, introspectionProtos } from "./protos.js";
 
 export { ClientStatusReporter, splitAny } from "./csds.js";
 export type { ClientConfig, ClientStatusRequest, GenericXdsConfig } from "./csds.js";
 export { DebugReporter } from "./debug-service.js";
-export type { FleetSource } from "./debug-service.js";
+export type { FleetSource, GetVersionResponse, ServerVersion } from "./debug-service.js";
 export { DebugClient, XdsUnreachableError } from "./debug-client.js";
 export type { DebugClientOptions } from "./debug-client.js";
 export { clientCredentials, readTlsFiles, serverCredentials, serverCredentialsFromFiles } from "../server/tls.js";
@@ -27,6 +27,8 @@ export interface IntrospectionOptions {
   readonly cache: SnapshotCache;
   /** The operator's fleet for ListFleet, read at each call (it exists only once the operator runs). */
   readonly fleet?: () => FleetSource | undefined;
+  /** Which oooi this is, for GetVersion. */
+  readonly server?: ServerVersion;
   /** Serve gRPC server reflection (default true). */
   readonly reflection?: boolean;
 }
@@ -43,7 +45,7 @@ export interface Introspection {
 export function addIntrospection(server: Server, options: IntrospectionOptions): Introspection {
   const protos = introspectionProtos();
   addCsds(server, options.status, options.cache);
-  addDebugService(server, options.status, options.cache, options.fleet);
+  addDebugService(server, options.status, options.cache, options.fleet, options.server);
   const services = ["", ...DISCOVERY_SERVICE_NAMES, CSDS_SERVICE, DEBUG_SERVICE];
   const serving = (s: "SERVING" | "NOT_SERVING"): ServingStatusMap => Object.fromEntries(services.map((n) => [n, s]));
   const health = new HealthImplementation(serving("SERVING"));

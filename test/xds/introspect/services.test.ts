@@ -48,7 +48,13 @@ test("reflection lists ADS, the per-type services, CSDS, debug and health, and d
   );
   const debug = decoded.flatMap((f) => (f.package === "oooi.debug.v1" ? (f.service ?? []) : []));
   expect(debug.map((s) => s.name)).toEqual(["DebugService"]);
-  expect(debug[0]?.method.map((m) => m.name)).toEqual(["ListNodes", "GetNodeConfig", "PushHistory", "ListFleet"]);
+  expect(debug[0]?.method.map((m) => m.name)).toEqual([
+    "ListNodes",
+    "GetNodeConfig",
+    "PushHistory",
+    "ListFleet",
+    "GetVersion",
+  ]);
 
   const csds = await reflect(rig.address, {
     file_containing_symbol: "envoy.service.status.v3.ClientStatusDiscoveryService",
