@@ -1,7 +1,7 @@
 // `oooi debug`: a client of the xDS server's oooi.debug.v1 service. `nodes` prints who is connected
 // and how far each stream is in sync, `config` prints what one node holds, `pushes` the recent
 // push history with latencies.
-import { stringify as toYaml } from "yaml";
+import { structured } from "./structured-output.js";
 import { DebugClient, XdsUnreachableError } from "../xds/introspect/debug-client.js";
 import { xdsCredentials } from "./xds-tls-credentials.js";
 import type { XdsTlsOptions } from "./xds-tls-flags.js";
@@ -73,10 +73,13 @@ export async function debugNodes(
     const nodes = await client.listNodes({ ...cluster, include_disconnected: opts.all === true });
     const fleet = await listFleet(client, cluster);
     const others = fleet.nodes.filter((n) => n.replica !== fleet.replica);
-    if (opts.output === "json") {
-      const mine = fleet.replica === "" ? {} : { replica: fleet.replica };
-      const all = [...nodes.map((n) => ({ ...nodeJson(n), ...mine })), ...others.map(fleetNodeJson)];
-      io.out(`${JSON.stringify(all, null, 2)}\n`);
+    const mine = fleet.replica === "" ? {} : { replica: fleet.replica };
+    const doc = structured(
+      [...nodes.map((n) => ({ ...nodeJson(n), ...mine })), ...others.map(fleetNodeJson)],
+      opts.output ?? "table",
+    );
+    if (doc !== undefined) {
+      io.out(doc);
       return 0;
     }
     io.out(formatNodes(nodes, { now: io.now(), color: io.color, address: opts.xds, fleet }));
@@ -358,7 +361,7 @@ export async function debugConfig(
       ...(res.node.streams.length === 0 ? { connected: false } : {}),
       types: configs.map(configJson),
     };
-    io.out(opts.output === "json" ? `${JSON.stringify(doc, null, 2)}\n` : toYaml(doc, { lineWidth: 0 }));
+    io.out(structured(doc, opts.output ?? "yaml") ?? "");
     return 0;
   });
 }
@@ -400,8 +403,9 @@ export async function debugPushes(
     });
     if (wanted !== undefined) pushes = pushes.filter((p) => typeMatches(p.type_url, wanted));
     if (opts.limit !== undefined) pushes = pushes.slice(-opts.limit);
-    if (opts.output === "json") {
-      io.out(`${JSON.stringify(pushes.map(pushJson), null, 2)}\n`);
+    const doc = structured(pushes.map(pushJson), opts.output ?? "table");
+    if (doc !== undefined) {
+      io.out(doc);
       return 0;
     }
     io.out(formatPushes(pushes, { now: io.now(), color: io.color }));

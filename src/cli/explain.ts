@@ -3,6 +3,7 @@
 // selects — by src/envoy/select.ts, the selector the renderer is property-tested with — and why
 // every other chain did not match; for a query (--from IP --dns NAME) the view, zone and record.
 // The snapshot comes from a manifests folder (rendered here) or a running server (--xds, over ADS).
+import { structured } from "./structured-output.js";
 import { explainDnsQuery, type DnsExplanation } from "../dns/server/explain-answer.js";
 import { parseIPv4 } from "../model/ipv4.js";
 import type { Topology } from "../model/types.js";
@@ -143,8 +144,7 @@ function hostedClusterOf(topology: Topology | undefined, e: Explanation): string
 }
 
 function report(answers: readonly GroupExplanation[], output: string, io: ExplainIo): number {
-  if (output === "json") io.out(JSON.stringify(answers, null, 2) + "\n");
-  else io.out(answers.map(formatConnection).join("\n") || "no proxy in the manifests\n");
+  io.out(structured(answers, output) ?? (answers.map(formatConnection).join("\n") || "no proxy in the manifests\n"));
   return answers.length > 0 && answers.every((a) => a.explanation.ok) ? 0 : 1;
 }
 
@@ -192,8 +192,7 @@ function explainDns(
   const answers = topologies.flatMap((t) =>
     t.dns === undefined ? [] : [{ dnsServer: t.dns.name, ...explainDnsQuery(t.dns, from, name) }],
   );
-  if (output === "json") io.out(JSON.stringify(answers, null, 2) + "\n");
-  else io.out(answers.map(formatDns).join("\n") || "no DNSServer in the manifests\n");
+  io.out(structured(answers, output) ?? (answers.map(formatDns).join("\n") || "no DNSServer in the manifests\n"));
   return answers.length > 0 && answers.every((a) => a.outcome !== "refused") ? 0 : 1;
 }
 

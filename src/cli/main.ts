@@ -2,6 +2,7 @@
 // The `oooi` command line. Each command's module here holds only its flags and help; what it runs is
 // imported when it runs, so `oooi --help` loads commander and little else (npm run bench:cli).
 import { Command, type CommanderError } from "commander";
+import { registerCompletionCommand } from "./commands/completion.js";
 import { registerDebugCommand } from "./commands/debug.js";
 import { registerDhcpAgentCommand } from "./commands/dhcp-agent.js";
 import { registerExplainCommand } from "./commands/explain.js";
@@ -41,5 +42,6 @@ registerOperatorCommand(program);
 registerVerifyCommand(program);
 registerExplainCommand(program);
 registerVersionCommand(program);
+registerCompletionCommand(program);
 
 await program.parseAsync(process.argv);

@@ -38,12 +38,10 @@ export function collect(value: string, previous: readonly string[] | undefined):
   return [...(previous ?? []), value];
 }
 
-/** A parser accepting only one of `values`. */
-export function choice(values: readonly string[]): (v: string) => string {
-  return (v) => {
-    if (!values.includes(v)) throw new InvalidArgumentError(`expected one of ${values.join(", ")}`);
-    return v;
-  };
+/** `-o, --output` of a read command: its human format first (the default), then json and yaml. */
+export function outputOption(human: "table" | "text" | "yaml"): Option {
+  const formats = human === "yaml" ? ["yaml", "json"] : [human, "json", "yaml"];
+  return new Option("-o, --output <format>", formats.join(", ")).choices(formats).default(human);
 }
 
 /** A positive integer (milliseconds, counts). */

@@ -8,7 +8,8 @@ import { formatManifestError, loadManifests } from "../watchers/manifests.js";
 import { DebugClient } from "../xds/introspect/debug-client.js";
 import { fetchSnapshot } from "../verify/fetch-snapshot.js";
 import { queryA } from "../verify/probe-dns.js";
-import { formatVerifyJson, formatVerifyTable, verifyExitCode } from "../verify/report.js";
+import { formatVerifyTable, verifyDocument, verifyExitCode } from "../verify/report.js";
+import { structured } from "./structured-output.js";
 import { runVerify, type VerifyProbes } from "../verify/run.js";
 import { readCluster, runClusterVerify } from "../verify/cluster.js";
 import { KubeRest } from "../kube/rest.js";
@@ -79,7 +80,7 @@ export async function verifyCommand(opts: VerifyCommandOptions, io: VerifyIo): P
       ...(opts.vlanSource === undefined ? {} : { vlanSource: opts.vlanSource }),
       ...(opts.forwardName === undefined ? {} : { forwardName: opts.forwardName }),
     });
-    io.out(opts.output === "json" ? formatVerifyJson(results) : formatVerifyTable(results, io.color));
+    io.out(structured(verifyDocument(results), opts.output) ?? formatVerifyTable(results, io.color));
     return verifyExitCode(results);
   } finally {
     debug?.close();
@@ -114,6 +115,6 @@ async function verifyCluster(kubeconfig: string, opts: VerifyCommandOptions, io:
     ...(opts.forwardName === undefined ? {} : { forwardName: opts.forwardName }),
     ...(io.signal === undefined ? {} : { signal: io.signal }),
   });
-  io.out(opts.output === "json" ? formatVerifyJson(results) : formatVerifyTable(results, io.color));
+  io.out(structured(verifyDocument(results), opts.output) ?? formatVerifyTable(results, io.color));
   return verifyExitCode(results);
 }

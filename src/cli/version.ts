@@ -1,7 +1,7 @@
 // `oooi version`: this client's version, and the server's read over oooi.debug.v1 GetVersion.
-import { stringify as toYaml } from "yaml";
 import { DebugClient, type GetVersionResponse } from "../xds/introspect/debug-client.js";
 import { packageVersion } from "./package-version.js";
+import { structured } from "./structured-output.js";
 import { xdsCredentials } from "./xds-tls-credentials.js";
 import type { XdsTlsOptions } from "./xds-tls-flags.js";
 
@@ -65,8 +65,8 @@ export async function versionCommand(opts: VersionOptions, io: VersionIo): Promi
 
 /** The report as text (one line per side), JSON or YAML. */
 export function formatVersion(report: VersionReport, output: string, now: number): string {
-  if (output === "json") return JSON.stringify(report, null, 2) + "\n";
-  if (output === "yaml") return toYaml(report);
+  const doc = structured(report, output);
+  if (doc !== undefined) return doc;
   const lines = [`client  oooi ${report.client.version} (${report.client.runtime})`];
   const s = report.server;
   if (s !== undefined) {

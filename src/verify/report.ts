@@ -7,8 +7,9 @@ export function verifyExitCode(results: readonly CheckResult[]): number {
   return results.some((r) => r.verdict === "FAIL") ? 1 : 0;
 }
 
-export function formatVerifyJson(results: readonly CheckResult[]): string {
-  return JSON.stringify({ ok: verifyExitCode(results) === 0, results }, null, 2) + "\n";
+/** The results as one document for `-o json|yaml`. */
+export function verifyDocument(results: readonly CheckResult[]): { ok: boolean; results: readonly CheckResult[] } {
+  return { ok: verifyExitCode(results) === 0, results };
 }
 
 /** Aligned columns; `color` highlights the verdicts with ANSI colours. */

@@ -2,7 +2,7 @@
 // when a subcommand runs.
 import type { Command } from "commander";
 import { DEFAULT_XDS_ADDRESS } from "../../envoy/xds-address.js";
-import { choice, positiveInt } from "../options.js";
+import { outputOption, positiveInt } from "../options.js";
 import type { ConnectOptions, DebugIo } from "../debug.js";
 import { withXdsTlsFlags } from "../xds-tls-flags.js";
 
@@ -41,7 +41,7 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
     )
     .option("--cluster <ns/name>", "only nodes of this node group (Envoy node.cluster)")
     .option("--all", "also list nodes that disconnected recently")
-    .option("-o, --output <format>", "table or json", choice(["table", "json"]), "table")
+    .addOption(outputOption("table"))
     .action(async (opts: ConnectOptions & { cluster?: string; all?: boolean; output: string }) => {
       const { debugNodes } = await import("../debug.js");
       io.exit(await debugNodes(opts, io));
@@ -52,7 +52,7 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
       "Print the resources a node holds, per type: as acknowledged, and as sent when a newer version is pending or was rejected.",
     )
     .option("-t, --type <type>", "only this type: lds, cds, eds, rds, a type URL or a message name such as KeaConfig")
-    .option("-o, --output <format>", "yaml or json", choice(["yaml", "json"]), "yaml")
+    .addOption(outputOption("yaml"))
     .action(async (node: string, opts: ConnectOptions & { type?: string; output: string }) => {
       const { debugConfig } = await import("../debug.js");
       io.exit(await debugConfig(node, opts, io));
@@ -64,7 +64,7 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
     .option("--cluster <ns/name>", "only pushes of this node group")
     .option("-t, --type <type>", "only this type (lds, cds, eds, rds, a type URL or message name)")
     .option("-n, --limit <n>", "at most this many of the newest pushes", positiveInt, 50)
-    .option("-o, --output <format>", "table or json", choice(["table", "json"]), "table")
+    .addOption(outputOption("table"))
     .action(
       async (
         opts: ConnectOptions & { node?: string; cluster?: string; type?: string; limit: number; output: string },

@@ -1,7 +1,7 @@
 // `oooi explain`: its flags and help. The explanation (../explain.ts) is loaded when it runs.
 import type { Command } from "commander";
 import type { ExplainCommandOptions } from "../explain.js";
-import { choice, port, positiveInt } from "../options.js";
+import { outputOption, port, positiveInt } from "../options.js";
 import { withXdsTlsFlags } from "../xds-tls-flags.js";
 
 /** Adds `oooi explain` to `program`. */
@@ -31,7 +31,7 @@ export function registerExplainCommand(program: Command): Command {
       .option("--group <ns/name>", "node group to fetch with --xds (default: every proxy of --manifests)"),
   )
     .option("--timeout <ms>", "give up on the xDS server after this long", positiveInt, 5000)
-    .option("-o, --output <format>", "text or json", choice(["text", "json"]), "text")
+    .addOption(outputOption("text"))
     .action(async (opts: ExplainCommandOptions) => {
       const { explainCommand } = await import("../explain.js");
       process.exitCode = await explainCommand(opts, {

@@ -4,7 +4,6 @@
 import { Option, type Command } from "commander";
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM } from "../../xds/server/limits.js";
 import {
-  choice,
   hostPort,
   logFormatOption,
   hostPortOption,
@@ -52,7 +51,7 @@ export function registerOperatorCommand(program: Command): void {
         "--http-auth <mode>",
         "who may read the status page, /events, /status.json and /metrics: kubernetes = a bearer token the API server accepts (TokenReview) for a user allowed to get the path (SubjectAccessReview; bind the ClusterRole oooi-metrics-reader); none = anyone who reaches the port. /healthz and /readyz are always open",
       )
-        .argParser(choice(["kubernetes", "none"]))
+        .choices(["kubernetes", "none"])
         .default("kubernetes"),
     )
     .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")

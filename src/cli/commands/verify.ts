@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { DEFAULT_XDS_ADDRESS } from "../../envoy/xds-address.js";
 import { DEFAULT_PROBE_IMAGE } from "../../verify/probe-image.js";
-import { choice, hostPortOption, positiveInt } from "../options.js";
+import { hostPortOption, outputOption, positiveInt } from "../options.js";
 import type { VerifyCommandOptions } from "../verify.js";
 import { withXdsTlsFlags } from "../xds-tls-flags.js";
 
@@ -53,7 +53,7 @@ export function registerVerifyCommand(program: Command): Command {
       "give up on an unanswered probe after this long (default 3000; cluster mode: the probe pod, 120000)",
       positiveInt,
     )
-    .option("-o, --output <format>", "table or json", choice(["table", "json"]), "table")
+    .addOption(outputOption("table"))
     .action(async (opts: VerifyCommandOptions) => {
       // SIGINT ends the wait for a probe pod; the pod is deleted before the process exits.
       const interrupt = new AbortController();

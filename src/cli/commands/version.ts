@@ -2,7 +2,7 @@
 // (../version.ts) is loaded when it runs.
 import type { Command } from "commander";
 import { DEFAULT_XDS_ADDRESS } from "../../envoy/xds-address.js";
-import { choice, positiveInt } from "../options.js";
+import { outputOption, positiveInt } from "../options.js";
 import type { VersionOptions } from "../version.js";
 import { withXdsTlsFlags } from "../xds-tls-flags.js";
 
@@ -21,7 +21,7 @@ export function registerVersionCommand(program: Command): Command {
       .option("--client", "only this client's version; do not contact a server"),
   )
     .option("--timeout <ms>", "give up on the server after this long", positiveInt, 5000)
-    .option("-o, --output <format>", "text, json or yaml", choice(["text", "json", "yaml"]), "text")
+    .addOption(outputOption("text"))
     .action(async (opts: VersionOptions) => {
       const { versionCommand } = await import("../version.js");
       process.exitCode = await versionCommand(opts, {
