@@ -37,7 +37,17 @@ describe("what `oooi --help` loads", () => {
     expect(extra.map((p) => pathTo(graph, p).join(" → "))).toEqual([]);
     // Every command is registered, so the graph really spans them.
     const modules = loadedFrom(graph, ENTRY);
-    for (const c of ["render", "serve", "debug", "verify", "explain", "operator", "dhcp-agent", "version", "completion"])
+    for (const c of [
+      "render",
+      "serve",
+      "debug",
+      "verify",
+      "explain",
+      "operator",
+      "dhcp-agent",
+      "version",
+      "completion",
+    ])
       expect(modules.has(`src/cli/commands/${c}.ts`)).toBe(true);
   });
 
