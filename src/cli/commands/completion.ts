@@ -8,7 +8,7 @@ export function registerCompletionCommand(program: Command): Command {
     .command("completion")
     .summary("print a shell completion script (bash or zsh)")
     .description(
-      "Print a completion script for commands, subcommands, flags and flag values (-o formats, --log-format,\n" +
+      "Print a completion script for commands, subcommands, flags and flag values (-o formats, --log-format, " +
         "files for --manifests and the TLS files).\n\n" +
         "  bash:  source <(oooi completion bash)    or save it under /etc/bash_completion.d/oooi\n" +
         "  zsh:   source <(oooi completion zsh)     e.g. in ~/.zshrc",

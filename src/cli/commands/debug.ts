@@ -24,19 +24,19 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
     .command("debug")
     .summary("inspect a running xDS server: connected nodes, their config, recent pushes")
     .description(
-      "Inspect a running xDS server (oooi serve / oooi operator) through its oooi.debug.v1 service,\n" +
+      "Inspect a running xDS server (oooi serve / oooi operator) through its oooi.debug.v1 service, " +
         "served on the xDS port next to ADS, CSDS, grpc.health.v1 and server reflection.\n\n" +
         "  oooi debug nodes                 connected Envoy / dhcp-agent nodes and their sync state per type\n" +
         "  oooi debug config NODE           the configuration one node was sent and acknowledged (YAML or JSON)\n" +
         "  oooi debug pushes                recent pushes with change→sent and change→ACK latencies\n\n" +
-        "Sync states: synced (the group's current version was ACKed), BEHIND old→current (reason: held back\n" +
-        "after a NACK, or not sent yet), stale (awaiting the ACK), NACK (the node\n" +
+        "Sync states: synced (the group's current version was ACKed), BEHIND old→current (reason: held back " +
+        "after a NACK, or not sent yet), stale (awaiting the ACK), NACK (the node " +
         "rejected the latest response: the reason is printed), not sent (subscribed, nothing to send yet).",
     );
 
   withConnect(debug.command("nodes"))
     .description(
-      "List connected nodes: one row per xDS stream, one column per resource type: the version (shortened) and\n" +
+      "List connected nodes: one row per xDS stream, one column per resource type: the version (shortened) and " +
         "how many resources the node holds of it — an empty configuration shows as (0, empty).",
     )
     .option("--cluster <ns/name>", "only nodes of this node group (Envoy node.cluster)")

@@ -16,9 +16,9 @@ export function registerExplainCommand(program: Command): Command {
           "  oooi explain --manifests DIR --from 127.0.8.10 --port 443 --sni NAME\n" +
           "  oooi explain --manifests DIR --from 127.0.8.10 --dns api.alpha.example.com   view, zone, record\n" +
           "  oooi explain --xds 127.0.0.1:18000 --group clusters/tenant-vlan-proxy --from IP --port 6443\n\n" +
-          "With --xds the snapshot is fetched from the running server (serve or operator) as an Envoy of the\n" +
-          "group gets it; with --manifests alone it is rendered here. Every chain not chosen is listed with the\n" +
-          "criterion that turned the connection away; with no match, the nearest miss.\n" +
+          "With --xds the snapshot is fetched from the running server (serve or operator) as an Envoy of the " +
+          "group gets it; with --manifests alone it is rendered here. Every chain not chosen is listed with the " +
+          "criterion that turned the connection away; with no match, the nearest miss.\n\n" +
           "Exit status: 0 explained, 1 nothing matches, 2 bad usage or unreadable manifests.",
       )
       .requiredOption("--from <ip>", "source address of the client (a worker's VLAN address)")

@@ -21,22 +21,22 @@ export function registerRenderCommand(program: Command): void {
     .summary("render every Infra of a manifest folder, file or stdin once, and exit")
     .description(
       "Render every Infra found in a manifest directory, once, and exit.\n\n" +
-        "Writes, per generated child object:\n" +
-        "  OUT/<namespace>/<infra>-proxy/envoy.json      Envoy listeners, clusters, endpoints, routes (proto3 JSON)\n" +
-        "  OUT/<namespace>/<infra>-proxy/bootstrap.yaml  Envoy bootstrap joining that node group over ADS (--xds-address)\n" +
-        "  OUT/<namespace>/<infra>-dns/Corefile + zones   CoreDNS ConfigMap data (VLAN view + pod-network view)\n" +
-        "  OUT/<namespace>/<infra>-dhcp/kea-dhcp4.json    Kea DHCPv4 configuration\n" +
-        "  OUT/status.json                                Ready condition and problems of every object\n\n" +
-        "Every problem is printed on stderr as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason), typos with\n" +
+        "Writes, per generated child object, under OUT/<namespace>/:\n" +
+        "  <infra>-proxy/envoy.json      Envoy listeners, clusters, endpoints, routes (proto3 JSON)\n" +
+        "  <infra>-proxy/bootstrap.yaml  Envoy bootstrap for its node group (--xds-address)\n" +
+        "  <infra>-dns/Corefile, zones   CoreDNS ConfigMap data (VLAN and pod-network views)\n" +
+        "  <infra>-dhcp/kea-dhcp4.json   Kea DHCPv4 configuration\n\n" +
+        "OUT/status.json holds the Ready condition and problems of every object.\n\n" +
+        "Every problem is printed on stderr as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason), typos with " +
         "the field they probably meant; status.json holds the same.\n\n" +
-        "Exit status: 0 rendered (even when some objects have problems, unless --strict),\n" +
-        "1 --strict and some object has an error, or the output cannot be written,\n" +
+        "Exit status: 0 rendered (even when some objects have problems, unless --strict), " +
+        "1 --strict and some object has an error, or the output cannot be written, " +
         "2 a manifest cannot be read (the message names file and line) or --out is refused.\n\n" +
-        "--out may not be, contain or lie inside --manifests. oooi lists the files it writes in OUT/.oooi-index.json\n" +
-        "and on the next render removes only those that are no longer rendered; your own files in OUT stay.\n" +
-        "Each set is written whole into a new folder OUT/..<timestamp> and switched in at once through the symlink\n" +
-        "OUT/..data (as Kubernetes updates ConfigMap volumes); OUT/<namespace>, OUT/status.json are symlinks into it,\n" +
-        "so readers never see a mix of two renders. A write that fails (e.g. a full disk) names the file and leaves\n" +
+        "--out may not be, contain or lie inside --manifests. oooi lists the files it writes in OUT/.oooi-index.json " +
+        "and on the next render removes only those that are no longer rendered; your own files in OUT stay.\n\n" +
+        "Each set is written whole into a new folder OUT/..<timestamp> and switched in at once through the symlink " +
+        "OUT/..data (as Kubernetes updates ConfigMap volumes); OUT/<namespace>, OUT/status.json are symlinks into it, " +
+        "so readers never see a mix of two renders. A write that fails (e.g. a full disk) names the file and leaves " +
         "the previous set as it was.",
     )
     .requiredOption(

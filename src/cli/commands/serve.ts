@@ -22,12 +22,12 @@ export function registerServeCommand(program: Command): void {
     .command("serve")
     .summary("serve xDS, DNS and a live status page from watched manifests, no cluster needed")
     .description(
-      "Run the whole pipeline with no cluster: manifests are read from a directory and watched;\n" +
+      "Run the whole pipeline with no cluster: manifests are read from a directory and watched; " +
         "every change is rendered within one debounce window (the first change at once).\n\n" +
-        "Every edit is seen: in-place writes, rename-over (sed -i, editors' atomic saves, git checkout),\n" +
-        "deletes, new sub-folders; editors' scratch files are ignored. Each problem is logged once, at warn,\n" +
-        "as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason); unreadable YAML keeps the last good configuration.\n" +
-        "Exit status 2 when --manifests is missing or --out is, contains or lies inside it, or when a listening\n" +
+        "Every edit is seen: in-place writes, rename-over (sed -i, editors' atomic saves, git checkout), " +
+        "deletes, new sub-folders; editors' scratch files are ignored. Each problem is logged once, at warn, " +
+        "as FILE:LINE:COLUMN: OBJECT: FIELD: MESSAGE (Reason); unreadable YAML keeps the last good configuration.\n\n" +
+        "Exit status 2 when --manifests is missing or --out is, contains or lies inside it, or when a listening " +
         "address is taken (the message names the flag that moves it).",
     )
     .requiredOption(

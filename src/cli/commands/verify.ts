@@ -13,23 +13,23 @@ export function registerVerifyCommand(program: Command): Command {
       .command("verify")
       .summary("run the Verification list of the user documentation against a running serve or a cluster")
       .description(
-        "Run the Verification list and compare every answer with the model.\n" +
+        "Run the Verification list and compare every answer with the model.\n\n" +
           "Against a running `oooi serve` (--manifests: the model is built from them):\n" +
           "  dns     every published name (api, api-int, oauth, ignition, konnectivity, *.apps, the kubernetes\n" +
           "          aliases) and --forward-name, from a VLAN source and from a pod-network source\n" +
           "  route   every TLS backend: the chain the served snapshot selects, its cluster and endpoints\n" +
           "  ack     every connected Envoy / dhcp-agent: each type ACKed at the current snapshot's version\n" +
-          "  dhcp    every VMI's reservation against the address it reports\n" +
-          "On loopback, the VLAN source is an address of the Infra's CIDR (the last host address unless\n" +
+          "  dhcp    every VMI's reservation against the address it reports " +
+          "On loopback, the VLAN source is an address of the Infra's CIDR (the last host address unless " +
           "--vlan-source) and the pod-network source 127.0.0.1, as `dig -b` would ask.\n\n" +
-          "Against a cluster (--kubeconfig: the model is built from the Infras, attachments and what they\n" +
-          "reference, listed once): the VLAN-view names from a short-lived probe pod on each Infra's NAD at\n" +
-          "the last host address of its CIDR (--probe-image, dig), deleted afterwards; every ProxyServer /\n" +
-          "DHCPServer's status.ackedVersion and lastNack; every VMI's reservation. The pod-network view and\n" +
-          "the routes are skipped (use --manifests/--xds against the operator's xDS port for the routes).\n" +
-          "Needs: list/watch what the operator reads; create, get and delete pods (and\n" +
+          "Against a cluster (--kubeconfig: the model is built from the Infras, attachments and what they " +
+          "reference, listed once): the VLAN-view names from a short-lived probe pod on each Infra's NAD at " +
+          "the last host address of its CIDR (--probe-image, dig), deleted afterwards; every ProxyServer / " +
+          "DHCPServer's status.ackedVersion and lastNack; every VMI's reservation. The pod-network view and " +
+          "the routes are skipped (use --manifests/--xds against the operator's xDS port for the routes).\n\n" +
+          "Needs: list/watch what the operator reads; create, get and delete pods (and " +
           "network-attachment-definitions) and get pods/log in the Infra namespaces.\n\n" +
-          "Each failure names its cause and fix (the Troubleshooting rows). Exit status: 0 all passed,\n" +
+          "Each failure names its cause and fix (the Troubleshooting rows). Exit status: 0 all passed, " +
           "1 a check failed, 2 the manifests or the API server cannot be read.",
       )
       .option("--manifests <dir|file>", "the manifests serve reads (the model the answers are compared with)")

@@ -13,8 +13,8 @@ export function registerVersionCommand(program: Command): Command {
       .command("version")
       .summary("print this client's version and the running xDS server's")
       .description(
-        "Print the version of this oooi and of the oooi serving xDS at --xds (serve or operator), read over its\n" +
-          "oooi.debug.v1 service: the command it runs and since when. Exit status: 0 both known (or --client),\n" +
+        "Print the version of this oooi and of the oooi serving xDS at --xds (serve or operator), read over its " +
+          "oooi.debug.v1 service: the command it runs and since when. Exit status: 0 both known (or --client), " +
           "1 the server did not answer (the client's version is printed anyway).",
       )
       .option("--xds <host:port>", "address of the xDS server", DEFAULT_XDS_ADDRESS)
