@@ -8,9 +8,18 @@ import { formatManifestError, loadManifests } from "../watchers/manifests.js";
 import { DebugClient } from "../xds/introspect/debug-client.js";
 import { fetchSnapshot } from "../verify/fetch-snapshot.js";
 import { queryA } from "../verify/probe-dns.js";
-import { formatVerifyTable, verifyDocument, verifyExitCode } from "../verify/report.js";
+import {
+  formatVerifyHeader,
+  formatVerifyRow,
+  formatVerifySummary,
+  formatVerifyTable,
+  tableLayout,
+  verifyDocument,
+  verifyExitCode,
+  type TableLayout,
+} from "../verify/report.js";
 import { structured } from "./structured-output.js";
-import { runVerify, type VerifyProbes } from "../verify/run.js";
+import { rootCause, runVerify, type VerifyProbes } from "../verify/run.js";
 import { readCluster, runClusterVerify } from "../verify/cluster.js";
 import { KubeRest } from "../kube/rest.js";
 import { xdsCredentials } from "./xds-tls-credentials.js";
@@ -68,19 +77,44 @@ export async function verifyCommand(opts: VerifyCommandOptions, io: VerifyIo): P
   const tls = credentials === undefined ? {} : { credentials };
   const debug = xds === false ? undefined : new DebugClient({ address: xds, timeoutMs: timeout, ...tls });
   const probes: VerifyProbes = {
-    ...(dns === false ? {} : { dns: (source, name) => queryA(dns, source, name, timeout) }),
+    ...(dns === false
+      ? {}
+      : { dns: (source, name) => queryA(dns, source, name, timeout), dnsAddress: `${dns.host}:${String(dns.port)}` }),
+    ...(xds === false ? {} : { xdsAddress: xds }),
     ...(xds === false
       ? {}
       : { snapshot: (group) => fetchSnapshot({ address: xds, group, timeoutMs: timeout, ...tls }) }),
     ...(debug === undefined ? {} : { nodes: () => debug.listNodes() }),
   };
   try {
-    const results = await runVerify(load.state, out.model.topologies, probes, {
-      podSource: opts.podSource,
-      ...(opts.vlanSource === undefined ? {} : { vlanSource: opts.vlanSource }),
-      ...(opts.forwardName === undefined ? {} : { forwardName: opts.forwardName }),
-    });
-    io.out(structured(verifyDocument(results), opts.output) ?? formatVerifyTable(results, io.color));
+    // The table is printed row by row as the checks run; -o json|yaml once at the end.
+    const table = opts.output === "table";
+    let layout: TableLayout | undefined;
+    const results = await runVerify(
+      load.state,
+      out.model.topologies,
+      probes,
+      {
+        podSource: opts.podSource,
+        ...(opts.vlanSource === undefined ? {} : { vlanSource: opts.vlanSource }),
+        ...(opts.forwardName === undefined ? {} : { forwardName: opts.forwardName }),
+      },
+      table
+        ? {
+            onPlan: (rows) => {
+              layout = tableLayout(rows);
+              io.out(formatVerifyHeader(layout));
+            },
+            onResult: (r) => {
+              io.out(formatVerifyRow(r, layout ?? tableLayout([r]), io.color));
+            },
+          }
+        : {},
+    );
+    const cause = rootCause(results);
+    io.out(
+      table ? formatVerifySummary(results, cause) : (structured(verifyDocument(results, cause), opts.output) ?? ""),
+    );
     return verifyExitCode(results);
   } finally {
     debug?.close();

@@ -43,7 +43,14 @@ export function queryA(server: DnsProbeTarget, source: string, name: string, tim
     }, timeoutMs);
     socket.once("error", (e) => {
       done(() => {
-        reject(new DnsProbeError(`cannot ask from ${source}: ${e.message}`));
+        const refused = (e as NodeJS.ErrnoException).code === "ECONNREFUSED";
+        reject(
+          new DnsProbeError(
+            refused
+              ? `nothing listens at ${server.host}:${String(server.port)} (connection refused)`
+              : `cannot ask from ${source}: ${e.message}`,
+          ),
+        );
       });
     });
     socket.on("message", (msg) => {
@@ -65,8 +72,11 @@ export function queryA(server: DnsProbeTarget, source: string, name: string, tim
         });
       });
     });
+    // Connected, so a closed port's ICMP "port unreachable" is an error at once, not a timeout.
     socket.bind(0, source, () => {
-      socket.send(bytes, server.port, server.host);
+      socket.connect(server.port, server.host, () => {
+        socket.send(bytes);
+      });
     });
   });
 }

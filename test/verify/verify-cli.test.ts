@@ -2,6 +2,7 @@
 // passes on the example; a wrong zone answer, a wrong route, a wrong reservation, a NACKing Envoy
 // and a mistyped node.cluster each fail, naming the check, the cause and the fix.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,6 +55,15 @@ function variant(name: string, file: string, edit: (text: string) => string): st
 async function verify(manifests: string): Promise<{ code: number; rows: Row[] }> {
   const run = await oooi(["verify", "--manifests", manifests, "--xds", xds, "--dns", dns, "-o", "json"]);
   return { code: run.code, rows: resultRows(run.stdout) };
+}
+
+/** A loopback port nothing listens on (TCP and, on loopback, UDP alike). */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
 }
 
 /** The table a person reads, with its exit status. */
@@ -116,6 +126,45 @@ describe("oooi verify against oooi serve", () => {
     expect(row?.fix).toContain("spec.networkConfig.cidr");
     const { table } = await verifyTable(dir);
     expect(table).toMatch(/^FAIL +dns vlan api\.alpha\.clusters\.example\.com .*\n +cause: .*\n +fix: +compare/m);
+  });
+
+  it("says once, at once, that nothing answers — with serve's fix, not one failure per check", async () => {
+    const closed = await closedPort();
+    const run = await oooi([
+      "verify",
+      "--manifests",
+      served,
+      "--xds",
+      `127.0.0.1:${String(closed)}`,
+      "--dns",
+      `127.0.0.1:${String(closed)}`,
+      "-o",
+      "json",
+    ]);
+    expect(run.code).toBe(1);
+    const rows = resultRows(run.stdout);
+    const failed = rows.filter((r) => r.verdict === "FAIL");
+    expect(failed.map((r) => [r.check, r.failure])).toEqual([
+      ["dns", "dns-unreachable"],
+      ["xds", "xds-unreachable"],
+    ]);
+    expect(failed[0]?.detail).toMatch(
+      /^nothing listens at 127\.0\.0\.1:\d+ \(connection refused\); \d+ DNS check\(s\) not run$/,
+    );
+    for (const r of failed) expect(r.fix).toMatch(/^start `oooi serve`/);
+    // The reservations need no server and still ran.
+    expect(rows.filter((r) => r.check.startsWith("dhcp ")).every((r) => r.verdict === "PASS")).toBe(true);
+  });
+
+  it("names the likely cause when the answers and routes match another configuration", async () => {
+    const dir = variant("other-folder", "infra.yaml", (t) =>
+      t.replace('serverIP: "127.0.8.4"', 'serverIP: "127.0.8.44"'),
+    );
+    const run = await oooi(["verify", "--manifests", dir, "--xds", xds, "--dns", dns, "-o", "json"]);
+    expect(run.code).toBe(1);
+    expect((JSON.parse(run.stdout) as { rootCause?: string }).rootCause).toMatch(/--manifests folder/);
+    const table = await verifyTable(dir);
+    expect(table.table).toMatch(/\nlikely cause: .*--manifests folder/);
   });
 
   it("fails naming the route when the served endpoints differ from the Service", async () => {

@@ -117,7 +117,9 @@ export class DebugClient {
 }
 
 function toError(address: string, err: ServiceError): Error {
-  if (err.code === GrpcStatus.UNAVAILABLE) return new XdsUnreachableError(address, err.details || "unavailable");
+  if (err.code === GrpcStatus.UNAVAILABLE)
+    // grpc-js appends an empty "Resolution note:" to a refused connection's details.
+    return new XdsUnreachableError(address, (err.details || "unavailable").replace(/\.? *Resolution note: *$/, ""));
   if (err.code === GrpcStatus.DEADLINE_EXCEEDED)
     return new XdsUnreachableError(address, "no answer before the deadline");
   if (err.code === GrpcStatus.UNIMPLEMENTED)
