@@ -77,7 +77,9 @@ export class Served {
       "json",
       ...extraArgs,
     ];
-    this.#child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+    // FLOOD_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the serve process (written at its exit).
+    const nodeArgs = process.env["FLOOD_NODE_ARGS"]?.split(" ").filter((a) => a !== "") ?? [];
+    this.#child = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ["ignore", "ignore", "pipe"] });
     this.#child.stderr?.setEncoding("utf8").on("data", (d: string) => {
       // Only the start-up lines are kept: a flood makes the log long.
       if (this.dnsPort === 0 || this.xdsPort === 0 || this.httpPort === 0) this.#log += d;
