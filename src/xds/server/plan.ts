@@ -4,6 +4,7 @@ import type { CachedResource, TypeSnapshot } from "../cache/snapshot.js";
 import { setVersion } from "../cache/snapshot.js";
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from "../resource/type-urls.js";
 import type { PushRecord } from "../client-status.js";
+import { HeldMap } from "./held-map.js";
 import type { Held } from "./memory.js";
 import type { Subscription } from "./subscription.js";
 
@@ -94,18 +95,33 @@ export function isQuiet(ts: TypeState, typeSnap: TypeSnapshot | undefined): bool
 }
 
 /**
+ * Delta: the names subscribed since the stream was quiet, when nothing else moved — the same type
+ * snapshot and held map, so nothing held is gone and nothing is retained — else undefined. A plan
+ * then looks at these names alone (planDelta), and a request costs what it adds.
+ */
+export function onlyAdded(ts: TypeState, typeSnap: TypeSnapshot | undefined): ReadonlySet<string> | undefined {
+  const still = typeSnap !== undefined && ts.quietSnap === typeSnap && ts.quietHeld === ts.held;
+  return still && !ts.firstPending && !ts.narrowed ? ts.addedSinceQuiet : undefined;
+}
+
+/**
  * Records the inputs a plan found nothing to send for (after a response: its resulting state),
  * unless something is retained or something held is gone — those answers depend on other types.
+ * `incremental`: the plan looked at onlyAdded's names alone, so nothing held can be gone (what it
+ * added is the snapshot's or absent) and the held map is not walked again.
  */
 export function markQuiet(
   ts: TypeState,
   typeSnap: TypeSnapshot | undefined,
   retained: ReadonlyMap<string, CachedResource>,
+  incremental = false,
 ): void {
-  const quiet = typeSnap !== undefined && retained.size === 0 && allGone(ts, typeSnap.resources) === NOTHING;
+  const quiet =
+    typeSnap !== undefined && retained.size === 0 && (incremental || allGone(ts, typeSnap.resources) === NOTHING);
   ts.quietSnap = quiet ? typeSnap : undefined;
   ts.quietHeld = quiet ? ts.held : undefined;
   ts.quietSub = quiet ? ts.subscription : undefined;
+  ts.addedSinceQuiet = undefined;
 }
 
 /** The one response of a type awaiting its ACK or NACK. */
@@ -149,6 +165,11 @@ export interface TypeState {
   quietSnap: TypeSnapshot | undefined;
   quietHeld: ReadonlyMap<string, Held> | undefined;
   quietSub: Subscription | undefined;
+  /**
+   * Delta: the names requests added since quietSub was recorded, while they only added names
+   * (the subscription is quietSub's names and these); undefined otherwise. See onlyAdded.
+   */
+  addedSinceQuiet: Set<string> | undefined;
 }
 
 /**
@@ -225,6 +246,8 @@ export function planDelta(
   retained: ReadonlyMap<string, CachedResource>,
 ): Plan | undefined {
   if (retained.size === 0 && holdsExactly(ts, typeSnap)) return undefined;
+  const added = onlyAdded(ts, typeSnap);
+  if (retained.size === 0 && added !== undefined && typeSnap !== undefined) return planAdded(ts, typeSnap, added);
   const resources = typeSnap?.resources ?? NOTHING;
   const next = new Map(ts.held);
   const changed: CachedResource[] = [];
@@ -263,6 +286,48 @@ export function planDelta(
     entries: changed.map((r) => r.deltaEntry),
     removed,
     next: typeSnap !== undefined && holdsAll(next, typeSnap) ? heldAll(typeSnap) : next,
+    count: changed.length,
+  };
+}
+
+/** Held maps at least this large are extended as a HeldMap rather than copied (a copy is cheaper below). */
+const HELD_MAP_MIN = 256;
+
+/**
+ * planDelta when only names were added since the stream was quiet (onlyAdded): what it sends for
+ * those names is all that can differ, so nothing else is walked and the held map is extended, not
+ * copied.
+ */
+function planAdded(ts: TypeState, typeSnap: TypeSnapshot, added: ReadonlySet<string>): Plan | undefined {
+  const changed: CachedResource[] = [];
+  const removed: string[] = [];
+  const entries: [string, Held][] = [];
+  for (const name of added) {
+    const r = typeSnap.resources.get(name);
+    const h = ts.held.get(name);
+    if (r) {
+      if (h?.version !== r.version) {
+        changed.push(r);
+        entries.push([name, heldOf(r)]);
+      }
+    } else if (h?.version !== "") {
+      removed.push(name);
+      entries.push([name, ABSENT]);
+    }
+  }
+  if (changed.length === 0 && removed.length === 0) return undefined;
+  changed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  removed.sort();
+  const next =
+    ts.held.size + entries.length >= HELD_MAP_MIN
+      ? HeldMap.of(ts.held).with(entries)
+      : new Map([...ts.held, ...entries]);
+  return {
+    version: typeSnap.version,
+    changed,
+    entries: changed.map((r) => r.deltaEntry),
+    removed,
+    next: holdsAll(next, typeSnap) ? heldAll(typeSnap) : next,
     count: changed.length,
   };
 }

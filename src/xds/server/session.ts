@@ -29,13 +29,14 @@ import type { TimerHandle } from "../../util/clock.js";
 import type { Interner } from "./intern.js";
 import type { Held, NodeMemory } from "./memory.js";
 import type { Nonce, ShareKey, SharedResponse, SharedResponses } from "./shared.js";
-import { Subscription } from "./subscription.js";
+import { Subscription, type SubscriptionChange } from "./subscription.js";
 import {
   holdsAllOf,
   incrementalInSotw,
   isQuiet,
   markQuiet,
   NO_HELD,
+  onlyAdded,
   planDelta,
   planSotw,
   retainedFor,
@@ -354,6 +355,7 @@ export class Session {
       quietSnap: undefined,
       quietHeld: undefined,
       quietSub: undefined,
+      addedSinceQuiet: undefined,
     };
     const rank = (t: string): number => {
       const i = ENVOY_TYPE_ORDER.indexOf(t);
@@ -458,11 +460,15 @@ export class Session {
       ts.resyncOnly = req.initialVersions.size > 0;
     }
     const legacyAllowed = this.#legacyWildcardAllowed(ts.typeUrl);
+    const before = ts.subscription;
     const change = ts.subscription.delta(req.subscribe, req.unsubscribe, created, legacyAllowed);
     if (!this.#withinNameLimit(ts, change.subscription)) return;
     ts.subscription = change.subscription;
+    trackAdded(ts, before, change);
     this.#noteSubscription(ts, change.added, now);
-    this.#prune(ts);
+    // Only a narrowing drops names: after one that only adds (and after an ACK), what the client
+    // holds is still all subscribed, and walking it would make every request cost the whole set.
+    if (created || change.narrowed) this.#prune(ts);
   }
 
   /** Ends the stream when `next` would take it past the names a stream may subscribe to. */
@@ -513,10 +519,12 @@ export class Session {
       if (ts.inflight) continue; // docs/xds-protocol.md#rule-21: one response per type in flight, built when it leaves
       const typeSnap = snapshot.types.get(ts.typeUrl);
       if (isQuiet(ts, typeSnap)) continue;
-      const retained = this.#retained(ts, typeSnap);
+      // Only names added since the last quiet plan: nothing held is gone, so nothing is retained.
+      const incremental = onlyAdded(ts, typeSnap) !== undefined;
+      const retained = incremental ? NOTHING_RETAINED : this.#retained(ts, typeSnap);
       const plan = this.protocol === "sotw" ? planSotw(ts, typeSnap, retained) : planDelta(ts, typeSnap, retained);
       if (!plan) {
-        markQuiet(ts, typeSnap, retained);
+        markQuiet(ts, typeSnap, retained, incremental);
         continue;
       }
       // Make-before-break ordering only exists within one aggregated stream.
@@ -529,7 +537,7 @@ export class Session {
         continue;
       }
       this.#send(ts, plan, snapshot, typeSnap, retained.size === 0);
-      markQuiet(ts, typeSnap, retained);
+      markQuiet(ts, typeSnap, retained, incremental);
     }
   }
 
@@ -631,11 +639,29 @@ export class Session {
   #config(typeUrl: string): StreamConfig | undefined {
     const ts = stateOf(this.#types, typeUrl);
     if (!ts) return undefined;
+    // By name: a large Delta subscription's held map (held-map.ts) iterates in no particular order.
     const list = (m: ReadonlyMap<string, Held>): HeldResource[] =>
       [...m]
         .filter(([, h]) => h.version !== "")
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([name, h]) => ({ name, version: h.version, resource: h.res?.resource }));
     return { acked: list(ts.acked), sent: list(ts.held) };
+  }
+}
+
+/**
+ * Keeps TypeState.addedSinceQuiet: the names Delta requests added since the type was quiet, as
+ * long as they only added names (no unsubscription, no wildcard change).
+ */
+function trackAdded(ts: TypeState, before: Subscription, change: SubscriptionChange): void {
+  if (change.subscription === before) return;
+  const names = change.addedNames;
+  if (names === undefined || change.narrowed || change.subscription.wildcard !== before.wildcard) {
+    ts.addedSinceQuiet = undefined;
+  } else if (ts.quietSub === before) {
+    ts.addedSinceQuiet = new Set(names);
+  } else if (ts.addedSinceQuiet !== undefined) {
+    for (const n of names) ts.addedSinceQuiet.add(n);
   }
 }
 

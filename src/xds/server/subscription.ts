@@ -25,6 +25,8 @@ export interface SubscriptionChange {
   readonly added: boolean;
   /** Something was dropped (the wildcard or a name): SotW may answer with the same content. */
   readonly narrowed: boolean;
+  /** Delta: the names the request added (not the wildcard), so a plan can look at those alone. */
+  readonly addedNames?: ReadonlySet<string>;
 }
 
 /** Per-process random seeds: a client cannot make its names' hashes collide with another stream's on purpose. */
@@ -226,9 +228,9 @@ export class Subscription {
     }
     const narrowed = (this.wildcard && !wildcard) || removed.size > 0;
     if (wildcard === this.wildcard && added.size === 0 && removed.size === 0 && !this.legacy)
-      return { subscription: this, added: addedAny, narrowed };
+      return { subscription: this, added: addedAny, narrowed, addedNames: added };
     const size = current.size + added.size - removed.size;
     const next = this.#next(wildcard, false, { base: current, added, removed, size });
-    return { subscription: next, added: addedAny, narrowed };
+    return { subscription: next, added: addedAny, narrowed, addedNames: added };
   }
 }

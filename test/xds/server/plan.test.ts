@@ -1,7 +1,8 @@
 // planSotw and planDelta alone (src/xds/server/plan.ts): what a stream sends next for one type,
 // from a real cached snapshot (rendered, encoded) and a client state, without a stream.
 // Rules: docs/xds-protocol.md#rule-7 (no empty pushes), #rule-9 (wildcards), #rule-18 (removals).
-import { describe, expect, test } from "vitest";
+import fc from "fast-check";
+import { describe, expect, test, vi } from "vitest";
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
 import type { CachedResource, TypeSnapshot } from "../../../src/xds/cache/snapshot.js";
 import type { Held } from "../../../src/xds/server/memory.js";
@@ -10,15 +11,18 @@ import {
   isQuiet,
   markQuiet,
   NOTHING,
+  onlyAdded,
   planDelta,
   planSotw,
   waitingFor,
   type TypeState,
 } from "../../../src/xds/server/plan.js";
+import { HeldMap } from "../../../src/xds/server/held-map.js";
 import { Subscription } from "../../../src/xds/server/subscription.js";
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/resource/type-urls.js";
 import { ALPHA, BETA } from "../../envoy/proxy-fixture.js";
 import { GROUP, publish, rendered } from "./fixtures.js";
+import { countWalks } from "../../support/walks.js";
 import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
 
 function clusters(): TypeSnapshot {
@@ -51,6 +55,7 @@ function state(subscription: Subscription, held: ReadonlyMap<string, Held> = new
     quietSnap: undefined,
     quietHeld: undefined,
     quietSub: undefined,
+    addedSinceQuiet: undefined,
   };
 }
 
@@ -337,5 +342,86 @@ describe("isQuiet / markQuiet: nothing to send until an input moves", () => {
     };
     markQuiet(gone, CDS, NOTHING);
     expect(isQuiet(gone, CDS)).toBe(false);
+  });
+});
+
+// Issue 25, row 9: a Delta stream that adds a name per request must not cost its whole
+// subscription per request. After a quiet plan, a request that only adds names is planned from
+// those names alone; the answer is the one the full walk gives.
+describe("planDelta after a request that only added names: those names alone", () => {
+  /** A stream of `sub` that was sent its answer and found quiet, then subscribed `more`. */
+  const added = (sub: Subscription, more: readonly string[]): TypeState => {
+    const ts = state(sub);
+    const first = planDelta(ts, CDS, NOTHING);
+    if (first !== undefined) ts.held = first.next;
+    ts.firstPending = false;
+    markQuiet(ts, CDS, NOTHING);
+    const change = ts.subscription.delta(more, [], false, true);
+    ts.subscription = change.subscription;
+    ts.addedSinceQuiet = new Set(change.addedNames);
+    return ts;
+  };
+  const made = (n: number): string => `made-up-${String(n)}`;
+  const names = fc.oneof(fc.constantFrom(...NAMES), fc.nat(600).map(made));
+  const projection = (plan: ReturnType<typeof planDelta>) =>
+    plan && {
+      version: plan.version,
+      changed: plan.changed.map((r) => r.name),
+      removed: plan.removed,
+      next: [...plan.next].sort(([a], [b]) => a.localeCompare(b)),
+    };
+
+  test("the answer equals the full walk's, with and without the wildcard, small and large", () => {
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.array(names, { maxLength: 400 }),
+        fc.array(names, { minLength: 1, maxLength: 5 }),
+        (wildcard, before, more) => {
+          const sub = Subscription.NONE.delta(wildcard ? ["*", ...before] : before, [], true, false).subscription;
+          const ts = added(sub, more);
+          expect(onlyAdded(ts, CDS)).toBeDefined();
+          const full = planDelta({ ...ts, addedSinceQuiet: undefined }, CDS, NOTHING);
+          expect(projection(planDelta(ts, CDS, NOTHING))).toEqual(projection(full));
+        },
+      ),
+      { seed: 9, numRuns: 80 },
+    );
+  });
+
+  test("one more name on a stream of 5,000: one lookup, no walk of what the stream holds, the held map extended", () => {
+    const many = Array.from({ length: 4999 }, (_, i) => made(i));
+    // The first addition turns the stream's held map into a HeldMap (one copy); the next ones extend it.
+    const ts = added(delta(many), [made(4999)]);
+    ts.held = planDelta(ts, CDS, NOTHING)?.next ?? ts.held;
+    markQuiet(ts, CDS, NOTHING, true);
+    const change = ts.subscription.delta([made(5000)], [], false, true);
+    ts.subscription = change.subscription;
+    ts.addedSinceQuiet = new Set(change.addedNames);
+    const before = ts.held;
+    expect([before.size, before instanceof HeldMap]).toEqual([5000, true]);
+    // Walks of anything as large as the subscription (the added names' own set is one long).
+    const counted = countWalks(100);
+    const lookups = vi.spyOn(HeldMap.prototype, "get");
+    try {
+      const plan = planDelta(ts, CDS, NOTHING);
+      expect(plan?.removed).toEqual([made(5000)]);
+      expect(counted.walks).toBe(0);
+      expect(lookups.mock.calls.length).toBe(1);
+      expect([plan?.next.size, before.size]).toEqual([5001, 5000]);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  test("not after an unsubscription, a new snapshot or a new held map", () => {
+    const sub = delta([A]);
+    const unsubscribed = added(sub, [B]);
+    expect(onlyAdded(unsubscribed, { ...CDS })).toBeUndefined();
+    unsubscribed.held = new Map(unsubscribed.held);
+    expect(onlyAdded(unsubscribed, CDS)).toBeUndefined();
+    const quiet = added(delta([A]), []);
+    markQuiet(quiet, CDS, NOTHING);
+    expect(onlyAdded(quiet, CDS)).toBeUndefined();
   });
 });

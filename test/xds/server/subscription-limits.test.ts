@@ -6,6 +6,7 @@ import { status as GrpcStatus } from "@grpc/grpc-js";
 import { afterEach, expect, test, vi } from "vitest";
 import { ENDPOINT_TYPE_URL } from "../../../src/xds/resource/type-urls.js";
 import { openDelta, openSotw, type DeltaStream, type SotwStream } from "../../support/envoy/raw.js";
+import { countWalks } from "../../support/walks.js";
 import { GROUP, publish, rendered, startRig, type Rig } from "./fixtures.js";
 
 let rig: Rig | undefined;
@@ -51,6 +52,27 @@ test("a Delta stream subscribing one more name per request never sorts or serial
     nonce = res.nonce;
   }
   expect(big).toEqual({ sorts: 0, serialised: 0 });
+});
+
+test("one more name per request on a stream of 1,000 walks nothing as large as the subscription", async () => {
+  const r = (rig = await startRig());
+  publish(r.cache, GROUP, rendered());
+  const s = openDelta(r.address);
+  streams.push(s);
+  const preload = Array.from({ length: 1000 }, (_, i) => `missing-${String(i)}`);
+  s.send({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: preload });
+  let nonce = (await s.next()).nonce;
+  const add = async (i: number): Promise<void> => {
+    s.send({ type_url: ENDPOINT_TYPE_URL, response_nonce: nonce, resource_names_subscribe: [`more-${String(i)}`] });
+    const res = await s.next();
+    expect(res.removed).toEqual([`more-${String(i)}`]);
+    nonce = res.nonce;
+  };
+  // The first addition makes the held map one that is extended rather than copied.
+  await add(0);
+  const counted = countWalks(900);
+  for (let i = 1; i <= 100; i += 1) await add(i);
+  expect(counted.walks).toBe(0);
 });
 
 test("past --xds-max-names-per-stream a Delta stream ends with RESOURCE_EXHAUSTED naming the limit and the flag", async () => {
