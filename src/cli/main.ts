@@ -14,6 +14,7 @@ import {
   collect,
   hostPortOption,
   loopbackHostPort,
+  filterChainMatcherOption,
   maxManifestBytesOption,
   xdsMaxConnectionsOption,
   xdsMaxNamesOption,
@@ -73,10 +74,12 @@ program
       .default(splitHostPort(DEFAULT_XDS_ADDRESS), DEFAULT_XDS_ADDRESS),
   )
   .addOption(maxManifestBytesOption())
+  .addOption(filterChainMatcherOption())
   .action(
     async (opts: {
       manifests: string;
       out: string;
+      filterChainMatcher?: boolean;
       keaHooksDir?: string;
       force?: boolean;
       strict?: boolean;
@@ -159,12 +162,14 @@ program
   .addOption(xdsMaxNamesOption(DEFAULT_MAX_NAMES_PER_STREAM))
   .option("--debounce <ms>", "coalescing window for bursts of changes", positiveInt, 100)
   .addOption(maxManifestBytesOption())
+  .addOption(filterChainMatcherOption())
   .option("--log-level <level>", "trace, debug, info, warn or error", "info")
   .addOption(logFormatOption())
   .action(
     async (opts: {
       manifests: string;
       out?: string;
+      filterChainMatcher: boolean;
       keaSocket?: string;
       dhcpInterface?: string;
       dhcpServer?: string;
@@ -218,6 +223,7 @@ program
             manifests: opts.manifests,
             debounceMs: opts.debounce,
             maxManifestBytes: opts.maxManifestBytes,
+            filterChainMatcher: opts.filterChainMatcher,
             ...(opts.out === undefined ? {} : { out: opts.out }),
             ...(opts.keaSocket === undefined ? {} : { keaSocket: opts.keaSocket }),
             ...(opts.dhcpInterface === undefined ? {} : { dhcpInterface: opts.dhcpInterface }),

@@ -37,6 +37,7 @@ export interface OperatorFlags {
   xdsMaxConnections: number;
   xdsMaxNamesPerStream: number;
   leaderElection: boolean;
+  filterChainMatcher: boolean;
   apiRetryMax: number;
   logLevel: string;
   logFormat?: LogFormat;
@@ -166,6 +167,7 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
     page,
     metrics: recorder,
     leaderElection: flags.leaderElection,
+    envoy: { filterChainMatcher: flags.filterChainMatcher },
     ...(pki === undefined ? {} : { pki: pki.ca }),
     ...(process.env["POD_NAME"] === undefined ? {} : { identity: process.env["POD_NAME"] }),
     closeStreams: async () => {

@@ -6,6 +6,7 @@ import { logFormatOption } from "./logger.js";
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM } from "../xds/server/index.js";
 import {
   choice,
+  filterChainMatcherOption,
   hostPort,
   hostPortOption,
   positiveInt,
@@ -64,6 +65,7 @@ export function registerOperatorCommand(program: Command): void {
     )
     .addOption(xdsMaxConnectionsOption(DEFAULT_MAX_CONNECTIONS))
     .addOption(xdsMaxNamesOption(DEFAULT_MAX_NAMES_PER_STREAM))
+    .addOption(filterChainMatcherOption())
     .option("--no-leader-election", "write without holding the Lease (one replica only)")
     .option(
       "--api-retry-max <ms>",
