@@ -71,3 +71,21 @@ describe("--filter-chain-matcher: a worker joining changes only the matcher", ()
     }
   });
 });
+
+describe("--filter-chain-matcher refuses what the matcher would widen", () => {
+  it("a sourced server name beside chains without SNI on the same listener", () => {
+    // kube-apiserver on 6443 given sources: a stranger naming api.* would fall through to the
+    // no-SNI kubernetes-service chains through on_no_match, where filter_chain_match closes it.
+    const sourced = (b: Backend): Backend =>
+      b.kind === "kube-apiserver" && b.attachment === "clusters/alpha"
+        ? { ...b, sourcePrefixRanges: ["192.0.2.50/32"] }
+        : b;
+    const p = { ...proxy, backends: proxy.backends.map(sourced) };
+    expect(renderEnvoy(p).ok).toBe(true);
+    const r = renderEnvoy(p, { filterChainMatcher: true });
+    expect(r.ok ? [] : r.errors.map((e) => [e.field, e.reason])).toEqual([
+      [expect.stringMatching(/^spec\.backends\[\d+\]\.sourcePrefixRanges$/), "InconsistentConfig"],
+    ]);
+    expect(r.ok ? "" : (r.errors[0]?.message ?? "")).toMatch(/would reach "clusters\/alpha\/kubernetes-service"/);
+  });
+});
