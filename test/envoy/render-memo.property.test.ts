@@ -1,9 +1,10 @@
 // The parts kept by identity across builds and renders (model/backends.ts per attachment,
 // render/listeners.ts per Backend, chain-matcher.ts per chain, clusters.ts and endpoints.ts per
 // Upstream) change nothing, in both listener forms: on random sequences of worker moves, Service
-// changes and attachment edits over four hosted clusters, the warm render equals a render of a deep copy of the model (no object any memo has
-// seen), and a hosted cluster the step did not touch keeps the very objects of its chains,
-// clusters and assignments, so the xDS cache encodes none of them again.
+// changes and attachment edits over four hosted clusters, the warm render equals a render of a
+// deep copy of the model (no object any memo has seen), and a hosted cluster the step did not
+// touch keeps the very objects of its chains, clusters and assignments, so the xDS cache encodes
+// none of them again.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { build } from "../../src/model/build.js";
