@@ -175,24 +175,24 @@ export function describeCombo(c: MatchCombo): string {
   return parts.length > 0 ? parts.join(", ") : "any connection";
 }
 
+/** Chain names below a matcher node, by node: rendered matchers keep unchanged parts as the same objects. */
+const namesBelow = new WeakMap<object, readonly string[]>();
+
 /**
  * The chain names a filter_chain_matcher's actions name (google.protobuf.StringValue actions,
  * https://www.envoyproxy.io/docs/envoy/latest/intro/arch_overview/advanced/matching/matching_listener),
  * in the order met, wherever they sit in the tree (maps, custom matchers, on_no_match).
  */
-export function matcherChainNames(matcher: unknown): string[] {
+export function matcherChainNames(matcher: unknown): readonly string[] {
+  if (Array.isArray(matcher)) return matcher.flatMap((n) => matcherChainNames(n));
+  const record = asRecord(matcher);
+  if (record === undefined) return [];
+  const known = namesBelow.get(record);
+  if (known !== undefined) return known;
   const names: string[] = [];
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      for (const n of node) walk(n);
-      return;
-    }
-    const record = asRecord(node);
-    if (record === undefined) return;
-    const typed = get(record, "action", "typed_config");
-    if (get(typed, "@type") === STRING_VALUE_TYPE_URL) names.push(asString(get(typed, "value")) ?? "");
-    for (const v of Object.values(record)) walk(v);
-  };
-  walk(matcher);
+  const typed = get(record, "action", "typed_config");
+  if (get(typed, "@type") === STRING_VALUE_TYPE_URL) names.push(asString(get(typed, "value")) ?? "");
+  for (const v of Object.values(record)) if (typeof v === "object" && v !== null) names.push(...matcherChainNames(v));
+  namesBelow.set(record, names);
   return names;
 }

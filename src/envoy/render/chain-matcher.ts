@@ -124,8 +124,23 @@ function rangesOf(chain: FilterChain): readonly CidrRange[] {
   return chain.filter_chain_match?.source_prefix_ranges ?? [];
 }
 
+/**
+ * A chain's range matcher, by chain: on a big VLAN a worker joining changes one chain, and the
+ * matcher's other entries stay the objects the consistency check has already walked.
+ */
+const rangeEntries = new WeakMap<FilterChain, IpMatcherConfig["range_matchers"][number]>();
+
 function action(chain: FilterChain): OnMatch {
   return { action: { name: chain.name, typed_config: { "@type": STRING_VALUE_TYPE_URL, value: chain.name } } };
+}
+
+function rangeEntry(chain: FilterChain): IpMatcherConfig["range_matchers"][number] {
+  let entry = rangeEntries.get(chain);
+  if (entry === undefined) {
+    entry = { ranges: rangesOf(chain), on_match: action(chain) };
+    rangeEntries.set(chain, entry);
+  }
+  return entry;
 }
 
 /**
@@ -138,7 +153,7 @@ function bySource(chains: readonly FilterChain[]): OnMatch {
   if (ranged.length === 0 && open !== undefined) return action(open);
   const trie: IpMatcherConfig = {
     "@type": IP_MATCHER_TYPE_URL,
-    range_matchers: ranged.map((c) => ({ ranges: rangesOf(c), on_match: action(c) })),
+    range_matchers: ranged.map(rangeEntry),
   };
   return {
     matcher: {
