@@ -39,6 +39,7 @@ export interface OperatorFlags {
   xdsMaxConnections: number;
   xdsMaxNamesPerStream: number;
   leaderElection: boolean;
+  filterChainMatcher: boolean;
   apiRetryMax: number;
   logLevel: string;
   logFormat?: LogFormat;
@@ -173,6 +174,7 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
     page,
     metrics: recorder,
     leaderElection: flags.leaderElection,
+    envoy: { filterChainMatcher: flags.filterChainMatcher },
     ...(pki === undefined ? {} : { pki: pki.ca }),
     ...(process.env["POD_NAME"] === undefined ? {} : { identity: process.env["POD_NAME"] }),
     closeStreams: async () => {

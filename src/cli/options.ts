@@ -99,6 +99,17 @@ export function hostPortOption(flags: string, description: string, fallback?: st
   return fallback === undefined ? option : option.default(hostPort(fallback), fallback);
 }
 
+/**
+ * `--filter-chain-matcher` (serve, operator, render): TLS listeners pick their chains by
+ * filter_chain_matcher, so a worker joining drains no connection (docs/reference.md#filter-chain-matcher).
+ */
+export function filterChainMatcherOption(): Option {
+  return new Option(
+    "--filter-chain-matcher",
+    "render TLS listeners with filter_chain_matcher (named chains, workers' addresses in the matcher): a worker joining drains no connection; off until proven against a real Envoy",
+  ).default(false);
+}
+
 /** `--max-manifest-bytes`: the size limit of one manifest file (render and serve). */
 export function maxManifestBytesOption(): Option {
   return new Option(

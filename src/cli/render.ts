@@ -22,6 +22,8 @@ export interface RenderCommandOptions {
   readonly xdsAddress?: { readonly host: string; readonly port: number };
   /** Largest manifest file read (--max-manifest-bytes); default DEFAULT_MAX_MANIFEST_BYTES. */
   readonly maxManifestBytes?: number;
+  /** Render TLS listeners with filter_chain_matcher (--filter-chain-matcher). */
+  readonly filterChainMatcher?: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ export async function renderCommand(
   const out = renderAll(load.state, {
     ...(opts.keaHooksDir === undefined ? {} : { kea: { hooksDirectory: opts.keaHooksDir } }),
     ...(opts.xdsAddress === undefined ? {} : { xdsAddress: opts.xdsAddress }),
+    envoy: { filterChainMatcher: opts.filterChainMatcher === true },
   });
   try {
     // Stale children of a deleted Infra go, as listed by the previous render's index; nothing else.

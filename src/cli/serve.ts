@@ -100,7 +100,12 @@ export function serve(opts: ServeOptions, log: Logger): Served {
         report.unreadable(load.error);
         return undefined;
       }
-      const options = { dhcpAllocations: allocations.tables, now: SYSTEM_CLOCK.now(), xdsAddress };
+      const options = {
+        dhcpAllocations: allocations.tables,
+        now: SYSTEM_CLOCK.now(),
+        xdsAddress,
+        envoy: { filterChainMatcher: opts.filterChainMatcher === true },
+      };
       const next = chain.render(load.state, "changes" in load ? load.changes : undefined, options);
       allocations.update(next);
       return next;

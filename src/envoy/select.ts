@@ -2,8 +2,10 @@
 // properties, pick the chain Envoy's filter-chain manager would. Criteria are tried in Envoy's
 // order; at each one only the most specific value present among the remaining chains is kept,
 // and there is no backtracking: if a later criterion then matches nothing, the connection gets
-// the default filter chain, or none. Pure; IPv4 only (IPv6 ranges never match).
+// the default filter chain, or none. A listener with a filter_chain_matcher picks by chain name
+// instead (chain-matcher-select.ts). Pure; IPv4 only (IPv6 ranges never match).
 import { maskOf, parseIPv4 } from "../model/ipv4.js";
+import { matchedChainName } from "./chain-matcher-select.js";
 import { expandMatch, parseRangeText, readChains, tcpProxyCluster, type MatchCombo } from "./render/chain-match.js";
 import { asString, get } from "../xds/resource/json.js";
 
@@ -39,6 +41,13 @@ type Stage = (entries: readonly Entry[], conn: ConnectionInfo) => Entry[];
 /** Picks the filter chain Envoy would use for `conn`; undefined when Envoy would close it. */
 export function selectFilterChain(listener: object, conn: ConnectionInfo): SelectedChain | undefined {
   const chains = readChains(listener);
+  const matcher = get(listener, "filter_chain_matcher");
+  if (matcher !== undefined) {
+    // The matcher replaces every filter_chain_match; a name no chain has is no match.
+    const name = matchedChainName(matcher, conn);
+    const named = name === undefined ? undefined : chains.find((c) => c.name === name);
+    return named ? { name: named.name, cluster: named.cluster } : defaultChain(listener);
+  }
   let entries: Entry[] = chains.flatMap((c, chain) => [...expandMatch(c.match)].map((combo) => ({ chain, combo })));
   for (const stage of STAGES) {
     entries = stage(entries, conn);

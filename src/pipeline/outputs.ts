@@ -9,7 +9,7 @@ import type { ObjectChange } from "../model/incremental/infras-read.js";
 import { objectStatuses, type ReadyCondition } from "../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../model/types.js";
 import { refKey } from "../model/problems.js";
-import { renderEnvoy, type EnvoyRender } from "../envoy/render/index.js";
+import { renderEnvoy, type EnvoyRender, type EnvoyRenderOptions } from "../envoy/render/index.js";
 import type { EnvoyResources } from "../envoy/resources.js";
 import { prettyJson } from "../envoy/render/json-text.js";
 import { sameJson } from "./same-json.js";
@@ -58,8 +58,10 @@ export interface Outputs {
   /** The decoded state rendered (before refused versions were replaced) and its build, to continue from. */
   readonly input: ClusterState;
   readonly built: LastGoodBuild;
-  /** RenderOptions.kea and .xdsAddress as JSON: a kept topology keeps its rendering only under the same options. */
+  /** RenderOptions.kea, .xdsAddress and .envoy as JSON: a kept topology keeps its rendering only under the same options. */
   readonly keaKey: string;
+  /** RenderOptions.envoy as JSON: a proxy keeps its Envoy resources only under the same options. */
+  readonly envoyKey: string;
   readonly infras: readonly RenderedInfra[];
   /** Relative path ("<namespace>/<child>/<file>") → content. */
   readonly files: ReadonlyMap<string, string>;
@@ -94,6 +96,8 @@ export interface RenderOptions {
    * false = write no bootstrap (no xDS server to point at).
    */
   readonly xdsAddress?: { readonly host: string; readonly port: number } | false;
+  /** How the Envoy resources are shaped (--filter-chain-matcher). */
+  readonly envoy?: EnvoyRenderOptions;
 }
 
 /** Each DHCPServer's new allocation table, to persist ("<namespace>/<name>" → table). */
@@ -129,8 +133,16 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     options.previous === undefined || (reuse !== undefined && options.previous === builtFiles.get(reuse));
   const previousByDir = continues ? new Map<string, Record<string, string>>() : groupByDir(options.previous);
   const xds = options.xdsAddress ?? splitHostPort(DEFAULT_XDS_ADDRESS) ?? false;
-  const keaKey = JSON.stringify([options.kea ?? null, xds]);
-  const context: InfraContext = { options, previousByDir, continues, xds, sameOptions: reuse?.keaKey === keaKey };
+  const keaKey = JSON.stringify([options.kea ?? null, xds, options.envoy ?? null]);
+  const envoyKey = JSON.stringify(options.envoy ?? {});
+  const context: InfraContext = {
+    options,
+    previousByDir,
+    continues,
+    xds,
+    sameOptions: reuse?.keaKey === keaKey,
+    sameEnvoyOptions: reuse?.envoyKey === envoyKey,
+  };
 
   for (const t of model.topologies) {
     const same = reusable.get(refKey(t.infra));
@@ -164,6 +176,7 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     input,
     built,
     keaKey,
+    envoyKey,
   };
   return outputs;
 }
@@ -204,6 +217,8 @@ interface InfraContext {
   readonly xds: { readonly host: string; readonly port: number } | false;
   /** The reused rendering had the same kea and xDS options (its Kea configurations were rendered under these). */
   readonly sameOptions: boolean;
+  /** The reused rendering's RenderOptions.envoy are these (its Envoy resources are of the same form). */
+  readonly sameEnvoyOptions: boolean;
 }
 
 /** A kept topology's CoreDNS files are still what the previous files hold (the operator's ConfigMaps). */
@@ -228,9 +243,9 @@ function renderInfra(t: Topology, same: RenderedInfra | undefined, context: Infr
   let envoy: EnvoyResources | undefined;
   if (t.proxy !== undefined && t.children.proxy !== undefined) {
     const r: EnvoyRender =
-      same?.envoy !== undefined && sameJson(was?.proxy, t.proxy)
+      same?.envoy !== undefined && context.sameEnvoyOptions && sameJson(was?.proxy, t.proxy)
         ? { ok: true, resources: same.envoy }
-        : renderEnvoy(t.proxy);
+        : renderEnvoy(t.proxy, options.envoy);
     if (r.ok) envoy = r.resources;
     childStatus.push(
       child(

@@ -1,9 +1,10 @@
 // The parts kept by identity across builds and renders (model/backends.ts per attachment,
-// render/listeners.ts per Backend, clusters.ts and endpoints.ts per Upstream) change nothing: on
-// random sequences of worker moves, Service changes and attachment edits over four hosted
-// clusters, the warm render equals a render of a deep copy of the model (no object any memo has
-// seen), and a hosted cluster the step did not touch keeps the very objects of its chains,
-// clusters and assignments, so the xDS cache encodes none of them again.
+// render/listeners.ts per Backend, chain-matcher.ts per chain, clusters.ts and endpoints.ts per
+// Upstream) change nothing, in both listener forms: on random sequences of worker moves, Service
+// changes and attachment edits over four hosted clusters, the warm render equals a render of a
+// deep copy of the model (no object any memo has seen), and a hosted cluster the step did not
+// touch keeps the very objects of its chains, clusters and assignments, so the xDS cache encodes
+// none of them again.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { build } from "../../src/model/build.js";
@@ -82,18 +83,21 @@ function objectsOf(r: EnvoyRender, name: string): object[] {
   ];
 }
 
-describe("render parts kept by identity", () => {
+describe.each([
+  { form: "filter_chain_match", options: {} },
+  { form: "filter_chain_matcher", options: { filterChainMatcher: true } },
+])("render parts kept by identity ($form)", ({ options }) => {
   it("equal a cold render after every step, and an untouched hosted cluster keeps its objects", () => {
     let kept = 0;
     fc.assert(
       fc.property(fc.array(edit, { minLength: 1, maxLength: 12 }), (edits) => {
         let s = first();
-        let before = renderEnvoy(proxyOf(s));
+        let before = renderEnvoy(proxyOf(s), options);
         for (const e of edits) {
           s = apply(s, e);
           const proxy = proxyOf(s);
-          const warm = renderEnvoy(proxy);
-          expect(warm).toEqual(renderEnvoy(structuredClone(proxy)));
+          const warm = renderEnvoy(proxy, options);
+          expect(warm).toEqual(renderEnvoy(structuredClone(proxy), options));
           expect(build(s)).toEqual(build(structuredClone(s)));
           for (const [i, name] of CLUSTERS.entries()) {
             if (i === e.cluster) continue;

@@ -254,3 +254,118 @@ describe("filter chain selection on near-ties", () => {
     expect(seen.undecided).toBeLessThan(seen.picked / 4);
   });
 });
+
+// filter_chain_matcher listeners: random trees of the unified matcher API over the inputs oooi
+// renders (destination port, transport protocol, server name, source IP), with exact and prefix
+// maps, IP tries (exclusive or not) and server-name matchers, nested OnMatch and on_no_match, and
+// actions naming chains that exist or not. Both selectors read them; src/envoy/select.ts from
+// chain-matcher-select.ts, the stand-in from test/support/envoy/matcher.ts.
+const NET = "type.googleapis.com/envoy.extensions.matching.common_inputs.network.v3.";
+const MATCHER_INPUTS = {
+  destination_port: { type: `${NET}DestinationPortInput`, keys: ["443", "6443", "44"] },
+  transport_protocol: { type: `${NET}TransportProtocolInput`, keys: ["tls", "raw_buffer", "t"] },
+  server_name: { type: `${NET}ServerNameInput`, keys: ["a.example.com", "b.a.example.com", "x.org", "a."] },
+  source_ip: { type: `${NET}SourceIPInput`, keys: ["10.1.2.3", "10.1.2.4", "10.1", "127.0.0.1"] },
+} as const;
+type InputName = keyof typeof MATCHER_INPUTS;
+const CHAIN_NAMES = ["c0", "c1", "c2", "missing"];
+const DOMAINS = ["a.example.com", "*.example.com", "*.a.example.com", "*.com", "*", "b.a.example.com", "x.org"];
+
+const actionOf = (name: string): object => ({
+  action: { name, typed_config: { "@type": "type.googleapis.com/google.protobuf.StringValue", value: name } },
+});
+
+const { onMatch: onMatchArb } = fc.letrec<{ matcher: object; onMatch: object }>((tie) => ({
+  onMatch: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constantFrom(...CHAIN_NAMES).map(actionOf),
+    tie("matcher").map((matcher) => ({ matcher })),
+  ),
+  matcher: fc
+    .record({
+      input: fc.constantFrom(...(Object.keys(MATCHER_INPUTS) as InputName[])),
+      kind: fc.constantFrom("exact", "prefix", "custom"),
+      entries: fc.array(fc.tuple(fc.nat(), tie("onMatch")), { minLength: 1, maxLength: 3 }),
+      ranges: fc.array(fc.tuple(some(SOURCE_RANGES), fc.boolean()), { minLength: 1, maxLength: 3 }),
+      domains: fc.shuffledSubarray(DOMAINS, { minLength: 1 }),
+      onNoMatch: fc.option(tie("onMatch"), { nil: undefined }),
+    })
+    .map(({ input, kind, entries, ranges, domains, onNoMatch }) => {
+      const spec = MATCHER_INPUTS[input];
+      const tree: Record<string, unknown> = { input: { name: input, typed_config: { "@type": spec.type } } };
+      if (kind === "custom" && input === "source_ip") {
+        tree["custom_match"] = {
+          name: "envoy.matching.custom_matchers.trie_matcher",
+          typed_config: {
+            "@type": "type.googleapis.com/xds.type.matcher.v3.IPMatcher",
+            range_matchers: entries.map(([, on], i) => {
+              const [rs, exclusive] = ranges[i % ranges.length] ?? [[], false];
+              return { ranges: (rs.length > 0 ? rs : ["0.0.0.0/0"]).map(cidr), on_match: on, exclusive };
+            }),
+          },
+        };
+      } else if (kind === "custom" && input === "server_name") {
+        // Each domain in at most one domain matcher, as the API requires.
+        tree["custom_match"] = {
+          name: "envoy.matching.custom_matchers.domain_matcher",
+          typed_config: {
+            "@type": "type.googleapis.com/xds.type.matcher.v3.ServerNameMatcher",
+            domain_matchers: entries
+              .map(([, on], i) => ({ domains: domains.filter((_, j) => j % entries.length === i), on_match: on }))
+              .filter((m) => m.domains.length > 0),
+          },
+        };
+      } else {
+        const map = Object.fromEntries(entries.map(([k, on]) => [spec.keys[k % spec.keys.length] ?? "", on]));
+        tree[kind === "prefix" ? "prefix_match_map" : "exact_match_map"] = { map };
+      }
+      return { matcher_tree: tree, ...(onNoMatch === undefined ? {} : { on_no_match: onNoMatch }) };
+    }),
+}));
+
+const matcherListener = fc
+  .record({
+    top: onMatchArb.filter((o) => "matcher" in o),
+    chains: fc.integer({ min: 1, max: 3 }),
+    withDefault: fc.boolean(),
+  })
+  .map(({ top, chains, withDefault }) => ({
+    name: "l",
+    address: { socket_address: { address: "0.0.0.0", port_value: 443 } },
+    filter_chains: CHAIN_NAMES.slice(0, chains).map((n) => chain(n, undefined)),
+    filter_chain_matcher: (top as { matcher: object }).matcher,
+    ...(withDefault ? { default_filter_chain: chain("default", undefined) } : {}),
+  }));
+
+const matcherConnection: fc.Arbitrary<ConnectionInfo> = fc
+  .record({
+    destinationPort: fc.constantFrom(443, 6443),
+    sourceIp: fc.constantFrom("10.1.2.3", "10.1.2.4", "10.1.5.5", "127.0.0.1", "192.168.0.1"),
+    serverName: maybe(fc.constantFrom("a.example.com", "b.a.example.com", "c.b.a.example.com", "x.org", "y.net")),
+    transportProtocol: fc.constantFrom("tls" as const, "raw_buffer" as const),
+  })
+  .map((c) => Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined)) as unknown as ConnectionInfo);
+
+describe("filter chain selection by filter_chain_matcher", () => {
+  it("src/envoy/select.ts and the stand-in agree on random matchers", () => {
+    const seen = { picked: 0, defaulted: 0, closed: 0, nested: 0 };
+    fc.assert(
+      fc.property(matcherListener, fc.array(matcherConnection, { minLength: 1, maxLength: 8 }), (l, conns) => {
+        for (const conn of conns) {
+          const ours = selectFilterChain(l, conn);
+          const envoy = selectChain(l, conn);
+          expect(ours, JSON.stringify({ matcher: l.filter_chain_matcher, conn })).toEqual(envoy);
+          if (envoy === undefined) seen.closed += 1;
+          else if (envoy.name === "default") seen.defaulted += 1;
+          else seen.picked += 1;
+          if (JSON.stringify(l.filter_chain_matcher).includes('"matcher":{"matcher_tree"')) seen.nested += 1;
+        }
+      }),
+      { seed: 1103, numRuns: 1500 },
+    );
+    expect(seen.picked).toBeGreaterThan(1000);
+    expect(seen.defaulted).toBeGreaterThan(200);
+    expect(seen.closed).toBeGreaterThan(200);
+    expect(seen.nested).toBeGreaterThan(1000);
+  });
+});

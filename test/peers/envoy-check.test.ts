@@ -95,6 +95,23 @@ describe.skipIf(checker.path === undefined)("envoy-check: what oooi renders, Env
     expect(accepted(run)).toHaveLength(written);
     expect(acceptedBootstraps(run).length).toBeGreaterThan(30);
   });
+
+  it("the same topologies with --filter-chain-matcher: the Matcher protos valid, every chain named", () => {
+    const dir = join(work, "random-matcher");
+    let written = 0;
+    let matchers = 0;
+    fc.sample(scenario, { seed: 20261201, numRuns: 120 }).forEach((s, i) => {
+      const files = renderAll(s.state, { envoy: { filterChainMatcher: true } }).files;
+      for (const [rel, text] of files)
+        if (rel.endsWith(`/${ENVOY_FILE}`)) matchers += text.split('"filter_chain_matcher"').length - 1;
+      written += writeEnvoyFiles(join(dir, `case-${String(i).padStart(3, "0")}`), files);
+    });
+    expect(matchers).toBeGreaterThan(60);
+    const run = check([dir]);
+    expect(run.lines.filter((l) => !/ ok \(/.test(l))).toEqual([]);
+    expect(run.status).toBe(0);
+    expect(accepted(run)).toHaveLength(written);
+  });
 });
 
 type EnvoyJson = Record<"listeners" | "clusters" | "endpoints" | "routes", Record<string, unknown>[]>;
@@ -399,6 +416,69 @@ const SET_REJECTIONS: readonly { name: string; breakIt: (doc: EnvoyJson) => void
   },
 ];
 
+/** The TCP listener of minimalSet picking its chain "tcp" by a filter_chain_matcher on the source address. */
+function withMatcher(d: EnvoyJson, ranges: readonly object[] = [{ address_prefix: "10.0.0.0", prefix_len: 8 }]): void {
+  const action = (name: string): object => ({
+    action: { name, typed_config: { "@type": "type.googleapis.com/google.protobuf.StringValue", value: name } },
+  });
+  at(d, TCP_LISTENER)["filter_chain_matcher"] = {
+    matcher_tree: {
+      input: {
+        name: "envoy.matching.inputs.source_ip",
+        typed_config: {
+          "@type": "type.googleapis.com/envoy.extensions.matching.common_inputs.network.v3.SourceIPInput",
+        },
+      },
+      custom_match: {
+        name: "envoy.matching.custom_matchers.trie_matcher",
+        typed_config: {
+          "@type": "type.googleapis.com/xds.type.matcher.v3.IPMatcher",
+          range_matchers: [{ ranges, on_match: action("tcp") }],
+        },
+      },
+    },
+    on_no_match: action("tcp-other"),
+  };
+  const chains = at(d, TCP_LISTENER)["filter_chains"] as Record<string, unknown>[];
+  chains.push({ ...structuredClone(chains[0] ?? {}), name: "tcp-other" });
+}
+
+const MATCHER_REJECTIONS: readonly { name: string; breakIt: (doc: EnvoyJson) => void; says: RegExp }[] = [
+  {
+    name: "a filter_chain_matcher naming a chain the listener does not have",
+    breakIt: (d) => {
+      withMatcher(d);
+      (at(d, TCP_LISTENER)["filter_chains"] as unknown[]).pop();
+    },
+    says: /listener "tcp": filter_chain_matcher names filter chain "tcp-other", which the listener does not have \(unknown filter chain\)/,
+  },
+  {
+    name: "a filter chain no filter_chain_matcher action names",
+    breakIt: (d) => {
+      withMatcher(d);
+      const chains = at(d, TCP_LISTENER)["filter_chains"] as Record<string, unknown>[];
+      chains.push({ ...structuredClone(chains[0] ?? {}), name: "tcp-unused" });
+    },
+    says: /listener "tcp": filter chain "tcp-unused" is named by no filter_chain_matcher action \(unreachable filter chain\)/,
+  },
+  {
+    name: "two chains of one name beside a filter_chain_matcher",
+    breakIt: (d) => {
+      withMatcher(d);
+      const chains = at(d, TCP_LISTENER)["filter_chains"] as Record<string, unknown>[];
+      chains.push({ ...structuredClone(chains[0] ?? {}) });
+    },
+    says: /listener "tcp": filter_chains\[2\] name "tcp" is not unique \(filter_chain_matcher needs uniquely named chains\)/,
+  },
+  {
+    name: "an IPMatcher range matcher without ranges (the Matcher protos' own rules)",
+    breakIt: (d) => {
+      withMatcher(d, []);
+    },
+    says: /listener "tcp": filter_chain_matcher\.matcher_tree\.custom_match\.typed_config \(xds\.type\.matcher\.v3\.IPMatcher\): invalid IPMatcher\.RangeMatchers\[0\]: .*value must contain at least 1 item/,
+  },
+];
+
 describe.skipIf(checker.path === undefined)("envoy-check: Envoy's listener-manager rules", () => {
   function write(name: string, doc: EnvoyJson): string {
     const file = join(work, `set-${name.replace(/[^a-z0-9]+/gi, "-")}.json`);
@@ -412,15 +492,25 @@ describe.skipIf(checker.path === undefined)("envoy-check: Envoy's listener-manag
     expect(run.status).toBe(0);
   });
 
-  it.each(SET_REJECTIONS)("rejects $name, and nothing else in the set", ({ name, breakIt, says }) => {
+  it("accepts the minimal set with a filter_chain_matcher over two named chains without matches", () => {
     const doc = minimalSet();
-    breakIt(doc);
-    const file = write(name, doc);
-    const run = check([file]);
-    expect(run.status).toBe(1);
-    expect(run.lines).toEqual([
-      expect.stringMatching(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: ${says.source}`)),
-      "envoy-check: 1 of 1 files rejected",
-    ]);
+    withMatcher(doc);
+    const run = check([write("matcher", doc)]);
+    expect(run.lines).toEqual([expect.stringMatching(/: ok \(2 listeners, 1 clusters, 0 endpoints, 1 routes\)$/)]);
   });
+
+  it.each([...SET_REJECTIONS, ...MATCHER_REJECTIONS])(
+    "rejects $name, and nothing else in the set",
+    ({ name, breakIt, says }) => {
+      const doc = minimalSet();
+      breakIt(doc);
+      const file = write(name, doc);
+      const run = check([file]);
+      expect(run.status).toBe(1);
+      expect(run.lines).toEqual([
+        expect.stringMatching(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: ${says.source}`)),
+        "envoy-check: 1 of 1 files rejected",
+      ]);
+    },
+  );
 });

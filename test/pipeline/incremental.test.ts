@@ -192,6 +192,18 @@ describe("renderAll after a previous rendering", () => {
     expect(next.files).toEqual(fresh.files);
   });
 
+  it("other Envoy options (--filter-chain-matcher) render the proxy again on a kept topology", () => {
+    const first = warm();
+    const envoy = { filterChainMatcher: true };
+    const next = renderAll(base, { now: T0, reuse: first, lastGood: first.lastGood, changes: [], envoy });
+    const fresh = renderAll(base, { now: T0, previous: first.files, lastGood: first.lastGood, envoy });
+    const [was, now] = [byInfra(first).get("b"), byInfra(next).get("b")];
+    expect(now?.topology).toBe(was?.topology);
+    expect(now?.envoy).not.toEqual(was?.envoy);
+    expect(now?.envoy).toEqual(byInfra(fresh).get("b")?.envoy);
+    expect(next.files).toEqual(fresh.files);
+  });
+
   it("the next rendering never reads the reused one's files: serve without --out builds no envoy.json", () => {
     const first = warm();
     let asked = 0;

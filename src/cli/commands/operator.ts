@@ -4,6 +4,7 @@
 import { Option, type Command } from "commander";
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM } from "../../xds/server/limits.js";
 import {
+  filterChainMatcherOption,
   hostPort,
   logFormatOption,
   hostPortOption,
@@ -63,6 +64,7 @@ export function registerOperatorCommand(program: Command): void {
     )
     .addOption(xdsMaxConnectionsOption(DEFAULT_MAX_CONNECTIONS))
     .addOption(xdsMaxNamesOption(DEFAULT_MAX_NAMES_PER_STREAM))
+    .addOption(filterChainMatcherOption())
     .option("--no-leader-election", "write without holding the Lease (one replica only)")
     .option(
       "--api-retry-max <ms>",

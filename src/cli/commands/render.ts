@@ -1,7 +1,7 @@
 // `oooi render`: its flags and help. The render itself (../render.ts) is loaded when it runs.
 import { Option, type Command } from "commander";
 import { DEFAULT_XDS_ADDRESS, splitHostPort } from "../../envoy/xds-address.js";
-import { dialHostPort, maxManifestBytesOption } from "../options.js";
+import { dialHostPort, filterChainMatcherOption, maxManifestBytesOption } from "../options.js";
 
 /** What `oooi render` is given. */
 export interface RenderFlags {
@@ -12,6 +12,7 @@ export interface RenderFlags {
   readonly strict?: boolean;
   readonly xdsAddress?: { host: string; port: number };
   readonly maxManifestBytes?: number;
+  readonly filterChainMatcher?: boolean;
 }
 
 /** Adds `oooi render` to `program`. */
@@ -53,6 +54,7 @@ export function registerRenderCommand(program: Command): void {
         .default(splitHostPort(DEFAULT_XDS_ADDRESS), DEFAULT_XDS_ADDRESS),
     )
     .addOption(maxManifestBytesOption())
+    .addOption(filterChainMatcherOption())
     .action(async (opts: RenderFlags) => {
       const { renderCommand } = await import("../render.js");
       process.exitCode = await renderCommand(opts, (line) => process.stderr.write(`${line}\n`));

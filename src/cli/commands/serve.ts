@@ -6,6 +6,7 @@ import { DEFAULT_MAX_EVENT_CLIENTS } from "../../status-page/events.js";
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM } from "../../xds/server/limits.js";
 import {
   collect,
+  filterChainMatcherOption,
   hostPortOption,
   logFormatOption,
   loopbackHostPort,
@@ -90,6 +91,7 @@ export function registerServeCommand(program: Command): void {
     .addOption(xdsMaxNamesOption(DEFAULT_MAX_NAMES_PER_STREAM))
     .option("--debounce <ms>", "coalescing window for bursts of changes", nonNegativeInt, 100)
     .addOption(maxManifestBytesOption())
+    .addOption(filterChainMatcherOption())
     .option("--log-level <level>", "trace, debug, info, warn or error", "info")
     .addOption(logFormatOption())
     .action(async (opts: ServeFlags, cmd: Command) => {

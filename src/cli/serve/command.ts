@@ -33,6 +33,7 @@ export interface ServeFlags {
   readonly dnsServer?: string;
   readonly debounce: number;
   readonly maxManifestBytes: number;
+  readonly filterChainMatcher: boolean;
   readonly logLevel: string;
   readonly logFormat?: LogFormat;
 }
@@ -68,6 +69,7 @@ export async function runServeCommand(opts: ServeFlags, cmd: Command): Promise<v
         manifests: opts.manifests,
         debounceMs: opts.debounce,
         maxManifestBytes: opts.maxManifestBytes,
+        filterChainMatcher: opts.filterChainMatcher,
         ...(opts.out === undefined ? {} : { out: opts.out }),
         ...(opts.keaSocket === undefined ? {} : { keaSocket: opts.keaSocket }),
         ...(opts.dhcpInterface === undefined ? {} : { dhcpInterface: opts.dhcpInterface }),

@@ -15,6 +15,8 @@ export interface ServeOptions {
   readonly dhcpServer?: string;
   readonly keaHooksDir?: string;
   readonly keaLeaseFile?: string;
+  /** Render TLS listeners with filter_chain_matcher (--filter-chain-matcher). */
+  readonly filterChainMatcher?: boolean;
   /** Answer DNS here (host:port) with the split-horizon views; undefined = no responder. */
   readonly dnsListen?: { readonly host: string; readonly port: number };
   /** DNSServer ("namespace/name") the responder serves; default the first with DNS enabled. */

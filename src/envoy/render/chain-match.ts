@@ -3,7 +3,7 @@
 // TCP proxy cluster. Shared by the consistency check and the selector so both agree with Envoy.
 import { formatIPv4, maskOf, parseIPv4 } from "../../model/ipv4.js";
 import { asArray, asNumber, asRecord, asString, get } from "../../xds/resource/json.js";
-import { TCP_PROXY_TYPE_URL } from "../../xds/resource/type-urls.js";
+import { STRING_VALUE_TYPE_URL, TCP_PROXY_TYPE_URL } from "../../xds/resource/type-urls.js";
 
 /** FilterChainMatch.ConnectionSourceType. */
 export type SourceType = "ANY" | "SAME_IP_OR_LOOPBACK" | "EXTERNAL";
@@ -173,4 +173,26 @@ export function describeCombo(c: MatchCombo): string {
   if (c.sourcePrefixRange !== "") parts.push(`source_prefix_range ${c.sourcePrefixRange}`);
   if (c.sourcePort !== 0) parts.push(`source_port ${c.sourcePort}`);
   return parts.length > 0 ? parts.join(", ") : "any connection";
+}
+
+/** Chain names below a matcher node, by node: rendered matchers keep unchanged parts as the same objects. */
+const namesBelow = new WeakMap<object, readonly string[]>();
+
+/**
+ * The chain names a filter_chain_matcher's actions name (google.protobuf.StringValue actions,
+ * https://www.envoyproxy.io/docs/envoy/latest/intro/arch_overview/advanced/matching/matching_listener),
+ * in the order met, wherever they sit in the tree (maps, custom matchers, on_no_match).
+ */
+export function matcherChainNames(matcher: unknown): readonly string[] {
+  if (Array.isArray(matcher)) return matcher.flatMap((n) => matcherChainNames(n));
+  const record = asRecord(matcher);
+  if (record === undefined) return [];
+  const known = namesBelow.get(record);
+  if (known !== undefined) return known;
+  const names: string[] = [];
+  const typed = get(record, "action", "typed_config");
+  if (get(typed, "@type") === STRING_VALUE_TYPE_URL) names.push(asString(get(typed, "value")) ?? "");
+  for (const v of Object.values(record)) if (typeof v === "object" && v !== null) names.push(...matcherChainNames(v));
+  namesBelow.set(record, names);
+  return names;
 }

@@ -96,6 +96,43 @@ export interface Listener {
   readonly address: Address;
   readonly listener_filters?: readonly { readonly name: string; readonly typed_config: { readonly "@type": string } }[];
   readonly filter_chains: readonly FilterChain[];
+  /** Picks a chain by name; Envoy then ignores every filter_chain_match. */
+  readonly filter_chain_matcher?: Matcher;
+}
+
+/** xds.type.matcher.v3.Matcher, as oooi renders it: always a tree, on one input. */
+export interface Matcher {
+  readonly matcher_tree: {
+    readonly input: { readonly name: string; readonly typed_config: { readonly "@type": string } };
+    readonly exact_match_map?: { readonly map: Readonly<Record<string, OnMatch>> };
+    readonly custom_match?: {
+      readonly name: string;
+      readonly typed_config: ServerNameMatcherConfig | IpMatcherConfig;
+    };
+  };
+  readonly on_no_match?: OnMatch;
+}
+
+/** xds.type.matcher.v3.Matcher.OnMatch: a nested matcher, or the action naming a filter chain. */
+export type OnMatch =
+  { readonly matcher: Matcher } | { readonly action: { readonly name: string; readonly typed_config: StringValue } };
+
+/** google.protobuf.StringValue, packed in an Any. */
+export interface StringValue {
+  readonly "@type": string;
+  readonly value: string;
+}
+
+/** xds.type.matcher.v3.ServerNameMatcher, packed in an Any. */
+export interface ServerNameMatcherConfig {
+  readonly "@type": string;
+  readonly domain_matchers: readonly { readonly domains: readonly string[]; readonly on_match: OnMatch }[];
+}
+
+/** xds.type.matcher.v3.IPMatcher, packed in an Any. */
+export interface IpMatcherConfig {
+  readonly "@type": string;
+  readonly range_matchers: readonly { readonly ranges: readonly CidrRange[]; readonly on_match: OnMatch }[];
 }
 
 /** config.route.v3.RouteConfiguration (prefix routes to one cluster per virtual host). */

@@ -3,7 +3,7 @@
 // break on (a reference to a cluster, route table or endpoint set that is not there). Pure;
 // returns findings (a message and the resources it names), never throws.
 import { chainOverlaps } from "./chain-overlap.js";
-import { readChains } from "../render/chain-match.js";
+import { matcherChainNames, readChains } from "../render/chain-match.js";
 import type { ResourceAt } from "../render/fields.js";
 import type { EnvoyResources, Finding } from "../resources.js";
 import { asArray, asNumber, asString, get } from "../../xds/resource/json.js";
@@ -148,7 +148,9 @@ function checkListener(name: string, listener: object, names: NameSets): Finding
       }
     }
   }
-  errors.push(...chainOverlaps(name, chains));
+  const matcher = get(listener, "filter_chain_matcher");
+  if (matcher === undefined) errors.push(...chainOverlaps(name, chains));
+  else errors.push(...matcherRefs(name, matcher, chainNames));
 
   for (const c of chains) errors.push(...keptChainRefs(name, c.name, c.chain, names));
   if (defaultChain !== undefined) {
@@ -157,6 +159,31 @@ function checkListener(name: string, listener: object, names: NameSets): Finding
   }
   if (apiListener !== undefined)
     errors.push(...checkChainRefs(name, "api_listener", { filters: [{ typed_config: apiListener }] }, names));
+  return errors;
+}
+
+/**
+ * A filter_chain_matcher picks chains by name: each name it gives must be a chain's (else the
+ * connection gets the default chain or is closed), and a chain it never names is never used
+ * (https://www.envoyproxy.io/docs/envoy/latest/intro/arch_overview/advanced/matching/matching_listener).
+ */
+function matcherRefs(name: string, matcher: unknown, chains: ReadonlySet<string>): Finding[] {
+  const errors: Finding[] = [];
+  const named = new Set(matcherChainNames(matcher));
+  for (const chain of named) {
+    if (!chains.has(chain))
+      errors.push({
+        at: { listener: name },
+        message: `listener "${name}": filter_chain_matcher names filter chain "${chain}", which does not exist`,
+      });
+  }
+  for (const chain of chains) {
+    if (!named.has(chain))
+      errors.push({
+        at: { listener: name, chain },
+        message: `listener "${name}": filter chain "${chain}" is never named by filter_chain_matcher`,
+      });
+  }
   return errors;
 }
 

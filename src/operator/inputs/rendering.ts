@@ -6,12 +6,14 @@ import { RenderChain } from "../../pipeline/render-loop.js";
 import type { Outputs } from "../../pipeline/outputs.js";
 import type { Observed } from "../../watchers/kube/observed.js";
 import type { KeaRenderOptions } from "../../dhcp/render/index.js";
+import type { EnvoyRenderOptions } from "../../envoy/render/index.js";
 import type { Clock } from "../../util/clock.js";
 import { persistedAllocations } from "./allocations.js";
 import { dnsPrevious, type ClusterDnsFiles } from "./dns-previous.js";
 
 export interface OperatorRenderingOptions {
   readonly kea: KeaRenderOptions;
+  readonly envoy?: EnvoyRenderOptions;
   /** The DNS ConfigMaps' data as the cluster holds it in a snapshot (Reconciler.dnsFiles). */
   readonly dnsFiles: (observed: Observed) => ClusterDnsFiles;
   readonly clock: Clock;
@@ -38,6 +40,7 @@ export class OperatorRendering {
     const changes = seq === obs.seq ? [] : seq === obs.seq - 1 ? obs.changes : undefined;
     const outputs = this.#chain.render(obs.state, changes, {
       kea: this.#o.kea,
+      ...(this.#o.envoy === undefined ? {} : { envoy: this.#o.envoy }),
       ...(previous === undefined ? {} : { previous }),
       // Durable DHCP state: what the leader last wrote to each DHCPServer's status.
       dhcpAllocations: persistedAllocations(obs.raw.dhcpservers),

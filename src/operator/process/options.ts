@@ -8,6 +8,7 @@ import type { Logger } from "../../util/logger.js";
 import type { ClusterState } from "../../model/types.js";
 import type { FeedBatch } from "../../pipeline/change-feed.js";
 import type { Outputs } from "../../pipeline/outputs.js";
+import type { EnvoyRenderOptions } from "../../envoy/render/index.js";
 import type { OperatorCa } from "../../pki/store.js";
 import type { Observed } from "../../watchers/kube/observed.js";
 import type { SnapshotCache } from "../../xds/cache/index.js";
@@ -65,6 +66,8 @@ export interface RunOperatorOptions {
   readonly metrics?: OperatorMetrics;
   /** This replica's identity in the Lease (default: hostname plus a random suffix). */
   readonly identity?: string;
+  /** How the Envoy resources are shaped (--filter-chain-matcher); default the filter_chain_match form. */
+  readonly envoy?: EnvoyRenderOptions;
   /** false = this replica always writes (single replica, tests). Default true. */
   readonly leaderElection?: boolean;
   readonly leaseName?: string;

@@ -81,6 +81,7 @@ export function makeWriters(opts: RunOperatorOptions, c: WritersContext): Writer
   });
   const rendering = new OperatorRendering({
     kea: { hooksDirectory: opts.settings.keaHooksDirectory },
+    ...(opts.envoy === undefined ? {} : { envoy: opts.envoy }),
     dnsFiles: (obs) => reconciler.dnsFiles(obs),
     clock,
   });

@@ -22,6 +22,17 @@ export const TLS_INSPECTOR_TYPE_URL = `${TYPE_URL_PREFIX}envoy.extensions.filter
 /** typed_config of the terminal HTTP router filter. */
 export const ROUTER_TYPE_URL = `${TYPE_URL_PREFIX}envoy.extensions.filters.http.router.v3.Router`;
 
+/** filter_chain_matcher inputs (envoy.extensions.matching.common_inputs.network.v3): what a connection offers. */
+export const TRANSPORT_PROTOCOL_INPUT_TYPE_URL = `${TYPE_URL_PREFIX}envoy.extensions.matching.common_inputs.network.v3.TransportProtocolInput`;
+export const SERVER_NAME_INPUT_TYPE_URL = `${TYPE_URL_PREFIX}envoy.extensions.matching.common_inputs.network.v3.ServerNameInput`;
+export const SOURCE_IP_INPUT_TYPE_URL = `${TYPE_URL_PREFIX}envoy.extensions.matching.common_inputs.network.v3.SourceIPInput`;
+export const DESTINATION_PORT_INPUT_TYPE_URL = `${TYPE_URL_PREFIX}envoy.extensions.matching.common_inputs.network.v3.DestinationPortInput`;
+/** Custom matchers of the unified matcher API: server names with wildcards, and CIDR ranges (a trie). */
+export const SERVER_NAME_MATCHER_TYPE_URL = `${TYPE_URL_PREFIX}xds.type.matcher.v3.ServerNameMatcher`;
+export const IP_MATCHER_TYPE_URL = `${TYPE_URL_PREFIX}xds.type.matcher.v3.IPMatcher`;
+/** A filter_chain_matcher action: the name of the filter chain, as a google.protobuf.StringValue. */
+export const STRING_VALUE_TYPE_URL = `${TYPE_URL_PREFIX}google.protobuf.StringValue`;
+
 /** State-of-the-world ADS request (envoy.service.discovery.v3.DiscoveryRequest). */
 export const DISCOVERY_REQUEST_TYPE_URL = `${TYPE_URL_PREFIX}envoy.service.discovery.v3.DiscoveryRequest`;
 /** State-of-the-world ADS response. */

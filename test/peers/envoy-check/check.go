@@ -23,6 +23,10 @@ import (
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/tls_inspector/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
+	// filter_chain_matcher (--filter-chain-matcher): the network inputs, and the IP and server-name
+	// matchers (xds.type.matcher.v3) its trees use.
+	_ "github.com/cncf/xds/go/xds/type/matcher/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/common_inputs/network/v3"
 )
 
 // kind is one resource list of an envoy.json file.

@@ -13,7 +13,9 @@ import (
 	hcm "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tcp "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // resourceSet is what one file delivers together: Envoy's cluster manager and listener manager
@@ -44,7 +46,11 @@ func setRules(s resourceSet) []string {
 	}
 	for _, l := range s.listeners {
 		owner := fmt.Sprintf("listener %q", l.GetName())
-		out = append(out, duplicateMatches(owner, l)...)
+		if l.GetFilterChainMatcher() != nil {
+			out = append(out, matcherChains(owner, l)...)
+		} else {
+			out = append(out, duplicateMatches(owner, l)...)
+		}
 		for i, lf := range l.GetListenerFilters() {
 			out = append(out, filterKind(owner, fmt.Sprintf("listener_filters[%d]", i), lf.GetTypedConfig(), "listener")...)
 		}
@@ -172,4 +178,87 @@ func matchOf(c *listener.FilterChain) *listener.FilterChainMatch {
 		return m
 	}
 	return &listener.FilterChainMatch{}
+}
+
+// matcherChains: with a filter_chain_matcher, Envoy picks a chain by the name its action gives and
+// ignores every filter_chain_match. It requires every chain uniquely named; an action naming no
+// chain makes the connection fall to the default chain or be closed, and a chain no action names
+// is never used (intro/arch_overview/advanced/matching/matching_listener).
+func matcherChains(owner string, l *listener.Listener) []string {
+	var out []string
+	chains := map[string]bool{}
+	for i, c := range l.GetFilterChains() {
+		switch name := c.GetName(); {
+		case name == "":
+			out = append(out, fmt.Sprintf("%s: filter_chains[%d] has no name (filter_chain_matcher needs uniquely named chains)", owner, i))
+		case chains[name]:
+			out = append(out, fmt.Sprintf("%s: filter_chains[%d] name %q is not unique (filter_chain_matcher needs uniquely named chains)", owner, i, name))
+		default:
+			chains[name] = true
+		}
+	}
+	named := map[string]bool{}
+	var order []string
+	for _, found := range unpackAll(l.GetFilterChainMatcher()) {
+		if found.err != nil {
+			continue // reported by validateDeep
+		}
+		actionNames(found.msg.ProtoReflect(), func(name string) {
+			if !named[name] {
+				named[name] = true
+				order = append(order, name)
+			}
+		})
+	}
+	for _, name := range order {
+		if !chains[name] {
+			out = append(out, fmt.Sprintf("%s: filter_chain_matcher names filter chain %q, which the listener does not have (unknown filter chain)", owner, name))
+		}
+	}
+	for _, c := range l.GetFilterChains() {
+		if c.GetName() != "" && !named[c.GetName()] {
+			out = append(out, fmt.Sprintf("%s: filter chain %q is named by no filter_chain_matcher action (unreachable filter chain)", owner, c.GetName()))
+		}
+	}
+	return out
+}
+
+// actionNames calls found with the chain name of every action in m: a TypedExtensionConfig
+// field named "action" whose typed_config is a google.protobuf.StringValue. Nested matchers inside
+// an Any (custom matchers) are reached through unpackAll, which lists them as messages of their own.
+func actionNames(m protoreflect.Message, found func(string)) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Kind() != protoreflect.MessageKind {
+			return true
+		}
+		visit := func(child protoreflect.Message) {
+			if fd.Name() == "action" {
+				if a, ok := child.Interface().(interface{ GetTypedConfig() *anypb.Any }); ok {
+					var s wrapperspb.StringValue
+					if a.GetTypedConfig().MessageIs(&s) && a.GetTypedConfig().UnmarshalTo(&s) == nil {
+						found(s.GetValue())
+					}
+				}
+			}
+			if _, isAny := child.Interface().(*anypb.Any); !isAny {
+				actionNames(child, found)
+			}
+		}
+		switch {
+		case fd.IsList():
+			for i := 0; i < v.List().Len(); i++ {
+				visit(v.List().Get(i).Message())
+			}
+		case fd.IsMap():
+			if fd.MapValue().Kind() == protoreflect.MessageKind {
+				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+					visit(mv.Message())
+					return true
+				})
+			}
+		default:
+			visit(v.Message())
+		}
+		return true
+	})
 }

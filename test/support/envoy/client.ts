@@ -8,12 +8,15 @@
 // there. NACKs on its own what Envoy rejects (rules.ts), and through a test's validation hook;
 // Delta reconnects with initial_resource_versions. An order checker records every make-before-break
 // violation: a listener or route table using a cluster that is not warm, or a cluster removed
-// while in use. The configuration is kept so tests can select filter chains like Envoy would.
+// while in use. The configuration is kept so tests can select filter chains like Envoy would, and
+// open connections on them, which listener updates drain as Envoy documents it (drain.ts).
 import { EventEmitter } from "node:events";
 import { Client, credentials, Metadata, type ChannelCredentials, type ClientDuplexStream } from "@grpc/grpc-js";
 import { TYPE_URLS } from "./protos.js";
 import { ENVOY_CHANNEL_OPTIONS, METHODS } from "./raw.js";
 import { edsServiceName, listenerClusters, rdsNames, routeClusters } from "./refs.js";
+import { canonical, keptChains } from "./drain.js";
+import { at, list, text } from "./json.js";
 import { envoyRejects } from "./rules.js";
 import { selectChain, type ConnectionInfo, type SelectedChain } from "./select.js";
 import {
@@ -75,6 +78,16 @@ export interface RouteResult {
   readonly endpoints: readonly string[];
 }
 
+/** A downstream connection the proxy accepted (openConnection): its listener and the chain it runs on. */
+export interface OpenConnection {
+  readonly id: number;
+  readonly conn: ConnectionInfo;
+  readonly listener: string;
+  readonly chain: string;
+  /** The chain's canonical JSON when the connection was accepted: what a later update is compared with. */
+  readonly config: string;
+}
+
 let barrierCount = 0;
 
 const TYPES = [CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL] as const;
@@ -118,6 +131,10 @@ export class EnvoyLikeClient {
   /** Cluster name → a newer EDS version waiting for its ClusterLoadAssignment. */
   readonly #warming = new Map<string, HeldResource>();
   validate: Validator | undefined;
+  readonly #open = new Map<number, OpenConnection>();
+  #connections = 0;
+  /** Connections drained by listener updates (drain.ts), in the order drained. */
+  readonly drained: OpenConnection[] = [];
 
   constructor(readonly options: EnvoyLikeOptions) {
     this.protocol = options.protocol ?? "sotw";
@@ -215,6 +232,48 @@ export class EnvoyLikeClient {
       return { listener: name, chain, endpoints };
     }
     return undefined;
+  }
+
+  /**
+   * Accepts a downstream connection as Envoy would: the listener bound to its port picks a chain;
+   * the connection stays open on that chain until a listener update drains it. Undefined when
+   * no listener or chain takes it (Envoy closes it).
+   */
+  openConnection(conn: ConnectionInfo): OpenConnection | undefined {
+    for (const [name, l] of this.listeners) {
+      if (at(l.json, "address", "socket_address", "port_value") !== conn.destinationPort) continue;
+      const picked = selectChain(l.json, conn);
+      if (picked === undefined) return undefined;
+      const config = canonical(
+        list(l.json, "filter_chains").find((c) => text(c, "name") === picked.name) ??
+          at(l.json, "default_filter_chain"),
+      );
+      const open: OpenConnection = { id: ++this.#connections, conn, listener: name, chain: picked.name, config };
+      this.#open.set(open.id, open);
+      return open;
+    }
+    return undefined;
+  }
+
+  /** Connections accepted and not drained, in the order accepted. */
+  get openConnections(): readonly OpenConnection[] {
+    return [...this.#open.values()];
+  }
+
+  /** Drains the open connections an accepted LDS update ends (drain.ts). */
+  #drain(incoming: ReadonlyMap<string, HeldResource>, removed: readonly string[]): void {
+    const kept = new Map<string, ReadonlySet<string>>();
+    for (const open of this.#open.values()) {
+      const before = this.listeners.get(open.listener)?.json;
+      const after = removed.includes(open.listener) ? undefined : (incoming.get(open.listener)?.json ?? before);
+      if (before === undefined || after === before) continue;
+      let chains = kept.get(open.listener);
+      if (chains === undefined) kept.set(open.listener, (chains = keptChains(before, after)));
+      if (!chains.has(open.config)) {
+        this.#open.delete(open.id);
+        this.drained.push(open);
+      }
+    }
   }
 
   /** Resolves when `predicate` holds (checked after every response); rejects after `timeoutMs`. */
@@ -448,6 +507,7 @@ export class EnvoyLikeClient {
     const st = this.#state(t);
     if (error === undefined) {
       this.#checkOrder(t, incoming, removed);
+      if (t === LISTENER_TYPE_URL) this.#drain(incoming, removed);
       for (const n of removed) st.resources.delete(n);
       // Like Envoy, keep only named resources it still subscribes to (a response may cross an unsubscription).
       const named = t === ENDPOINT_TYPE_URL || t === ROUTE_TYPE_URL;

@@ -32,6 +32,9 @@ const FILES = [
   "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto",
   "envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto",
   "envoy/extensions/filters/http/router/v3/router.proto",
+  "envoy/extensions/matching/common_inputs/network/v3/network_inputs.proto",
+  "xds/type/matcher/v3/domain.proto",
+  "xds/type/matcher/v3/ip.proto",
   "envoy/service/discovery/v3/ads.proto",
 ];
 

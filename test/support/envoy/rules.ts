@@ -14,6 +14,8 @@
 //   two filter chains (or one chain twice) under the same match: "multiple filter chains with the same
 //   matching rules are defined" — Envoy indexes a chain under every combination of its list criteria
 //     https://www.envoyproxy.io/docs/envoy/latest/api-v3/config/listener/v3/listener_components.proto#config-listener-v3-filterchainmatch
+//   with a filter_chain_matcher the matches are ignored and every chain needs a unique name
+//     https://www.envoyproxy.io/docs/envoy/latest/intro/arch_overview/advanced/matching/matching_listener
 import { at, list, num, text } from "./json.js";
 import { TYPE_URLS } from "./protos.js";
 import { networkFilterConfigs } from "./refs.js";
@@ -46,6 +48,7 @@ function listenerError(listener: Record<string, unknown>): string | undefined {
       if (inline !== undefined) return `listener "${name}": ${inline}`;
     }
   }
+  if (at(listener, "filter_chain_matcher") !== undefined) return matcherError(name, listener);
   const seen = new Map<string, string>();
   for (const chain of list(listener, "filter_chains")) {
     for (const key of matchKeys(at(chain, "filter_chain_match"))) {
@@ -54,6 +57,21 @@ function listenerError(listener: Record<string, unknown>): string | undefined {
       }
       seen.set(key, text(chain, "name") ?? "");
     }
+  }
+  return undefined;
+}
+
+/**
+ * With a filter_chain_matcher every filter_chain_match is ignored, and the chains must be uniquely
+ * named (https://www.envoyproxy.io/docs/envoy/latest/intro/arch_overview/advanced/matching/matching_listener).
+ */
+function matcherError(name: string, listener: Record<string, unknown>): string | undefined {
+  const names = new Set<string>();
+  for (const chain of list(listener, "filter_chains")) {
+    const chainName = text(chain, "name") ?? "";
+    if (chainName === "" || names.has(chainName))
+      return `listener "${name}": filter chains must be uniquely named to use filter_chain_matcher ("${chainName}")`;
+    names.add(chainName);
   }
   return undefined;
 }

@@ -11,8 +11,10 @@
 // indexes as different rules and accepts) get the first of them here; Envoy picks either
 // (envoyproxy/envoy#34299), so no test may rely on which.
 // Written from the documentation and, for /0, the maintainers' word (envoyproxy/envoy#7341);
-// IPv4 only (an IPv6 range never contains an IPv4 address).
+// IPv4 only (an IPv6 range never contains an IPv4 address). A listener with a filter_chain_matcher
+// picks its chain by name instead (matcher.ts).
 import { at, list, num, text } from "./json.js";
+import { matchChainName } from "./matcher.js";
 import { TYPE_URLS } from "./protos.js";
 
 /** What Envoy knows of a downstream connection when it picks a chain. */
@@ -40,6 +42,15 @@ type Score = (match: unknown, conn: ConnectionInfo) => number | undefined;
 
 /** The chain Envoy uses for `conn` on `listener` (proto3 JSON), or undefined when it closes it. */
 export function selectChain(listener: unknown, conn: ConnectionInfo): SelectedChain | undefined {
+  const matcher = at(listener, "filter_chain_matcher");
+  if (matcher !== undefined) {
+    // The matcher replaces every filter_chain_match: a name it gives that no chain has is no match (matcher.ts).
+    const name = matchChainName(matcher, conn);
+    const named =
+      name === undefined ? undefined : list(listener, "filter_chains").find((c) => text(c, "name") === name);
+    const chosen = named ?? at(listener, "default_filter_chain");
+    return chosen === undefined ? undefined : describe(chosen);
+  }
   let chains = list(listener, "filter_chains");
   for (const score of STEPS) {
     const scored = chains.map((c) => ({ c, s: score(at(c, "filter_chain_match") ?? {}, conn) }));
