@@ -20,11 +20,13 @@ const SEVERITY_RANK: Readonly<Record<Problem["severity"], number>> = { error: 0,
 /**
  * Ready is False when the object has an error (it is not served), is waiting on something
  * (pending), or carries a conflict warning; the first such problem gives the reason and every
- * problem is listed in the message. Otherwise True/ReconciliationSucceeded.
+ * problem is listed in the message. Otherwise True/ReconciliationSucceeded. An Infra's conflict
+ * warnings name a newcomer it refused: the Infra serves what it served, so they leave it Ready
+ * and are listed in the message.
  */
 export function readyCondition(problems: readonly Problem[]): ReadyCondition {
   const blocking = problems
-    .filter((p) => p.severity !== "warning" || p.reason.startsWith("Duplicate"))
+    .filter((p) => p.severity !== "warning" || (p.reason.startsWith("Duplicate") && p.object.kind !== "Infra"))
     .sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]);
   const first = blocking[0];
   if (first === undefined) {

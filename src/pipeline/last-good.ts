@@ -142,7 +142,9 @@ export function buildWithLastGood(
     for (const [, r] of refused) {
       const object = r.problems[0]?.object;
       if (object === undefined) continue;
-      problems.push(...r.problems, {
+      // The model says the new version is not served; what is served is the last good one, so the
+      // problem says only what is wrong with this version, and the line below what is served.
+      problems.push(...r.problems.map(withoutNotServed), {
         object,
         field: "",
         reason: "ServingLastGood",
@@ -264,4 +266,10 @@ function refOf(kind: Kind, o: Obj): ObjectRef {
 
 function sameSpec(a: Obj, b: Obj): boolean {
   return JSON.stringify(a.spec) === JSON.stringify(b.spec);
+}
+
+/** A problem of a refused version without the model's "…is not served" clause (last good is served). */
+function withoutNotServed(p: Problem): Problem {
+  const message = p.message.replace(/; this (?:attachment|object|Infra) is not served(?: while that one exists)?$/, "");
+  return message === p.message ? p : { ...p, message };
 }

@@ -83,6 +83,11 @@ describe("last good per object", () => {
     const cond = ready(second, refused);
     expect([cond.status, cond.reason]).toEqual(["False", reason]);
     expect(cond.message).toContain("the configuration accepted at 2026-01-01T10:00:00Z is still served");
+    // One story: what is wrong with this version and that the last good one is served — never also
+    // "not served" (issue 27, finding 7).
+    expect(cond.message).not.toMatch(/is not served/);
+    // A refused attachment leaves its Infra Ready: the Infra serves what it served.
+    if (refused.kind !== "Infra") expect(ready(second, INFRA).status).toBe("True");
     // Still refused on the next rendering, still dated from the first acceptance.
     const third = renderAll(edit, {
       lastGood: second.lastGood,
@@ -101,6 +106,22 @@ describe("last good per object", () => {
       expect(out.infras.flatMap((r) => r.topology.attachments.filter((a) => a.served).map((a) => a.ref.name))).toEqual([
         "alpha",
       ]);
+  });
+
+  it("a newcomer claiming a served domain is refused without failing the Infra, the Infra naming it", () => {
+    const state = combine(
+      { infras: [infra()], attachments: [alpha, beta, attachment("gamma", { cluster: "alpha" })] },
+      hostedCluster("alpha", 1, ["192.0.2.10"]),
+      hostedCluster("beta", 2, ["192.0.2.20"]),
+      hostedCluster("gamma", 3, ["192.0.2.30"]),
+    );
+    const out = renderAll(state, { now: T1 });
+    const infraReady = ready(out, INFRA);
+    expect([infraReady.status, infraReady.reason]).toEqual(["True", "ReconciliationSucceeded"]);
+    expect(infraReady.message).toMatch(/gamma refused: domain alpha\.\S+ is already served by alpha/);
+    const gamma = ready(out, { kind: "InfraClusterAttachment", namespace: NS, name: "gamma" });
+    expect([gamma.status, gamma.reason]).toEqual(["False", "DuplicateHostname"]);
+    expect(gamma.message).toMatch(/this attachment is not served$/);
   });
 
   it("a fixed edit is served and becomes the new last good, dated when it was accepted", () => {
