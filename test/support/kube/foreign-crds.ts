@@ -39,6 +39,12 @@ const OPENSHIFT: readonly ForeignKind[] = [
   },
 ];
 
+/** The Prometheus Operator's kinds deploy/monitoring holds (stand-ins: their schemas keep whatever is sent). */
+const PROMETHEUS_OPERATOR: readonly ForeignKind[] = [
+  { group: "monitoring.coreos.com", version: "v1", kind: "ServiceMonitor", plural: "servicemonitors" },
+  { group: "monitoring.coreos.com", version: "v1", kind: "PrometheusRule", plural: "prometheusrules" },
+];
+
 /** apiextensions.k8s.io/v1 CRDs for the foreign kinds (no status subresource: tests write status with the object). */
 export function foreignCrds(): Record<string, unknown>[] {
   return FOREIGN.map(crd);
@@ -47,6 +53,11 @@ export function foreignCrds(): Record<string, unknown>[] {
 /** The CRD of OpenShift's SecurityContextConstraints, the kind of the SCC deploy/openshift ships. */
 export function openshiftCrds(): Record<string, unknown>[] {
   return OPENSHIFT.map(crd);
+}
+
+/** CRDs of the Prometheus Operator's ServiceMonitor and PrometheusRule. */
+export function prometheusOperatorCrds(): Record<string, unknown>[] {
+  return PROMETHEUS_OPERATOR.map(crd);
 }
 
 function crd(k: ForeignKind): Record<string, unknown> {
