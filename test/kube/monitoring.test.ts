@@ -1,5 +1,6 @@
 // deploy/monitoring against the operator as it runs: the built CLI with deploy/rbac's identity on a
-// real API server, converging the standalone example, scraped on /metrics. Every metric the alert
+// real API server, converging the standalone example, scraped on /metrics with the token of a
+// Prometheus ServiceAccount bound as docs/install.md binds it. Every metric the alert
 // rules and the Grafana dashboard name is one it serves, the DHCP pool gauges carry the example's
 // pool, and `kubectl apply -k deploy/monitoring/` (docs/install.md) is accepted by the API server.
 import { spawn } from "node:child_process";
@@ -10,10 +11,22 @@ import { eventually } from "../support/fake-apiserver/index.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";
 import { prometheusOperatorCrds } from "../support/kube/foreign-crds.js";
 import { dashboardExpressions, ruleGroups } from "../monitoring/support.js";
-import { installCrds, list, operatorToken, REPO, seedExample, useKubeCluster } from "./support.js";
+import { metricsReaderBindingCommand } from "../../src/operator/desired/permissions.js";
+import {
+  createNamespaces,
+  installCrds,
+  list,
+  operatorToken,
+  REPO,
+  seedExample,
+  serviceAccountToken,
+  useKubeCluster,
+} from "./support.js";
 
 const CLI = join(REPO, "dist", "cli", "main.js");
 export const APPLY_MONITORING = "kubectl apply --server-side -k deploy/monitoring/";
+/** docs/install.md's binding for Prometheus (kube-prometheus's ServiceAccount), as written there. */
+const BIND_PROMETHEUS = metricsReaderBindingCommand("monitoring:prometheus-k8s");
 
 /** Metric names a Prometheus text exposition declares (`# TYPE`), histograms with their series. */
 function servedNames(exposition: string): Set<string> {
@@ -31,10 +44,17 @@ const namedIn = (expr: string): string[] => [...expr.matchAll(/\boooi_[a-z0-9_]+
 
 describe.skipIf(KUBE_SKIP !== undefined)("deploy/monitoring against a running operator", () => {
   let kubeconfig = "";
+  // /metrics is read as the ServiceMonitor reads it: with the token of Prometheus's ServiceAccount.
+  let prometheus: RequestInit = {};
   const kube = useKubeCluster({ controllerManager: false }, async (cluster) => {
     await installCrds(cluster);
     await seedExample(cluster);
     kubeconfig = cluster.writeKubeconfig("oooi-operator", await operatorToken(cluster));
+    await createNamespaces(cluster, ["monitoring"]);
+    await cluster.mustKubectl(["create", "serviceaccount", "prometheus-k8s", "-n", "monitoring"]);
+    await cluster.mustKubectl(BIND_PROMETHEUS.split(" ").slice(1));
+    const token = await serviceAccountToken(cluster, "monitoring", "prometheus-k8s");
+    prometheus = { headers: { Authorization: `Bearer ${token}` } };
   });
 
   it("alerts and dashboard name only metrics the operator serves; the pool gauges hold the example's pool", async () => {
@@ -68,7 +88,9 @@ describe.skipIf(KUBE_SKIP !== undefined)("deploy/monitoring against a running op
       let exposition = "";
       await eventually(
         async () => {
-          exposition = await (await fetch(`${url}/metrics`)).text();
+          const scrape = await fetch(`${url}/metrics`, prometheus);
+          expect(scrape.status).toBe(200);
+          exposition = await scrape.text();
           expect(exposition).toMatch(/^oooi_informers_synced 1$/m);
           expect(exposition).toMatch(
             /^oooi_dhcp_pool_addresses\{namespace="clusters",infra="tenant-vlan"\} [1-9]\d*$/m,
@@ -94,7 +116,8 @@ describe.skipIf(KUBE_SKIP !== undefined)("deploy/monitoring against a running op
   }, 120_000);
 
   it("docs/install.md's monitoring command is accepted by the API server", async () => {
-    expect(readFileSync(join(REPO, "docs", "install.md"), "utf8")).toContain(APPLY_MONITORING);
+    const doc = readFileSync(join(REPO, "docs", "install.md"), "utf8");
+    for (const command of [APPLY_MONITORING, BIND_PROMETHEUS]) expect(doc).toContain(command);
     await kube().mustKubectl(["apply", "--server-side", "-f", "-"], list(prometheusOperatorCrds()));
     await kube().mustKubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
     await kube().mustKubectl(["apply", "--server-side", "-k", join(REPO, "deploy", "monitoring")]);
