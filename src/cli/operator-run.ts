@@ -18,6 +18,7 @@ import { StatusPage } from "../status-page/index.js";
 import { hostPort } from "./options.js";
 import { checkListenable, listenFailureMessage } from "./listen-error.js";
 import { AccessReview } from "../operator/process/access-review.js";
+import { readOwnImage } from "../operator/process/own-image.js";
 import { startOperatorPki, type OperatorPki } from "./operator-pki.js";
 import { loadKubeClientConfig, type KubeClientConfig } from "../kube/kubeconfig.js";
 import { KubeRest } from "../kube/rest.js";
@@ -115,7 +116,8 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
       new KubeRest(kubeConfig).request<{ groups?: { name?: string }[] }>({ method: "GET", path: "/apis" }),
     );
     const apiGroups = new Set((discovery.groups ?? []).flatMap((g) => (g.name === undefined ? [] : [g.name])));
-    envSettings = settingsFromEnv(process.env, apiGroups);
+    const podImage = await readOwnImage({ rest: new KubeRest(kubeConfig), env: process.env, retry, log });
+    envSettings = settingsFromEnv(process.env, apiGroups, podImage);
     if (credentials === undefined && flags.xdsPlaintext !== true)
       pki = await startOperatorPki(new KubeRest(kubeConfig), envSettings, log, SYSTEM_CLOCK, retry);
   } catch (e) {

@@ -1,7 +1,14 @@
 // xDS metrics from the status record's events: pushes, change→sent and change→ACK latencies, NACKs,
 // open streams and bytes; and, when given the cache, the size of the configuration being served.
 import type { SnapshotCache } from "../xds/cache/cache.js";
-import { ENVOY_TYPE_URLS, typeLabel } from "../xds/introspect/state.js";
+import {
+  ENVOY_TYPE_URLS,
+  reportedTypes,
+  syncState,
+  typeLabel,
+  typeStatusOf,
+  type SyncState,
+} from "../xds/introspect/state.js";
 import type { NackRecord, PushRecord, StreamStatus, XdsStatusView } from "../xds/client-status.js";
 import type { Metrics } from "./metrics.js";
 
@@ -13,6 +20,28 @@ export interface XdsMetricsOptions {
    * Envoy types count.
    */
   readonly cache?: SnapshotCache;
+}
+
+/** Name of the per-group sync-state gauge (deploy/monitoring's alert and dashboard read it). */
+export const XDS_CLIENTS_METRIC = "oooi_xds_clients";
+/** Best to worst: a stream counts under its worst type's state. */
+const SYNC_STATES: readonly SyncState[] = ["SYNCED", "NOT_SENT", "STALE", "ERROR"];
+
+/** Per node group, how many of this server's open streams are in each state. */
+function clientStates(status: XdsStatusView, cache: SnapshotCache): Map<string, Map<SyncState, number>> {
+  const out = new Map<string, Map<SyncState, number>>();
+  for (const stream of status.streams()) {
+    // A stream that asked for no type yet has been sent nothing.
+    let state: SyncState = "NOT_SENT";
+    for (const [i, t] of reportedTypes(status, cache, stream).entries()) {
+      const typeState = syncState(typeStatusOf(stream, t));
+      if (i === 0 || SYNC_STATES.indexOf(typeState) > SYNC_STATES.indexOf(state)) state = typeState;
+    }
+    const counts = out.get(stream.node.cluster) ?? new Map<SyncState, number>();
+    counts.set(state, (counts.get(state) ?? 0) + 1);
+    out.set(stream.node.cluster, counts);
+  }
+  return out;
 }
 
 /** Records xDS metrics from `status` events into `metrics`; returns the function that stops it. */
@@ -64,6 +93,20 @@ export function attachXdsMetrics(metrics: Metrics, status: XdsStatusView, option
         }
         g.reset();
         for (const [type, bytes] of sums) g.set({ type }, bytes);
+      },
+    );
+  }
+
+  if (cache) {
+    metrics.gauge(
+      XDS_CLIENTS_METRIC,
+      "Open xDS streams by node group and sync state: ERROR when a type's latest response was NACKed, " +
+        "STALE while one awaits its ACK, NOT_SENT before a response, else SYNCED (the worst type counts).",
+      ["group", "state"],
+      (g) => {
+        g.reset();
+        for (const [group, counts] of clientStates(status, cache))
+          for (const state of SYNC_STATES) g.set({ group, state }, counts.get(state) ?? 0);
       },
     );
   }

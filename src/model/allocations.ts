@@ -10,7 +10,7 @@ import type { DHCPAllocation } from "../api/schema.js";
 import { MAC_PATTERN } from "../api/schema.js";
 import { formatIPv4, isHostAddress, parseIPv4, type Cidr } from "./ipv4.js";
 import { cmp, type Problems } from "./problems.js";
-import type { ObjectRef } from "./types.js";
+import type { ObjectRef, PoolUse } from "./types.js";
 
 export type Allocation = DHCPAllocation;
 
@@ -151,6 +151,27 @@ export function buildAllocations(input: AllocationInput, problems: Problems): Al
     }));
 }
 
+/** The pool's use by `table`, counted over the same addresses PoolProbe gives out. */
+export function poolUse(input: Pick<AllocationInput, "cidr" | "pool" | "excluded">, table: AllocationTable): PoolUse {
+  const { first, last } = hostPool(input.pool, input.cidr);
+  let blocked = 0;
+  for (const x of mergeIntervals(input.excluded))
+    blocked += Math.max(0, Math.min(x.last, last) - Math.max(x.first, first) + 1);
+  const allocated = table.filter((a) => {
+    const ip = parseIPv4(a.ip);
+    return ip !== undefined && ip >= first && ip <= last && !input.excluded.some((x) => ip >= x.first && ip <= x.last);
+  }).length;
+  return { addresses: Math.max(0, last - first + 1 - blocked), allocated };
+}
+
+/** The pool clipped to the CIDR's host addresses. */
+function hostPool(pool: { first: number; last: number }, cidr: Cidr): { first: number; last: number } {
+  return {
+    first: Math.max(pool.first, cidr.first + (cidr.prefix >= 31 ? 0 : 1)),
+    last: Math.min(pool.last, cidr.last - (cidr.prefix >= 31 ? 0 : 1)),
+  };
+}
+
 /**
  * Free pool addresses without scanning the pool: a linear probe from hash(MAC) over the pool,
  * skipping taken and excluded addresses. The free count is kept so a full pool costs nothing.
@@ -168,8 +189,7 @@ class PoolProbe {
     excluded: readonly Excluded[],
     cidr: Cidr,
   ) {
-    const first = Math.max(pool.first, cidr.first + (cidr.prefix >= 31 ? 0 : 1));
-    const last = Math.min(pool.last, cidr.last - (cidr.prefix >= 31 ? 0 : 1));
+    const { first, last } = hostPool(pool, cidr);
     this.#first = first;
     this.#size = Math.max(0, last - first + 1);
     this.#owner = owner;

@@ -2,7 +2,7 @@
 // options and one reservation per allocation. Pure; problems go to the collector.
 import type { VirtualMachineInstance } from "../api/external.js";
 import { MAC_PATTERN, type InfraClusterAttachment } from "../api/schema.js";
-import { buildAllocations, type Allocation, type Excluded, type LiveInterface } from "./allocations.js";
+import { buildAllocations, poolUse, type Allocation, type Excluded, type LiveInterface } from "./allocations.js";
 import { resolveDhcpOptions } from "./dhcp-options.js";
 import { formatIPv4, isHostAddress, maskOf, parseIPv4 } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
@@ -43,19 +43,17 @@ export function buildDhcp(infra: ResolvedInfra, inputs: DhcpInputs, problems: Pr
 
   const hostFirst = infra.cidr.prefix >= 31 ? infra.cidr.first : infra.cidr.first + 1;
   const hostLast = infra.cidr.prefix >= 31 ? infra.cidr.last : infra.cidr.last - 1;
-  const allocations = buildAllocations(
-    {
-      infra: infra.ref,
-      cidr: infra.cidr,
-      pool: d.pool === undefined ? { first: hostFirst, last: hostLast } : { first: d.pool.start, last: d.pool.end },
-      excluded: excludedAddresses(infra, inputs.attachments, problems),
-      previous: inputs.previous,
-      live: collectInterfaces(infra, inputs.vmis, problems),
-      now: inputs.now,
-      graceSeconds: d.leaseSeconds,
-    },
-    problems,
-  );
+  const input = {
+    infra: infra.ref,
+    cidr: infra.cidr,
+    pool: d.pool === undefined ? { first: hostFirst, last: hostLast } : { first: d.pool.start, last: d.pool.end },
+    excluded: excludedAddresses(infra, inputs.attachments, problems),
+    previous: inputs.previous,
+    live: collectInterfaces(infra, inputs.vmis, problems),
+    now: inputs.now,
+    graceSeconds: d.leaseSeconds,
+  };
+  const allocations = buildAllocations(input, problems);
 
   return {
     name: `${infra.ref.namespace}/${infra.ref.name}-dhcp`,
@@ -81,6 +79,7 @@ export function buildDhcp(infra: ResolvedInfra, inputs: DhcpInputs, problems: Pr
       problems,
     ),
     allocations,
+    poolUse: poolUse(input, allocations),
   };
 }
 

@@ -277,6 +277,14 @@ export interface DhcpOption {
   readonly csvFormat: boolean;
 }
 
+/** What a DHCP pool can give and how much of it is taken (src/model/allocations.ts poolUse). */
+export interface PoolUse {
+  /** Host addresses of the pool that no exclusion (gateway, components, MetalLB ranges) covers. */
+  readonly addresses: number;
+  /** Those of them the table holds (live or within their grace period). */
+  readonly allocated: number;
+}
+
 export interface DhcpModel {
   /** "<namespace>/<DHCPServer name>". */
   readonly name: string;
@@ -297,6 +305,8 @@ export interface DhcpModel {
   readonly options: readonly DhcpOption[];
   /** The new allocation table, to persist (sorted by MAC). */
   readonly allocations: readonly DHCPAllocation[];
+  /** How full the pool is (oooi_dhcp_pool_* metrics). */
+  readonly poolUse: PoolUse;
 }
 
 // ---------------------------------------------------------------- topology

@@ -91,6 +91,35 @@ describe("xDS metrics", () => {
     );
   });
 
+  test("count each node group's streams by sync state: SYNCED after the ACKs, ERROR while the latest is NACKed", async () => {
+    rig = await startRig();
+    const r = rig;
+    const metrics = new Metrics();
+    attachXdsMetrics(metrics, r.server.status, { cache: r.cache });
+    const clientsOf = async () => {
+      const s = samples(await metrics.render());
+      return Object.fromEntries(
+        ["SYNCED", "NOT_SENT", "STALE", "ERROR"].map((st) => [
+          st,
+          s.get(`oooi_xds_clients{group="${GROUP}",state="${st}"}`),
+        ]),
+      );
+    };
+    expect(await clientsOf()).toEqual({ SYNCED: undefined, NOT_SENT: undefined, STALE: undefined, ERROR: undefined });
+    publish(r.cache, GROUP, rendered([ALPHA]));
+    const c = new EnvoyLikeClient({ address: r.address, node: { id: "envoy-0", cluster: GROUP } });
+    clients.push(c);
+    c.connect();
+    await c.waitForVersions(versionsOf(r.cache, GROUP));
+    await until(async () => (await clientsOf())["SYNCED"] === 1, "the stream to count as SYNCED");
+    expect(await clientsOf()).toEqual({ SYNCED: 1, NOT_SENT: 0, STALE: 0, ERROR: 0 });
+
+    c.validate = (t) => (t === LISTENER_TYPE_URL ? "listener rejected (test)" : undefined);
+    publish(r.cache, GROUP, rendered([ALPHA, BETA]));
+    await until(async () => (await clientsOf())["ERROR"] === 1, "the NACKing stream to count as ERROR");
+    expect(await clientsOf()).toEqual({ SYNCED: 0, NOT_SENT: 0, STALE: 0, ERROR: 1 });
+  });
+
   test("live on their own registry: two instances coexist and the global registry stays empty", async () => {
     const a = new Metrics();
     const b = new Metrics();

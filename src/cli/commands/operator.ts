@@ -24,8 +24,9 @@ export function registerOperatorCommand(program: Command): void {
         "KubeVirt report; server-side-apply the DHCP, DNS and proxy workloads; keep status conditions; serve " +
         "ADS to the Envoys and dhcp-agents. Several replicas may run: each serves xDS from its own watches, " +
         "only the holder of the Lease `oooi-operator` in $POD_NAMESPACE writes.\n\n" +
-        "Environment: POD_NAMESPACE (Lease and xDS Service namespace), POD_NAME (leader identity), " +
-        "OOOI_IMAGE, OOOI_ENVOY_IMAGE, OOOI_COREDNS_IMAGE, OOOI_KEA_IMAGE, OOOI_XDS_ADDRESS.",
+        "Environment: POD_NAMESPACE (Lease and xDS Service namespace), POD_NAME (leader identity; its Pod's " +
+        "image is the dhcp-agent sidecars'), OOOI_IMAGE (overrides it), OOOI_ENVOY_IMAGE, OOOI_COREDNS_IMAGE, " +
+        "OOOI_KEA_IMAGE, OOOI_XDS_ADDRESS.",
     )
     .option(
       "--kubeconfig <file>",

@@ -278,6 +278,12 @@ export const LEADER_ELECTION_PERMISSIONS: readonly Permission[] = [
     verbs: ["create", "get", "update"],
     why: "mTLS on xDS (src/pki/store.ts): the operator's CA Secret (by name, never listed or watched)",
   },
+  {
+    apiGroup: "",
+    resources: ["pods"],
+    verbs: ["get"],
+    why: "its own Pod, once at start: the image the dhcp-agent sidecars run (src/operator/process/own-image.ts)",
+  },
 ];
 
 /** Names of the RBAC objects in deploy/rbac. */

@@ -100,20 +100,43 @@ export const SETTINGS_ENV = {
 /** The API group whose presence (by discovery) says the cluster is OpenShift, with its SCCs. */
 export const OPENSHIFT_SECURITY_GROUP = "security.openshift.io";
 
+/** Name of the operator's container in deploy/operator/deployment.yaml. */
+export const OPERATOR_CONTAINER = "operator";
+
+/** The part of a Pod ownImage reads. */
+export interface PodContainers {
+  readonly spec?: { readonly containers?: readonly { readonly name?: string; readonly image?: string }[] };
+}
+
+/**
+ * The image the operator's own container runs, from its Pod: the container named `operator`, else
+ * the Pod's only container. The dhcp-agent sidecars run it, so `images:` in a kustomization is the
+ * one place an image is set. Pure.
+ */
+export function ownImage(pod: PodContainers): string | undefined {
+  const containers = pod.spec?.containers ?? [];
+  const own =
+    containers.find((c) => c.name === OPERATOR_CONTAINER) ?? (containers.length === 1 ? containers[0] : undefined);
+  const image = own?.image?.trim();
+  return image === undefined || image === "" ? undefined : image;
+}
+
 /**
  * Settings from the process environment (empty values count as unset) and, when given, the API
  * groups the cluster serves: on OpenShift (`security.openshift.io` discovered) uids are not
  * pinned, so restricted-v2 assigns the namespace's; `OOOI_PIN_USER_IDS` still decides when set.
+ * The sidecars' image is `OOOI_IMAGE` when set, else `podImage` (the operator's own, ownImage).
  */
 export function settingsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
   apiGroups?: ReadonlySet<string>,
+  podImage?: string,
 ): OperatorSettings {
   const get = (k: string): string | undefined => {
     const v = env[k]?.trim();
     return v === undefined || v === "" ? undefined : v;
   };
-  const images: Partial<Record<keyof WorkloadImages, string>> = {};
+  const images: Partial<Record<keyof WorkloadImages, string>> = podImage === undefined ? {} : { oooi: podImage };
   for (const k of ["envoy", "coredns", "kea", "oooi"] as const) {
     const v = get(SETTINGS_ENV[k]);
     if (v !== undefined) images[k] = v;

@@ -58,6 +58,16 @@ export const OPERATOR_METRICS = {
     help: "1 while the object's Ready condition is True, 0 otherwise (Infras, attachments and child CRs).",
     labelNames: ["kind", "namespace", "name"],
   },
+  oooi_dhcp_pool_addresses: {
+    type: "gauge",
+    help: "Addresses the Infra's DHCP pool can give: its host addresses not excluded (gateway, components, MetalLB ranges).",
+    labelNames: ["namespace", "infra"],
+  },
+  oooi_dhcp_pool_allocated: {
+    type: "gauge",
+    help: "Pool addresses allocated to a MAC (a live VMI's, or one within its lease time after the VMI went).",
+    labelNames: ["namespace", "infra"],
+  },
   oooi_leader: { type: "gauge", help: "1 while this replica holds the leader Lease.", labelNames: [] },
   oooi_leader_transitions_total: {
     type: "counter",

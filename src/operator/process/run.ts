@@ -17,6 +17,7 @@ import { boundedSteps } from "./shutdown.js";
 import { clusterWatcher } from "./cluster-watch.js";
 import { statusViews } from "./status-views.js";
 import { makeWriters } from "./writers.js";
+import { PoolMetrics } from "./pool-metrics.js";
 
 /** Starts the operator. */
 export function runOperator(opts: RunOperatorOptions): RunningOperator {
@@ -52,11 +53,13 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
       log.error({ err: (e as Error).message }, "rendering failed; keeping the last good configuration");
     },
   );
+  const pools = new PoolMetrics(metrics);
   const subs = new Subscription();
   // Branches in order: this replica's xDS cache first, then the leader's writers.
   subs.add(
     renderings$.subscribe(({ input, outputs, rebuilt }) => {
       try {
+        pools.record(outputs.model.topologies);
         opts.onState?.(input.state, outputs, { changes: input.changes, rebuilt });
       } catch (e) {
         log.error({ err: (e as Error).message }, "state consumer failed");

@@ -21,6 +21,7 @@ export const wideDeny: DhcpModel = {
   unknownClients: "deny",
   // The renderer reads reservations only; the allocation table is the model's bookkeeping.
   allocations: [],
+  poolUse: { addresses: 0, allocated: 0 },
   options: [
     { code: 26, value: "1450", name: "interface-mtu", data: "1450", csvFormat: true },
     {
@@ -51,6 +52,7 @@ export const openPool: DhcpModel = {
   validLifetimeSeconds: 1800,
   unknownClients: "pool",
   allocations: [],
+  poolUse: { addresses: 0, allocated: 0 },
   options: [],
   reservations: [],
 };
@@ -68,6 +70,7 @@ export const reservationsOnly: DhcpModel = {
   validLifetimeSeconds: 86400,
   unknownClients: "deny",
   allocations: [],
+  poolUse: { addresses: 0, allocated: 0 },
   options: [],
   reservations: [reservation("0a:58:0a:00:00:01", "172.16.8.20", "cp-worker-0")],
 };

@@ -21,12 +21,17 @@ import {
 } from "../../../src/operator/desired/permissions.js";
 import { KEA_CAPABILITIES, KEA_SCC, keaSccYaml } from "../../../src/operator/desired/scc.js";
 import { keaWorkload } from "../../../src/operator/desired/kea.js";
-import { XDS_PORT, XDS_SERVICE } from "../../../src/operator/desired/settings.js";
+import { OPERATOR_CONTAINER, XDS_PORT, XDS_SERVICE } from "../../../src/operator/desired/settings.js";
 import { skipUnless, toolMissing } from "../../support/peers.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const DEPLOY = join(ROOT, "deploy");
 const allRules = () => NAMESPACE_ROLES.flatMap((r) => r.permissions).concat(OPERATOR_PERMISSIONS);
+/** Overlay folder, its path up to deploy/, and the resources it adds. */
+const OVERLAYS: readonly [string, string, string[]][] = [
+  ["overlays/cluster-wide", "../..", ["workloads_cluster_role_binding.yaml"]],
+  ["openshift", "..", ["kea_scc.yaml"]],
+];
 const REGENERATE = "UPDATE_DEPLOY=1 npx vitest run test/operator/desired/deploy.test.ts";
 type Json = Record<string, unknown>;
 const at = (o: unknown, ...path: (string | number)[]): unknown =>
@@ -248,10 +253,61 @@ describe("deploy/ manifests", () => {
     ]);
   });
 
+  it("the overlays list the base's folders and its images: kustomize refuses a base that contains its overlay", () => {
+    const read = (dir: string) => parse(readFileSync(join(DEPLOY, dir, "kustomization.yaml"), "utf8")) as Json;
+    const base = read(".");
+    expect(base["images"]).toEqual([
+      { name: "ghcr.io/oooi-project/oooi", newName: "ghcr.io/oooi-project/oooi", newTag: "0.1.0" },
+    ]);
+    for (const [dir, up, own] of OVERLAYS) {
+      const overlay = read(dir);
+      expect(overlay["images"], dir).toEqual(base["images"]);
+      expect(overlay["resources"], dir).toEqual([...(base["resources"] as string[]).map((r) => `${up}/${r}`), ...own]);
+    }
+  });
+
   const kubectl = skipUnless(toolMissing("kubectl", "apt-get install kubernetes-client")) === undefined;
+  const build = (dir: string) =>
+    parseAllDocuments(execFileSync("kubectl", ["kustomize", join(DEPLOY, dir)], { encoding: "utf8" })).map(
+      (d) => d.toJS() as Json,
+    );
+  const names = (objects: Json[]) => objects.map((o) => `${String(o["kind"])}/${String(at(o, "metadata", "name"))}`);
+
+  it.skipIf(!kubectl)("each overlay builds into the base's objects plus its own", () => {
+    const base = names(build("."));
+    const added: Record<string, string[]> = {
+      "overlays/cluster-wide": ["ClusterRoleBinding/oooi-workloads"],
+      openshift: ["ClusterRole/oooi-kea-scc", "SecurityContextConstraints/oooi-kea"],
+    };
+    for (const [dir] of OVERLAYS)
+      expect(names(build(dir)).sort(), dir).toEqual([...base, ...(added[dir] ?? [])].sort());
+    const binding = build("overlays/cluster-wide").find(
+      (o) => o["kind"] === "ClusterRoleBinding" && at(o, "metadata", "name") === "oooi-workloads",
+    );
+    expect(at(binding, "roleRef", "name")).toBe(WORKLOADS_ROLE.clusterRole);
+    expect(at(binding, "subjects")).toEqual([
+      { kind: "ServiceAccount", name: "oooi-operator", namespace: "oooi-system" },
+    ]);
+  });
+
+  it.skipIf(!kubectl)("`images:` sets the operator's image, the only image the Deployment names", () => {
+    const dep = build(".").find((o) => o["kind"] === "Deployment");
+    const containers = at(dep, "spec", "template", "spec", "containers") as Json[];
+    expect(containers.map((c) => c["image"])).toEqual(["ghcr.io/oooi-project/oooi:0.1.0"]);
+    expect(JSON.stringify(dep).match(/ghcr\.io\/oooi-project\/oooi:/g)).toHaveLength(1);
+  });
+
+  it.skipIf(!kubectl)("a PodDisruptionBudget lets a drain evict one of the operator's replicas at a time", () => {
+    const objects = build(".");
+    const pdb = objects.find((o) => o["kind"] === "PodDisruptionBudget");
+    const dep = objects.find((o) => o["kind"] === "Deployment");
+    expect(at(pdb, "spec", "maxUnavailable")).toBe(1);
+    expect(at(pdb, "spec", "selector", "matchLabels")).toEqual(at(dep, "spec", "selector", "matchLabels"));
+    expect(at(dep, "spec", "replicas")).toBeGreaterThan(1);
+  });
+
   it.skipIf(!kubectl)("kubectl kustomize builds deploy/ into the expected objects", () => {
-    const out = execFileSync("kubectl", ["kustomize", DEPLOY], { encoding: "utf8" });
-    const objects = parseAllDocuments(out).map((d) => d.toJS() as Json);
+    const objects = build(".");
     const kinds = objects.map((o) => `${String(o["kind"])}/${String(at(o, "metadata", "name"))}`).sort();
     expect(kinds).toEqual(
       expect.arrayContaining([
@@ -267,6 +323,7 @@ describe("deploy/ manifests", () => {
         `Service/${XDS_SERVICE}`,
         "Service/oooi-metrics",
         "ServiceAccount/oooi-operator",
+        "PodDisruptionBudget/oooi-operator",
       ]),
     );
     expect(objects.filter((o) => o["kind"] === "CustomResourceDefinition")).toHaveLength(5);
@@ -314,7 +371,9 @@ describe("the operator Deployment", () => {
     expect(env.find((e) => e["name"] === "POD_NAMESPACE")?.["valueFrom"]).toEqual({
       fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" },
     });
-    expect(env.find((e) => e["name"] === "OOOI_IMAGE")?.["value"]).toBe(container["image"]);
+    // The sidecars' image is read from the Pod (own-image.ts), so the image is set once, by `images:`.
+    expect(env.map((e) => e["name"])).not.toContain("OOOI_IMAGE");
+    expect(container["name"]).toBe(OPERATOR_CONTAINER);
     const services = parseAllDocuments(readFileSync(join(DEPLOY, "operator", "services.yaml"), "utf8")).map(
       (d) => d.toJS() as Json,
     );

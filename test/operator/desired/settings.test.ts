@@ -1,6 +1,6 @@
 // Operator settings: defaults, environment overrides, and the original operator's image ignored.
 import { describe, expect, it } from "vitest";
-import { imageOverride, operatorSettings, settingsFromEnv } from "../../../src/operator/desired/settings.js";
+import { imageOverride, operatorSettings, ownImage, settingsFromEnv } from "../../../src/operator/desired/settings.js";
 
 describe("operator settings", () => {
   it("defaults the xDS address to the operator's Service in its namespace", () => {
@@ -27,6 +27,43 @@ describe("operator settings", () => {
     expect(s.pinUserIds).toBe(false);
     expect(s.leaseStorageClass).toBe("fast");
     expect(settingsFromEnv({}).pinUserIds).toBe(true);
+  });
+
+  it.each([
+    { name: "the Pod's image", env: {}, pod: "r.example/oooi:2", image: "r.example/oooi:2" },
+    {
+      name: "OOOI_IMAGE over the Pod's",
+      env: { OOOI_IMAGE: "o.example/oooi:3" },
+      pod: "r.example/oooi:2",
+      image: "o.example/oooi:3",
+    },
+    { name: "the default outside a Pod", env: {}, pod: undefined, image: operatorSettings().images.oooi },
+  ])("the sidecars' image: $name", ({ env, pod, image }) => {
+    expect(settingsFromEnv(env, undefined, pod).images.oooi).toBe(image);
+  });
+
+  it.each([
+    {
+      name: "the operator container",
+      containers: [
+        { name: "sidecar", image: "s" },
+        { name: "operator", image: "o" },
+      ],
+      image: "o",
+    },
+    { name: "the only container", containers: [{ name: "main", image: "m" }], image: "m" },
+    {
+      name: "none of several",
+      containers: [
+        { name: "a", image: "a" },
+        { name: "b", image: "b" },
+      ],
+      image: undefined,
+    },
+    { name: "an empty image", containers: [{ name: "operator", image: " " }], image: undefined },
+    { name: "no containers", containers: [], image: undefined },
+  ])("ownImage reads $name", ({ containers, image }) => {
+    expect(ownImage({ spec: { containers } })).toBe(image);
   });
 
   it.each([

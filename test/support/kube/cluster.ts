@@ -29,6 +29,8 @@ export const KUBE_SKIP: string | undefined = APISERVER.skipReason ?? KCM.skipRea
 export interface KubeClusterOptions {
   /** Start kube-controller-manager with the cluster (else later, with startControllerManager()). Default true. */
   readonly controllerManager?: boolean;
+  /** kube-controller-manager's --controllers (default garbagecollector and namespace). */
+  readonly controllers?: readonly string[];
   /**
    * kube-apiserver's watch cache. Off, every watch is served by etcd itself, so a watch from a
    * compacted revision gets etcd's answer (410 Gone) rather than the cache's. Default true.
@@ -208,7 +210,7 @@ export class KubeCluster {
         "--profiling=false",
       ]);
       await this.#waitFor("kube-apiserver", async () => (await this.call("GET", "/readyz")).status === 200);
-      if (opts.controllerManager !== false) await this.startControllerManager();
+      if (opts.controllerManager !== false) await this.startControllerManager(opts.controllers);
     } catch (e) {
       await this.stop();
       throw e;
@@ -253,7 +255,7 @@ export class KubeCluster {
    * installing CRDs when its garbage collector must act on them at once: it otherwise notices new
    * resources only at its next discovery resync (30 s).
    */
-  async startControllerManager(): Promise<void> {
+  async startControllerManager(controllers: readonly string[] = ["garbagecollector", "namespace"]): Promise<void> {
     if (KCM.path === undefined || this.#components.some((c) => c.name === "kube-controller-manager")) return;
     const port = await freePort();
     const config = this.writeKubeconfig("kube-controller-manager", this.#kcmToken);
@@ -271,7 +273,7 @@ export class KubeCluster {
       "--cert-dir",
       join(this.dir, "kcm-certs"),
       "--controllers",
-      "garbagecollector,namespace",
+      controllers.join(","),
       "--leader-elect=false",
       "--use-service-account-credentials=false",
       "--profiling=false",

@@ -8,6 +8,8 @@ interface ForeignKind {
   readonly version: string;
   readonly kind: string;
   readonly plural: string;
+  /** Default Namespaced. */
+  readonly scope?: "Namespaced" | "Cluster";
 }
 
 const FOREIGN: readonly ForeignKind[] = [
@@ -23,15 +25,49 @@ const FOREIGN: readonly ForeignKind[] = [
   },
 ];
 
+/**
+ * OpenShift's SecurityContextConstraints, kept apart: with it served, the operator discovers
+ * security.openshift.io and stops pinning uids, which only the OpenShift suites want.
+ */
+const OPENSHIFT: readonly ForeignKind[] = [
+  {
+    group: "security.openshift.io",
+    version: "v1",
+    kind: "SecurityContextConstraints",
+    plural: "securitycontextconstraints",
+    scope: "Cluster",
+  },
+];
+
+/** The Prometheus Operator's kinds deploy/monitoring holds (stand-ins: their schemas keep whatever is sent). */
+const PROMETHEUS_OPERATOR: readonly ForeignKind[] = [
+  { group: "monitoring.coreos.com", version: "v1", kind: "ServiceMonitor", plural: "servicemonitors" },
+  { group: "monitoring.coreos.com", version: "v1", kind: "PrometheusRule", plural: "prometheusrules" },
+];
+
 /** apiextensions.k8s.io/v1 CRDs for the foreign kinds (no status subresource: tests write status with the object). */
 export function foreignCrds(): Record<string, unknown>[] {
-  return FOREIGN.map((k) => ({
+  return FOREIGN.map(crd);
+}
+
+/** The CRD of OpenShift's SecurityContextConstraints, the kind of the SCC deploy/openshift ships. */
+export function openshiftCrds(): Record<string, unknown>[] {
+  return OPENSHIFT.map(crd);
+}
+
+/** CRDs of the Prometheus Operator's ServiceMonitor and PrometheusRule. */
+export function prometheusOperatorCrds(): Record<string, unknown>[] {
+  return PROMETHEUS_OPERATOR.map(crd);
+}
+
+function crd(k: ForeignKind): Record<string, unknown> {
+  return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
     metadata: { name: `${k.plural}.${k.group}` },
     spec: {
       group: k.group,
-      scope: "Namespaced",
+      scope: k.scope ?? "Namespaced",
       names: { kind: k.kind, plural: k.plural, singular: k.kind.toLowerCase(), listKind: `${k.kind}List` },
       versions: [
         {
@@ -42,5 +78,5 @@ export function foreignCrds(): Record<string, unknown>[] {
         },
       ],
     },
-  }));
+  };
 }
