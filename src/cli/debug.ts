@@ -2,7 +2,7 @@
 // and how far each stream is in sync, `config` prints what one node holds, `pushes` the recent
 // push history with latencies.
 import { structured } from "./structured-output.js";
-import { DebugClient, XdsUnreachableError } from "../xds/introspect/debug-client.js";
+import { DebugClient, XdsNotFoundError, XdsUnreachableError } from "../xds/introspect/debug-client.js";
 import { xdsCredentials } from "./xds-tls-credentials.js";
 import type { XdsTlsOptions } from "./xds-tls-flags.js";
 import type {
@@ -343,7 +343,14 @@ export async function debugConfig(
   io: DebugIo,
 ): Promise<number> {
   return withClient(opts, io, async (client) => {
-    const res = await client.nodeConfig({ node_id: node });
+    let res: Awaited<ReturnType<DebugClient["nodeConfig"]>>;
+    try {
+      res = await client.nodeConfig({ node_id: node });
+    } catch (e) {
+      if (!(e instanceof XdsNotFoundError)) throw e;
+      io.err(`oooi debug: ${e.message}\n${knownNodes(node, await client.listNodes({ include_disconnected: true }))}`);
+      return 1;
+    }
     const wanted = opts.type;
     const configs =
       wanted === undefined
@@ -364,6 +371,15 @@ export async function debugConfig(
     io.out(structured(doc, opts.output ?? "yaml") ?? "");
     return 0;
   });
+}
+
+/** What to ask instead of an unknown node id: the group's nodes when it names a group, else every node id. */
+export function knownNodes(asked: string, nodes: readonly NodeMessage[]): string {
+  const ids = (list: readonly NodeMessage[]): string => [...new Set(list.map((n) => n.id))].sort().join(", ");
+  const ofGroup = nodes.filter((n) => n.cluster === asked);
+  if (ofGroup.length > 0) return `${asked} is a node group (node.cluster), not a node id; its nodes: ${ids(ofGroup)}\n`;
+  if (nodes.length === 0) return "no node is connected to this server\n";
+  return `known node ids: ${ids(nodes)} (see \`oooi debug nodes\`)\n`;
 }
 
 function configJson(c: TypeConfigMessage): Record<string, unknown> {

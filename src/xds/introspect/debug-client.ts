@@ -41,6 +41,9 @@ export type {
 } from "./debug-service.js";
 
 /** The xDS server could not be reached (refused, TLS failure, or no answer before the deadline). */
+/** The server answered NOT_FOUND (e.g. GetNodeConfig for a node id it does not know). */
+export class XdsNotFoundError extends Error {}
+
 export class XdsUnreachableError extends Error {
   constructor(
     readonly address: string,
@@ -122,6 +125,7 @@ function toError(address: string, err: ServiceError): Error {
     return new XdsUnreachableError(address, (err.details || "unavailable").replace(/\.? *Resolution note: *$/, ""));
   if (err.code === GrpcStatus.DEADLINE_EXCEEDED)
     return new XdsUnreachableError(address, "no answer before the deadline");
+  if (err.code === GrpcStatus.NOT_FOUND) return new XdsNotFoundError(err.details || "not found");
   if (err.code === GrpcStatus.UNIMPLEMENTED)
     return new Error(
       `the server at ${address} does not serve ${DEBUG_SERVICE} (not an oooi xDS server, or an older one)`,

@@ -235,7 +235,16 @@ describe("oooi debug", () => {
 
     const missing = await cli("config", "ghost", "--xds", r.address);
     expect(missing.code).toBe(1);
-    expect(missing.err).toMatch(/^oooi debug: node "ghost" is not known to this xDS server\n$/);
+    expect(missing.err).toBe(
+      'oooi debug: node "ghost" is not known to this xDS server\n' +
+        "known node ids: envoy-delta, envoy-sotw (see `oooi debug nodes`)\n",
+    );
+    // A node group where a node id belongs: its nodes are named.
+    const group = await cli("config", GROUP, "--xds", r.address);
+    expect(group.code).toBe(1);
+    expect(group.err).toContain(
+      `${GROUP} is a node group (node.cluster), not a node id; its nodes: envoy-delta, envoy-sotw\n`,
+    );
     const noType = await cli("config", "envoy-sotw", "--xds", r.address, "--type", "KeaConfig");
     expect(noType.code).toBe(1);
     expect(noType.err).toContain("holds no type matching");
