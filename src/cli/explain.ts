@@ -12,7 +12,13 @@ import { xdsCredentials } from "./xds-tls-credentials.js";
 import type { XdsTlsOptions } from "./xds-tls-flags.js";
 import { fetchSnapshot } from "../verify/fetch-snapshot.js";
 import { formatManifestError, loadManifests } from "../watchers/manifests.js";
-import { explainConnection, inlineAssignments, type ChainVerdict, type Explanation } from "../envoy/explain-route.js";
+import {
+  explainConnection,
+  inlineAssignments,
+  servedElsewhere,
+  type ChainVerdict,
+  type Explanation,
+} from "../envoy/explain-route.js";
 import type { ConnectionInfo } from "../envoy/select.js";
 
 export interface ExplainCommandOptions extends XdsTlsOptions {
@@ -37,6 +43,8 @@ export interface GroupExplanation {
   readonly explanation: Explanation;
   /** The hosted cluster ("<namespace>/<name>") whose attachment owns the selected chain. */
   readonly hostedCluster: string | undefined;
+  /** When nothing matches here: the port whose listener would take the same connection. */
+  readonly servedOn?: { readonly port: number; readonly listener: string; readonly chain: string };
 }
 
 export interface ExplainIo {
@@ -125,15 +133,26 @@ function answerFor(
   opts: ExplainCommandOptions,
 ): GroupExplanation {
   const destinationIp = opts.to ?? topology?.proxy?.serverIP;
+  // Port 80 is the apps' plain HTTP; every other port the proxy serves is TLS passthrough.
+  const transportOf = (port: number | undefined): "tls" | "raw_buffer" => (port === 80 ? "raw_buffer" : "tls");
   const connection: ConnectionInfo = {
     destinationPort: opts.port ?? 0,
     ...(destinationIp === undefined ? {} : { destinationIp }),
     sourceIp: opts.from,
-    transportProtocol: opts.port === 80 ? "raw_buffer" : "tls",
+    transportProtocol: transportOf(opts.port),
     ...(opts.sni === undefined ? {} : { serverName: opts.sni }),
   };
   const explanation = explainConnection(listeners, endpoints, connection);
-  return { group, connection, explanation, hostedCluster: hostedClusterOf(topology, explanation) };
+  const servedOn = explanation.ok
+    ? undefined
+    : servedElsewhere(listeners, endpoints, connection, (p) => transportOf(p) === connection.transportProtocol);
+  return {
+    group,
+    connection,
+    explanation,
+    hostedCluster: hostedClusterOf(topology, explanation),
+    ...(servedOn === undefined ? {} : { servedOn }),
+  };
 }
 
 /** The selected chain is named "<attachment namespace>/<attachment name>/<kind>" (src/envoy/render/listeners.ts). */
@@ -157,13 +176,19 @@ export function formatConnection(a: GroupExplanation): string {
     `connection     ${c.sourceIp} → ${c.destinationIp ?? "*"}:${String(c.destinationPort)} (${c.transportProtocol === "tls" ? `TLS, ${sni}` : "plain"})`,
     `node group     ${a.group}`,
   ];
+  const elsewhere =
+    a.servedOn === undefined
+      ? []
+      : [
+          `served on ${String(a.servedOn.port)}  listener ${a.servedOn.listener}, chain ${a.servedOn.chain} takes this connection on port ${String(a.servedOn.port)} (--port ${String(a.servedOn.port)})`,
+        ];
   if (!e.ok && e.reason === "no-listener") {
-    lines.push(`no listener on this port; the snapshot listens on ${e.ports.join(", ") || "nothing"}`);
+    lines.push(`no listener on this port; the snapshot listens on ${e.ports.join(", ") || "nothing"}`, ...elsewhere);
     return lines.join("\n") + "\n";
   }
   lines.push(`listener       ${e.listener}`);
   if (!e.ok) {
-    lines.push("no chain matches: Envoy closes the connection");
+    lines.push("no chain matches: Envoy closes the connection", ...elsewhere);
     if (e.nearest !== undefined) lines.push(`nearest miss   ${e.nearest.chain}: ${e.nearest.misses.join("; ")}`);
   } else {
     lines.push(`filter chain   ${e.chain}`);

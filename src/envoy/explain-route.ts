@@ -77,6 +77,25 @@ export function explainConnection(
   };
 }
 
+/**
+ * Another port of the same snapshot whose listener would take this connection (same source, SNI,
+ * destination address): where a user asking for the wrong port meant to go, e.g. the API on 6443.
+ * `sameKind` keeps the ports where the connection would be the same (TLS is not plain HTTP on 80).
+ */
+export function servedElsewhere(
+  listeners: readonly object[],
+  endpoints: readonly object[],
+  conn: ConnectionInfo,
+  sameKind: (port: number) => boolean = () => true,
+): { readonly port: number; readonly listener: string; readonly chain: string } | undefined {
+  const ports = listeners.map(listenerPort).filter((p) => p > 0 && p !== conn.destinationPort && sameKind(p));
+  for (const port of ports) {
+    const e = explainConnection(listeners, endpoints, { ...conn, destinationPort: port });
+    if (e.ok) return { port, listener: e.listener, chain: e.chain };
+  }
+  return undefined;
+}
+
 function listenerPort(listener: object): number {
   return asNumber(get(listener, "address", "socket_address", "port_value")) ?? 0;
 }

@@ -111,6 +111,29 @@ describe("oooi explain", () => {
     ]);
   });
 
+  it("names the port that serves the connection when the asked one does not (the API on 6443, not 443)", async () => {
+    const opts = {
+      manifests: join(EXAMPLES, "standalone"),
+      from: "127.0.8.10",
+      port: 443,
+      sni: "api.alpha.clusters.example.com",
+    };
+    const r = await explain(opts);
+    expect(r.code).toBe(1);
+    const [answer] = JSON.parse(r.out) as GroupExplanation[];
+    expect(answer?.explanation.ok).toBe(false);
+    expect(answer?.servedOn).toEqual({
+      port: 6443,
+      listener: expect.any(String) as string,
+      chain: expect.stringMatching(/^clusters\/alpha\//) as string,
+    });
+    const text = await explain({ ...opts, output: "text" });
+    expect(text.out).toMatch(/^served on 6443 .* takes this connection on port 6443 \(--port 6443\)$/m);
+    // A connection no port takes names none (a source no worker has, a name no chain serves).
+    const nowhere = await explain({ ...opts, from: "127.0.8.99", sni: "nothing.example.com" });
+    expect((JSON.parse(nowhere.out) as GroupExplanation[])[0]?.servedOn).toBeUndefined();
+  });
+
   it("says there is no listener on a port the proxy does not serve", () => {
     const e = explainConnection([{ name: "l", address: { socket_address: { port_value: 443 } } }], [], {
       destinationPort: 8443,
