@@ -1,6 +1,7 @@
 // Status entries (+ where each object was read from) → one readable line per problem, for
 // render's stderr and serve's log; and which lines are new since the previous rendering, so serve
 // tells each problem once rather than on every reload.
+import { isAbsolute, join } from "node:path";
 import type { StatusEntry } from "../pipeline/outputs.js";
 import type { ManifestSources, SourcePosition } from "../watchers/manifest-sources.js";
 import type { ManifestLoad } from "../watchers/manifests.js";
@@ -18,12 +19,22 @@ export interface ProblemLine {
 /** An object and its problems: a status entry, or what of one the lines need. */
 export type ProblemEntry = Pick<StatusEntry, "kind" | "namespace" | "name" | "problems">;
 
-export function problemLines(status: readonly ProblemEntry[], sources?: ManifestSources): ProblemLine[] {
+/**
+ * A manifest file as the user can open it from where they ran the command: under `--manifests` as
+ * given (`root`, a folder; undefined when files are already named as given: one file, stdin).
+ */
+export function userPath(root: string | undefined, file: string): string {
+  return root === undefined || file === root || isAbsolute(file) ? file : join(root, file);
+}
+
+/** `root`: the `--manifests` folder, so each FILE is a path the shell can open (userPath). */
+export function problemLines(status: readonly ProblemEntry[], sources?: ManifestSources, root?: string): ProblemLine[] {
   const lines: ProblemLine[] = [];
   for (const s of status) {
     const object = `${s.kind} ${s.namespace === "" ? "" : `${s.namespace}/`}${s.name}`;
     for (const p of s.problems) {
-      const position = sources?.locate(s, p.field);
+      const found = sources?.locate(s, p.field);
+      const position = found === undefined ? undefined : { ...found, file: userPath(root, found.file) };
       const where =
         position === undefined ? "" : `${position.file}:${String(position.line)}:${String(position.column)}: `;
       const text = `${where}${object}: ${p.field === "" ? "" : `${p.field}: `}${p.message} (${p.reason})`;

@@ -2,9 +2,10 @@
 import { FileSink, OutputWriteError } from "../pipeline/file-sink.js";
 import { checkOutputDir } from "../pipeline/output-guard.js";
 import { renderAll } from "../pipeline/outputs.js";
+import { stat } from "node:fs/promises";
 import { text } from "node:stream/consumers";
 import { formatManifestError, loadManifests, parseManifests, summarizeIgnored } from "../watchers/manifests.js";
-import { noInfraWarning, problemLines } from "./problem-report.js";
+import { noInfraWarning, problemLines, userPath } from "./problem-report.js";
 
 /** How problems name manifests read from standard input. */
 export const STDIN_NAME = "<stdin>";
@@ -39,8 +40,12 @@ export async function renderCommand(
   const load = fromStdin
     ? parseManifests([{ path: STDIN_NAME, text: await stdin() }])
     : await loadManifests(opts.manifests, opts.maxManifestBytes);
+  // Problems name files under --manifests as given, so each can be opened from here.
+  const root = !fromStdin && (await isFolder(opts.manifests)) ? opts.manifests : undefined;
   if (!load.ok) {
-    log(`oooi render: cannot read manifests: ${formatManifestError(load.error)}`);
+    log(
+      `oooi render: cannot read manifests: ${formatManifestError({ ...load.error, file: userPath(root, load.error.file) })}`,
+    );
     return 2;
   }
   const guard = await checkOutputDir(opts.out, fromStdin ? undefined : opts.manifests, {
@@ -71,7 +76,7 @@ export async function renderCommand(
     return 1;
   }
 
-  const problems = problemLines(out.status, load.sources);
+  const problems = problemLines(out.status, load.sources, root);
   for (const p of problems) log(`${p.severity.padEnd(7)} ${p.text}`);
   for (const s of out.status) {
     const c = s.status.conditions[0];
@@ -86,4 +91,12 @@ export async function renderCommand(
     return 1;
   }
   return 0;
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }

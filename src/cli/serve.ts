@@ -3,6 +3,7 @@
 // are configured: xDS snapshots, files (--out), the DNS responder, Kea, the status page, the log.
 import { Subscription, from, map, switchMap } from "rxjs";
 import type { Logger } from "pino";
+import { statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ALLOCATIONS_FILE, AllocationStore, readAllocationFile } from "../pipeline/allocation-store.js";
@@ -21,6 +22,7 @@ import { writeOutputs } from "./serve/files.js";
 import { startServeHttp, stopServeHttp } from "./serve/http.js";
 import { driveKea } from "./serve/kea.js";
 import { LoadReport } from "./serve/load-report.js";
+import { userPath } from "./problem-report.js";
 import type { ServeOptions } from "./serve/options.js";
 import { startServeXds } from "./serve/xds.js";
 
@@ -50,11 +52,11 @@ export async function checkServeFolders(opts: Pick<ServeOptions, "manifests" | "
   return guard.ok ? undefined : guard.message;
 }
 
-/** Where an object of our kinds was read from (file relative to --manifests, line). */
-function locateIn(sources: ManifestSources): (ref: ObjectRef) => ChangeSource | undefined {
+/** Where an object of our kinds was read from (file under --manifests as given, line). */
+function locateIn(sources: ManifestSources, root: string | undefined): (ref: ObjectRef) => ChangeSource | undefined {
   return (ref) => {
     const at = sources.locate(ref, "");
-    return at === undefined ? undefined : { file: at.file, line: at.line };
+    return at === undefined ? undefined : { file: userPath(root, at.file), line: at.line };
   };
 }
 
@@ -77,7 +79,9 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   // The xDS server binds first: each bootstrap.yaml names the port it got (--xds-listen may say 0).
   const xds =
     opts.xdsListen === undefined ? undefined : startServeXds(opts, opts.xdsListen, { log, metrics, page }, onClose);
-  const report = new LoadReport(log, opts.manifests);
+  // Files of a folder are named under it as given; one file is named as given already.
+  const root = isFolder(opts.manifests) ? opts.manifests : undefined;
+  const report = new LoadReport(log, opts.manifests, root);
   // Why the folder is not watched right now (/readyz says it: changes are not seen meanwhile).
   let watchDown: string | undefined;
   const loads$ = watchManifests(opts.manifests, {
@@ -127,7 +131,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
             batch: {
               changes: "changes" in load ? load.changes : undefined,
               rebuilt,
-              ...(load.ok ? { locate: locateIn(load.sources) } : {}),
+              ...(load.ok ? { locate: locateIn(load.sources, root) } : {}),
             },
           })),
         ),
@@ -196,4 +200,12 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       if (xds !== undefined) await (await xds.server).close();
     },
   };
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -148,16 +148,18 @@ describe("oooi render reports every problem of a file in one pass", () => {
     const r = await oooi(["render", "--manifests", manifests, "--out", join(manifests, "..", "out")]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stderr.split("\n");
+    // Paths under --manifests as given, so each can be opened from where the command ran.
+    const file = join(manifests, "infra.yaml");
     expect(lines).toContain(
-      "warning infra.yaml:9:5: Infra clusters/tenant-vlan100: spec.networkConfig.gatway: unknown field — did you mean gateway? (UnknownField)",
+      `warning ${file}:9:5: Infra clusters/tenant-vlan100: spec.networkConfig.gatway: unknown field — did you mean gateway? (UnknownField)`,
     );
     expect(lines).toContain(
-      "error   infra.yaml:7:3: Infra clusters/tenant-vlan100: spec.networkConfig.gateway: required (InvalidSpec)",
+      `error   ${file}:7:3: Infra clusters/tenant-vlan100: spec.networkConfig.gateway: required (InvalidSpec)`,
     );
     expect(
       lines.some((l) =>
         l.startsWith(
-          'error   infra.yaml:8:5: Infra clusters/tenant-vlan100: spec.networkConfig.cidr: "300.0.2.0/24": must be',
+          `error   ${file}:8:5: Infra clusters/tenant-vlan100: spec.networkConfig.cidr: "300.0.2.0/24": must be`,
         ),
       ),
     ).toBe(true);

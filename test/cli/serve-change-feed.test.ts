@@ -26,7 +26,7 @@ describe("oooi serve's change feed", () => {
       // The first rendering: every object added, those of oooi's kinds with their file and line.
       const first = changes()[0];
       expect(first?.["objects"]).toContainEqual(
-        expect.objectContaining({ kind: "Infra", name: "tenant-vlan", op: "added", file: "infra.yaml" }),
+        expect.objectContaining({ kind: "Infra", name: "tenant-vlan", op: "added", file: join(dir, "infra.yaml") }),
       );
       const envoy = new EnvoyLikeClient({
         address: `127.0.0.1:${port}`,

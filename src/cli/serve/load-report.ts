@@ -9,7 +9,7 @@ import {
   type ManifestLoad,
 } from "../../watchers/manifests.js";
 import type { WatchHealth } from "../../watchers/manifest-watch.js";
-import { noInfraWarning, problemLines, ProblemMemory, type ProblemEntry } from "../problem-report.js";
+import { noInfraWarning, problemLines, ProblemMemory, userPath, type ProblemEntry } from "../problem-report.js";
 
 /**
  * serve's log of what it read: each problem once, when it appears (warn, with file:line:column),
@@ -18,6 +18,8 @@ import { noInfraWarning, problemLines, ProblemMemory, type ProblemEntry } from "
 export class LoadReport {
   readonly #log: Logger;
   readonly #dir: string;
+  /** The folder files are named relative to (undefined: --manifests is one file, named as given). */
+  readonly #root: string | undefined;
   readonly #problems = new ProblemMemory();
   #unreadable: string | undefined;
   /** The files (and objects) of the last load that could not be applied, as logged. */
@@ -26,15 +28,22 @@ export class LoadReport {
   #notice: string | undefined;
   #infras: readonly RenderedInfra[] | undefined;
 
-  constructor(log: Logger, dir: string) {
+  constructor(log: Logger, dir: string, root: string | undefined) {
     this.#log = log;
     this.#dir = dir;
+    this.#root = root;
+  }
+
+  /** The error with its file as the user can open it. */
+  #located(e: ManifestError): ManifestError {
+    return { ...e, file: userPath(this.#root, e.file) };
   }
 
   unreadable(error: ManifestError): void {
-    const text = formatManifestError(error);
+    const shown = this.#located(error);
+    const text = formatManifestError(shown);
     if (text !== this.#unreadable) {
-      const at = { file: error.file, line: error.line, column: error.column };
+      const at = { file: shown.file, line: error.line, column: error.column };
       this.#log.warn(
         at,
         `${text} — manifests unreadable, keeping the last good configuration${this.#infras === undefined ? " (none yet)" : ""}`,
@@ -61,7 +70,8 @@ export class LoadReport {
     this.#unreadable = undefined;
     // One file that cannot be applied holds back only what it defines: said once, and once resolved.
     const problems = new Set<string>();
-    for (const p of load.problems) {
+    for (const problem of load.problems) {
+      const p = this.#located(problem);
       const text = formatManifestError(p);
       problems.add(text);
       if (!this.#fileProblems.has(text))
@@ -77,7 +87,7 @@ export class LoadReport {
     const notice = noInfraWarning(this.#dir, load);
     if (notice !== undefined && notice !== this.#notice) this.#log.warn(notice);
     this.#notice = notice;
-    const { added, resolved } = this.#problems.update(problemLines(problemEntries(out), load.sources));
+    const { added, resolved } = this.#problems.update(problemLines(problemEntries(out), load.sources, this.#root));
     for (const p of added) {
       this.#log.warn(
         { object: p.object, field: p.field, reason: p.reason, severity: p.severity, ...p.position },
