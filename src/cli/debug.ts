@@ -131,13 +131,14 @@ export function formatNodes(
   for (const n of nodes) {
     if (n.streams.length === 0) {
       const byType = new Map(n.types.map((t) => [t.type_url, t]));
+      const gone = millisOf(n.gone_time ?? n.last_seen_time);
       rows.push([
-        n.id,
+        nodeCell(n),
         ...replicaCell(fleet.replica),
         n.cluster,
         "-",
         "-",
-        `gone ${age(o.now, millisOf(n.last_seen_time))}`,
+        { text: `GONE since ${goneTime(gone)} (${age(o.now, gone)} ago)`, color: "dim" },
         ...typeUrls.map((t) => ackedCell(byType.get(t))),
       ]);
       continue;
@@ -145,7 +146,7 @@ export function formatNodes(
     for (const s of n.streams) {
       const byType = new Map(s.types.map((t) => [t.type_url, t]));
       rows.push([
-        n.id,
+        nodeCell(n),
         ...replicaCell(fleet.replica),
         n.cluster,
         s.peer.replace(/^ipv[46]:/, ""),
@@ -224,6 +225,16 @@ function replicaLine(fleet: ListFleetResponse): string {
   return `\nreplicas: ${parts.join(", ")}`;
 }
 
+/** The node's id, marked when it is `oooi verify`'s probe rather than a data plane. */
+function nodeCell(n: NodeMessage): string {
+  return n.probe ? `${n.id} (probe)` : n.id;
+}
+
+/** "2026-12-04T14:03:12Z": when a node went, to the second. */
+function goneTime(ms: number | undefined): string {
+  return ms === undefined ? "?" : new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+}
+
 /** "LDS" for Envoy types, the bare message name ("KEACONFIG") for others. */
 function columnLabel(typeUrl: string): string {
   const label = typeLabel(typeUrl);
@@ -281,6 +292,8 @@ function nodeJson(n: NodeMessage): object {
     user_agent: n.user_agent,
     ...(n.unknown_group ? { unknown_group: true, nearest_group: n.nearest_group || undefined } : {}),
     last_seen: iso(n.last_seen_time),
+    ...(n.gone_time ? { gone_since: iso(n.gone_time) } : {}),
+    ...(n.probe ? { probe: true } : {}),
     streams: n.streams.map((s) => ({
       stream_id: s.stream_id,
       peer: s.peer,

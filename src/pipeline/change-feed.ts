@@ -4,7 +4,7 @@
 // feed of `oooi serve` and `oooi operator`; it only listens to the xDS status.
 import type { ObjectChange } from "../model/incremental/infras-read.js";
 import type { SnapshotCache } from "../xds/cache/index.js";
-import type { PushRecord, StreamStatus, XdsStatusView } from "../xds/client-status.js";
+import { isProbe, type PushRecord, type StreamStatus, type XdsStatusView } from "../xds/client-status.js";
 import type { Clock, TimerHandle } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { changeLine, type ChangeLineInput, type GroupSnapshots, type GroupVersionChange } from "./change-line.js";
@@ -105,7 +105,8 @@ export class ChangeFeed {
       for (const streamId of this.#streams.get(moved.group) ?? []) {
         const stream = status.stream(streamId);
         const needs = stream === undefined ? undefined : needsOf(stream, moved);
-        if (stream === undefined || needs === undefined) continue; // subscribes to none of the types that moved
+        // Not a client of the change: subscribes to none of the types that moved, or is oooi verify's probe.
+        if (stream === undefined || needs === undefined || isProbe(stream.node)) continue;
         clients += 1;
         if (needs.size > 0) waiting.set(streamId, { nodeId: stream.node.id, group: moved.group, needs });
       }

@@ -1,4 +1,5 @@
-// The status page's routes in front of another node:http handler: GET / (the page), /events (the
+// The status page's routes in front of another node:http handler: GET / (the page, the current view
+// drawn in), /events (the
 // live feed) and /status.json (the same view, for scripts); everything else goes to `next`.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { StatusEvents } from "./events.js";
@@ -21,7 +22,6 @@ export function statusPageHandler(
   options: StatusPageOptions,
   next: (req: IncomingMessage, res: ServerResponse) => void,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const html = statusPageHtml(options.title);
   return (req, res) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (!PATHS.has(path)) {
@@ -38,7 +38,9 @@ export function statusPageHandler(
       return;
     }
     const [body, type] =
-      path === "/" ? [html, "text/html; charset=utf-8"] : [`${JSON.stringify(options.view())}\n`, "application/json"];
+      path === "/"
+        ? [statusPageHtml(options.title, options.view()), "text/html; charset=utf-8"]
+        : [`${JSON.stringify(options.view())}\n`, "application/json"];
     res.writeHead(200, {
       "Content-Type": type,
       "Content-Length": Buffer.byteLength(body),

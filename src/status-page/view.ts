@@ -84,6 +84,10 @@ export interface ClientView {
   readonly id: string;
   readonly userAgent: string;
   readonly connected: boolean;
+  /** GONE since this clock time (ms): its last stream closed then. Undefined while connected. */
+  readonly goneSince: number | undefined;
+  /** `oooi verify`'s fetch, not a data plane: never in the headline, forgotten once it closes. */
+  readonly probe: boolean;
   readonly types: readonly ClientTypeView[];
 }
 
@@ -125,6 +129,9 @@ export interface ProblemView {
 
 /** Pushes the page lists; the status record keeps more (for metrics), the page shows the recent ones. */
 export const PUSHES_SHOWN = 25;
+
+/** Gone clients the page lists, the most recently gone; the status record remembers more (`debug nodes --all`). */
+export const GONE_SHOWN = 20;
 
 /** The view of `input`. */
 export function buildStatusView(input: StatusInput): StatusView {
@@ -185,10 +192,17 @@ function nodeGroupViews(
     if (t.dhcp !== undefined) kinds.set(t.dhcp.name, "dhcp");
   }
   const clients = new Map<string, ClientView[]>();
+  const shownGone = new Set(
+    health
+      .filter((h) => h.goneSince !== undefined)
+      .sort((a, b) => (b.goneSince ?? 0) - (a.goneSince ?? 0))
+      .slice(0, GONE_SHOWN),
+  );
   for (const [i, n] of nodes.entries()) {
-    const list = clients.get(n.node.cluster) ?? [];
     const h = health[i];
-    if (h !== undefined) list.push(clientView(n, h));
+    if (h === undefined || (h.goneSince !== undefined && !shownGone.has(h))) continue;
+    const list = clients.get(n.node.cluster) ?? [];
+    list.push(clientView(n, h));
     clients.set(n.node.cluster, list);
   }
   const groups = [...new Set([...kinds.keys(), ...clients.keys()])].sort();
@@ -205,6 +219,8 @@ function clientView(n: NodeStatus, health: ClientHealth): ClientView {
     id: n.node.id,
     userAgent: n.node.userAgent,
     connected: n.connectedStreams > 0,
+    goneSince: health.goneSince,
+    probe: health.probe,
     types: n.types.map((t, i) => {
       const h = health.types[i];
       return {

@@ -12,6 +12,7 @@ import {
 } from "../dhcp/agent/ads-messages.js";
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, decodeResource } from "../xds/resource/protos.js";
 import { asString, get } from "../xds/resource/json.js";
+import { PROBE_USER_AGENT } from "../xds/client-status.js";
 
 /** The Envoy resources of one node group, as proto3 JSON, with the version of each type. */
 export interface FetchedSnapshot {
@@ -42,7 +43,7 @@ export function fetchSnapshot(options: FetchOptions): Promise<FetchedSnapshot> {
     new Metadata(),
   );
   const got = new Map<string, DiscoveryResponseIn>();
-  const node = { id: FETCH_NODE_ID, cluster: options.group, user_agent_name: "oooi-verify" };
+  const node = { id: FETCH_NODE_ID, cluster: options.group, user_agent_name: PROBE_USER_AGENT };
   const request = (typeUrl: string, names: readonly string[], ack?: DiscoveryResponseIn): void => {
     const req: DiscoveryRequestInit = {
       version_info: ack?.versionInfo ?? "",

@@ -67,6 +67,17 @@ export interface NodeIdentity {
   readonly userAgent: string;
 }
 
+/**
+ * `node.user_agent_name` of `oooi verify`'s snapshot fetch (verify/fetch-snapshot.ts): a probe, not a
+ * data plane. The health view lists it as such while it runs and forgets it when its stream closes.
+ */
+export const PROBE_USER_AGENT = "oooi-verify";
+
+/** Whether `node` is a probe rather than a data plane. */
+export function isProbe(node: NodeIdentity): boolean {
+  return node.userAgent === PROBE_USER_AGENT;
+}
+
 /** The identity of every client on a port without client certificates (plaintext or TLS only). */
 export const NO_IDENTITY = "none";
 
@@ -392,6 +403,8 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     if (n) {
       n.connectedStreams = Math.max(0, n.connectedStreams - 1);
       n.lastSeen = at;
+      // A probe that finished is not a client that went away: nothing of it stays listed.
+      if (n.connectedStreams === 0 && isProbe(n.node)) this.#nodes.delete(s.key);
     }
     this.#evictIdleNodes();
     this.emit("stream-close", streamView(s));

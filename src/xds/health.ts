@@ -6,7 +6,7 @@
 // where resources come from.
 import { nearestName } from "../api/validate.js";
 import type { SnapshotCache } from "./cache/cache.js";
-import type { NodeStatus, TypeStatus } from "./client-status.js";
+import { isProbe, type NodeStatus, type TypeStatus } from "./client-status.js";
 
 export type HealthState = "SYNCED" | "BEHIND" | "ERROR" | "NOT_SENT";
 
@@ -30,6 +30,10 @@ export interface ClientHealth {
   readonly id: string;
   readonly group: string;
   readonly connected: boolean;
+  /** GONE: no stream open since this clock time (ms), its last disconnect; undefined while connected. */
+  readonly goneSince: number | undefined;
+  /** A probe (`oooi verify`'s fetch), not a data plane: listed, never counted in the headline. */
+  readonly probe: boolean;
   /** Set when no known group has this name. */
   readonly unknownGroup: { readonly nearest: string | undefined } | undefined;
   readonly types: readonly TypeHealth[];
@@ -37,11 +41,11 @@ export interface ClientHealth {
 
 export interface HealthSummary {
   readonly clients: readonly ClientHealth[];
-  /** Connected clients with a BEHIND type and none in ERROR. */
+  /** Connected clients (not probes) with a BEHIND type and none in ERROR. */
   readonly behind: number;
-  /** Connected clients with a type in ERROR. */
+  /** Connected clients (not probes) with a type in ERROR. */
   readonly error: number;
-  /** Distinct unknown groups connected clients named. */
+  /** Distinct unknown groups connected clients (not probes) named. */
   readonly unknownGroups: readonly { readonly group: string; readonly nearest: string | undefined }[];
   /** "3 proxies behind · 1 in error · unknown group …", or "" when healthy. */
   readonly headline: string;
@@ -86,11 +90,14 @@ export function computeHealth(
       id: n.node.id,
       group: n.node.cluster,
       connected: n.connectedStreams > 0,
+      goneSince: n.connectedStreams > 0 ? undefined : n.lastSeen,
+      probe: isProbe(n.node),
       unknownGroup: known.has(n.node.cluster) ? undefined : { nearest: nearestName(n.node.cluster, knownGroups) },
       types: n.types.map((t) => typeHealth(t, versions?.get(t.typeUrl), nacked)),
     };
   });
-  const live = clients.filter((c) => c.connected);
+  // A gone client is no longer behind, and a probe never was a data plane.
+  const live = clients.filter((c) => c.connected && !c.probe);
   const error = live.filter((c) => c.types.some((t) => t.state === "ERROR")).length;
   const behind = live.filter(
     (c) => !c.types.some((t) => t.state === "ERROR") && c.types.some((t) => t.state === "BEHIND"),

@@ -1,12 +1,14 @@
 // One health view through the built `oooi serve` and CLI, with real gRPC clients: a client that
 // NACKs a new cluster list is in ERROR, and the endpoints the server holds back from it read BEHIND
 // (not SYNCED) with the group's current version; a client with a typo in its node group is named
-// with the nearest served group — in /status.json's headline and in `oooi debug nodes`.
+// with the nearest served group — in /status.json's headline and in `oooi debug nodes`; a client that
+// disconnects is GONE since then, and `oooi verify`'s probe leaves nothing behind.
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLUSTER_TYPE_URL } from "../../src/xds/resource/protos.js";
+import { FETCH_NODE_ID, fetchSnapshot } from "../../src/verify/fetch-snapshot.js";
 import type { StatusView } from "../../src/status-page/index.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { ROOT, ServeProcess, oooi, until } from "../support/cli.js";
@@ -85,6 +87,31 @@ describe("one health view", () => {
       expect(nodes.stdout).toContain(
         "unknown group clusters/tenant-vlan-prxy: no node group of this name is served (did you mean clusters/tenant-vlan-proxy?)",
       );
+
+      // oooi verify's fetch: a probe while it runs, nothing left of it once it closed.
+      await fetchSnapshot({ address, group: "clusters/tenant-vlan-proxy", timeoutMs: 10_000 });
+      await until(async () => {
+        const live = await oooi(["debug", "nodes", "--xds", address]);
+        return live.code === 0 && !live.stdout.includes(FETCH_NODE_ID);
+      }, "the probe's stream closed");
+      // The typo'd client disconnects: GONE since then, no longer in the headline.
+      typo.close();
+      await until(async () => (await status()).headline === "1 in error", "the gone client out of the headline");
+      const gone = (await status()).nodeGroups
+        .find((g) => g.group === "clusters/tenant-vlan-prxy")
+        ?.clients.find((c) => c.id === "envoy-typo");
+      expect(gone).toMatchObject({ connected: false, probe: false });
+      expect(gone?.goneSince).toBeGreaterThan(0);
+      expect((await status()).nodeGroups.flatMap((g) => g.clients.map((c) => c.id))).not.toContain(FETCH_NODE_ID);
+      const all = await oooi(["debug", "nodes", "--all", "--xds", address]);
+      expect(all.code, all.stderr).toBe(0);
+      const goneLine = all.stdout.split("\n").find((l) => l.startsWith("envoy-typo ")) ?? "";
+      expect(goneLine).toMatch(/GONE since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\S+ ago\)/);
+      expect(all.stdout).not.toContain(FETCH_NODE_ID);
+      const json = await oooi(["debug", "nodes", "--all", "--xds", address, "-o", "json"]);
+      const listed = JSON.parse(json.stdout) as { id: string; gone_since?: string }[];
+      expect(listed.find((n) => n.id === "envoy-typo")?.gone_since).toBe(new Date(gone?.goneSince ?? 0).toISOString());
+      expect(listed.find((n) => n.id === "envoy-nacker")?.gone_since).toBeUndefined();
     } finally {
       for (const c of clients) c.close();
       await serve.stop();

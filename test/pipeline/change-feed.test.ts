@@ -9,7 +9,7 @@ import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
 import { ChangeFeed } from "../../src/pipeline/change-feed.js";
 import { changeLine, type GroupSnapshots, type VersionedGroup } from "../../src/pipeline/change-line.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
-import { XdsStatus } from "../../src/xds/client-status.js";
+import { PROBE_USER_AGENT, XdsStatus } from "../../src/xds/client-status.js";
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../src/xds/resource/type-urls.js";
 import { ManualClock } from "../support/manual-clock.js";
 
@@ -108,11 +108,11 @@ describe("ChangeFeed", () => {
     return { clock, status, cache, lines, feed };
   }
   /** A client of `group` that was sent and ACKed LDS version `v` (as the server records it). */
-  function connected(r: ReturnType<typeof rig>, id: string, v: string) {
+  function connected(r: ReturnType<typeof rig>, id: string, v: string, userAgent = "envoy") {
     r.status.recordOpen(
       {
         streamId: id,
-        node: { id, cluster: "g", userAgent: "envoy" },
+        node: { id, cluster: "g", userAgent },
         peer: "",
         protocol: "sotw",
         service: "ads",
@@ -176,6 +176,18 @@ describe("ChangeFeed", () => {
     expect(r.lines.at(-1)).toMatchObject({ level: "info", msg: "change 2: ACKed by 2 of 2 client(s) in 42 ms" });
     r.clock.advance(20_000);
     expect(r.lines).toHaveLength(3);
+  });
+
+  it("neither waits for nor counts oooi verify's probe", () => {
+    const r = rig();
+    r.feed.publish(out(1), { changes: undefined, rebuilt: new Set() });
+    const v1 = r.cache.getSnapshot("g")?.types.get(LISTENER_TYPE_URL)?.version ?? "";
+    connected(r, "e1", v1);
+    connected(r, "probe", v1, PROBE_USER_AGENT);
+    r.feed.publish(out(2), { changes: [], rebuilt: new Set() });
+    expect(r.lines.at(-1)?.msg).toMatch(/waiting for 1 client\(s\)$/);
+    push(r, "e1", "2", true);
+    expect(r.lines.at(-1)).toMatchObject({ level: "info", msg: "change 2: ACKed by 1 of 1 client(s) in 0 ms" });
   });
 
   it("after the timeout, says how many clients did not ACK and which", () => {

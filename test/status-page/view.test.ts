@@ -5,9 +5,9 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderAll } from "../../src/pipeline/outputs.js";
-import { buildStatusView, PUSHES_SHOWN } from "../../src/status-page/view.js";
+import { buildStatusView, GONE_SHOWN, PUSHES_SHOWN } from "../../src/status-page/view.js";
 import { loadManifestDir } from "../../src/watchers/manifests.js";
-import { XdsStatus } from "../../src/xds/client-status.js";
+import { PROBE_USER_AGENT, XdsStatus } from "../../src/xds/client-status.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
@@ -19,11 +19,11 @@ async function model(example: string) {
   return renderAll(load.state, { now: 0 }).model;
 }
 
-function open(s: XdsStatus, id: string, group: string, at = 1_000): void {
+function open(s: XdsStatus, id: string, group: string, at = 1_000, userAgent = "envoy"): void {
   s.recordOpen(
     {
       streamId: `s-${id}`,
-      node: { id, cluster: group, userAgent: "envoy" },
+      node: { id, cluster: group, userAgent },
       peer: "ipv4:127.0.0.1:1",
       protocol: "sotw",
       service: "ads",
@@ -65,7 +65,7 @@ describe("buildStatusView", () => {
         group: "clusters/typo-proxy",
         kind: "unknown",
         versions: {},
-        clients: [{ id: "envoy-0", userAgent: "envoy", connected: true, types: [] }],
+        clients: [{ id: "envoy-0", userAgent: "envoy", connected: true, probe: false, types: [] }],
       },
     ]);
   });
@@ -143,6 +143,50 @@ describe("buildStatusView", () => {
       ackedVersion: "l2",
       nack: undefined,
     });
+  });
+
+  it("lists `oooi verify`'s probe as a probe, outside the headline, and forgets it once its stream closes", () => {
+    const s = new XdsStatus();
+    const group = "ns/proxy";
+    open(s, "oooi-verify", group, 1_000, PROBE_USER_AGENT);
+    // Sent, not answered yet: a data plane in this state would be a proxy behind.
+    send(s, "oooi-verify", group, LDS, "l1", 2_000);
+    const view = buildStatusView({ model: undefined, nodes: s.nodes(), pushes: [] });
+    expect(view.headline).toBe("");
+    expect(view.health).toEqual({ behind: 0, error: 0, unknownGroups: [] });
+    expect(view.nodeGroups[0]?.clients.map((c) => [c.id, c.probe, c.connected, c.types[0]?.state])).toEqual([
+      ["oooi-verify", true, true, "BEHIND"],
+    ]);
+    s.recordClose("s-oooi-verify", 2_100);
+    expect(s.nodes()).toEqual([]);
+    expect(buildStatusView({ model: undefined, nodes: s.nodes(), pushes: [] }).nodeGroups).toEqual([]);
+  });
+
+  it("shows a client that disconnected as GONE since its disconnect, outside the headline, at most GONE_SHOWN", () => {
+    const s = new XdsStatus();
+    const group = "ns/proxy";
+    open(s, "envoy-0", group);
+    send(s, "envoy-0", group, LDS, "l1", 2_000);
+    expect(buildStatusView({ model: undefined, nodes: s.nodes(), pushes: [] }).headline).toBe(
+      "1 proxy behind · unknown group ns/proxy",
+    );
+    s.recordClose("s-envoy-0", 5_000);
+    const view = buildStatusView({ model: undefined, nodes: s.nodes(), pushes: [] });
+    expect(view.headline).toBe("");
+    expect(view.nodeGroups[0]?.clients.map((c) => [c.id, c.connected, c.goneSince])).toEqual([
+      ["envoy-0", false, 5_000],
+    ]);
+    for (let i = 1; i <= GONE_SHOWN + 5; i += 1) {
+      open(s, `envoy-${String(i)}`, group, 6_000 + i);
+      s.recordClose(`s-envoy-${String(i)}`, 7_000 + i);
+    }
+    open(s, "envoy-live", group, 9_000);
+    const many = buildStatusView({ model: undefined, nodes: s.nodes(), pushes: [] }).nodeGroups[0]?.clients ?? [];
+    // The live client and the GONE_SHOWN most recently gone; envoy-0 and the first five gone are not shown.
+    expect(many.filter((c) => c.connected).map((c) => c.id)).toEqual(["envoy-live"]);
+    const gone = many.filter((c) => !c.connected).map((c) => c.goneSince ?? 0);
+    expect(gone).toHaveLength(GONE_SHOWN);
+    expect(Math.min(...gone)).toBe(7_006);
   });
 
   it("lists pushes newest first with change→sent and change→answer latencies, at most PUSHES_SHOWN", () => {

@@ -85,6 +85,8 @@ function node(cluster: string, types: TypeStateMessage[]): NodeMessage {
     types,
     unknown_group: false,
     nearest_group: "",
+    gone_time: null,
+    probe: false,
   };
 }
 const groups = new Map([["ns/p-proxy", new Map([["type.googleapis.com/envoy.config.listener.v3.Listener", "v2"]])]]);

@@ -8,7 +8,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
-import { clientKey } from "../client-status.js";
+import { clientKey, isProbe } from "../client-status.js";
 import { nearestName } from "../../api/validate.js";
 import { cacheVersions, typeHealth, type HealthState } from "../health.js";
 import type {
@@ -78,6 +78,8 @@ export interface NodeMessage {
   types: TypeStateMessage[];
   unknown_group: boolean;
   nearest_group: string;
+  gone_time: Time | null;
+  probe: boolean;
 }
 /** oooi.debug.v1.Resource. */
 export interface ResourceMessage {
@@ -329,6 +331,8 @@ export class DebugReporter {
         .filter((t) => this.cache.typeSpec(t.typeUrl) !== undefined)
         .map((t) => this.#typeState(n, t, this.#newestHeld(streams, t.typeUrl))),
       ...unknownGroup(n.node.cluster, this.cache.groups()),
+      gone_time: n.connectedStreams > 0 ? null : timestamp(n.lastSeen),
+      probe: isProbe(n.node),
     };
   }
 
