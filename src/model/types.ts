@@ -102,6 +102,7 @@ export type Severity = "error" | "pending" | "warning";
 export type ProblemReason =
   // The object itself (model/infra.ts, model/attachments.ts, the schema decoder).
   | "InvalidSpec"
+  | "UnsupportedNetwork"
   | "UnknownField"
   | "LegacyField"
   | "InvalidConfiguration"

@@ -4,6 +4,7 @@
 import { groupBy } from "../../util/group.js";
 import type { Infra } from "../../api/schema.js";
 import { parseCidr } from "../../model/ipv4.js";
+import { networkAttachment } from "../../model/network.js";
 import { refKey } from "../../model/problems.js";
 import { readyCondition } from "../../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, ProblemReason, Topology } from "../../model/types.js";
@@ -161,10 +162,9 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
       );
       continue;
     }
-    const nc = infra.spec.networkConfig;
-    const nadConfig = input.networkAttachments?.get(
-      `${nc.networkAttachmentNamespace ?? infra.metadata.namespace}/${nc.networkAttachmentDefinition}`,
-    );
+    const attached = networkAttachment(infra.spec.networkConfig, infra.metadata.namespace);
+    const nadConfig =
+      attached === undefined ? undefined : input.networkAttachments?.get(`${attached.namespace}/${attached.name}`);
     const flags = r.topology.attachments
       .map((a) => `${terminating.has(`${a.ref.namespace}/${a.ref.name}`) ? "T" : "-"}${ready(a.ref) ? "R" : "-"}`)
       .join("");
@@ -257,7 +257,20 @@ function infraObjects(
   const owner: OwnerReference = infraOwner(name, uid);
   const nc = infra.spec.networkConfig;
   const prefixLength = parseCidr(nc.cidr)?.prefix ?? 32;
-  const nad = { name: nc.networkAttachmentDefinition, namespace: nc.networkAttachmentNamespace ?? namespace };
+  const attachment = networkAttachment(nc, namespace);
+  const gateway = nc.gateway;
+  if (attachment === undefined || gateway === undefined) {
+    // Only an Infra served from its last good spec gets here: its current one names no network.
+    problems.push(
+      problem(
+        t.infra,
+        "spec.networkConfig",
+        "InvalidSpec",
+        "names no network and gateway to attach the components to; their workloads are not deployed",
+      ),
+    );
+    return { objects: [], claims: [] };
+  }
   const nadConfig = shared.nadConfig;
   const labels = (component: Component): Record<string, string> => ({
     [MANAGED_BY_LABEL]: MANAGED_BY,
@@ -271,13 +284,13 @@ function infraObjects(
   });
   const network = (component: Component, serverIP: string, interfaceName: string) =>
     componentNetwork({
-      nad,
+      attachment,
       nadConfig,
       name: `${name}-${component}`,
       namespace,
       serverIP,
       prefixLength,
-      gateway: nc.gateway,
+      gateway,
       interfaceName,
       labels: labels(component),
       owner,
