@@ -262,7 +262,8 @@ export const ExternalServiceConfig = obj({
   enabled: opt(
     Type.Boolean({
       default: false,
-      description: "Create the LoadBalancer Service <infra>-proxy-external on port 443.",
+      description:
+        "Deprecated (the original moved it to the InfraClusterAttachment's externalService): create the LoadBalancer Service <infra>-proxy-external on port 443.",
     }),
   ),
   addressPoolName: opt(
@@ -419,6 +420,24 @@ export const AppsIngressConfig = obj({
   }),
 });
 
+/** The original's per-attachment public proxy Service (its docs' externalService on the attachment). */
+export const AttachmentExternalService = obj({
+  enabled: opt(
+    Type.Boolean({
+      default: false,
+      description:
+        "Create the LoadBalancer Service <attachment>-proxy-external on port 443 only, selecting the shared proxy pods.",
+    }),
+  ),
+  addressPoolName: opt(
+    Type.String({ description: "MetalLB address pool (annotation metallb.universe.tf/address-pool)." }),
+  ),
+  labels: opt(stringMap("Labels added to the Service (e.g. the one an ExternalDNS instance filters on).")),
+  annotations: opt(
+    stringMap("Annotations added to the Service (e.g. external-dns.alpha.kubernetes.io/hostname: oauth.<domain>)."),
+  ),
+});
+
 export const InfraClusterAttachmentSpec = obj({
   infraRef: obj({ name: Type.String({ minLength: 1, description: "Infra in the same namespace." }) }),
   hostedClusterRef: obj({
@@ -460,6 +479,7 @@ export const InfraClusterAttachmentSpec = obj({
     }),
   ),
   appsIngress: section(AppsIngressConfig.properties),
+  externalService: section(AttachmentExternalService.properties),
 });
 
 export const AppsIngressStatus = obj({

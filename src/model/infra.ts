@@ -278,6 +278,13 @@ const LEGACY_FIELDS: readonly { field: string; get: (i: Infra) => string | undef
 ];
 
 function warnLegacyFields(infra: Infra, p: ObjectProblems): void {
+  if (infra.spec.infraComponents?.proxy?.externalService?.enabled === true) {
+    p.warning(
+      `${F.proxy}.externalService`,
+      "LegacyField",
+      `deprecated: the Service ${infra.metadata.name}-proxy-external is still made, but the original moved the public proxy Service to each InfraClusterAttachment; set its spec.externalService instead (<attachment>-proxy-external)`,
+    );
+  }
   for (const l of LEGACY_FIELDS) {
     const value = l.get(infra);
     if (value === undefined || value === "") continue;

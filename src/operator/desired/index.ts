@@ -5,6 +5,7 @@ import { groupBy } from "../../util/group.js";
 import type { Infra } from "../../api/schema.js";
 import { parseCidr } from "../../model/ipv4.js";
 import { networkAttachment } from "../../model/network.js";
+import { attachmentRef } from "../../model/attachments.js";
 import { refKey } from "../../model/problems.js";
 import { readyCondition } from "../../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, ProblemReason, Topology } from "../../model/types.js";
@@ -19,6 +20,7 @@ import {
   cmp,
   COMPONENT_LABEL,
   INFRA_LABEL,
+  attachmentOwner,
   infraOwner,
   INSTANCE_LABEL,
   isDns1035Label,
@@ -140,6 +142,11 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
   // Ready = served, not terminating, and nothing blocking in its own problems (readyCondition).
   const problemsByRef = groupBy(input.outputs.model.problems, (p) => refKey(p.object));
   const ready = (ref: ObjectRef): boolean => readyCondition(problemsByRef.get(refKey(ref)) ?? []).status === "True";
+  const attachmentUids = new Map(
+    state.attachments
+      .filter((a) => a.metadata.uid !== undefined && a.metadata.uid !== "")
+      .map((a) => [refKey(attachmentRef(a)), a.metadata.uid ?? ""]),
+  );
   const out: DesiredInfra[] = [];
   const claims: (readonly PolicyClaim[])[] = [];
   const problems: Problem[] = [];
@@ -165,9 +172,14 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
     const attached = networkAttachment(infra.spec.networkConfig, infra.metadata.namespace);
     const nadConfig =
       attached === undefined ? undefined : input.networkAttachments?.get(`${attached.namespace}/${attached.name}`);
+    // The uid too: it owns the attachment's public Service, and a re-created attachment has a new one.
     const flags = r.topology.attachments
-      .map((a) => `${terminating.has(`${a.ref.namespace}/${a.ref.name}`) ? "T" : "-"}${ready(a.ref) ? "R" : "-"}`)
-      .join("");
+      .map(
+        (a) =>
+          `${terminating.has(`${a.ref.namespace}/${a.ref.name}`) ? "T" : "-"}${ready(a.ref) ? "R" : "-"}` +
+          (attachmentUids.get(refKey(a.ref)) ?? ""),
+      )
+      .join(",");
     const was = memo.get(key);
     const entry =
       was?.rendered === r &&
@@ -176,7 +188,7 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
       was.nadConfig === nadConfig &&
       was.flags === flags
         ? was
-        : infraEntry(infra, uid, r, { settings, nadConfig, terminating, ready }, flags, was);
+        : infraEntry(infra, uid, r, { settings, nadConfig, terminating, ready, attachmentUids }, flags, was);
     entries.set(key, entry);
     problems.push(...entry.problems);
     if (entry.desired === undefined) continue;
@@ -241,6 +253,8 @@ interface Shared {
   readonly terminating: ReadonlySet<string>;
   /** An attachment's Ready condition as its status reports it (no blocking problem of its own). */
   readonly ready: (ref: ObjectRef) => boolean;
+  /** Observed attachments' uids by refKey: owners of their public Services. */
+  readonly attachmentUids: ReadonlyMap<string, string>;
 }
 
 function infraObjects(
@@ -354,7 +368,7 @@ function infraObjects(
       .filter((a) => a.served && !terminating.has(`${a.ref.namespace}/${a.ref.name}`) && shared.ready(a.ref))
       .map((a) => a.domain);
     const ext = externalService({
-      infraName: name,
+      name,
       namespace,
       config: infra.spec.infraComponents?.proxy?.externalService ?? {},
       readyDomains,
@@ -363,6 +377,21 @@ function infraObjects(
       owner,
     });
     if (ext !== undefined) objects.push(ext);
+    const attachmentServices = t.attachments.flatMap((a) => {
+      const uid = shared.attachmentUids.get(refKey(a.ref));
+      if (!a.served || terminating.has(`${a.ref.namespace}/${a.ref.name}`) || uid === undefined) return [];
+      const svc = externalService({
+        name: a.ref.name,
+        namespace,
+        config: { enabled: a.externalService !== undefined, ...a.externalService },
+        readyDomains: [],
+        labels: labels("proxy"),
+        podLabels: pods,
+        owner: attachmentOwner(a.ref.name, uid),
+      });
+      return svc === undefined ? [] : [svc];
+    });
+    objects.push(...attachmentServices);
     const proxySpec = infra.spec.infraComponents?.proxy;
     objects.push(
       proxyNetworkPolicy({
@@ -373,7 +402,7 @@ function infraObjects(
         owner,
         ports: PROXY_PORTS.map((p) => p.port),
         namespaceSelector: proxySpec?.internalClients?.namespaceSelector,
-        publicPorts: ext === undefined ? [] : [EXTERNAL_PORT],
+        publicPorts: ext === undefined && attachmentServices.length === 0 ? [] : [EXTERNAL_PORT],
       }),
     );
     for (const a of t.attachments) {
