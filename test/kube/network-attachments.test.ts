@@ -177,8 +177,8 @@ describe.skipIf(KUBE_SKIP !== undefined)("the components' network attachment, pe
     await installCrds(cluster);
     await cluster.mustKubectl(["apply", "--server-side", "-f", "-"], list([cudnCrd()]));
     await cluster.mustKubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
-    token = await operatorToken(cluster, { infraNamespaces: namespaces, controlPlaneNamespaces: [] });
-    await createNamespaces(cluster, namespaces);
+    token = await operatorToken(cluster, { infraNamespaces: namespaces, controlPlaneNamespaces: ["net-legacy-alpha"] });
+    await createNamespaces(cluster, [...namespaces, "net-legacy-alpha"]);
     await cluster.mustKubectl(["label", "namespace", "net-cudn", "oooi.test/vlan400=true"]);
     await cluster.mustKubectl(["apply", "--server-side", "-f", "-"], list(COMBINATIONS.flatMap((c) => c.objects)));
   });
@@ -243,6 +243,52 @@ describe.skipIf(KUBE_SKIP !== undefined)("the components' network attachment, pe
           .map((n) => [n.metadata.name, (JSON.parse(n.spec.config) as { ipam?: Json }).ipam]),
       );
       expect(made).toEqual(copies);
+    }, 30_000);
+  });
+
+  it("an attachment's externalService: <attachment>-proxy-external, LoadBalancer on 443 only, owned by it; gone when disabled", async () => {
+    const path = `${GROUP_PATH}/namespaces/net-legacy/infraclusterattachments`;
+    const created = await kube().must<{ metadata: { uid: string } }>("POST", path, {
+      body: {
+        apiVersion: "hostedcluster.densityops.com/v1alpha1",
+        kind: "InfraClusterAttachment",
+        metadata: { name: "alpha", namespace: "net-legacy" },
+        spec: {
+          infraRef: { name: "net-legacy" },
+          hostedClusterRef: { name: "alpha", namespace: "net-legacy" },
+          dns: { clusterName: "alpha", baseDomain: "example.com" },
+          externalService: {
+            enabled: true,
+            addressPoolName: "public",
+            labels: { "external-dns/publish": "true" },
+            annotations: { "external-dns.alpha.kubernetes.io/hostname": "oauth.alpha.example.com" },
+          },
+        },
+      },
+    });
+    type Service = {
+      metadata: { annotations?: Record<string, string>; ownerReferences?: { kind: string; uid: string }[] };
+      spec: { type: string; ports: { port: number }[] };
+    };
+    const svcPath = "/api/v1/namespaces/net-legacy/services/alpha-proxy-external";
+    await eventually(async () => {
+      const svc = await kube().must<Service>("GET", svcPath);
+      expect(svc.spec.type).toBe("LoadBalancer");
+      expect(svc.spec.ports.map((p) => p.port)).toEqual([443]);
+      expect(svc.metadata.annotations).toMatchObject({
+        "metallb.universe.tf/address-pool": "public",
+        "external-dns.alpha.kubernetes.io/hostname": "oauth.alpha.example.com",
+      });
+      expect(svc.metadata.ownerReferences?.map((o) => [o.kind, o.uid])).toEqual([
+        ["InfraClusterAttachment", created.metadata.uid],
+      ]);
+    }, 30_000);
+    await kube().must("PATCH", `${path}/alpha`, {
+      contentType: "application/merge-patch+json",
+      body: { spec: { externalService: { enabled: false } } },
+    });
+    await eventually(async () => {
+      expect((await kube().call("GET", svcPath)).status).toBe(404);
     }, 30_000);
   });
 
