@@ -489,6 +489,10 @@ export const AppsIngressStatus = obj({
   externalIP: opt(Type.String()),
   externalHostname: opt(Type.String()),
   lastSyncTime: opt(Type.String({ format: "date-time" })),
+  appliedServiceName: opt(Type.String({ description: "The hosted ingress Service oooi last applied." })),
+  appliedServiceNamespace: opt(Type.String({ description: "Its namespace." })),
+  appliedAddressPoolName: opt(Type.String({ description: "The MetalLB IPAddressPool oooi last applied." })),
+  appliedL2AdvertisementName: opt(Type.String({ description: "The L2Advertisement oooi last applied." })),
 });
 
 export const InfraClusterAttachmentStatus = obj({
