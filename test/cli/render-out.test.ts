@@ -137,8 +137,8 @@ describe("oooi render reports every problem of a file in one pass", () => {
     writeFileSync(
       infra,
       readFileSync(infra, "utf8")
-        .replace("    gateway:", "    gatway:")
-        .replace('cidr: "192.0.2.0/24"', 'cidr: "300.0.2.0/24"'),
+        .replace("    cidr:", "    cdir:")
+        .replace('gateway: "192.0.2.1"', 'gateway: "192.0.2.300"'),
     );
     return manifests;
   };
@@ -149,15 +149,15 @@ describe("oooi render reports every problem of a file in one pass", () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stderr.split("\n");
     expect(lines).toContain(
-      "warning infra.yaml:9:5: Infra clusters/tenant-vlan100: spec.networkConfig.gatway: unknown field — did you mean gateway? (UnknownField)",
+      "warning infra.yaml:8:5: Infra clusters/tenant-vlan100: spec.networkConfig.cdir: unknown field — did you mean cidr? (UnknownField)",
     );
     expect(lines).toContain(
-      "error   infra.yaml:7:3: Infra clusters/tenant-vlan100: spec.networkConfig.gateway: required (InvalidSpec)",
+      "error   infra.yaml:7:3: Infra clusters/tenant-vlan100: spec.networkConfig.cidr: required (InvalidSpec)",
     );
     expect(
       lines.some((l) =>
         l.startsWith(
-          'error   infra.yaml:8:5: Infra clusters/tenant-vlan100: spec.networkConfig.cidr: "300.0.2.0/24": must be',
+          'error   infra.yaml:9:5: Infra clusters/tenant-vlan100: spec.networkConfig.gateway: "192.0.2.300": must be',
         ),
       ),
     ).toBe(true);
@@ -167,7 +167,7 @@ describe("oooi render reports every problem of a file in one pass", () => {
     const manifests = typoed();
     const strict = await oooi(["render", "--manifests", manifests, "--out", join(manifests, "..", "out"), "--strict"]);
     expect(strict.code).toBe(1);
-    expect(strict.stderr).toMatch(/--strict: 2 errors/); // required gateway, invalid cidr (the attachment only waits);
+    expect(strict.stderr).toMatch(/--strict: 2 errors/); // required cidr, invalid gateway (the attachment only waits);
 
     const { manifests: clean } = workspace();
     const infra = join(clean, "infra.yaml");
