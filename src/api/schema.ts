@@ -71,16 +71,102 @@ const Conditions = Type.Array(Condition, {
 
 // ---------------------------------------------------------------- Infra
 
-export const NetworkConfig = obj(
+export const AttachmentKind = Type.Union(
+  [Type.Literal("NetworkAttachmentDefinition"), Type.Literal("ClusterUserDefinedNetwork")],
+  { description: "What the attachment names: a Multus NAD, or an OVN-Kubernetes ClusterUserDefinedNetwork." },
+);
+export const NetworkTopology = Type.Union([Type.Literal("Localnet"), Type.Literal("Layer2"), Type.Literal("Layer3")], {
+  description: "Topology of the network (Layer3 is refused).",
+});
+export const NetworkRole = Type.Union([Type.Literal("Secondary"), Type.Literal("Primary")], {
+  description: "Secondary: an extra interface next to the pod network; Primary: the pods' own network (CUDN only).",
+});
+export const NetworkExposure = Type.Union([Type.Literal("Layer2"), Type.Literal("BGP")], {
+  description: "How the network reaches the outside: bridged to a VLAN (Layer2) or advertised by BGP.",
+});
+export const NetworkIpam = Type.Union([Type.Literal("DHCP"), Type.Literal("External"), Type.Literal("OVNKubernetes")], {
+  description:
+    "Who gives workers their addresses: oooi's Kea (DHCP, needs dhcp.enabled), someone else (External), or OVN-Kubernetes.",
+});
+
+/** Structured fields of networkConfig; each needs `attachment` and none mixes with the legacy NAD fields. */
+export const STRUCTURED_NETWORK_FIELDS = [
+  "attachment",
+  "topology",
+  "role",
+  "exposure",
+  "ipam",
+  "routeAdvertisementsRef",
+] as const;
+export const LEGACY_NETWORK_FIELDS = ["networkAttachmentDefinition", "networkAttachmentNamespace"] as const;
+
+const anyOf = (fields: readonly string[]) => fields.map((f) => `has(self.${f})`).join(" || ");
+
+/**
+ * The original's CEL rules on networkConfig (its api/v1alpha1/infra_types.go): the API server applies
+ * them at admission. src/model/network.ts checks the same rules for manifests read without one.
+ */
+export const NETWORK_CONFIG_RULES: readonly { rule: string; message: string }[] = [
+  {
+    rule: "has(self.attachment) || has(self.networkAttachmentDefinition)",
+    message: "networkConfig must specify either attachment or networkAttachmentDefinition",
+  },
+  {
+    rule: `!((${anyOf(LEGACY_NETWORK_FIELDS)}) && (${anyOf(STRUCTURED_NETWORK_FIELDS)}))`,
+    message:
+      "cannot mix legacy networkAttachmentDefinition/networkAttachmentNamespace with structured attachment/topology/role/exposure/ipam/routeAdvertisementsRef",
+  },
+  {
+    rule: `has(self.attachment) || !(${anyOf(STRUCTURED_NETWORK_FIELDS.slice(1))})`,
+    message: "structured fields topology, role, exposure, ipam and routeAdvertisementsRef require attachment",
+  },
+  {
+    rule: "!has(self.networkAttachmentNamespace) || has(self.networkAttachmentDefinition)",
+    message: "networkAttachmentNamespace requires networkAttachmentDefinition",
+  },
+];
+
+export const NetworkConfig = Type.Object(
   {
     cidr: Type.String({ pattern: IPV4_CIDR, description: "IPv4 CIDR of the isolated VLAN, e.g. 192.0.2.0/24." }),
-    gateway: ipv4("Default gateway of the VLAN; must lie inside cidr."),
-    networkAttachmentDefinition: Type.String({
-      minLength: 1,
-      description: "Multus NetworkAttachmentDefinition of the VLAN.",
-    }),
+    gateway: opt(
+      ipv4(
+        "Default gateway of the VLAN; must lie inside cidr. Required except on a Primary network or with OVNKubernetes IPAM.",
+      ),
+    ),
+    networkAttachmentDefinition: opt(
+      Type.String({
+        minLength: 1,
+        description: "Legacy form: the Multus NetworkAttachmentDefinition of the VLAN (a Localnet Secondary network).",
+      }),
+    ),
     networkAttachmentNamespace: opt(
       Type.String({ description: "Namespace of the NetworkAttachmentDefinition; default: the Infra's namespace." }),
+    ),
+    attachment: opt(
+      obj(
+        {
+          kind: AttachmentKind,
+          name: Type.String({ minLength: 1, description: "Name of the NAD or of the ClusterUserDefinedNetwork." }),
+          namespace: opt(
+            Type.String({
+              description:
+                "NAD: its namespace, default the Infra's. CUDN: required, the namespace of the NAD OVN-Kubernetes generates for it.",
+            }),
+          ),
+        },
+        "Structured form: the network the components and the worker VMs attach to.",
+      ),
+    ),
+    topology: opt(NetworkTopology),
+    role: opt(NetworkRole),
+    exposure: opt(NetworkExposure),
+    ipam: opt(NetworkIpam),
+    routeAdvertisementsRef: opt(
+      obj(
+        { name: Type.String({ minLength: 1 }) },
+        "The cluster-scoped OVN-Kubernetes RouteAdvertisements of a BGP network.",
+      ),
     ),
     dnsServers: opt(
       Type.Array(Type.String({ minLength: 1 }), {
@@ -90,7 +176,11 @@ export const NetworkConfig = obj(
       }),
     ),
   },
-  "The isolated VLAN the worker VMs are attached to.",
+  {
+    description:
+      "The isolated VLAN the worker VMs are attached to: networkAttachmentDefinition (legacy) or attachment (structured), exactly one.",
+    "x-kubernetes-validations": NETWORK_CONFIG_RULES,
+  },
 );
 
 export const UnknownClientPolicy = Type.Union([Type.Literal("deny"), Type.Literal("pool")], {
@@ -172,7 +262,8 @@ export const ExternalServiceConfig = obj({
   enabled: opt(
     Type.Boolean({
       default: false,
-      description: "Create the LoadBalancer Service <infra>-proxy-external on port 443.",
+      description:
+        "Deprecated (the original moved it to the InfraClusterAttachment's externalService): create the LoadBalancer Service <infra>-proxy-external on port 443.",
     }),
   ),
   addressPoolName: opt(
@@ -329,6 +420,24 @@ export const AppsIngressConfig = obj({
   }),
 });
 
+/** The original's per-attachment public proxy Service (its docs' externalService on the attachment). */
+export const AttachmentExternalService = obj({
+  enabled: opt(
+    Type.Boolean({
+      default: false,
+      description:
+        "Create the LoadBalancer Service <attachment>-proxy-external on port 443 only, selecting the shared proxy pods.",
+    }),
+  ),
+  addressPoolName: opt(
+    Type.String({ description: "MetalLB address pool (annotation metallb.universe.tf/address-pool)." }),
+  ),
+  labels: opt(stringMap("Labels added to the Service (e.g. the one an ExternalDNS instance filters on).")),
+  annotations: opt(
+    stringMap("Annotations added to the Service (e.g. external-dns.alpha.kubernetes.io/hostname: oauth.<domain>)."),
+  ),
+});
+
 export const InfraClusterAttachmentSpec = obj({
   infraRef: obj({ name: Type.String({ minLength: 1, description: "Infra in the same namespace." }) }),
   hostedClusterRef: obj({
@@ -370,6 +479,7 @@ export const InfraClusterAttachmentSpec = obj({
     }),
   ),
   appsIngress: section(AppsIngressConfig.properties),
+  externalService: section(AttachmentExternalService.properties),
 });
 
 export const AppsIngressStatus = obj({
@@ -379,6 +489,10 @@ export const AppsIngressStatus = obj({
   externalIP: opt(Type.String()),
   externalHostname: opt(Type.String()),
   lastSyncTime: opt(Type.String({ format: "date-time" })),
+  appliedServiceName: opt(Type.String({ description: "The hosted ingress Service oooi last applied." })),
+  appliedServiceNamespace: opt(Type.String({ description: "Its namespace." })),
+  appliedAddressPoolName: opt(Type.String({ description: "The MetalLB IPAddressPool oooi last applied." })),
+  appliedL2AdvertisementName: opt(Type.String({ description: "The L2Advertisement oooi last applied." })),
 });
 
 export const InfraClusterAttachmentStatus = obj({
@@ -749,3 +863,9 @@ export type ProxyBackend = Static<typeof ProxyBackend>;
 export type ProxyServerSpec = Static<typeof ProxyServerSpec>;
 export type ProxyServer = Resource<ProxyServerSpec, Static<typeof ProxyServerStatus>>;
 export type UnknownClientPolicy = Static<typeof UnknownClientPolicy>;
+export type NetworkConfig = Static<typeof NetworkConfig>;
+export type AttachmentKind = Static<typeof AttachmentKind>;
+export type NetworkTopology = Static<typeof NetworkTopology>;
+export type NetworkRole = Static<typeof NetworkRole>;
+export type NetworkExposure = Static<typeof NetworkExposure>;
+export type NetworkIpam = Static<typeof NetworkIpam>;

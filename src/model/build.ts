@@ -7,7 +7,15 @@ import { buildProxy } from "./backends.js";
 import { dhcpServer, dnsServer, proxyServer } from "./children.js";
 import { resolveInfra, type ResolvedInfra, type ServiceIndex } from "./infra.js";
 import { cmp, Problems } from "./problems.js";
-import type { AttachmentModel, BuildResult, ClusterState, DhcpModel, Topology } from "./types.js";
+import type {
+  AttachmentExternalService,
+  AttachmentModel,
+  BuildResult,
+  ClusterState,
+  DhcpModel,
+  Topology,
+} from "./types.js";
+import type { InfraClusterAttachment } from "../api/schema.js";
 import { formatIPv4List, parseIPv4 } from "./ipv4.js";
 import type { AllocatedAddresses } from "./workers.js";
 
@@ -104,5 +112,17 @@ function attachmentModel(a: ResolvedAttachment): AttachmentModel {
     hostedCluster: `${a.hostedCluster.namespace}/${a.hostedCluster.name}`,
     served: a.served,
     workerAddresses: formatIPv4List(a.workers),
+    externalService: externalServiceOf(a.attachment),
+  };
+}
+
+function externalServiceOf(a: InfraClusterAttachment): AttachmentExternalService | undefined {
+  const e = a.spec.externalService;
+  if (e?.enabled !== true) return undefined;
+  const pool = e.addressPoolName;
+  return {
+    addressPoolName: pool === undefined || pool === "" ? undefined : pool,
+    labels: { ...e.labels },
+    annotations: { ...e.annotations },
   };
 }

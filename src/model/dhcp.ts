@@ -6,6 +6,7 @@ import { buildAllocations, poolUse, type Allocation, type Excluded, type LiveInt
 import { resolveDhcpOptions } from "./dhcp-options.js";
 import { formatIPv4, isHostAddress, maskOf, parseIPv4 } from "./ipv4.js";
 import type { ResolvedInfra } from "./infra.js";
+import { CUDN } from "./network.js";
 import { cmp, type Problems } from "./problems.js";
 import type { DhcpModel, Reservation } from "./types.js";
 import { stripPrefix } from "./workers.js";
@@ -154,7 +155,7 @@ function collectInterfaces(
   for (const vmi of sorted) {
     for (const net of vmi.spec?.networks ?? []) {
       const ref = net.multus?.networkName;
-      if (ref === undefined || !sameNad(ref, vmi.metadata.namespace, infra.nad)) continue;
+      if (ref === undefined || !onNetwork(ref, vmi.metadata.namespace, infra)) continue;
       const spec = vmi.spec?.domain?.devices?.interfaces?.find((i) => i.name === net.name);
       const status = vmi.status?.interfaces?.find((i) => i.name === net.name);
       const macText = (spec?.macAddress ?? status?.mac ?? "").toLowerCase().replace(/-/g, ":");
@@ -190,10 +191,14 @@ function collectInterfaces(
   return out;
 }
 
-/** Multus networkName is "name" (the VMI's namespace) or "namespace/name". */
-function sameNad(ref: string, vmiNamespace: string, nad: { name: string; namespace: string }): boolean {
+/**
+ * Multus networkName is "name" (the VMI's namespace) or "namespace/name". A CUDN's NAD has the
+ * CUDN's name in every namespace the CUDN selects, so there the name alone says the VMI is on it.
+ */
+function onNetwork(ref: string, vmiNamespace: string, infra: ResolvedInfra): boolean {
   const slash = ref.indexOf("/");
   const namespace = slash < 0 ? vmiNamespace : ref.slice(0, slash);
   const name = slash < 0 ? ref : ref.slice(slash + 1);
-  return namespace === nad.namespace && name === nad.name;
+  if (infra.network.attachment.kind === CUDN) return name === infra.network.attachment.name;
+  return namespace === infra.nad.namespace && name === infra.nad.name;
 }

@@ -4,6 +4,7 @@ import type { Service } from "../api/external.js";
 import { parseDurationSeconds } from "./duration.js";
 import { objectNameErrors } from "./names.js";
 import { cidrContains, formatCidr, formatIPv4, isHostAddress, parseCidr, parseIPv4, type Cidr } from "./ipv4.js";
+import { resolveNetwork, type NetworkModel } from "./network.js";
 import type { ObjectProblems, Problems } from "./problems.js";
 import { selectorErrors } from "./selector.js";
 import type { ObjectRef } from "./types.js";
@@ -21,6 +22,9 @@ export interface ResolvedInfra {
   readonly cidr: Cidr;
   readonly cidrText: string;
   readonly gateway: string;
+  /** Both networkConfig forms as one model (src/model/network.ts). */
+  readonly network: NetworkModel;
+  /** The NAD the components and workers select: the user's, or the one OVN-Kubernetes makes for a CUDN. */
   readonly nad: { readonly name: string; readonly namespace: string };
   /** Upstream resolver IPs, or "resolv.conf". */
   readonly upstreams: readonly string[] | "resolv.conf";
@@ -117,8 +121,10 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
     return addr;
   };
 
-  claim(F.gateway, nc.gateway, true);
   const dhcpOn = comps.dhcp?.enabled ?? true;
+  const network = resolveNetwork(nc, infra.metadata.namespace, dhcpOn, p);
+  // A missing gateway is the network's to judge (resolveNetwork): some networks need none.
+  claim(F.gateway, nc.gateway, false);
   const dnsOn = comps.dns?.enabled ?? true;
   const proxyOn = comps.proxy?.enabled ?? true;
   const dhcpIP = dhcpOn ? claim(`${F.dhcp}.serverIP`, comps.dhcp?.serverIP, true) : undefined;
@@ -173,14 +179,16 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
 
   checkInternalClients(comps.proxy, proxyOn, p);
 
-  if (p.hasErrors) return undefined;
+  const gateway = nc.gateway;
+  if (p.hasErrors || network === undefined || gateway === undefined) return undefined;
   return {
     ref,
     infra,
     cidr,
     cidrText: nc.cidr,
-    gateway: nc.gateway,
-    nad: { name: nc.networkAttachmentDefinition, namespace: nc.networkAttachmentNamespace ?? infra.metadata.namespace },
+    gateway,
+    network,
+    nad: { name: network.attachment.name, namespace: network.attachment.namespace },
     upstreams,
     dhcp:
       dhcpIP === undefined
@@ -270,6 +278,13 @@ const LEGACY_FIELDS: readonly { field: string; get: (i: Infra) => string | undef
 ];
 
 function warnLegacyFields(infra: Infra, p: ObjectProblems): void {
+  if (infra.spec.infraComponents?.proxy?.externalService?.enabled === true) {
+    p.warning(
+      `${F.proxy}.externalService`,
+      "LegacyField",
+      `deprecated: the Service ${infra.metadata.name}-proxy-external is still made, but the original moved the public proxy Service to each InfraClusterAttachment; set its spec.externalService instead (<attachment>-proxy-external)`,
+    );
+  }
   for (const l of LEGACY_FIELDS) {
     const value = l.get(infra);
     if (value === undefined || value === "") continue;

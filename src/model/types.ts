@@ -102,6 +102,7 @@ export type Severity = "error" | "pending" | "warning";
 export type ProblemReason =
   // The object itself (model/infra.ts, model/attachments.ts, the schema decoder).
   | "InvalidSpec"
+  | "UnsupportedNetwork"
   | "UnknownField"
   | "LegacyField"
   | "InvalidConfiguration"
@@ -323,6 +324,14 @@ export interface AttachmentModel {
   readonly served: boolean;
   /** Worker source addresses (dotted quads, sorted) known for it. */
   readonly workerAddresses: readonly string[];
+  /** Its public proxy Service `<attachment>-proxy-external`, when enabled (spec.externalService). */
+  readonly externalService: AttachmentExternalService | undefined;
+}
+
+export interface AttachmentExternalService {
+  readonly addressPoolName: string | undefined;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
 }
 
 export interface Topology {

@@ -5,6 +5,7 @@
 //   dhcp      the DHCPServer's allocations (fed to the model) against the VMIs' reported addresses
 // The pod-network view and the routes need a pod inside the cluster network and the operator's
 // xDS port: they are SKIPped naming how to check them.
+import { networkAttachment } from "../model/network.js";
 import { persistedAllocations } from "../operator/inputs/allocations.js";
 import { parseCidr } from "../model/ipv4.js";
 import { renderAll } from "../pipeline/outputs.js";
@@ -125,7 +126,10 @@ async function probeInfra(
   const source = checks[0]?.source;
   if (address === undefined || source !== address)
     return { ok: false, cause: `no probe address in ${nc.cidr} (the plan asks from ${source ?? "(none)"})` };
-  const nad = { name: nc.networkAttachmentDefinition, namespace: nc.networkAttachmentNamespace ?? t.infra.namespace };
+  const attachment = networkAttachment(nc, t.infra.namespace);
+  const gateway = nc.gateway;
+  if (attachment === undefined || gateway === undefined)
+    return { ok: false, cause: "the Infra names no network and gateway to attach the probe to" };
   const suffix = Math.random().toString(36).slice(2, 7);
   let made;
   try {
@@ -134,11 +138,11 @@ async function probeInfra(
       namespace: t.infra.namespace,
       infraName: t.infra.name,
       infraUid: infra.metadata.uid ?? "",
-      nad,
-      nadConfig: obs.networkAttachments.get(`${nad.namespace}/${nad.name}`),
+      attachment,
+      nadConfig: obs.networkAttachments.get(`${attachment.namespace}/${attachment.name}`),
       address,
       prefixLength: parseCidr(nc.cidr)?.prefix ?? 32,
-      gateway: nc.gateway,
+      gateway,
       server: dns.serverIP,
       names: [...new Set(checks.map((c) => c.name))],
       image: opts.probeImage,

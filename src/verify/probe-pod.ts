@@ -2,6 +2,7 @@
 // the VLAN source address the plan asks from, running dig once per planned name against the
 // DNSServer's VLAN address. Its log is parsed back into DnsAnswers for the ordinary judge. The pod
 // (and the static-IPAM NAD copy it may need) is deleted afterwards in every case.
+import type { NetworkAttachment } from "../model/network.js";
 import { componentNetwork } from "../operator/desired/network.js";
 import { infraOwner } from "../operator/desired/objects.js";
 import { parseIPv4 } from "../model/ipv4.js";
@@ -23,7 +24,7 @@ export interface ProbePodInput {
   readonly namespace: string;
   readonly infraName: string;
   readonly infraUid: string;
-  readonly nad: { readonly name: string; readonly namespace: string };
+  readonly attachment: NetworkAttachment;
   readonly nadConfig: string | undefined;
   /** The VLAN source address (the plan's), with the CIDR's prefix length and gateway. */
   readonly address: string;
@@ -47,7 +48,7 @@ export function probePod(input: ProbePodInput): { pod: KubeObject; nad: KubeObje
   if (bad !== undefined) throw new Error(`name ${JSON.stringify(bad)} cannot be asked by the probe`);
   const labels = { [PROBE_LABEL]: PROBE_LABEL_VALUE, "app.kubernetes.io/instance": input.infraName };
   const network = componentNetwork({
-    nad: input.nad,
+    attachment: input.attachment,
     nadConfig: input.nadConfig,
     name: input.name,
     namespace: input.namespace,

@@ -194,11 +194,9 @@ describe("toStructural", () => {
 
   it("lists only non-optional properties as required", () => {
     expect(at(spec, "required")).toEqual(["networkConfig"]);
-    expect(at(spec, "properties", "networkConfig", "required")).toEqual([
-      "cidr",
-      "gateway",
-      "networkAttachmentDefinition",
-    ]);
+    // gateway and the NAD are optional: a structured attachment replaces the NAD, and a Primary
+    // network needs no gateway (the original's network_types_test.go pins the same).
+    expect(at(spec, "properties", "networkConfig", "required")).toEqual(["cidr"]);
     expect(at(spec, "properties", "infraComponents", "required")).toBeUndefined();
   });
 
@@ -259,6 +257,28 @@ describe("toStructural", () => {
       type: "object",
       additionalProperties: { type: "string" },
     });
+  });
+
+  it("carries the original's four networkConfig CEL rules and its structured enums", () => {
+    const nc = at(spec, "properties", "networkConfig") as Json;
+    expect((nc["x-kubernetes-validations"] as { message: string }[]).map((r) => r.message)).toEqual([
+      "networkConfig must specify either attachment or networkAttachmentDefinition",
+      expect.stringMatching(
+        /^cannot mix legacy networkAttachmentDefinition\/networkAttachmentNamespace with structured/,
+      ),
+      "structured fields topology, role, exposure, ipam and routeAdvertisementsRef require attachment",
+      "networkAttachmentNamespace requires networkAttachmentDefinition",
+    ]);
+    expect(at(nc, "properties", "attachment", "properties", "kind", "enum")).toEqual([
+      "NetworkAttachmentDefinition",
+      "ClusterUserDefinedNetwork",
+    ]);
+    expect(at(nc, "properties", "attachment", "required")).toEqual(["kind", "name"]);
+    expect(at(nc, "properties", "topology", "enum")).toEqual(["Localnet", "Layer2", "Layer3"]);
+    expect(at(nc, "properties", "role", "enum")).toEqual(["Secondary", "Primary"]);
+    expect(at(nc, "properties", "exposure", "enum")).toEqual(["Layer2", "BGP"]);
+    expect(at(nc, "properties", "ipam", "enum")).toEqual(["DHCP", "External", "OVNKubernetes"]);
+    expect(at(nc, "properties", "routeAdvertisementsRef", "required")).toEqual(["name"]);
   });
 
   it("keeps x-kubernetes-* extensions", () => {

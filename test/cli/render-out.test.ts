@@ -137,8 +137,8 @@ describe("oooi render reports every problem of a file in one pass", () => {
     writeFileSync(
       infra,
       readFileSync(infra, "utf8")
-        .replace("    gateway:", "    gatway:")
-        .replace('cidr: "192.0.2.0/24"', 'cidr: "300.0.2.0/24"'),
+        .replace("    cidr:", "    cdir:")
+        .replace('gateway: "192.0.2.1"', 'gateway: "192.0.2.300"'),
     );
     return manifests;
   };
@@ -151,15 +151,15 @@ describe("oooi render reports every problem of a file in one pass", () => {
     // Paths under --manifests as given, so each can be opened from where the command ran.
     const file = join(manifests, "infra.yaml");
     expect(lines).toContain(
-      `warning ${file}:9:5: Infra clusters/tenant-vlan100: spec.networkConfig.gatway: unknown field — did you mean gateway? (UnknownField)`,
+      `warning ${file}:8:5: Infra clusters/tenant-vlan100: spec.networkConfig.cdir: unknown field — did you mean cidr? (UnknownField)`,
     );
     expect(lines).toContain(
-      `error   ${file}:7:3: Infra clusters/tenant-vlan100: spec.networkConfig.gateway: required (InvalidSpec)`,
+      `error   ${file}:7:3: Infra clusters/tenant-vlan100: spec.networkConfig.cidr: required (InvalidSpec)`,
     );
     expect(
       lines.some((l) =>
         l.startsWith(
-          `error   ${file}:8:5: Infra clusters/tenant-vlan100: spec.networkConfig.cidr: "300.0.2.0/24": must be`,
+          `error   ${file}:9:5: Infra clusters/tenant-vlan100: spec.networkConfig.gateway: "192.0.2.300": must be`,
         ),
       ),
     ).toBe(true);
@@ -169,7 +169,7 @@ describe("oooi render reports every problem of a file in one pass", () => {
     const manifests = typoed();
     const strict = await oooi(["render", "--manifests", manifests, "--out", join(manifests, "..", "out"), "--strict"]);
     expect(strict.code).toBe(1);
-    expect(strict.stderr).toMatch(/--strict: 2 errors/); // required gateway, invalid cidr (the attachment only waits);
+    expect(strict.stderr).toMatch(/--strict: 2 errors/); // required cidr, invalid gateway (the attachment only waits);
 
     const { manifests: clean } = workspace();
     const infra = join(clean, "infra.yaml");

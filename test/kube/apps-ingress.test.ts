@@ -588,6 +588,36 @@ describe.skipIf(KUBE_SKIP !== undefined)("apps ingress against a management and 
     await expectRoutesTo("192.0.2.202");
   }, 90_000);
 
+  it("a renamed Service and pool: the new ones applied, the old ones deleted, appsIngressStatus.applied* names the new ones", async () => {
+    await phase({
+      appliedServiceName: "oooi-ingress",
+      appliedServiceNamespace: "openshift-ingress",
+      appliedAddressPoolName: "apps-pool",
+      appliedL2AdvertisementName: "advertise-apps-pool",
+    });
+    await patchApps({ service: { name: "apps-ingress-2" }, metallb: { addressPoolName: "apps-pool-2" } });
+    await phase({
+      phase: "Pending",
+      reason: "WaitingForExternalIP",
+      appliedServiceName: "apps-ingress-2",
+      appliedAddressPoolName: "apps-pool-2",
+      appliedL2AdvertisementName: "advertise-apps-pool-2",
+    });
+    const base = "/apis/metallb.io/v1beta1/namespaces/openshift-operators";
+    expect((await hostedGet("/api/v1/namespaces/openshift-ingress/services/apps-ingress-2")).status).toBe(200);
+    expect((await hostedGet(`${base}/ipaddresspools/apps-pool-2`)).status).toBe(200);
+    for (const path of HOSTED_OBJECTS.slice(0, 3)) expect((await hostedGet(path)).status, path).toBe(404);
+    // Back to the first names: the renamed objects go the same way.
+    await patchApps({ service: { name: "oooi-ingress" }, metallb: { addressPoolName: "apps-pool" } });
+    await phase({ appliedServiceName: "oooi-ingress", appliedAddressPoolName: "apps-pool" });
+    expect((await hostedGet("/api/v1/namespaces/openshift-ingress/services/apps-ingress-2")).status).toBe(404);
+    expect((await hostedGet(`${base}/ipaddresspools/apps-pool-2`)).status).toBe(404);
+    expect((await hostedGet(`${base}/l2advertisements/advertise-apps-pool-2`)).status).toBe(404);
+    await setVip({ ip: "192.0.2.202" });
+    await phase({ phase: "Ready", reason: "IngressReady", externalIP: "192.0.2.202" });
+    await expectRoutesTo("192.0.2.202");
+  }, 90_000);
+
   it("delete: cleans the hosted objects in order, keeps routes meanwhile, then releases the finalizer", async () => {
     expect((await M().must<Obj>("GET", `${ATT}/alpha`)).metadata.finalizers).toContain(ATTACHMENT_FINALIZER);
     await M().must("DELETE", `${ATT}/alpha`);

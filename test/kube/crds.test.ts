@@ -6,6 +6,17 @@ import { KUBE_SKIP } from "../support/kube/cluster.js";
 import { GROUP_PATH, createNamespaces, installCrds, useKubeCluster } from "./support.js";
 
 const NETWORK = { cidr: "10.10.0.0/24", gateway: "10.10.0.1", networkAttachmentDefinition: "vlan10" };
+const CUDN_ATTACHMENT = { kind: "ClusterUserDefinedNetwork", name: "vlan10-localnet", namespace: "crds" };
+/** The structured form: a localnet Secondary CUDN (the original's documented shape). */
+const STRUCTURED = {
+  cidr: "10.10.0.0/24",
+  gateway: "10.10.0.1",
+  attachment: CUDN_ATTACHMENT,
+  topology: "Localnet",
+  role: "Secondary",
+  exposure: "Layer2",
+  ipam: "DHCP",
+};
 
 function infra(name: string, spec: unknown): Record<string, unknown> {
   return {
@@ -48,12 +59,52 @@ const REJECTED: readonly Rejection[] = [
     field: "spec.networkConfig",
     says: /Required value/,
   },
+  // The original's CEL rules on networkConfig (x-kubernetes-validations), applied by the server.
   {
-    name: "Infra without a gateway",
+    name: "Infra naming neither network form",
     plural: "infras",
-    object: infra("no-gw", { networkConfig: { cidr: "10.0.0.0/24", networkAttachmentDefinition: "n" } }),
-    field: "spec.networkConfig.gateway",
-    says: /Required value/,
+    object: infra("no-form", { networkConfig: { cidr: "10.0.0.0/24", gateway: "10.0.0.1" } }),
+    field: "spec.networkConfig",
+    says: /networkConfig must specify either attachment or networkAttachmentDefinition/,
+  },
+  {
+    name: "Infra mixing the legacy and the structured form",
+    plural: "infras",
+    object: infra("mixed", { networkConfig: { ...NETWORK, attachment: CUDN_ATTACHMENT, topology: "Localnet" } }),
+    field: "spec.networkConfig",
+    says: /cannot mix legacy networkAttachmentDefinition\/networkAttachmentNamespace with structured/,
+  },
+  {
+    name: "Infra with structured fields but no attachment",
+    plural: "infras",
+    object: infra("no-attachment", {
+      networkConfig: { ...NETWORK, networkAttachmentDefinition: undefined, role: "Secondary" },
+    }),
+    field: "spec.networkConfig",
+    says: /structured fields topology, role, exposure, ipam and routeAdvertisementsRef require attachment/,
+  },
+  {
+    name: "Infra with networkAttachmentNamespace alone",
+    plural: "infras",
+    object: infra("nad-namespace", { networkConfig: { cidr: "10.0.0.0/24", networkAttachmentNamespace: "nets" } }),
+    field: "spec.networkConfig",
+    says: /networkAttachmentNamespace requires networkAttachmentDefinition/,
+  },
+  {
+    name: "Infra with an attachment kind outside its enum",
+    plural: "infras",
+    object: infra("bad-kind", {
+      networkConfig: { cidr: "10.0.0.0/24", attachment: { kind: "Bridge", name: "b" } },
+    }),
+    field: "spec.networkConfig.attachment.kind",
+    says: /Unsupported value: "Bridge"/,
+  },
+  {
+    name: "Infra with a Layer4 topology",
+    plural: "infras",
+    object: infra("bad-topology", { networkConfig: { ...STRUCTURED, topology: "Layer4" } }),
+    field: "spec.networkConfig.topology",
+    says: /Unsupported value: "Layer4"/,
   },
   {
     name: "Infra with a /33 CIDR",
@@ -149,6 +200,31 @@ describe.skipIf(KUBE_SKIP !== undefined)("deploy/crds on a real API server", () 
     expect(r.body.reason).toBe("Invalid");
     expect(r.body.details?.causes?.map((c) => c.field)).toContain(field);
     expect(r.body.message).toMatch(says);
+  });
+
+  it.each([
+    ["the structured localnet CUDN form", STRUCTURED],
+    [
+      "a Primary CUDN without a gateway (the original's schema allows it)",
+      {
+        cidr: "10.10.0.0/24",
+        attachment: CUDN_ATTACHMENT,
+        topology: "Layer2",
+        role: "Primary",
+        exposure: "BGP",
+        ipam: "OVNKubernetes",
+        routeAdvertisementsRef: { name: "default" },
+      },
+    ],
+    ["the legacy form with its namespace", { ...NETWORK, networkAttachmentNamespace: "nets" }],
+  ])("admits %s and stores it as given", async (_, networkConfig) => {
+    const name = `form-${Math.random().toString(36).slice(2, 8)}`;
+    const created = await kube().must<{ spec: { networkConfig: Record<string, unknown> } }>(
+      "POST",
+      `${GROUP_PATH}/namespaces/crds/infras`,
+      { body: infra(name, { networkConfig }) },
+    );
+    expect(created.spec.networkConfig).toEqual({ ...networkConfig, dnsServers: ["resolv.conf"] });
   });
 
   it("fills the schema's defaults and prunes fields it does not declare", async () => {

@@ -57,7 +57,7 @@ describe("probePod", () => {
     namespace: "clusters",
     infraName: "tenant",
     infraUid: "uid-1",
-    nad: { name: "vlan100", namespace: "clusters" },
+    attachment: { kind: "NetworkAttachmentDefinition" as const, name: "vlan100", namespace: "clusters" },
     address: "10.0.0.254",
     prefixLength: 24,
     gateway: "10.0.0.1",

@@ -12,6 +12,7 @@
 // - NodePool: as above, and the attachments of every HostedCluster of its spec.clusterName.
 // - VMI: as above, and every Infra whose NAD one of its Multus networks names (DHCP).
 // - Service: as above, and every Infra whose internalProxyService names it.
+import { CUDN, networkAttachment } from "../network.js";
 import type { Infra, InfraClusterAttachment } from "../../api/schema.js";
 import type {
   HostedCluster,
@@ -81,19 +82,24 @@ export function infraKeyOf(a: InfraClusterAttachment): string {
   return `${a.metadata.namespace}/${a.spec.infraRef.name}`;
 }
 
+/**
+ * "<namespace>/<name>" of an Infra's NAD; "~/<name>" for a CUDN, whose NAD has its name in every
+ * namespace it selects (model/dhcp.ts onNetwork). A spec naming no network gets a key nobody has.
+ */
 export function nadKeyOf(infra: Infra): string {
-  const nc = infra.spec.networkConfig;
-  return `${nc.networkAttachmentNamespace ?? infra.metadata.namespace}/${nc.networkAttachmentDefinition}`;
+  const a = networkAttachment(infra.spec.networkConfig, infra.metadata.namespace);
+  if (a === undefined) return "";
+  return a.kind === CUDN ? `~/${a.name}` : `${a.namespace}/${a.name}`;
 }
 
-/** Multus networkName is "name" (the VMI's namespace) or "namespace/name". */
+/** Multus networkName is "name" (the VMI's namespace) or "namespace/name"; each also as a CUDN's "~/name" (~ is in no namespace name). */
 export function vmiNadKeys(vmi: VirtualMachineInstance): string[] {
   const out: string[] = [];
   for (const net of vmi.spec?.networks ?? []) {
     const ref = net.multus?.networkName;
     if (ref === undefined) continue;
     const key = ref.includes("/") ? ref : `${vmi.metadata.namespace}/${ref}`;
-    if (!out.includes(key)) out.push(key);
+    for (const k of [key, `~/${key.slice(key.indexOf("/") + 1)}`]) if (!out.includes(k)) out.push(k);
   }
   return out;
 }

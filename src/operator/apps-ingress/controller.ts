@@ -23,15 +23,17 @@ import { clockScheduler } from "../../pipeline/schedulers.js";
 import { appsIngressSettings, resolveAppsIngressConfig, type AppsIngressConfig } from "../../model/apps-ingress.js";
 import { hostedKubeConfig, serviceAddress } from "./hosted.js";
 import {
-  cleanupOrder,
+  appliedNames,
+  cleanupOrderApplied,
   ingressService,
   METALLB_API,
   METALLB_RESOURCES,
   metallbObjects,
   metallbSubscription,
+  staleObjects,
   type HostedObject,
 } from "./objects.js";
-import { nextAppsIngressStatus, vipOf, type Observation } from "./phase.js";
+import { appliedOf, nextAppsIngressStatus, vipOf, type Observation } from "./phase.js";
 import { ServiceWatch } from "./service-watch.js";
 import type { Logger } from "../../util/logger.js";
 
@@ -115,7 +117,7 @@ export class AppsIngressController {
       try {
         if (wanted) {
           live.add(key);
-          const observation = await this.#observe(key, a, spec, observed);
+          const observation = await this.#observe(key, a, spec, observed, current);
           const next = nextAppsIngressStatus(current, observation, this.#o.clock.now());
           if (canonicalJson(next) !== canonicalJson(current ?? null)) await this.#writeStatus(a, next);
         } else if (current !== undefined) {
@@ -140,6 +142,7 @@ export class AppsIngressController {
     a: KubeObject,
     spec: InfraClusterAttachmentSpec,
     observed: Observed,
+    current: AppsIngressStatus | undefined,
   ): Promise<Observation> {
     const infra = observed.raw.infras.get(`${a.metadata?.namespace ?? ""}/${spec.infraRef.name}`);
     const checked = resolveAppsIngressConfig(spec, infra?.["spec"] as InfraSpec | undefined);
@@ -177,6 +180,18 @@ export class AppsIngressController {
     } catch (e) {
       return { phase: "Degraded", reason: "IngressServiceFailed", message: `Service ${where}: ${describe(e)}` };
     }
+    // What a changed spec no longer names (a renamed Service or pool) goes once the new one is applied.
+    const names = appliedNames(config);
+    const stale = staleObjects(appliedOf(current), names);
+    try {
+      for (const o of stale) await this.#delete(hosted, objectPath(o));
+    } catch (e) {
+      return {
+        phase: "Degraded",
+        reason: "CleanupFailed",
+        message: `removing what the spec no longer names: ${describe(e)}`,
+      };
+    }
     const watch = this.#watch(session, desired);
     if (watch.error !== undefined && !watch.synced)
       return {
@@ -189,9 +204,10 @@ export class AppsIngressController {
       return {
         phase: "Pending",
         reason: "WaitingForExternalIP",
+        applied: names,
         message: `LoadBalancer Service ${where} has no address yet${config.pool === undefined ? "" : ` from pool ${config.pool}`}`,
       };
-    return { phase: "Ready", ingress, service: where };
+    return { phase: "Ready", ingress, service: where, applied: names };
   }
 
   /** Subscription, then (once its CRDs are served) MetalLB, IPAddressPool, L2Advertisement. */
@@ -353,7 +369,7 @@ export class AppsIngressController {
     // Nothing to reach (HostedCluster, kubeconfig or API Service gone): nothing is left to clean.
     if ("session" in access) {
       try {
-        await this.#deleteAll(access.session.rest, appsIngressSettings(spec));
+        await this.#deleteAll(access.session.rest, cleanupOrderApplied(appsIngressSettings(spec), appliedOf(current)));
       } catch (e) {
         const message = `cleanup of the hosted apps-ingress objects failed, retrying: ${describe(e)}`;
         const next = nextAppsIngressStatus(
@@ -386,8 +402,8 @@ export class AppsIngressController {
     return this.#sessions.get(key);
   }
 
-  async #deleteAll(hosted: KubeRest, config: AppsIngressConfig): Promise<void> {
-    for (const o of cleanupOrder(config)) {
+  async #deleteAll(hosted: KubeRest, objects: readonly HostedObject[]): Promise<void> {
+    for (const o of objects) {
       let csv: string | undefined;
       if (o.kind === "Subscription") {
         const sub = await getOrUndefined(hosted, objectPath(o));

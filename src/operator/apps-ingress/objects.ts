@@ -117,3 +117,79 @@ export function cleanupOrder(c: AppsIngressConfig): HostedObject[] {
     ...(c.installMetalLB ? [metallbSubscription(c)] : []),
   ];
 }
+
+/**
+ * What a pass applied in the hosted cluster, as appsIngressStatus.applied* records it (the newest
+ * original's fields): a later disable or rename removes these, not what the spec names by then.
+ */
+export interface AppliedNames {
+  readonly appliedServiceName: string;
+  readonly appliedServiceNamespace: string;
+  readonly appliedAddressPoolName?: string;
+  readonly appliedL2AdvertisementName?: string;
+}
+
+/** The names `config` applies: the Service, and the pool and L2Advertisement when oooi installs them. */
+export function appliedNames(c: AppsIngressConfig): AppliedNames {
+  const metallb = c.installMetalLB && metallbObjects(c).length > 0;
+  return {
+    appliedServiceName: c.service.name,
+    appliedServiceNamespace: c.service.namespace,
+    ...(metallb && c.pool !== undefined ? { appliedAddressPoolName: c.pool } : {}),
+    ...(metallb && c.l2Advertisement !== undefined ? { appliedL2AdvertisementName: c.l2Advertisement } : {}),
+  };
+}
+
+/** The objects a status records as applied that `now` no longer names: what a changed spec leaves behind. */
+export function staleObjects(was: Partial<AppliedNames> | undefined, now: AppliedNames): HostedObject[] {
+  const ns = METALLB_DEFAULTS.namespace;
+  const out: HostedObject[] = [];
+  const svc = was?.appliedServiceName;
+  const svcNs = was?.appliedServiceNamespace;
+  if (
+    svc !== undefined &&
+    svcNs !== undefined &&
+    (svc !== now.appliedServiceName || svcNs !== now.appliedServiceNamespace)
+  )
+    out.push(object("v1", "Service", "services", svc, svcNs, {}));
+  const l2 = was?.appliedL2AdvertisementName;
+  if (l2 !== undefined && l2 !== now.appliedL2AdvertisementName)
+    out.push(object(METALLB_API, "L2Advertisement", "l2advertisements", l2, ns, {}));
+  const pool = was?.appliedAddressPoolName;
+  if (pool !== undefined && pool !== now.appliedAddressPoolName)
+    out.push(object(METALLB_API, "IPAddressPool", "ipaddresspools", pool, ns, {}));
+  return out;
+}
+
+const CLEANUP_RANK = ["Service", "L2Advertisement", "IPAddressPool", "MetalLB", "Subscription"];
+
+/**
+ * Cleanup of a disabled attachment: what the status records as applied and what the spec names
+ * (they differ when a pass applied a renamed object but failed before recording it), in cleanup
+ * order, each object once — a Service or pool renamed before the disable is not forgotten.
+ */
+export function cleanupOrderApplied(c: AppsIngressConfig, was: Partial<AppliedNames> | undefined): HostedObject[] {
+  const seen = new Set<string>();
+  return [...recordedCleanupOrder(c, was), ...cleanupOrder(c)]
+    .map((o, i) => ({ o, i }))
+    .sort((a, b) => CLEANUP_RANK.indexOf(a.o.kind) - CLEANUP_RANK.indexOf(b.o.kind) || a.i - b.i)
+    .map(({ o }) => o)
+    .filter((o) => {
+      const key = `${o.kind}/${o.body.metadata.namespace}/${o.body.metadata.name}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+}
+
+function recordedCleanupOrder(c: AppsIngressConfig, was: Partial<AppliedNames> | undefined): HostedObject[] {
+  const service = {
+    ...c.service,
+    name: was?.appliedServiceName ?? c.service.name,
+    namespace: was?.appliedServiceNamespace ?? c.service.namespace,
+  };
+  const pool = was?.appliedAddressPoolName ?? c.pool;
+  const l2 = was?.appliedL2AdvertisementName ?? c.l2Advertisement;
+  // The range plays no part in a delete; metallbObjects needs one to name the objects.
+  return cleanupOrder({ ...c, service, pool, l2Advertisement: l2, range: c.range ?? "" });
+}

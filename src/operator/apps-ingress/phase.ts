@@ -5,6 +5,7 @@ import type { AppsIngressStatus } from "../../api/schema.js";
 import type { AppsIngressReason } from "../../model/types.js";
 import { parseIPv4 } from "../../model/ipv4.js";
 import { metaTime } from "../../util/clock.js";
+import type { AppliedNames } from "./objects.js";
 
 /** The reasons are declared once, in the model's ProblemReason union (model/types.ts). */
 export type PendingReason = Extract<AppsIngressReason, `WaitingFor${string}`>;
@@ -12,9 +13,27 @@ export type DegradedReason = Exclude<AppsIngressReason, PendingReason>;
 
 /** The outcome of one pass. */
 export type Observation =
-  | { readonly phase: "Pending"; readonly reason: PendingReason; readonly message: string }
+  | {
+      readonly phase: "Pending";
+      readonly reason: PendingReason;
+      readonly message: string;
+      /** What this pass applied, once it got that far. */
+      readonly applied?: AppliedNames;
+    }
   | { readonly phase: "Degraded"; readonly reason: DegradedReason; readonly message: string }
-  | { readonly phase: "Ready"; readonly ingress: LoadBalancerIngress; readonly service: string };
+  | {
+      readonly phase: "Ready";
+      readonly ingress: LoadBalancerIngress;
+      readonly service: string;
+      readonly applied?: AppliedNames;
+    };
+
+const APPLIED_KEYS = [
+  "appliedServiceName",
+  "appliedServiceNamespace",
+  "appliedAddressPoolName",
+  "appliedL2AdvertisementName",
+] as const;
 
 /** status.loadBalancer.ingress[0] of the Service. */
 export interface LoadBalancerIngress {
@@ -38,7 +57,12 @@ export function nextAppsIngressStatus(
   observation: Observation,
   now: number,
 ): AppsIngressStatus {
-  const next = statusOf(previous, observation);
+  // applied*: what this pass applied, else what was recorded before (a failed pass applied nothing new).
+  const recorded = ("applied" in observation ? observation.applied : undefined) ?? previous;
+  const applied = Object.fromEntries(
+    APPLIED_KEYS.flatMap((k) => (recorded?.[k] === undefined ? [] : [[k, recorded[k]]])),
+  ) as Partial<AppliedNames>;
+  const next = { ...statusOf(previous, observation), ...applied };
   const same =
     previous !== undefined &&
     previous.phase === next.phase &&
@@ -48,6 +72,12 @@ export function nextAppsIngressStatus(
     previous.externalHostname === next.externalHostname;
   const lastSyncTime = same && previous.lastSyncTime !== undefined ? previous.lastSyncTime : metaTime(now);
   return { ...next, lastSyncTime };
+}
+
+/** The applied* fields of a status, for cleanup. */
+export function appliedOf(status: AppsIngressStatus | undefined): Partial<AppliedNames> | undefined {
+  if (status?.appliedServiceName === undefined) return undefined;
+  return Object.fromEntries(APPLIED_KEYS.flatMap((k) => (status[k] === undefined ? [] : [[k, status[k]]])));
 }
 
 function statusOf(previous: AppsIngressStatus | undefined, o: Observation): Omit<AppsIngressStatus, "lastSyncTime"> {

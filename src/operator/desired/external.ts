@@ -1,5 +1,7 @@
-// `<infra>-proxy-external`: the proxy's LoadBalancer Service (docs/reference.md#infra). Pure.
-import type { InfraSpec } from "../../api/schema.js";
+// The proxy's public LoadBalancer Services (docs/reference.md#external-service): `<attachment>-proxy-external`
+// per attachment, as the newest original, and the deprecated Infra-level `<infra>-proxy-external`. Pure.
+// Only 443: the API's public VIP is HyperShift's own kube-apiserver LoadBalancer, and the admin (9901)
+// and xDS (18000) ports never leave the pod network.
 import type { DesiredObject, OwnerReference } from "./objects.js";
 import { cmp, isLabelKey, isLabelValue } from "./objects.js";
 
@@ -8,11 +10,22 @@ export const METALLB_POOL_ANNOTATION = "metallb.universe.tf/address-pool";
 /** ExternalDNS's comma-separated host names annotation. */
 export const EXTERNAL_DNS_HOSTNAME_ANNOTATION = "external-dns.alpha.kubernetes.io/hostname";
 
+/** What a public Service is made from: the Infra's deprecated externalService or an attachment's. */
+export interface ExternalServiceConfig {
+  readonly enabled?: boolean;
+  readonly addressPoolName?: string | undefined;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  /** Infra-level only. */
+  readonly publishAttachmentOAuths?: boolean;
+}
+
 /** What the external Service needs. */
 export interface ExternalServiceInput {
-  readonly infraName: string;
+  /** `<infra>` or `<attachment>`: the Service is `<name>-proxy-external`. */
+  readonly name: string;
   readonly namespace: string;
-  readonly config: NonNullable<NonNullable<NonNullable<InfraSpec["infraComponents"]>["proxy"]>["externalService"]>;
+  readonly config: ExternalServiceConfig;
   /** Domains of the Infra's Ready attachments. */
   readonly readyDomains: readonly string[];
   /** Labels oooi sets; they win over user labels of the same key (pruning and selection rely on them). */
@@ -46,7 +59,7 @@ export function externalService(input: ExternalServiceInput): DesiredObject | un
     apiVersion: "v1",
     kind: "Service",
     metadata: {
-      name: `${input.infraName}-proxy-external`,
+      name: `${input.name}-proxy-external`,
       namespace: input.namespace,
       labels: { ...Object.fromEntries(userLabels), ...input.labels },
       ...(Object.keys(annotations).length === 0 ? {} : { annotations: sortedRecord(annotations) }),

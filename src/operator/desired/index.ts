@@ -4,6 +4,8 @@
 import { groupBy } from "../../util/group.js";
 import type { Infra } from "../../api/schema.js";
 import { parseCidr } from "../../model/ipv4.js";
+import { networkAttachment } from "../../model/network.js";
+import { attachmentRef } from "../../model/attachments.js";
 import { refKey } from "../../model/problems.js";
 import { readyCondition } from "../../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, ProblemReason, Topology } from "../../model/types.js";
@@ -18,6 +20,7 @@ import {
   cmp,
   COMPONENT_LABEL,
   INFRA_LABEL,
+  attachmentOwner,
   infraOwner,
   INSTANCE_LABEL,
   isDns1035Label,
@@ -139,6 +142,11 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
   // Ready = served, not terminating, and nothing blocking in its own problems (readyCondition).
   const problemsByRef = groupBy(input.outputs.model.problems, (p) => refKey(p.object));
   const ready = (ref: ObjectRef): boolean => readyCondition(problemsByRef.get(refKey(ref)) ?? []).status === "True";
+  const attachmentUids = new Map(
+    state.attachments
+      .filter((a) => a.metadata.uid !== undefined && a.metadata.uid !== "")
+      .map((a) => [refKey(attachmentRef(a)), a.metadata.uid ?? ""]),
+  );
   const out: DesiredInfra[] = [];
   const claims: (readonly PolicyClaim[])[] = [];
   const problems: Problem[] = [];
@@ -161,13 +169,17 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
       );
       continue;
     }
-    const nc = infra.spec.networkConfig;
-    const nadConfig = input.networkAttachments?.get(
-      `${nc.networkAttachmentNamespace ?? infra.metadata.namespace}/${nc.networkAttachmentDefinition}`,
-    );
+    const attached = networkAttachment(infra.spec.networkConfig, infra.metadata.namespace);
+    const nadConfig =
+      attached === undefined ? undefined : input.networkAttachments?.get(`${attached.namespace}/${attached.name}`);
+    // The uid too: it owns the attachment's public Service, and a re-created attachment has a new one.
     const flags = r.topology.attachments
-      .map((a) => `${terminating.has(`${a.ref.namespace}/${a.ref.name}`) ? "T" : "-"}${ready(a.ref) ? "R" : "-"}`)
-      .join("");
+      .map(
+        (a) =>
+          `${terminating.has(`${a.ref.namespace}/${a.ref.name}`) ? "T" : "-"}${ready(a.ref) ? "R" : "-"}` +
+          (attachmentUids.get(refKey(a.ref)) ?? ""),
+      )
+      .join(",");
     const was = memo.get(key);
     const entry =
       was?.rendered === r &&
@@ -176,7 +188,7 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
       was.nadConfig === nadConfig &&
       was.flags === flags
         ? was
-        : infraEntry(infra, uid, r, { settings, nadConfig, terminating, ready }, flags, was);
+        : infraEntry(infra, uid, r, { settings, nadConfig, terminating, ready, attachmentUids }, flags, was);
     entries.set(key, entry);
     problems.push(...entry.problems);
     if (entry.desired === undefined) continue;
@@ -241,6 +253,8 @@ interface Shared {
   readonly terminating: ReadonlySet<string>;
   /** An attachment's Ready condition as its status reports it (no blocking problem of its own). */
   readonly ready: (ref: ObjectRef) => boolean;
+  /** Observed attachments' uids by refKey: owners of their public Services. */
+  readonly attachmentUids: ReadonlyMap<string, string>;
 }
 
 function infraObjects(
@@ -257,7 +271,20 @@ function infraObjects(
   const owner: OwnerReference = infraOwner(name, uid);
   const nc = infra.spec.networkConfig;
   const prefixLength = parseCidr(nc.cidr)?.prefix ?? 32;
-  const nad = { name: nc.networkAttachmentDefinition, namespace: nc.networkAttachmentNamespace ?? namespace };
+  const attachment = networkAttachment(nc, namespace);
+  const gateway = nc.gateway;
+  if (attachment === undefined || gateway === undefined) {
+    // Only an Infra served from its last good spec gets here: its current one names no network.
+    problems.push(
+      problem(
+        t.infra,
+        "spec.networkConfig",
+        "InvalidSpec",
+        "names no network and gateway to attach the components to; their workloads are not deployed",
+      ),
+    );
+    return { objects: [], claims: [] };
+  }
   const nadConfig = shared.nadConfig;
   const labels = (component: Component): Record<string, string> => ({
     [MANAGED_BY_LABEL]: MANAGED_BY,
@@ -271,13 +298,13 @@ function infraObjects(
   });
   const network = (component: Component, serverIP: string, interfaceName: string) =>
     componentNetwork({
-      nad,
+      attachment,
       nadConfig,
       name: `${name}-${component}`,
       namespace,
       serverIP,
       prefixLength,
-      gateway: nc.gateway,
+      gateway,
       interfaceName,
       labels: labels(component),
       owner,
@@ -341,7 +368,7 @@ function infraObjects(
       .filter((a) => a.served && !terminating.has(`${a.ref.namespace}/${a.ref.name}`) && shared.ready(a.ref))
       .map((a) => a.domain);
     const ext = externalService({
-      infraName: name,
+      name,
       namespace,
       config: infra.spec.infraComponents?.proxy?.externalService ?? {},
       readyDomains,
@@ -350,6 +377,21 @@ function infraObjects(
       owner,
     });
     if (ext !== undefined) objects.push(ext);
+    const attachmentServices = t.attachments.flatMap((a) => {
+      const uid = shared.attachmentUids.get(refKey(a.ref));
+      if (!a.served || terminating.has(`${a.ref.namespace}/${a.ref.name}`) || uid === undefined) return [];
+      const svc = externalService({
+        name: a.ref.name,
+        namespace,
+        config: { enabled: a.externalService !== undefined, ...a.externalService },
+        readyDomains: [],
+        labels: labels("proxy"),
+        podLabels: pods,
+        owner: attachmentOwner(a.ref.name, uid),
+      });
+      return svc === undefined ? [] : [svc];
+    });
+    objects.push(...attachmentServices);
     const proxySpec = infra.spec.infraComponents?.proxy;
     objects.push(
       proxyNetworkPolicy({
@@ -360,7 +402,7 @@ function infraObjects(
         owner,
         ports: PROXY_PORTS.map((p) => p.port),
         namespaceSelector: proxySpec?.internalClients?.namespaceSelector,
-        publicPorts: ext === undefined ? [] : [EXTERNAL_PORT],
+        publicPorts: ext === undefined && attachmentServices.length === 0 ? [] : [EXTERNAL_PORT],
       }),
     );
     for (const a of t.attachments) {

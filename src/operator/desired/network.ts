@@ -13,7 +13,13 @@
 //     Infra's NAD is not (yet) observed, the pod selects the Infra's NAD itself and asks for the
 //     address with the network-selection `ips` field (OVN layer2/localnet and static IPAM with the
 //     `ips` capability honour it) — the form the original operator's pods used.
+//   - an OVN-Kubernetes ClusterUserDefinedNetwork (localnet, secondary, IPAM disabled): there is no
+//     NAD of the user's; OVN-Kubernetes makes one named after the CUDN in each namespace the CUDN
+//     selects, and honours a static address requested with `ips` on a layer2/localnet network
+//     without subnets (ovn-kubernetes.io, features/multiple-networks/multi-homing and
+//     features/user-defined-networks). The pod selects that NAD with `ips`, never a copy.
 // Either way the interface is named explicitly, so Kea's `interfaces` always matches.
+import type { NetworkAttachment } from "../../model/network.js";
 import type { DesiredObject, OwnerReference } from "./objects.js";
 
 /** Pod annotation Multus reads the extra networks from. */
@@ -23,8 +29,8 @@ export const OVN_K8S_TYPE = "ovn-k8s-cni-overlay";
 
 /** What a component needs to attach to the VLAN. */
 export interface ComponentNetworkInput {
-  /** The Infra's NAD. */
-  readonly nad: { readonly name: string; readonly namespace: string };
+  /** The Infra's network: a NAD, or a CUDN by the namespace of the NAD OVN-Kubernetes makes for it. */
+  readonly attachment: NetworkAttachment;
   /** That NAD's spec.config as observed; undefined when not observed. */
   readonly nadConfig: string | undefined;
   /** Name and namespace of the generated NAD (= the pod's namespace). */
@@ -48,12 +54,14 @@ export interface ComponentNetwork {
 /** Picks the attachment design above for one component. */
 export function componentNetwork(input: ComponentNetworkInput): ComponentNetwork {
   const address = `${input.serverIP}/${input.prefixLength}`;
-  const config = staticCopy(input.nadConfig, address, input.gateway);
+  const { attachment } = input;
+  const config =
+    attachment.kind === "ClusterUserDefinedNetwork" ? undefined : staticCopy(input.nadConfig, address, input.gateway);
   if (config === undefined) {
     return {
       nad: undefined,
       annotation: JSON.stringify([
-        { name: input.nad.name, namespace: input.nad.namespace, interface: input.interfaceName, ips: [address] },
+        { name: attachment.name, namespace: attachment.namespace, interface: input.interfaceName, ips: [address] },
       ]),
     };
   }

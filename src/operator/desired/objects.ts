@@ -4,14 +4,14 @@ import { createHash } from "node:crypto";
 import { API_VERSION } from "../../api/schema.js";
 import { INFRA_LABEL } from "../../model/children.js";
 
-/** metav1.OwnerReference as applied: the Infra, controlling, blocking foreground deletion. */
+/** metav1.OwnerReference as applied: the Infra (blocking foreground deletion) or an attachment, controlling. */
 export interface OwnerReference {
   readonly apiVersion: string;
   readonly kind: string;
   readonly name: string;
   readonly uid: string;
   readonly controller: true;
-  readonly blockOwnerDeletion: true;
+  readonly blockOwnerDeletion: boolean;
 }
 
 /** The metadata a desired object carries (the only fields the operator applies). */
@@ -127,6 +127,22 @@ export function sortObjects(objects: readonly DesiredObject[]): DesiredObject[] 
 /** The ownerReference every namespaced child carries: controlled by its Infra. */
 export function infraOwner(name: string, uid: string): OwnerReference {
   return { apiVersion: API_VERSION, kind: "Infra", name, uid, controller: true, blockOwnerDeletion: true };
+}
+
+/**
+ * An attachment controls what exists for it alone (its public Service), so deleting it removes them.
+ * Not blocking: under OwnerReferencesPermissionEnforcement (OpenShift) blockOwnerDeletion needs
+ * update on infraclusterattachments/finalizers, which deploy/rbac does not grant.
+ */
+export function attachmentOwner(name: string, uid: string): OwnerReference {
+  return {
+    apiVersion: API_VERSION,
+    kind: "InfraClusterAttachment",
+    name,
+    uid,
+    controller: true,
+    blockOwnerDeletion: false,
+  };
 }
 
 export function cmp(a: string, b: string): number {

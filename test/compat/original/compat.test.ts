@@ -29,6 +29,8 @@ describe("the original's manifests", () => {
       "Infra/vlan-200 spec.infraComponents.dns.clusterName LegacyField warning",
       "Infra/vlan-200 spec.infraComponents.proxy.apiServerService LegacyField warning",
       "Infra/vlan-200 spec.infraComponents.proxy.controlPlaneNamespace LegacyField warning",
+      // The older original's Infra-level public Service: still made, deprecated (the newest moved it to attachments).
+      "Infra/vlan-200 spec.infraComponents.proxy.externalService LegacyField warning",
       // New since the original: its internal proxy Service admitted every pod.
       "Infra/vlan-200 spec.infraComponents.proxy.internalClients.namespaceSelector NoInternalClients warning",
       "InfraClusterAttachment/blue spec.appsIngress.metallb.addressPoolName InvalidConfiguration warning",

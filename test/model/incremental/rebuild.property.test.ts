@@ -1,5 +1,5 @@
 // The incremental model equals the whole one: on random sequences of keyed changes to three Infras
-// (two on one NAD), attachments moving between them, claiming one HostedCluster from two Infras,
+// (two on one NAD; the third also on a ClusterUserDefinedNetwork of that NAD's name, or both forms at once), attachments moving between them, claiming one HostedCluster from two Infras,
 // one domain twice on one Infra and across two, a missing or invalid Infra, workers appearing, moving and colliding, VMIs,
 // Services and Namespaces coming and going, incumbents and DHCP tables fed back as the pipeline
 // does (or incumbents drawn at random, or none) and the clock moving past grace periods —
@@ -8,7 +8,7 @@
 // claim fed back as it was won: building with a build's own winners as incumbents changes nothing.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { InfraClusterAttachment } from "../../../src/api/schema.js";
+import type { Infra, InfraClusterAttachment } from "../../../src/api/schema.js";
 import { build } from "../../../src/model/build.js";
 import { changesBetween } from "../../../src/model/incremental/infras-read.js";
 import {
@@ -43,6 +43,32 @@ function att(name: string, opts: Parameters<typeof attachment>[1]): InfraCluster
   return attachment(name, opts);
 }
 
+const INFRA_C = infra("c", {
+  networkConfig: { cidr: "203.0.113.0/24", gateway: "203.0.113.1" },
+  infraComponents: {
+    dhcp: { serverIP: "203.0.113.2", rangeStart: "203.0.113.100", rangeEnd: "203.0.113.199" },
+    dns: { serverIP: "203.0.113.3" },
+    proxy: { serverIP: "203.0.113.4" },
+  },
+});
+
+/**
+ * The same Infra on a localnet ClusterUserDefinedNetwork named vlan200: a VMI on any namespace's
+ * vlan200 NAD is then on it (the incremental index keys a CUDN by name alone).
+ */
+function cudnOf(i: Infra): Infra {
+  const networkConfig = {
+    ...i.spec.networkConfig,
+    attachment: { kind: "ClusterUserDefinedNetwork" as const, name: "vlan200", namespace: "nets" },
+    topology: "Localnet" as const,
+    role: "Secondary" as const,
+    exposure: "Layer2" as const,
+    ipam: "DHCP" as const,
+  };
+  delete networkConfig.networkAttachmentDefinition;
+  return { ...i, spec: { ...i.spec, networkConfig } };
+}
+
 const SLOTS: readonly Slot[] = [
   {
     list: "infras",
@@ -68,14 +94,15 @@ const SLOTS: readonly Slot[] = [
   {
     list: "infras",
     versions: [
-      infra("c", {
-        networkConfig: { cidr: "203.0.113.0/24", gateway: "203.0.113.1" },
-        infraComponents: {
-          dhcp: { serverIP: "203.0.113.2", rangeStart: "203.0.113.100", rangeEnd: "203.0.113.199" },
-          dns: { serverIP: "203.0.113.3" },
-          proxy: { serverIP: "203.0.113.4" },
+      INFRA_C,
+      cudnOf(INFRA_C),
+      {
+        ...INFRA_C,
+        spec: {
+          ...INFRA_C.spec,
+          networkConfig: { ...cudnOf(INFRA_C).spec.networkConfig, networkAttachmentDefinition: "vlan300" },
         },
-      }),
+      },
     ],
   },
   ...["x1", "x2", "x3", "x4"].map((name, i): Slot => ({

@@ -4,12 +4,15 @@ import { describe, expect, it } from "vitest";
 import { appsIngressSettings } from "../../../src/model/apps-ingress.js";
 import { hostedKubeConfig, serviceAddress } from "../../../src/operator/apps-ingress/hosted.js";
 import {
+  appliedNames,
   cleanupOrder,
+  cleanupOrderApplied,
   ingressService,
   metallbObjects,
   metallbSubscription,
+  staleObjects,
 } from "../../../src/operator/apps-ingress/objects.js";
-import { nextAppsIngressStatus, vipOf } from "../../../src/operator/apps-ingress/phase.js";
+import { appliedOf, nextAppsIngressStatus, vipOf } from "../../../src/operator/apps-ingress/phase.js";
 
 const config = (over: Record<string, unknown> = {}, service: Record<string, unknown> = {}) =>
   appsIngressSettings({
@@ -164,6 +167,67 @@ describe("nextAppsIngressStatus", () => {
     expect(s).toMatchObject({ phase: "Ready", reason: "ExternalHostnameOnly", externalHostname: "lb.example.net" });
     expect(s).not.toHaveProperty("externalIP");
     expect(s.message).toContain("no wildcard DNS record");
+  });
+});
+
+describe("appsIngressStatus.applied*: what was applied, so a rename or disable removes it", () => {
+  const T0 = Date.parse("2026-01-01T00:00:00Z");
+  const first = appliedNames(config());
+  const path = (o: { kind: string; body: { metadata: { namespace: string; name: string } } }) =>
+    `${o.kind} ${o.body.metadata.namespace}/${o.body.metadata.name}`;
+
+  it("records the Service, pool and L2Advertisement a pass applied; an existing MetalLB records only the Service", () => {
+    expect(first).toEqual({
+      appliedServiceName: "oooi-ingress",
+      appliedServiceNamespace: "openshift-ingress",
+      appliedAddressPoolName: "apps",
+      appliedL2AdvertisementName: "advertise-apps",
+    });
+    expect(appliedNames(config({ installOperator: false, addressPoolName: "given" }))).toEqual({
+      appliedServiceName: "oooi-ingress",
+      appliedServiceNamespace: "openshift-ingress",
+    });
+  });
+
+  it("nextAppsIngressStatus writes them, and a Degraded pass (which applied nothing new) keeps them", () => {
+    const ready = nextAppsIngressStatus(
+      undefined,
+      { phase: "Ready", ingress: { ip: "192.0.2.200" }, service: "ns/s", applied: first },
+      T0,
+    );
+    expect(ready).toMatchObject(first);
+    const degraded = nextAppsIngressStatus(
+      ready,
+      { phase: "Degraded", reason: "HostedClusterAccessFailed", message: "x" },
+      T0 + 1000,
+    );
+    expect(appliedOf(degraded)).toEqual(first);
+  });
+
+  it("a rename leaves the old Service, pool and L2Advertisement to delete; nothing when unchanged", () => {
+    const renamed = appliedNames(config({ addressPoolName: "apps2" }, { name: "ingress2", namespace: "edge" }));
+    expect(staleObjects(first, renamed).map(path)).toEqual([
+      "Service openshift-ingress/oooi-ingress",
+      "L2Advertisement openshift-operators/advertise-apps",
+      "IPAddressPool openshift-operators/apps",
+    ]);
+    expect(staleObjects(first, first)).toEqual([]);
+    expect(staleObjects(undefined, first)).toEqual([]);
+  });
+
+  it("cleanup after a rename removes both the recorded and the named objects, in cleanup order, each once", () => {
+    const now = config({ addressPoolName: "apps2" }, { name: "ingress2" });
+    expect(cleanupOrderApplied(now, first).map(path)).toEqual([
+      "Service openshift-ingress/oooi-ingress",
+      "Service openshift-ingress/ingress2",
+      "L2Advertisement openshift-operators/advertise-apps",
+      "L2Advertisement openshift-operators/advertise-apps2",
+      "IPAddressPool openshift-operators/apps",
+      "IPAddressPool openshift-operators/apps2",
+      "MetalLB openshift-operators/metallb",
+      "Subscription openshift-operators/metallb-operator",
+    ]);
+    expect(cleanupOrderApplied(config(), undefined).map(path)).toEqual(cleanupOrder(config()).map(path));
   });
 });
 

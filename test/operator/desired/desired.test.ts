@@ -371,6 +371,110 @@ describe("external LoadBalancer Service", () => {
   });
 });
 
+describe("per-attachment public Service <attachment>-proxy-external", () => {
+  const uid = (a: InfraClusterAttachment): InfraClusterAttachment => ({
+    ...a,
+    metadata: { ...a.metadata, uid: `uid-${a.metadata.name}` },
+  });
+  const public_ = { enabled: true, addressPoolName: "oauth-pool", labels: { "external-dns/publish": "true" } };
+  const state = (attachments: InfraClusterAttachment[], infraExternal: Json = {}) =>
+    combine(
+      {
+        infras: [withUid(infra("vlan100", { infraComponents: { proxy: { externalService: infraExternal } } }))],
+        attachments,
+      },
+      hostedCluster("alpha", 1, ["192.0.2.50"]),
+      hostedCluster("beta", 2, ["192.0.2.51"]),
+    );
+  const services = (d: DesiredState) => keys(allObjects(d)).filter((k) => k.endsWith("-proxy-external"));
+
+  it("is made for each enabled attachment, owned by it, LoadBalancer on 443 only, with its pool, labels and annotations", () => {
+    const d = desired(
+      state([
+        uid(
+          attachment("alpha", {
+            spec: {
+              externalService: {
+                ...public_,
+                annotations: { "external-dns.alpha.kubernetes.io/hostname": "oauth.alpha.example.com." },
+              },
+            },
+          }),
+        ),
+        uid(attachment("beta")),
+      ]),
+    );
+    expect(services(d)).toEqual(["Service/clusters/alpha-proxy-external"]);
+    const svc = find(d, "Service/clusters/alpha-proxy-external");
+    expect(svc.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: "hostedcluster.densityops.com/v1alpha1",
+        kind: "InfraClusterAttachment",
+        name: "alpha",
+        uid: "uid-alpha",
+        controller: true,
+        blockOwnerDeletion: false,
+      },
+    ]);
+    expect(svc.metadata.annotations).toEqual({
+      "external-dns.alpha.kubernetes.io/hostname": "oauth.alpha.example.com.",
+      "metallb.universe.tf/address-pool": "oauth-pool",
+    });
+    expect(svc.metadata.labels).toMatchObject({
+      "external-dns/publish": "true",
+      "app.kubernetes.io/managed-by": "oooi",
+    });
+    expect(svc["spec"]).toEqual({
+      type: "LoadBalancer",
+      selector: {
+        "app.kubernetes.io/component": "proxy",
+        "app.kubernetes.io/instance": "vlan100",
+        "app.kubernetes.io/name": "envoy",
+      },
+      ports: [{ name: "https", port: 443, targetPort: 443, protocol: "TCP" }],
+    });
+    // The proxy's NetworkPolicy admits the public port from any source once a public Service exists.
+    const publicRule = (st: DesiredState) =>
+      (at(find(st, "NetworkPolicy.networking.k8s.io/clusters/vlan100-proxy"), "spec", "ingress") as Json[]).filter(
+        (r) => r["from"] === undefined,
+      );
+    expect(publicRule(d)).toEqual([{ ports: [{ protocol: "TCP", port: 443 }] }]);
+    expect(publicRule(desired(state([uid(attachment("alpha"))])))).toEqual([]);
+  });
+
+  it("is gone when disabled, while the attachment terminates, or before its uid is known", () => {
+    const on = attachment("alpha", { spec: { externalService: public_ } });
+    expect(
+      services(desired(state([uid(attachment("alpha", { spec: { externalService: { enabled: false } } }))]))),
+    ).toEqual([]);
+    expect(services(desired(state([terminating(uid(on))])))).toEqual([]);
+    expect(services(desired(state([on])))).toEqual([]);
+  });
+
+  it("lives beside the deprecated Infra-level Service, and no public Service exposes 6443, 9901 or 18000", () => {
+    const d = desired(
+      state(
+        [
+          uid(attachment("alpha", { spec: { externalService: public_ } })),
+          uid(attachment("beta", { spec: { externalService: public_ } })),
+        ],
+        {
+          enabled: true,
+        },
+      ),
+    );
+    expect(services(d)).toEqual([
+      "Service/clusters/alpha-proxy-external",
+      "Service/clusters/beta-proxy-external",
+      "Service/clusters/vlan100-proxy-external",
+    ]);
+    const ports = allObjects(d)
+      .filter((o) => o.kind === "Service" && at(o, "spec", "type") === "LoadBalancer")
+      .flatMap((o) => (at(o, "spec", "ports") as { port: number }[]).map((p) => p.port));
+    expect(new Set(ports)).toEqual(new Set([443]));
+  });
+});
+
 describe("workloads", () => {
   const d = desired(one);
   const pod = (name: string) => at(find(d, `Deployment.apps/clusters/${name}`), "spec", "template") as Json;
