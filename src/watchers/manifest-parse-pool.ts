@@ -9,12 +9,17 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { stat } from "node:fs/promises";
+import { DEFAULT_MAX_MANIFEST_BYTES, readManifestText } from "./manifest-file-read.js";
 import {
+  assembleManifests,
   documentParse,
+  loadManifests,
   parseManifestFile,
   placedFile,
   plannedParse,
   type ManifestFile,
+  type ManifestLoad,
   type ParsedFile,
   type ParsedObject,
 } from "./manifests.js";
@@ -117,6 +122,15 @@ export async function parseManifestFileOffThread(file: ManifestFile, previous?: 
   } finally {
     if (bytes >= RECYCLE_BYTES) worker.recycle();
   }
+}
+
+/** loadManifests of one file (a watched --manifests FILE), parsed as parseManifestFileOffThread does. */
+export async function loadManifestFileOffThread(path: string, maxBytes: number | undefined): Promise<ManifestLoad> {
+  // A folder now (or gone): as loadManifests has it.
+  if ((await stat(path).catch(() => undefined))?.isFile() !== true) return loadManifests(path, maxBytes);
+  const read = await readManifestText(path, maxBytes ?? DEFAULT_MAX_MANIFEST_BYTES);
+  if (!read.ok) return { ok: false, error: { file: path, message: read.message } };
+  return assembleManifests([await parseManifestFileOffThread({ path, text: read.text })]);
 }
 
 async function whole(worker: ParseWorker, file: ManifestFile): Promise<ParsedFile> {
