@@ -13,6 +13,7 @@ import {
   leaderElectionRoleYaml,
   METRICS_READER_URLS,
   metricsReaderRoleYaml,
+  debuggerRoleYaml,
   NAMESPACE_ROLES,
   NETWORK_POLICY_ROLE,
   OPERATOR_PERMISSIONS,
@@ -51,6 +52,7 @@ describe("deploy/rbac", () => {
     ["rbac/workloads_cluster_role.yaml", clusterRoleYaml(WORKLOADS_ROLE)],
     ["rbac/network_policy_cluster_role.yaml", clusterRoleYaml(NETWORK_POLICY_ROLE)],
     ["rbac/metrics_reader_cluster_role.yaml", metricsReaderRoleYaml()],
+    ["rbac/debugger_cluster_role.yaml", debuggerRoleYaml()],
     ["openshift/kea_scc.yaml", keaSccYaml()],
   ];
 
