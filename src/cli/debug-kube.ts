@@ -119,10 +119,15 @@ async function forwardToPod(
       failure = `the operator's pod ${namespace}/${pod} answered the port-forward with: ${d.trim()}`;
     });
     forward.portForward(namespace, pod, [XDS_PORT], socket, errors, socket).then(
-      (ws: unknown) => {
-        // retryCount 0: the WebSocket itself (isomorphic-ws, whose types do not resolve here).
+      (opened: unknown) => {
+        // retryCount 0: the WebSocket itself (isomorphic-ws, whose types do not resolve here). Either
+        // end closes the other, so gRPC sees a closed connection rather than waiting for its deadline.
+        const ws = opened as { close: () => void; once: (event: "close", f: () => void) => void };
         socket.once("close", () => {
-          (ws as { close: () => void }).close();
+          ws.close();
+        });
+        ws.once("close", () => {
+          socket.destroy();
         });
       },
       (e: unknown) => {
