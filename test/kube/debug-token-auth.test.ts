@@ -5,7 +5,7 @@
 // the ConfigMap it publishes. The port-forward itself needs a kubelet, which this API server has
 // not: the test sees the API server refuse it, and the CLI say so (docs/testing.md).
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { credentials, Metadata, status as GrpcStatus } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ import { LISTENER_TYPE_URL } from "../../src/xds/resource/type-urls.js";
 import { eventually } from "../support/fake-apiserver/index.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";
 import { openSotw } from "../support/envoy/raw.js";
-import { createNamespaces, installCrds, operatorToken, serviceAccountToken, useKubeCluster } from "./support.js";
+import { createNamespaces, installCrds, operatorToken, REPO, serviceAccountToken, useKubeCluster } from "./support.js";
 
 const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
 const POD = "oooi-operator-0";
@@ -46,8 +46,12 @@ describe.skipIf(KUBE_SKIP !== undefined)("oooi debug with a Kubernetes token on 
     await createNamespaces(cluster, ["people"]);
     for (const sa of ["debugger", "nobody"])
       await cluster.mustKubectl(["create", "serviceaccount", sa, "-n", "people"]);
-    // As docs/install.md tells: one RoleBinding in the operator's namespace.
-    const [kubectl, ...bind] = debuggerBindingCommand("--serviceaccount=people:debugger").split(" ");
+    // docs/install.md's command as written, for this ServiceAccount's user: one RoleBinding in the operator's namespace.
+    const documented = debuggerBindingCommand("--user=jane@example.com");
+    expect(readFileSync(join(REPO, "docs", "install.md"), "utf8")).toContain(documented);
+    const [kubectl, ...bind] = documented
+      .replace("jane@example.com", "system:serviceaccount:people:debugger")
+      .split(" ");
     expect(kubectl).toBe("kubectl");
     await cluster.mustKubectl(bind);
     tokens.debugger = await serviceAccountToken(cluster, "people", "debugger");
