@@ -2,7 +2,12 @@
 // and how far each stream is in sync, `config` prints what one node holds, `pushes` the recent
 // push history with latencies.
 import { structured } from "./structured-output.js";
-import { DebugClient, XdsNotFoundError, XdsUnreachableError } from "../xds/introspect/debug-client.js";
+import {
+  DebugClient,
+  DebugRefusedError,
+  XdsNotFoundError,
+  XdsUnreachableError,
+} from "../xds/introspect/debug-client.js";
 import { xdsCredentials } from "./xds-tls-credentials.js";
 import type { XdsTlsOptions } from "./xds-tls-flags.js";
 import type {
@@ -32,12 +37,60 @@ export interface DebugIo {
 /** Connection options common to every `oooi debug` subcommand. */
 export interface ConnectOptions extends XdsTlsOptions {
   readonly xds: string;
+  /** --xds was given (not its default): with --kubeconfig, connect there instead of port-forwarding. */
+  readonly xdsGiven?: boolean;
   readonly timeout: number;
+  /** Reach the operator's leader through this kubeconfig's API server, as its user (debug-kube.ts). */
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  /** The operator's namespace. */
+  readonly namespace?: string;
 }
 
-function connect(opts: ConnectOptions): DebugClient {
-  const credentials = xdsCredentials(opts);
-  return new DebugClient({ address: opts.xds, timeoutMs: opts.timeout, ...(credentials ? { credentials } : {}) });
+interface Connection {
+  readonly client: DebugClient;
+  /** What to say when the server cannot be reached, beyond gRPC's own words. */
+  readonly unreachable: () => string;
+  readonly close: () => Promise<void>;
+}
+
+async function connect(opts: ConnectOptions): Promise<Connection> {
+  if (opts.kubeconfig === undefined) {
+    const credentials = xdsCredentials(opts);
+    const client = new DebugClient({
+      address: opts.xds,
+      timeoutMs: opts.timeout,
+      ...(credentials ? { credentials } : {}),
+    });
+    return {
+      client,
+      unreachable: () => "(is `oooi serve` or `oooi operator` running there? set the address with --xds HOST:PORT)\n",
+      close: () => Promise.resolve(),
+    };
+  }
+  // Loaded only here: client-node and the kubeconfig rules cost start-up time every other use skips.
+  const { loadKubeClientConfig } = await import("../kube/kubeconfig.js");
+  const { kubeDebugTarget } = await import("./debug-kube.js");
+  const config = loadKubeClientConfig(opts.kubeconfig, opts.context === undefined ? {} : { context: opts.context });
+  const namespace = opts.namespace ?? "oooi-system";
+  const target = await kubeDebugTarget(config, namespace, opts.xdsGiven === true ? opts.xds : undefined);
+  const client = new DebugClient({
+    address: target.address,
+    timeoutMs: opts.timeout,
+    credentials: target.credentials,
+    token: target.token,
+    serverName: target.serverName,
+  });
+  return {
+    client,
+    unreachable: () => {
+      const why = target.forwardError();
+      return why === undefined
+        ? `(the leader is ${namespace}/${target.pod}, reached through ${config.origin})\n`
+        : `(${why})\n`;
+    },
+    close: target.close,
+  };
 }
 
 /** Runs `fn` with a client; prints a one-line error (no stack) and returns 1 on failure. */
@@ -46,18 +99,22 @@ async function withClient(
   io: DebugIo,
   fn: (client: DebugClient) => Promise<number>,
 ): Promise<number> {
-  let client: DebugClient | undefined;
+  let connection: Connection | undefined;
   try {
-    client = connect(opts);
-    return await fn(client);
+    connection = await connect(opts);
+    return await fn(connection.client);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     io.err(`oooi debug: ${message}\n`);
-    if (e instanceof XdsUnreachableError)
-      io.err("(is `oooi serve` or `oooi operator` running there? set the address with --xds HOST:PORT)\n");
+    // A kubeconfig that cannot be used, or a user without a token: input to fix (docs/cli.md exit codes).
+    if (e instanceof Error && (e.name === "KubeconfigError" || e.name === "NoTokenError")) return 2;
+    if (e instanceof XdsUnreachableError && connection !== undefined) io.err(connection.unreachable());
+    if (e instanceof DebugRefusedError && opts.kubeconfig !== undefined)
+      io.err("(bind the ClusterRole oooi-debugger to your user in the operator's namespace: docs/install.md)\n");
     return 1;
   } finally {
-    client?.close();
+    connection?.client.close();
+    await connection?.close();
   }
 }
 

@@ -1,14 +1,21 @@
 // `oooi operator`'s default xDS security: the CA from its Secret (created by the first replica),
 // this replica's serving certificate issued from it and rotated in memory, and credentials that
-// require a client certificate signed by the CA.
-import { ensureCa, servingNames, UnusableSecretError, type OperatorCa } from "../pki/store.js";
+// identify clients by a certificate signed by the CA (or, on the debug services, by a bearer token).
+import {
+  CA_CONFIGMAP,
+  ensureCa,
+  publishCaCertificate,
+  servingNames,
+  UnusableSecretError,
+  type OperatorCa,
+} from "../pki/store.js";
 import { ServingRotation } from "../pki/serving.js";
 import { SYSTEM_CLOCK, type Clock } from "../util/clock.js";
 import { ApiRetry } from "../operator/process/api-retry.js";
 import type { KubeRest } from "../kube/rest.js";
 import { RotatingServerCredentials } from "../xds/server/tls.js";
 import { splitHostPort } from "../envoy/xds-address.js";
-import { XDS_SERVICE, type OperatorSettings } from "../operator/desired/settings.js";
+import { FIELD_MANAGER, XDS_SERVICE, type OperatorSettings } from "../operator/desired/settings.js";
 
 export interface OperatorPki {
   readonly ca: OperatorCa;
@@ -45,6 +52,9 @@ export async function startOperatorPki(
     () => ensureCa(rest, settings.namespace, clock.now()),
     (e) => e instanceof UnusableSecretError,
   );
+  await retry.until(`publishing the xDS CA certificate (ConfigMap ${CA_CONFIGMAP})`, () =>
+    publishCaCertificate(rest, settings.namespace, authority, FIELD_MANAGER),
+  );
   // Set once the first certificate exists; rotations (timers, later) update it.
   const holder: { credentials?: RotatingServerCredentials } = {};
   const rotation = new ServingRotation({
@@ -60,7 +70,11 @@ export async function startOperatorPki(
     },
   });
   const first = await rotation.start();
-  const credentials = new RotatingServerCredentials({ cert: first.certPem, key: first.keyPem, ca: authority.certPem });
+  // A client without a certificate connects but has no identity: `oooi debug --kubeconfig` sends a token instead.
+  const credentials = new RotatingServerCredentials(
+    { cert: first.certPem, key: first.keyPem, ca: authority.certPem },
+    { clientCertificate: "optional" },
+  );
   holder.credentials = credentials;
   log.info(
     `xDS: mTLS with the operator's CA; serving certificate valid until ${new Date(first.notAfter).toISOString()}`,

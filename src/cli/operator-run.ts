@@ -18,6 +18,7 @@ import { StatusPage } from "../status-page/index.js";
 import { hostPort } from "./options.js";
 import { checkListenable, listenFailureMessage } from "./listen-error.js";
 import { AccessReview } from "../operator/process/access-review.js";
+import { DEBUG_ACCESS } from "../operator/desired/permissions.js";
 import { readOwnImage } from "../operator/process/own-image.js";
 import { startOperatorPki, type OperatorPki } from "./operator-pki.js";
 import { loadKubeClientConfig, type KubeClientConfig } from "../kube/kubeconfig.js";
@@ -56,10 +57,12 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
     if ((flags.xdsTlsCert === undefined) !== (flags.xdsTlsKey === undefined))
       throw new Error("--xds-tls-cert and --xds-tls-key go together");
     if (flags.xdsTlsCert !== undefined && flags.xdsTlsKey !== undefined) {
+      // A client without a certificate connects but has no identity: the debug services take a token instead.
       credentials = serverCredentialsFromFiles({
         cert: flags.xdsTlsCert,
         key: flags.xdsTlsKey,
         ...(flags.xdsTlsCa === undefined ? {} : { ca: flags.xdsTlsCa }),
+        clientCertificate: "optional",
       });
     }
   } catch (e) {
@@ -133,6 +136,8 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
   }
   // The data planes dial with their mounted client certificates only when this operator's CA signs them.
   const settings = { ...envSettings, xdsTls: pki !== undefined };
+  // Fail closed while the API server is away, as on the HTTP port.
+  const debugAccess = new AccessReview({ rest: new KubeRest(kubeConfig), now: () => Date.now(), logger: log });
   const cache = new SnapshotCache({ check: checkEnvoySnapshot });
   cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
   const xds = await startXdsServer({
@@ -141,6 +146,9 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
     logger: log,
     ...(credentials === undefined ? {} : { credentials }),
     requireIdentity: flags.xdsTlsCa !== undefined || pki !== undefined,
+    // `oooi debug --kubeconfig`: a token whose user may `debug` the operator's resource (deploy/rbac oooi-debugger).
+    tokens: (authorization) =>
+      debugAccess.decideResource(authorization, { ...DEBUG_ACCESS, namespace: settings.namespace }),
     maxConnections: flags.xdsMaxConnections,
     maxNamesPerStream: flags.xdsMaxNamesPerStream,
   }).catch((e: unknown) =>

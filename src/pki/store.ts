@@ -12,6 +12,33 @@ import { X509Certificate } from "node:crypto";
 
 /** The CA's Secret in the operator's namespace. */
 export const CA_SECRET = "oooi-xds-ca";
+/**
+ * The CA's certificate alone, published in a ConfigMap of the operator's namespace (as kube-root-ca.crt
+ * is) for clients that verify the xDS port without reading the Secret: `oooi debug --kubeconfig`.
+ */
+export const CA_CONFIGMAP = "oooi-xds-ca";
+
+/** Writes (server-side apply) the CA_CONFIGMAP with `ca.crt`. */
+export async function publishCaCertificate(
+  rest: Pick<KubeRest, "request">,
+  namespace: string,
+  ca: Pick<OperatorCa, "certPem">,
+  fieldManager: string,
+): Promise<void> {
+  await rest.request({
+    method: "PATCH",
+    path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${CA_CONFIGMAP}`,
+    query: { fieldManager, force: "true" },
+    contentType: "application/apply-patch+yaml",
+    body: {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: CA_CONFIGMAP, namespace, labels: { "app.kubernetes.io/name": "oooi" } },
+      data: { "ca.crt": ca.certPem },
+    },
+  });
+}
+
 /** A CA outlives many leaves; it is not rotated (a new CA would need a trust-bundle overlap). */
 export const CA_LIFETIME_MS = 10 * 365 * 24 * 60 * 60 * 1000;
 /** Leaves (serving and client): replaced at two thirds, so every 20 days. */

@@ -177,7 +177,8 @@ describe("mTLS on the operator's xDS port with the Secrets it issues", () => {
     const denied = await intruder.ended();
     expect(denied.code).toBe(GrpcStatus.PERMISSION_DENIED);
     expect(denied.details).toBe(`node group ${DHCP} may not receive node group ${PROXY}`);
-    // No client certificate, or one of another CA: no stream at all.
+    // No client certificate, or one of another CA: the connection is made (a debugger may come with
+    // a token instead), but the client has no identity and its stream ends before it is heard.
     // The stranger's certificate names the proxy's identity exactly; only its CA is wrong.
     const strangerCa = await issueCa("stranger", { now: Date.now(), lifetimeMs: LEAF_LIFETIME_MS });
     const strangerLeaf = await issueLeaf(
@@ -192,7 +193,11 @@ describe("mTLS on the operator's xDS port with the Secrets it issues", () => {
       s.send({ node: { id: "x", cluster: PROXY }, type_url: LISTENER_TYPE_URL });
       return s;
     });
-    for (const s of refused) expect((await s.ended()).code).toBe(GrpcStatus.UNAVAILABLE);
+    for (const s of refused)
+      expect(await s.ended()).toMatchObject({
+        code: GrpcStatus.PERMISSION_DENIED,
+        details: "a client without an oooi identity may not open a discovery stream",
+      });
     expect([intruder, ...refused].every((s) => s.received.length === 0)).toBe(true);
     expect(heard).toEqual([]);
     expect(rig.xds.status.nodes()).toEqual([]);

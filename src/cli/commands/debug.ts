@@ -42,9 +42,9 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
     .option("--cluster <ns/name>", "only nodes of this node group (Envoy node.cluster)")
     .option("--all", "also list nodes that disconnected recently")
     .addOption(outputOption("table"))
-    .action(async (opts: ConnectOptions & { cluster?: string; all?: boolean; output: string }) => {
+    .action(async (opts: ConnectOptions & { cluster?: string; all?: boolean; output: string }, cmd: Command) => {
       const { debugNodes } = await import("../debug.js");
-      io.exit(await debugNodes(opts, io));
+      io.exit(await debugNodes(given(opts, cmd), io));
     });
 
   withConnect(debug.command("config").argument("<node>", "Envoy node.id of the node (see `oooi debug nodes`)"))
@@ -53,9 +53,9 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
     )
     .option("-t, --type <type>", "only this type: lds, cds, eds, rds, a type URL or a message name such as KeaConfig")
     .addOption(outputOption("yaml"))
-    .action(async (node: string, opts: ConnectOptions & { type?: string; output: string }) => {
+    .action(async (node: string, opts: ConnectOptions & { type?: string; output: string }, cmd: Command) => {
       const { debugConfig } = await import("../debug.js");
-      io.exit(await debugConfig(node, opts, io));
+      io.exit(await debugConfig(node, given(opts, cmd), io));
     });
 
   withConnect(debug.command("pushes"))
@@ -68,19 +68,29 @@ export function registerDebugCommand(program: Command, io: DebugIo = processIo()
     .action(
       async (
         opts: ConnectOptions & { node?: string; cluster?: string; type?: string; limit: number; output: string },
+        cmd: Command,
       ) => {
         const { debugPushes } = await import("../debug.js");
-        io.exit(await debugPushes(opts, io));
+        io.exit(await debugPushes(given(opts, cmd), io));
       },
     );
   return debug;
 }
 
+/** `opts` with whether --xds was given (with --kubeconfig it replaces the port-forward). */
+function given<T extends ConnectOptions>(opts: T, cmd: Command): T {
+  return { ...opts, xdsGiven: cmd.getOptionValueSource("xds") !== "default" };
+}
+
 function withConnect(cmd: Command): Command {
-  return withXdsTlsFlags(cmd.option("--xds <host:port>", "address of the xDS server", DEFAULT_XDS_ADDRESS)).option(
-    "--timeout <ms>",
-    "give up on an unanswered call after this long",
-    positiveInt,
-    5000,
-  );
+  return withXdsTlsFlags(cmd.option("--xds <host:port>", "address of the xDS server", DEFAULT_XDS_ADDRESS))
+    .option("--timeout <ms>", "give up on an unanswered call after this long", positiveInt, 5000)
+    .option(
+      "--kubeconfig <file>",
+      "reach the operator's leader through this kubeconfig's API server (pods/portforward) as its user: " +
+        "its bearer token replaces the admin certificate and the operator's published CA is trusted " +
+        "(needs the ClusterRole oooi-debugger bound in the operator's namespace; with --xds, connect there instead of port-forwarding)",
+    )
+    .option("--context <name>", "with --kubeconfig: the context to use instead of its current-context")
+    .option("--namespace <ns>", "with --kubeconfig: the operator's namespace", "oooi-system");
 }

@@ -292,7 +292,26 @@ export const RBAC_NAMES = {
   clusterRole: "oooi-operator",
   leaderElectionRole: "oooi-leader-election",
   metricsReader: "oooi-metrics-reader",
+  debugger: "oooi-debugger",
 } as const;
+
+// The operator's Lease (src/operator/process/writers.ts LEASE_NAME), named here without importing the process.
+const DEBUG_LEASE = "oooi-operator";
+
+/**
+ * What a bearer token's user needs to call the operator's debug services (oooi.debug.v1, CSDS) on
+ * the xDS port: the verb `debug` on the operator's resource, asked in the operator's namespace
+ * (docs/security.md "Who may debug"), so a RoleBinding there grants it.
+ */
+export const DEBUG_ACCESS = { group: GROUP, resource: "infras", verb: "debug" } as const;
+
+/**
+ * The command that lets a subject (`--user=…`, `--group=…`, `--serviceaccount=ns:name`) run
+ * `oooi debug --kubeconfig`: a RoleBinding in the operator's namespace, the only one it needs.
+ */
+export function debuggerBindingCommand(subject: string, operatorNamespace = DEFAULT_OPERATOR_NAMESPACE): string {
+  return `kubectl create rolebinding ${RBAC_NAMES.debugger} -n ${operatorNamespace} --clusterrole=${RBAC_NAMES.debugger} ${subject}`;
+}
 
 /**
  * What the ClusterRole `oooi-metrics-reader` lets its subjects get on the operator's HTTP port under
@@ -364,6 +383,30 @@ export function metricsReaderRoleYaml(): string {
         kind: "ClusterRole",
         metadata: { name: RBAC_NAMES.metricsReader, labels: { "app.kubernetes.io/name": "oooi" } },
         rules: [{ nonResourceURLs: [...METRICS_READER_URLS].sort(), verbs: ["get"] }],
+      },
+      { lineWidth: 0 },
+    )
+  );
+}
+
+/** deploy/rbac/debugger_cluster_role.yaml: `oooi debug --kubeconfig` (find the leader, port-forward to it, debug). */
+export function debuggerRoleYaml(): string {
+  return (
+    `${HEADER}# Bind it in the operator's namespace to who may run \`oooi debug --kubeconfig\` (docs/security.md), e.g.:\n` +
+    `#   ${debuggerBindingCommand("--user=jane@example.com")}\n` +
+    stringify(
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata: { name: RBAC_NAMES.debugger, labels: { "app.kubernetes.io/name": "oooi" } },
+        rules: [
+          { apiGroups: [DEBUG_ACCESS.group], resources: [DEBUG_ACCESS.resource], verbs: [DEBUG_ACCESS.verb] },
+          // Which replica leads, and the CA that signs its xDS certificate (src/pki/store.ts CA_CONFIGMAP).
+          { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [DEBUG_LEASE], verbs: ["get"] },
+          { apiGroups: [""], resources: ["configmaps"], resourceNames: ["oooi-xds-ca"], verbs: ["get"] },
+          // The port-forward to the leader's xDS port (get: the WebSocket upgrade is a GET).
+          { apiGroups: [""], resources: ["pods/portforward"], verbs: ["create", "get"] },
+        ],
       },
       { lineWidth: 0 },
     )

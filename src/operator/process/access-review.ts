@@ -1,4 +1,5 @@
-// Who may read the operator's HTTP port (docs/security.md#the-operators-http-port): the request's
+// Who may read the operator's HTTP port (docs/security.md#the-operators-http-port), and who may call
+// the debug services on its xDS port with a token instead of the admin certificate: the request's
 // bearer token → TokenReview (authentication.k8s.io/v1) → its user → SubjectAccessReview
 // (authorization.k8s.io/v1): may that user `get` the non-resource URL of the path? The checks of
 // controller-runtime's secure metrics serving (filters.WithAuthenticationAndAuthorization). Both
@@ -68,10 +69,36 @@ export class AccessReview {
 
   /** The decision for one request: its Authorization header, method and path (without the query). */
   async decide(authorization: string | undefined, method: string, path: string): Promise<AccessDecision> {
-    const token = bearerToken(authorization);
-    if (token === undefined) return unauthenticated(NO_TOKEN);
     // HEAD is served as GET; any other method is asked for as itself (the reader role grants only get).
     const verb = method === "HEAD" ? "get" : method.toLowerCase();
+    return this.#decide(authorization, { nonResourceAttributes: { path, verb } }, `${verb} ${path}`);
+  }
+
+  /**
+   * The decision for a call whose user needs `verb` on a resource of `group` in `namespace`: the
+   * debug services on the xDS port ask for `debug` on the operator's resource in its namespace
+   * (permissions.ts DEBUG_ACCESS).
+   */
+  async decideResource(
+    authorization: string | undefined,
+    attributes: {
+      readonly group: string;
+      readonly resource: string;
+      readonly verb: string;
+      readonly namespace: string;
+    },
+  ): Promise<AccessDecision> {
+    const { group, resource, verb, namespace } = attributes;
+    return this.#decide(
+      authorization,
+      { resourceAttributes: { group, resource, verb, namespace } },
+      `${verb} ${resource}.${group} in namespace ${namespace}`,
+    );
+  }
+
+  async #decide(authorization: string | undefined, attributes: object, what: string): Promise<AccessDecision> {
+    const token = bearerToken(authorization);
+    if (token === undefined) return unauthenticated(NO_TOKEN);
     try {
       const user = await this.#cached(this.#users, tokenKey(token), () => this.#authenticate(token));
       if (user === undefined) return unauthenticated("Unauthorized: the API server did not accept the token");
@@ -80,16 +107,15 @@ export class AccessReview {
         user.uid ?? "",
         [...(user.groups ?? [])].sort(),
         sortedExtra(user),
-        verb,
-        path,
+        attributes,
       ]);
-      const allowed = await this.#cached(this.#grants, key, () => this.#authorize(user, verb, path));
+      const allowed = await this.#cached(this.#grants, key, () => this.#authorize(user, attributes));
       return allowed
         ? { allowed: true, user: user.username }
-        : { allowed: false, status: 403, reason: `Forbidden: user "${user.username}" may not ${verb} ${path}` };
+        : { allowed: false, status: 403, reason: `Forbidden: user "${user.username}" may not ${what}` };
     } catch (e) {
       if (e instanceof Busy) return { allowed: false, status: 503, reason: e.message };
-      this.#opts.logger.warn({ err: (e as Error).message, path }, "access review failed; refusing the request");
+      this.#opts.logger.warn({ err: (e as Error).message, what }, "access review failed; refusing the request");
       return { allowed: false, status: 500, reason: "Access review failed (the operator's log says why)" };
     }
   }
@@ -123,7 +149,7 @@ export class AccessReview {
     return { ...user, username: user.username };
   }
 
-  async #authorize(user: UserInfo, verb: string, path: string): Promise<boolean> {
+  async #authorize(user: UserInfo, attributes: object): Promise<boolean> {
     const review = await this.#opts.rest.request<SubjectAccessReviewStatus>({
       method: "POST",
       path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
@@ -135,7 +161,7 @@ export class AccessReview {
           ...(user.uid === undefined ? {} : { uid: user.uid }),
           groups: user.groups ?? [],
           ...(user.extra === undefined ? {} : { extra: user.extra }),
-          nonResourceAttributes: { path, verb },
+          ...attributes,
         },
       },
     });

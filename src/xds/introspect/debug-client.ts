@@ -3,6 +3,7 @@
 import {
   credentials,
   makeClientConstructor,
+  Metadata,
   status as GrpcStatus,
   type ChannelCredentials,
   type Client,
@@ -53,6 +54,16 @@ export class XdsUnreachableError extends Error {
   }
 }
 
+/** The server refused the caller: UNAUTHENTICATED (no or a bad token) or PERMISSION_DENIED (not allowed). */
+export class DebugRefusedError extends Error {
+  constructor(
+    readonly code: GrpcStatus,
+    readonly details: string,
+  ) {
+    super(details);
+  }
+}
+
 /** Options of a DebugClient. */
 export interface DebugClientOptions {
   /** "host:port" of the xDS server. */
@@ -61,6 +72,13 @@ export interface DebugClientOptions {
   readonly credentials?: ChannelCredentials;
   /** Per-call deadline in ms (default 5000). */
   readonly timeoutMs?: number;
+  /**
+   * Sent as `authorization: Bearer <token>` on every call (needs TLS credentials): a Kubernetes
+   * token the operator checks instead of the admin certificate (docs/security.md "Who may debug").
+   */
+  readonly token?: string;
+  /** The name the server's certificate must carry when `address` is not it (a port-forward's 127.0.0.1:port). */
+  readonly serverName?: string;
 }
 
 type Unary = (req: object, options: { deadline: Date }, cb: (err: ServiceError | null, res?: unknown) => void) => void;
@@ -72,8 +90,27 @@ export class DebugClient {
 
   constructor(readonly options: DebugClientOptions) {
     const Ctor = makeClientConstructor(service(loadDebugDefinition(), DEBUG_SERVICE), DEBUG_SERVICE);
-    this.#client = new Ctor(options.address, options.credentials ?? credentials.createInsecure()) as Client &
-      Record<string, Unary>;
+    const token = options.token;
+    const channel = options.credentials ?? credentials.createInsecure();
+    const withToken =
+      token === undefined
+        ? channel
+        : credentials.combineChannelCredentials(
+            channel,
+            credentials.createFromMetadataGenerator((_params, done) => {
+              const metadata = new Metadata();
+              metadata.set("authorization", `Bearer ${token}`);
+              done(null, metadata);
+            }),
+          );
+    const serverName = options.serverName;
+    this.#client = new Ctor(
+      options.address,
+      withToken,
+      serverName === undefined
+        ? {}
+        : { "grpc.ssl_target_name_override": serverName, "grpc.default_authority": serverName },
+    ) as Client & Record<string, Unary>;
     this.#timeoutMs = options.timeoutMs ?? 5000;
   }
 
@@ -126,6 +163,8 @@ function toError(address: string, err: ServiceError): Error {
   if (err.code === GrpcStatus.DEADLINE_EXCEEDED)
     return new XdsUnreachableError(address, "no answer before the deadline");
   if (err.code === GrpcStatus.NOT_FOUND) return new XdsNotFoundError(err.details || "not found");
+  if (err.code === GrpcStatus.UNAUTHENTICATED || err.code === GrpcStatus.PERMISSION_DENIED)
+    return new DebugRefusedError(err.code, err.details || err.message);
   if (err.code === GrpcStatus.UNIMPLEMENTED)
     return new Error(
       `the server at ${address} does not serve ${DEBUG_SERVICE} (not an oooi xDS server, or an older one)`,

@@ -5,7 +5,10 @@
 //   the stream with PERMISSION_DENIED before the request reaches the session, so a refused client
 //   is never recorded, its ACKs and NACKs reach no status, and it receives nothing.
 // - Every other service (CSDS, oooi.debug.v1, reflection) needs the administrator identity,
-//   except the open ones (gRPC health).
+//   except the open ones (gRPC health). Where the server is given a token check (the operator), a
+//   call without that identity may instead carry `authorization: Bearer <token>` metadata whose
+//   user the cluster allows to debug (TokenReview + SubjectAccessReview, docs/security.md "Who may
+//   debug"). Discovery streams never accept a token: Envoys and dhcp-agents keep mTLS.
 import type { PeerCertificate } from "node:tls";
 import {
   ResponderBuilder,
@@ -63,7 +66,22 @@ export function nodeGroupDenial(identities: readonly Identity[], cluster: string
 /** Why `identities` may not use an administrative service, or undefined when they may. */
 export function adminDenial(identities: readonly Identity[], path: string): string | undefined {
   if (identities.some((i) => i.kind === "admin")) return undefined;
-  return `${describe(identities)} may not call ${path}: it needs the administrator identity (spiffe://oooi/admin)`;
+  return `${describe(identities)} may not call ${path}: it needs the administrator identity (spiffe://oooi/admin) or, on the operator, a bearer token allowed to debug`;
+}
+
+/** The answer of a token check: who the token is, or why it is refused (HTTP-like status). */
+export type TokenDecision =
+  | { readonly allowed: true; readonly user: string }
+  | { readonly allowed: false; readonly status: number; readonly reason: string };
+
+/** Checks a call's `authorization` metadata for the administrative services. */
+export type TokenCheck = (authorization: string | undefined) => Promise<TokenDecision>;
+
+function grpcCodeOf(status: number): GrpcStatus {
+  if (status === 401) return GrpcStatus.UNAUTHENTICATED;
+  if (status === 403) return GrpcStatus.PERMISSION_DENIED;
+  if (status === 503) return GrpcStatus.RESOURCE_EXHAUSTED;
+  return GrpcStatus.INTERNAL;
 }
 
 /** Which methods are discovery streams and which need no identity at all. */
@@ -73,6 +91,8 @@ export interface AuthorizationOptions {
   readonly discoveryPaths: ReadonlySet<string>;
   /** Service path prefixes anyone may call (`/grpc.health.v1.Health/`). */
   readonly openPrefixes?: readonly string[];
+  /** Lets a bearer token stand for the administrator identity on the administrative services. */
+  readonly tokens?: TokenCheck;
 }
 
 /** Services anyone may call: health checks carry no data. */
@@ -93,10 +113,10 @@ export function identityAuthorization(options: AuthorizationOptions): ServerInte
     const identities = identitiesOf(call.getAuthContext().sslPeerCertificate);
     const discovery = options.discoveryPaths.has(path);
     let refused = false;
-    const refuse = (reason: string): void => {
+    const refuse = (reason: string, code = GrpcStatus.PERMISSION_DENIED): void => {
       refused = true;
       options.logger.warn({ peer: call.getPeer(), method: path, reason }, "xDS call refused");
-      call.sendStatus({ code: GrpcStatus.PERMISSION_DENIED, details: reason });
+      call.sendStatus({ code, details: reason });
     };
     const listener = new ServerListenerBuilder()
       .withOnReceiveMetadata((metadata, next) => {
@@ -105,8 +125,28 @@ export function identityAuthorization(options: AuthorizationOptions): ServerInte
             ? undefined
             : `${describe(identities)} may not open a discovery stream`
           : adminDenial(identities, path);
-        if (denial !== undefined) refuse(denial);
-        else next(metadata);
+        if (denial === undefined) {
+          next(metadata);
+          return;
+        }
+        const authorization = metadata.get("authorization")[0];
+        if (discovery || options.tokens === undefined || authorization === undefined) {
+          refuse(denial);
+          return;
+        }
+        options.tokens(typeof authorization === "string" ? authorization : authorization.toString()).then(
+          (decision) => {
+            if (!decision.allowed) {
+              refuse(`${decision.reason} (${path})`, grpcCodeOf(decision.status));
+              return;
+            }
+            options.logger.info({ peer: call.getPeer(), method: path, user: decision.user }, "debug call by token");
+            next(metadata);
+          },
+          (e: unknown) => {
+            refuse(`token check failed: ${(e as Error).message}`, GrpcStatus.INTERNAL);
+          },
+        );
       })
       .withOnReceiveMessage((message, next) => {
         if (refused) return;

@@ -11,7 +11,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
-import { identityAuthorization, identityKey } from "./authz.js";
+import { identityAuthorization, identityKey, type TokenCheck } from "./authz.js";
 import { XdsStatus, type XdsStatusView } from "../client-status.js";
 import { SILENT_LOGGER, type Logger } from "../../util/logger.js";
 import { systemClock, type Clock } from "./clock.js";
@@ -69,6 +69,12 @@ export interface XdsServerOptions extends XdsEngineOptions {
    * Default false: plaintext on loopback trusts whoever connects.
    */
   readonly requireIdentity?: boolean;
+  /**
+   * With requireIdentity: a bearer token this check allows stands for the administrator identity on
+   * the administrative services (authz.ts). The credentials must then let a client without a
+   * certificate connect (RotatingServerCredentials `clientCertificate: "optional"`).
+   */
+  readonly tokens?: TokenCheck;
   /**
    * Open connections the port accepts (--xds-max-connections, default DEFAULT_MAX_CONNECTIONS),
    * lowered to leave the process FILE_HEADROOM of its open-files limit; more are closed at once.
@@ -319,7 +325,17 @@ export async function startXdsServer(options: XdsServerOptions): Promise<XdsServ
     }),
   );
   const server = new Server({
-    ...(options.requireIdentity === true ? { interceptors: [identityAuthorization({ logger, discoveryPaths })] } : {}),
+    ...(options.requireIdentity === true
+      ? {
+          interceptors: [
+            identityAuthorization({
+              logger,
+              discoveryPaths,
+              ...(options.tokens === undefined ? {} : { tokens: options.tokens }),
+            }),
+          ],
+        }
+      : {}),
     // Envoy keeps ADS streams open for a long time; let gRPC keepalives find dead peers.
     "grpc.keepalive_time_ms": 30_000,
     "grpc.keepalive_timeout_ms": 10_000,

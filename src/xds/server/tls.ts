@@ -94,9 +94,18 @@ export class RotatingServerCredentials extends ServerCredentials {
   readonly #mutual: boolean;
   #stop: (() => void) | undefined;
 
-  constructor(material: ServerTlsMaterial) {
+  /**
+   * With a CA, clients must present a certificate it verifies — unless `clientCertificate` is
+   * "optional": then a client without one (or with one the CA does not verify) still connects but
+   * has no identity (grpc-js reports a peer certificate only when the TLS socket verified it), so
+   * it may call only what needs none, or what its bearer token allows (authz.ts).
+   */
+  constructor(material: ServerTlsMaterial, options: { readonly clientCertificate?: "required" | "optional" } = {}) {
     const mutual = material.ca !== undefined;
-    super({ requestCert: mutual, rejectUnauthorized: mutual }, contextOf(material));
+    super(
+      { requestCert: mutual, rejectUnauthorized: mutual && options.clientCertificate !== "optional" },
+      contextOf(material),
+    );
     this.#mutual = mutual;
   }
 
@@ -130,7 +139,7 @@ export class RotatingServerCredentials extends ServerCredentials {
  * naming a missing or unreadable file at start.
  */
 export function serverCredentialsFromFiles(
-  files: TlsFiles,
+  files: TlsFiles & { readonly clientCertificate?: "required" | "optional" },
   refreshMs = TLS_FILE_REFRESH_MS,
   clock: Clock = SYSTEM_CLOCK,
 ): RotatingServerCredentials {
@@ -143,7 +152,9 @@ export function serverCredentialsFromFiles(
     return { cert, key, ca };
   };
   let current = read();
-  const credentials = new RotatingServerCredentials(current);
+  const credentials = new RotatingServerCredentials(current, {
+    clientCertificate: files.clientCertificate ?? "required",
+  });
   const same = (a: ServerTlsMaterial, b: ServerTlsMaterial): boolean =>
     Buffer.from(a.cert).equals(Buffer.from(b.cert)) &&
     Buffer.from(a.key).equals(Buffer.from(b.key)) &&

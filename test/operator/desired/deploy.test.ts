@@ -1,6 +1,8 @@
 // deploy/: the RBAC generated from permissions.ts (drift test, UPDATE_DEPLOY=1 regenerates), every
 // YAML parses, `kubectl kustomize` builds it, the operator Deployment is hardened, and the
 // Containerfile builds a non-root Node 22 image.
+import { LEASE_NAME } from "../../../src/operator/process/writers.js";
+import { CA_CONFIGMAP } from "../../../src/pki/store.js";
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,6 +15,9 @@ import {
   leaderElectionRoleYaml,
   METRICS_READER_URLS,
   metricsReaderRoleYaml,
+  debuggerRoleYaml,
+  debuggerBindingCommand,
+  DEBUG_ACCESS,
   NAMESPACE_ROLES,
   NETWORK_POLICY_ROLE,
   OPERATOR_PERMISSIONS,
@@ -51,6 +56,7 @@ describe("deploy/rbac", () => {
     ["rbac/workloads_cluster_role.yaml", clusterRoleYaml(WORKLOADS_ROLE)],
     ["rbac/network_policy_cluster_role.yaml", clusterRoleYaml(NETWORK_POLICY_ROLE)],
     ["rbac/metrics_reader_cluster_role.yaml", metricsReaderRoleYaml()],
+    ["rbac/debugger_cluster_role.yaml", debuggerRoleYaml()],
     ["openshift/kea_scc.yaml", keaSccYaml()],
   ];
 
@@ -142,6 +148,27 @@ describe("deploy/rbac", () => {
       { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
       { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
     ]);
+  });
+
+  it("oooi-debugger grants the debug verb the operator asks for, the Lease and CA by name, and the port-forward", () => {
+    const role = parse(debuggerRoleYaml()) as Json;
+    const rules = at(role, "rules") as {
+      apiGroups: string[];
+      resources: string[];
+      resourceNames?: string[];
+      verbs: string[];
+    }[];
+    expect(rules).toContainEqual({
+      apiGroups: [DEBUG_ACCESS.group],
+      resources: [DEBUG_ACCESS.resource],
+      verbs: [DEBUG_ACCESS.verb],
+    });
+    expect(rules.find((r) => r.resources.includes("leases"))?.resourceNames).toEqual([LEASE_NAME]);
+    expect(rules.find((r) => r.resources.includes("configmaps"))?.resourceNames).toEqual([CA_CONFIGMAP]);
+    expect(rules.flatMap((r) => r.resources).sort()).toEqual(["configmaps", "infras", "leases", "pods/portforward"]);
+    expect(debuggerBindingCommand("--user=jane")).toBe(
+      "kubectl create rolebinding oooi-debugger -n oooi-system --clusterrole=oooi-debugger --user=jane",
+    );
   });
 
   it("oooi-metrics-reader grants get on the status page, its feed and JSON, and /metrics, nothing else", () => {
@@ -311,6 +338,7 @@ describe("deploy/ manifests", () => {
     const kinds = objects.map((o) => `${String(o["kind"])}/${String(at(o, "metadata", "name"))}`).sort();
     expect(kinds).toEqual(
       expect.arrayContaining([
+        "ClusterRole/oooi-debugger",
         "ClusterRole/oooi-metrics-reader",
         "ClusterRole/oooi-network-policy",
         "ClusterRole/oooi-operator",

@@ -7,13 +7,19 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PeerCertificate } from "node:tls";
-import { credentials, status as GrpcStatus, type ChannelCredentials } from "@grpc/grpc-js";
+import { credentials, Metadata, status as GrpcStatus, type ChannelCredentials } from "@grpc/grpc-js";
 import { afterAll, afterEach, beforeAll, describe, expect, it, test } from "vitest";
 import { issueCa, issueLeaf, loadCa, type IssuedCertificate, type LoadedCa } from "../../../src/pki/issue.js";
 import { ADMIN_URI, nodeGroupUri } from "../../../src/pki/spiffe.js";
-import { DebugClient } from "../../../src/xds/introspect/debug-client.js";
+import { DebugClient, DebugRefusedError } from "../../../src/xds/introspect/debug-client.js";
 import { RotatingServerCredentials, serverCredentialsFromFiles } from "../../../src/xds/server/tls.js";
-import { adminDenial, identitiesOf, identityKey, nodeGroupDenial } from "../../../src/xds/server/authz.js";
+import {
+  adminDenial,
+  identitiesOf,
+  identityKey,
+  nodeGroupDenial,
+  type TokenCheck,
+} from "../../../src/xds/server/authz.js";
 import { NO_IDENTITY } from "../../../src/xds/client-status.js";
 import { LISTENER_TYPE_URL } from "../../../src/xds/resource/type-urls.js";
 import { ManualClock } from "../../support/manual-clock.js";
@@ -394,6 +400,98 @@ describe("a node group is matched whole", () => {
       details: `node group tenant-a/infra may not receive node group ${GROUP_A}`,
     });
     expect(s.received).toEqual([]);
+    expect(r.server.status.nodes()).toEqual([]);
+  });
+});
+
+describe("a bearer token on the administrative services (the operator's port: client certificate optional)", () => {
+  // The token check is the operator's TokenReview + SubjectAccessReview (test/kube/debug-token-auth.test.ts
+  // runs it against a real API server); here, what the port does with its answers.
+  const asked: string[] = [];
+  const tokens: TokenCheck = (authorization) => {
+    asked.push(authorization ?? "");
+    if (authorization === "Bearer good") return Promise.resolve({ allowed: true, user: "jane" });
+    if (authorization === "Bearer busy") return Promise.resolve({ allowed: false, status: 503, reason: "busy" });
+    if (authorization === "Bearer nobody")
+      return Promise.resolve({ allowed: false, status: 403, reason: 'Forbidden: user "nobody" may not debug' });
+    return Promise.resolve({ allowed: false, status: 401, reason: "Unauthorized: not accepted" });
+  };
+  async function startOptional(): Promise<IntrospectRig> {
+    const server = await serving(ca);
+    rig = await startIntrospectRig({
+      credentials: new RotatingServerCredentials(
+        { cert: server.certPem, key: server.keyPem, ca: ca.issued.certPem },
+        { clientCertificate: "optional" },
+      ),
+      requireIdentity: true,
+      tokens,
+    });
+    return rig;
+  }
+  const debug = (r: IntrospectRig, c: ChannelCredentials, token?: string): DebugClient => {
+    const d = new DebugClient({ address: address(r), credentials: c, ...(token === undefined ? {} : { token }) });
+    debugClients.push(d);
+    return d;
+  };
+  const refusedWith = async (d: DebugClient): Promise<{ code: number; details: string }> => {
+    const e: unknown = await d.listNodes().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(e).toBeInstanceOf(DebugRefusedError);
+    return { code: (e as DebugRefusedError).code, details: (e as DebugRefusedError).details };
+  };
+
+  it("the admin certificate needs no token; a client without one is let in by an allowed token only", async () => {
+    asked.length = 0;
+    const r = await startOptional();
+    expect(await debug(r, creds(ca, adminCert)).listNodes()).toEqual([]);
+    expect(asked).toEqual([]);
+    expect(await debug(r, creds(ca), "good").listNodes()).toEqual([]);
+    expect(asked).toEqual(["Bearer good"]);
+    expect(await refusedWith(debug(r, creds(ca), "nobody"))).toEqual({
+      code: GrpcStatus.PERMISSION_DENIED,
+      details: 'Forbidden: user "nobody" may not debug (/oooi.debug.v1.DebugService/ListNodes)',
+    });
+    expect((await refusedWith(debug(r, creds(ca), "made-up"))).code).toBe(GrpcStatus.UNAUTHENTICATED);
+    // Too many reviews in flight: RESOURCE_EXHAUSTED, a retryable error rather than a refusal.
+    await expect(debug(r, creds(ca), "busy").listNodes()).rejects.toThrow(
+      "busy (/oooi.debug.v1.DebugService/ListNodes)",
+    );
+    expect((await refusedWith(debug(r, creds(ca)))).details).toMatch(/^a client without an oooi identity may not call/);
+  });
+
+  it("a certificate the CA did not sign gives no identity, even one naming the admin", async () => {
+    const r = await startOptional();
+    const strangerAdmin = await client(stranger, ADMIN_URI);
+    expect(await refusedWith(debug(r, creds(ca, strangerAdmin)))).toMatchObject({
+      code: GrpcStatus.PERMISSION_DENIED,
+      details: expect.stringMatching(/^a client without an oooi identity may not call/) as unknown,
+    });
+    const s = sotw(r, creds(ca, strangerA));
+    s.send({ node: { id: "x", cluster: GROUP_A }, type_url: LISTENER_TYPE_URL });
+    expect((await s.ended()).code).toBe(GrpcStatus.PERMISSION_DENIED);
+    expect(s.received).toEqual([]);
+  });
+
+  it("a discovery stream never asks about a token", async () => {
+    asked.length = 0;
+    const r = await startOptional();
+    const withToken = credentials.combineChannelCredentials(
+      creds(ca),
+      credentials.createFromMetadataGenerator((_p, done) => {
+        const m = new Metadata();
+        m.set("authorization", "Bearer good");
+        done(null, m);
+      }),
+    );
+    const s = sotw(r, withToken);
+    s.send({ node: { id: "x", cluster: GROUP_A }, type_url: LISTENER_TYPE_URL });
+    expect(await s.ended()).toEqual({
+      code: GrpcStatus.PERMISSION_DENIED,
+      details: "a client without an oooi identity may not open a discovery stream",
+    });
+    expect(asked).toEqual([]);
     expect(r.server.status.nodes()).toEqual([]);
   });
 });
