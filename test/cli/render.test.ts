@@ -145,7 +145,7 @@ describe("oooi render", () => {
       const r = await oooi(["render", "--manifests", manifests, "--out", out]);
       expect(r.code, r.stderr).toBe(0);
       const warning =
-        /^warning attachment\.yaml:\d+:\d+: InfraClusterAttachment clusters\/example-hcp: spec\.appsIngress\.enabled: status\.appsIngressStatus\.phase is Ready \(192\.0\.2\.200\) but spec\.appsIngress\.enabled is not true; .* \(AppsIngressStatusIgnored\)$/m;
+        /^warning \S*\/attachment\.yaml:\d+:\d+: InfraClusterAttachment clusters\/example-hcp: spec\.appsIngress\.enabled: status\.appsIngressStatus\.phase is Ready \(192\.0\.2\.200\) but spec\.appsIngress\.enabled is not true; .* \(AppsIngressStatusIgnored\)$/m;
       if (routed) expect(r.stderr).not.toMatch(/AppsIngressStatusIgnored/);
       else expect(r.stderr).toMatch(warning);
       const status = JSON.parse(readFileSync(join(out, "status.json"), "utf8")) as {

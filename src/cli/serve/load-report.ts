@@ -54,7 +54,8 @@ export class LoadReport {
 
   watch(h: WatchHealth): void {
     if (h.type === "path") {
-      this.#log.warn({ file: h.path }, `${h.path}: cannot be watched: ${h.reason}; the rest of the folder is watched`);
+      const file = userPath(this.#root, h.path);
+      this.#log.warn({ file }, `${file}: cannot be watched: ${h.reason}; the rest of the folder is watched`);
     } else if (h.type === "down") {
       if (!this.#watchDown)
         this.#log.error(`cannot watch ${this.#dir}: ${h.reason}; changes are not seen, retrying (not ready meanwhile)`);
