@@ -57,7 +57,7 @@ describe("a misspelled kind of oooi's group", () => {
       renameSync(`${infra}.tmp`, infra);
       const warned = () => serve.lines().filter((l) => l.level === 40 && l.msg.includes(MEANT));
       await until(() => warned().length > 0, "the warning");
-      expect(warned()[0]).toMatchObject({ file: "infra.yaml", line });
+      expect(warned()[0]).toMatchObject({ file: infra, line });
       expect(warned()[0]?.msg).toMatch(/not applied: its last good version, if any, is still served/);
       expect(await infras()).toContain("clusters/tenant-vlan");
     } finally {
