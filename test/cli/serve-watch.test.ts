@@ -183,6 +183,17 @@ describe("oooi serve follows every kind of edit", () => {
     const { manifests, out } = workspace();
     const first = serve(manifests, out);
     await until(() => proxyIp(vlanZone(out)) === "192.0.2.4", "first run rendered");
+    // Stopped once its writes are done (no "outputs updated" for a second), so the second run starts
+    // from a finished first run. A stop in the middle of a write is another test's subject.
+    const writes = (): number => first.lines().filter((l) => l.msg === "outputs updated").length;
+    let seen = -1;
+    await until(async () => {
+      const now = writes();
+      if (now > 0 && now === seen) return true;
+      seen = now;
+      await new Promise((r) => setTimeout(r, 1000));
+      return false;
+    }, "the first run's writes done");
     await first.stop();
     writeFileSync(join(out, "mine.txt"), "user\n");
     for (const f of ["infra.yaml", "attachment.yaml"]) {
