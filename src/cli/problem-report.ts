@@ -1,6 +1,7 @@
 // Status entries (+ where each object was read from) → one readable line per problem, for
 // render's stderr and serve's log; and which lines are new since the previous rendering, so serve
 // tells each problem once rather than on every reload.
+import { statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { StatusEntry } from "../pipeline/outputs.js";
 import type { ManifestSources, SourcePosition } from "../watchers/manifest-sources.js";
@@ -25,6 +26,15 @@ export type ProblemEntry = Pick<StatusEntry, "kind" | "namespace" | "name" | "pr
  */
 export function userPath(root: string | undefined, file: string): string {
   return root === undefined || file === root || isAbsolute(file) ? file : join(root, file);
+}
+
+/** The userPath root of `--manifests`: itself when it is a folder, undefined for one file or stdin. */
+export function manifestsRoot(manifests: string): string | undefined {
+  try {
+    return statSync(manifests).isDirectory() ? manifests : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `root`: the `--manifests` folder, so each FILE is a path the shell can open (userPath). */

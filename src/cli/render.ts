@@ -2,10 +2,9 @@
 import { FileSink, OutputWriteError } from "../pipeline/file-sink.js";
 import { checkOutputDir } from "../pipeline/output-guard.js";
 import { renderAll } from "../pipeline/outputs.js";
-import { stat } from "node:fs/promises";
 import { text } from "node:stream/consumers";
 import { formatManifestError, loadManifests, parseManifests, summarizeIgnored } from "../watchers/manifests.js";
-import { noInfraWarning, problemLines, userPath } from "./problem-report.js";
+import { manifestsRoot, noInfraWarning, problemLines, userPath } from "./problem-report.js";
 
 /** How problems name manifests read from standard input. */
 export const STDIN_NAME = "<stdin>";
@@ -41,7 +40,7 @@ export async function renderCommand(
     ? parseManifests([{ path: STDIN_NAME, text: await stdin() }])
     : await loadManifests(opts.manifests, opts.maxManifestBytes);
   // Problems name files under --manifests as given, so each can be opened from here.
-  const root = !fromStdin && (await isFolder(opts.manifests)) ? opts.manifests : undefined;
+  const root = fromStdin ? undefined : manifestsRoot(opts.manifests);
   if (!load.ok) {
     log(
       `oooi render: cannot read manifests: ${formatManifestError({ ...load.error, file: userPath(root, load.error.file) })}`,
@@ -91,12 +90,4 @@ export async function renderCommand(
     return 1;
   }
   return 0;
-}
-
-async function isFolder(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
 }

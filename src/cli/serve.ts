@@ -3,7 +3,6 @@
 // are configured: xDS snapshots, files (--out), the DNS responder, Kea, the status page, the log.
 import { Subscription, from, map, switchMap } from "rxjs";
 import type { Logger } from "pino";
-import { statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ALLOCATIONS_FILE, AllocationStore, readAllocationFile } from "../pipeline/allocation-store.js";
@@ -22,7 +21,7 @@ import { writeOutputs } from "./serve/files.js";
 import { startServeHttp, stopServeHttp } from "./serve/http.js";
 import { driveKea } from "./serve/kea.js";
 import { LoadReport } from "./serve/load-report.js";
-import { userPath } from "./problem-report.js";
+import { manifestsRoot, userPath } from "./problem-report.js";
 import type { ServeOptions } from "./serve/options.js";
 import { startServeXds } from "./serve/xds.js";
 
@@ -80,7 +79,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   const xds =
     opts.xdsListen === undefined ? undefined : startServeXds(opts, opts.xdsListen, { log, metrics, page }, onClose);
   // Files of a folder are named under it as given; one file is named as given already.
-  const root = isFolder(opts.manifests) ? opts.manifests : undefined;
+  const root = manifestsRoot(opts.manifests);
   const report = new LoadReport(log, opts.manifests, root);
   // Why the folder is not watched right now (/readyz says it: changes are not seen meanwhile).
   let watchDown: string | undefined;
@@ -200,12 +199,4 @@ export function serve(opts: ServeOptions, log: Logger): Served {
       if (xds !== undefined) await (await xds.server).close();
     },
   };
-}
-
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

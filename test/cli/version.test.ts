@@ -2,26 +2,16 @@
 // oooi.debug.v1 GetVersion from a running `oooi serve` (which command, since when), and exit 1 with
 // the client's line still printed when nothing answers.
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ROOT, ServeProcess, oooi, until } from "../support/cli.js";
+import { ROOT, ServeProcess, closedPort, oooi, until } from "../support/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "oooi-version-"));
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 describe("oooi version", () => {
   it("--client prints this client's version without a server", async () => {

@@ -1,6 +1,7 @@
 // The built `oooi` CLI in a child process, as a user runs it: one-shot runs and a long-running serve
 // whose stderr (pino JSON lines) a test can wait on.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 
@@ -71,4 +72,13 @@ export class ServeProcess extends CliProcess {
   constructor(args: readonly string[]) {
     super("serve", args);
   }
+}
+
+/** A loopback port nothing listens on (bound, then closed): TCP and, on loopback, UDP are refused. */
+export async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
 }

@@ -2,12 +2,11 @@
 // passes on the example; a wrong zone answer, a wrong route, a wrong reservation, a NACKing Envoy
 // and a mistyped node.cluster each fail, naming the check, the cause and the fix.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
-import { ROOT, ServeProcess, oooi, until } from "../support/cli.js";
+import { ROOT, ServeProcess, closedPort, oooi, until } from "../support/cli.js";
 import { type Row, resultRows } from "./result-row.js";
 
 const LISTENER_TYPE_URL = "type.googleapis.com/envoy.config.listener.v3.Listener";
@@ -55,15 +54,6 @@ function variant(name: string, file: string, edit: (text: string) => string): st
 async function verify(manifests: string): Promise<{ code: number; rows: Row[] }> {
   const run = await oooi(["verify", "--manifests", manifests, "--xds", xds, "--dns", dns, "-o", "json"]);
   return { code: run.code, rows: resultRows(run.stdout) };
-}
-
-/** A loopback port nothing listens on (TCP and, on loopback, UDP alike). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /** The table a person reads, with its exit status. */
