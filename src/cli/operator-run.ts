@@ -104,8 +104,18 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
     startup.abort();
     void probe.close().then(() => process.exit(0));
   };
-  process.once("SIGINT", stopStarting);
-  process.once("SIGTERM", stopStarting);
+  // One listener for the process's life, pointed at what stops the current phase: swapping
+  // listeners drops a signal libuv caught but had not yet dispatched, and between the two there was
+  // none at all (the default action: killed, the Lease held until it expires).
+  let shutdown = stopStarting;
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    shutdown(signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   const retry = new ApiRetry({ maxMs: flags.apiRetryMax, log, signal: startup.signal });
 
   // Discovery decides the platform (OpenShift: no pinned uids, see settingsFromEnv): the operator
@@ -127,8 +137,6 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
     if (startup.signal.aborted) return;
     program.error(`error: ${(e as Error).message}`, { exitCode: 2 });
   }
-  process.off("SIGINT", stopStarting);
-  process.off("SIGTERM", stopStarting);
   if (pki !== undefined) {
     credentials = pki.credentials;
   } else if (credentials === undefined) {
@@ -154,6 +162,8 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
   }).catch((e: unknown) =>
     program.error(`error: ${listenFailureMessage("--xds-listen", flags.xdsListen, e)}`, { exitCode: 2 }),
   );
+  // Stopped while the xDS server started: nothing is written; stopStarting exits.
+  if (startup.signal.aborted) return;
   // The fleet exists once runOperator started (below); ListFleet reads it at each call.
   let fleet: () => FleetSource | undefined = () => undefined;
   const introspection = addIntrospection(xds.grpcServer, {
@@ -198,10 +208,7 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
   });
   fleet = () => op.fleet;
 
-  let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
     log.info({ signal }, "shutting down: writes stop, the Lease is released, streams close");
     // close() bounds each of its steps; this bounds the whole, whatever still holds the event loop.
     setTimeout(() => {
@@ -216,6 +223,5 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
       },
     );
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  shutdown = stop;
 }

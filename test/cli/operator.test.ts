@@ -291,6 +291,50 @@ describe("oooi operator", () => {
   }, 40_000);
 });
 
+// A kubelet's SIGTERM can land in any phase of start-up; each must end in a clean exit, never a
+// process that ignores it (held until SIGKILL) nor one the default action kills (its Lease held).
+describe("oooi operator: SIGTERM during start-up", () => {
+  const phases: readonly { when: string; line: RegExp; says: RegExp; apiDown?: true }[] = [
+    {
+      when: "the API server does not answer yet",
+      apiDown: true,
+      line: /API server unreachable \(API discovery\)/,
+      says: /shutting down before start-up finished/,
+    },
+    { when: "the xDS server is starting", line: /--xds-plaintext: xDS is served without TLS/, says: /shutting down/ },
+    {
+      when: "the xDS server listens, the watches are starting",
+      line: /xDS \(ADS\) server listening/,
+      says: /shutting down: writes stop/,
+    },
+    { when: "every watch has listed", line: /every watched resource listed/, says: /shutting down: writes stop/ },
+  ];
+  it.each(phases)("when $when: exits 0 and says it is shutting down", async ({ line, says, apiDown }) => {
+    const fake = await seededFake();
+    if (apiDown === true) fake.failNext(1_000, { match: { path: "/apis" }, code: 503 });
+    const op = await spawnOperator(fake, "oooi-2", ["--xds-plaintext"]);
+    try {
+      await eventually(() => {
+        expect(op.log()).toMatch(line);
+      }, 15_000);
+      op.child.kill("SIGTERM");
+      const code = await Promise.race([
+        op.exited,
+        new Promise<string>((r) =>
+          setTimeout(() => {
+            r("still running");
+          }, 10_000),
+        ),
+      ]);
+      expect(code, op.log()).toBe(0);
+      expect(op.log()).toMatch(says);
+    } finally {
+      if (op.child.exitCode === null) op.child.kill("SIGKILL");
+      await fake.stop();
+    }
+  }, 30_000);
+});
+
 describe("oooi operator: a kubeconfig it cannot use", () => {
   /** Runs the built CLI to its exit; the operator must stop before it dials anything. */
   const run = (args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> =>
