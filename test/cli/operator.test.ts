@@ -309,30 +309,34 @@ describe("oooi operator: SIGTERM during start-up", () => {
     },
     { when: "every watch has listed", line: /every watched resource listed/, says: /shutting down: writes stop/ },
   ];
-  it.each(phases)("when $when: exits 0 and says it is shutting down", async ({ line, says, apiDown }) => {
-    const fake = await seededFake();
-    if (apiDown === true) fake.failNext(1_000, { match: { path: "/apis" }, code: 503 });
-    const op = await spawnOperator(fake, "oooi-2", ["--xds-plaintext"]);
-    try {
-      await eventually(() => {
-        expect(op.log()).toMatch(line);
-      }, 15_000);
-      op.child.kill("SIGTERM");
-      const code = await Promise.race([
-        op.exited,
-        new Promise<string>((r) =>
-          setTimeout(() => {
-            r("still running");
-          }, 10_000),
-        ),
-      ]);
-      expect(code, op.log()).toBe(0);
-      expect(op.log()).toMatch(says);
-    } finally {
-      if (op.child.exitCode === null) op.child.kill("SIGKILL");
-      await fake.stop();
-    }
-  }, 30_000);
+  it.each(phases)(
+    "when $when: exits 0 and says it is shutting down",
+    async ({ line, says, apiDown }) => {
+      const fake = await seededFake();
+      if (apiDown === true) fake.failNext(1_000, { match: { path: "/apis" }, code: 503 });
+      const op = await spawnOperator(fake, "oooi-2", ["--xds-plaintext"]);
+      try {
+        await eventually(() => {
+          expect(op.log()).toMatch(line);
+        }, 15_000);
+        op.child.kill("SIGTERM");
+        const code = await Promise.race([
+          op.exited,
+          new Promise<string>((r) =>
+            setTimeout(() => {
+              r("still running");
+            }, 10_000),
+          ),
+        ]);
+        expect(code, op.log()).toBe(0);
+        expect(op.log()).toMatch(says);
+      } finally {
+        if (op.child.exitCode === null) op.child.kill("SIGKILL");
+        await fake.stop();
+      }
+    },
+    30_000,
+  );
 });
 
 describe("oooi operator: a kubeconfig it cannot use", () => {
