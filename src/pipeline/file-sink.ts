@@ -83,11 +83,17 @@ function isInside(rel: string): boolean {
   );
 }
 
-/** The paths listed in dir's index; undefined when there is none (or it is not ours). */
+/**
+ * The paths listed in dir's index; undefined when there is none (or it is not ours). Read in the
+ * generation ..data names first: a run stopped after switching it but before placing the top-level
+ * links left no OUT/.oooi-index.json, yet that set is its own. Then the earlier in-place layout's.
+ */
 export async function readIndex(dir: string): Promise<string[] | undefined> {
   let text: string;
   try {
-    text = await readFile(join(dir, INDEX_FILE), "utf8");
+    text = await readFile(join(dir, DATA_LINK, INDEX_FILE), "utf8").catch(() =>
+      readFile(join(dir, INDEX_FILE), "utf8"),
+    );
   } catch {
     return undefined;
   }
@@ -95,6 +101,16 @@ export async function readIndex(dir: string): Promise<string[] | undefined> {
     const parsed = JSON.parse(text) as Partial<IndexFile>;
     if (parsed.generator !== "oooi" || !Array.isArray(parsed.files)) return undefined;
     return parsed.files.filter((f): f is string => typeof f === "string" && isInside(f));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The generation OUT/..data names, when it is one of ours. */
+async function currentGeneration(dir: string): Promise<string | undefined> {
+  try {
+    const target = await readlink(join(dir, DATA_LINK));
+    return GENERATION.test(target) ? target : undefined;
   } catch {
     return undefined;
   }
@@ -156,12 +172,14 @@ export class FileSink {
    */
   static async open(dir: string, options: FileSinkOptions = {}): Promise<FileSink> {
     const current = new Map<string, string | undefined>();
+    const generation = await currentGeneration(dir);
+    const base = generation === undefined ? dir : join(dir, generation);
     for (const rel of (await readIndex(dir)) ?? []) {
       // Reading back what is there lets an unchanged file stay a link to the same inode.
-      current.set(rel, await readFile(join(dir, rel), "utf8").catch(() => undefined));
+      current.set(rel, await readFile(join(base, rel), "utf8").catch(() => undefined));
     }
     const sink = new FileSink(dir, current, options);
-    await sink.#removeStaleGenerations(await sink.#currentGeneration());
+    await sink.#removeStaleGenerations(await currentGeneration(dir));
     await rm(join(dir, DATA_TMP), { force: true });
     // A folder or link a stopped switch left aside.
     for (const name of await readdir(dir).catch(() => []))
@@ -175,7 +193,7 @@ export class FileSink {
       if (!isInside(rel)) throw new Error(`refusing to write ${rel}: not a path inside the output folder`);
     const written = [...files].filter(([rel, text]) => this.#current.get(rel) !== text).map(([rel]) => rel);
     const removed = [...this.#current.keys()].filter((rel) => !files.has(rel));
-    const previous = await this.#currentGeneration();
+    const previous = await currentGeneration(this.#dir);
     if (written.length === 0 && removed.length === 0 && previous !== undefined && (await this.#linksInPlace(files)))
       return { written, removed };
 
@@ -300,16 +318,6 @@ export class FileSink {
       if (s?.isSymbolicLink() !== true || (await readlink(path)) !== join(DATA_LINK, top)) return false;
     }
     return true;
-  }
-
-  /** The generation ..data names, when it is one of ours. */
-  async #currentGeneration(): Promise<string | undefined> {
-    try {
-      const target = await readlink(join(this.#dir, DATA_LINK));
-      return GENERATION.test(target) ? target : undefined;
-    } catch {
-      return undefined;
-    }
   }
 
   async #removeStaleGenerations(keep: string | undefined): Promise<void> {

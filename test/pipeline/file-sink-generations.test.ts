@@ -195,3 +195,23 @@ describe("FileSink generations", () => {
     expect(readFileSync(join(out, "ns/x-dns/mine.conf"), "utf8")).toBe("user\n");
   });
 });
+
+describe("FileSink stopped between the switch and the links", () => {
+  // A first run's set switched in through ..data, then stopped before any top-level link was placed
+  // (the index's among them): the next run must still know those files as its own.
+  it.each([
+    { when: "on its first set", links: ["ns", "status.json", ".oooi-index.json"] },
+    { when: "with only the index link missing", links: [".oooi-index.json"] },
+  ])("$when: the next run removes what it no longer renders and carries nothing as a user's", async ({ links }) => {
+    const dir = fresh();
+    await (await FileSink.open(dir)).sync(dnsSet("a", 2));
+    for (const top of links) rmSync(join(dir, top));
+
+    const next = await FileSink.open(dir);
+    const r = await next.sync(new Map([["ns/y-dns/Corefile", ". {}\n"]]));
+    expect([...r.removed].sort()).toEqual([...dnsSet("a", 2).keys()].sort());
+    expect(existsSync(join(dir, "ns", "x-dns"))).toBe(false);
+    expect(existsSync(join(dir, "status.json"))).toBe(false);
+    expect(readFileSync(join(dir, "ns/y-dns/Corefile"), "utf8")).toBe(". {}\n");
+  });
+});
