@@ -1,7 +1,7 @@
 // The real CoreDNS's /metrics (the rendered `prometheus` plugin) after queries from both views:
 // what deploy/monitoring's PodMonitor scrapes from a DNSServer's pod.
-import { digBatch, type Query } from "./batch.js";
-import { renderExample, type RenderedDnsServer } from "./examples.js";
+import { digBatch } from "./batch.js";
+import { renderExample, verificationList, type RenderedDnsServer } from "./examples.js";
 import { clientIn, loopbackCidr, startCoreDns, type CoreDns } from "./rig.js";
 import { startUpstream } from "./upstream.js";
 
@@ -19,12 +19,15 @@ export async function scrapeCoreDns(coredns: CoreDns): Promise<string> {
 export const vlanClient = (server: RenderedDnsServer): string => clientIn(loopbackCidr(server.vlanCidr));
 
 /**
- * What CoreDNS exports once the first DNSServer of `example` has answered `queries` from the VLAN
- * and from the pod network (a metric vector shows no series, and so no `# TYPE`, before its first count).
+ * What CoreDNS exports once the first DNSServer of `example` has answered its Verification list from
+ * the VLAN and from the pod network (a metric vector shows no series, and so no `# TYPE`, before its
+ * first count).
  */
-export async function exportedAfterQueries(example: string, queries: readonly Query[]): Promise<string> {
-  const [server] = (await renderExample(example)).servers;
+export async function coreDnsExposition(example: string): Promise<string> {
+  const { state, servers } = await renderExample(example);
+  const [server] = servers;
   if (server === undefined) throw new Error(`${example} renders no DNSServer`);
+  const queries = verificationList(state, server).map((e) => ({ name: e.name, type: "A" }));
   const upstream = await startUpstream();
   try {
     const coredns = await startCoreDns(server.files, { upstream, cidr: loopbackCidr });
