@@ -21,6 +21,7 @@ describe("renderCoreDns: single cluster", () => {
     expect(files.Corefile).toBe(`.:53 {
     errors
     log
+    prometheus {$POD_IP}:9153
     health {$POD_IP}:8080
     ready {$POD_IP}:8181
     reload 5s
@@ -34,6 +35,7 @@ ${D}:53 {
     }
     errors
     log
+    prometheus {$POD_IP}:9153
     file /etc/coredns/db.vlan.${D} ${D} {
         reload 5s
     }
@@ -42,6 +44,7 @@ ${D}:53 {
 ${D}:53 {
     errors
     log
+    prometheus {$POD_IP}:9153
     file /etc/coredns/db.default.${D} ${D} {
         reload 5s
     }

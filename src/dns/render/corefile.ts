@@ -9,6 +9,9 @@
 //   unfiltered block (the other view's file, or a plain forwarder), so the outcome is explicit.
 // - `health` and `reload` are process wide and `ready` reports on its own port; each appears once,
 //   in the root block.
+// - `prometheus` counts only the queries of the blocks that carry it, so every block has it; the
+//   blocks share one listener on the same address. Since 1.10 each series has a `view` label: the
+//   view's name in a view block, "" in a block without one (coredns.io/plugins/metrics).
 // - Plugin order inside a block is fixed by CoreDNS (plugin.cfg), not by the order written here.
 // - Every block has its own plugin instances, so `cache` never mixes answers of different views.
 // - The file plugin re-reads a zone file every `reload` interval and answers from memory; only the
@@ -48,7 +51,7 @@ export const RESOLV_CONF = "/etc/resolv.conf";
 export const DNS_PORT = 53;
 /**
  * Environment variable holding the pod's own address (the downward API's status.podIP). The
- * health and ready endpoints bind to it, so they listen on the pod network only, never on the
+ * health, ready and metrics endpoints bind to it, so they listen on the pod network only, never on the
  * VLAN interface; CoreDNS substitutes `{$VAR}` in the Corefile (coredns.io/manual "Environment
  * Variables"). Unset (outside a pod) it is empty, and the plugins bind every address as before.
  */
@@ -57,6 +60,8 @@ export const POD_IP_ENV = "POD_IP";
 export const HEALTH_ADDRESS = `{$${POD_IP_ENV}}:8080`;
 /** Readiness endpoint of the CoreDNS process (ready plugin). */
 export const READY_ADDRESS = `{$${POD_IP_ENV}}:8181`;
+/** Prometheus metrics endpoint, `/metrics` (prometheus plugin; 9153 is CoreDNS's own default port). */
+export const METRICS_ADDRESS = `{$${POD_IP_ENV}}:9153`;
 // The reload plugin refuses intervals under 2s; a file plugin interval of 0 disables reloading.
 const MIN_COREFILE_RELOAD = 2;
 const MIN_ZONE_RELOAD = 1;
@@ -72,7 +77,7 @@ function renderBlock(block: ServerBlock, s: CorefileSettings, root: boolean): st
   if (block.view !== undefined) {
     lines.push(`    view ${block.view.name} {`, `        expr incidr(client_ip(), '${block.view.cidr}')`, "    }");
   }
-  lines.push("    errors", "    log");
+  lines.push("    errors", "    log", `    prometheus ${METRICS_ADDRESS}`);
   if (root) {
     lines.push(
       `    health ${HEALTH_ADDRESS}`,

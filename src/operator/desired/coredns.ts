@@ -1,7 +1,7 @@
 // The CoreDNS workload of a DNSServer: the rendered ConfigMap, the Deployment mounting it whole,
 // and the pod-network Service. Pure.
 import { COREFILE_KEY, DEFAULT_MOUNT_DIR } from "../../dns/render/index.js";
-import { DNS_PORT, HEALTH_ADDRESS, READY_ADDRESS } from "../../dns/render/corefile.js";
+import { DNS_PORT, HEALTH_ADDRESS, METRICS_ADDRESS, READY_ADDRESS } from "../../dns/render/corefile.js";
 import { contentHash, CONFIG_HASH_ANNOTATION, type DesiredObject } from "./objects.js";
 import { NETWORKS_ANNOTATION } from "./network.js";
 import { deployment, nonRootContainer, POD_IP_ENV, podSecurity, resources, type WorkloadInput } from "./pod.js";
@@ -12,14 +12,20 @@ export const COREDNS_UID = 65532;
 export const HEALTH_PORT = portOf(HEALTH_ADDRESS);
 /** Port of the ready plugin (readiness). */
 export const READY_PORT = portOf(READY_ADDRESS);
+/** Port of the prometheus plugin (`/metrics`, deploy/monitoring's PodMonitor scrapes it by name). */
+export const METRICS_PORT = portOf(METRICS_ADDRESS);
+/** The container port's name for METRICS_PORT. */
+export const METRICS_PORT_NAME = "metrics";
 
 function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(":") + 1));
 }
 
 // Corefile directives CoreDNS binds or schedules once per process: a live reload may fail to
-// re-bind a changed health/ready address (reload plugin, "Bugs"), so they roll the pod instead.
-const PROCESS_DIRECTIVES = new Set(["health", "ready", "reload"]);
+// re-bind a changed health/ready address (reload plugin, "Bugs"), and the metrics listener is bound
+// the same way, so they roll the pod instead. Every block repeats the prometheus line; the set keeps
+// it once.
+const PROCESS_DIRECTIVES = new Set(["health", "prometheus", "ready", "reload"]);
 
 /**
  * The part of a Corefile that a live reload cannot apply: process-wide directives and the set of
@@ -57,13 +63,14 @@ export function coreDnsWorkload(input: CoreDnsWorkloadInput): DesiredObject[] {
     name: "coredns",
     image: input.image,
     args: ["-conf", `${DEFAULT_MOUNT_DIR}/${COREFILE_KEY}`],
-    // The Corefile's health and ready addresses are {$POD_IP}: the pod network only.
+    // The Corefile's health, ready and metrics addresses are {$POD_IP}: the pod network only.
     env: [POD_IP_ENV],
     ports: [
       { name: "dns", containerPort: DNS_PORT, protocol: "UDP" },
       { name: "dns-tcp", containerPort: DNS_PORT, protocol: "TCP" },
       { name: "health", containerPort: HEALTH_PORT, protocol: "TCP" },
       { name: "ready", containerPort: READY_PORT, protocol: "TCP" },
+      { name: METRICS_PORT_NAME, containerPort: METRICS_PORT, protocol: "TCP" },
     ],
     livenessProbe: {
       httpGet: { path: "/health", port: HEALTH_PORT },

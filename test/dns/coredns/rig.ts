@@ -1,6 +1,6 @@
 // Real CoreDNS on loopback, fed the renderer's ConfigMap data. Only what cannot work on a test
-// host is rewritten: the listening port (53 → a free port, bound to 127.0.0.1), the health and
-// ready ports (their address is the rendered {$POD_IP}, given as 127.0.0.1), the mount directory (→ a temp dir), the forward targets (→ the test upstream)
+// host is rewritten: the listening port (53 → a free port, bound to 127.0.0.1), the health, ready
+// and metrics ports (their address is the rendered {$POD_IP}, given as 127.0.0.1), the mount directory (→ a temp dir), the forward targets (→ the test upstream)
 // and, where asked, a view's VLAN CIDR (→ a loopback CIDR so `dig -b` can be a VLAN client).
 // Everything else — block order, views, plugins, zone files — is CoreDNS's to accept or refuse.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -21,6 +21,7 @@ export interface LoopbackRewrite {
   readonly port: number;
   readonly readyPort: number;
   readonly healthPort: number;
+  readonly metricsPort: number;
   readonly dir: string;
   readonly upstream: { readonly host: string; readonly port: number };
   /** A view CIDR → the CIDR written instead; identity when absent. */
@@ -44,6 +45,7 @@ export function rewriteCorefile(corefile: string, r: LoopbackRewrite): string {
           // 127.0.0.1 here, see startCoreDns); only the port moves.
           .replace(/^(\s+health \S*):\d+$/, `$1:${r.healthPort}`)
           .replace(/^(\s+ready \S*):\d+$/, `$1:${r.readyPort}`)
+          .replace(/^(\s+prometheus \S*):\d+$/, `$1:${r.metricsPort}`)
           .replace(/^(\s+)forward \. .*$/, `$1forward . ${r.upstream.host}:${r.upstream.port}`)
           .replace(
             /^(\s+file )(\S+)/,
@@ -125,9 +127,10 @@ export async function freePort(): Promise<number> {
 export interface CoreDns {
   readonly host: string;
   readonly port: number;
-  /** The health and ready plugins' ports (on POD_IP, 127.0.0.1). */
+  /** The health, ready and prometheus plugins' ports (on POD_IP, 127.0.0.1). */
   readonly healthPort: number;
   readonly readyPort: number;
+  readonly metricsPort: number;
   readonly dir: string;
   /** Everything CoreDNS printed (the `log` plugin's query lines included). */
   output(): string;
@@ -175,6 +178,7 @@ async function startOnce(
     port: await freePort(),
     readyPort: await freePort(),
     healthPort: await freePort(),
+    metricsPort: await freePort(),
     dir,
     upstream: options.upstream,
     ...(options.cidr === undefined ? {} : { cidr: options.cidr }),
@@ -220,6 +224,7 @@ async function startOnce(
     port: rewrite.port,
     healthPort: rewrite.healthPort,
     readyPort: rewrite.readyPort,
+    metricsPort: rewrite.metricsPort,
     dir,
     output: () => output,
     write,

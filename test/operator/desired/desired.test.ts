@@ -561,6 +561,9 @@ describe("workloads", () => {
     const cm = find(d, "ConfigMap/clusters/vlan100-dns");
     expect(cm["data"]).toEqual(renderAll(one).infras[0]?.coreDns);
     expect(String(at(cm, "data", "Corefile"))).toContain("health {$POD_IP}:8080");
+    // deploy/monitoring's PodMonitor scrapes the port by this name.
+    expect(coredns["ports"]).toContainEqual({ name: "metrics", containerPort: 9153, protocol: "TCP" });
+    expect(String(at(cm, "data", "Corefile"))).toContain("prometheus {$POD_IP}:9153");
   });
 
   // Issue 18: the live config moved from an emptyDir to the PVC, seeded only when none persisted.
@@ -658,9 +661,11 @@ describe("rollout hashes", () => {
   });
 
   it("corefileStructure keeps process-wide directives and ports, not zones", () => {
-    const base = ".:53 {\n    health :8080\n    ready :8181\n    reload 5s\n    forward . /etc/resolv.conf\n}\n";
-    const more = `${base}a.example:53 {\n    file /etc/coredns/db.vlan.a.example a.example\n}\n`;
+    const base =
+      ".:53 {\n    prometheus :9153\n    health :8080\n    ready :8181\n    reload 5s\n    forward . /etc/resolv.conf\n}\n";
+    const more = `${base}a.example:53 {\n    prometheus :9153\n    file /etc/coredns/db.vlan.a.example a.example\n}\n`;
     expect(corefileStructure(more)).toBe(corefileStructure(base));
+    expect(corefileStructure(base.replace("prometheus :9153", "prometheus :9154"))).not.toBe(corefileStructure(base));
     expect(corefileStructure(base.replace("health :8080", "health :9090"))).not.toBe(corefileStructure(base));
     expect(corefileStructure(base.replace("reload 5s", "reload 10s"))).not.toBe(corefileStructure(base));
     expect(corefileStructure(base.replace(".:53", ".:1053"))).not.toBe(corefileStructure(base));

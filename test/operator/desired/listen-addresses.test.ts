@@ -1,5 +1,5 @@
 // Health, readiness and admin ports listen on the pod network only, never on the VLAN interface:
-// CoreDNS's health/ready bind {$POD_IP} (the downward API's status.podIP), Envoy's admin binds
+// CoreDNS's health/ready/metrics bind {$POD_IP} (the downward API's status.podIP), Envoy's admin binds
 // 127.0.0.1 and its readiness listener $(POD_IP). Checked on the generated Deployments and
 // configuration, and with the real CoreDNS: given POD_IP=127.0.0.1 it answers there and nowhere else
 // on loopback (a socket bound to 0.0.0.0 would also answer on 127.0.0.2).
@@ -51,11 +51,14 @@ describe("health, readiness and admin binds", () => {
     expect(wrongBind("{$POD_IP}")).toBeUndefined();
   });
 
-  it("CoreDNS: health and ready bind {$POD_IP}, which the pod's env fills from status.podIP", () => {
+  it("CoreDNS: health, ready and metrics bind {$POD_IP}, which the pod's env fills from status.podIP", () => {
     const cm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "vlan100-dns");
     const corefile = String((cm?.["data"] as Json | undefined)?.["Corefile"]);
-    const binds = [...corefile.matchAll(/^\s+(health|ready)\s*(\S*)$/gm)].map((m) => [m[1], m[2] ?? ""]);
+    // prometheus is in every block, with one address (CoreDNS shares the listener).
+    const lines = new Set([...corefile.matchAll(/^\s+((?:health|ready|prometheus)\s*\S*)$/gm)].map((m) => m[1]));
+    const binds = [...lines].map((line) => line?.split(/\s+/) ?? []);
     expect(binds).toEqual([
+      ["prometheus", "{$POD_IP}:9153"],
       ["health", "{$POD_IP}:8080"],
       ["ready", "{$POD_IP}:8181"],
     ]);
@@ -98,15 +101,17 @@ const refused = (host: string, port: number): Promise<boolean> =>
   });
 
 describe.skipIf(COREDNS.path === undefined)("the real CoreDNS on the generated Corefile", () => {
-  it("binds health and ready to POD_IP only: answers on 127.0.0.1, refuses on 127.0.0.2", async () => {
+  it("binds health, ready and metrics to POD_IP only: answers on 127.0.0.1, refuses on 127.0.0.2", async () => {
     const cm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "vlan100-dns");
     const upstream = await startUpstream();
     const coredns = await startCoreDns(cm?.["data"] as Record<string, string>, { upstream });
     try {
       expect((await fetch(`http://127.0.0.1:${coredns.healthPort}/health`)).status).toBe(200);
       expect((await fetch(`http://127.0.0.1:${coredns.readyPort}/ready`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${coredns.metricsPort}/metrics`)).status).toBe(200);
       expect(await refused("127.0.0.2", coredns.healthPort)).toBe(true);
       expect(await refused("127.0.0.2", coredns.readyPort)).toBe(true);
+      expect(await refused("127.0.0.2", coredns.metricsPort)).toBe(true);
     } finally {
       await coredns.close();
       await upstream.close();

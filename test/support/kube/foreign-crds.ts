@@ -42,6 +42,7 @@ const OPENSHIFT: readonly ForeignKind[] = [
 /** The Prometheus Operator's kinds deploy/monitoring holds (stand-ins: their schemas keep whatever is sent). */
 const PROMETHEUS_OPERATOR: readonly ForeignKind[] = [
   { group: "monitoring.coreos.com", version: "v1", kind: "ServiceMonitor", plural: "servicemonitors" },
+  { group: "monitoring.coreos.com", version: "v1", kind: "PodMonitor", plural: "podmonitors" },
   { group: "monitoring.coreos.com", version: "v1", kind: "PrometheusRule", plural: "prometheusrules" },
 ];
 
@@ -55,7 +56,7 @@ export function openshiftCrds(): Record<string, unknown>[] {
   return OPENSHIFT.map(crd);
 }
 
-/** CRDs of the Prometheus Operator's ServiceMonitor and PrometheusRule. */
+/** CRDs of the Prometheus Operator's ServiceMonitor, PodMonitor and PrometheusRule. */
 export function prometheusOperatorCrds(): Record<string, unknown>[] {
   return PROMETHEUS_OPERATOR.map(crd);
 }
