@@ -28,6 +28,8 @@ import {
 } from "../desired/objects.js";
 import { MANAGED_BY, MANAGED_BY_LABEL } from "../../api/labels.js";
 import type { OperatorSettings } from "../desired/settings.js";
+import { grantsKeaScc } from "../desired/scc.js";
+import type { Problem } from "../../model/types.js";
 import type { OperatorMetrics } from "../process/metrics.js";
 import { EventRecorder } from "./events.js";
 import { statusBody, statusUpdates, type StatusUpdate } from "../status/object-status.js";
@@ -175,6 +177,8 @@ export class Reconciler {
     const failures: unknown[] = [];
     const counts = { applied: 0, deleted: 0, finalizers: 0, statuses: 0 };
     const bindings = new MissingBindings(this.#o.settings.namespace);
+    /** Objects of unwatched kinds that someone else wrote under a name the operator would use. */
+    const foreign: Problem[] = [];
     const attempt = async (
       op: string,
       kind: string,
@@ -218,7 +222,7 @@ export class Reconciler {
       for (const o of infra.objects) {
         if (turns.due()) await nextTurn();
         if (this.#settled(o, observed)) continue;
-        await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
+        await attempt("apply", o.kind, () => this.#apply(o, observed, foreign), o.metadata);
       }
     }
 
@@ -246,7 +250,7 @@ export class Reconciler {
       const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
       const wanted = new Set(attachmentsOf(o));
       if (attachmentsOf(live).some((a) => held.has(a) && !wanted.has(a)) || this.#settled(o, observed)) continue;
-      await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
+      await attempt("apply", o.kind, () => this.#apply(o, observed, foreign), o.metadata);
     }
 
     // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
@@ -301,7 +305,7 @@ export class Reconciler {
     const updates = statusUpdates({
       observed,
       outputs,
-      desired,
+      desired: foreign.length === 0 ? desired : { ...desired, problems: [...desired.problems, ...foreign] },
       dataPlane: this.#o.dataPlane.moment?.() ?? this.#o.dataPlane,
       ...(this.#o.dnsServing === undefined ? {} : { dnsServing: this.#o.dnsServing }),
       missingBindings: bindings.list(),
@@ -425,13 +429,20 @@ export class Reconciler {
     return holds;
   }
 
-  /** Server-side apply of an object that is not #settled. */
-  async #apply(o: DesiredObject, observed: Observed): Promise<boolean> {
+  /**
+   * Server-side apply of an object that is not #settled. A kind the operator does not watch (Kea's
+   * SCC RoleBinding) is read first: one it did not label is someone else's and never written —
+   * if it already grants what ours would, nothing is missing; else the Infra reports the conflict.
+   */
+  async #apply(o: DesiredObject, observed: Observed, foreign: Problem[]): Promise<boolean> {
     const key = keyOf(o.kind, o.metadata.namespace, o.metadata.name);
     const hash = desiredHash(o);
     const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
     const rv = live?.metadata?.resourceVersion;
     const now = this.#o.clock.now();
+    if (RESOURCE_OF_KIND[o.kind] === undefined && (await this.#someoneElses(o, foreign))) {
+      return false;
+    }
     const dnsData =
       o.kind === "ConfigMap" && o.metadata.labels[COMPONENT_LABEL] === "dns"
         ? (o["data"] as Record<string, string>)
@@ -454,6 +465,50 @@ export class Reconciler {
       ...(resultRv === undefined ? {} : { resultRv }),
       ...(dnsData === undefined ? {} : { data: dnsData }),
     });
+    return true;
+  }
+
+  /** The unwatched object `o` exists without the operator's label (see #apply). */
+  async #someoneElses(o: DesiredObject, foreign: Problem[]): Promise<boolean> {
+    const { namespace = "", name } = o.metadata;
+    const kind = MANAGED_KINDS.find((k) => k.kind === o.kind && k.apiVersion === o.apiVersion);
+    if (kind === undefined) return false;
+    let live: KubeObject & {
+      roleRef?: { kind?: string; name?: string };
+      subjects?: { kind?: string; name?: string; namespace?: string }[];
+    };
+    try {
+      live = await this.#o.rest.request({
+        method: "GET",
+        path: objectPath(o.apiVersion, kind.plural, namespace, name),
+      });
+    } catch (e) {
+      if (statusCode(e) === 404) return false;
+      throw e;
+    }
+    if (live.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY) return false;
+    const infra = o.metadata.ownerReferences?.[0]?.name ?? "";
+    if (o.kind === "RoleBinding" && grantsKeaScc(live, namespace, infra)) {
+      // Theirs does the job: remembered as settled until this process restarts.
+      this.#applied.set(keyOf(o.kind, namespace, name), {
+        hash: desiredHash(o),
+        seenRv: undefined,
+        at: this.#o.clock.now(),
+      });
+      this.#o.logger.info(
+        { kind: o.kind, namespace, name },
+        "left alone: not ours, and already grants what ours would",
+      );
+      return true;
+    }
+    foreign.push({
+      object: { kind: "Infra", namespace, name: infra },
+      field: "",
+      reason: "KeaSccBindingConflict",
+      severity: "error",
+      message: `${o.kind} ${namespace}/${name} exists and was not written by oooi; it is left as it is, but does not grant ServiceAccount ${infra}-dhcp the ClusterRole of Kea's SCC: delete or rename it so the operator can create its own`,
+    });
+    this.#o.logger.warn({ kind: o.kind, namespace, name }, "not ours: left alone, reported on the Infra");
     return true;
   }
 

@@ -699,3 +699,37 @@ describe("identity and hashing", () => {
     );
   });
 });
+
+describe("Kea's SCC RoleBinding (OpenShift)", () => {
+  const name = one.infras[0]?.metadata.name ?? "";
+  const bindingKey = `RoleBinding.rbac.authorization.k8s.io/${NS}/${name}-dhcp-scc`;
+
+  it("off OpenShift: no binding, nothing said", () => {
+    const d = desired(one);
+    expect(keys(allObjects(d))).not.toContain(bindingKey);
+    expect(d.problems.map((p) => p.reason)).not.toContain("KeaSccBindingNeeded");
+  });
+
+  it("when the operator may bind: the Infra's own binding of its Kea ServiceAccount to the SCC role", () => {
+    const d = desired(one, undefined, operatorSettings({ namespace: "oooi-system", keaScc: "bind" }));
+    const b = find(d, bindingKey);
+    expect(b["roleRef"]).toEqual({ apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "oooi-kea-scc" });
+    expect(b["subjects"]).toEqual([{ kind: "ServiceAccount", name: `${name}-dhcp`, namespace: NS }]);
+    expect(b.metadata.ownerReferences?.map((o) => [o.kind, o.name, o.controller])).toEqual([["Infra", name, true]]);
+    expect(b.metadata.labels["app.kubernetes.io/managed-by"]).toBe("oooi");
+    // Before the Deployment, so Kea's pods are admitted on their first try.
+    const order = keys(d.infras[0]?.objects ?? []);
+    expect(order.indexOf(bindingKey)).toBeLessThan(order.indexOf(`Deployment.apps/${NS}/${name}-dhcp`));
+    expect(d.problems.map((p) => p.reason)).not.toContain("KeaSccBindingNeeded");
+  });
+
+  it("when it may not: no binding, and the Infra says which command creates it (a warning: Ready stays)", () => {
+    const d = desired(one, undefined, operatorSettings({ namespace: "oooi-system", keaScc: "report" }));
+    expect(keys(allObjects(d))).not.toContain(bindingKey);
+    const p = d.problems.find((x) => x.reason === "KeaSccBindingNeeded");
+    expect(p?.severity).toBe("warning");
+    expect(p?.message).toContain(
+      `kubectl create rolebinding ${name}-dhcp-scc --clusterrole=oooi-kea-scc --serviceaccount=${NS}:${name}-dhcp -n ${NS}`,
+    );
+  });
+});
