@@ -23,7 +23,7 @@ export const RAISED_OUTSIDE_THE_MODEL: Readonly<
   // objects the API server stored before the rule existed.
   InvalidName: { file: "src/operator/desired/index.ts", modelDefence: "src/model/infra.ts" },
   InvalidOperatorSettings: { file: "src/operator/desired/index.ts" },
-  KeaSccBindingNeeded: { file: "src/operator/desired/index.ts" },
+  KeaSccBindingNeeded: { file: "src/operator/writing/reconcile.ts" },
   KeaSccBindingConflict: { file: "src/operator/writing/reconcile.ts" },
 };
 

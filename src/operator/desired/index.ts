@@ -34,7 +34,7 @@ import {
 import { MANAGED_BY, MANAGED_BY_LABEL } from "../../api/labels.js";
 import { networkPolicies, proxyNetworkPolicy, type PolicyClaim } from "./policy.js";
 import { imageOverride, type OperatorSettings } from "./settings.js";
-import { keaSccBinding, keaSccBindingCommand } from "./scc.js";
+import { keaSccBinding } from "./scc.js";
 
 export * from "./objects.js";
 export {
@@ -462,14 +462,6 @@ function infraObjects(
     );
     if (settings.keaScc === "bind")
       objects.push(keaSccBinding({ infraName: name, namespace, labels: labels("dhcp"), owner }));
-    else if (settings.keaScc === "report")
-      problems.push({
-        object: t.infra,
-        field: "",
-        reason: "KeaSccBindingNeeded",
-        severity: "warning",
-        message: `on OpenShift Kea's ServiceAccount ${name}-dhcp needs the SCC oooi-kea, which this operator may not bind (deploy/openshift/ lets it); unless already bound: ${keaSccBindingCommand(namespace, name)}`,
-      });
   }
   return { objects, claims };
 }

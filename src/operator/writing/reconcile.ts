@@ -28,7 +28,7 @@ import {
 } from "../desired/objects.js";
 import { MANAGED_BY, MANAGED_BY_LABEL } from "../../api/labels.js";
 import type { OperatorSettings } from "../desired/settings.js";
-import { grantsKeaScc } from "../desired/scc.js";
+import { grantsKeaScc, KEA_SCC_NAME, keaSccBindingCommand } from "../desired/scc.js";
 import type { Problem } from "../../model/types.js";
 import type { OperatorMetrics } from "../process/metrics.js";
 import { EventRecorder } from "./events.js";
@@ -115,6 +115,9 @@ interface ReadySeries {
   readonly value: number;
 }
 
+/** How long a SubjectAccessReview's answer on a Kea ServiceAccount's SCC is reused ("report" mode). */
+export const KEA_SCC_REVIEW_TTL_MS = 60_000;
+
 /** Objects checked between two turns of the event loop. */
 const STEPS = 64;
 
@@ -134,6 +137,8 @@ export class Reconciler {
   readonly #events: EventRecorder;
   /** The oooi_object_ready series set by the last pass, to drop those whose object is gone. */
   #readySeries = new Map<string, ReadySeries>();
+  /** "<namespace>/<infra>" → whether its Kea ServiceAccount may use the SCC, and when that was asked. */
+  readonly #keaScc = new Map<string, { readonly allowed: boolean; readonly at: number }>();
 
   constructor(o: ReconcilerOptions) {
     this.#o = o;
@@ -177,8 +182,8 @@ export class Reconciler {
     const failures: unknown[] = [];
     const counts = { applied: 0, deleted: 0, finalizers: 0, statuses: 0 };
     const bindings = new MissingBindings(this.#o.settings.namespace);
-    /** Objects of unwatched kinds that someone else wrote under a name the operator would use. */
-    const foreign: Problem[] = [];
+    /** What writing found wrong on an Infra (Kea's SCC): shown in its status with the model's problems. */
+    const found: Problem[] = [];
     const attempt = async (
       op: string,
       kind: string,
@@ -222,9 +227,12 @@ export class Reconciler {
       for (const o of infra.objects) {
         if (turns.due()) await nextTurn();
         if (this.#settled(o, observed)) continue;
-        await attempt("apply", o.kind, () => this.#apply(o, observed, foreign), o.metadata);
+        await attempt("apply", o.kind, () => this.#apply(o, observed, found), o.metadata);
       }
     }
+
+    // 2a. OpenShift without the right to bind: whether each Kea ServiceAccount may use the SCC.
+    if (this.#o.settings.keaScc === "report") await this.#reportUnboundKea(desired, found);
 
     // 2b. Client certificates of the data-plane children, owned by the Infra like the children.
     const pki = this.#o.pki;
@@ -250,7 +258,7 @@ export class Reconciler {
       const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
       const wanted = new Set(attachmentsOf(o));
       if (attachmentsOf(live).some((a) => held.has(a) && !wanted.has(a)) || this.#settled(o, observed)) continue;
-      await attempt("apply", o.kind, () => this.#apply(o, observed, foreign), o.metadata);
+      await attempt("apply", o.kind, () => this.#apply(o, observed, found), o.metadata);
     }
 
     // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
@@ -305,7 +313,7 @@ export class Reconciler {
     const updates = statusUpdates({
       observed,
       outputs,
-      desired: foreign.length === 0 ? desired : { ...desired, problems: [...desired.problems, ...foreign] },
+      desired: found.length === 0 ? desired : { ...desired, problems: [...desired.problems, ...found] },
       dataPlane: this.#o.dataPlane.moment?.() ?? this.#o.dataPlane,
       ...(this.#o.dnsServing === undefined ? {} : { dnsServing: this.#o.dnsServing }),
       missingBindings: bindings.list(),
@@ -466,6 +474,61 @@ export class Reconciler {
       ...(dnsData === undefined ? {} : { data: dnsData }),
     });
     return true;
+  }
+
+  /**
+   * The Infras whose Kea ServiceAccount may not use the SCC, asked of the API server (a
+   * SubjectAccessReview, as the operator does for its HTTP port): however the platform engineer
+   * granted it, a binding of any name or a group's, the answer is the admission's.
+   */
+  async #reportUnboundKea(desired: DesiredState, problems: Problem[]): Promise<void> {
+    const now = this.#o.clock.now();
+    const seen = new Set<string>();
+    for (const infra of desired.infras) {
+      if (!infra.objects.some((o) => o.kind === "DHCPServer")) continue;
+      const { namespace, name } = infra.infra;
+      const key = `${namespace}/${name}`;
+      seen.add(key);
+      let answer = this.#keaScc.get(key);
+      if (answer === undefined || now - answer.at >= KEA_SCC_REVIEW_TTL_MS) {
+        try {
+          const review = await this.#o.rest.request<{ status?: { allowed?: boolean } }>({
+            method: "POST",
+            path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            body: {
+              apiVersion: "authorization.k8s.io/v1",
+              kind: "SubjectAccessReview",
+              spec: {
+                user: `system:serviceaccount:${namespace}:${name}-dhcp`,
+                groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"],
+                resourceAttributes: {
+                  verb: "use",
+                  group: "security.openshift.io",
+                  resource: "securitycontextconstraints",
+                  name: KEA_SCC_NAME,
+                  namespace,
+                },
+              },
+            },
+          });
+          answer = { allowed: review.status?.allowed === true, at: now };
+          this.#keaScc.set(key, answer);
+        } catch (e) {
+          if (isTransport(e)) throw e;
+          this.#o.logger.warn({ infra: key, err: (e as Error).message }, "cannot ask whether Kea may use its SCC");
+          continue;
+        }
+      }
+      if (!answer.allowed)
+        problems.push({
+          object: { kind: "Infra", namespace, name },
+          field: "",
+          reason: "KeaSccBindingNeeded",
+          severity: "pending",
+          message: `on OpenShift Kea's ServiceAccount ${name}-dhcp may not use the SCC ${KEA_SCC_NAME}, so its pods are not admitted; this operator may not bind it (deploy/openshift/ lets it): ${keaSccBindingCommand(namespace, name)}`,
+        });
+    }
+    for (const key of this.#keaScc.keys()) if (!seen.has(key)) this.#keaScc.delete(key);
   }
 
   /** The unwatched object `o` exists without the operator's label (see #apply). */

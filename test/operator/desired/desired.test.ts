@@ -704,10 +704,9 @@ describe("Kea's SCC RoleBinding (OpenShift)", () => {
   const name = one.infras[0]?.metadata.name ?? "";
   const bindingKey = `RoleBinding.rbac.authorization.k8s.io/${NS}/${name}-dhcp-scc`;
 
-  it("off OpenShift: no binding, nothing said", () => {
+  it("off OpenShift: no binding", () => {
     const d = desired(one);
     expect(keys(allObjects(d))).not.toContain(bindingKey);
-    expect(d.problems.map((p) => p.reason)).not.toContain("KeaSccBindingNeeded");
   });
 
   it("when the operator may bind: the Infra's own binding of its Kea ServiceAccount to the SCC role", () => {
@@ -720,16 +719,10 @@ describe("Kea's SCC RoleBinding (OpenShift)", () => {
     // Before the Deployment, so Kea's pods are admitted on their first try.
     const order = keys(d.infras[0]?.objects ?? []);
     expect(order.indexOf(bindingKey)).toBeLessThan(order.indexOf(`Deployment.apps/${NS}/${name}-dhcp`));
-    expect(d.problems.map((p) => p.reason)).not.toContain("KeaSccBindingNeeded");
   });
 
-  it("when it may not: no binding, and the Infra says which command creates it (a warning: Ready stays)", () => {
+  it("when it may not: no binding (the reconciler asks whether Kea may use the SCC and reports)", () => {
     const d = desired(one, undefined, operatorSettings({ namespace: "oooi-system", keaScc: "report" }));
     expect(keys(allObjects(d))).not.toContain(bindingKey);
-    const p = d.problems.find((x) => x.reason === "KeaSccBindingNeeded");
-    expect(p?.severity).toBe("warning");
-    expect(p?.message).toContain(
-      `kubectl create rolebinding ${name}-dhcp-scc --clusterrole=oooi-kea-scc --serviceaccount=${NS}:${name}-dhcp -n ${NS}`,
-    );
   });
 });
