@@ -46,10 +46,14 @@ function startOperator(kubeconfig: string): { child: ChildProcess; log: () => st
     { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: "oooi-0" } },
   );
   let log = "";
-  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
     log += d;
   });
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const exited = new Promise<void>((r) => {
+    child.once("exit", () => {
+      r();
+    });
+  });
   return {
     child,
     log: () => log,
