@@ -2,7 +2,7 @@
 // (a CRD of the test's own): the built CLI as deploy/'s ServiceAccount. With the base alone it
 // binds nothing and each DHCP Infra says which command to run; once deploy/openshift grants it
 // `bind` on oooi-kea-scc it writes each Infra's RoleBinding, leaving a user's of the same name alone
-// (reported), and the Kea ServiceAccount may then `use` the SCC. The grant binds that role only:
+// (reported unless it already grants Kea), and the Kea ServiceAccount may then `use` the SCC. The grant binds that role only:
 // the operator still cannot bind any other, and its binding goes with the Infra.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
@@ -159,7 +159,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("Kea's SCC binding on a real API server
     }
   }, 120_000);
 
-  it("deploy/openshift: a user's binding of the name is left alone and reported; then the operator binds Kea", async () => {
+  it("deploy/openshift: a user's binding of the name is left alone (reported unless it grants Kea); then the operator binds Kea", async () => {
     await kube().mustKubectl(["apply", "--server-side", "-k", `${REPO}deploy/openshift/`]);
     expect(
       await may(kube(), SA, [], {
@@ -169,7 +169,30 @@ describe.skipIf(KUBE_SKIP !== undefined)("Kea's SCC binding on a real API server
         name: "oooi-kea-scc",
       }),
     ).toBe(true);
-    // Someone else's binding under the operator's name, granting another ServiceAccount.
+    // A binding the user made with the base's command does the job: left alone, nothing reported.
+    const [kubectl, ...args] = keaSccBindingCommand(NS, INFRA).split(" ");
+    expect(kubectl).toBe("kubectl");
+    await kube().mustKubectl(args);
+    const first = startOperator(kubeconfig);
+    try {
+      await eventually(
+        () => {
+          expect(first.log()).toMatch(/left alone: not ours, and already grants what ours would/);
+        },
+        60_000,
+        200,
+      );
+      const reasons = (await infraConditions(kube())).map((c) => c.reason);
+      expect(reasons).not.toContain("KeaSccBindingConflict");
+      expect(reasons).not.toContain("KeaSccBindingNeeded");
+      const theirs = await kube().must<{ metadata: { labels?: Record<string, string> } }>("GET", BINDING);
+      expect(theirs.metadata.labels?.["app.kubernetes.io/managed-by"]).toBeUndefined();
+    } finally {
+      await first.stop();
+    }
+    await kube().mustKubectl(["delete", "rolebinding", `${INFRA}-dhcp-scc`, "-n", NS]);
+
+    // Someone else's binding under the operator's name, granting another ServiceAccount: reported.
     await kube().mustKubectl(
       ["apply", "--server-side", "--field-manager", "someone", "-f", "-"],
       list([roleBinding(`${INFRA}-dhcp-scc`, "oooi-kea-scc", "someone-else")]),
