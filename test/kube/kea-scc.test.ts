@@ -2,8 +2,9 @@
 // (a CRD of the test's own): the built CLI as deploy/'s ServiceAccount. With the base alone it
 // binds nothing and each DHCP Infra says which command to run; once deploy/openshift grants it
 // `bind` on oooi-kea-scc it writes each Infra's RoleBinding, leaving a user's of the same name alone
-// (reported unless it already grants Kea), and the Kea ServiceAccount may then `use` the SCC. The grant binds that role only:
-// the operator still cannot bind any other, and its binding goes with the Infra.
+// (reported unless it already grants Kea), and the Kea ServiceAccount may then `use` the SCC. The
+// grant binds that role only: the operator still cannot bind any other, and its binding goes with
+// the Infra.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
