@@ -20,6 +20,7 @@ import { checkListenable, listenFailureMessage } from "./listen-error.js";
 import { AccessReview } from "../operator/process/access-review.js";
 import { DEBUG_ACCESS } from "../operator/desired/permissions.js";
 import { readOwnImage } from "../operator/process/own-image.js";
+import { keaSccMode } from "../operator/process/kea-scc-grant.js";
 import { startOperatorPki, type OperatorPki } from "./operator-pki.js";
 import { loadKubeClientConfig, type KubeClientConfig } from "../kube/kubeconfig.js";
 import { KubeRest } from "../kube/rest.js";
@@ -130,7 +131,10 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
     );
     const apiGroups = new Set((discovery.groups ?? []).flatMap((g) => (g.name === undefined ? [] : [g.name])));
     const podImage = await readOwnImage({ rest: new KubeRest(kubeConfig), env: process.env, retry, log });
-    envSettings = settingsFromEnv(process.env, apiGroups, podImage);
+    const discovered = settingsFromEnv(process.env, apiGroups, podImage);
+    const keaScc = await keaSccMode(discovered.keaScc, new KubeRest(kubeConfig), retry);
+    if (keaScc === "bind") log.info("OpenShift: this operator binds Kea's SCC role per Infra (deploy/openshift)");
+    envSettings = { ...discovered, keaScc };
     if (credentials === undefined && flags.xdsPlaintext !== true)
       pki = await startOperatorPki(new KubeRest(kubeConfig), envSettings, log, SYSTEM_CLOCK, retry);
   } catch (e) {

@@ -139,7 +139,10 @@ export type ProblemReason =
   // The operator (operator/desired).
   | "InfraNotObserved"
   | "InvalidName"
-  | "InvalidOperatorSettings";
+  | "InvalidOperatorSettings"
+  // OpenShift: Kea's SCC RoleBinding (src/operator/desired/scc.ts).
+  | "KeaSccBindingNeeded"
+  | "KeaSccBindingConflict";
 
 // ---------------------------------------------------------------- proxy
 

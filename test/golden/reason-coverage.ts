@@ -23,6 +23,8 @@ export const RAISED_OUTSIDE_THE_MODEL: Readonly<
   // objects the API server stored before the rule existed.
   InvalidName: { file: "src/operator/desired/index.ts", modelDefence: "src/model/infra.ts" },
   InvalidOperatorSettings: { file: "src/operator/desired/index.ts" },
+  KeaSccBindingNeeded: { file: "src/operator/writing/reconcile.ts" },
+  KeaSccBindingConflict: { file: "src/operator/writing/reconcile.ts" },
 };
 
 /** The string members of a type alias in src/model/types.ts, following aliases it names. */

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bindingCommand, WORKLOADS_ROLE } from "../../src/operator/desired/permissions.js";
+import { keaSccBindingCommand } from "../../src/operator/desired/scc.js";
 import { eventually } from "../support/fake-apiserver/index.js";
 import { KUBE_SKIP, type KubeCluster } from "../support/kube/cluster.js";
 import { foreignCrds, openshiftCrds } from "../support/kube/foreign-crds.js";
@@ -30,8 +31,7 @@ export const DOC_COMMANDS = {
   clusterWide: "kubectl apply --server-side -k deploy/overlays/cluster-wide/",
   ownOverlay: "kubectl apply --server-side -k my-oooi/",
   openshift: "kubectl apply --server-side -k deploy/openshift/",
-  bindKeaScc:
-    "kubectl create rolebinding oooi-kea-scc --clusterrole=oooi-kea-scc --serviceaccount=NS:<infra>-dhcp -n NS",
+  bindKeaScc: keaSccBindingCommand("NS", "<infra>"),
   deleteAttachments: "kubectl delete infraclusterattachments.hostedcluster.densityops.com --all --all-namespaces",
   deleteInfras: "kubectl delete infras.hostedcluster.densityops.com --all --all-namespaces",
   deleteOperator: "kubectl delete -k deploy/overlays/cluster-wide/",
@@ -257,6 +257,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("docs/install.md's commands on a real A
   }, 300_000);
 
   it("OpenShift: the overlay's SCC is usable by an Infra's Kea ServiceAccount bound as documented", async () => {
+    // The operator binds it itself under the overlay (test/kube/kea-scc.test.ts); this is the base's manual command.
     // Only now: with security.openshift.io served, an operator takes the cluster for OpenShift.
     await kube().mustKubectl(["apply", "--server-side", "-f", "-"], list(openshiftCrds()));
     await kube().mustKubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);

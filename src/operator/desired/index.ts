@@ -34,6 +34,7 @@ import {
 import { MANAGED_BY, MANAGED_BY_LABEL } from "../../api/labels.js";
 import { networkPolicies, proxyNetworkPolicy, type PolicyClaim } from "./policy.js";
 import { imageOverride, type OperatorSettings } from "./settings.js";
+import { keaSccBinding } from "./scc.js";
 
 export * from "./objects.js";
 export {
@@ -459,6 +460,8 @@ function infraObjects(
         owner,
       }),
     );
+    if (settings.keaScc === "bind")
+      objects.push(keaSccBinding({ infraName: name, namespace, labels: labels("dhcp"), owner }));
   }
   return { objects, claims };
 }

@@ -63,6 +63,8 @@ export interface ManagedKind {
 /** Every kind desiredState() may emit, in apply order (dependencies first). */
 export const MANAGED_KINDS: readonly ManagedKind[] = [
   { apiVersion: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true },
+  // OpenShift with deploy/openshift only (scc.ts); not watched, so never pruned: the Infra owns it.
+  { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", plural: "rolebindings", namespaced: true },
   {
     apiVersion: "k8s.cni.cncf.io/v1",
     kind: "NetworkAttachmentDefinition",

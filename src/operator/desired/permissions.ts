@@ -3,7 +3,8 @@
 // asks the real API server what it grants). Whoever adds an API call adds its row here; nothing else
 // grants anything. Cluster-wide the operator only reads workloads: it writes them only in the
 // namespaces a platform engineer bound `oooi-workloads` / `oooi-network-policy` in, and it can bind
-// nothing itself (no RoleBinding rights), so it can never grant itself more. Pure.
+// nothing itself (no RoleBinding rights; deploy/openshift adds only `bind` on Kea's SCC role, scc.ts),
+// so it can never grant itself more. Pure.
 import { stringify } from "yaml";
 import { GROUP } from "../../api/schema.js";
 import { cmp } from "./objects.js";

@@ -40,7 +40,15 @@ export interface OperatorSettings {
    * (the operator's own CA; `oooi operator` sets it unless --xds-plaintext or --xds-tls-* files).
    */
   readonly xdsTls: boolean;
+  /**
+   * Kea's ServiceAccount and OpenShift's SCC (src/operator/desired/scc.ts): "none" off OpenShift;
+   * "report" on it, each Infra with DHCP saying which RoleBinding to create; "bind" when the
+   * operator may bind the SCC's role itself (deploy/openshift; asked once at start).
+   */
+  readonly keaScc: KeaSccMode;
 }
+
+export type KeaSccMode = "none" | "report" | "bind";
 
 /** Field manager of every server-side apply the operator makes. */
 export const FIELD_MANAGER = "oooi";
@@ -80,6 +88,7 @@ export function operatorSettings(
     leaseStorageClass: partial.leaseStorageClass,
     xdsTls: partial.xdsTls ?? false,
     pinUserIds: partial.pinUserIds ?? true,
+    keaScc: partial.keaScc ?? "none",
   };
 }
 
@@ -144,6 +153,7 @@ export function settingsFromEnv(
   const pin = get(SETTINGS_ENV.pinUserIds);
   return operatorSettings({
     images,
+    ...(apiGroups?.has(OPENSHIFT_SECURITY_GROUP) === true ? { keaScc: "report" as const } : {}),
     ...optional("namespace", get(SETTINGS_ENV.namespace)),
     ...optional("xdsAddress", get(SETTINGS_ENV.xdsAddress)),
     ...optional("keaHooksDirectory", get(SETTINGS_ENV.keaHooksDirectory)),

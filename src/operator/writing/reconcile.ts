@@ -28,6 +28,8 @@ import {
 } from "../desired/objects.js";
 import { MANAGED_BY, MANAGED_BY_LABEL } from "../../api/labels.js";
 import type { OperatorSettings } from "../desired/settings.js";
+import { grantsKeaScc, KEA_SCC_NAME, keaSccBindingCommand } from "../desired/scc.js";
+import type { Problem } from "../../model/types.js";
 import type { OperatorMetrics } from "../process/metrics.js";
 import { EventRecorder } from "./events.js";
 import { statusBody, statusUpdates, type StatusUpdate } from "../status/object-status.js";
@@ -113,6 +115,9 @@ interface ReadySeries {
   readonly value: number;
 }
 
+/** How long a SubjectAccessReview's answer on a Kea ServiceAccount's SCC is reused ("report" mode). */
+export const KEA_SCC_REVIEW_TTL_MS = 60_000;
+
 /** Objects checked between two turns of the event loop. */
 const STEPS = 64;
 
@@ -132,6 +137,8 @@ export class Reconciler {
   readonly #events: EventRecorder;
   /** The oooi_object_ready series set by the last pass, to drop those whose object is gone. */
   #readySeries = new Map<string, ReadySeries>();
+  /** "<namespace>/<infra>" → whether its Kea ServiceAccount may use the SCC, and when that was asked. */
+  readonly #keaScc = new Map<string, { readonly allowed: boolean; readonly at: number }>();
 
   constructor(o: ReconcilerOptions) {
     this.#o = o;
@@ -175,6 +182,8 @@ export class Reconciler {
     const failures: unknown[] = [];
     const counts = { applied: 0, deleted: 0, finalizers: 0, statuses: 0 };
     const bindings = new MissingBindings(this.#o.settings.namespace);
+    /** What writing found wrong on an Infra (Kea's SCC): shown in its status with the model's problems. */
+    const found: Problem[] = [];
     const attempt = async (
       op: string,
       kind: string,
@@ -218,9 +227,12 @@ export class Reconciler {
       for (const o of infra.objects) {
         if (turns.due()) await nextTurn();
         if (this.#settled(o, observed)) continue;
-        await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
+        await attempt("apply", o.kind, () => this.#apply(o, observed, found), o.metadata);
       }
     }
+
+    // 2a. OpenShift without the right to bind: whether each Kea ServiceAccount may use the SCC.
+    if (this.#o.settings.keaScc === "report") await this.#reportUnboundKea(desired, found);
 
     // 2b. Client certificates of the data-plane children, owned by the Infra like the children.
     const pki = this.#o.pki;
@@ -246,7 +258,7 @@ export class Reconciler {
       const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
       const wanted = new Set(attachmentsOf(o));
       if (attachmentsOf(live).some((a) => held.has(a) && !wanted.has(a)) || this.#settled(o, observed)) continue;
-      await attempt("apply", o.kind, () => this.#apply(o, observed), o.metadata);
+      await attempt("apply", o.kind, () => this.#apply(o, observed, found), o.metadata);
     }
 
     // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
@@ -301,7 +313,7 @@ export class Reconciler {
     const updates = statusUpdates({
       observed,
       outputs,
-      desired,
+      desired: found.length === 0 ? desired : { ...desired, problems: [...desired.problems, ...found] },
       dataPlane: this.#o.dataPlane.moment?.() ?? this.#o.dataPlane,
       ...(this.#o.dnsServing === undefined ? {} : { dnsServing: this.#o.dnsServing }),
       missingBindings: bindings.list(),
@@ -425,13 +437,20 @@ export class Reconciler {
     return holds;
   }
 
-  /** Server-side apply of an object that is not #settled. */
-  async #apply(o: DesiredObject, observed: Observed): Promise<boolean> {
+  /**
+   * Server-side apply of an object that is not #settled. A kind the operator does not watch (Kea's
+   * SCC RoleBinding) is read first: one it did not label is someone else's and never written —
+   * if it already grants what ours would, nothing is missing; else the Infra reports the conflict.
+   */
+  async #apply(o: DesiredObject, observed: Observed, foreign: Problem[]): Promise<boolean> {
     const key = keyOf(o.kind, o.metadata.namespace, o.metadata.name);
     const hash = desiredHash(o);
     const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
     const rv = live?.metadata?.resourceVersion;
     const now = this.#o.clock.now();
+    if (RESOURCE_OF_KIND[o.kind] === undefined && (await this.#someoneElses(o, foreign))) {
+      return false;
+    }
     const dnsData =
       o.kind === "ConfigMap" && o.metadata.labels[COMPONENT_LABEL] === "dns"
         ? (o["data"] as Record<string, string>)
@@ -454,6 +473,105 @@ export class Reconciler {
       ...(resultRv === undefined ? {} : { resultRv }),
       ...(dnsData === undefined ? {} : { data: dnsData }),
     });
+    return true;
+  }
+
+  /**
+   * The Infras whose Kea ServiceAccount may not use the SCC, asked of the API server (a
+   * SubjectAccessReview, as the operator does for its HTTP port): however the platform engineer
+   * granted it, a binding of any name or a group's, the answer is the admission's.
+   */
+  async #reportUnboundKea(desired: DesiredState, problems: Problem[]): Promise<void> {
+    const now = this.#o.clock.now();
+    const seen = new Set<string>();
+    for (const infra of desired.infras) {
+      if (!infra.objects.some((o) => o.kind === "DHCPServer")) continue;
+      const { namespace, name } = infra.infra;
+      const key = `${namespace}/${name}`;
+      seen.add(key);
+      let answer = this.#keaScc.get(key);
+      if (answer === undefined || now - answer.at >= KEA_SCC_REVIEW_TTL_MS) {
+        try {
+          const review = await this.#o.rest.request<{ status?: { allowed?: boolean } }>({
+            method: "POST",
+            path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            body: {
+              apiVersion: "authorization.k8s.io/v1",
+              kind: "SubjectAccessReview",
+              spec: {
+                user: `system:serviceaccount:${namespace}:${name}-dhcp`,
+                groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"],
+                resourceAttributes: {
+                  verb: "use",
+                  group: "security.openshift.io",
+                  resource: "securitycontextconstraints",
+                  name: KEA_SCC_NAME,
+                  namespace,
+                },
+              },
+            },
+          });
+          answer = { allowed: review.status?.allowed === true, at: now };
+          this.#keaScc.set(key, answer);
+        } catch (e) {
+          if (isTransport(e)) throw e;
+          this.#o.logger.warn({ infra: key, err: (e as Error).message }, "cannot ask whether Kea may use its SCC");
+          continue;
+        }
+      }
+      if (!answer.allowed)
+        problems.push({
+          object: { kind: "Infra", namespace, name },
+          field: "",
+          reason: "KeaSccBindingNeeded",
+          severity: "pending",
+          message: `on OpenShift Kea's ServiceAccount ${name}-dhcp may not use the SCC ${KEA_SCC_NAME}, so its pods are not admitted; this operator may not bind it (deploy/openshift/ lets it): ${keaSccBindingCommand(namespace, name)}`,
+        });
+    }
+    for (const key of this.#keaScc.keys()) if (!seen.has(key)) this.#keaScc.delete(key);
+  }
+
+  /** The unwatched object `o` exists without the operator's label (see #apply). */
+  async #someoneElses(o: DesiredObject, foreign: Problem[]): Promise<boolean> {
+    const { namespace = "", name } = o.metadata;
+    const kind = MANAGED_KINDS.find((k) => k.kind === o.kind && k.apiVersion === o.apiVersion);
+    if (kind === undefined) return false;
+    let live: KubeObject & {
+      roleRef?: { kind?: string; name?: string };
+      subjects?: { kind?: string; name?: string; namespace?: string }[];
+    };
+    try {
+      live = await this.#o.rest.request({
+        method: "GET",
+        path: objectPath(o.apiVersion, kind.plural, namespace, name),
+      });
+    } catch (e) {
+      if (statusCode(e) === 404) return false;
+      throw e;
+    }
+    if (live.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY) return false;
+    const infra = o.metadata.ownerReferences?.[0]?.name ?? "";
+    if (o.kind === "RoleBinding" && grantsKeaScc(live, namespace, infra)) {
+      // Theirs does the job: remembered as settled until this process restarts.
+      this.#applied.set(keyOf(o.kind, namespace, name), {
+        hash: desiredHash(o),
+        seenRv: undefined,
+        at: this.#o.clock.now(),
+      });
+      this.#o.logger.info(
+        { kind: o.kind, namespace, name },
+        "left alone: not ours, and already grants what ours would",
+      );
+      return true;
+    }
+    foreign.push({
+      object: { kind: "Infra", namespace, name: infra },
+      field: "",
+      reason: "KeaSccBindingConflict",
+      severity: "error",
+      message: `${o.kind} ${namespace}/${name} exists and was not written by oooi; it is left as it is, but does not grant ServiceAccount ${infra}-dhcp the ClusterRole of Kea's SCC: delete or rename it so the operator can create its own`,
+    });
+    this.#o.logger.warn({ kind: o.kind, namespace, name }, "not ours: left alone, reported on the Infra");
     return true;
   }
 

@@ -24,7 +24,13 @@ import {
   policyRules,
   WORKLOADS_ROLE,
 } from "../../../src/operator/desired/permissions.js";
-import { KEA_CAPABILITIES, KEA_SCC, keaSccYaml } from "../../../src/operator/desired/scc.js";
+import {
+  KEA_CAPABILITIES,
+  KEA_SCC,
+  KEA_SCC_BINDER_PERMISSIONS,
+  KEA_SCC_ROLE,
+  keaSccYaml,
+} from "../../../src/operator/desired/scc.js";
 import { keaWorkload } from "../../../src/operator/desired/kea.js";
 import { OPERATOR_CONTAINER, XDS_PORT, XDS_SERVICE } from "../../../src/operator/desired/settings.js";
 import { skipUnless, toolMissing } from "../../support/peers.js";
@@ -70,6 +76,12 @@ describe("deploy/rbac", () => {
     const rules = policyRules([...OPERATOR_PERMISSIONS, ...NAMESPACE_ROLES.flatMap((r) => r.permissions)]);
     for (const k of MANAGED_KINDS) {
       const group = k.apiVersion.includes("/") ? k.apiVersion.slice(0, k.apiVersion.indexOf("/")) : "";
+      // Only deploy/openshift grants it, for server-side apply by name: never listed, never pruned.
+      if (k.kind === "RoleBinding") {
+        const binder = policyRules(KEA_SCC_BINDER_PERMISSIONS).filter((r) => r.resources.includes(k.plural));
+        expect(binder.flatMap((r) => r.verbs)).toEqual(["create", "get", "patch"]);
+        continue;
+      }
       // Reading is cluster-wide (the watch), writing where a namespace role is bound.
       const verbs = rules
         .filter((r) => r.apiGroups.includes(group) && r.resources.includes(k.plural))
@@ -190,6 +202,18 @@ describe("deploy/rbac", () => {
 });
 
 describe("deploy/openshift: Kea's SCC", () => {
+  it("lets the operator bind that one role and write RoleBindings by name: no list, update or delete", () => {
+    expect(policyRules(KEA_SCC_BINDER_PERMISSIONS)).toEqual([
+      {
+        apiGroups: ["rbac.authorization.k8s.io"],
+        resources: ["clusterroles"],
+        resourceNames: [KEA_SCC_ROLE],
+        verbs: ["bind"],
+      },
+      { apiGroups: ["rbac.authorization.k8s.io"], resources: ["rolebindings"], verbs: ["create", "get", "patch"] },
+    ]);
+  });
+
   it("allows uid 0 and NET_RAW/NET_BIND_SERVICE, and nothing restricted-v2 forbids besides", () => {
     expect(KEA_SCC).toMatchObject({
       allowPrivilegedContainer: false,
@@ -304,7 +328,12 @@ describe("deploy/ manifests", () => {
     const base = names(build("."));
     const added: Record<string, string[]> = {
       "overlays/cluster-wide": ["ClusterRoleBinding/oooi-workloads"],
-      openshift: ["ClusterRole/oooi-kea-scc", "SecurityContextConstraints/oooi-kea"],
+      openshift: [
+        "ClusterRole/oooi-kea-scc",
+        "ClusterRole/oooi-kea-scc-binder",
+        "ClusterRoleBinding/oooi-kea-scc-binder",
+        "SecurityContextConstraints/oooi-kea",
+      ],
     };
     for (const [dir] of OVERLAYS)
       expect(names(build(dir)).sort(), dir).toEqual([...base, ...(added[dir] ?? [])].sort());

@@ -704,3 +704,30 @@ describe("identity and hashing", () => {
     );
   });
 });
+
+describe("Kea's SCC RoleBinding (OpenShift)", () => {
+  const name = one.infras[0]?.metadata.name ?? "";
+  const bindingKey = `RoleBinding.rbac.authorization.k8s.io/${NS}/${name}-dhcp-scc`;
+
+  it("off OpenShift: no binding", () => {
+    const d = desired(one);
+    expect(keys(allObjects(d))).not.toContain(bindingKey);
+  });
+
+  it("when the operator may bind: the Infra's own binding of its Kea ServiceAccount to the SCC role", () => {
+    const d = desired(one, undefined, operatorSettings({ namespace: "oooi-system", keaScc: "bind" }));
+    const b = find(d, bindingKey);
+    expect(b["roleRef"]).toEqual({ apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "oooi-kea-scc" });
+    expect(b["subjects"]).toEqual([{ kind: "ServiceAccount", name: `${name}-dhcp`, namespace: NS }]);
+    expect(b.metadata.ownerReferences?.map((o) => [o.kind, o.name, o.controller])).toEqual([["Infra", name, true]]);
+    expect(b.metadata.labels["app.kubernetes.io/managed-by"]).toBe("oooi");
+    // Before the Deployment, so Kea's pods are admitted on their first try.
+    const order = keys(d.infras[0]?.objects ?? []);
+    expect(order.indexOf(bindingKey)).toBeLessThan(order.indexOf(`Deployment.apps/${NS}/${name}-dhcp`));
+  });
+
+  it("when it may not: no binding (the reconciler asks whether Kea may use the SCC and reports)", () => {
+    const d = desired(one, undefined, operatorSettings({ namespace: "oooi-system", keaScc: "report" }));
+    expect(keys(allObjects(d))).not.toContain(bindingKey);
+  });
+});

@@ -80,6 +80,12 @@ describe("operator settings", () => {
     expect(settingsFromEnv(env, groups === undefined ? undefined : new Set(groups)).pinUserIds).toBe(pin);
   });
 
+  it("Kea's SCC is reported on OpenShift until the operator finds it may bind it (kea-scc-grant.ts)", () => {
+    expect(settingsFromEnv({}, new Set(["apps"])).keaScc).toBe("none");
+    expect(settingsFromEnv({}, new Set(["security.openshift.io"])).keaScc).toBe("report");
+    expect(settingsFromEnv({}).keaScc).toBe("none");
+  });
+
   it.each([
     [undefined, undefined],
     ["", undefined],
