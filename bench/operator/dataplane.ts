@@ -31,6 +31,10 @@ export class BenchDataPlane implements DataPlaneView {
     return this.#proxyGroups.has(nodeGroup) ? this.#xds.lastNack(nodeGroup) : undefined;
   }
 
+  health(nodeGroup: string): string | undefined {
+    return this.#proxyGroups.has(nodeGroup) ? this.#xds.health(nodeGroup) : undefined;
+  }
+
   ackedVersion(nodeGroup: string): string | undefined {
     return this.#proxyGroups.has(nodeGroup)
       ? this.#xds.ackedVersion(nodeGroup)

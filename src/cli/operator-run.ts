@@ -198,6 +198,7 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
     page,
     metrics: recorder,
     leaderElection: flags.leaderElection,
+    apiRetryMaxMs: flags.apiRetryMax,
     envoy: { filterChainMatcher: flags.filterChainMatcher },
     ...(pki === undefined ? {} : { pki: pki.ca }),
     ...(process.env["POD_NAME"] === undefined ? {} : { identity: process.env["POD_NAME"] }),

@@ -1,14 +1,8 @@
 // xDS metrics from the status record's events: pushes, change→sent and change→ACK latencies, NACKs,
 // open streams and bytes; and, when given the cache, the size of the configuration being served.
 import type { SnapshotCache } from "../xds/cache/cache.js";
-import {
-  ENVOY_TYPE_URLS,
-  reportedTypes,
-  syncState,
-  typeLabel,
-  typeStatusOf,
-  type SyncState,
-} from "../xds/introspect/state.js";
+import { ENVOY_TYPE_URLS, typeLabel } from "../xds/introspect/state.js";
+import { cacheVersions, computeHealth, type HealthState } from "../xds/health.js";
 import type { NackRecord, PushRecord, StreamStatus, XdsStatusView } from "../xds/client-status.js";
 import type { Metrics } from "./metrics.js";
 
@@ -22,24 +16,28 @@ export interface XdsMetricsOptions {
   readonly cache?: SnapshotCache;
 }
 
-/** Name of the per-group sync-state gauge (deploy/monitoring's alert and dashboard read it). */
+/** Name of the per-group health gauge (deploy/monitoring's alert and dashboard read it). */
 export const XDS_CLIENTS_METRIC = "oooi_xds_clients";
-/** Best to worst: a stream counts under its worst type's state. */
-const SYNC_STATES: readonly SyncState[] = ["SYNCED", "NOT_SENT", "STALE", "ERROR"];
+/** Best to worst: a client counts under its worst type's state. */
+const HEALTH_STATES: readonly HealthState[] = ["SYNCED", "NOT_SENT", "BEHIND", "ERROR"];
 
-/** Per node group, how many of this server's open streams are in each state. */
-function clientStates(status: XdsStatusView, cache: SnapshotCache): Map<string, Map<SyncState, number>> {
-  const out = new Map<string, Map<SyncState, number>>();
-  for (const stream of status.streams()) {
-    // A stream that asked for no type yet has been sent nothing.
-    let state: SyncState = "NOT_SENT";
-    for (const [i, t] of reportedTypes(status, cache, stream).entries()) {
-      const typeState = syncState(typeStatusOf(stream, t));
-      if (i === 0 || SYNC_STATES.indexOf(typeState) > SYNC_STATES.indexOf(state)) state = typeState;
-    }
-    const counts = out.get(stream.node.cluster) ?? new Map<SyncState, number>();
+/**
+ * Per node group, how many of this server's connected clients (probes left out) are in each state of
+ * the health view (src/xds/health.ts), the reading the status page and `oooi debug nodes` show.
+ */
+function clientStates(status: XdsStatusView, cache: SnapshotCache): Map<string, Map<HealthState, number>> {
+  const out = new Map<string, Map<HealthState, number>>();
+  const health = computeHealth(status.nodes(), cacheVersions(cache), cache.groups());
+  for (const client of health.clients) {
+    if (!client.connected || client.probe) continue;
+    // A client that asked for no type yet has been sent nothing.
+    const state = client.types.reduce<HealthState>(
+      (worst, t, i) => (i === 0 || HEALTH_STATES.indexOf(t.state) > HEALTH_STATES.indexOf(worst) ? t.state : worst),
+      "NOT_SENT",
+    );
+    const counts = out.get(client.group) ?? new Map<HealthState, number>();
     counts.set(state, (counts.get(state) ?? 0) + 1);
-    out.set(stream.node.cluster, counts);
+    out.set(client.group, counts);
   }
   return out;
 }
@@ -100,13 +98,14 @@ export function attachXdsMetrics(metrics: Metrics, status: XdsStatusView, option
   if (cache) {
     metrics.gauge(
       XDS_CLIENTS_METRIC,
-      "Open xDS streams by node group and sync state: ERROR when a type's latest response was NACKed, " +
-        "STALE while one awaits its ACK, NOT_SENT before a response, else SYNCED (the worst type counts).",
+      "Connected xDS clients by node group and health: ERROR when a type's latest response was NACKed, " +
+        "BEHIND while a type is not at the group's current version (held back after a NACK, awaiting its ACK, " +
+        "not sent yet), NOT_SENT before a response, else SYNCED (the worst type counts).",
       ["group", "state"],
       (g) => {
         g.reset();
         for (const [group, counts] of clientStates(status, cache))
-          for (const state of SYNC_STATES) g.set({ group, state }, counts.get(state) ?? 0);
+          for (const state of HEALTH_STATES) g.set({ group, state }, counts.get(state) ?? 0);
       },
     );
   }

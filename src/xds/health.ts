@@ -7,6 +7,7 @@
 import { nearestName } from "../api/validate.js";
 import type { SnapshotCache } from "./cache/cache.js";
 import { isProbe, type NodeStatus, type TypeStatus } from "./client-status.js";
+import { typeLabel } from "./introspect/state.js";
 
 export type HealthState = "SYNCED" | "BEHIND" | "ERROR" | "NOT_SENT";
 
@@ -62,18 +63,76 @@ export function cacheVersions(cache: Pick<SnapshotCache, "getSnapshot">): Curren
   };
 }
 
+/**
+ * What the health of one type is read from: the latest response sent and how the client answered
+ * it. A TypeStatus gives it exactly (typeFacts); a replica's report carries it to the leader
+ * (src/operator/status/report.ts), whose cache knows the group's current version.
+ */
+export interface TypeFacts {
+  readonly typeUrl: string;
+  /** Version of the latest response sent; undefined before any. */
+  readonly sent: string | undefined;
+  /** The version the client last ACKed. */
+  readonly acked: string | undefined;
+  /** How the client answered the latest response; undefined while it has not. */
+  readonly answer: "ack" | "nack" | undefined;
+  /** Envoy's error text when the latest response was NACKed. */
+  readonly nack: string | undefined;
+}
+
+/** The facts of a type as the xDS status record holds it (nonces say which response an answer was to). */
+export function typeFacts(t: TypeStatus): TypeFacts {
+  const { lastSent: sent, lastAcked: ack, lastNack: nack } = t;
+  const acked = sent !== undefined && ack !== undefined && ack.nonce === sent.nonce;
+  // Both answers name the latest response only when a client answered it twice: the later one counts.
+  const nacked = sent !== undefined && nack !== undefined && nack.nonce === sent.nonce && !(acked && ack.at > nack.at);
+  return {
+    typeUrl: t.typeUrl,
+    sent: sent?.version,
+    acked: ack?.version,
+    answer: nacked ? "nack" : acked ? "ack" : undefined,
+    nack: nacked ? nack.message : undefined,
+  };
+}
+
 /** Health of one type of a client against its group's current version; `nacked`: some type of the client is in ERROR. */
-export function typeHealth(t: TypeStatus, current: string | undefined, nacked: boolean): TypeHealth {
-  const base = { typeUrl: t.typeUrl, current, acked: t.lastAcked?.version };
-  const sent = t.lastSent;
-  if (sent === undefined) return { ...base, state: "NOT_SENT", reason: undefined, nack: undefined };
-  if (t.lastNack !== undefined && t.lastNack.nonce === sent.nonce)
-    return { ...base, state: "ERROR", reason: undefined, nack: t.lastNack.message };
-  const ackedLatest = t.lastAcked !== undefined && t.lastAcked.nonce === sent.nonce;
-  if (ackedLatest && (current === undefined || base.acked === current))
+export function typeHealth(t: TypeFacts, current: string | undefined, nacked: boolean): TypeHealth {
+  const base = { typeUrl: t.typeUrl, current, acked: t.acked };
+  if (t.sent === undefined) return { ...base, state: "NOT_SENT", reason: undefined, nack: undefined };
+  if (t.answer === "nack") return { ...base, state: "ERROR", reason: undefined, nack: t.nack ?? "" };
+  const ackedLatest = t.answer === "ack";
+  if (ackedLatest && (current === undefined || t.acked === current))
     return { ...base, state: "SYNCED", reason: undefined, nack: undefined };
   const reason: BehindReason = !ackedLatest ? "awaiting-ack" : nacked ? "held-back-after-nack" : "not-yet-sent";
   return { ...base, state: "BEHIND", reason, nack: undefined };
+}
+
+/** The health of each type of one client against its group's current versions: a NACK of one type holds the others back. */
+export function clientTypesHealth(
+  types: readonly TypeFacts[],
+  versions: ReadonlyMap<string, string> | undefined,
+): TypeHealth[] {
+  const nacked = types.some((t) => t.answer === "nack");
+  return types.map((t) => typeHealth(t, versions?.get(t.typeUrl), nacked));
+}
+
+/** "a1b2c3d4" of a long version, as `oooi debug nodes` shortens it. */
+const shortVersion = (v: string | undefined): string => (v === undefined ? "none" : v.length > 12 ? v.slice(0, 8) : v);
+
+/**
+ * The words the status page and `oooi debug nodes` use for a client's types that are not SYNCED —
+ * "proxy-1: lds ERROR (listener x: bad filter chain), cds BEHIND 1a2b3c4d→5e6f7a8b (held-back-after-nack)"
+ * — or undefined when none is ERROR or BEHIND. The operator's conditions say it so.
+ */
+export function healthText(id: string, types: readonly TypeHealth[]): string | undefined {
+  const parts = types.flatMap((t) =>
+    t.state === "ERROR"
+      ? [`${typeLabel(t.typeUrl)} ERROR (${t.nack ?? ""})`]
+      : t.state === "BEHIND"
+        ? [`${typeLabel(t.typeUrl)} BEHIND ${shortVersion(t.acked)}→${shortVersion(t.current)} (${t.reason ?? ""})`]
+        : [],
+  );
+  return parts.length === 0 ? undefined : `${id}: ${parts.join(", ")}`;
 }
 
 /** The health of `nodes` given each group's current versions and the groups something serves. */
@@ -84,8 +143,6 @@ export function computeHealth(
 ): HealthSummary {
   const known = new Set(knownGroups);
   const clients = nodes.map((n): ClientHealth => {
-    const versions = current(n.node.cluster);
-    const nacked = n.types.some((t) => t.lastNack !== undefined && t.lastNack.nonce === t.lastSent?.nonce);
     return {
       id: n.node.id,
       group: n.node.cluster,
@@ -93,7 +150,7 @@ export function computeHealth(
       goneSince: n.connectedStreams > 0 ? undefined : n.lastSeen,
       probe: isProbe(n.node),
       unknownGroup: known.has(n.node.cluster) ? undefined : { nearest: nearestName(n.node.cluster, knownGroups) },
-      types: n.types.map((t) => typeHealth(t, versions?.get(t.typeUrl), nacked)),
+      types: clientTypesHealth(n.types.map(typeFacts), current(n.node.cluster)),
     };
   });
   // A gone client is no longer behind, and a probe never was a data plane.

@@ -5,8 +5,9 @@ import type { AddressInfo } from "node:net";
 import { register as globalRegistry } from "prom-client";
 import { afterEach, describe, expect, test } from "vitest";
 import { attachXdsMetrics, Metrics, metricsHandler } from "../../src/metrics/index.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
+import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
+import { openSotw } from "../support/envoy/raw.js";
 import { ALPHA, BETA, GROUP, publish, rendered, startRig, versionsOf, type Rig } from "../xds/server/fixtures.js";
 
 let rig: Rig | undefined;
@@ -91,7 +92,7 @@ describe("xDS metrics", () => {
     );
   });
 
-  test("count each node group's streams by sync state: SYNCED after the ACKs, ERROR while the latest is NACKed", async () => {
+  test("count each node group's clients by health: SYNCED after the ACKs, BEHIND while one awaits its ACK, ERROR while the latest is NACKed", async () => {
     rig = await startRig();
     const r = rig;
     const metrics = new Metrics();
@@ -99,25 +100,34 @@ describe("xDS metrics", () => {
     const clientsOf = async () => {
       const s = samples(await metrics.render());
       return Object.fromEntries(
-        ["SYNCED", "NOT_SENT", "STALE", "ERROR"].map((st) => [
+        ["SYNCED", "NOT_SENT", "BEHIND", "ERROR"].map((st) => [
           st,
           s.get(`oooi_xds_clients{group="${GROUP}",state="${st}"}`),
         ]),
       );
     };
-    expect(await clientsOf()).toEqual({ SYNCED: undefined, NOT_SENT: undefined, STALE: undefined, ERROR: undefined });
+    expect(await clientsOf()).toEqual({ SYNCED: undefined, NOT_SENT: undefined, BEHIND: undefined, ERROR: undefined });
     publish(r.cache, GROUP, rendered([ALPHA]));
     const c = new EnvoyLikeClient({ address: r.address, node: { id: "envoy-0", cluster: GROUP } });
     clients.push(c);
     c.connect();
     await c.waitForVersions(versionsOf(r.cache, GROUP));
     await until(async () => (await clientsOf())["SYNCED"] === 1, "the stream to count as SYNCED");
-    expect(await clientsOf()).toEqual({ SYNCED: 1, NOT_SENT: 0, STALE: 0, ERROR: 0 });
+    expect(await clientsOf()).toEqual({ SYNCED: 1, NOT_SENT: 0, BEHIND: 0, ERROR: 0 });
+
+    // A client that takes the clusters and never answers is BEHIND (awaiting its ACK), as the status page says.
+    const silent = openSotw(r.address);
+    silent.send({ node: { id: "silent-0", cluster: GROUP }, type_url: CLUSTER_TYPE_URL });
+    await silent.next();
+    await until(async () => (await clientsOf())["BEHIND"] === 1, "the silent client to count as BEHIND");
+    expect(await clientsOf()).toEqual({ SYNCED: 1, NOT_SENT: 0, BEHIND: 1, ERROR: 0 });
+    silent.close();
+    await until(async () => (await clientsOf())["BEHIND"] === 0, "the silent client to leave the count");
 
     c.validate = (t) => (t === LISTENER_TYPE_URL ? "listener rejected (test)" : undefined);
     publish(r.cache, GROUP, rendered([ALPHA, BETA]));
     await until(async () => (await clientsOf())["ERROR"] === 1, "the NACKing stream to count as ERROR");
-    expect(await clientsOf()).toEqual({ SYNCED: 0, NOT_SENT: 0, STALE: 0, ERROR: 1 });
+    expect(await clientsOf()).toEqual({ SYNCED: 0, NOT_SENT: 0, BEHIND: 0, ERROR: 1 });
   });
 
   test("live on their own registry: two instances coexist and the global registry stays empty", async () => {

@@ -38,15 +38,15 @@ const CASES: readonly AlertCase[] = [
     fires: [{ severity: "warning", group: "clusters/p", state: "ERROR" }],
   },
   {
-    name: "a group behind (STALE) over two replicas, for 5 minutes",
-    summary: "1 xDS client(s) of clusters/p in state STALE for 5 minutes",
+    name: "a group BEHIND over two replicas, for 5 minutes",
+    summary: "1 xDS client(s) of clusters/p in state BEHIND for 5 minutes",
     series: [
-      { series: `oooi_xds_clients{group="clusters/p",state="STALE",${op("a")}}`, values: "1x10" },
-      { series: `oooi_xds_clients{group="clusters/p",state="STALE",${op("b")}}`, values: "0x10" },
+      { series: `oooi_xds_clients{group="clusters/p",state="BEHIND",${op("a")}}`, values: "1x10" },
+      { series: `oooi_xds_clients{group="clusters/p",state="BEHIND",${op("b")}}`, values: "0x10" },
     ],
     alert: "OooiXdsNodesNotSynced",
     at: "6m",
-    fires: [{ severity: "warning", group: "clusters/p", state: "STALE" }],
+    fires: [{ severity: "warning", group: "clusters/p", state: "BEHIND" }],
   },
   {
     name: "a NACK for less than 5 minutes, then synced",

@@ -1,18 +1,20 @@
 // One view of the fleet: two operator replicas, each with its own real ADS server, share their
 // nodes' ACK state only through report ConfigMaps in the API server. An Envoy stand-in and a
 // dhcp-agent connected only to the follower make the leader's status ready with the follower's
-// versions; a NACK on the follower reaches the leader's status; a replica shutting down takes its
-// nodes with it.
+// versions; a NACK on the follower, and a client there that never ACKs, reach the leader's status in
+// the health view's words; a replica shutting down takes its nodes with it.
 import { afterEach, describe, expect, it } from "vitest";
 import { API_VERSION } from "../../src/api/schema.js";
 import { DhcpAgent } from "../../src/dhcp/agent/index.js";
 import { publishSnapshots } from "../../src/pipeline/snapshots.js";
 import { SnapshotCache } from "../../src/xds/cache/index.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../src/dhcp/kea-config-resource.js";
-import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
+import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
+import { cacheVersions, computeHealth, healthText } from "../../src/xds/health.js";
 import { startXdsServer, type XdsServer } from "../../src/xds/server/index.js";
 import { REPORT_LABEL } from "../../src/operator/status/report.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
+import { openSotw } from "../support/envoy/raw.js";
 import { eventually, type FakeApiServer } from "../support/fake-apiserver/index.js";
 import { FakeApplier } from "../dhcp/agent/support.js";
 import {
@@ -58,6 +60,16 @@ async function replica(f: FakeApiServer, identity: string) {
 
 const statusOf = (f: FakeApiServer, kind: string, name: string) =>
   (stored(f, API_VERSION, kind, "clusters", name)?.["status"] ?? {}) as Record<string, unknown>;
+
+const conditionOf = (f: FakeApiServer, kind: string, name: string, type: string) =>
+  ((statusOf(f, kind, name)["conditions"] ?? []) as Record<string, unknown>[]).find((c) => c["type"] === type);
+
+/** A client's words in the health view of the replica it is connected to (its status page, `oooi debug nodes`). */
+function healthWords(r: { xds: XdsServer; cache: SnapshotCache }, id: string): string | undefined {
+  const health = computeHealth(r.xds.status.nodes(), cacheVersions(r.cache), r.cache.groups());
+  const client = health.clients.find((c) => c.id === id && c.connected);
+  return client && healthText(client.id, client.types);
+}
 
 describe("two replicas share their nodes through reports", () => {
   it("Envoy and dhcp-agent on the follower only: the leader's status is ready at the follower's versions; a follower NACK shows", async () => {
@@ -127,19 +139,56 @@ describe("two replicas share their nodes through reports", () => {
     closers.push(() => {
       rejecting.close();
     });
+    // The leader's words are the health view's, as the follower's page and `oooi debug nodes` say it.
+    const rejectedWords = "proxy-1: lds ERROR (listener kube-6443: bad filter chain)";
     await eventually(() => {
+      expect(healthWords(b, "proxy-1")).toBe(rejectedWords);
       expect(statusOf(f, "ProxyServer", "tenant-vlan-proxy")["lastNack"]).toBe(
         "proxy-1: listener kube-6443: bad filter chain",
       );
       expect(readyOf(stored(f, API_VERSION, "ProxyServer", "clusters", "tenant-vlan-proxy"))).toMatchObject({
         status: "False",
         reason: "ConfigurationRejected",
+        message: `the data plane rejected the configuration: ${rejectedWords}`,
       });
       expect(statusOf(f, "Infra", "tenant-vlan")["componentStatus"]).toMatchObject({ proxyReady: false });
+      expect(conditionOf(f, "Infra", "tenant-vlan", "ProxyReady")).toMatchObject({
+        reason: "ConfigurationRejected",
+        message: `data plane ${PROXY_GROUP} rejected the configuration: ${rejectedWords}`,
+      });
     }, 10_000);
     rejecting.close();
     await eventually(() => {
       expect(statusOf(f, "ProxyServer", "tenant-vlan-proxy")["lastNack"]).toBeUndefined();
+      expect(statusOf(f, "Infra", "tenant-vlan")["componentStatus"]).toMatchObject({ proxyReady: true });
+    }, 10_000);
+
+    // A client on the follower that takes the clusters and never answers is behind, awaiting its ACK.
+    const silent = openSotw(b.address);
+    closers.push(() => {
+      silent.close();
+    });
+    silent.send({ node: { id: "silent-0", cluster: PROXY_GROUP }, type_url: CLUSTER_TYPE_URL });
+    await silent.next();
+    const clusters = b.cache.getSnapshot(PROXY_GROUP)?.types.get(CLUSTER_TYPE_URL)?.version ?? "";
+    const behindWords = `silent-0: cds BEHIND none→${clusters.length > 12 ? clusters.slice(0, 8) : clusters} (awaiting-ack)`;
+    expect(healthWords(b, "silent-0")).toBe(behindWords);
+    await eventually(() => {
+      expect(readyOf(stored(f, API_VERSION, "ProxyServer", "clusters", "tenant-vlan-proxy"))).toMatchObject({
+        status: "False",
+        reason: "NotAcknowledged",
+        message: `the data plane is behind its current configuration: ${behindWords}`,
+      });
+      expect(conditionOf(f, "Infra", "tenant-vlan", "ProxyReady")).toMatchObject({
+        reason: "NotAcknowledged",
+        message: `data plane ${PROXY_GROUP} has not acknowledged the current configuration: ${behindWords}`,
+      });
+    }, 10_000);
+    silent.close();
+    await eventually(() => {
+      expect(readyOf(stored(f, API_VERSION, "ProxyServer", "clusters", "tenant-vlan-proxy"))).toMatchObject({
+        status: "True",
+      });
       expect(statusOf(f, "Infra", "tenant-vlan")["componentStatus"]).toMatchObject({ proxyReady: true });
     }, 10_000);
 

@@ -4,7 +4,13 @@
 // stopped moving, writes happen only on change and at most once per interval.
 import { afterEach, describe, expect, it } from "vitest";
 import { FleetReports } from "../../src/operator/status/fleet.js";
-import { buildReport, parseReport, reportConfigMap, reportName } from "../../src/operator/status/report.js";
+import {
+  buildReport,
+  parseReport,
+  reportConfigMap,
+  reportedFacts,
+  reportName,
+} from "../../src/operator/status/report.js";
 import { KubeRest } from "../../src/kube/rest.js";
 import { XdsStatus } from "../../src/xds/client-status.js";
 import { eventually, kubeConfigFor, type FakeApiServer } from "../support/fake-apiserver/index.js";
@@ -44,15 +50,33 @@ describe("buildReport / parseReport", () => {
         group: "ns/proxy",
         replica: "r",
         userAgent: "envoy",
-        types: [{ typeUrl: LDS, nack: { version: "v2", message: "bad" } }],
+        types: [{ typeUrl: LDS, nack: { version: "v2", message: "bad" }, sent: "v2", answer: "nack" }],
       },
     ]);
     const recovered = buildReport("r", statusWith("p0", "ns/proxy", "nack-then-ack").nodes());
-    expect(recovered.nodes[0]?.types).toEqual([{ typeUrl: LDS, acked: "v2" }]);
+    expect(recovered.nodes[0]?.types).toEqual([{ typeUrl: LDS, acked: "v2", sent: "v2", answer: "ack" }]);
     const closed = statusWith("p0", "ns/proxy", "ack");
     closed.recordClose("s-p0", 2_000);
     expect(buildReport("r", closed.nodes()).nodes).toEqual([]);
     expect(parseReport(reportConfigMap(NS, nacked))).toEqual(nacked);
+  });
+
+  it.each([
+    [
+      "a NACK of the latest",
+      { typeUrl: LDS, nack: { version: "v2", message: "bad" }, sent: "v2", answer: "nack" },
+      ["v2", "nack", "bad"],
+    ],
+    ["awaiting its answer", { typeUrl: LDS, acked: "v1", sent: "v2" }, ["v2", undefined, undefined]],
+    [
+      "a replica's report before `sent` (a rollout): its NACK",
+      { typeUrl: LDS, acked: "v1", nack: { version: "v2", message: "bad" } },
+      ["v2", "nack", "bad"],
+    ],
+    ["a replica's report before `sent` (a rollout): its ACK", { typeUrl: LDS, acked: "v1" }, ["v1", "ack", undefined]],
+  ] as const)("the health facts of a reported type: %s", (_name, t, [sent, answer, nack]) => {
+    const facts = reportedFacts(t);
+    expect([facts.sent, facts.answer, facts.nack]).toEqual([sent, answer, nack]);
   });
 
   it.each([

@@ -87,6 +87,11 @@ export class FakeDataPlane implements DataPlaneView {
     return this.nacks.get(nodeGroup);
   }
 
+  /** No client-level words: the status falls back to lastNack's text. */
+  health(): string | undefined {
+    return undefined;
+  }
+
   ackedVersion(): string | undefined {
     return this.syncedAll ? "v1" : undefined;
   }

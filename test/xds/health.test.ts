@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { NodeStatus, TypeStatus } from "../../src/xds/client-status.js";
-import { computeHealth, typeHealth, type HealthState } from "../../src/xds/health.js";
+import {
+  clientTypesHealth,
+  computeHealth,
+  healthText,
+  typeFacts,
+  typeHealth,
+  type HealthState,
+} from "../../src/xds/health.js";
 
 const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
 const LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
@@ -65,7 +72,7 @@ describe("typeHealth", () => {
     ],
   ];
   it.each(cases)("%s", (_, t, current, nacked, state, reason) => {
-    const h = typeHealth(t, current, nacked);
+    const h = typeHealth(typeFacts(t), current, nacked);
     expect([h.state, h.reason]).toEqual([state, reason]);
     if (state === "ERROR") expect(h.nack).toBe("too many clusters");
   });
@@ -118,5 +125,24 @@ describe("computeHealth", () => {
   it("has an empty headline when every connected client ACKed its group's current versions", () => {
     const h = computeHealth([node("ok", "ns/proxy", [type(CDS, ["c2", "a"], ["c2", "a"])])], current, ["ns/proxy"]);
     expect([h.behind, h.error, h.unknownGroups.length, h.headline]).toEqual([0, 0, 0, ""]);
+  });
+});
+
+describe("healthText", () => {
+  it("names each type not SYNCED with the words of the page and debug nodes, and nothing for a synced client", () => {
+    const nacker = clientTypesHealth(
+      [typeFacts(type(CDS, ["c2", "c"], ["c1", "x"], ["c2", "c"])), typeFacts(type(LDS, ["l1", "d"], ["l1", "d"]))],
+      new Map([
+        [CDS, "c2"],
+        [LDS, "l2"],
+      ]),
+    );
+    expect(healthText("nacker", nacker)).toBe(
+      "nacker: cds ERROR (too many clusters), lds BEHIND l1→l2 (held-back-after-nack)",
+    );
+    const slow = clientTypesHealth([typeFacts(type(CDS, ["c2", "e"]))], new Map([[CDS, "c2"]]));
+    expect(healthText("slow", slow)).toBe("slow: cds BEHIND none→c2 (awaiting-ack)");
+    const ok = clientTypesHealth([typeFacts(type(CDS, ["c2", "a"], ["c2", "a"]))], new Map([[CDS, "c2"]]));
+    expect(healthText("ok", ok)).toBeUndefined();
   });
 });

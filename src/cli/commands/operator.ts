@@ -69,7 +69,7 @@ export function registerOperatorCommand(program: Command): void {
     .option("--no-leader-election", "write without holding the Lease (one replica only)")
     .option(
       "--api-retry-max <ms>",
-      "while the API server does not answer at start: the longest wait between two attempts, and the period of the one 'API server unreachable' summary line",
+      "while the API server does not answer (at start: the longest wait between two attempts) — at start or later, the period of the one 'API server unreachable' summary line",
       positiveInt,
       DEFAULT_API_RETRY_MAX_MS,
     )

@@ -32,6 +32,11 @@ export interface LeaderElectorOptions {
   readonly clock?: Clock;
   readonly onChange?: (leading: boolean) => void;
   readonly logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /**
+   * Told about a failed request; true when it was the API server being unreachable and is reported
+   * there (src/operator/process/api-outage.ts), so this one logs nothing of it.
+   */
+  readonly unreachable?: (what: string, e: unknown) => boolean;
 }
 
 interface LeaseSpec {
@@ -92,7 +97,8 @@ export class LeaderElector {
         await this.#tryAcquireOrRenew();
       } catch (e) {
         if (isAborted(signal)) break;
-        this.#o.logger?.warn({ err: (e as Error).message, lease: this.#o.name }, "leader Lease update failed");
+        if (this.#o.unreachable?.("leader Lease", e) !== true)
+          this.#o.logger?.warn({ err: (e as Error).message, lease: this.#o.name }, "leader Lease update failed");
       }
       this.isLeader();
       // Followers add jitter so candidates do not race in lockstep.

@@ -72,6 +72,8 @@ export interface RunOperatorOptions {
   readonly leaderElection?: boolean;
   readonly leaseName?: string;
   readonly leaseTiming?: LeaseTiming;
+  /** While the API server is away: at most one summary line per this period (`--api-retry-max`, default 30 s). */
+  readonly apiRetryMaxMs?: number;
   /** Reconcile again this often without a trigger (default 30 s; it writes nothing when converged). */
   readonly resyncMs?: number;
   /**

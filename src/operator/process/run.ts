@@ -10,6 +10,7 @@ import { renderLoop } from "../../pipeline/render-loop.js";
 import { SYSTEM_CLOCK } from "../../util/clock.js";
 import type { Observed } from "../../watchers/kube/observed.js";
 import { AccessReview } from "./access-review.js";
+import { ApiOutage } from "./api-outage.js";
 import { startProbeServer, type ProbeServer, type Probes } from "./http.js";
 import { OPERATOR_METRICS } from "./metrics.js";
 import type { RunOperatorOptions, RunningOperator } from "./options.js";
@@ -24,19 +25,27 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   const clock = opts.clock ?? SYSTEM_CLOCK;
   const log = opts.logger;
   const metrics = opts.metrics ?? new Metrics().recorder(OPERATOR_METRICS);
+  // Losing the API server while running: one warning, one summary per interval, one line when it is back.
+  const outage = new ApiOutage({
+    clock,
+    log,
+    ...(opts.apiRetryMaxMs === undefined ? {} : { intervalMs: opts.apiRetryMaxMs }),
+  });
   const rest = new KubeRest(opts.kubeConfig, {
     onResponse: (method, _path, code) => {
       metrics.inc("oooi_kube_requests_total", { method, code: String(code) });
+      if (code === 0) outage.transportFailed();
+      else outage.answered();
     },
   });
   const identity = opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
-  const views = statusViews(opts, { rest, identity, clock, logger: log });
+  const views = statusViews(opts, { rest, identity, clock, logger: log, outage });
   const { fleet, dataPlane, dnsProbe } = views;
   let stopping = false;
-  const watcher = clusterWatcher(opts, { rest, clock, logger: log, metrics });
+  const watcher = clusterWatcher(opts, { rest, clock, logger: log, metrics, outage });
   let latest: Observed | undefined;
   const { elector, leading$, isLeader, apps, passes, render } = makeWriters(opts, {
-    ...{ rest, identity, clock, logger: log, metrics, views },
+    ...{ rest, identity, clock, logger: log, metrics, views, outage },
     latest: () => latest,
     stopping: () => stopping,
   });

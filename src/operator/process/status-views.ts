@@ -7,6 +7,7 @@ import { NO_DATA_PLANE, type DataPlaneView } from "../status/dataplane.js";
 import { DnsServingProbe, dnsServingView, type DnsServingView } from "../status/dns-serving.js";
 import { FleetReports } from "../status/fleet.js";
 import { XdsDataPlane } from "../status/xds-dataplane.js";
+import type { ApiOutage } from "./api-outage.js";
 import type { RunOperatorOptions } from "./options.js";
 
 export interface StatusViews {
@@ -18,7 +19,13 @@ export interface StatusViews {
 
 export function statusViews(
   opts: RunOperatorOptions,
-  c: { readonly rest: KubeRest; readonly identity: string; readonly clock: Clock; readonly logger: Logger },
+  c: {
+    readonly rest: KubeRest;
+    readonly identity: string;
+    readonly clock: Clock;
+    readonly logger: Logger;
+    readonly outage: ApiOutage;
+  },
 ): StatusViews {
   const fleet =
     opts.xds === undefined
@@ -33,6 +40,7 @@ export function statusViews(
           ...(opts.fleetTiming === undefined ? {} : { timing: opts.fleetTiming }),
           ...(opts.watch?.timeoutSeconds === undefined ? {} : { watchTimeoutSeconds: opts.watch.timeoutSeconds }),
           logger: c.logger,
+          unreachable: (what, e) => c.outage.unreachable(what, e),
         });
   const dataPlane =
     fleet !== undefined && opts.xds !== undefined

@@ -13,6 +13,7 @@ import { AppsIngressController } from "../apps-ingress/controller.js";
 import { OperatorRendering } from "../inputs/rendering.js";
 import { Reconciler } from "../writing/reconcile.js";
 import { DEFAULT_LEASE_TIMING, LeaderElector } from "./leader.js";
+import type { ApiOutage } from "./api-outage.js";
 import type { OperatorMetrics } from "./metrics.js";
 import type { RunOperatorOptions } from "./options.js";
 import { reconcilePass } from "./reconcile-pass.js";
@@ -41,6 +42,7 @@ export interface WritersContext {
   readonly logger: Logger;
   readonly metrics: OperatorMetrics;
   readonly views: StatusViews;
+  readonly outage: ApiOutage;
   readonly latest: () => Observed | undefined;
   /** True once close() began: nothing new is written. */
   readonly stopping: () => boolean;
@@ -55,6 +57,7 @@ export function makeWriters(opts: RunOperatorOptions, c: WritersContext): Writer
       : new LeaderElector({
           ...{ rest, namespace: opts.settings.namespace, name: opts.leaseName ?? LEASE_NAME, identity: c.identity },
           ...{ clock, logger, timing: opts.leaseTiming ?? DEFAULT_LEASE_TIMING },
+          unreachable: (what, e) => c.outage.unreachable(what, e),
           onChange: (leading) => {
             metrics.set("oooi_leader", leading ? 1 : 0);
             metrics.inc("oooi_leader_transitions_total", { to: leading ? "leader" : "follower" });
@@ -94,6 +97,7 @@ export function makeWriters(opts: RunOperatorOptions, c: WritersContext): Writer
       minIntervalMs: opts.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS,
       ...backoff,
       onError: (e, attempt) => {
+        if (c.outage.unreachable("reconcile", e)) return;
         logger.warn(
           { attempt, err: e instanceof Error ? e.message : String(e) },
           "reconcile failed; retrying with backoff",

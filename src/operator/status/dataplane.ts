@@ -18,6 +18,11 @@ export interface DataPlaneView {
   serving(nodeGroup: string): boolean;
   /** The error text of the group's latest NACK still in effect; undefined when none. */
   lastNack(nodeGroup: string): string | undefined;
+  /**
+   * The group's connected clients that are not SYNCED, in the health view's words (src/xds/health.ts
+   * healthText, as the status page and `oooi debug nodes` say it), "; "-separated; undefined when none is.
+   */
+  health(nodeGroup: string): string | undefined;
   /** The version the group's nodes last ACKed; undefined before any ACK. */
   ackedVersion(nodeGroup: string): string | undefined;
   /** Calls `listener` whenever any answer above may have changed; returns the unsubscribe function. */
@@ -34,5 +39,6 @@ export const NO_DATA_PLANE: DataPlaneView = {
   synced: () => false,
   serving: () => false,
   lastNack: () => undefined,
+  health: () => undefined,
   ackedVersion: () => undefined,
 };

@@ -47,7 +47,15 @@ export interface FleetReportsOptions {
   readonly timing?: FleetTiming;
   readonly watchTimeoutSeconds?: number;
   readonly logger?: { warn(obj: object, msg: string): void };
+  /**
+   * Told about a failed request; true when it was the API server being unreachable and is reported
+   * there (src/operator/process/api-outage.ts), so this one logs nothing of it.
+   */
+  readonly unreachable?: (what: string, e: unknown) => boolean;
 }
+
+/** Status events that may change this replica's report (a push: the version sent, now awaiting its answer). */
+const REPORTED_EVENTS = ["push", "ack", "nack", "stream-open", "stream-close"] as const;
 
 /** A replica as this one sees it. */
 export interface ReplicaView {
@@ -112,7 +120,7 @@ export class FleetReports {
   }
 
   start(): void {
-    for (const e of ["ack", "nack", "stream-open", "stream-close"] as const) this.#o.status.on(e, this.#onLocal);
+    for (const e of REPORTED_EVENTS) this.#o.status.on(e, this.#onLocal);
     this.#reports.start();
     this.#leases.start();
     this.#beat();
@@ -158,7 +166,7 @@ export class FleetReports {
   /** Stops writing and watching; with `signal` not aborted, deletes this replica's report and heartbeat (best effort). */
   async stop(signal?: AbortSignal): Promise<void> {
     this.#stopped = true;
-    for (const e of ["ack", "nack", "stream-open", "stream-close"] as const) this.#o.status.off(e, this.#onLocal);
+    for (const e of REPORTED_EVENTS) this.#o.status.off(e, this.#onLocal);
     if (this.#writeTimer !== undefined) this.#o.clock.clearTimeout(this.#writeTimer);
     if (this.#heartbeat !== undefined) this.#o.clock.clearTimeout(this.#heartbeat);
     await Promise.all([this.#reports.stop(), this.#leases.stop()]);
@@ -233,7 +241,8 @@ export class FleetReports {
       await this.#apply(this.#reportPath(), reportConfigMap(this.#o.namespace, report));
       this.#written = text;
     } catch (e) {
-      this.#o.logger?.warn({ err: (e as Error).message }, "could not write this replica's report; retrying");
+      if (this.#o.unreachable?.("replica report", e) !== true)
+        this.#o.logger?.warn({ err: (e as Error).message }, "could not write this replica's report; retrying");
     }
     // Changed meanwhile, or failed: the next write waits its turn.
     if (canonicalJson(buildReport(this.#o.replica, this.#o.status.nodes())) !== this.#written) {
@@ -260,7 +269,8 @@ export class FleetReports {
         },
       })
         .catch((e: unknown) => {
-          this.#o.logger?.warn({ err: (e as Error).message }, "could not renew this replica's report heartbeat");
+          if (this.#o.unreachable?.("report heartbeat", e) !== true)
+            this.#o.logger?.warn({ err: (e as Error).message }, "could not renew this replica's report heartbeat");
         })
         .finally(() => {
           this.#beating = false;

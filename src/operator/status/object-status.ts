@@ -210,12 +210,21 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       fields["lastNack"] = nack;
       const announced = nackEvent(nack, (raw["status"] as { lastNack?: unknown } | undefined)?.lastNack);
       if (announced !== undefined) events.push(announced);
+      // The health view's words (src/xds/health.ts): which client, which type, what it NACKed or why it is behind.
+      const health = input.dataPlane.health(node);
       if (nack !== undefined && ready.status === "True") {
         ready = {
           type: "Ready",
           status: "False",
           reason: "ConfigurationRejected",
-          message: `the data plane rejected the configuration: ${nack}`,
+          message: `the data plane rejected the configuration: ${health ?? nack}`,
+        };
+      } else if (health !== undefined && ready.status === "True" && !input.dataPlane.serving(node)) {
+        ready = {
+          type: "Ready",
+          status: "False",
+          reason: "NotAcknowledged",
+          message: `the data plane is behind its current configuration: ${health}`,
         };
       }
     } else {
@@ -330,9 +339,13 @@ function whyNotReady(
   if (node === undefined) return ["NoConfiguration", "no data plane configuration"];
   if (dataPlane.serving(node)) return undefined;
   const nack = dataPlane.lastNack(node);
+  const health = dataPlane.health(node);
   return nack === undefined
-    ? ["NotAcknowledged", `data plane ${node} has not acknowledged the current configuration`]
-    : ["ConfigurationRejected", `data plane ${node} rejected the configuration: ${nack}`];
+    ? [
+        "NotAcknowledged",
+        `data plane ${node} has not acknowledged the current configuration${health === undefined ? "" : `: ${health}`}`,
+      ]
+    : ["ConfigurationRejected", `data plane ${node} rejected the configuration: ${health ?? nack}`];
 }
 
 /** Why a Deployment is not available at its current generation, or undefined when it is. */

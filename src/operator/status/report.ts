@@ -1,8 +1,11 @@
 // One replica's report of its xDS nodes: its connected nodes → a ReplicaReport (per type the
-// version last ACKed and the NACK still in effect, with its text) → a ConfigMap body, and back.
+// version last ACKed, the NACK still in effect with its text, and the facts the health view reads:
+// the version last sent and how it was answered) → a ConfigMap body, and back. The leader reads
+// the health of every node from these against its own cache's current versions (xds-dataplane.ts).
 // Replicas share ACK state only through these objects (as Istio's distribution reporting does), so
 // no replica needs to reach another. Pure.
 import type { NodeStatus, TypeStatus } from "../../xds/client-status.js";
+import { typeFacts, type TypeFacts } from "../../xds/health.js";
 import type { KubeObject } from "../../kube/rest.js";
 import { canonicalJson } from "../desired/objects.js";
 
@@ -18,6 +21,10 @@ export interface TypeReport {
   readonly acked?: string;
   /** The NACK newer than the last ACK of this type (the node runs the older version meanwhile). */
   readonly nack?: { readonly version: string; readonly message: string };
+  /** Version of the latest response sent; absent before any (and in reports of replicas before it was reported). */
+  readonly sent?: string;
+  /** How the latest response was answered; absent while it awaits its answer. */
+  readonly answer?: "ack" | "nack";
 }
 
 /** One connected node (Envoy `node.id`) and the replica its stream is on. */
@@ -43,6 +50,21 @@ export function nackInEffect(t: TypeStatus): boolean {
   return t.lastNack !== undefined && (t.lastAcked === undefined || t.lastNack.at >= t.lastAcked.at);
 }
 
+/**
+ * The health view's facts of a reported type. A report without `sent` (written by a replica of an
+ * earlier version, during a rollout) is read as its last answer: a NACK in effect, else its ACK.
+ */
+export function reportedFacts(t: TypeReport): TypeFacts {
+  if (t.sent === undefined) {
+    const sent = t.nack?.version ?? t.acked;
+    const answer = t.nack !== undefined ? "nack" : t.acked !== undefined ? "ack" : undefined;
+    return { typeUrl: t.typeUrl, sent, acked: t.acked, answer, nack: t.nack?.message };
+  }
+  const answer = t.answer === "ack" || t.answer === "nack" ? t.answer : undefined;
+  const nack = answer === "nack" ? (t.nack?.message ?? "") : undefined;
+  return { typeUrl: t.typeUrl, sent: t.sent, acked: t.acked, answer, nack };
+}
+
 /** The report of `replica` from its xDS server's nodes: connected ones only. */
 export function buildReport(replica: string, nodes: readonly NodeStatus[]): ReplicaReport {
   const out: NodeReport[] = [];
@@ -52,10 +74,13 @@ export function buildReport(replica: string, nodes: readonly NodeStatus[]): Repl
       .sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0))
       .map((t): TypeReport => {
         const nack = nackInEffect(t) ? t.lastNack : undefined;
+        const facts = typeFacts(t);
         return {
           typeUrl: t.typeUrl,
           ...(t.lastAcked === undefined ? {} : { acked: t.lastAcked.version }),
           ...(nack === undefined ? {} : { nack: { version: nack.version, message: nack.message } }),
+          ...(facts.sent === undefined ? {} : { sent: facts.sent }),
+          ...(facts.answer === undefined ? {} : { answer: facts.answer }),
         };
       });
     out.push({ id: n.node.id, group: n.node.cluster, replica, userAgent: n.node.userAgent, types });

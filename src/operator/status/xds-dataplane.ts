@@ -2,12 +2,14 @@
 // DataPlaneView: a node group is synced when every connected node ACKed every type of the group's
 // current snapshot and none rejected it; it is serving while every node runs the current or the
 // last fully acknowledged configuration and none rejected it — so readiness does not drop between
-// a publish and its ACK.
+// a publish and its ACK. Its words for a group's clients are the health view's (src/xds/health.ts),
+// computed here, against this replica's cache, from the facts each replica reports.
 import { groupBy } from "../../util/group.js";
 import type { SnapshotCache } from "../../xds/cache/index.js";
-import type { XdsStatusView } from "../../xds/client-status.js";
+import { PROBE_USER_AGENT, type XdsStatusView } from "../../xds/client-status.js";
+import { cacheVersions, clientTypesHealth, healthText } from "../../xds/health.js";
 import type { DataPlaneView } from "./dataplane.js";
-import { buildReport, type NodeReport } from "./report.js";
+import { buildReport, reportedFacts, type NodeReport } from "./report.js";
 
 /** Where the nodes come from: FleetReports, or one replica's own report. */
 export interface NodeSource {
@@ -20,7 +22,7 @@ export function localNodes(status: XdsStatusView, replica = "local"): NodeSource
   return {
     nodes: () => buildReport(replica, status.nodes()).nodes,
     subscribe: (listener) => {
-      const events = ["ack", "nack", "stream-open", "stream-close"] as const;
+      const events = ["push", "ack", "nack", "stream-open", "stream-close"] as const;
       for (const e of events) status.on(e, listener);
       return () => {
         for (const e of events) status.off(e, listener);
@@ -82,6 +84,15 @@ export class XdsDataPlane implements DataPlaneView {
       for (const t of n.types) if (t.nack !== undefined) return `${n.id}: ${t.nack.message}`;
     }
     return undefined;
+  }
+
+  health(nodeGroup: string): string | undefined {
+    const versions = cacheVersions(this.#cache)(nodeGroup);
+    const texts = this.#connected(nodeGroup)
+      .filter((n) => n.userAgent !== PROBE_USER_AGENT)
+      .map((n) => healthText(n.id, clientTypesHealth(n.types.map(reportedFacts), versions)))
+      .filter((t) => t !== undefined);
+    return texts.length === 0 ? undefined : texts.join("; ");
   }
 
   ackedVersion(nodeGroup: string): string | undefined {

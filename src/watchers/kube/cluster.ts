@@ -44,6 +44,11 @@ export interface ClusterWatcherOptions {
   /** Restrict or replace the watched set (tests). */
   readonly resources?: readonly WatchedResource[];
   readonly onRestart?: (resource: string, reason: RestartReason) => void;
+  /**
+   * Told about a failed request; true when it was the API server being unreachable and is reported
+   * there (src/operator/process/api-outage.ts), so this one logs nothing of it.
+   */
+  readonly unreachable?: (what: string, e: unknown) => boolean;
 }
 
 /** Watches the cluster; `snapshots$` emits an Observed after the initial sync and after every burst of changes. */
@@ -161,7 +166,8 @@ export class ClusterWatcher {
       } catch (e) {
         if (isAborted(signal)) break;
         attempt++;
-        this.#opts.logger.warn({ err: (e as Error).message }, "API discovery failed; keeping the watched set");
+        if (this.#opts.unreachable?.("API discovery", e) !== true)
+          this.#opts.logger.warn({ err: (e as Error).message }, "API discovery failed; keeping the watched set");
         delay = backoffDelay(attempt, this.#opts.backoff ?? { initialMs: 200, maxMs: 30_000 });
       }
       await sleep(this.#clock, delay, signal);
@@ -210,6 +216,7 @@ export class ClusterWatcher {
         },
         onRestart: (reason, error) => {
           this.#opts.onRestart?.(r.plural, reason);
+          if (reason === "error" && this.#opts.unreachable?.("watches", error) === true) return;
           const log =
             reason === "error"
               ? this.#opts.logger.warn.bind(this.#opts.logger)

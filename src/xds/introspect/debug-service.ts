@@ -10,7 +10,7 @@ import {
 import type { SnapshotCache } from "../cache/cache.js";
 import { clientKey, isProbe } from "../client-status.js";
 import { nearestName } from "../../api/validate.js";
-import { cacheVersions, typeHealth, type HealthState } from "../health.js";
+import { cacheVersions, typeFacts, typeHealth, type HealthState } from "../health.js";
 import type {
   HeldResource,
   NackRecord,
@@ -343,7 +343,7 @@ export class DebugReporter {
     held: StreamConfig | undefined,
   ): TypeStateMessage {
     const nacked = owner.types.some((x) => x.lastNack !== undefined && x.lastNack.nonce === x.lastSent?.nonce);
-    const health = typeHealth(t, cacheVersions(this.cache)(owner.node.cluster)?.get(t.typeUrl), nacked);
+    const health = typeHealth(typeFacts(t), cacheVersions(this.cache)(owner.node.cluster)?.get(t.typeUrl), nacked);
     return {
       ...typeState(t, held),
       health: `HEALTH_${health.state}`,

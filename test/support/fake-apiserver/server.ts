@@ -246,8 +246,10 @@ export class FakeApiServer {
   async goDown(forMs?: number): Promise<void> {
     if (this.down) return;
     this.down = true;
+    // The port first, then the watches: a client re-listing after its watch ended must find it refused.
+    const closed = this.closeListener();
     for (const w of [...this.watches]) w.end(true);
-    await this.closeListener();
+    await closed;
     if (forMs !== undefined) {
       this.upTimer = setTimeout(() => {
         void this.goUp();
