@@ -9,6 +9,8 @@
 // Prints one JSON object per line (progress on stderr). Environment:
 //   OPERATOR_BENCH_QUICK=1       10 × 5 × 50, 5 isolated + 100 streamed changes (harness smoke test)
 //   OPERATOR_BENCH_SCALE=I,A,M   Infras, attachments per Infra, Machines per attachment (100,5,50)
+//   OPERATOR_BENCH_SIZES="I,A,M I,A,M"  a driver run per size, then one operator.sizes line: RSS per
+//                                additional watched object (the slope) and the fixed cost (no baseline run)
 //   OPERATOR_BENCH_ISOLATED      changes made one at a time (20)
 //   OPERATOR_BENCH_STREAM        changes made at a fixed rate (1000)
 //   OPERATOR_BENCH_RATE          their rate per second (10)
@@ -26,6 +28,7 @@
 //   OPERATOR_BENCH_DEBOUNCE_MS   runOperator's coalescing window (default: runOperator's own)
 //   OPERATOR_BENCH_HEAP_MIB      the operator's --max-old-space-size (in a pod, Node derives one from the memory limit)
 import { fork } from "node:child_process";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { purePath } from "./baseline.js";
 import { driverMain, type Plan } from "./driver.js";
@@ -33,6 +36,7 @@ import { cacheMain } from "./cache-process.js";
 import { envoysMain } from "./envoys-process.js";
 import { fakeMain } from "./fake-process.js";
 import type { Scale } from "./scale.js";
+import { pointOf, sizesReport, type SizePoint } from "./sizes.js";
 import { emit, progress, summary } from "./stats.js";
 
 const quick = process.env["OPERATOR_BENCH_QUICK"] === "1";
@@ -84,22 +88,42 @@ function baseline(): void {
   });
 }
 
-async function child(role: string): Promise<number | null> {
+/** One driver run at `scale` ("I,A,M"), its JSON lines passed through and returned. */
+async function sizedDriver(scale: string): Promise<{ code: number | null; lines: Record<string, unknown>[] }> {
+  const lines: Record<string, unknown>[] = [];
+  const code = await child("driver", { OPERATOR_BENCH_SCALE: scale }, (line) => {
+    process.stdout.write(`${line}\n`);
+    try {
+      lines.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // not a figure
+    }
+  });
+  return { code, lines };
+}
+
+async function child(
+  role: string,
+  extraEnv: Record<string, string> = {},
+  onLine?: (line: string) => void,
+): Promise<number | null> {
   const self = fileURLToPath(import.meta.url);
   const profile = process.env["OPERATOR_BENCH_CPU_PROF"];
   const profiled = role === "driver" && profile !== undefined && profile !== "";
   // The driver process hosts the operator: its heap cap is the Deployment's.
   const heap = role === "driver" ? process.env["OPERATOR_BENCH_HEAP_MIB"] : undefined;
   return new Promise((resolve) => {
-    fork(self, [], {
+    const forked = fork(self, [], {
       execArgv: [
         "--expose-gc",
         ...(profiled ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
         ...(heap === undefined || heap === "" ? [] : [`--max-old-space-size=${heap}`]),
       ],
-      env: { ...process.env, OPERATOR_BENCH_ROLE: role },
-      stdio: "inherit",
-    }).on("exit", (code) => {
+      env: { ...process.env, ...extraEnv, OPERATOR_BENCH_ROLE: role },
+      stdio: onLine === undefined ? "inherit" : ["inherit", "pipe", "inherit", "ipc"],
+    });
+    if (onLine !== undefined && forked.stdout !== null) createInterface({ input: forked.stdout }).on("line", onLine);
+    forked.on("exit", (code) => {
       resolve(code);
     });
   });
@@ -115,6 +139,19 @@ else if (role === "driver") {
 } else if (role === "baseline") {
   baseline();
   process.exit(0);
+} else if (process.env["OPERATOR_BENCH_SIZES"] !== undefined) {
+  const started = Date.now();
+  const points: SizePoint[] = [];
+  for (const size of process.env["OPERATOR_BENCH_SIZES"].trim().split(/\s+/)) {
+    const { code, lines } = await sizedDriver(size);
+    const point = pointOf(size, lines);
+    if (code !== 0 || point === undefined) {
+      progress(`driver at ${size} failed (exit ${String(code)}) or did not converge`);
+      process.exitCode = 1;
+    } else points.push(point);
+  }
+  if (points.length >= 2) emit(sizesReport(points));
+  progress(`done in ${String(Math.round((Date.now() - started) / 1000))} s`);
 } else {
   const started = Date.now();
   for (const r of ["driver", "baseline"]) {

@@ -1,16 +1,23 @@
 // Kinds served from CustomResourceDefinitions: oooi's own come from the generated deploy/crds (what a
 // cluster installs), so a wrong scope, a missing status subresource or a bad printer column there shows
 // up as the behaviour a real kube-apiserver would have with that CRD, not as what src/ meant.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import { parseJsonPath } from "./jsonpath.js";
 import type { Json, JsonObject, ListType, PrinterColumn, ResourceKind } from "./types.js";
 import { isObject } from "./types.js";
 
-/** The repository's generated CRDs (`kubectl apply -k deploy/crds` installs them). */
-export const OOOI_CRD_DIR = fileURLToPath(new URL("../../../deploy/crds/", import.meta.url));
+/**
+ * The repository's generated CRDs (`kubectl apply -k deploy/crds` installs them), found upwards from
+ * this module: it runs from test/ under vitest and from dist-bench/test/ in the benchmarks.
+ */
+export const OOOI_CRD_DIR = ((): string => {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir))
+    if (existsSync(join(dir, "deploy", "crds", "kustomization.yaml"))) return join(dir, "deploy", "crds");
+  throw new Error("deploy/crds not found above the fake API server's module");
+})();
 
 const SCOPES = ["Cluster", "Namespaced"];
 const COLUMN_TYPES = ["integer", "number", "boolean", "string", "date"];
