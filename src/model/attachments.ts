@@ -1,8 +1,10 @@
 // Which attachments an Infra serves, and with which worker addresses.
 import { groupBy } from "../util/group.js";
 import type { InfraClusterAttachment } from "../api/schema.js";
+import type { HostedCluster } from "../api/external.js";
 import { claimKey, newClaimsSink, workerClaims, type ClaimsSink } from "./incremental/claims-view.js";
 import { formatIPv4, type Cidr } from "./ipv4.js";
+import { resolveEndpoints, type PublishedEndpoint } from "./endpoints.js";
 import { domainErrors, objectNameErrors } from "./names.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";
@@ -27,6 +29,8 @@ export interface ResolvedAttachment {
   readonly served: boolean;
   /** Worker addresses after dropping those claimed by another attachment of the same Infra. */
   readonly workers: readonly number[];
+  /** The names workers dial for api, oauth, ignition and konnectivity (src/model/endpoints.ts). */
+  readonly endpoints: readonly PublishedEndpoint[];
 }
 
 export function attachmentRef(a: InfraClusterAttachment): ObjectRef {
@@ -172,6 +176,7 @@ export function resolveAttachments(
     }
   }
 
+  const hostedClusters = new Map(state.hostedClusters.map((h) => [`${h.metadata.namespace}/${h.metadata.name}`, h]));
   const out = new Map<string, ResolvedAttachment[]>();
   for (const [infraKey, { infra, group }] of byInfra) {
     const servedHere = new Set(group.filter((a) => served.has(a)));
@@ -184,18 +189,41 @@ export function resolveAttachments(
       infraKey,
       group
         .filter((a) => live.has(a))
-        .map((a): ResolvedAttachment => ({
-          ref: attachmentRef(a),
-          attachment: a,
-          domain: domainOf(a),
-          controlPlaneNamespace: controlPlaneNamespaceOf(a),
-          hostedCluster: hostedClusterOf(a),
-          served: served.has(a),
-          workers: workers.get(a) ?? [],
-        })),
+        .map((a): ResolvedAttachment => {
+          const hc = hostedClusterOf(a);
+          return {
+            ref: attachmentRef(a),
+            attachment: a,
+            domain: domainOf(a),
+            controlPlaneNamespace: controlPlaneNamespaceOf(a),
+            hostedCluster: hc,
+            served: served.has(a),
+            workers: workers.get(a) ?? [],
+            endpoints: endpointsOf(a, hostedClusters.get(`${hc.namespace}/${hc.name}`), problems),
+          };
+        }),
     );
   }
   return out;
+}
+
+/** The attachment's endpoint names; what its HostedCluster states but cannot be served is said on it. */
+function endpointsOf(
+  a: InfraClusterAttachment,
+  hc: HostedCluster | undefined,
+  problems: Problems,
+): readonly PublishedEndpoint[] {
+  const { endpoints, skipped } = resolveEndpoints(hc, domainOf(a));
+  for (const { field, message, used } of skipped) {
+    problems
+      .for(attachmentRef(a))
+      .warning(
+        "spec.hostedClusterRef",
+        "EndpointNotServable",
+        `HostedCluster ${field}: ${message}; ${used.name} is published as ${used.hostname}:${String(used.port)} (${used.source})`,
+      );
+  }
+  return endpoints;
 }
 
 /** Worker addresses per served attachment; an address reported for several goes to the oldest claim. */
