@@ -78,11 +78,16 @@ export function resolveEndpoints(hc: HostedCluster | undefined, domain: string):
       chosen = { name, ...checked, source: `HostedCluster ${c.field}` };
       break;
     }
-    const used = chosen ?? { name, hostname: `${name}.${domain}`, port: PORTS[name].convention, source: CONVENTION };
+    const used = chosen ?? conventionEndpoint(name, domain);
     endpoints.push(used);
     for (const r of refused) skipped.push({ ...r, used });
   }
   return { endpoints, skipped };
+}
+
+/** `<name>.<domain>` on the endpoint's conventional port. */
+export function conventionEndpoint(name: EndpointName, domain: string): PublishedEndpoint {
+  return { name, hostname: `${name}.${domain}`, port: PORTS[name].convention, source: CONVENTION };
 }
 
 function candidates(hc: HostedCluster | undefined, name: EndpointName): Candidate[] {
