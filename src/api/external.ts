@@ -15,7 +15,6 @@ export interface ServicePublishingStrategy {
   type?: string;
   route?: { hostname?: string };
   loadBalancer?: { hostname?: string };
-  nodePort?: { address?: string; port?: number };
 }
 
 /**

@@ -90,30 +90,42 @@ export function conventionEndpoint(name: EndpointName, domain: string): Publishe
   return { name, hostname: `${name}.${domain}`, port: PORTS[name].convention, source: CONVENTION };
 }
 
+/**
+ * What the HostedCluster states for one endpoint, in order. serve reads it from a manifest
+ * unchecked: a value of another type than HyperShift's counts as not stated.
+ */
 function candidates(hc: HostedCluster | undefined, name: EndpointName): Candidate[] {
   const status = hc?.status;
   const out: Candidate[] = [];
   if (name === "api") {
     const e = status?.controlPlaneEndpoint;
-    out.push({ field: "status.controlPlaneEndpoint", host: e?.host, port: e?.port });
+    out.push({ field: "status.controlPlaneEndpoint", host: text(e?.host), port: number(e?.port) });
   } else if (name === "oauth") {
-    out.push(fromUrl("status.oauthCallbackURLTemplate", status?.oauthCallbackURLTemplate));
+    out.push(fromUrl("status.oauthCallbackURLTemplate", text(status?.oauthCallbackURLTemplate)));
   } else if (name === "ignition") {
-    out.push(fromHostPort("status.ignitionEndpoint", status?.ignitionEndpoint, 443));
+    out.push(fromHostPort("status.ignitionEndpoint", text(status?.ignitionEndpoint), 443));
   }
-  const index = (hc?.spec?.services ?? []).findIndex((s) => s.service === SERVICE[name]);
-  const strategy: ServicePublishingStrategy | undefined = hc?.spec?.services?.[index]?.servicePublishingStrategy;
+  const services: unknown = hc?.spec?.services;
+  const entry: unknown = Array.isArray(services)
+    ? (services as unknown[]).find((s) => isObject(s) && s["service"] === SERVICE[name])
+    : undefined;
+  const stated = isObject(entry) ? entry["servicePublishingStrategy"] : undefined;
+  const strategy = isObject(stated) ? (stated as ServicePublishingStrategy) : undefined;
   const at = `spec.services[${SERVICE[name]}].servicePublishingStrategy`;
   if (strategy?.type === "Route")
-    out.push({ field: `${at}.route.hostname`, host: strategy.route?.hostname, port: 443 });
+    out.push({ field: `${at}.route.hostname`, host: text(strategy.route?.hostname), port: 443 });
   if (strategy?.type === "LoadBalancer")
     out.push({
       field: `${at}.loadBalancer.hostname`,
-      host: strategy.loadBalancer?.hostname,
+      host: text(strategy.loadBalancer?.hostname),
       port: PORTS[name].loadBalancer,
     });
   return out;
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const number = (v: unknown): number | undefined => (typeof v === "number" ? v : undefined);
 
 /** "https://host[:port]/…" (the OAuth callback template): its host and port, 443 by default. */
 function fromUrl(field: string, text: string | undefined): Candidate {

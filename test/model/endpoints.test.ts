@@ -162,6 +162,20 @@ describe("resolveEndpoints", () => {
     );
   });
 
+  it("a HostedCluster of unexpected shapes (serve reads manifests unchecked) states nothing and never throws", () => {
+    const odd = JSON.parse(
+      JSON.stringify({
+        metadata: { name: "alpha", namespace: "clusters" },
+        spec: { services: [null, 3, { service: "Ignition", servicePublishingStrategy: "Route" }] },
+        status: { controlPlaneEndpoint: { host: 7, port: "6443" }, ignitionEndpoint: 5, oauthCallbackURLTemplate: [] },
+      }),
+    ) as HostedCluster;
+    expect(shown(odd)).toEqual(CONVENTION);
+    expect(shown(JSON.parse('{"metadata":{},"spec":{"services":"x"},"status":"y"}') as HostedCluster)).toEqual(
+      CONVENTION,
+    );
+  });
+
   it("reads the real-shaped fixture: Route-published Ignition (status) and Konnectivity (spec hostname)", () => {
     const file = join(
       import.meta.dirname,

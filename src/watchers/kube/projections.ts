@@ -118,7 +118,6 @@ const HOSTED_CLUSTER: Shape<HostedCluster> = {
           type: "shared",
           route: { hostname: true },
           loadBalancer: { hostname: true },
-          nodePort: { address: true, port: true },
         },
       },
     ],
