@@ -48,10 +48,7 @@ export function externalService(input: ExternalServiceInput): DesiredObject | un
   if (c.addressPoolName !== undefined && c.addressPoolName !== "")
     annotations[METALLB_POOL_ANNOTATION] = c.addressPoolName;
   if (c.publishAttachmentOAuths === true) {
-    const names = mergeHostnames(
-      annotations[EXTERNAL_DNS_HOSTNAME_ANNOTATION],
-      input.readyOAuthNames,
-    );
+    const names = mergeHostnames(annotations[EXTERNAL_DNS_HOSTNAME_ANNOTATION], input.readyOAuthNames);
     if (names !== "") annotations[EXTERNAL_DNS_HOSTNAME_ANNOTATION] = names;
   }
   const userLabels = Object.entries(c.labels ?? {}).filter(([k, v]) => isLabelKey(k) && isLabelValue(v));
