@@ -10,8 +10,26 @@ interface Observed<Spec = unknown, Status = unknown> {
   status?: Status;
 }
 
-/** hypershift.openshift.io/v1beta1 HostedCluster; only its existence matters. */
-export type HostedCluster = Observed;
+/** HyperShift's ServicePublishingStrategy: how one control-plane service is published. */
+export interface ServicePublishingStrategy {
+  type?: string;
+  route?: { hostname?: string };
+  loadBalancer?: { hostname?: string };
+}
+
+/**
+ * hypershift.openshift.io/v1beta1 HostedCluster: the endpoints it publishes (src/model/endpoints.ts)
+ * and, for apps ingress, its kubeconfig Secret.
+ */
+export type HostedCluster = Observed<
+  { services?: { service?: string; servicePublishingStrategy?: ServicePublishingStrategy }[] },
+  {
+    kubeconfig?: { name?: string };
+    controlPlaneEndpoint?: { host?: string; port?: number };
+    oauthCallbackURLTemplate?: string;
+    ignitionEndpoint?: string;
+  }
+>;
 
 /** hypershift.openshift.io/v1beta1 NodePool. */
 export type NodePool = Observed<{ clusterName?: string; platform?: { type?: string } }>;

@@ -495,11 +495,26 @@ export const AppsIngressStatus = obj({
   appliedL2AdvertisementName: opt(Type.String({ description: "The L2Advertisement oooi last applied." })),
 });
 
+export const PublishedEndpointStatus = obj({
+  name: Type.String({ description: "api, oauth, ignition or konnectivity." }),
+  hostname: Type.String({ description: "The name DNS answers with the proxy's address and Envoy matches by SNI." }),
+  port: Type.Integer({ description: "The proxy's listener: 443 or 6443." }),
+  source: Type.String({
+    description:
+      "Where the name came from: `HostedCluster <field path>` (its status or spec.services[]) or `convention` (<name>.<clusterName>.<baseDomain>).",
+  }),
+});
+
 export const InfraClusterAttachmentStatus = obj({
   conditions: opt(Conditions),
   observedGeneration: opt(Type.Integer()),
   domain: opt(Type.String()),
   controlPlaneNamespace: opt(Type.String()),
+  endpoints: opt(
+    Type.Array(PublishedEndpointStatus, {
+      description: "The names workers dial for the hosted control plane, and where each came from.",
+    }),
+  ),
   appsIngressStatus: opt(AppsIngressStatus),
 });
 

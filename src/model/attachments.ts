@@ -1,8 +1,10 @@
 // Which attachments an Infra serves, and with which worker addresses.
 import { groupBy } from "../util/group.js";
 import type { InfraClusterAttachment } from "../api/schema.js";
+import type { HostedCluster } from "../api/external.js";
 import { claimKey, newClaimsSink, workerClaims, type ClaimsSink } from "./incremental/claims-view.js";
 import { formatIPv4, type Cidr } from "./ipv4.js";
+import { CONVENTION, conventionEndpoint, resolveEndpoints, type PublishedEndpoint } from "./endpoints.js";
 import { domainErrors, objectNameErrors } from "./names.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp, refKey, type Problems } from "./problems.js";
@@ -27,6 +29,8 @@ export interface ResolvedAttachment {
   readonly served: boolean;
   /** Worker addresses after dropping those claimed by another attachment of the same Infra. */
   readonly workers: readonly number[];
+  /** The names workers dial for api, oauth, ignition and konnectivity (src/model/endpoints.ts). */
+  readonly endpoints: readonly PublishedEndpoint[];
 }
 
 export function attachmentRef(a: InfraClusterAttachment): ObjectRef {
@@ -172,9 +176,11 @@ export function resolveAttachments(
     }
   }
 
+  const hostedClusters = new Map(state.hostedClusters.map((h) => [`${h.metadata.namespace}/${h.metadata.name}`, h]));
   const out = new Map<string, ResolvedAttachment[]>();
   for (const [infraKey, { infra, group }] of byInfra) {
     const servedHere = new Set(group.filter((a) => served.has(a)));
+    const endpoints = servedEndpoints(servedHere, hostedClusters, problems);
     const workers = workersOf(servedHere, infra, infraKey, incumbents, workerIndex, allocated.get(infraKey), problems);
     for (const [a, addrs] of workers) {
       const holder = nameOf(a);
@@ -184,18 +190,94 @@ export function resolveAttachments(
       infraKey,
       group
         .filter((a) => live.has(a))
-        .map((a): ResolvedAttachment => ({
-          ref: attachmentRef(a),
-          attachment: a,
-          domain: domainOf(a),
-          controlPlaneNamespace: controlPlaneNamespaceOf(a),
-          hostedCluster: hostedClusterOf(a),
-          served: served.has(a),
-          workers: workers.get(a) ?? [],
-        })),
+        .map((a): ResolvedAttachment => {
+          const hc = hostedClusterOf(a);
+          return {
+            ref: attachmentRef(a),
+            attachment: a,
+            domain: domainOf(a),
+            controlPlaneNamespace: controlPlaneNamespaceOf(a),
+            hostedCluster: hc,
+            served: served.has(a),
+            workers: workers.get(a) ?? [],
+            endpoints: endpoints.get(a) ?? endpointsOf(a, hostedClusters.get(`${hc.namespace}/${hc.name}`), problems),
+          };
+        }),
     );
   }
   return out;
+}
+
+/**
+ * The endpoint names of an Infra's served attachments. A name a HostedCluster states that lies
+ * under another served attachment's domain, or that an older claim's HostedCluster states too,
+ * would give one SNI to two chains (or one cluster's traffic to another): it falls back to the
+ * convention, said as DuplicateHostname. The domains are exclusive already (resolveAttachments).
+ */
+function servedEndpoints(
+  served: ReadonlySet<InfraClusterAttachment>,
+  hostedClusters: ReadonlyMap<string, HostedCluster>,
+  problems: Problems,
+): Map<InfraClusterAttachment, readonly PublishedEndpoint[]> {
+  const domains = new Map([...served].map((a) => [domainOf(a), a]));
+  const stated = new Map<string, InfraClusterAttachment>();
+  const out = new Map<InfraClusterAttachment, readonly PublishedEndpoint[]>();
+  for (const a of byClaimAge([...served], undefined)) {
+    const hc = hostedClusterOf(a);
+    const resolved = endpointsOf(a, hostedClusters.get(`${hc.namespace}/${hc.name}`), problems);
+    out.set(
+      a,
+      resolved.map((e) => {
+        if (e.source === CONVENTION) return e;
+        const holder = stated.get(e.hostname) ?? domainHolder(e.hostname, domains);
+        if (holder === undefined || holder === a) {
+          stated.set(e.hostname, a);
+          return e;
+        }
+        const used = conventionEndpoint(e.name, domainOf(a));
+        problems
+          .for(attachmentRef(a))
+          .warning(
+            "spec.hostedClusterRef",
+            "DuplicateHostname",
+            `HostedCluster ${e.source.slice("HostedCluster ".length)} names ${e.hostname}, which ${holder.metadata.name} publishes; ${e.name} is published as ${used.hostname}:${String(used.port)} (convention)`,
+          );
+        return used;
+      }),
+    );
+  }
+  return out;
+}
+
+/** The attachment whose domain is the name or one of its parents. */
+function domainHolder(
+  name: string,
+  domains: ReadonlyMap<string, InfraClusterAttachment>,
+): InfraClusterAttachment | undefined {
+  for (let at = name; at !== ""; at = at.includes(".") ? at.slice(at.indexOf(".") + 1) : "") {
+    const holder = domains.get(at);
+    if (holder !== undefined) return holder;
+  }
+  return undefined;
+}
+
+/** The attachment's endpoint names; what its HostedCluster states but cannot be served is said on it. */
+function endpointsOf(
+  a: InfraClusterAttachment,
+  hc: HostedCluster | undefined,
+  problems: Problems,
+): readonly PublishedEndpoint[] {
+  const { endpoints, skipped } = resolveEndpoints(hc, domainOf(a));
+  for (const { field, message, used } of skipped) {
+    problems
+      .for(attachmentRef(a))
+      .warning(
+        "spec.hostedClusterRef",
+        "EndpointNotServable",
+        `HostedCluster ${field}: ${message}; ${used.name} is published as ${used.hostname}:${String(used.port)} (${used.source})`,
+      );
+  }
+  return endpoints;
 }
 
 /** Worker addresses per served attachment; an address reported for several goes to the oldest claim. */

@@ -1,6 +1,8 @@
 // docs/reference.md#backends: the backends each served attachment contributes to its Infra's proxy.
 import { aggregate, formatCidr, formatIPv4, parseIPv4 } from "./ipv4.js";
 import { resolveAppsIngressConfig } from "./apps-ingress.js";
+import { dnsName } from "./names.js";
+import type { EndpointName, PublishedEndpoint } from "./endpoints.js";
 import type { ResolvedAttachment } from "./attachments.js";
 import type { ResolvedInfra, ServiceIndex } from "./infra.js";
 import type { Service } from "../api/external.js";
@@ -27,13 +29,23 @@ export const KUBERNETES_ALIASES = [
 
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 
-/** The per-attachment names published on the proxy address, besides the aliases and *.apps. */
+/** The per-attachment names published on the proxy address by convention, besides the aliases and *.apps. */
 export const CONTROL_PLANE_HOSTS = ["api", "api-int", "oauth", "ignition", "konnectivity"] as const;
+
+/**
+ * The per-attachment names published on the proxy address: api-int by convention, the four
+ * endpoints as resolved from the HostedCluster (src/model/endpoints.ts).
+ */
+export function controlPlaneNames(a: ResolvedAttachment): string[] {
+  return [...new Set([`api-int.${a.domain}`, ...a.endpoints.map((e) => e.hostname)])];
+}
 
 interface Row {
   readonly kind: BackendKind;
+  /** The listener, unless the row serves an endpoint (its resolved port). */
   readonly port: ListenerPort;
-  readonly serverNames: (d: string) => string[];
+  /** SNI names: an endpoint's resolved hostname, or names under the domain. */
+  readonly serverNames: EndpointName | ((d: string) => string[]);
   readonly bySource: boolean;
   readonly service: (apiServer: string) => string;
   readonly servicePort: number;
@@ -43,7 +55,7 @@ const ROWS: readonly Row[] = [
   {
     kind: "kube-apiserver",
     port: 6443,
-    serverNames: (d) => [`api.${d}`],
+    serverNames: "api",
     bySource: false,
     service: (s) => s,
     servicePort: 6443,
@@ -67,7 +79,7 @@ const ROWS: readonly Row[] = [
   {
     kind: "oauth-openshift",
     port: 443,
-    serverNames: (d) => [`oauth.${d}`],
+    serverNames: "oauth",
     bySource: false,
     service: () => "oauth-openshift",
     servicePort: 6443,
@@ -75,7 +87,7 @@ const ROWS: readonly Row[] = [
   {
     kind: "ignition-server",
     port: 443,
-    serverNames: (d) => [`ignition.${d}`],
+    serverNames: "ignition",
     bySource: false,
     service: () => "ignition-server-proxy",
     servicePort: 443,
@@ -83,7 +95,7 @@ const ROWS: readonly Row[] = [
   {
     kind: "konnectivity-server",
     port: 443,
-    serverNames: (d) => [`konnectivity.${d}`],
+    serverNames: "konnectivity",
     bySource: false,
     service: () => "konnectivity-server",
     servicePort: 8091,
@@ -119,16 +131,6 @@ export function appsTarget(a: ResolvedAttachment): AppsTarget | undefined {
 export function appsVip(a: ResolvedAttachment): string | undefined {
   const target = appsTarget(a);
   return target !== undefined && "ip" in target ? target.ip : undefined;
-}
-
-/**
- * A hostname Envoy can resolve, lower-cased without its trailing dot; undefined unless every label
- * is an RFC 1123 label (letters, digits, inner hyphens, 1-63 characters) and the name fits 253.
- */
-export function dnsName(text: string): string | undefined {
-  const name = text.toLowerCase().replace(/\.$/, "");
-  const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-  return name.length > 0 && name.length <= 253 && name.split(".").every((l) => label.test(l)) ? name : undefined;
 }
 
 /** The reasons the apps-ingress controller writes into appsIngressStatus; anything else reads as the generic one. */
@@ -254,6 +256,7 @@ interface AttachmentPart {
   /** The inputs it was derived from: the same attachment object, Infra spec, workers and Services. */
   readonly infraSpec: ResolvedInfra["infra"]["spec"];
   readonly workers: readonly number[];
+  readonly endpoints: readonly PublishedEndpoint[];
   readonly services: readonly (Service | undefined)[];
   /** Row order, then apps-https and apps-http. */
   readonly backends: readonly Backend[];
@@ -278,6 +281,7 @@ function attachmentPart(infra: ResolvedInfra, a: ResolvedAttachment, services: S
     kept !== undefined &&
     kept.infraSpec === infra.infra.spec &&
     sameNumbers(kept.workers, a.workers) &&
+    sameEndpoints(kept.endpoints, a.endpoints) &&
     kept.services.every((s, i) => s === looked[i])
   )
     return kept;
@@ -290,6 +294,17 @@ function attachmentPart(infra: ResolvedInfra, a: ResolvedAttachment, services: S
 function serviceNames(a: ResolvedAttachment): string[] {
   const apiServer = a.attachment.spec.apiServerService ?? "kube-apiserver";
   return [...new Set(ROWS.map((row) => row.service(apiServer)))];
+}
+
+function endpointOf(a: ResolvedAttachment, name: EndpointName): PublishedEndpoint | undefined {
+  return a.endpoints.find((e) => e.name === name);
+}
+
+function sameEndpoints(x: readonly PublishedEndpoint[], y: readonly PublishedEndpoint[]): boolean {
+  return (
+    x.length === y.length &&
+    x.every((e, i) => e.name === y[i]?.name && e.hostname === y[i].hostname && e.port === y[i].port)
+  );
 }
 
 function sameNumbers(x: readonly number[], y: readonly number[]): boolean {
@@ -330,12 +345,18 @@ function deriveAttachmentPart(
         problems: [...found.recorded()],
       });
     }
+    const endpoint = typeof row.serverNames === "string" ? endpointOf(a, row.serverNames) : undefined;
     backends.push({
       name: `${prefix}/${row.kind}`,
       kind: row.kind,
       attachment: prefix,
-      port: row.port,
-      serverNames: row.serverNames(a.domain),
+      port: endpoint?.port ?? row.port,
+      serverNames:
+        endpoint !== undefined
+          ? [endpoint.hostname]
+          : typeof row.serverNames === "string"
+            ? []
+            : row.serverNames(a.domain),
       sourcePrefixRanges: row.bySource ? sources : [],
       upstream,
     });
@@ -367,6 +388,7 @@ function deriveAttachmentPart(
   return {
     infraSpec: infra.infra.spec,
     workers: a.workers,
+    endpoints: a.endpoints,
     services: looked,
     backends,
     serviceUpstreams,

@@ -112,6 +112,7 @@ function attachmentModel(a: ResolvedAttachment): AttachmentModel {
     hostedCluster: `${a.hostedCluster.namespace}/${a.hostedCluster.name}`,
     served: a.served,
     workerAddresses: formatIPv4List(a.workers),
+    endpoints: a.endpoints,
     externalService: externalServiceOf(a.attachment),
   };
 }

@@ -1,5 +1,5 @@
 // docs/reference.md#dns: the records of the VLAN view and of the default (pod-network) view.
-import { appsVip, CONTROL_PLANE_HOSTS, KUBERNETES_ALIASES } from "./backends.js";
+import { appsVip, controlPlaneNames, KUBERNETES_ALIASES } from "./backends.js";
 import type { ResolvedAttachment } from "./attachments.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp } from "./problems.js";
@@ -9,8 +9,9 @@ export const DEFAULT_CACHE_SECONDS = 30;
 export const DEFAULT_RELOAD_SECONDS = 5;
 
 /**
- * One zone per published name in each view: api, api-int, oauth, ignition, konnectivity of every
- * served domain, `apps.<domain>` holding the *.apps wildcard, and each kubernetes alias. Never a
+ * One zone per published name in each view: api-int and the api, oauth, ignition and konnectivity
+ * names (the HostedCluster's, else under the domain: src/model/endpoints.ts) of every served
+ * attachment, `apps.<domain>` holding the *.apps wildcard, and each kubernetes alias. Never a
  * zone for the domain itself: oooi answers only the names it publishes and every other name under
  * the domain is forwarded, so records published elsewhere keep resolving (the original: "All
  * other names are forwarded"). The VLAN view answers with the proxy's VLAN address and the apps
@@ -40,7 +41,7 @@ function zonesFor(served: readonly ResolvedAttachment[], proxy: string | undefin
   const zones: Zone[] = [];
   const single = (name: string, address: string): Zone => ({ origin: name, records: [{ name, address }] });
   for (const a of served) {
-    for (const h of CONTROL_PLANE_HOSTS) zones.push(single(`${h}.${a.domain}`, proxy));
+    for (const name of controlPlaneNames(a)) zones.push(single(name, proxy));
     const vip = appsVip(a);
     // VLAN clients reach the apps VIP directly; pods go through the proxy, which routes *.apps by SNI/Host.
     if (vip !== undefined) {

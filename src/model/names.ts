@@ -39,3 +39,13 @@ export function domainErrors(a: InfraClusterAttachment): FieldError[] {
   }
   return errors;
 }
+
+/**
+ * A hostname Envoy can resolve, lower-cased without its trailing dot; undefined unless every label
+ * is an RFC 1123 label (letters, digits, inner hyphens, 1-63 characters) and the name fits 253.
+ */
+export function dnsName(text: string): string | undefined {
+  const name = text.toLowerCase().replace(/\.$/, "");
+  const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+  return name.length > 0 && name.length <= 253 && name.split(".").every((l) => label.test(l)) ? name : undefined;
+}

@@ -10,6 +10,7 @@ import type {
   ProxyServer,
   UnknownClientPolicy,
 } from "../api/schema.js";
+import type { PublishedEndpoint } from "./endpoints.js";
 import type { HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance } from "../api/external.js";
 
 /** Everything the model reads, as observed (specs already defaulted by src/api/validate). */
@@ -110,6 +111,7 @@ export type ProblemReason =
   | "NoResolverAdvertised"
   | "NoInternalClients"
   | "ServicePortMismatch"
+  | "EndpointNotServable"
   | "AppsIngressWithoutIP"
   | "AppsIngressByHostname"
   | "AppsIngressStatusIgnored"
@@ -327,6 +329,8 @@ export interface AttachmentModel {
   readonly served: boolean;
   /** Worker source addresses (dotted quads, sorted) known for it. */
   readonly workerAddresses: readonly string[];
+  /** api, oauth, ignition, konnectivity: the names published for it and where each came from. */
+  readonly endpoints: readonly PublishedEndpoint[];
   /** Its public proxy Service `<attachment>-proxy-external`, when enabled (spec.externalService). */
   readonly externalService: AttachmentExternalService | undefined;
 }

@@ -360,6 +360,7 @@ function statusIndex(model: BuildResult): Map<string, Record<string, unknown>> {
           domain: a.domain,
           controlPlaneNamespace: a.controlPlaneNamespace,
           workerAddresses: a.workerAddresses,
+          endpoints: a.endpoints,
         });
     }
   }

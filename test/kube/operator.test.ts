@@ -160,6 +160,49 @@ describe.skipIf(KUBE_SKIP !== undefined)("operator on a real API server, as depl
     await expectNothingRefused();
   }, 120_000);
 
+  it("publishes the HostedCluster's Route hostnames: attachment status.endpoints names each source, the DNS ConfigMap answers them", async () => {
+    const ignition = "ignition-server-clusters-alpha.apps.mgmt.example.net";
+    const konnectivity = "konnectivity-alpha.hcp.example.net";
+    // The test's HostedCluster CRD has no status subresource: status is written with the object.
+    await kube().must("PATCH", "/apis/hypershift.openshift.io/v1beta1/namespaces/clusters/hostedclusters/alpha", {
+      contentType: "application/merge-patch+json",
+      body: {
+        spec: {
+          services: [
+            { service: "Ignition", servicePublishingStrategy: { type: "Route" } },
+            {
+              service: "Konnectivity",
+              servicePublishingStrategy: { type: "Route", route: { hostname: konnectivity } },
+            },
+          ],
+        },
+        status: { ignitionEndpoint: ignition },
+      },
+    });
+    await eventually(async () => {
+      const a = await get(`${GROUP_PATH}/namespaces/clusters/infraclusterattachments/alpha`);
+      expect(a.status?.["endpoints"]).toEqual([
+        { name: "api", hostname: "api.alpha.clusters.example.com", port: 6443, source: "convention" },
+        { name: "oauth", hostname: "oauth.alpha.clusters.example.com", port: 443, source: "convention" },
+        { name: "ignition", hostname: ignition, port: 443, source: "HostedCluster status.ignitionEndpoint" },
+        {
+          name: "konnectivity",
+          hostname: konnectivity,
+          port: 443,
+          source: "HostedCluster spec.services[Konnectivity].servicePublishingStrategy.route.hostname",
+        },
+      ]);
+      const cms = await get<{ items: { data?: Record<string, string> }[] }>(
+        `/api/v1/namespaces/clusters/configmaps?labelSelector=${encodeURIComponent(MANAGED_SELECTOR)}`,
+      );
+      const zones = cms.items.flatMap((c) => Object.values(c.data ?? {})).join("\n");
+      expect(zones).toContain(ignition);
+      expect(zones).toContain(konnectivity);
+      expect(zones).not.toContain("ignition.alpha.clusters.example.com");
+    }, 30_000);
+    await expectNothingRefused();
+  }, 120_000);
+
   it("server-side apply: a manager applying the operator's field is refused with a conflict naming it; its own fields survive the operator's next apply", async () => {
     const path = `${GROUP_PATH}/namespaces/clusters/dhcpservers/tenant-vlan-dhcp`;
     const before = await get(path);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { InfraClusterAttachment, InfraClusterAttachmentSpec, InfraSpec } from "../../src/api/schema.js";
 import { appsIngressSettings, rangeProblem, resolveAppsIngressConfig } from "../../src/model/apps-ingress.js";
-import { dnsName } from "../../src/model/backends.js";
+import { dnsName } from "../../src/model/names.js";
 import { build } from "../../src/model/build.js";
 import { attachment, combine, hostedCluster, infra } from "../support/fixtures.js";
 

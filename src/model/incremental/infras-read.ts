@@ -9,6 +9,7 @@
 //   the same one (src/model/incremental/rebuild.ts widen).
 // - Namespace, HostedCluster, Machine (and any object in a namespace, which makes it exist): the
 //   Infras of the attachments whose control-plane namespace it is in.
+// - HostedCluster: as above, and the Infras of the attachments naming it (its endpoints).
 // - NodePool: as above, and the attachments of every HostedCluster of its spec.clusterName.
 // - VMI: as above, and every Infra whose NAD one of its Multus networks names (DHCP).
 // - Service: as above, and every Infra whose internalProxyService names it.
@@ -349,6 +350,11 @@ export function infrasReading(index: FeedIndex, kind: ObservedKind, o: Meta): Se
       break;
     case "Namespace":
       byControlPlane(o.metadata.name);
+      break;
+    case "HostedCluster":
+      byControlPlane(o.metadata.namespace);
+      // Its endpoints name its attachments' published hosts (src/model/endpoints.ts).
+      for (const a of members(index.attachmentsByHostedCluster, objectKey(o))) out.add(infraKeyOf(a));
       break;
     case "NodePool":
       byControlPlane(o.metadata.namespace);

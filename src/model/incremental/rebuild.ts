@@ -257,7 +257,7 @@ function widen(prev: IncrementalBuild, after: FeedIndex, affected: Set<string>):
 /**
  * Everything the Infras in `keys` read: themselves, their attachments, every object in those
  * attachments' control-plane namespaces (which also makes the namespaces exist, as in the whole
- * state), the NodePools of their HostedClusters, the VMIs on their NADs and their internal proxy
+ * state), their HostedClusters, the NodePools of their HostedClusters, the VMIs on their NADs and their internal proxy
  * Services. Invalid Infras are passed without their errors: build() only asks whether one exists,
  * and the schema's problems are kept once, outside the parts.
  */
@@ -278,6 +278,8 @@ interface Scope {
   readonly namespaces: ReadonlySet<string>;
   /** Their attachments' HostedCluster names (a NodePool's spec.clusterName). */
   readonly clusterNames: ReadonlySet<string>;
+  /** Their attachments' HostedClusters ("<namespace>/<name>"), whose endpoints they publish. */
+  readonly hostedClusters: ReadonlySet<string>;
   /** Their NADs ("<namespace>/<name>"), which a VMI's Multus networks may name. */
   readonly nads: ReadonlySet<string>;
   /** Their internal proxy Services ("<namespace>/<name>"). */
@@ -290,6 +292,7 @@ function gather(index: FeedIndex, keys: ReadonlySet<string>, inputs: BuildInputs
   const attachments = [];
   const namespaces = new Set<string>();
   const clusterNames = new Set<string>();
+  const hostedClusterKeys = new Set<string>();
   for (const key of keys) {
     const slash = key.indexOf("/");
     const infra = o.Infra.get(key.slice(0, slash))?.get(key);
@@ -297,7 +300,9 @@ function gather(index: FeedIndex, keys: ReadonlySet<string>, inputs: BuildInputs
     for (const a of members(index.attachmentsByInfra, key)) {
       attachments.push(a);
       namespaces.add(controlPlaneNamespaceOf(a));
-      clusterNames.add(hostedClusterOf(a).name);
+      const hc = hostedClusterOf(a);
+      clusterNames.add(hc.name);
+      hostedClusterKeys.add(`${hc.namespace}/${hc.name}`);
     }
   }
   const inNamespaces = <T>(m: ReadonlyMap<string, ReadonlyMap<string, T>>): Set<T> => {
@@ -305,6 +310,11 @@ function gather(index: FeedIndex, keys: ReadonlySet<string>, inputs: BuildInputs
     for (const ns of namespaces) for (const x of members(m, ns)) out.add(x);
     return out;
   };
+  const hostedClusters = inNamespaces(o.HostedCluster);
+  for (const key of hostedClusterKeys) {
+    const hc = o.HostedCluster.get(key.slice(0, key.indexOf("/")))?.get(key);
+    if (hc !== undefined) hostedClusters.add(hc);
+  }
   const nodePools = inNamespaces(o.NodePool);
   for (const name of clusterNames) for (const p of members(index.nodePoolsByClusterName, name)) nodePools.add(p);
   const vmis = inNamespaces(o.VirtualMachineInstance);
@@ -322,7 +332,7 @@ function gather(index: FeedIndex, keys: ReadonlySet<string>, inputs: BuildInputs
   const state: ClusterState = {
     infras,
     attachments,
-    hostedClusters: [...inNamespaces(o.HostedCluster)],
+    hostedClusters: [...hostedClusters],
     nodePools: [...nodePools],
     machines: [...inNamespaces(o.Machine)],
     vmis: [...vmis],
@@ -330,7 +340,7 @@ function gather(index: FeedIndex, keys: ReadonlySet<string>, inputs: BuildInputs
     namespaces: [...inNamespaces(o.Namespace)],
     ...gatheredInputs(inputs),
   };
-  return { keys, state, scope: { namespaces, clusterNames, nads, proxyServices } };
+  return { keys, state, scope: { namespaces, clusterNames, hostedClusters: hostedClusterKeys, nads, proxyServices } };
 }
 
 /** The inputs a sub-state carries besides the objects. */
@@ -439,6 +449,8 @@ function inScope(scope: Scope, list: ListName, o: Meta): boolean {
       );
     case "services":
       return scope.namespaces.has(o.metadata.namespace) || scope.proxyServices.has(objectKey(o));
+    case "hostedClusters":
+      return scope.namespaces.has(o.metadata.namespace) || scope.hostedClusters.has(objectKey(o));
     default:
       return scope.namespaces.has(o.metadata.namespace);
   }

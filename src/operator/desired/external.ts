@@ -26,8 +26,8 @@ export interface ExternalServiceInput {
   readonly name: string;
   readonly namespace: string;
   readonly config: ExternalServiceConfig;
-  /** Domains of the Infra's Ready attachments. */
-  readonly readyDomains: readonly string[];
+  /** The OAuth names the proxy routes for the Infra's Ready attachments (publishAttachmentOAuths). */
+  readonly readyOAuthNames: readonly string[];
   /** Labels oooi sets; they win over user labels of the same key (pruning and selection rely on them). */
   readonly labels: Readonly<Record<string, string>>;
   readonly podLabels: Readonly<Record<string, string>>;
@@ -48,10 +48,7 @@ export function externalService(input: ExternalServiceInput): DesiredObject | un
   if (c.addressPoolName !== undefined && c.addressPoolName !== "")
     annotations[METALLB_POOL_ANNOTATION] = c.addressPoolName;
   if (c.publishAttachmentOAuths === true) {
-    const names = mergeHostnames(
-      annotations[EXTERNAL_DNS_HOSTNAME_ANNOTATION],
-      input.readyDomains.map((d) => `oauth.${d}`),
-    );
+    const names = mergeHostnames(annotations[EXTERNAL_DNS_HOSTNAME_ANNOTATION], input.readyOAuthNames);
     if (names !== "") annotations[EXTERNAL_DNS_HOSTNAME_ANNOTATION] = names;
   }
   const userLabels = Object.entries(c.labels ?? {}).filter(([k, v]) => isLabelKey(k) && isLabelValue(v));

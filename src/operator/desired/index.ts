@@ -365,14 +365,15 @@ function infraObjects(
       );
     }
     objects.push(proxyService({ infraName: name, namespace, labels: labels("proxy"), podLabels: pods, owner }));
-    const readyDomains = t.attachments
+    // The OAuth name the proxy routes for each: the HostedCluster's, else oauth.<domain> (src/model/endpoints.ts).
+    const readyOAuthNames = t.attachments
       .filter((a) => a.served && !terminating.has(`${a.ref.namespace}/${a.ref.name}`) && shared.ready(a.ref))
-      .map((a) => a.domain);
+      .flatMap((a) => a.endpoints.filter((e) => e.name === "oauth").map((e) => e.hostname));
     const ext = externalService({
       name,
       namespace,
       config: infra.spec.infraComponents?.proxy?.externalService ?? {},
-      readyDomains,
+      readyOAuthNames,
       labels: labels("proxy"),
       podLabels: pods,
       owner,
@@ -385,7 +386,7 @@ function infraObjects(
         name: a.ref.name,
         namespace,
         config: { enabled: a.externalService !== undefined, ...a.externalService },
-        readyDomains: [],
+        readyOAuthNames: [],
         labels: labels("proxy"),
         podLabels: pods,
         owner: attachmentOwner(a.ref.name, uid),

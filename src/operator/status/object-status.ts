@@ -91,7 +91,7 @@ const KINDS: Readonly<Record<string, { resource: ResourceName; plural: string; o
   InfraClusterAttachment: {
     resource: "attachments",
     plural: "infraclusterattachments",
-    owned: ["conditions", "observedGeneration", "domain", "controlPlaneNamespace"],
+    owned: ["conditions", "observedGeneration", "domain", "controlPlaneNamespace", "endpoints"],
   },
   DHCPServer: {
     resource: "dhcpservers",
@@ -186,6 +186,7 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
     } else if (entry.kind === "InfraClusterAttachment") {
       fields["domain"] = entry.status["domain"];
       fields["controlPlaneNamespace"] = entry.status["controlPlaneNamespace"];
+      fields["endpoints"] = entry.status["endpoints"];
       const cp = entry.status["controlPlaneNamespace"];
       const unbound = typeof cp === "string" ? missing(input.missingBindings, NETWORK_POLICY_ROLE, cp) : undefined;
       if (unbound !== undefined) {

@@ -7,6 +7,7 @@
 // a field of an unexpected type is dropped, as the model would skip it.
 import {
   NODEPOOL_ANNOTATION,
+  type HostedCluster,
   type Machine,
   type Namespace,
   type NodePool,
@@ -80,15 +81,6 @@ function sliceAny(value: unknown, shape: AnyShape): unknown {
   return kept ? out : undefined;
 }
 
-/** An observed object of another project: its kind, its metadata shape and the rest of it. */
-interface Observed<Spec, Status> {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  spec?: Spec;
-  status?: Status;
-}
-
 /** Identity, version and lifecycle: what keys an object, orders claims and says it is going. */
 const IDENTITY = {
   name: true,
@@ -113,13 +105,29 @@ const NODE_POOL: Shape<NodePool> = {
   spec: { clusterName: true, platform: { type: "shared" } },
 };
 
-/** Only its existence matters to the model; apps ingress reads the kubeconfig Secret's name. */
-type HostedClusterSlice = Observed<unknown, { kubeconfig?: { name?: string } }>;
-const HOSTED_CLUSTER: Shape<HostedClusterSlice> = {
+/** The endpoints it publishes (src/model/endpoints.ts); apps ingress reads the kubeconfig Secret's name. */
+const HOSTED_CLUSTER: Shape<HostedCluster> = {
   apiVersion: "shared",
   kind: "shared",
   metadata: IDENTITY,
-  status: { kubeconfig: { name: true } },
+  spec: {
+    services: [
+      {
+        service: "shared",
+        servicePublishingStrategy: {
+          type: "shared",
+          route: { hostname: true },
+          loadBalancer: { hostname: true },
+        },
+      },
+    ],
+  },
+  status: {
+    kubeconfig: { name: true },
+    controlPlaneEndpoint: { host: true, port: true },
+    oauthCallbackURLTemplate: true,
+    ignitionEndpoint: true,
+  },
 };
 
 const VMI: Shape<VirtualMachineInstance> = {
@@ -221,7 +229,7 @@ function sharedAnnotations(value: string): Readonly<Record<string, string>> {
 export const project = {
   machine: machineSlice,
   nodePool: by<NodePool>(NODE_POOL),
-  hostedCluster: by<HostedClusterSlice>(HOSTED_CLUSTER),
+  hostedCluster: by<HostedCluster>(HOSTED_CLUSTER),
   vmi: by<VirtualMachineInstance>(VMI),
   namespace: by<Namespace>(NAMESPACE),
   /** Services oooi applies keep every field (the reconciler compares them); others their slice. */

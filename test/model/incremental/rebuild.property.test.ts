@@ -1,7 +1,7 @@
 // The incremental model equals the whole one: on random sequences of keyed changes to three Infras
 // (two on one NAD; the third also on a ClusterUserDefinedNetwork of that NAD's name, or both forms at once), attachments moving between them, claiming one HostedCluster from two Infras,
 // one domain twice on one Infra and across two, a missing or invalid Infra, workers appearing, moving and colliding, VMIs,
-// Services and Namespaces coming and going, incumbents and DHCP tables fed back as the pipeline
+// Services, Namespaces and HostedClusters' endpoints coming and going, incumbents and DHCP tables fed back as the pipeline
 // does (or incumbents drawn at random, or none) and the clock moving past grace periods —
 // buildIncremental() after every step is exactly build() of the whole state, and build() of a deep
 // copy (whose objects no memo has seen). And the rule the incremental build relies on to skip a
@@ -9,6 +9,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Infra, InfraClusterAttachment } from "../../../src/api/schema.js";
+import type { HostedCluster } from "../../../src/api/external.js";
 import { build } from "../../../src/model/build.js";
 import { changesBetween } from "../../../src/model/incremental/infras-read.js";
 import {
@@ -38,6 +39,15 @@ interface Slot {
 const HCS = ["h1", "h2", "h3", "shared"];
 const cp = (hc: string): string => `${NS}-${hc}`;
 const hcAt = (i: number): string => HCS[i % 3] ?? "h1";
+
+function hostedClusterObject(name: string, rest: Pick<HostedCluster, "spec" | "status">): HostedCluster {
+  return {
+    apiVersion: "hypershift.openshift.io/v1beta1",
+    kind: "HostedCluster",
+    metadata: { name, namespace: NS },
+    ...rest,
+  };
+}
 
 function att(name: string, opts: Parameters<typeof attachment>[1]): InfraClusterAttachment {
   return attachment(name, opts);
@@ -119,6 +129,24 @@ const SLOTS: readonly Slot[] = [
         infra: "a",
         hc: hcAt(i),
         spec: { appsIngress: { enabled: true, metallb: { ipAddressPoolRange: "192.0.2.120-192.0.2.125" } } },
+      }),
+    ],
+  })),
+  // HostedClusters whose endpoints move (src/model/endpoints.ts): their attachments' Infras rebuild.
+  ...["h1", "shared"].map((hc): Slot => ({
+    list: "hostedClusters",
+    versions: [
+      hostedClusterObject(hc, {}),
+      hostedClusterObject(hc, { status: { ignitionEndpoint: `ignition-server-${cp(hc)}.apps.mgmt.example.net` } }),
+      hostedClusterObject(hc, {
+        spec: {
+          services: [
+            {
+              service: "Konnectivity",
+              servicePublishingStrategy: { type: "Route", route: { hostname: `k-${hc}.example.net` } },
+            },
+          ],
+        },
       }),
     ],
   })),

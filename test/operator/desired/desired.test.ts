@@ -1,4 +1,5 @@
 // Table tests of the operator's desired state: cluster objects in, Kubernetes objects out.
+import type { HostedCluster } from "../../../src/api/external.js";
 import { describe, expect, it } from "vitest";
 import type { Infra, InfraClusterAttachment } from "../../../src/api/schema.js";
 import type { ClusterState } from "../../../src/model/types.js";
@@ -368,6 +369,23 @@ describe("external LoadBalancer Service", () => {
     });
     const off = ext({}, { enabled: true });
     expect(find(off, "Service/clusters/vlan100-proxy-external").metadata.annotations).toBeUndefined();
+  });
+
+  it("publishes the OAuth name the HostedCluster states, the one the proxy routes (docs/reference.md#endpoint-names)", () => {
+    const oauth = "oauth-clusters-alpha.apps.mgmt.example.net";
+    const hc: HostedCluster = {
+      apiVersion: "hypershift.openshift.io/v1beta1",
+      kind: "HostedCluster",
+      metadata: { name: "alpha", namespace: "clusters" },
+      status: { oauthCallbackURLTemplate: `https://${oauth}:443/oauth2callback/[identity-provider-name]` },
+    };
+    const d = ext(
+      { attachments: [attachment("alpha")], hostedClusters: [hc] },
+      { enabled: true, publishAttachmentOAuths: true },
+    );
+    expect(find(d, "Service/clusters/vlan100-proxy-external").metadata.annotations).toEqual({
+      "external-dns.alpha.kubernetes.io/hostname": oauth,
+    });
   });
 });
 
