@@ -17,6 +17,7 @@ import {
   compare,
   decoded,
   identityProblem,
+  sourceOf,
   type Bucket,
   type IgnoredObject,
   type ManifestError,
@@ -272,14 +273,13 @@ function contributionOf(h: Holders): Contribution | undefined {
   // Joined by a status-only document: decoded again with it, as assembleManifests does.
   const d =
     status === undefined || o.raw === undefined ? o : decoded({ ...o.raw, status: status.raw?.["status"] }, o.kind);
-  const at = (l: ParsedObject): ObjectSource => ({ file: l.file, node: l.node, lines: l.lines });
   return {
     bucket: o.bucket,
     ref,
     value: d.value as Named | undefined,
     invalid: d.value === undefined ? { ref, errors: d.errors } : undefined,
     unknown: d.unknown.length > 0 ? { ref, errors: d.unknown } : undefined,
-    source: { object: at(o), status: status === undefined ? undefined : at(status) },
+    source: { object: sourceOf(o), status: status === undefined ? undefined : sourceOf(status) },
   };
 }
 

@@ -17,11 +17,11 @@ import {
   formatManifestError,
   isManifestPath,
   listManifestTree,
-  parseManifestFile,
   type ManifestLoad,
   type ParsedFile,
 } from "./manifests.js";
 import { DEFAULT_MAX_MANIFEST_BYTES, readManifestText } from "./manifest-file-read.js";
+import { parseManifestFileOffThread } from "./manifest-parse-pool.js";
 
 /** One read of the folder. */
 export interface ManifestRead {
@@ -207,7 +207,10 @@ export class ManifestReader {
     }
     const hash = createHash("sha256").update(read.text).digest("base64");
     // A changed file: only its edited documents are parsed again.
-    const parsed = cached?.hash === hash ? cached.parsed : parseManifestFile({ path, text: read.text }, cached?.parsed);
+    const parsed =
+      cached?.hash === hash
+        ? cached.parsed
+        : await parseManifestFileOffThread({ path, text: read.text }, cached?.parsed);
     this.#cache.set(path, { stat: key, hash, parsed });
     return parsed;
   }

@@ -15,11 +15,65 @@ export interface SourcePosition {
   readonly column: number;
 }
 
-/** Where one object (or its status-only document) was read from. */
-export interface ObjectSource {
-  readonly file: string;
-  readonly node: YamlNode | undefined;
-  readonly lines: LinePositions;
+/**
+ * Where one object (or its status-only document) was read from: its YAML node, or — for an object
+ * parsed in the parse worker (./manifest-parse-pool.ts), whose nodes cannot cross threads — the
+ * positions of its fields.
+ */
+export type ObjectSource =
+  | { readonly file: string; readonly node: YamlNode | undefined; readonly lines: LinePositions }
+  | { readonly file: string; readonly fields: FieldPositions };
+
+/** A node's position and, for a mapping or sequence, its children's: what locate reads of a node, as plain data. */
+export interface FieldPositions {
+  readonly line: number;
+  readonly column: number;
+  /** A mapping's pairs with a scalar key: the key's position and the value's positions. */
+  readonly pairs?: readonly { readonly key: string; readonly at: FieldPositions; readonly value?: FieldPositions }[];
+  /** A sequence's items (undefined for an item that is not a node). */
+  readonly items?: readonly (FieldPositions | undefined)[];
+}
+
+/** The positions locate can reach in `node` (the object's own position when it has no node). */
+export function fieldPositions(node: YamlNode | undefined, lines: LinePositions): FieldPositions {
+  const at = (n: YamlNode | undefined): FieldPositions => {
+    const pos = lines.linePos(n?.range?.[0] ?? 0);
+    return { line: pos.line, column: pos.col };
+  };
+  const walk = (n: YamlNode | undefined): FieldPositions => {
+    if (isMap(n)) {
+      const pairs = n.items.flatMap((p) =>
+        isScalar(p.key) && typeof p.key.value === "string"
+          ? [{ key: p.key.value, at: at(p.key), ...valueOf(p.value) }]
+          : [],
+      );
+      return { ...at(n), pairs };
+    }
+    if (isSeq(n)) return { ...at(n), items: n.items.map((i) => (isNodeLike(i) ? walk(i as YamlNode) : undefined)) };
+    return at(n);
+  };
+  const valueOf = (v: unknown): { value?: FieldPositions } => (isNodeLike(v) ? { value: walk(v as YamlNode) } : {});
+  return walk(node);
+}
+
+/** The same positions `by` lines further down (a document placed further down its file). */
+export function shiftedFields(f: FieldPositions, by: number): FieldPositions {
+  return {
+    line: f.line + by,
+    column: f.column,
+    ...(f.pairs === undefined
+      ? {}
+      : {
+          pairs: f.pairs.map((p) => ({
+            key: p.key,
+            at: shiftedFields(p.at, by),
+            ...(p.value === undefined ? {} : { value: shiftedFields(p.value, by) }),
+          })),
+        }),
+    ...(f.items === undefined
+      ? {}
+      : { items: f.items.map((i) => (i === undefined ? undefined : shiftedFields(i, by))) }),
+  };
 }
 
 interface Sources {
@@ -62,21 +116,23 @@ export class ManifestSources {
     if (sources === undefined) return undefined;
     const inStatus = field === "status" || field.startsWith("status.");
     const source = inStatus ? (sources.status ?? sources.object) : sources.object;
-    let node: unknown = source.node;
-    let at: YamlNode | undefined = source.node;
+    let node: FieldPositions | undefined =
+      "fields" in source ? source.fields : fieldPositions(source.node, source.lines);
+    let at: FieldPositions = node;
     for (const seg of segments(field)) {
-      if (isMap(node) && typeof seg === "string") {
-        const pair = node.items.find((p) => isScalar(p.key) && p.key.value === seg);
+      if (node?.pairs !== undefined && typeof seg === "string") {
+        const pair: { readonly at: FieldPositions; readonly value?: FieldPositions } | undefined = node.pairs.find(
+          (p) => p.key === seg,
+        );
         if (pair === undefined) break;
-        at = isScalar(pair.key) ? pair.key : at;
+        at = pair.at;
         node = pair.value;
-      } else if (isSeq(node) && typeof seg === "number" && isNodeLike(node.items[seg])) {
+      } else if (node?.items !== undefined && typeof seg === "number" && node.items[seg] !== undefined) {
         node = node.items[seg];
-        at = node as YamlNode;
+        at = node;
       } else break;
     }
-    const pos = source.lines.linePos(at?.range?.[0] ?? 0);
-    return { file: source.file, line: pos.line, column: pos.col };
+    return { file: source.file, line: at.line, column: at.column };
   }
 }
 

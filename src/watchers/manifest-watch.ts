@@ -34,6 +34,7 @@ import { backoffDelay, type BackoffOptions } from "../util/backoff.js";
 import { ManifestReader } from "./manifest-cache.js";
 import { errnoText } from "./manifest-file-read.js";
 import { loadManifests, type ManifestLoad } from "./manifests.js";
+import { loadManifestFileOffThread } from "./manifest-parse-pool.js";
 
 /** Options of watchManifestDir. */
 export interface ManifestWatchOptions {
@@ -395,7 +396,7 @@ export function watchManifests(path: string, opts: ManifestWatchOptions): Observ
   return defer(() => from(stat(path))).pipe(
     switchMap((s) => {
       if (s.isDirectory()) return watchManifestDir(path, opts);
-      const load = () => defer(() => from(loadManifests(path, opts.maxFileBytes)));
+      const load = () => defer(() => from(loadManifestFileOffThread(path, opts.maxFileBytes)));
       return reloadOnEvents(singleFileEvents(path), { load }, opts).pipe(catchError(() => load()));
     }),
     catchError(() => from(loadManifests(path, opts.maxFileBytes))),

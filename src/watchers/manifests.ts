@@ -16,7 +16,13 @@ import { decodeResource, kindDefinition, unknownKindMessage } from "../api/valid
 import { GROUP, type Infra, type InfraClusterAttachment, type ObjectMeta } from "../api/schema.js";
 import type { HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance } from "../api/external.js";
 import type { ClusterState, InvalidObject } from "../model/types.js";
-import { ManifestSources, type LinePositions } from "./manifest-sources.js";
+import {
+  ManifestSources,
+  shiftedFields,
+  type FieldPositions,
+  type LinePositions,
+  type ObjectSource,
+} from "./manifest-sources.js";
 import { DEFAULT_MAX_MANIFEST_BYTES, errnoText, readManifestText } from "./manifest-file-read.js";
 
 /** Why a manifest directory could not be read: the file (relative to the directory) and 1-based position. */
@@ -334,8 +340,11 @@ export interface ParsedObject {
   readonly file: string;
   readonly line: number;
   readonly column: number;
+  /** The object's YAML node and positions; from the parse worker (./manifest-parse-pool.ts) none, `fields` instead. */
   readonly node: YamlNode | undefined;
   readonly lines: LinePositions;
+  /** Our kinds parsed in the parse worker: the positions of their fields. */
+  readonly fields?: FieldPositions;
   /** What goes into the state: the object, or for our kinds the decoded one (undefined when refused). */
   readonly value: unknown;
   readonly errors: InvalidObject["errors"];
@@ -363,19 +372,48 @@ export interface ParsedFile {
  * broken document gets.
  */
 export function parseManifestFile(file: ManifestFile, previous?: ParsedFile): ParsedFile {
+  const plan = plannedParse(file, previous);
+  if (plan === undefined) return parseWholeManifestFile(file);
+  for (const text of plan.missing) {
+    const objects = parseDocument(file.path, text);
+    if (objects === undefined) return parseWholeManifestFile(file);
+    plan.parses.set(text, documentParse(objects));
+  }
+  return placedFile(file.path, plan);
+}
+
+/** A file's documents and their parses so far (kept from the previous parse); `missing`: the texts still to parse. */
+export interface PlannedParse {
+  readonly documents: readonly DocumentText[];
+  readonly parses: Map<string, DocumentParse>;
+  readonly missing: readonly string[];
+}
+
+/** What parseManifestFile has left to parse of this file; undefined when it is parsed whole. */
+export function plannedParse(file: ManifestFile, previous: ParsedFile | undefined): PlannedParse | undefined {
   const documents = splitDocuments(file.text);
-  if (documents === undefined) return parseWholeManifestFile(file);
+  if (documents === undefined) return undefined;
   const kept = previous === undefined || previous.path !== file.path ? undefined : documentParses.get(previous);
   const parses = new Map<string, DocumentParse>();
-  const objects: ParsedObject[] = [];
+  const missing = new Set<string>();
   for (const doc of documents) {
-    const parse = parses.get(doc.text) ?? kept?.get(doc.text) ?? parseDocument(file.path, doc.text);
-    if (parse === undefined) return parseWholeManifestFile(file);
-    parses.set(doc.text, parse);
+    const parse = kept?.get(doc.text);
+    if (parse !== undefined) parses.set(doc.text, parse);
+    else missing.add(doc.text);
+  }
+  return { documents, parses, missing: [...missing] };
+}
+
+/** The file once every document of the plan is parsed. */
+export function placedFile(path: string, plan: PlannedParse): ParsedFile {
+  const objects: ParsedObject[] = [];
+  for (const doc of plan.documents) {
+    const parse = plan.parses.get(doc.text);
+    if (parse === undefined) throw new Error(`a document of ${path} was not parsed`);
     objects.push(...placed(parse, doc.line));
   }
-  const parsed: ParsedFile = { path: file.path, objects };
-  documentParses.set(parsed, parses);
+  const parsed: ParsedFile = { path, objects };
+  documentParses.set(parsed, plan.parses);
   return parsed;
 }
 
@@ -392,13 +430,13 @@ export function parseWholeManifestFile(file: ManifestFile): ParsedFile {
 }
 
 /** One document of a file: its text, from its `---` line (if any) to the next one, and its first line (0-based). */
-interface DocumentText {
+export interface DocumentText {
   readonly text: string;
   readonly line: number;
 }
 
 /** A document's objects parsed on their own (lines counted from the document's first), and where last placed. */
-interface DocumentParse {
+export interface DocumentParse {
   readonly objects: readonly ParsedObject[];
   placed: { readonly line: number; readonly objects: readonly ParsedObject[] };
 }
@@ -436,18 +474,26 @@ function newlines(text: string): number {
   return n;
 }
 
-/** A document's objects, or undefined when it does not parse (the whole file's parse says why). */
-function parseDocument(path: string, text: string): DocumentParse | undefined {
+/** A document's objects (lines counted from its first), or undefined when it does not parse (the whole file's parse says why). */
+export function parseDocument(path: string, text: string): readonly ParsedObject[] | undefined {
   const parsed = parseWholeManifestFile({ path, text });
-  if (parsed.error !== undefined) return undefined;
-  return { objects: parsed.objects, placed: { line: 0, objects: parsed.objects } };
+  return parsed.error === undefined ? parsed.objects : undefined;
+}
+
+export function documentParse(objects: readonly ParsedObject[]): DocumentParse {
+  return { objects, placed: { line: 0, objects } };
 }
 
 /** The document's objects with their positions in the file, when it starts at `line` (the same objects as last time there). */
 function placed(parse: DocumentParse, line: number): readonly ParsedObject[] {
   if (parse.placed.line === line) return parse.placed.objects;
   const lines = shiftedLines(line);
-  const objects = parse.objects.map((o) => ({ ...o, line: o.line + line, lines: lines(o.lines) }));
+  const objects = parse.objects.map((o) => ({
+    ...o,
+    line: o.line + line,
+    lines: lines(o.lines),
+    ...(o.fields === undefined ? {} : { fields: shiftedFields(o.fields, line) }),
+  }));
   parse.placed = { line, objects };
   return objects;
 }
@@ -490,6 +536,11 @@ export function decoded(
   return d.ok
     ? { value: d.value, errors: [], unknown: d.unknown }
     : { value: undefined, errors: d.errors, unknown: d.unknown };
+}
+
+/** Where an object of our kinds was read from, for ManifestSources. */
+export function sourceOf(o: ParsedObject): ObjectSource {
+  return o.fields === undefined ? { file: o.file, node: o.node, lines: o.lines } : { file: o.file, fields: o.fields };
 }
 
 /** Builds ClusterState from file contents (no I/O); files are processed in path order. */
@@ -549,8 +600,7 @@ export function assembleManifests(parsed: readonly ParsedFile[]): ManifestLoad {
     const d =
       status === undefined || o.raw === undefined ? o : decoded({ ...o.raw, status: status.raw?.["status"] }, o.kind);
     const ref = { kind: o.kind, namespace: o.namespace, name: o.name };
-    const source = (l: ParsedObject) => ({ file: l.file, node: l.node, lines: l.lines });
-    sources.add(ref, source(o), status === undefined ? undefined : source(status));
+    sources.add(ref, sourceOf(o), status === undefined ? undefined : sourceOf(status));
     if (d.value !== undefined) buckets[o.bucket === "infras" ? "infras" : "attachments"].push(d.value);
     else invalid.push({ ref, errors: d.errors });
     if (d.unknown.length > 0) warnings.push({ ref, errors: d.unknown });

@@ -1,0 +1,116 @@
+// Parsing never blocks answering (issue 25 row 11): while the built `oooi serve` parses a manifest of
+// several MiB (the yaml package takes seconds over it), its embedded DNS keeps answering. A client
+// asks one name over and over, one query at a time, for as long as the answer is the old one: the
+// new answer is in the large file, so every old answer after the file was put in place came while
+// it was read, parsed and taken in. Parsed on the event loop, that whole time answers nothing.
+import { createSocket } from "node:dgram";
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Packet } from "dns2";
+import { afterAll, describe, expect, it } from "vitest";
+import { ROOT, ServeProcess, until } from "../support/cli.js";
+import { encodeQuery } from "../dns/server/helpers.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "oooi-serve-parse-"));
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const NAME = "console-openshift-console.apps.alpha.clusters.example.com";
+const VLAN_CLIENT = "127.0.8.5";
+
+/** The A answer to one query from a VLAN address, or undefined when none came within `waitMs`. */
+async function ask(port: number, id: number, waitMs: number): Promise<string | undefined> {
+  const query = encodeQuery({
+    id,
+    rd: true,
+    name: NAME,
+    type: Packet.TYPE.A,
+    qclass: Packet.CLASS.IN,
+    edns: undefined,
+  });
+  const socket = createSocket("udp4");
+  try {
+    await new Promise<void>((resolve) => socket.bind(0, VLAN_CLIENT, resolve));
+    return await new Promise<string | undefined>((resolve) => {
+      const timer = setTimeout(() => {
+        resolve(undefined);
+      }, waitMs);
+      socket.on("message", (msg) => {
+        const reply = Packet.parse(msg);
+        if (reply.header.id !== id) return;
+        clearTimeout(timer);
+        resolve(reply.answers.find((a) => a.type === Packet.TYPE.A)?.address);
+      });
+      socket.send(query, port, "127.0.0.1");
+    });
+  } finally {
+    socket.close();
+  }
+}
+
+/** About `bytes` of small Services in a namespace nothing attaches. */
+function services(bytes: number): string {
+  const docs: string[] = [];
+  for (let i = 0, size = 0; size < bytes; i += 1) {
+    const doc = `---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s-${String(i)}\n  namespace: bulk\nspec:\n  type: ClusterIP\n  clusterIP: 172.31.${String((i >> 8) & 255)}.${String(i & 255)}\n  ports:\n    - port: 443\n`;
+    docs.push(doc);
+    size += doc.length;
+  }
+  return docs.join("");
+}
+
+describe("oooi serve parsing a large manifest", () => {
+  it("answers DNS while a file of several MiB is parsed", async () => {
+    const manifests = join(scratch, "m");
+    cpSync(join(ROOT, "examples", "standalone"), manifests, { recursive: true });
+    const serve = new ServeProcess([
+      "--manifests",
+      manifests,
+      "--xds-listen",
+      "127.0.0.1:0",
+      "--dns-listen",
+      "127.0.0.1:0",
+      "--debounce",
+      "20",
+    ]);
+    try {
+      let port = 0;
+      await until(() => {
+        port = Number(/DNS responder listening on 127\.0\.0\.1:(\d+)/.exec(serve.log)?.[1] ?? 0);
+        return port > 0;
+      }, "the DNS listener");
+      let id = 0;
+      await until(async () => (await ask(port, ++id, 1000)) === "127.0.8.200", "the example's answer", 60_000);
+
+      // The attachment's new address, followed by 6 MiB of Services (the limit is 8 MiB), put in place at once.
+      const file = join(manifests, "attachments.yaml");
+      const staged = join(scratch, "attachments.yaml");
+      writeFileSync(
+        staged,
+        `${readFileSync(file, "utf8").replaceAll("127.0.8.200", "127.0.8.201")}\n${services(6 << 20)}`,
+      );
+      renameSync(staged, file);
+
+      let old = 0;
+      let missed = 0;
+      // The deadline guards against a hang under load; it measures nothing.
+      const deadline = Date.now() + 180_000;
+      for (;;) {
+        // Generous: a reply later than 2 s is one a resolver would have given up on.
+        const answer = await ask(port, ++id, 2000);
+        if (answer === "127.0.8.201") break;
+        if (answer === "127.0.8.200") old += 1;
+        else missed += 1;
+        if (Date.now() > deadline) throw new Error("the new manifest was never taken in");
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      // Parsed on the event loop, a handful of answers come before the parse starts, none during it.
+      expect(old).toBeGreaterThanOrEqual(50);
+      expect(missed).toBeLessThanOrEqual(1);
+    } finally {
+      await serve.stop();
+    }
+  }, 240_000);
+});
