@@ -3,6 +3,7 @@
 // (the live status page, src/status-page). With `access`, every path but the probes is reviewed first.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Logger } from "../../util/logger.js";
 import type { AccessReview } from "./access-review.js";
 import type { OperatorMetrics } from "./metrics.js";
 
@@ -45,6 +46,31 @@ export interface ProbeServer {
    */
   use(probes: Probes): void;
   close(): Promise<void>;
+}
+
+/**
+ * Probes answered on `listen`: a listener `oooi operator` opened before the API server answered is
+ * taken over, not opened again; none given, none served. `current()` is the server once it answers.
+ */
+export function serveProbes(
+  listen: HttpListen | ProbeServer | undefined,
+  probes: Probes,
+  log: Pick<Logger, "info">,
+): { readonly started: Promise<void>; current(): ProbeServer | undefined } {
+  let server: ProbeServer | undefined;
+  const started =
+    listen === undefined
+      ? Promise.resolve()
+      : "use" in listen
+        ? Promise.resolve().then(() => {
+            listen.use(probes);
+            server = listen;
+          })
+        : startProbeServer(listen, probes).then((p) => {
+            server = p;
+            log.info({ host: p.address.address, port: p.address.port }, "probes and metrics listening");
+          });
+  return { started, current: () => server };
 }
 
 /** Starts the probe server. */

@@ -7,12 +7,12 @@ import { filter, map, merge, Observable, Subscription, tap } from "rxjs";
 import { KubeRest } from "../../kube/rest.js";
 import { Metrics } from "../../metrics/index.js";
 import { renderLoop } from "../../pipeline/render-loop.js";
-import { SYSTEM_CLOCK } from "../../util/clock.js";
+import { SYSTEM_CLOCK, type Clock } from "../../util/clock.js";
 import type { Observed } from "../../watchers/kube/observed.js";
 import { AccessReview } from "./access-review.js";
 import { ApiOutage } from "./api-outage.js";
-import { startProbeServer, type ProbeServer, type Probes } from "./http.js";
-import { OPERATOR_METRICS } from "./metrics.js";
+import { serveProbes } from "./http.js";
+import { OPERATOR_METRICS, type OperatorMetrics } from "./metrics.js";
 import type { RunOperatorOptions, RunningOperator } from "./options.js";
 import { boundedSteps } from "./shutdown.js";
 import { clusterWatcher } from "./cluster-watch.js";
@@ -25,19 +25,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   const clock = opts.clock ?? SYSTEM_CLOCK;
   const log = opts.logger;
   const metrics = opts.metrics ?? new Metrics().recorder(OPERATOR_METRICS);
-  // Losing the API server while running: one warning, one summary per interval, one line when it is back.
-  const outage = new ApiOutage({
-    clock,
-    log,
-    ...(opts.apiRetryMaxMs === undefined ? {} : { intervalMs: opts.apiRetryMaxMs }),
-  });
-  const rest = new KubeRest(opts.kubeConfig, {
-    onResponse: (method, _path, code) => {
-      metrics.inc("oooi_kube_requests_total", { method, code: String(code) });
-      if (code === 0) outage.transportFailed();
-      else outage.answered();
-    },
-  });
+  const { rest, outage } = apiClient(opts, metrics, clock);
   const identity = opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
   const views = statusViews(opts, { rest, identity, clock, logger: log, outage });
   const { fleet, dataPlane, dnsProbe } = views;
@@ -101,37 +89,26 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   watcher.start();
   elector?.start();
   fleet?.start();
-  let probe: ProbeServer | undefined;
-  const probes: Probes = {
-    live: () => !stopping,
-    ready: () => watcher.isReady() && !stopping,
-    metrics,
-    ...(opts.page === undefined ? {} : { page: opts.page }),
-    ...(opts.httpAuth === "kubernetes"
-      ? { access: new AccessReview({ rest, now: () => clock.now(), logger: log }) }
-      : {}),
-  };
-  const listen = opts.httpListen;
-  // A listener `oooi operator` opened before the API server answered is taken over, not opened again.
-  const probeStarted =
-    listen === undefined
-      ? Promise.resolve()
-      : "use" in listen
-        ? Promise.resolve().then(() => {
-            listen.use(probes);
-            probe = listen;
-          })
-        : startProbeServer(listen, probes).then((p) => {
-            probe = p;
-            log.info({ host: p.address.address, port: p.address.port }, "probes and metrics listening");
-          });
-  const ready = Promise.all([watcher.ready, probeStarted]).then(() => {
+  const probe = serveProbes(
+    opts.httpListen,
+    {
+      live: () => !stopping,
+      ready: () => watcher.isReady() && !stopping,
+      metrics,
+      ...(opts.page === undefined ? {} : { page: opts.page }),
+      ...(opts.httpAuth === "kubernetes"
+        ? { access: new AccessReview({ rest, now: () => clock.now(), logger: log }) }
+        : {}),
+    },
+    log,
+  );
+  const ready = Promise.all([watcher.ready, probe.started]).then(() => {
     metrics.set("oooi_informers_synced", 1);
   });
 
   return {
     ready,
-    httpAddress: () => probe?.address,
+    httpAddress: () => probe.current()?.address,
     isLeader,
     fleet,
     observed: () => latest,
@@ -150,9 +127,33 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
       subs.unsubscribe();
       dnsProbe?.stop();
       await bounded("stopping watches", 0.1, () => watcher.close());
-      await bounded("closing probes", 0.1, () => probeStarted.then(() => probe?.close()));
+      await bounded("closing probes", 0.1, () => probe.started.then(() => probe.current()?.close()));
     },
   };
+}
+
+/**
+ * The API client every part shares, each answer counted; losing the API server while running is one
+ * warning, one summary per interval and one line when it is back (ApiOutage), not a line per caller.
+ */
+function apiClient(
+  opts: RunOperatorOptions,
+  metrics: OperatorMetrics,
+  clock: Clock,
+): { rest: KubeRest; outage: ApiOutage } {
+  const outage = new ApiOutage({
+    clock,
+    log: opts.logger,
+    ...(opts.apiRetryMaxMs === undefined ? {} : { intervalMs: opts.apiRetryMaxMs }),
+  });
+  const rest = new KubeRest(opts.kubeConfig, {
+    onResponse: (method, _path, code) => {
+      metrics.inc("oooi_kube_requests_total", { method, code: String(code) });
+      if (code === 0) outage.transportFailed();
+      else outage.answered();
+    },
+  });
+  return { rest, outage };
 }
 
 /** A listener registration (`subscribe(listener) → unsubscribe`) as a stream; none = never emits. */
