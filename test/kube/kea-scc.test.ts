@@ -5,16 +5,14 @@
 // (reported unless it already grants Kea), and the Kea ServiceAccount may then `use` the SCC. The
 // grant binds that role only: the operator still cannot bind any other, and its binding goes with
 // the Infra.
-import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { keaSccBindingCommand } from "../../src/operator/desired/scc.js";
+import { OperatorProcess } from "../support/cli.js";
 import { eventually } from "../support/fake-apiserver/index.js";
 import { KUBE_SKIP, type KubeCluster } from "../support/kube/cluster.js";
 import { openshiftCrds } from "../support/kube/foreign-crds.js";
 import { GROUP_PATH, installCrds, list, operatorToken, REPO, seedExample, useKubeCluster } from "./support.js";
 
-const CLI = join(REPO, "dist", "cli", "main.js");
 const NS = "clusters";
 const INFRA = "tenant-vlan";
 const BINDING = `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings/${INFRA}-dhcp-scc`;
@@ -25,44 +23,6 @@ interface Condition {
   status: string;
   reason?: string;
   message?: string;
-}
-
-/** The built CLI as the operator, with the kubeconfig of its ServiceAccount; stderr collected. */
-function startOperator(kubeconfig: string): { child: ChildProcess; log: () => string; stop: () => Promise<void> } {
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      "operator",
-      "--kubeconfig",
-      kubeconfig,
-      "--xds-listen",
-      "127.0.0.1:0",
-      "--http-listen",
-      "127.0.0.1:0",
-      "--xds-plaintext",
-      "--http-auth",
-      "none",
-    ],
-    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: "oooi-0" } },
-  );
-  let log = "";
-  child.stderr.setEncoding("utf8").on("data", (d: string) => {
-    log += d;
-  });
-  const exited = new Promise<void>((r) => {
-    child.once("exit", () => {
-      r();
-    });
-  });
-  return {
-    child,
-    log: () => log,
-    stop: async () => {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
 }
 
 /** Whether `user` (with `groups`) may `verb` the resource (SubjectAccessReview, as `kubectl auth can-i --as`). */
@@ -142,12 +102,12 @@ describe.skipIf(KUBE_SKIP !== undefined)("Kea's SCC binding on a real API server
         name: "oooi-kea-scc",
       }),
     ).toBe(false);
-    const op = startOperator(kubeconfig);
+    const op = new OperatorProcess(kubeconfig, ["--xds-plaintext", "--http-auth", "none"]);
     try {
       await eventually(
         async () => {
           const ready = (await infraConditions(kube())).find((c) => c.type === "Ready");
-          expect(ready?.reason, op.log()).toBe("KeaSccBindingNeeded");
+          expect(ready?.reason, op.log).toBe("KeaSccBindingNeeded");
           expect(ready?.message).toContain(keaSccBindingCommand(NS, INFRA));
         },
         60_000,
@@ -174,11 +134,11 @@ describe.skipIf(KUBE_SKIP !== undefined)("Kea's SCC binding on a real API server
     const [kubectl, ...args] = keaSccBindingCommand(NS, INFRA).split(" ");
     expect(kubectl).toBe("kubectl");
     await kube().mustKubectl(args);
-    const first = startOperator(kubeconfig);
+    const first = new OperatorProcess(kubeconfig, ["--xds-plaintext", "--http-auth", "none"]);
     try {
       await eventually(
         () => {
-          expect(first.log()).toMatch(/left alone: not ours, and already grants what ours would/);
+          expect(first.log).toMatch(/left alone: not ours, and already grants what ours would/);
         },
         60_000,
         200,
@@ -198,13 +158,13 @@ describe.skipIf(KUBE_SKIP !== undefined)("Kea's SCC binding on a real API server
       ["apply", "--server-side", "--field-manager", "someone", "-f", "-"],
       list([roleBinding(`${INFRA}-dhcp-scc`, "oooi-kea-scc", "someone-else")]),
     );
-    const op = startOperator(kubeconfig);
+    const op = new OperatorProcess(kubeconfig, ["--xds-plaintext", "--http-auth", "none"]);
     try {
       await eventually(
         async () => {
-          expect(op.log()).toMatch(/this operator binds Kea's SCC role per Infra/);
+          expect(op.log).toMatch(/this operator binds Kea's SCC role per Infra/);
           const ready = (await infraConditions(kube())).find((c) => c.type === "Ready");
-          expect(ready?.reason, op.log()).toBe("KeaSccBindingConflict");
+          expect(ready?.reason, op.log).toBe("KeaSccBindingConflict");
           expect(ready?.message).toContain(`RoleBinding ${NS}/${INFRA}-dhcp-scc exists and was not written by oooi`);
         },
         60_000,
@@ -234,7 +194,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("Kea's SCC binding on a real API server
           const ours = await kube().call<{
             metadata: { labels?: Record<string, string>; ownerReferences?: { kind: string; name: string }[] };
           }>("GET", BINDING);
-          expect(ours.status, op.log()).toBe(200);
+          expect(ours.status, op.log).toBe(200);
           expect(ours.body.metadata.labels?.["app.kubernetes.io/managed-by"]).toBe("oooi");
           expect(ours.body.metadata.ownerReferences?.map((o) => `${o.kind}/${o.name}`)).toEqual([`Infra/${INFRA}`]);
         },

@@ -5,10 +5,10 @@
 // PodMonitor reads). Every metric the alert rules and the Grafana dashboard name is one the operator
 // or CoreDNS serves, the DHCP pool gauges carry the example's pool, and
 // `kubectl apply -k deploy/monitoring/` (docs/install.md) is accepted by the API server.
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { OperatorProcess } from "../support/cli.js";
 import { eventually } from "../support/fake-apiserver/index.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";
 import { prometheusOperatorCrds } from "../support/kube/foreign-crds.js";
@@ -28,7 +28,6 @@ import {
   useKubeCluster,
 } from "./support.js";
 
-const CLI = join(REPO, "dist", "cli", "main.js");
 export const APPLY_MONITORING = "kubectl apply --server-side -k deploy/monitoring/";
 /** docs/install.md's binding for Prometheus (kube-prometheus's ServiceAccount), as written there. */
 const BIND_PROMETHEUS = metricsReaderBindingCommand("monitoring:prometheus-k8s");
@@ -55,32 +54,12 @@ describe.skipIf(KUBE_SKIP !== undefined)("deploy/monitoring against a running op
   it.skipIf(COREDNS.path === undefined)(
     "alerts and dashboard name only metrics the operator or CoreDNS serves; the pool gauges hold the example's pool",
     async () => {
-      const child = spawn(
-        process.execPath,
-        [
-          CLI,
-          "operator",
-          "--kubeconfig",
-          kubeconfig,
-          "--xds-listen",
-          "127.0.0.1:0",
-          "--http-listen",
-          "127.0.0.1:0",
-        ].concat("--xds-plaintext", "--http-auth", "none"),
-        {
-          stdio: ["ignore", "ignore", "pipe"],
-          env: { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: "oooi-0" },
-        },
-      );
-      let log = "";
-      child.stderr.setEncoding("utf8").on("data", (d: string) => {
-        log += d;
-      });
+      const op = new OperatorProcess(kubeconfig, ["--xds-plaintext", "--http-auth", "none"]);
       try {
         let url = "";
         await eventually(() => {
-          url = /probes and metrics on (http:\/\/[\d.]+:\d+)/.exec(log)?.[1] ?? "";
-          expect(url, log).not.toBe("");
+          url = /probes and metrics on (http:\/\/[\d.]+:\d+)/.exec(op.log)?.[1] ?? "";
+          expect(url, op.log).not.toBe("");
         }, 20_000);
         let exposition = "";
         await eventually(
@@ -108,7 +87,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("deploy/monitoring against a running op
         expect(exposition).toMatch(/^oooi_dhcp_pool_allocated\{namespace="clusters",infra="tenant-vlan"\} \d+$/m);
         expect(exposition).toMatch(/^# TYPE oooi_xds_clients gauge$/m);
       } finally {
-        child.kill("SIGKILL");
+        await op.stop();
       }
     },
     120_000,

@@ -74,6 +74,21 @@ export class ServeProcess extends CliProcess {
   }
 }
 
+/**
+ * A running `oooi operator` as its pod runs it (POD_NAMESPACE oooi-system, POD_NAME `pod`), on free
+ * loopback ports, with `kubeconfig`; `args` follow (e.g. --xds-plaintext, --http-auth none).
+ */
+export class OperatorProcess extends CliProcess {
+  constructor(kubeconfig: string, args: readonly string[] = [], pod = "oooi-0") {
+    const env: NodeJS.ProcessEnv = { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: pod };
+    super(
+      "operator",
+      ["--kubeconfig", kubeconfig, "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", ...args],
+      env,
+    );
+  }
+}
+
 /** A loopback port nothing listens on (bound, then closed): TCP and, on loopback, UDP are refused. */
 export async function closedPort(): Promise<number> {
   const s = createServer();
