@@ -122,14 +122,21 @@ describe.skipIf(KUBE_SKIP !== undefined)("Kea's SCC binding on a real API server
 
   it("deploy/openshift: a user's binding of the name is left alone (reported unless it grants Kea); then the operator binds Kea", async () => {
     await kube().mustKubectl(["apply", "--server-side", "-k", `${REPO}deploy/openshift/`]);
-    expect(
-      await may(kube(), SA, [], {
-        verb: "bind",
-        group: "rbac.authorization.k8s.io",
-        resource: "clusterroles",
-        name: "oooi-kea-scc",
-      }),
-    ).toBe(true);
+    // The API server's RBAC authorizer sees a new binding through its informers, a moment later.
+    await eventually(
+      async () => {
+        expect(
+          await may(kube(), SA, [], {
+            verb: "bind",
+            group: "rbac.authorization.k8s.io",
+            resource: "clusterroles",
+            name: "oooi-kea-scc",
+          }),
+        ).toBe(true);
+      },
+      10_000,
+      100,
+    );
     // A binding the user made with the base's command does the job: left alone, nothing reported.
     const [kubectl, ...args] = keaSccBindingCommand(NS, INFRA).split(" ");
     expect(kubectl).toBe("kubectl");
