@@ -14,6 +14,7 @@ import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { KubeConfig, type Cluster, type Context, type User } from "@kubernetes/client-node";
 import { parse } from "yaml";
+import { AdaptedKubeConfig } from "./adapted-kubeconfig.js";
 import { ExecPluginAuth, type ExecPlugin } from "./exec-auth.js";
 import { TokenFileAuth } from "./token-file-auth.js";
 
@@ -27,14 +28,15 @@ export class KubeconfigError extends Error {
 
 /** One API server as one user: what KubeRest needs. */
 export interface KubeClientConfig {
-  /** client-node's configuration with exactly one context, the current one. */
+  /**
+   * client-node's configuration with exactly one context, the current one; its request options carry
+   * the impersonation headers client-node 1.4 drops and a shared keep-alive agent (adapted-kubeconfig.ts).
+   */
   readonly kubeConfig: KubeConfig;
   /** Base URL without a trailing slash, e.g. https://10.0.0.1:6443. */
   readonly server: string;
   /** Where this came from, for messages: `kubeconfig FILE, context "c"` or `in-cluster service account`. */
   readonly origin: string;
-  /** Impersonate-Uid and Impersonate-Group (one per group): client-node 1.4 sends only Impersonate-User. */
-  readonly headers: Readonly<Record<string, string | readonly string[]>>;
   /** The server answered 401: the token file is read, the exec plugin run, before the next request. */
   readonly refused: () => void;
 }
@@ -275,7 +277,12 @@ function adaptedUser(user: User, provider: string): User {
 
 /** The KubeConfig of one resolved context, with the adapters its user needs. */
 export function clientConfig(r: ResolvedContext): KubeClientConfig {
-  const kc = new KubeConfig();
+  const headers: Record<string, string | readonly string[]> = {};
+  const uid = r.userRaw["as-uid"];
+  const groups = r.userRaw["as-groups"];
+  if (typeof uid === "string" && uid !== "") headers["Impersonate-Uid"] = uid;
+  if (Array.isArray(groups) && groups.length > 0) headers["Impersonate-Group"] = groups as string[];
+  const kc = new AdaptedKubeConfig(headers);
   let user = r.user;
   let refused = (): void => {};
   const tokenFile = r.userRaw["tokenFile"];
@@ -306,12 +313,7 @@ export function clientConfig(r: ResolvedContext): KubeClientConfig {
     contexts: [{ ...r.context, user: (user ?? anonymous).name }],
     currentContext: r.context.name,
   });
-  const headers: Record<string, string | readonly string[]> = {};
-  const uid = r.userRaw["as-uid"];
-  const groups = r.userRaw["as-groups"];
-  if (typeof uid === "string" && uid !== "") headers["Impersonate-Uid"] = uid;
-  if (Array.isArray(groups) && groups.length > 0) headers["Impersonate-Group"] = groups as string[];
-  return { kubeConfig: kc, server: r.cluster.server, origin: r.origin, headers, refused };
+  return { kubeConfig: kc, server: r.cluster.server, origin: r.origin, refused };
 }
 
 function execPlugin(raw: unknown, at: string, dir: string | undefined): ExecPlugin {

@@ -1,13 +1,12 @@
-// A small Kubernetes REST client on node:http(s) whose every request gets its TLS material, auth headers
-// and agent (an HTTP CONNECT or SOCKS agent for proxy-url) from client-node's KubeConfig
-// (kubeconfig.ts builds it). Requests still go through node:http(s) rather than client-node's generated
-// clients, Watch and informers: the reflector needs bookmarks, paginated lists and a watchdog on a silent
-// connection, and the operator's writes (server-side apply, status subresources, generic pruning) are
-// plain REST calls on paths it already knows, each explicit (RBAC is derived from them) and testable.
-// Moving the transport to client-node's APIs is the next step of issue 26.
-import { Agent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+// A small Kubernetes REST client. Every request takes its TLS material, credentials, impersonation
+// headers and agent (an HTTP CONNECT or SOCKS agent for proxy-url) from client-node's KubeConfig
+// (kubeconfig.ts and adapted-kubeconfig.ts build it); every watch streams through client-node's Watch,
+// adapted (watchThrough) so a reflector can tell a clean end, a cut connection, a refusal and its own
+// failure apart.
+import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
-import { createInterface } from "node:readline";
+import { STATUS_CODES } from "node:http";
+import { Watch } from "@kubernetes/client-node";
 import type { KubeClientConfig } from "./kubeconfig.js";
 
 /** An API call the server answered with an error status (a metav1.Status body when it gave one). */
@@ -75,8 +74,6 @@ export class KubeRest {
   readonly #config: KubeClientConfig;
   readonly #timeoutMs: number;
   readonly #onResponse: ((method: string, path: string, status: number) => void) | undefined;
-  /** The agent of the current TLS material (an exec plugin may hand out a new certificate). */
-  #agent: { material: string; agent: Agent } | undefined;
 
   constructor(config: KubeClientConfig, opts: KubeRestOptions = {}) {
     this.#config = config;
@@ -105,9 +102,10 @@ export class KubeRest {
   }
 
   /**
-   * Streams a watch: calls onEvent per line until the server ends the stream (resolves) or the
-   * connection fails (rejects). An error status before the stream starts rejects with KubeApiError.
-   * Abort `signal` to end it (resolves).
+   * Streams a watch through client-node's Watch: calls onEvent per event until the server ends the
+   * stream (resolves) or the connection fails (rejects). An error status before the stream starts
+   * rejects with KubeApiError; so does an exception thrown by onEvent (the watch is ended). Abort
+   * `signal` to end it (resolves).
    */
   async watch(
     path: string,
@@ -115,60 +113,10 @@ export class KubeRest {
     onEvent: (e: WatchEvent) => void,
     signal: AbortSignal,
   ): Promise<void> {
-    let res: IncomingMessage;
-    try {
-      res = await this.#send({ method: "GET", path, query: { ...query, watch: "true" }, signal }, 0);
-    } catch (e) {
-      if (signal.aborted) return;
-      throw e;
-    }
-    const code = res.statusCode ?? 0;
-    this.#onResponse?.("WATCH", path, code);
-    if (code >= 400) throw apiError(code, await readAll(res));
-    await new Promise<void>((resolve, reject) => {
-      const lines = createInterface({ input: res, crlfDelay: Infinity });
-      let failed: unknown;
-      lines.on("line", (line) => {
-        if (line.trim() === "" || failed !== undefined) return;
-        try {
-          onEvent(JSON.parse(line) as WatchEvent);
-        } catch (e) {
-          failed = e;
-          res.destroy();
-        }
-      });
-      res.on("aborted", () => {
-        failed ??= new Error("watch connection reset");
-      });
-      res.on("error", (e) => {
-        failed ??= e;
-      });
-      // readline re-emits its input's errors; unhandled, that would throw.
-      lines.on("error", (e) => {
-        failed ??= e;
-      });
-      let settled = false;
-      const settle = (): void => {
-        if (settled) return;
-        settled = true;
-        lines.close();
-        if (signal.aborted) resolve();
-        else if (failed !== undefined) reject(failed instanceof Error ? failed : new Error("watch stream failed"));
-        else if (!res.complete) reject(new Error("watch connection reset"));
-        else resolve();
-      };
-      // A destroyed response ends readline without "end"; "close" always comes.
-      lines.on("close", settle);
-      res.on("close", settle);
-      // The request's own signal does not end a response already streaming.
-      const stop = (): void => {
-        res.destroy();
-      };
-      if (signal.aborted) stop();
-      else signal.addEventListener("abort", stop, { once: true });
-      res.on("close", () => {
-        signal.removeEventListener("abort", stop);
-      });
+    if (signal.aborted) return;
+    await watchThrough(new Watch(this.#config.kubeConfig), path, query, onEvent, signal, (code) => {
+      this.#onResponse?.("WATCH", path, code);
+      if (code === 401) this.#config.refused();
     });
   }
 
@@ -176,18 +124,14 @@ export class KubeRest {
     const url = new URL(this.#config.server + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    // TLS material, credentials, impersonation headers and the shared agent: client-node's.
     const opts: RequestOptions = { headers: {} };
     await this.#config.kubeConfig.applyToHTTPSOptions(opts);
-    const headers: OutgoingHttpHeaders = {
-      Accept: "application/json",
-      ...(opts.headers as OutgoingHttpHeaders),
-      ...(this.#config.headers as OutgoingHttpHeaders),
-    };
+    const headers: OutgoingHttpHeaders = { Accept: "application/json", ...(opts.headers as OutgoingHttpHeaders) };
     if (body !== undefined) {
       headers["Content-Type"] = req.contentType ?? "application/json";
       headers["Content-Length"] = String(Buffer.byteLength(body));
     }
-    const agent = this.#agentFor(opts);
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     return new Promise<IncomingMessage>((resolve, reject) => {
       const r = send(
@@ -195,7 +139,7 @@ export class KubeRest {
         {
           method: req.method,
           headers,
-          agent,
+          ...(opts.agent === undefined ? {} : { agent: opts.agent }),
           ...(opts.auth === undefined || opts.auth === null ? {} : { auth: opts.auth }),
           ...(req.signal === undefined ? {} : { signal: req.signal }),
         },
@@ -216,29 +160,79 @@ export class KubeRest {
       return res;
     });
   }
+}
 
-  /**
-   * client-node builds a new agent for every request (applyToHTTPSOptions), without keep-alive: each
-   * request would open its own TLS connection. The first agent of each TLS material is kept instead,
-   * keep-alive switched on (client-node's builder is private, so its agent is adjusted, not rebuilt).
-   */
-  #agentFor(opts: RequestOptions): Agent {
-    const built = opts.agent;
-    // https.Agent, or for proxy-url hpagent's or socks-proxy-agent's, all node:http Agents.
-    if (!(built instanceof Agent)) throw new Error("client-node built no agent");
-    const material = [opts.ca, opts.cert, opts.key, opts.servername, opts.rejectUnauthorized]
-      .map((v) => (Buffer.isBuffer(v) ? v.toString("latin1") : v === undefined ? "" : JSON.stringify(v)))
-      .join("\0");
-    if (this.#agent?.material !== material) {
-      // Idle connections of the old material go; open watches keep theirs until they end
-      // (Agent.destroy would close those too).
-      for (const sockets of Object.values(this.#agent?.agent.freeSockets ?? {}))
-        for (const s of sockets ?? []) s.destroy();
-      Object.assign(built, { keepAlive: true });
-      this.#agent = { material, agent: built };
-    }
-    return this.#agent.agent;
-  }
+/**
+ * One watch through client-node's Watch, adapted where its 1.4 behaviour would mislead a reflector:
+ * - it swallows an exception thrown by the event handler: here that ends the watch and rejects with it,
+ *   so the reflector re-lists instead of carrying on without the event;
+ * - a refused watch comes back as its status text only: here a KubeApiError with the code (410 tells the
+ *   reflector to re-list) naming the path;
+ * - ending the watch ourselves comes back as an AbortError: here it resolves.
+ * A line that is not JSON is skipped inside client-node, out of reach: the API server writes none, and a
+ * connection cut mid-line ends the stream ("Premature close"), which rejects.
+ * `onStatus` is told the answer's status code (0: no answer).
+ */
+export function watchThrough(
+  watch: Pick<Watch, "watch">,
+  path: string,
+  query: Readonly<Record<string, string | undefined>>,
+  onEvent: (e: WatchEvent) => void,
+  signal: AbortSignal,
+  onStatus: (code: number) => void,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let controller: AbortController | undefined;
+    let failure: Error | undefined;
+    let settled = false;
+    const stop = (): void => {
+      controller?.abort();
+    };
+    const finish = (err: unknown): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", stop);
+      if (failure !== undefined) {
+        reject(failure);
+        return;
+      }
+      if (signal.aborted || err === null || err === undefined) {
+        resolve();
+        return;
+      }
+      const code = (err as { statusCode?: unknown }).statusCode;
+      if (typeof code === "number") {
+        onStatus(code);
+        const text = err instanceof Error && err.message !== "" ? err.message : (STATUS_CODES[code] ?? "");
+        reject(new KubeApiError(code, "", `watch ${path}: ${String(code)} ${text}`));
+        return;
+      }
+      onStatus(0);
+      reject(err instanceof Error ? err : new Error(`watch ${path} failed`));
+    };
+    signal.addEventListener("abort", stop, { once: true });
+    void watch
+      .watch(
+        path,
+        query,
+        (type: string, object: KubeObject) => {
+          if (failure !== undefined || settled) return;
+          try {
+            onEvent({ type, object });
+          } catch (e) {
+            failure = e instanceof Error ? e : new Error(String(e));
+            controller?.abort();
+          }
+        },
+        finish,
+      )
+      .then((c) => {
+        controller = c;
+        // Still open here means the server answered 200 (any other answer has called `finish`).
+        if (!settled) onStatus(200);
+        if (signal.aborted || failure !== undefined) c.abort();
+      }, finish);
+  });
 }
 
 function readAll(res: IncomingMessage): Promise<string> {

@@ -53,7 +53,7 @@ async function applied(config: KubeClientConfig): Promise<Record<string, unknown
     key: text(opts.key),
     servername: opts.servername,
     auth: opts.auth,
-    headers: { ...(opts.headers as Record<string, unknown>), ...config.headers },
+    headers: { ...(opts.headers as Record<string, unknown>) },
   };
 }
 
