@@ -7,9 +7,15 @@
 // - One keep-alive agent per TLS material: client-node builds a new agent, without keep-alive, for every
 //   request, so each request would open its own TLS connection. Its builder is private, so its agent is
 //   adjusted (keep-alive on) and kept, not rebuilt.
+// - A deadline for an answer to start: client-node's Watch cannot be ended from outside before its answer
+//   starts (its abort controller is handed out only then), so one whose server never answers would hold
+//   its connection for good; it now fails after ANSWER_START_TIMEOUT_MS instead.
 import { Agent } from "node:http";
 import type { RequestOptions } from "node:https";
 import { KubeConfig } from "@kubernetes/client-node";
+
+/** How long a fetch (client-node's Watch) waits for its answer's status line and headers. */
+export const ANSWER_START_TIMEOUT_MS = 30_000;
 
 /** Extra header lines of every request (a list: one line per value). */
 export type ExtraHeaders = Readonly<Record<string, string | readonly string[]>>;
@@ -31,6 +37,13 @@ export class AdaptedKubeConfig extends KubeConfig {
     for (const [k, v] of Object.entries(this.#headers)) headers[k] = typeof v === "string" ? v : [...v];
     o.headers = headers;
     o.agent = this.#shared(o);
+  }
+
+  override async applyToFetchOptions(
+    opts: Parameters<KubeConfig["applyToFetchOptions"]>[0],
+  ): ReturnType<KubeConfig["applyToFetchOptions"]> {
+    const init = await super.applyToFetchOptions(opts);
+    return { ...init, timeout: init.timeout ?? ANSWER_START_TIMEOUT_MS };
   }
 
   #shared(opts: RequestOptions): Agent {

@@ -3,10 +3,19 @@
 // (kubeconfig.ts and adapted-kubeconfig.ts build it); every watch streams through client-node's Watch,
 // adapted (watchThrough) so a reflector can tell a clean end, a cut connection, a refusal and its own
 // failure apart.
-import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
-import { request as httpsRequest, type RequestOptions } from "node:https";
 import { STATUS_CODES } from "node:http";
-import { Watch } from "@kubernetes/client-node";
+import {
+  createConfiguration,
+  HttpMethod,
+  ServerConfiguration,
+  Watch,
+  wrapHttpLibrary,
+  Observable,
+  type Configuration,
+  type ConfigurationOptions,
+  type ResponseContext,
+} from "@kubernetes/client-node";
+import { KubeHttpLibrary } from "./http-library.js";
 import type { KubeClientConfig } from "./kubeconfig.js";
 
 /** An API call the server answered with an error status (a metav1.Status body when it gave one). */
@@ -71,33 +80,54 @@ export interface KubeRestOptions {
 
 /** REST access to one API server as one user. */
 export class KubeRest {
+  /**
+   * client-node's configuration for its generated API clients (`api(CoordinationV1Api)`): requests go
+   * through KubeHttpLibrary; an error status is a KubeApiError, as from `request`.
+   */
+  readonly configuration: Configuration;
   readonly #config: KubeClientConfig;
-  readonly #timeoutMs: number;
   readonly #onResponse: ((method: string, path: string, status: number) => void) | undefined;
 
   constructor(config: KubeClientConfig, opts: KubeRestOptions = {}) {
     this.#config = config;
-    this.#timeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.#onResponse = opts.onResponse;
+    const library = new KubeHttpLibrary(config, {
+      timeoutMs: opts.requestTimeoutMs ?? 30_000,
+      ...(opts.onResponse === undefined ? {} : { onResponse: opts.onResponse }),
+    });
+    this.configuration = createConfiguration({
+      baseServer: new ServerConfiguration(config.server, {}),
+      httpApi: wrapHttpLibrary(library),
+      // KubeHttpLibrary applies the KubeConfig's credentials to every request itself.
+      authMethods: {},
+      promiseMiddleware: [{ pre: (ctx) => Promise.resolve(ctx), post: refusedAsKubeApiError }],
+    });
+  }
+
+  /** A client-node generated API client (CoreV1Api, CoordinationV1Api, …) on this configuration. */
+  api<T>(Api: new (configuration: Configuration) => T): T {
+    return new Api(this.configuration);
   }
 
   /** A request's JSON answer; throws KubeApiError on an error status. */
   async request<T = KubeObject>(req: KubeRequest): Promise<T> {
-    const res = await this.#send(req, this.#timeoutMs);
-    const text = await readAll(res);
-    const code = res.statusCode ?? 0;
-    this.#onResponse?.(req.method, req.path, code);
-    if (code >= 400) throw apiError(code, text);
+    const text = await this.text(req);
     return (text === "" ? {} : JSON.parse(text)) as T;
   }
 
   /** A request's plain-text answer (e.g. pods/log); throws KubeApiError on an error status. */
   async text(req: KubeRequest): Promise<string> {
-    const res = await this.#send(req, this.#timeoutMs);
-    const text = await readAll(res);
-    const code = res.statusCode ?? 0;
-    this.#onResponse?.(req.method, req.path, code);
-    if (code >= 400) throw apiError(code, text);
+    const ctx = this.configuration.baseServer.makeRequestContext(req.path, HttpMethod[req.method]);
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) ctx.setQueryParam(k, v);
+    ctx.setHeaderParam("Accept", "application/json");
+    if (req.body !== undefined) {
+      ctx.setHeaderParam("Content-Type", req.contentType ?? "application/json");
+      ctx.setBody(JSON.stringify(req.body));
+    }
+    if (req.signal !== undefined) ctx.setSignal(req.signal);
+    const res = await this.configuration.httpApi.send(ctx).toPromise();
+    const text = await res.body.text();
+    if (res.httpStatusCode >= 400) throw apiError(res.httpStatusCode, text);
     return text;
   }
 
@@ -119,47 +149,6 @@ export class KubeRest {
       if (code === 401) this.#config.refused();
     });
   }
-
-  async #send(req: KubeRequest, timeoutMs: number): Promise<IncomingMessage> {
-    const url = new URL(this.#config.server + req.path);
-    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
-    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    // TLS material, credentials, impersonation headers and the shared agent: client-node's.
-    const opts: RequestOptions = { headers: {} };
-    await this.#config.kubeConfig.applyToHTTPSOptions(opts);
-    const headers: OutgoingHttpHeaders = { Accept: "application/json", ...(opts.headers as OutgoingHttpHeaders) };
-    if (body !== undefined) {
-      headers["Content-Type"] = req.contentType ?? "application/json";
-      headers["Content-Length"] = String(Buffer.byteLength(body));
-    }
-    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-    return new Promise<IncomingMessage>((resolve, reject) => {
-      const r = send(
-        url,
-        {
-          method: req.method,
-          headers,
-          ...(opts.agent === undefined ? {} : { agent: opts.agent }),
-          ...(opts.auth === undefined || opts.auth === null ? {} : { auth: opts.auth }),
-          ...(req.signal === undefined ? {} : { signal: req.signal }),
-        },
-        resolve,
-      );
-      if (timeoutMs > 0)
-        r.setTimeout(timeoutMs, () => {
-          r.destroy(new Error(`${req.method} ${req.path}: no answer in ${timeoutMs} ms`));
-        });
-      r.on("error", (e) => {
-        this.#onResponse?.(req.method, req.path, 0);
-        reject(e);
-      });
-      r.end(body);
-    }).then((res) => {
-      // A refused token or certificate: read the token file or run the exec plugin again next time.
-      if (res.statusCode === 401) this.#config.refused();
-      return res;
-    });
-  }
 }
 
 /**
@@ -168,7 +157,8 @@ export class KubeRest {
  *   so the reflector re-lists instead of carrying on without the event;
  * - a refused watch comes back as its status text only: here a KubeApiError with the code (410 tells the
  *   reflector to re-list) naming the path;
- * - ending the watch ourselves comes back as an AbortError: here it resolves.
+ * - ending the watch ourselves comes back as an AbortError: here it resolves — at once, also before
+ *   the answer started, when client-node has no way yet to end the request.
  * A line that is not JSON is skipped inside client-node, out of reach: the API server writes none, and a
  * connection cut mid-line ends the stream ("Premature close"), which rejects.
  * `onStatus` is told the answer's status code (0: no answer).
@@ -185,8 +175,11 @@ export function watchThrough(
     let controller: AbortController | undefined;
     let failure: Error | undefined;
     let settled = false;
+    // Ends the watch even before client-node hands out its controller (the answer has not started):
+    // the request is then ended as soon as it does, or fails at its deadline.
     const stop = (): void => {
       controller?.abort();
+      finish(null);
     };
     const finish = (err: unknown): void => {
       if (settled) return;
@@ -235,15 +228,30 @@ export function watchThrough(
   });
 }
 
-function readAll(res: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on("data", (c: Buffer) => chunks.push(c));
-    res.on("end", () => {
-      resolve(Buffer.concat(chunks).toString("utf8"));
-    });
-    res.on("error", reject);
-  });
+/**
+ * Per-call options of a generated API client's request that end it when `signal` aborts (client-node's
+ * generated methods take no signal of their own).
+ */
+export function withSignal(signal: AbortSignal | undefined): ConfigurationOptions | undefined {
+  if (signal === undefined) return undefined;
+  return {
+    middleware: [
+      {
+        pre: (ctx) => {
+          ctx.setSignal(signal);
+          return new Observable(Promise.resolve(ctx));
+        },
+        post: (res) => new Observable(Promise.resolve(res)),
+      },
+    ],
+    middlewareMergeStrategy: "append",
+  };
+}
+
+/** The post-middleware of KubeRest's configuration: an error status becomes a KubeApiError. */
+async function refusedAsKubeApiError(res: ResponseContext): Promise<ResponseContext> {
+  if (res.httpStatusCode >= 400) throw apiError(res.httpStatusCode, await res.body.text());
+  return res;
 }
 
 function apiError(code: number, text: string): KubeApiError {

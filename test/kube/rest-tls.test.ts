@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { TLSSocket, type PeerCertificate } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { kubeconfigFromText } from "../../src/kube/kubeconfig.js";
+import { CoordinationV1Api } from "@kubernetes/client-node";
 import { KubeRest, statusCode } from "../../src/kube/rest.js";
 import { writeClientCert, writeClusterPki } from "../support/kube/pki.js";
 
@@ -25,6 +26,8 @@ let connections = 0;
 const seen: string[] = [];
 /** Open watch responses, left streaming. */
 const watches: ServerResponse[] = [];
+/** What each request carried, in order. */
+const credentials: { path: string; authorization: string | null; groups: string[] }[] = [];
 /** Answer 401 to requests from these names. */
 const refused = new Set<string>();
 
@@ -43,6 +46,11 @@ beforeAll(async () => {
       // No client certificate: an empty object.
       const subjectCn = (socket.getPeerCertificate() as Partial<PeerCertificate>).subject?.CN;
       const cn = typeof subjectCn === "string" ? subjectCn : "";
+      credentials.push({
+        path: (req.url ?? "").split("?")[0] ?? "",
+        authorization: req.headers.authorization ?? null,
+        groups: req.headersDistinct["impersonate-group"] ?? [],
+      });
       if (req.url?.includes("watch=true") === true) {
         res.writeHead(200, { "Content-Type": "application/json" });
         watches.push(res);
@@ -216,6 +224,33 @@ describe("KubeRest over TLS", () => {
       authorization: `Basic ${Buffer.from("ann:pw").toString("base64")}`,
       impersonate: { user: "bob", uid: "7", groups: ["g1", "g2"] },
     });
+  });
+
+  it("a generated client's request and a watch carry the same credentials; requests share the connection", async () => {
+    const user = { token: "t-all", as: "bob", "as-groups": ["g1", "g2"] };
+    const rest = new KubeRest(kubeconfigFromText(kubeconfig(user), "test", { dir: undefined }));
+    const from = credentials.length;
+    const before = connections;
+    await rest.request({ method: "GET", path: "/api" });
+    await rest.api(CoordinationV1Api).readNamespacedLease({ name: "l", namespace: "n" });
+    const stop = new AbortController();
+    const watching = rest.watch("/api/v1/pods", {}, () => {}, stop.signal);
+    await vi.waitFor(() => {
+      expect(credentials.length - from).toBe(3);
+    });
+    expect(credentials.slice(from)).toEqual([
+      { path: "/api", authorization: "Bearer t-all", groups: ["g1", "g2"] },
+      {
+        path: "/apis/coordination.k8s.io/v1/namespaces/n/leases/l",
+        authorization: "Bearer t-all",
+        groups: ["g1", "g2"],
+      },
+      { path: "/api/v1/pods", authorization: "Bearer t-all", groups: ["g1", "g2"] },
+    ]);
+    // The two requests one after the other on one connection; the watch holds its own.
+    expect(connections - before).toBeLessThanOrEqual(2);
+    stop.abort();
+    await watching;
   });
 
   it("proxy-url: requests go through the HTTP CONNECT proxy, TLS still checked end to end", async () => {

@@ -2,6 +2,7 @@
 // watchThrough) to what a reflector needs: each outcome of a watch is told apart. Without the adapters,
 // client-node 1.4 swallows a handler's exception (the stream goes on without the event), reports a
 // refused watch by its status text alone, and reports our own abort as an AbortError.
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { KubeApiError, KubeRest, statusCode, type WatchEvent } from "../../src/kube/rest.js";
 import { eventually, FakeApiServer, kubeConfigFor } from "../support/fake-apiserver/index.js";
@@ -109,6 +110,29 @@ describe("KubeRest.watch on client-node's Watch", () => {
     const unavailable = await outcome(rest.watch(PATH, {}, () => {}, new AbortController().signal));
     expect(statusCode(unavailable)).toBe(503);
     expect(codes).toEqual([410, 503]);
+  });
+
+  it("aborting ends a watch whose server never answers (client-node has no controller to hand out yet)", async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((s) => {
+      sockets.add(s);
+      s.on("error", () => {});
+    });
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${String((silent.address() as AddressInfo).port)}`;
+      const rest = new KubeRest(kubeConfigFor(url));
+      const stop = new AbortController();
+      const done = outcome(rest.watch(PATH, {}, () => {}, stop.signal));
+      await eventually(() => {
+        expect(sockets.size).toBe(1);
+      });
+      stop.abort();
+      expect(await done).toBe("resolved");
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
   });
 
   it("aborting the signal ends the stream and resolves, before and after it opened", async () => {

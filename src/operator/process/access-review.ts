@@ -6,6 +6,7 @@
 // answers are kept briefly in bounded maps, so a scrape every few seconds costs no API call and a
 // flood of made-up tokens costs at most MAX_IN_FLIGHT reviews at a time.
 import { createHash } from "node:crypto";
+import { AuthenticationV1Api, AuthorizationV1Api, type V1SubjectAccessReviewSpec } from "@kubernetes/client-node";
 import type { KubeRest } from "../../kube/rest.js";
 import type { Logger } from "../../util/logger.js";
 import { TtlCache } from "../../util/ttl-cache.js";
@@ -24,7 +25,7 @@ export const ACCESS_REVIEW_MAX_IN_FLIGHT = 64;
 
 export interface AccessReviewOptions {
   /** Reviews are created as the operator (its ClusterRole grants create on both kinds). */
-  readonly rest: Pick<KubeRest, "request">;
+  readonly rest: Pick<KubeRest, "api">;
   readonly now: () => number;
   readonly logger: Pick<Logger, "warn">;
   readonly ttlMs?: number;
@@ -40,12 +41,8 @@ interface UserInfo {
   readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
-interface TokenReviewStatus {
-  status?: { authenticated?: boolean; user?: Partial<UserInfo> };
-}
-interface SubjectAccessReviewStatus {
-  status?: { allowed?: boolean };
-}
+/** What a SubjectAccessReview asks about: a path, or a resource. */
+type ReviewAttributes = Pick<V1SubjectAccessReviewSpec, "nonResourceAttributes" | "resourceAttributes">;
 
 const NO_TOKEN = "Unauthorized: send Authorization: Bearer <token>, a token the cluster's API server accepts";
 const unauthenticated = (reason: string): AccessDecision => ({ allowed: false, status: 401, reason });
@@ -56,10 +53,14 @@ export class AccessReview {
   readonly #maxInFlight: number;
   readonly #users: TtlCache<string, Promise<UserInfo | undefined>>;
   readonly #grants: TtlCache<string, Promise<boolean>>;
+  readonly #tokens: AuthenticationV1Api;
+  readonly #access: AuthorizationV1Api;
   #inFlight = 0;
 
   constructor(opts: AccessReviewOptions) {
     this.#opts = opts;
+    this.#tokens = opts.rest.api(AuthenticationV1Api);
+    this.#access = opts.rest.api(AuthorizationV1Api);
     this.#maxInFlight = opts.maxInFlight ?? ACCESS_REVIEW_MAX_IN_FLIGHT;
     const max = opts.maxEntries ?? ACCESS_REVIEW_MAX_ENTRIES;
     const ttl = opts.ttlMs ?? ACCESS_REVIEW_TTL_MS;
@@ -96,7 +97,11 @@ export class AccessReview {
     );
   }
 
-  async #decide(authorization: string | undefined, attributes: object, what: string): Promise<AccessDecision> {
+  async #decide(
+    authorization: string | undefined,
+    attributes: ReviewAttributes,
+    what: string,
+  ): Promise<AccessDecision> {
     const token = bearerToken(authorization);
     if (token === undefined) return unauthenticated(NO_TOKEN);
     try {
@@ -138,29 +143,32 @@ export class AccessReview {
   }
 
   async #authenticate(token: string): Promise<UserInfo | undefined> {
-    const review = await this.#opts.rest.request<TokenReviewStatus>({
-      method: "POST",
-      path: "/apis/authentication.k8s.io/v1/tokenreviews",
+    const review = await this.#tokens.createTokenReview({
       body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } },
     });
     const user = review.status?.user;
     if (review.status?.authenticated !== true || typeof user?.username !== "string" || user.username === "")
       return undefined;
-    return { ...user, username: user.username };
+    return {
+      username: user.username,
+      ...(user.uid === undefined ? {} : { uid: user.uid }),
+      ...(user.groups === undefined ? {} : { groups: user.groups }),
+      ...(user.extra === undefined ? {} : { extra: user.extra }),
+    };
   }
 
-  async #authorize(user: UserInfo, attributes: object): Promise<boolean> {
-    const review = await this.#opts.rest.request<SubjectAccessReviewStatus>({
-      method: "POST",
-      path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+  async #authorize(user: UserInfo, attributes: ReviewAttributes): Promise<boolean> {
+    const review = await this.#access.createSubjectAccessReview({
       body: {
         apiVersion: "authorization.k8s.io/v1",
         kind: "SubjectAccessReview",
         spec: {
           user: user.username,
           ...(user.uid === undefined ? {} : { uid: user.uid }),
-          groups: user.groups ?? [],
-          ...(user.extra === undefined ? {} : { extra: user.extra }),
+          groups: [...(user.groups ?? [])],
+          ...(user.extra === undefined
+            ? {}
+            : { extra: Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) }),
           ...attributes,
         },
       },

@@ -3,8 +3,9 @@
 // the candidate's own clock (no clock comparison across machines); the holder renews every retry
 // period and stops leading when it could not renew within the renew deadline, which is shorter
 // than the lease duration, so two leaders never overlap while clocks run at similar rates.
-import { microTime, sleep, SYSTEM_CLOCK, type Clock } from "../../util/clock.js";
-import { statusCode, type KubeObject, type KubeRest } from "../../kube/rest.js";
+import { CoordinationV1Api, V1MicroTime, type V1Lease, type V1LeaseSpec } from "@kubernetes/client-node";
+import { sleep, SYSTEM_CLOCK, type Clock } from "../../util/clock.js";
+import { statusCode, withSignal, type KubeRest } from "../../kube/rest.js";
 
 /** Timing of the election (client-go's defaults for controllers: 15 s / 10 s / 2 s). */
 export interface LeaseTiming {
@@ -39,19 +40,12 @@ export interface LeaderElectorOptions {
   readonly unreachable?: (what: string, e: unknown) => boolean;
 }
 
-interface LeaseSpec {
-  holderIdentity?: string;
-  leaseDurationSeconds?: number;
-  acquireTime?: string;
-  renewTime?: string;
-  leaseTransitions?: number;
-}
-
 /** Runs the election loop; `isLeader()` is what guards every write. */
 export class LeaderElector {
   readonly #o: LeaderElectorOptions;
   readonly #t: LeaseTiming;
   readonly #clock: Clock;
+  readonly #leases: CoordinationV1Api;
   readonly #stop = new AbortController();
   #loop: Promise<void> | undefined;
   #leading = false;
@@ -63,6 +57,7 @@ export class LeaderElector {
     this.#o = o;
     this.#t = o.timing ?? DEFAULT_LEASE_TIMING;
     this.#clock = o.clock ?? SYSTEM_CLOCK;
+    this.#leases = o.rest.api(CoordinationV1Api);
   }
 
   /** True while this replica holds the Lease and renewed it within the renew deadline. */
@@ -107,41 +102,31 @@ export class LeaderElector {
     }
   }
 
-  get #path(): string {
-    return `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.#o.namespace)}/leases`;
-  }
-
   async #tryAcquireOrRenew(): Promise<void> {
     const now = this.#clock.now();
     const id = this.#o.identity;
-    let lease: KubeObject;
+    const { name, namespace } = this.#o;
+    const signal = withSignal(this.#stop.signal);
+    let lease: V1Lease;
     try {
-      lease = await this.#o.rest.request({
-        method: "GET",
-        path: `${this.#path}/${encodeURIComponent(this.#o.name)}`,
-        signal: this.#stop.signal,
-      });
+      lease = await this.#leases.readNamespacedLease({ name, namespace }, signal);
     } catch (e) {
       if (statusCode(e) !== 404) throw e;
-      const spec: LeaseSpec = {
+      const spec: V1LeaseSpec = {
         holderIdentity: id,
         leaseDurationSeconds: this.#seconds(),
-        acquireTime: microTime(now),
-        renewTime: microTime(now),
+        acquireTime: new V1MicroTime(now),
+        renewTime: new V1MicroTime(now),
         leaseTransitions: 0,
       };
       try {
-        await this.#o.rest.request({
-          method: "POST",
-          path: this.#path,
-          signal: this.#stop.signal,
-          body: {
-            apiVersion: "coordination.k8s.io/v1",
-            kind: "Lease",
-            metadata: { name: this.#o.name, namespace: this.#o.namespace },
-            spec,
+        await this.#leases.createNamespacedLease(
+          {
+            namespace,
+            body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec },
           },
-        });
+          signal,
+        );
       } catch (err) {
         if (statusCode(err) === 409) return;
         throw err;
@@ -149,7 +134,8 @@ export class LeaderElector {
       this.#renewed(now);
       return;
     }
-    const spec = (lease["spec"] ?? {}) as LeaseSpec;
+    const spec = lease.spec ?? {};
+    // The times as the server wrote them: client-node keeps a MicroTime it reads as its text.
     const record = JSON.stringify([
       spec.holderIdentity ?? "",
       spec.renewTime ?? "",
@@ -162,20 +148,15 @@ export class LeaderElector {
       if (this.#leading) this.#set(false);
       return;
     }
-    const next: LeaseSpec = {
+    const next: V1LeaseSpec = {
       holderIdentity: id,
       leaseDurationSeconds: this.#seconds(),
-      acquireTime: holder === id && spec.acquireTime !== undefined ? spec.acquireTime : microTime(now),
-      renewTime: microTime(now),
+      acquireTime: holder === id && spec.acquireTime !== undefined ? spec.acquireTime : new V1MicroTime(now),
+      renewTime: new V1MicroTime(now),
       leaseTransitions: (spec.leaseTransitions ?? 0) + (holder === id ? 0 : 1),
     };
     try {
-      await this.#o.rest.request({
-        method: "PUT",
-        path: `${this.#path}/${encodeURIComponent(this.#o.name)}`,
-        body: { ...lease, spec: next },
-        signal: this.#stop.signal,
-      });
+      await this.#leases.replaceNamespacedLease({ name, namespace, body: { ...leaseHead(lease), spec: next } }, signal);
     } catch (e) {
       if (statusCode(e) === 409) return;
       throw e;
@@ -202,23 +183,41 @@ export class LeaderElector {
     return Math.max(1, Math.round(this.#t.leaseDurationMs / 1000));
   }
 
-  async #release(signal: AbortSignal | undefined): Promise<void> {
-    const path = `${this.#path}/${encodeURIComponent(this.#o.name)}`;
-    const lease = await this.#o.rest.request({ method: "GET", path, ...(signal === undefined ? {} : { signal }) });
-    const spec = (lease["spec"] ?? {}) as LeaseSpec;
+  async #release(stop: AbortSignal | undefined): Promise<void> {
+    const { name, namespace } = this.#o;
+    const signal = withSignal(stop);
+    const lease = await this.#leases.readNamespacedLease({ name, namespace }, signal);
+    const spec = lease.spec ?? {};
     if (spec.holderIdentity !== this.#o.identity) return;
-    const now = microTime(this.#clock.now());
-    await this.#o.rest.request({
-      method: "PUT",
-      path,
-      body: {
-        ...lease,
-        spec: { ...spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: now, acquireTime: now },
+    const now = new V1MicroTime(this.#clock.now());
+    await this.#leases.replaceNamespacedLease(
+      {
+        name,
+        namespace,
+        body: {
+          ...leaseHead(lease),
+          spec: {
+            holderIdentity: "",
+            leaseDurationSeconds: 1,
+            renewTime: now,
+            acquireTime: now,
+            ...(spec.leaseTransitions === undefined ? {} : { leaseTransitions: spec.leaseTransitions }),
+          },
+        },
       },
-      ...(signal === undefined ? {} : { signal }),
-    });
+      signal,
+    );
     this.#o.logger?.info({ lease: this.#o.name }, "released the leader Lease");
   }
+}
+
+/** A Lease read, without its spec: what a replace sends back (its resourceVersion makes it conditional). */
+function leaseHead(lease: V1Lease): Omit<V1Lease, "spec"> {
+  return {
+    ...(lease.apiVersion === undefined ? {} : { apiVersion: lease.apiVersion }),
+    ...(lease.kind === undefined ? {} : { kind: lease.kind }),
+    ...(lease.metadata === undefined ? {} : { metadata: lease.metadata }),
+  };
 }
 
 // A function call, so TypeScript does not narrow `aborted` across awaits.

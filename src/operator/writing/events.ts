@@ -5,8 +5,9 @@
 // those fields, so the deduplication survives a restart or a change of leader. Events are best
 // effort: a failed one is logged and counted, never fails the pass.
 import { createHash } from "node:crypto";
-import { metaTime, type Clock } from "../../util/clock.js";
-import { statusCode, type KubeObject, type KubeRest } from "../../kube/rest.js";
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type CoreV1Event } from "@kubernetes/client-node";
+import type { Clock } from "../../util/clock.js";
+import { statusCode, type KubeRest } from "../../kube/rest.js";
 import type { StatusEvent } from "../status/conditions.js";
 import type { OperatorMetrics } from "../process/metrics.js";
 import type { Logger } from "../../util/logger.js";
@@ -33,8 +34,9 @@ export function eventName(involved: InvolvedObject, e: StatusEvent): string {
 }
 
 /** The core v1 Event recorded the first time. */
-export function eventBody(involved: InvolvedObject, e: StatusEvent, now: number): KubeObject {
-  const at = metaTime(now);
+export function eventBody(involved: InvolvedObject, e: StatusEvent, now: number): CoreV1Event {
+  // metav1.Time: whole seconds.
+  const at = new Date(Math.floor(now / 1000) * 1000);
   return {
     apiVersion: "v1",
     kind: "Event",
@@ -68,30 +70,27 @@ export interface EventRecorderOptions {
 /** Records Events: create, or on a name conflict increment the existing one's count. */
 export class EventRecorder {
   readonly #o: EventRecorderOptions;
+  readonly #events: CoreV1Api;
 
   constructor(options: EventRecorderOptions) {
     this.#o = options;
+    this.#events = options.rest.api(CoreV1Api);
   }
 
   async record(involved: InvolvedObject, e: StatusEvent): Promise<void> {
     const body = eventBody(involved, e, this.#o.clock.now());
     const name = eventName(involved, e);
-    const path = `/api/v1/namespaces/${encodeURIComponent(involved.namespace)}/events`;
+    const namespace = involved.namespace;
     try {
       try {
-        await this.#o.rest.request({ method: "POST", path, body });
+        await this.#events.createNamespacedEvent({ namespace, body });
       } catch (err) {
         if (statusCode(err) !== 409) throw err;
-        const live = await this.#o.rest.request<{ count?: number }>({
-          method: "GET",
-          path: `${path}/${encodeURIComponent(name)}`,
-        });
-        await this.#o.rest.request({
-          method: "PATCH",
-          path: `${path}/${encodeURIComponent(name)}`,
-          contentType: "application/merge-patch+json",
-          body: { count: (live.count ?? 1) + 1, lastTimestamp: body["lastTimestamp"] },
-        });
+        const live = await this.#events.readNamespacedEvent({ name, namespace });
+        await this.#events.patchNamespacedEvent(
+          { name, namespace, body: { count: (live.count ?? 1) + 1, lastTimestamp: body.lastTimestamp } },
+          setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+        );
       }
       this.#o.metrics.inc("oooi_writes_total", { op: "event", kind: involved.kind });
     } catch (err) {
