@@ -42,10 +42,13 @@ async function udpSeries(): Promise<{ latencies: number[]; lost: number }> {
   return { latencies, lost };
 }
 
-/** One query over a new TCP connection: answered within the timeout or not. */
+/**
+ * One query over a new TCP connection: answered within the timeout or not. From 127.0.0.2: the
+ * floods come from 127.0.0.1, and the server bounds TCP connections per client address.
+ */
 function tcpOnce(id: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = connect(port, "127.0.0.1");
+    const s = connect({ port, host: "127.0.0.1", localAddress: "127.0.0.2" });
     const done = (ok: boolean) => {
       clearTimeout(timer);
       s.destroy();

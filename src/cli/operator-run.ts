@@ -26,6 +26,9 @@ import { loadKubeClientConfig, type KubeClientConfig } from "../kube/kubeconfig.
 import { KubeRest } from "../kube/rest.js";
 import { checkEnvoySnapshot } from "../envoy/snapshot.js";
 import { startProbeServer } from "../operator/process/http.js";
+import { httpTlsFromFiles, selfSignedHttpTls, type HttpTls } from "../operator/process/http-tls.js";
+import { servingNames } from "../pki/store.js";
+import { DEFAULT_OPERATOR_NAMESPACE, METRICS_SERVICE } from "../operator/desired/settings.js";
 import { ApiRetry } from "../operator/process/api-retry.js";
 import { SYSTEM_CLOCK } from "../util/clock.js";
 
@@ -35,6 +38,8 @@ export interface OperatorFlags {
   xdsListen: string;
   httpListen: { host: string; port: number };
   httpAuth: "kubernetes" | "none";
+  httpTlsCert?: string;
+  httpTlsKey?: string;
   xdsTlsCert?: string;
   xdsTlsKey?: string;
   xdsTlsCa?: string;
@@ -53,8 +58,13 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
   const log = cliLogger("operator", flags.logLevel, flags.logFormat);
   let kubeConfig: KubeClientConfig;
   let credentials: ServerCredentials | undefined;
+  let httpTls: HttpTls | undefined;
   try {
     kubeConfig = loadKubeClientConfig(flags.kubeconfig, flags.context === undefined ? {} : { context: flags.context });
+    if ((flags.httpTlsCert === undefined) !== (flags.httpTlsKey === undefined))
+      throw new Error("--http-tls-cert and --http-tls-key go together");
+    if (flags.httpTlsCert !== undefined && flags.httpTlsKey !== undefined)
+      httpTls = httpTlsFromFiles({ cert: flags.httpTlsCert, key: flags.httpTlsKey });
     if ((flags.xdsTlsCert === undefined) !== (flags.xdsTlsKey === undefined))
       throw new Error("--xds-tls-cert and --xds-tls-key go together");
     if (flags.xdsTlsCert !== undefined && flags.xdsTlsKey !== undefined) {
@@ -75,6 +85,15 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
     log.warn(
       "--http-auth=none: the status page, /status.json and /metrics are open to anyone who reaches --http-listen",
     );
+  // Bearer tokens never cross the network in the clear: with --http-auth=kubernetes the port is
+  // HTTPS, on a self-signed certificate when none is given (as controller-runtime's metrics server).
+  if (httpTls === undefined && flags.httpAuth === "kubernetes") {
+    const namespace = process.env["POD_NAMESPACE"] ?? DEFAULT_OPERATOR_NAMESPACE;
+    httpTls = await selfSignedHttpTls([...servingNames(METRICS_SERVICE, namespace), "localhost"]);
+    log.info(
+      "HTTP port: TLS with a self-signed certificate made at start (clients cannot verify it; --http-tls-cert and --http-tls-key give one they can)",
+    );
+  }
   const metrics = new Metrics({ processMetrics: true });
   const recorder = metrics.recorder(OPERATOR_METRICS);
   const page = new StatusPage({ title: "oooi operator" });
@@ -82,19 +101,23 @@ export async function runOperatorCommand(flags: OperatorFlags, program: Command)
   // not ready yet (runOperator takes the listener over). The listener is also what keeps the
   // process alive while start-up waits on timers.
   const httpAt = `${flags.httpListen.host}:${String(flags.httpListen.port)}`;
-  const probe = await startProbeServer(flags.httpListen, {
-    live: () => true,
-    ready: () => false,
-    metrics: recorder,
-    page,
-    // Fail closed while the API server is away: a review that cannot be made refuses (500).
-    ...(flags.httpAuth === "kubernetes"
-      ? { access: new AccessReview({ rest: new KubeRest(kubeConfig), now: () => Date.now(), logger: log }) }
-      : {}),
-  }).catch((e: unknown) =>
-    program.error(`error: ${listenFailureMessage("--http-listen", httpAt, e)}`, { exitCode: 2 }),
+  const probe = await startProbeServer(
+    flags.httpListen,
+    {
+      live: () => true,
+      ready: () => false,
+      metrics: recorder,
+      page,
+      // Fail closed while the API server is away: a review that cannot be made refuses (500).
+      ...(flags.httpAuth === "kubernetes"
+        ? { access: new AccessReview({ rest: new KubeRest(kubeConfig), now: () => Date.now(), logger: log }) }
+        : {}),
+    },
+    httpTls,
+  ).catch((e: unknown) => program.error(`error: ${listenFailureMessage("--http-listen", httpAt, e)}`, { exitCode: 2 }));
+  log.info(
+    `probes and metrics on ${probe.scheme}://${probe.address.address}:${String(probe.address.port)} (status page: /)`,
   );
-  log.info(`probes and metrics on http://${probe.address.address}:${String(probe.address.port)} (status page: /)`);
   // The xDS server starts once the API server answered: a busy --xds-listen is said now.
   await checkListenable(hostPort(flags.xdsListen)).catch((e: unknown) =>
     program.error(`error: ${listenFailureMessage("--xds-listen", flags.xdsListen, e)}`, { exitCode: 2 }),

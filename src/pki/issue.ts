@@ -77,6 +77,32 @@ export async function issueCa(commonName: string, validity: Validity): Promise<I
   return issued(cert, keys);
 }
 
+/**
+ * A self-signed server certificate for `dnsNames` (no CA behind it): what a port serves when it is
+ * given no certificate, so its traffic is encrypted though its clients cannot verify whom they reach.
+ */
+export async function issueSelfSignedServer(
+  commonName: string,
+  dnsNames: readonly string[],
+  validity: Validity,
+): Promise<IssuedCertificate> {
+  const keys = await newKeys();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: [{ CN: [commonName] }],
+    ...dates(validity),
+    signingAlgorithm: ALGORITHM,
+    keys,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.SubjectAlternativeNameExtension(dnsNames.map((value) => ({ type: "dns" as const, value }))),
+    ],
+  });
+  return issued(cert, keys);
+}
+
 /** The CA's certificate and signing key, read back from PEM (as kept in its Secret). */
 export interface LoadedCa {
   readonly cert: x509.X509Certificate;

@@ -225,6 +225,8 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
   readonly #streams = new Map<string, StreamEntry>();
   /** By clientKey, least recently connected first. */
   readonly #nodes = new Map<string, NodeEntry>();
+  /** Nodes in #nodes with no stream connected, kept as they change: a close costs no walk of every node. */
+  #idleNodes = 0;
   readonly #history: MutablePush[] = [];
   #historyStart = 0;
   readonly #logger: Logger;
@@ -292,6 +294,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     const node = this.#nodes.get(key);
     if (node) {
       node.node = info.node;
+      if (node.connectedStreams === 0) this.#idleNodes -= 1;
       node.connectedStreams += 1;
       node.lastSeen = info.connectedAt;
       this.#nodes.delete(key); // re-insert: map order is least recently connected first
@@ -400,24 +403,24 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     if (!s) return;
     this.#streams.delete(streamId);
     const n = this.#nodes.get(s.key);
-    if (n) {
-      n.connectedStreams = Math.max(0, n.connectedStreams - 1);
+    if (n && n.connectedStreams > 0) {
+      n.connectedStreams -= 1;
       n.lastSeen = at;
       // A probe that finished is not a client that went away: nothing of it stays listed.
       if (n.connectedStreams === 0 && isProbe(n.node)) this.#nodes.delete(s.key);
+      else if (n.connectedStreams === 0) this.#idleNodes += 1;
     }
     this.#evictIdleNodes();
     this.emit("stream-close", streamView(s));
   }
 
   #evictIdleNodes(): void {
-    let idle = 0;
-    for (const n of this.#nodes.values()) if (n.connectedStreams === 0) idle += 1;
+    if (this.#idleNodes <= this.#maxIdleNodes) return;
     for (const [id, n] of this.#nodes) {
-      if (idle <= this.#maxIdleNodes) break;
+      if (this.#idleNodes <= this.#maxIdleNodes) break;
       if (n.connectedStreams === 0) {
         this.#nodes.delete(id);
-        idle -= 1;
+        this.#idleNodes -= 1;
       }
     }
   }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeKubeconfig } from "../support/fake-apiserver/index.js";
 import { CliProcess, until } from "../support/cli.js";
+import { httpGet } from "../support/http-get.js";
 
 const dir = mkdtempSync(join(tmpdir(), "oooi-operator-away-"));
 afterAll(() => {
@@ -76,10 +77,10 @@ describe("oooi operator with its API server away", () => {
           /^API server unreachable for \S+, \d+ attempts \(API discovery\), last error: connect ECONNREFUSED/,
         );
 
-        const base = /probes and metrics on (http:\/\/[\d.]+:\d+)/.exec(op.log)?.[1] ?? "";
-        const ready = await fetch(`${base}/readyz`);
+        const base = /probes and metrics on (https?:\/\/[\d.]+:\d+)/.exec(op.log)?.[1] ?? "";
+        const ready = await httpGet(`${base}/readyz`);
         expect(ready.status).toBe(503);
-        expect((await fetch(`${base}/healthz`)).status).toBe(200);
+        expect((await httpGet(`${base}/healthz`)).status).toBe(200);
 
         // The first failure and the summaries are the only warnings: no line per attempt of each part.
         const warnings = lines(op).filter((l) => l.level === 40 && !l.msg.startsWith("--xds-plaintext"));

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { LISTENER_TYPE_URL } from "../../src/xds/resource/protos.js";
 import { EnvoyLikeClient } from "../support/envoy/client.js";
 import { eventually } from "../support/fake-apiserver/index.js";
+import { httpGet } from "../support/http-get.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";
 import { metricsReaderBindingCommand } from "../../src/operator/desired/permissions.js";
 import {
@@ -25,7 +26,7 @@ const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
 describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) on a real API server", () => {
   let kubeconfig = "";
   // The page and /metrics are read as Prometheus would: a ServiceAccount bound to oooi-metrics-reader.
-  let reader: RequestInit = {};
+  let reader = "";
   const kube = useKubeCluster({ controllerManager: false }, async (cluster) => {
     await installCrds(cluster);
     await seedExample(cluster);
@@ -34,7 +35,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) on a real AP
     await cluster.mustKubectl(["create", "serviceaccount", "prometheus", "-n", "monitoring"]);
     await cluster.mustKubectl(metricsReaderBindingCommand("monitoring:prometheus").split(" ").slice(1));
     const token = await serviceAccountToken(cluster, "monitoring", "prometheus");
-    reader = { headers: { Authorization: `Bearer ${token}` } };
+    reader = `Bearer ${token}`;
   });
 
   it("converges, reports the Envoy's ACK, is refused nothing, and releases its Lease on SIGTERM", async () => {
@@ -64,11 +65,11 @@ describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) on a real AP
     let envoy: EnvoyLikeClient | undefined;
     try {
       await eventually(() => {
-        expect(log).toMatch(/probes and metrics on http:\/\/[\d.]+:\d+/);
+        expect(log).toMatch(/probes and metrics on https:\/\/[\d.]+:\d+/);
         expect(log).toMatch(/xDS \(ADS\) server listening on port \d+/);
       }, 20_000);
       const xdsPort = /xDS \(ADS\) server listening on port (\d+)/.exec(log)?.[1] ?? "";
-      const metricsUrl = `${/probes and metrics on (http:\/\/[\d.]+:\d+)/.exec(log)?.[1] ?? ""}/metrics`;
+      const metricsUrl = `${/probes and metrics on (https:\/\/[\d.]+:\d+)/.exec(log)?.[1] ?? ""}/metrics`;
 
       await eventually(async () => {
         expect(
@@ -99,7 +100,7 @@ describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) on a real AP
       // The status page on the same port: the Infra and the Envoy that ACKed, as the page draws them.
       const statusUrl = metricsUrl.replace(/\/metrics$/, "/status.json");
       await eventually(async () => {
-        const view = (await (await fetch(statusUrl, reader)).json()) as {
+        const view = JSON.parse((await httpGet(statusUrl, { authorization: reader })).body) as {
           infras: { name: string }[];
           nodeGroups: { group: string; clients: { id: string; types: { state: string }[] }[] }[];
         };
@@ -108,11 +109,11 @@ describe.skipIf(KUBE_SKIP !== undefined)("oooi operator (built CLI) on a real AP
         expect(client?.id).toBe("proxy-a");
         expect(client?.types.some((t) => t.state === "SYNCED")).toBe(true);
       }, 30_000);
-      expect((await fetch(metricsUrl.replace(/\/metrics$/, "/"), reader)).headers.get("content-type")).toMatch(
+      expect((await httpGet(metricsUrl.replace(/\/metrics$/, "/"), { authorization: reader })).type).toMatch(
         /^text\/html/,
       );
 
-      const exposition = await (await fetch(metricsUrl, reader)).text();
+      const { body: exposition } = await httpGet(metricsUrl, { authorization: reader });
       const refused = exposition
         .split("\n")
         .filter(

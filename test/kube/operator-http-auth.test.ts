@@ -1,63 +1,52 @@
 // The operator's HTTP port on a real API server (docs/security.md#the-operators-http-port): the built
 // CLI as deployed, with deploy/rbac's identity, lets in only a bearer token whose user a
 // ClusterRoleBinding of oooi-metrics-reader allows to get the path (TokenReview, then
-// SubjectAccessReview); the kubelet's probes stay open; --http-auth=none opens the rest. Then the
-// review itself: answers are reused for their TTL, shared by concurrent requests, and bounded.
-import { spawn } from "node:child_process";
+// SubjectAccessReview); the kubelet's probes stay open; --http-auth=none opens the rest. The port is
+// HTTPS whenever it reviews tokens: on a self-signed certificate by default, on the files given
+// (and on their replacement, without a restart) otherwise. Then the review itself: answers are
+// reused for their TTL, shared by concurrent requests, and bounded.
+import { X509Certificate } from "node:crypto";
+import { mkdtempSync, renameSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { metricsReaderBindingCommand } from "../../src/operator/desired/permissions.js";
 import { AccessReview, type AccessDecision } from "../../src/operator/process/access-review.js";
 import { KubeRest } from "../../src/kube/rest.js";
+import { issueCa, issueLeaf, loadCa } from "../../src/pki/issue.js";
 import { SILENT_LOGGER } from "../../src/util/logger.js";
+import { oooi, OperatorProcess } from "../support/cli.js";
 import { eventually } from "../support/fake-apiserver/index.js";
+import { httpGet } from "../support/http-get.js";
 import { KUBE_SKIP } from "../support/kube/cluster.js";
 import { ManualClock } from "../support/manual-clock.js";
 import { createNamespaces, installCrds, operatorToken, serviceAccountToken, useKubeCluster } from "./support.js";
 
-const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
+/** The built operator with `args`, as deploy/ runs it but on loopback, one replica, xDS in plaintext. */
+const spawnOperator = (kubeconfig: string, args: readonly string[]) =>
+  new OperatorProcess(kubeconfig, ["--xds-plaintext", "--no-leader-election", ...args]);
 
-/** The built operator with `args`; resolves with its HTTP base URL once it listens. */
-function spawnOperator(kubeconfig: string, args: readonly string[]) {
-  const child = spawn(
-    process.execPath,
-    [CLI, "operator", "--kubeconfig", kubeconfig, "--xds-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"]
-      .concat("--xds-plaintext", "--no-leader-election")
-      .concat(args),
-    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, POD_NAMESPACE: "oooi-system", POD_NAME: "oooi-0" } },
-  );
-  let log = "";
-  child.stderr.setEncoding("utf8").on("data", (d: string) => {
-    log += d;
-  });
-  const exited = new Promise<number | null>((r) => child.once("exit", r));
-  return {
-    log: () => log,
-    base: async (): Promise<string> => {
-      await eventually(() => {
-        expect(log).toMatch(/probes and metrics on http:\/\/[\d.]+:\d+/);
-      }, 20_000);
-      return /probes and metrics on (http:\/\/[\d.]+:\d+)/.exec(log)?.[1] ?? "";
-    },
-    stop: async () => {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
+/** Status, body and headers of one request. */
+async function get(url: string, authorization?: string, method = "GET") {
+  const res = await httpGet(url, { method, ...(authorization === undefined ? {} : { authorization }) });
+  return { ...res, challenge: res.headers["www-authenticate"] };
 }
 
-/** Status, body and headers of one request; an event stream is read up to its headers only. */
-async function get(url: string, authorization?: string, method = "GET") {
-  const abort = new AbortController();
-  const res = await fetch(url, {
-    method,
-    signal: abort.signal,
-    headers: authorization === undefined ? {} : { Authorization: authorization },
-  });
-  const type = res.headers.get("content-type") ?? "";
-  const body = type.startsWith("text/event-stream") ? "" : await res.text();
-  abort.abort();
-  return { status: res.status, body, type, challenge: res.headers.get("www-authenticate") };
+/** A CA and a server certificate for localhost it signs, PEM. */
+async function servingPair() {
+  const now = Date.now();
+  const ca = await issueCa("test http ca", { now, lifetimeMs: 3600_000 });
+  const leaf = await issueLeaf(
+    await loadCa(ca.certPem, ca.keyPem),
+    { kind: "server", commonName: "localhost", dnsNames: ["localhost"] },
+    { now, lifetimeMs: 3600_000 },
+  );
+  return {
+    ca: ca.certPem,
+    cert: leaf.certPem,
+    key: leaf.keyPem,
+    fingerprint: new X509Certificate(leaf.certPem).fingerprint256,
+  };
 }
 
 describe.skipIf(KUBE_SKIP !== undefined)("the operator's HTTP port on a real API server", () => {
@@ -94,17 +83,25 @@ describe.skipIf(KUBE_SKIP !== undefined)("the operator's HTTP port on a real API
   const bearer = (who: keyof typeof tokens) => `Bearer ${tokens[who]}`;
 
   describe("oooi operator (default --http-auth=kubernetes)", () => {
-    let op: ReturnType<typeof spawnOperator> | undefined;
+    let op: OperatorProcess | undefined;
     let base = "";
     beforeAll(async () => {
       op = spawnOperator(kubeconfig, []);
-      base = await op.base();
+      base = await op.httpBase();
     }, 30_000);
     afterAll(async () => {
       await op?.stop();
     });
 
-    it("keeps the probes open", async () => {
+    it("serves HTTPS on a self-signed certificate it made, and says so; plain HTTP gets no page", async () => {
+      expect(base).toMatch(/^https:\/\//);
+      expect(op?.log).toContain("self-signed certificate");
+      const served = await get(`${base}/healthz`);
+      expect(served.fingerprint).toMatch(/^[0-9A-F:]+$/);
+      await expect(httpGet(`${base.replace(/^https:/, "http:")}/metrics`)).rejects.toThrow();
+    });
+
+    it("keeps the probes open, over HTTPS without a token, as the kubelet asks", async () => {
       expect((await get(`${base}/healthz`)).status).toBe(200);
       await eventually(async () => {
         expect((await get(`${base}/readyz`)).status).toBe(200);
@@ -191,14 +188,51 @@ describe.skipIf(KUBE_SKIP !== undefined)("the operator's HTTP port on a real API
   it("--http-auth=none opens the page and /metrics to anyone, and says so", async () => {
     const op = spawnOperator(kubeconfig, ["--http-auth", "none"]);
     try {
-      const base = await op.base();
+      const base = await op.httpBase();
+      expect(base).toMatch(/^http:\/\//);
       expect((await get(`${base}/metrics`)).status).toBe(200);
       expect((await get(`${base}/status.json`)).status).toBe(200);
-      expect(op.log()).toContain("--http-auth=none");
+      expect(op.log).toContain("--http-auth=none");
     } finally {
       await op.stop();
     }
   }, 30_000);
+
+  it("serves the certificate of --http-tls-cert, and its replacement once the files change, no restart", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "oooi-http-tls-"));
+    const files = { cert: join(dir, "tls.crt"), key: join(dir, "tls.key") };
+    // As a Secret volume changes: each file replaced whole, by a rename.
+    const install = (pair: { cert: string; key: string }) => {
+      for (const part of ["key", "cert"] as const) {
+        writeFileSync(`${files[part]}.new`, pair[part]);
+        renameSync(`${files[part]}.new`, files[part]);
+      }
+    };
+    const first = await servingPair();
+    install(first);
+    const op = spawnOperator(kubeconfig, ["--http-tls-cert", files.cert, "--http-tls-key", files.key]);
+    try {
+      const base = (await op.httpBase()).replace("127.0.0.1", "localhost");
+      expect(op.log).not.toContain("self-signed");
+      const verified = await httpGet(`${base}/metrics`, { ca: first.ca, authorization: bearer("reader") });
+      expect([verified.status, verified.fingerprint]).toEqual([200, first.fingerprint]);
+      const second = await servingPair();
+      install(second);
+      await eventually(async () => {
+        const probe = await httpGet(`${base}/healthz`, { ca: second.ca });
+        expect([probe.status, probe.fingerprint]).toEqual([200, second.fingerprint]);
+      }, 30_000);
+      expect(op.child.exitCode).toBe(null);
+    } finally {
+      await op.stop();
+    }
+  }, 60_000);
+
+  it("--http-tls-cert without --http-tls-key: exit 2, naming both", async () => {
+    const run = await oooi(["operator", "--kubeconfig", kubeconfig, "--http-tls-cert", "/nonexistent/tls.crt"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--http-tls-cert and --http-tls-key go together");
+  });
 
   describe("AccessReview", () => {
     let requests = 0;

@@ -62,6 +62,9 @@ describe.skipIf(!KUBECTL)("deploy/monitoring", () => {
     expect(withPort.map((s) => at(s, "metadata", "name"))).toEqual(["oooi-metrics"]);
     expect(at(monitor, "spec", "namespaceSelector", "matchNames")).toEqual(["oooi-system"]);
     expect(at(monitor, "spec", "endpoints", 0, "path")).toBe("/metrics");
+    // The operator's port is HTTPS on a self-signed certificate by default (docs/security.md).
+    expect(at(monitor, "spec", "endpoints", 0, "scheme")).toBe("https");
+    expect(at(monitor, "spec", "endpoints", 0, "tlsConfig")).toEqual({ insecureSkipVerify: true });
   });
 
   it("the PodMonitor selects the CoreDNS pods of every Infra, in any namespace, by a port their container names", () => {

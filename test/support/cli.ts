@@ -87,6 +87,15 @@ export class OperatorProcess extends CliProcess {
       env,
     );
   }
+
+  /** The HTTP port's base URL as the operator logged it (https:// unless --http-auth=none without a certificate). */
+  async httpBase(): Promise<string> {
+    const logged = () => /probes and metrics on (https?:\/\/[\d.]+:\d+)/.exec(this.log)?.[1];
+    await until(() => logged() !== undefined || this.child.exitCode !== null, "the operator's HTTP port");
+    const base = logged();
+    if (base === undefined) throw new Error(`the operator exited before listening:\n${this.log}`);
+    return base;
+  }
 }
 
 /** A loopback port nothing listens on (bound, then closed): TCP and, on loopback, UDP are refused. */

@@ -51,11 +51,16 @@ export function registerOperatorCommand(program: Command): void {
     .addOption(
       new Option(
         "--http-auth <mode>",
-        "who may read the status page, /events, /status.json and /metrics: kubernetes = a bearer token the API server accepts (TokenReview) for a user allowed to get the path (SubjectAccessReview; bind the ClusterRole oooi-metrics-reader); none = anyone who reaches the port. /healthz and /readyz are always open",
+        "who may read the status page, /events, /status.json and /metrics: kubernetes = a bearer token the API server accepts (TokenReview) for a user allowed to get the path (SubjectAccessReview; bind the ClusterRole oooi-metrics-reader); none = anyone who reaches the port. /healthz and /readyz are always open. With kubernetes the port is HTTPS (tokens never travel in the clear)",
       )
         .choices(["kubernetes", "none"])
         .default("kubernetes"),
     )
+    .option(
+      "--http-tls-cert <file>",
+      "serve --http-listen over HTTPS with this certificate (PEM; read again every 10 s, so a rotated Secret is served without a restart); default with --http-auth=kubernetes: a self-signed certificate made at start",
+    )
+    .option("--http-tls-key <file>", "private key of --http-tls-cert (PEM)")
     .option("--xds-tls-cert <file>", "serve xDS over TLS with this certificate (PEM)")
     .option("--xds-tls-key <file>", "private key of --xds-tls-cert (PEM)")
     .option("--xds-tls-ca <file>", "require client certificates signed by this CA (mTLS)")

@@ -1,7 +1,7 @@
 // `oooi serve`: its flags and help. The process itself (../serve/command.ts) is loaded when it runs.
 import { Option, type Command } from "commander";
 import { DEFAULT_XDS_ADDRESS } from "../../envoy/xds-address.js";
-import { DEFAULT_MAX_TCP_CONNECTIONS } from "../../dns/server/limits.js";
+import { DEFAULT_MAX_TCP_CONNECTIONS, DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT } from "../../dns/server/limits.js";
 import { DEFAULT_MAX_EVENT_CLIENTS } from "../../status-page/events.js";
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM } from "../../xds/server/limits.js";
 import {
@@ -12,6 +12,7 @@ import {
   loopbackHostPort,
   maxManifestBytesOption,
   nonNegativeInt,
+  positiveInt,
   xdsMaxConnectionsOption,
   xdsMaxNamesOption,
 } from "../options.js";
@@ -73,9 +74,15 @@ export function registerServeCommand(program: Command): void {
     )
     .option(
       "--dns-max-tcp-connections <n>",
-      "DNS-over-TCP connections open at once; more are closed at once (UDP keeps answering)",
+      "DNS-over-TCP connections open at once; past it a new one replaces the one waiting longest on its client (idle or a message not whole), or is closed at once when all are answering (UDP keeps answering)",
       nonNegativeInt,
       DEFAULT_MAX_TCP_CONNECTIONS,
+    )
+    .option(
+      "--dns-max-tcp-connections-per-client <n>",
+      "DNS-over-TCP connections one client address may hold open; more from it are closed at once",
+      positiveInt,
+      DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT,
     )
     .option("--no-dns", "do not start the DNS responder")
     .option("--dns-server <ns/name>", "DNSServer the responder serves (default: the first Infra with DNS enabled)")

@@ -20,6 +20,7 @@ export interface ServeFlags {
   readonly dnsListen: { host: string; port: number };
   readonly dns: boolean;
   readonly dnsMaxTcpConnections: number;
+  readonly dnsMaxTcpConnectionsPerClient: number;
   readonly xdsListen: string;
   readonly xds: boolean;
   readonly xdsTlsCert?: string;
@@ -76,7 +77,13 @@ export async function runServeCommand(opts: ServeFlags, cmd: Command): Promise<v
         ...(opts.dhcpServer === undefined ? {} : { dhcpServer: opts.dhcpServer }),
         ...(opts.keaHooksDir === undefined ? {} : { keaHooksDir: opts.keaHooksDir }),
         ...(opts.keaLeaseFile === undefined ? {} : { keaLeaseFile: opts.keaLeaseFile }),
-        ...(opts.dns ? { dnsListen: opts.dnsListen, dnsMaxTcpConnections: opts.dnsMaxTcpConnections } : {}),
+        ...(opts.dns
+          ? {
+              dnsListen: opts.dnsListen,
+              dnsMaxTcpConnections: opts.dnsMaxTcpConnections,
+              dnsMaxTcpConnectionsPerClient: opts.dnsMaxTcpConnectionsPerClient,
+            }
+          : {}),
         ...(opts.xds ? { xdsListen: opts.xdsListen } : {}),
         ...(credentials === undefined ? {} : { xdsCredentials: credentials }),
         // mTLS: the client certificate's identity decides what a client may receive (authz.ts).

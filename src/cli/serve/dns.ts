@@ -18,6 +18,9 @@ export function startServeDns(
     host: listen.host,
     port: listen.port,
     ...(opts.dnsMaxTcpConnections === undefined ? {} : { maxTcpConnections: opts.dnsMaxTcpConnections }),
+    ...(opts.dnsMaxTcpConnectionsPerClient === undefined
+      ? {}
+      : { maxTcpConnectionsPerClient: opts.dnsMaxTcpConnectionsPerClient }),
     logger: (m) => {
       log.debug(m);
     },

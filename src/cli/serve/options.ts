@@ -31,6 +31,8 @@ export interface ServeOptions {
   readonly xdsMaxNamesPerStream?: number;
   /** --dns-max-tcp-connections (the responder's default when absent). */
   readonly dnsMaxTcpConnections?: number;
+  /** --dns-max-tcp-connections-per-client (the responder's default when absent). */
+  readonly dnsMaxTcpConnectionsPerClient?: number;
   /** Serve /metrics (Prometheus) here; undefined = none. */
   readonly httpListen?: { readonly host: string; readonly port: number };
   /** Host names the HTTP port answers besides IP literals and localhost (DNS-rebinding defence). */

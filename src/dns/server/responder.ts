@@ -13,14 +13,19 @@ import { QueryHandler, type QueryCounters } from "./handler.js";
 import { buildServing, type ServingState } from "./serving.js";
 import { DEFAULT_TCP_LIMITS, TcpConnection, type TcpLimits } from "./tcp.js";
 import { CLASSIC_UDP_LIMIT, TCP_LIMIT } from "./dns-message.js";
-import { DEFAULT_MAX_TCP_CONNECTIONS } from "./limits.js";
+import { DEFAULT_MAX_TCP_CONNECTIONS, DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT } from "./limits.js";
 
 /** Counters since start, and the TCP side's state now. */
 export interface DnsResponderStats extends QueryCounters {
   /** TCP connections open now. */
   readonly tcpOpen: number;
-  /** TCP connections closed at once because maxTcpConnections were open. */
+  /**
+   * TCP connections closed at once: their client already had maxTcpConnectionsPerClient open, or
+   * maxTcpConnections were open and every one was answering.
+   */
   readonly tcpRefused: number;
+  /** TCP connections closed to make room for a new one, at maxTcpConnections (the longest waiting on its client). */
+  readonly tcpEvicted: number;
   /** TCP connections closed by the idle timeout or the message deadline. */
   readonly tcpTimedOut: number;
   /** TCP connections not read from now because their client is behind on replies. */
@@ -44,10 +49,17 @@ export interface DnsResponderOptions {
   /** Forwarded queries in flight before new ones get SERVFAIL at once. Default 1024. */
   readonly maxForwardsInFlight?: number;
   /**
-   * TCP connections open at once; beyond it a new connection is closed at once (UDP is unaffected).
-   * Leave headroom below the process's file limit for its other sockets and files. Default 1024.
+   * TCP connections open at once. At the cap a new connection takes the place of the one that has
+   * waited longest on its client (idle, or a message not whole); when every one is answering, the
+   * new one is closed at once (UDP is unaffected). Leave headroom below the process's file limit
+   * for its other sockets and files. Default 1024.
    */
   readonly maxTcpConnections?: number;
+  /**
+   * TCP connections one client address may hold open; past it its new connections are closed at
+   * once, so one address never holds every slot however fast it reconnects. Default 16.
+   */
+  readonly maxTcpConnectionsPerClient?: number;
   /**
    * A TCP connection with no query being received and none being answered is closed after this
    * long (RFC 7766 §6.2.3); so is one whose client reads no reply for this long. Default 10000.
@@ -124,6 +136,7 @@ export async function startDnsResponder(model: DnsModel | undefined, opts: DnsRe
       maxInFlight: opts.maxForwardsInFlight ?? DEFAULT_MAX_FORWARDS,
     }),
     maxTcpConnections: opts.maxTcpConnections ?? DEFAULT_MAX_TCP_CONNECTIONS,
+    maxTcpConnectionsPerClient: opts.maxTcpConnectionsPerClient ?? DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT,
     tcpLimits: {
       idleTimeoutMs: opts.tcpIdleTimeoutMs ?? DEFAULT_TCP_LIMITS.idleTimeoutMs,
       messageTimeoutMs: opts.tcpMessageTimeoutMs ?? DEFAULT_TCP_LIMITS.messageTimeoutMs,
@@ -145,6 +158,7 @@ interface ResponderSettings {
   readonly upstreamPort: number;
   readonly forwarder: Forwarder;
   readonly maxTcpConnections: number;
+  readonly maxTcpConnectionsPerClient: number;
   readonly tcpLimits: TcpLimits;
   readonly clock: Clock;
   readonly log: (msg: string) => void;
@@ -155,8 +169,12 @@ class Responder implements DnsResponder {
   private serving: ServingState = { table: undefined, upstreams: [], files: undefined };
   private readonly handler: QueryHandler;
   private readonly addresses = new Map<string, number>();
-  private readonly connections = new Map<Socket, TcpConnection>();
+  /** Open TCP connections, oldest first, each with its client's address. */
+  private readonly connections = new Map<Socket, { readonly conn: TcpConnection; readonly client: string }>();
+  /** Open TCP connections per client address. */
+  private readonly perClient = new Map<string, number>();
   private tcpRefused = 0;
+  private tcpEvicted = 0;
   private tcpTimedOut = 0;
 
   constructor(
@@ -203,14 +221,15 @@ class Responder implements DnsResponder {
   stats(): DnsResponderStats {
     let paused = 0;
     let unsent = 0;
-    for (const c of this.connections.values()) {
-      if (c.paused) paused++;
-      unsent += c.unsentBytes;
+    for (const { conn } of this.connections.values()) {
+      if (conn.paused) paused++;
+      unsent += conn.unsentBytes;
     }
     return {
       ...this.handler.counters,
       tcpOpen: this.connections.size,
       tcpRefused: this.tcpRefused,
+      tcpEvicted: this.tcpEvicted,
       tcpTimedOut: this.tcpTimedOut,
       tcpPaused: paused,
       tcpUnsentBytes: unsent,
@@ -219,7 +238,7 @@ class Responder implements DnsResponder {
 
   async close(): Promise<void> {
     this.settings.forwarder.close();
-    for (const c of this.connections.keys()) c.destroy();
+    for (const socket of this.connections.keys()) socket.destroy();
     await Promise.all([
       new Promise<void>((resolve) => {
         this.tcp.close(() => {
@@ -258,16 +277,26 @@ class Responder implements DnsResponder {
     }
   }
 
+  /**
+   * Bounds a client by its address first, then the whole (RFC 7766 §10: a server may limit the
+   * connections of one client address; §6.2.3: under pressure, idle connections go first). Refused
+   * before anything is read: a flood of connections costs one accept each.
+   */
   private onConnection(socket: Socket): void {
-    if (this.connections.size >= this.settings.maxTcpConnections) {
-      // Refused before anything is read: a flood of connections costs one accept each.
+    const address = socket.remoteAddress ?? "";
+    const client = address.toLowerCase().startsWith("::ffff:") ? address.slice(7) : address;
+    const held = this.perClient.get(client) ?? 0;
+    if (
+      held >= this.settings.maxTcpConnectionsPerClient ||
+      (this.connections.size >= this.settings.maxTcpConnections && !this.evictLongestWaiting())
+    ) {
       this.tcpRefused++;
       socket.on("error", () => undefined);
       socket.destroy();
       return;
     }
     this.handler.counters.tcpConnections++;
-    const ip = this.clientIPv4(socket.remoteAddress ?? "");
+    const ip = this.clientIPv4(address);
     const conn = new TcpConnection(
       socket,
       (msg) => this.handler.handle(msg, ip, TCP_LIMIT),
@@ -277,8 +306,39 @@ class Responder implements DnsResponder {
         this.tcpTimedOut++;
       },
     );
-    this.connections.set(socket, conn);
-    socket.on("close", () => this.connections.delete(socket));
+    this.connections.set(socket, { conn, client });
+    this.perClient.set(client, held + 1);
+    socket.on("close", () => {
+      this.forget(socket);
+    });
+  }
+
+  /** Closes the connection that has waited longest on its client; false when every one is answering. */
+  private evictLongestWaiting(): boolean {
+    let victim: Socket | undefined;
+    let oldest = Infinity;
+    for (const [socket, { conn }] of this.connections) {
+      const since = conn.waitingSince;
+      if (since !== undefined && since < oldest) {
+        oldest = since;
+        victim = socket;
+      }
+    }
+    if (victim === undefined) return false;
+    this.tcpEvicted++;
+    // Its slot is free now: 'close' comes on a later turn.
+    this.forget(victim);
+    victim.destroy();
+    return true;
+  }
+
+  private forget(socket: Socket): void {
+    const entry = this.connections.get(socket);
+    if (entry === undefined) return;
+    this.connections.delete(socket);
+    const left = (this.perClient.get(entry.client) ?? 1) - 1;
+    if (left > 0) this.perClient.set(entry.client, left);
+    else this.perClient.delete(entry.client);
   }
 
   /** The client's IPv4 address as a number (IPv4-mapped IPv6 unwrapped); undefined for IPv6. */

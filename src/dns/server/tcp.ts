@@ -61,6 +61,14 @@ export class TcpConnection {
     return !this.reading;
   }
 
+  /**
+   * Since when the connection has waited on its client — idle, or a message not yet whole;
+   * undefined while it waits on forwarded answers (the server is the one behind then).
+   */
+  get waitingSince(): number | undefined {
+    return this.deadline === "none" ? undefined : this.since;
+  }
+
   /** Reply bytes accepted but not yet handed to the kernel. */
   get unsentBytes(): number {
     return this.socket.writableLength;

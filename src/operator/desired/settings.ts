@@ -56,6 +56,8 @@ export const FIELD_MANAGER = "oooi";
 export const XDS_PORT = 18000;
 /** Name of the operator's xDS Service. */
 export const XDS_SERVICE = "oooi-xds";
+/** Name of the Service in front of the operator's HTTP port (deploy/operator/services.yaml). */
+export const METRICS_SERVICE = "oooi-metrics";
 /** Namespace the deploy/ manifests install the operator into. */
 export const DEFAULT_OPERATOR_NAMESPACE = "oooi-system";
 

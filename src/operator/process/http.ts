@@ -1,10 +1,13 @@
 // The operator's probe and metrics endpoint: /healthz (the process answers), /readyz (every watch
 // has listed once; 503 before), /metrics (Prometheus text), and the routes `page` puts in front
-// (the live status page, src/status-page). With `access`, every path but the probes is reviewed first.
+// (the live status page, src/status-page). With `access`, every path but the probes is reviewed first;
+// with `tls`, everything is served over HTTPS (http-tls.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../../util/logger.js";
 import type { AccessReview } from "./access-review.js";
+import type { HttpTls } from "./http-tls.js";
 import type { OperatorMetrics } from "./metrics.js";
 
 // Kubelet's probes carry no token; they tell only whether the process answers and has synced.
@@ -40,6 +43,7 @@ type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 /** A running probe server. */
 export interface ProbeServer {
   readonly address: AddressInfo;
+  readonly scheme: "http" | "https";
   /**
    * Answers from `probes` from now on: `oooi operator` listens before the API server answers (not
    * ready, but up), and runOperator takes the same listener over once it starts.
@@ -73,8 +77,8 @@ export function serveProbes(
   return { started, current: () => server };
 }
 
-/** Starts the probe server. */
-export async function startProbeServer(listen: HttpListen, initial: Probes): Promise<ProbeServer> {
+/** Starts the probe server: over TLS with `tls`, whose later certificates serve new connections. */
+export async function startProbeServer(listen: HttpListen, initial: Probes, tls?: HttpTls): Promise<ProbeServer> {
   let probes = initial;
   const own = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? "/").split("?")[0];
@@ -108,9 +112,18 @@ export async function startProbeServer(listen: HttpListen, initial: Probes): Pro
     return p.access === undefined ? routes : reviewed(p.access, routes);
   };
   let handler = handlerOf(probes);
-  const server: Server = createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
     handler(req, res);
-  });
+  };
+  let server: Server;
+  if (tls === undefined) server = createServer(serve);
+  else {
+    const secure = createTlsServer({ cert: tls.first.cert, key: tls.first.key }, serve);
+    tls.onChange((next) => {
+      secure.setSecureContext({ cert: next.cert, key: next.key });
+    });
+    server = secure;
+  }
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.host, () => {
@@ -120,6 +133,7 @@ export async function startProbeServer(listen: HttpListen, initial: Probes): Pro
   });
   return {
     address: server.address() as AddressInfo,
+    scheme: tls === undefined ? "http" : "https",
     use: (next) => {
       if (next.page !== probes.page) probes.page?.close();
       probes = next;
@@ -127,6 +141,7 @@ export async function startProbeServer(listen: HttpListen, initial: Probes): Pro
     },
     close: () =>
       new Promise<void>((resolve) => {
+        tls?.stop();
         probes.page?.close();
         server.close(() => {
           resolve();

@@ -133,28 +133,54 @@ export class RotatingServerCredentials extends ServerCredentials {
 
 /**
  * Server credentials from PEM files (`--xds-tls-cert/--xds-tls-key/--xds-tls-ca`): TLS with cert and
- * key, mutual TLS when a client CA is given too. The files are read again every `refreshMs` on
- * `clock`; a change (a re-mounted Secret, a renewed certificate) serves new connections without a
- * restart, and a file that cannot be read then keeps the certificate in use. Throws a readable error
- * naming a missing or unreadable file at start.
+ * key, mutual TLS when a client CA is given too. The files are read again as pollTlsFiles says: a
+ * change (a re-mounted Secret, a renewed certificate) serves new connections without a restart.
+ * Throws a readable error naming a missing or unreadable file at start.
  */
 export function serverCredentialsFromFiles(
   files: TlsFiles & { readonly clientCertificate?: "required" | "optional" },
   refreshMs = TLS_FILE_REFRESH_MS,
   clock: Clock = SYSTEM_CLOCK,
 ): RotatingServerCredentials {
-  if (files.cert === undefined || files.key === undefined)
-    throw new Error("TLS for the xDS port needs both a certificate and its key");
+  const holder: { credentials?: RotatingServerCredentials } = {};
+  const polled = pollTlsFiles(
+    files,
+    "the xDS port",
+    (next) => {
+      holder.credentials?.update(next);
+    },
+    refreshMs,
+    clock,
+  );
+  const credentials = new RotatingServerCredentials(polled.first, {
+    clientCertificate: files.clientCertificate ?? "required",
+  });
+  holder.credentials = credentials;
+  credentials.onClose(polled.stop);
+  return credentials;
+}
+
+/**
+ * Reads the certificate, key and optional CA of `files` now — throwing a readable error that names a
+ * missing or unreadable file, or says that `what` needs both certificate and key — and again every
+ * `refreshMs` on `clock`, handing a changed set to `onChange`. A file that cannot be read later (a
+ * Secret volume swaps a symlink; a file half-written) keeps the set in use.
+ */
+export function pollTlsFiles(
+  files: TlsFiles,
+  what: string,
+  onChange: (next: ServerTlsMaterial) => void,
+  refreshMs = TLS_FILE_REFRESH_MS,
+  clock: Clock = SYSTEM_CLOCK,
+): { readonly first: ServerTlsMaterial; readonly stop: () => void } {
   const read = (): ServerTlsMaterial => {
     const { cert, key, ca } = readTlsFiles(files);
     if (cert === undefined || key === undefined)
-      throw new Error("TLS for the xDS port needs both a certificate and its key");
+      throw new Error(`TLS for ${what} needs both a certificate and its key`);
     return { cert, key, ca };
   };
-  let current = read();
-  const credentials = new RotatingServerCredentials(current, {
-    clientCertificate: files.clientCertificate ?? "required",
-  });
+  const first = read();
+  let current = first;
   const same = (a: ServerTlsMaterial, b: ServerTlsMaterial): boolean =>
     Buffer.from(a.cert).equals(Buffer.from(b.cert)) &&
     Buffer.from(a.key).equals(Buffer.from(b.key)) &&
@@ -165,17 +191,20 @@ export function serverCredentialsFromFiles(
     try {
       const next = read();
       if (!same(next, current)) {
-        credentials.update(next);
+        onChange(next);
         current = next;
       }
     } catch {
-      // Half-written or missing for a moment (a Secret volume swaps a symlink): keep serving.
+      // Half-written or missing for a moment: keep serving what is in use.
     }
     timer = clock.setTimeout(poll, refreshMs);
   };
   timer = clock.setTimeout(poll, refreshMs);
-  credentials.onClose(() => {
-    if (timer !== undefined) clock.clearTimeout(timer);
-  });
-  return credentials;
+  return {
+    first,
+    stop: () => {
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = undefined;
+    },
+  };
 }

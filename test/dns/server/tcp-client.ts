@@ -31,8 +31,9 @@ export class RawTcpClient {
     socket.on("error", () => undefined);
   }
 
-  static async open(port: number): Promise<RawTcpClient> {
-    const socket = connect({ port, host: "127.0.0.1" });
+  /** Connects to 127.0.0.1:`port`, from `source` (another loopback address) when given. */
+  static async open(port: number, source?: string): Promise<RawTcpClient> {
+    const socket = connect({ port, host: "127.0.0.1", ...(source === undefined ? {} : { localAddress: source }) });
     const client = new RawTcpClient(socket);
     await new Promise<void>((resolve, reject) => {
       socket.once("connect", resolve);

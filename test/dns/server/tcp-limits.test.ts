@@ -40,8 +40,8 @@ async function start(opts: Partial<DnsResponderOptions>, upstreamHost?: string):
   return responder;
 }
 
-async function open(r: DnsResponder): Promise<RawTcpClient> {
-  const c = await RawTcpClient.open(r.address.tcpPort);
+async function open(r: DnsResponder, source?: string): Promise<RawTcpClient> {
+  const c = await RawTcpClient.open(r.address.tcpPort, source);
   clients.push(c);
   return c;
 }
@@ -101,15 +101,16 @@ describe("a TCP client that pipelines queries and never reads the replies", () =
 
 describe("slow TCP clients", () => {
   /**
-   * `slots` connections each send one byte, then another 4 s later; a client asking meanwhile is
-   * refused; 5 s after their first byte they are closed, whatever else they sent, and `ask` is
-   * answered. Returns what `ask` reported during and after the trickle.
+   * `slots` connections, each from its own address, send one byte, then another 4 s later; a client
+   * asking meanwhile takes the place of one of them; 5 s after their first byte the others are
+   * closed, whatever else they sent, and `ask` is answered. Returns what `ask` reported during and
+   * after the trickle.
    */
   async function trickle(ask: (r: DnsResponder) => Promise<string[]>): Promise<{ during: string[]; after: string[] }> {
     const clock = new ManualClock();
     const slots = 8;
     const r = await start({ maxTcpConnections: slots, tcpMessageTimeoutMs: 5000, tcpIdleTimeoutMs: 10_000, clock });
-    const tricklers = await Promise.all(Array.from({ length: slots }, () => open(r)));
+    const tricklers = await Promise.all(Array.from({ length: slots }, (_, i) => open(r, `127.0.3.${String(i + 1)}`)));
     await until(() => r.stats().tcpOpen === slots, "every trickler accepted");
     const sendByte = async (b: number): Promise<void> => {
       await Promise.all(
@@ -126,34 +127,36 @@ describe("slow TCP clients", () => {
     };
     await sendByte(0);
     const during = await ask(r);
-    expect(r.stats().tcpRefused).toBe(1);
+    expect(r.stats()).toMatchObject({ tcpRefused: 0, tcpEvicted: 1 });
+    await until(() => r.stats().tcpOpen === slots - 1, "the asker gone, the evicted trickler not back");
 
     clock.advance(4000);
     await sendByte(40);
-    expect(r.stats().tcpOpen).toBe(slots);
+    expect(r.stats().tcpOpen).toBe(slots - 1);
     clock.advance(1000);
     await until(() => tricklers.every((t) => t.closedFlag), "tricklers closed");
-    expect(r.stats()).toMatchObject({ tcpOpen: 0, tcpTimedOut: slots });
+    expect(r.stats()).toMatchObject({ tcpOpen: 0, tcpTimedOut: slots - 1 });
     return { during, after: await ask(r) };
   }
 
-  it("lose their connection when a message is not whole by its deadline; a new client is then answered", async () => {
+  it("lose their connection when a message is not whole by its deadline; a new client is answered meanwhile", async () => {
     const { during, after } = await trickle(async (r) => {
       const c = await open(r);
       c.read();
       c.write(frame(`api.${DOMAIN}`, 1));
       await until(() => c.replies === 1 || c.closedFlag, "an answer or a close");
+      c.destroy();
       return c.replies === 1 ? ["answered"] : [];
     });
-    expect(during).toEqual([]);
+    expect(during).toEqual(["answered"]);
     expect(after).toEqual(["answered"]);
   });
 
-  it.skipIf(!HAVE_DIG)("do not keep dig +tcp from its answer beyond the message deadline", async () => {
+  it.skipIf(!HAVE_DIG)("do not keep dig +tcp from its answer", async () => {
     const { during, after } = await trickle(async (r) =>
       addresses(await dig({ host: "127.0.0.1", port: r.address.tcpPort }, ["+tcp", `api.${DOMAIN}`])),
     );
-    expect(during).toEqual([]);
+    expect(during).toEqual([INTERNAL_IP]);
     expect(after).toEqual([INTERNAL_IP]);
   });
 
@@ -178,14 +181,39 @@ describe("slow TCP clients", () => {
 });
 
 describe("the TCP connection cap", () => {
-  it("closes connections beyond it at once while UDP answers and forwards; a freed slot is reused", async () => {
-    const r = await start({ maxTcpConnections: 4, clock: new ManualClock() }, "127.0.9.62");
-    const held = await Promise.all(Array.from({ length: 4 }, () => open(r)));
-    await until(() => r.stats().tcpOpen === 4, "four connections accepted");
+  it("past it a new connection takes the place of the one idle longest", async () => {
+    const clock = new ManualClock();
+    const r = await start({ maxTcpConnections: 4, clock });
+    const held: RawTcpClient[] = [];
+    for (let i = 0; i < 4; i++) {
+      held.push(await open(r, `127.0.4.${String(i + 1)}`));
+      await until(() => r.stats().tcpOpen === i + 1, "accepted");
+      clock.advance(1);
+    }
+    const fifth = await open(r, "127.0.4.5");
+    fifth.read();
+    fifth.write(frame(`api.${DOMAIN}`, 5));
+    await until(() => fifth.replies === 1, "an answer on the fifth connection");
+    await until(() => held[0]?.closedFlag === true, "the oldest idle connection closed");
+    expect(held.map((c) => c.closedFlag)).toEqual([true, false, false, false]);
+    expect(r.stats()).toMatchObject({ tcpOpen: 4, tcpEvicted: 1, tcpRefused: 0 });
+  });
+
+  it("when every connection is answering, a new one is closed at once while UDP answers and forwards; a freed slot is reused", async () => {
+    const r = await start({ maxTcpConnections: 4, upstreamTimeoutMs: 600_000, clock: new ManualClock() }, "127.0.9.62");
+    if (upstream !== undefined) upstream.mode = "silent";
+    const held: RawTcpClient[] = [];
+    for (let i = 0; i < 4; i++) {
+      const c = await open(r, `127.0.5.${String(i + 1)}`);
+      c.write(frame("www.example.net", i));
+      held.push(c);
+    }
+    await until(() => r.stats().forwarded === 4, "four queries waiting on the upstream");
     const fifth = await open(r);
     await until(() => fifth.closedFlag, "the fifth connection closed");
-    expect(r.stats()).toMatchObject({ tcpOpen: 4, tcpRefused: 1 });
+    expect(r.stats()).toMatchObject({ tcpOpen: 4, tcpRefused: 1, tcpEvicted: 0 });
 
+    if (upstream !== undefined) upstream.mode = "answer";
     expect(await udpAsk(r.address.udpPort, `api.${DOMAIN}`)).toEqual([INTERNAL_IP]);
     expect(await udpAsk(r.address.udpPort, "www.example.net")).toEqual([FORWARDED_IP]);
 
@@ -195,5 +223,25 @@ describe("the TCP connection cap", () => {
     next.read();
     next.write(frame(`api.${DOMAIN}`, 5));
     await until(() => next.replies === 1, "an answer on the freed slot");
+  });
+
+  it("one client address holds at most maxTcpConnectionsPerClient; past it its new ones are closed, others' accepted", async () => {
+    const r = await start({ maxTcpConnectionsPerClient: 2, clock: new ManualClock() });
+    const mine = [await open(r, "127.0.6.1"), await open(r, "127.0.6.1")];
+    await until(() => r.stats().tcpOpen === 2, "two accepted");
+    const third = await open(r, "127.0.6.1");
+    await until(() => third.closedFlag, "the third from that address closed");
+    expect(r.stats()).toMatchObject({ tcpOpen: 2, tcpRefused: 1 });
+    const other = await open(r, "127.0.6.2");
+    other.read();
+    other.write(frame(`api.${DOMAIN}`, 6));
+    await until(() => other.replies === 1, "another address answered");
+    mine[0]?.destroy();
+    await until(() => r.stats().tcpOpen === 2, "a slot of that address freed");
+    const again = await open(r, "127.0.6.1");
+    again.read();
+    again.write(frame(`api.${DOMAIN}`, 7));
+    await until(() => again.replies === 1, "that address answered again");
+    expect(r.stats().tcpRefused).toBe(1);
   });
 });

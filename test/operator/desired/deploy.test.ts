@@ -346,6 +346,24 @@ describe("deploy/ manifests", () => {
     ]);
   });
 
+  it.skipIf(!kubectl)("deploy/openshift serves the HTTP port on the service CA's certificate for oooi-metrics", () => {
+    const objects = build("openshift");
+    const service = objects.find((o) => o["kind"] === "Service" && at(o, "metadata", "name") === "oooi-metrics");
+    const secret = at(service, "metadata", "annotations", "service.beta.openshift.io/serving-cert-secret-name");
+    const dep = objects.find((o) => o["kind"] === "Deployment");
+    const pod = at(dep, "spec", "template", "spec") as Json;
+    const volume = (pod["volumes"] as Json[]).find((v) => at(v, "secret", "secretName") === secret);
+    expect(secret).toBe("oooi-metrics-tls");
+    const operator = (pod["containers"] as Json[])[0] ?? {};
+    const mount = (operator["volumeMounts"] as Json[]).find((m) => m["name"] === volume?.["name"]);
+    const args = operator["args"] as string[];
+    const flag = (name: string) => args[args.indexOf(name) + 1];
+    expect([flag("--http-tls-cert"), flag("--http-tls-key")]).toEqual([
+      `${String(mount?.["mountPath"])}/tls.crt`,
+      `${String(mount?.["mountPath"])}/tls.key`,
+    ]);
+  });
+
   it.skipIf(!kubectl)("`images:` sets the operator's image, the only image the Deployment names", () => {
     const dep = build(".").find((o) => o["kind"] === "Deployment");
     const containers = at(dep, "spec", "template", "spec", "containers") as Json[];
@@ -421,6 +439,10 @@ describe("the operator Deployment", () => {
   it("probes /healthz and /readyz, gets its identity from the downward API, serves xDS where the Service points", () => {
     expect(at(container, "livenessProbe", "httpGet", "path")).toBe("/healthz");
     expect(at(container, "readinessProbe", "httpGet", "path")).toBe("/readyz");
+    // --http-auth=kubernetes (the default, the args give no other) serves HTTPS: so must the probes ask.
+    expect(container["args"]).not.toContain("--http-auth");
+    expect(at(container, "livenessProbe", "httpGet", "scheme")).toBe("HTTPS");
+    expect(at(container, "readinessProbe", "httpGet", "scheme")).toBe("HTTPS");
     const env = container["env"] as Json[];
     expect(env.find((e) => e["name"] === "POD_NAME")?.["valueFrom"]).toEqual({
       fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" },
