@@ -41,21 +41,31 @@ export function startDnsResponderThread(
     return startDnsResponder(undefined, { ...crossing, ...(logger === undefined ? {} : { logger }) });
   const log = logger ?? ((): void => undefined);
   const thread = new Worker(SCRIPT, { workerData: crossing });
-  const exited = new Promise<void>((resolve) => thread.once("exit", () => { resolve(); }));
+  const exited = new Promise<void>((resolve) =>
+    thread.once("exit", () => {
+      resolve();
+    }),
+  );
   return new Promise((resolve, reject) => {
     let sent: DnsModel | undefined;
     void exited.then(() => {
       reject(new Error("the DNS responder thread exited before it listened"));
     });
+    let listening = false;
     thread.on("error", (e) => {
-      log(`dns: responder thread failed: ${e.message}`);
-      reject(e);
+      // Before it listens: the start fails. After: as an exception on this thread would have done.
+      if (!listening) reject(e);
+      else
+        process.nextTick(() => {
+          throw e;
+        });
     });
     thread.on("message", (reply: ThreadReply) => {
       if (reply.type === "log") log(reply.msg);
       else if (reply.type === "failed")
         reject(Object.assign(new Error(reply.message), reply.code === undefined ? {} : { code: reply.code }));
-      else if (reply.type === "listening")
+      else if (reply.type === "listening") {
+        listening = true;
         resolve({
           address: reply.address,
           update: (model) => {
@@ -70,6 +80,7 @@ export function startDnsResponderThread(
             await exited;
           },
         });
+      }
     });
   });
 }
