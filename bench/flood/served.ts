@@ -21,6 +21,8 @@ export interface Pki {
   readonly dir: string;
   readonly group: ChannelCredentials;
   readonly unknown: ChannelCredentials;
+  /** Client credentials for node group `namespace/name` (signed by the same CA). */
+  client(namespace: string, name: string): Promise<ChannelCredentials>;
 }
 
 export async function makePki(): Promise<Pki> {
@@ -40,7 +42,12 @@ export async function makePki(): Promise<Pki> {
   writeFileSync(join(dir, "server.key"), server.keyPem);
   const creds = (leaf: IssuedCertificate) =>
     credentials.createSsl(Buffer.from(ca.certPem), Buffer.from(leaf.keyPem), Buffer.from(leaf.certPem));
-  return { dir, group: creds(group), unknown: creds(unknown) };
+  return {
+    dir,
+    group: creds(group),
+    unknown: creds(unknown),
+    client: async (ns, name) => creds(await client(ns, name)),
+  };
 }
 
 /** A running serve: its ports, its manifest folder, its pid. */

@@ -109,7 +109,9 @@ export function serve(opts: ServeOptions, log: Logger): Served {
         xdsAddress,
         envoy: { filterChainMatcher: opts.filterChainMatcher === true },
       };
-      const next = chain.render(load.state, "changes" in load ? load.changes : undefined, options);
+      const changes = "changes" in load ? load.changes : undefined;
+      log.debug({ changes: changes?.length ?? "all" }, "rendering");
+      const next = chain.render(load.state, changes, options);
       allocations.update(next);
       return next;
     },

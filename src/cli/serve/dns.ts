@@ -1,8 +1,9 @@
 // serve's split-horizon DNS responder (--dns-listen) and the render loop's DNS branch: each
-// rendering's DNS model (the DNSServer --dns-server names, or the first) is what it answers.
+// rendering's DNS model (the DNSServer --dns-server names, or the first) is what it answers. It
+// answers on its own thread, so a long render on this one never delays an answer.
 import type { Observable, Subscription } from "rxjs";
 import type { Logger } from "pino";
-import { startDnsResponder, type DnsResponder } from "../../dns/server/index.js";
+import { startDnsResponderThread, type ThreadedDnsResponder } from "../../dns/server/index.js";
 import type { DnsModel, Topology } from "../../model/types.js";
 import type { Outputs } from "../../pipeline/outputs.js";
 import { tagListen } from "../listen-error.js";
@@ -12,9 +13,9 @@ export function startServeDns(
   opts: ServeOptions & { readonly dnsListen: { readonly host: string; readonly port: number } },
   rendered$: Observable<Outputs>,
   log: Logger,
-): { readonly responder: Promise<DnsResponder>; readonly subscription: Subscription } {
+): { readonly responder: Promise<ThreadedDnsResponder>; readonly subscription: Subscription } {
   const listen = opts.dnsListen;
-  const started = startDnsResponder(undefined, {
+  const started = startDnsResponderThread({
     host: listen.host,
     port: listen.port,
     ...(opts.dnsMaxTcpConnections === undefined ? {} : { maxTcpConnections: opts.dnsMaxTcpConnections }),

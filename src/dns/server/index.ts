@@ -9,3 +9,4 @@ export {
   type DnsResponderStats,
   UDP_BUFFER_BYTES,
 } from "./responder.js";
+export { startDnsResponderThread, type ThreadedDnsResponder } from "./thread.js";
