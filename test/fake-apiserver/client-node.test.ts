@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node 1.4 models are classes, but its API takes and returns plain JSON objects of their shape */
 // @kubernetes/client-node 1.4 against the fake: typed CRUD, custom objects, and server-side apply.
 import {
   ApiException,

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node 1.4 models are classes, but its API takes and returns plain JSON objects of their shape */
 // client-node 1.4 informers (ListWatch) and Watch against the fake: list, watch, resets, 410 recovery, errors.
 //
 // What these tests pin down about client-node 1.4 (the operator's watchers rely on it):
