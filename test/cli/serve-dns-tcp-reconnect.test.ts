@@ -1,6 +1,6 @@
 // Reconnecting tricklers against the built `oooi serve` (issue 25 row 15, follow-up;
 // docs/security.md#limits): clients that send a byte now and then and reconnect the moment they are
-// cut. One address holds at most --dns-max-tcp-connections-per-client (16) connections, the rest
+// cut. One address holds at most --dns-max-tcp-per-client (16) connections, the rest
 // closed at once, so a real `dig +tcp` from another address is answered; and when tricklers from
 // many addresses fill every slot, a new client takes the place of the one waiting longest on its
 // client instead of being refused.

@@ -79,7 +79,7 @@ export function registerServeCommand(program: Command): void {
       DEFAULT_MAX_TCP_CONNECTIONS,
     )
     .option(
-      "--dns-max-tcp-connections-per-client <n>",
+      "--dns-max-tcp-per-client <n>",
       "DNS-over-TCP connections one client address may hold open; more from it are closed at once",
       positiveInt,
       DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT,

@@ -20,7 +20,7 @@ export interface ServeFlags {
   readonly dnsListen: { host: string; port: number };
   readonly dns: boolean;
   readonly dnsMaxTcpConnections: number;
-  readonly dnsMaxTcpConnectionsPerClient: number;
+  readonly dnsMaxTcpPerClient: number;
   readonly xdsListen: string;
   readonly xds: boolean;
   readonly xdsTlsCert?: string;
@@ -81,7 +81,7 @@ export async function runServeCommand(opts: ServeFlags, cmd: Command): Promise<v
           ? {
               dnsListen: opts.dnsListen,
               dnsMaxTcpConnections: opts.dnsMaxTcpConnections,
-              dnsMaxTcpConnectionsPerClient: opts.dnsMaxTcpConnectionsPerClient,
+              dnsMaxTcpPerClient: opts.dnsMaxTcpPerClient,
             }
           : {}),
         ...(opts.xds ? { xdsListen: opts.xdsListen } : {}),

@@ -19,9 +19,9 @@ export function startServeDns(
     host: listen.host,
     port: listen.port,
     ...(opts.dnsMaxTcpConnections === undefined ? {} : { maxTcpConnections: opts.dnsMaxTcpConnections }),
-    ...(opts.dnsMaxTcpConnectionsPerClient === undefined
+    ...(opts.dnsMaxTcpPerClient === undefined
       ? {}
-      : { maxTcpConnectionsPerClient: opts.dnsMaxTcpConnectionsPerClient }),
+      : { maxTcpConnectionsPerClient: opts.dnsMaxTcpPerClient }),
     logger: (m) => {
       log.debug(m);
     },

@@ -31,8 +31,8 @@ export interface ServeOptions {
   readonly xdsMaxNamesPerStream?: number;
   /** --dns-max-tcp-connections (the responder's default when absent). */
   readonly dnsMaxTcpConnections?: number;
-  /** --dns-max-tcp-connections-per-client (the responder's default when absent). */
-  readonly dnsMaxTcpConnectionsPerClient?: number;
+  /** --dns-max-tcp-per-client (the responder's default when absent). */
+  readonly dnsMaxTcpPerClient?: number;
   /** Serve /metrics (Prometheus) here; undefined = none. */
   readonly httpListen?: { readonly host: string; readonly port: number };
   /** Host names the HTTP port answers besides IP literals and localhost (DNS-rebinding defence). */

@@ -3,5 +3,5 @@
 
 /** Default of maxTcpConnections (`serve --dns-max-tcp-connections`). */
 export const DEFAULT_MAX_TCP_CONNECTIONS = 1024;
-/** Default of maxTcpConnectionsPerClient (`serve --dns-max-tcp-connections-per-client`). */
+/** Default of maxTcpConnectionsPerClient (`serve --dns-max-tcp-per-client`). */
 export const DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT = 16;
