@@ -10,9 +10,6 @@ import { checkOutputDir } from "../pipeline/output-guard.js";
 import { RenderChain, renderLoop } from "../pipeline/render-loop.js";
 import { SYSTEM_CLOCK } from "../util/clock.js";
 import type { ManifestLoad } from "../watchers/manifests.js";
-import type { ManifestSources } from "../watchers/manifest-sources.js";
-import type { ObjectRef } from "../model/types.js";
-import type { ChangeSource } from "../pipeline/change-line.js";
 import { watchManifests, type WatchedLoad } from "../watchers/manifest-watch.js";
 import { Metrics } from "../metrics/index.js";
 import { StatusPage } from "../status-page/index.js";
@@ -21,8 +18,9 @@ import { writeOutputs } from "./serve/files.js";
 import { startServeHttp, stopServeHttp } from "./serve/http.js";
 import { driveKea } from "./serve/kea.js";
 import { LoadReport } from "./serve/load-report.js";
-import { manifestsRoot, userPath } from "./problem-report.js";
+import { manifestsRoot } from "./problem-report.js";
 import type { ServeOptions } from "./serve/options.js";
+import { ServeReadiness } from "./serve/readiness.js";
 import { startServeXds } from "./serve/xds.js";
 
 export interface Served {
@@ -51,14 +49,6 @@ export async function checkServeFolders(opts: Pick<ServeOptions, "manifests" | "
   return guard.ok ? undefined : guard.message;
 }
 
-/** Where an object of our kinds was read from (file under --manifests as given, line). */
-function locateIn(sources: ManifestSources, root: string | undefined): (ref: ObjectRef) => ChangeSource | undefined {
-  return (ref) => {
-    const at = sources.locate(ref, "");
-    return at === undefined ? undefined : { file: userPath(root, at.file), line: at.line };
-  };
-}
-
 /** Renders on every change of the manifest directory; unreadable input keeps the last good outputs. */
 export function serve(opts: ServeOptions, log: Logger): Served {
   // Durable DHCP allocations: read back from --out (throws on an unusable file), written with the outputs.
@@ -81,13 +71,12 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   // Files of a folder are named under it as given; one file is named as given already.
   const root = manifestsRoot(opts.manifests);
   const report = new LoadReport(log, opts.manifests, root);
-  // Why the folder is not watched right now (/readyz says it: changes are not seen meanwhile).
-  let watchDown: string | undefined;
+  const readiness = new ServeReadiness();
   const loads$ = watchManifests(opts.manifests, {
     debounceMs: opts.debounceMs,
     ...(opts.maxManifestBytes === undefined ? {} : { maxFileBytes: opts.maxManifestBytes }),
     onWatch: (h) => {
-      watchDown = h.type === "down" ? h.reason : h.type === "up" ? undefined : watchDown;
+      readiness.watchDown = h.type === "down" ? h.reason : h.type === "up" ? undefined : readiness.watchDown;
       report.watch(h);
     },
   });
@@ -123,21 +112,7 @@ export function serve(opts: ServeOptions, log: Logger): Served {
   // Branches in order: the xDS cache first (what Envoys wait for goes out before the rest); the
   // report (log lines) runs even when no output is configured, after the push, in a task of its own.
   const subs = new Subscription();
-  if (xds !== undefined)
-    subs.add(
-      xds.publish(
-        outputs$.pipe(
-          map(({ input: { load }, outputs, rebuilt }) => ({
-            infras: outputs.infras,
-            batch: {
-              changes: "changes" in load ? load.changes : undefined,
-              rebuilt,
-              ...(load.ok ? { locate: locateIn(load.sources, root) } : {}),
-            },
-          })),
-        ),
-      ),
-    );
+  if (xds !== undefined) subs.add(xds.publish(outputs$, root));
   subs.add(
     outputs$.subscribe(({ input: { load }, outputs }) => {
       if (load.ok)
@@ -146,13 +121,9 @@ export function serve(opts: ServeOptions, log: Logger): Served {
         });
     }),
   );
-  // /readyz: ready once the manifests rendered (the first readable load) and every listener is bound.
-  let rendered = false;
-  let bound = false;
-  let closing = false;
   subs.add(
     rendered$.subscribe(() => {
-      rendered = true;
+      readiness.rendered = true;
     }),
   );
   for (const branch of [
@@ -171,29 +142,20 @@ export function serve(opts: ServeOptions, log: Logger): Served {
         page.setModel(out.model);
       }),
     );
-  const notReady = (): string | undefined =>
-    !bound
-      ? "listeners starting"
-      : !rendered
-        ? "manifests not rendered yet"
-        : watchDown !== undefined
-          ? `manifest folder not watched (${watchDown}): changes are not seen until the watch is back`
-          : undefined;
-  const probes = { live: () => !closing, notReady };
   const http =
     opts.httpListen === undefined || page === undefined
       ? undefined
-      : startServeHttp({ ...opts, httpListen: opts.httpListen }, { page, metrics, probes, log });
+      : startServeHttp({ ...opts, httpListen: opts.httpListen }, { page, metrics, probes: readiness, log });
   const dns =
     opts.dnsListen === undefined ? undefined : startServeDns({ ...opts, dnsListen: opts.dnsListen }, rendered$, log);
   if (dns !== undefined) subs.add(dns.subscription);
 
   return {
     ready: Promise.all([dns?.responder, xds?.server, http]).then(() => {
-      bound = true;
+      readiness.bound = true;
     }),
     close: async () => {
-      closing = true;
+      readiness.closing = true;
       subs.unsubscribe();
       for (const f of onClose) f();
       if (http !== undefined && page !== undefined) await stopServeHttp(http, page);

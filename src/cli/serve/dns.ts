@@ -19,9 +19,7 @@ export function startServeDns(
     host: listen.host,
     port: listen.port,
     ...(opts.dnsMaxTcpConnections === undefined ? {} : { maxTcpConnections: opts.dnsMaxTcpConnections }),
-    ...(opts.dnsMaxTcpPerClient === undefined
-      ? {}
-      : { maxTcpConnectionsPerClient: opts.dnsMaxTcpPerClient }),
+    ...(opts.dnsMaxTcpPerClient === undefined ? {} : { maxTcpConnectionsPerClient: opts.dnsMaxTcpPerClient }),
     logger: (m) => {
       log.debug(m);
     },

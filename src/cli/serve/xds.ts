@@ -1,7 +1,7 @@
 // serve's ADS server (with CSDS, oooi.debug.v1, health and reflection on its port) and the render
 // loop's xDS branch: every rendering that changed becomes the snapshots of its node groups.
 import { packageVersion, processStartMs } from "../package-version.js";
-import type { Observable, Subscription } from "rxjs";
+import { map, type Observable, type Subscription } from "rxjs";
 import type { Logger } from "pino";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL } from "../../dhcp/kea-config-resource.js";
 import { dialAddress } from "../../envoy/bootstrap.js";
@@ -16,18 +16,31 @@ import { SnapshotCache } from "../../xds/cache/index.js";
 import { addIntrospection } from "../../xds/introspect/index.js";
 import { startXdsServer, type XdsServer } from "../../xds/server/index.js";
 import { tagListen } from "../listen-error.js";
+import type { ObjectRef } from "../../model/types.js";
+import type { ChangeSource } from "../../pipeline/change-line.js";
+import type { ManifestSources } from "../../watchers/manifest-sources.js";
+import type { ManifestLoad } from "../../watchers/manifests.js";
+import type { WatchedLoad } from "../../watchers/manifest-watch.js";
+import { userPath } from "../problem-report.js";
 import type { ServeOptions } from "./options.js";
 
-/** A rendering and the batch it came from. */
-export type FeedRendering = Pick<Outputs, "infras"> & { readonly batch: FeedBatch };
+/** One rendering of the render loop, with the load it came from and the Infras it rebuilt. */
+export interface ServeRendering {
+  readonly input: { readonly load: WatchedLoad | ManifestLoad };
+  readonly outputs: Outputs;
+  readonly rebuilt: ReadonlySet<string>;
+}
 
 export interface ServeXds {
   /** Fails when the port cannot be bound (`ready` says so; the outputs are still written). */
   readonly server: Promise<XdsServer>;
   /** Where each bootstrap.yaml points; false when the server could not bind. */
   readonly address: Promise<{ host: string; port: number } | false>;
-  /** The xDS branch: subscribe it to the renderings, each with its batch (the change feed's log line). */
-  publish(rendered$: Observable<FeedRendering>): Subscription;
+  /**
+   * The xDS branch: subscribe it to the renderings; each batch's changes are located in the files under
+   * `root` for the change feed's log line.
+   */
+  publish(renderings$: Observable<ServeRendering>, root: string | undefined): Subscription;
 }
 
 /** Binds the ADS server at `listen` (--xds-listen); `onClose` collects what close() undoes. */
@@ -78,9 +91,19 @@ export function startServeXds(
   return {
     server,
     address,
-    publish: (rendered$) => {
+    publish: (renderings$, root) => {
       let summarized = false;
-      return rendered$.pipe(distinctRenderings()).subscribe((out) => {
+      const batches$ = renderings$.pipe(
+        map(({ input: { load }, outputs, rebuilt }) => ({
+          infras: outputs.infras,
+          batch: {
+            changes: "changes" in load ? load.changes : undefined,
+            rebuilt,
+            ...(load.ok ? { locate: locateIn(load.sources, root) } : {}),
+          } satisfies FeedBatch,
+        })),
+      );
+      return batches$.pipe(distinctRenderings()).subscribe((out) => {
         // Only the groups whose rendering changed since the last publish are handed to the cache.
         feed.publish(out, out.batch);
         if (summarized) return;
@@ -90,6 +113,14 @@ export function startServeXds(
         });
       });
     },
+  };
+}
+
+/** Where an object of our kinds was read from (file under --manifests as given, line). */
+function locateIn(sources: ManifestSources, root: string | undefined): (ref: ObjectRef) => ChangeSource | undefined {
+  return (ref) => {
+    const at = sources.locate(ref, "");
+    return at === undefined ? undefined : { file: userPath(root, at.file), line: at.line };
   };
 }
 
