@@ -139,17 +139,23 @@ export function buildWithLastGood(
   let result = step.result;
   if (refused.size > 0) {
     const problems = [...step.result.problems];
-    for (const [, r] of refused) {
+    const served = servedKeys(step.result);
+    for (const [key, r] of refused) {
       const object = r.problems[0]?.object;
       if (object === undefined) continue;
       // The model says the new version is not served; what is served is the last good one, so the
-      // problem says only what is wrong with this version, and the line below what is served.
-      problems.push(...r.problems.map(withoutNotServed), {
+      // problem says only what is wrong with this version, and the line below what is served — unless
+      // the last good one is not served either (an attachment whose Infra is gone): then the model's
+      // own problems about it say why, and nothing claims it is served.
+      const still = served.has(key);
+      problems.push(...(still ? r.problems.map(withoutNotServed) : r.problems), {
         object,
         field: "",
         reason: "ServingLastGood",
         severity: "warning",
-        message: `this version is not applied; the configuration accepted at ${r.acceptedAt} is still served`,
+        message: still
+          ? `this version is not applied; the configuration accepted at ${r.acceptedAt} is still served`
+          : `this version is not applied; the configuration accepted at ${r.acceptedAt} is not served either`,
       });
     }
     result = { ...step.result, problems: problems.sort(compareProblems) };
@@ -166,6 +172,16 @@ export function buildWithLastGood(
     rebuilt,
     watched,
   };
+}
+
+/** The refKeys of the Infras a build serves and of the attachments it serves in them. */
+function servedKeys(result: BuildResult): Set<string> {
+  const out = new Set<string>();
+  for (const t of result.topologies) {
+    out.add(refKey(t.infra));
+    for (const a of t.attachments) if (a.served) out.add(refKey(a.ref));
+  }
+  return out;
 }
 
 /**
