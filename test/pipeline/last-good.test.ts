@@ -226,3 +226,24 @@ describe("an accepted version keeps its first acceptance date", () => {
     },
   );
 });
+
+// serve's loop renders each step from the previous one (reuse): the memory must come out as a
+// rendering from scratch would have it, also for objects the step did not change.
+describe("in serve's loop (each rendering continues from the last)", () => {
+  const next = (last: Outputs, state: ClusterState, now: number): Outputs =>
+    renderAll(state, { now, previous: last.files, reuse: last, lastGood: last.lastGood });
+  const T2 = Date.parse("2026-01-01T12:00:00Z");
+
+  it("an attachment made before its Infra is accepted once the Infra comes, and is then kept through a bad edit", () => {
+    const withoutInfra = renderAll({ ...base, infras: [] }, { now: T0 });
+    expect(ready(withoutInfra, BETA).reason).toBe("InfraNotFound");
+    // The Infra arrives: beta itself did not change, but it is now served without an error.
+    const arrived = next(withoutInfra, base, T1);
+    expect(ready(arrived, BETA).status).toBe("True");
+    const broken = next(arrived, { ...base, attachments: [alpha, attachment("beta", { infra: "nope" })] }, T2);
+    const cond = ready(broken, BETA);
+    expect([cond.status, cond.reason]).toEqual(["False", "InfraNotFound"]);
+    expect(cond.message).toContain("the configuration accepted at 2026-01-01T11:00:00Z is still served");
+    expect(dataFiles(broken)).toEqual(dataFiles(arrived));
+  });
+});
