@@ -83,6 +83,16 @@ describe("last good per object", () => {
     const cond = ready(second, refused);
     expect([cond.status, cond.reason]).toEqual(["False", reason]);
     expect(cond.message).toContain("the configuration accepted at 2026-01-01T10:00:00Z is still served");
+    // status.json lists what is served as a warning of its own (docs/reference.md#last-good).
+    expect(second.model.problems.filter((p) => p.reason === "ServingLastGood")).toEqual([
+      {
+        object: refused,
+        field: "",
+        reason: "ServingLastGood",
+        severity: "warning",
+        message: "this version is not applied; the configuration accepted at 2026-01-01T10:00:00Z is still served",
+      },
+    ]);
     // One story: what is wrong with this version and that the last good one is served — never also
     // "not served" (issue 27, finding 7).
     expect(cond.message).not.toMatch(/is not served/);
