@@ -96,6 +96,14 @@ describe("last good per object", () => {
     // One story: what is wrong with this version and that the last good one is served — never also
     // "not served" (issue 27, finding 7).
     expect(cond.message).not.toMatch(/is not served/);
+    // What is wrong is said as the same edit, with nothing to fall back on, says it, less that clause.
+    const errorsOf = (o: Outputs) =>
+      o.model.problems
+        .filter((p) => p.severity === "error" && p.object.kind === refused.kind && p.object.name === refused.name)
+        .map((p) => `${p.field}: ${p.message}`);
+    expect(errorsOf(second)).toEqual(
+      errorsOf(renderAll(edit, { now: T1 })).map((m) => m.replace(/; this \w+ is not served[^;]*$/, "")),
+    );
     // A refused attachment leaves its Infra Ready: the Infra serves what it served.
     if (refused.kind !== "Infra") expect(ready(second, INFRA).status).toBe("True");
     // Still refused on the next rendering, still dated from the first acceptance.
