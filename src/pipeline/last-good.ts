@@ -203,8 +203,10 @@ function firstChanges(previous: PreviousStep, input: ClusterState, current: Clus
 
 /**
  * The refKeys whose memory may differ from the previous step's: Infras and attachments that
- * changed, appeared or went (valid or not), and those refused or in error now or then. Any other
- * one is the same object, served as before, so its remembered version stays.
+ * changed, appeared or went, and those refused or in error now or then. Any other one is the same
+ * object, served as before, so its remembered version stays. A version the schema refuses needs no
+ * look of its own: with a remembered version it is refused (watched), without one there is nothing
+ * to remember, and nothing is remembered for it while it stays refused.
  */
 function touched(previous: PreviousStep, input: ClusterState, watched: ReadonlySet<string>): Set<string> {
   const out = new Set<string>([...watched, ...previous.built.watched]);
@@ -216,9 +218,6 @@ function touched(previous: PreviousStep, input: ClusterState, watched: ReadonlyS
     const o = c.after ?? c.before;
     if (o !== undefined) out.add(refKey(refOf(c.kind as Kind, o as Obj)));
   }
-  // The same list of refused objects: the same objects, whose memory cannot have moved.
-  if (previous.input.invalid !== input.invalid)
-    for (const list of [previous.input.invalid, input.invalid]) for (const i of list ?? []) out.add(refKey(i.ref));
   return out;
 }
 

@@ -83,9 +83,27 @@ describe("last good per object", () => {
     const cond = ready(second, refused);
     expect([cond.status, cond.reason]).toEqual(["False", reason]);
     expect(cond.message).toContain("the configuration accepted at 2026-01-01T10:00:00Z is still served");
+    // status.json lists what is served as a warning of its own (docs/reference.md#last-good).
+    expect(second.model.problems.filter((p) => p.reason === "ServingLastGood")).toEqual([
+      {
+        object: refused,
+        field: "",
+        reason: "ServingLastGood",
+        severity: "warning",
+        message: "this version is not applied; the configuration accepted at 2026-01-01T10:00:00Z is still served",
+      },
+    ]);
     // One story: what is wrong with this version and that the last good one is served — never also
     // "not served" (issue 27, finding 7).
     expect(cond.message).not.toMatch(/is not served/);
+    // What is wrong is said as the same edit, with nothing to fall back on, says it, less that clause.
+    const errorsOf = (o: Outputs) =>
+      o.model.problems
+        .filter((p) => p.severity === "error" && p.object.kind === refused.kind && p.object.name === refused.name)
+        .map((p) => `${p.field}: ${p.message}`);
+    expect(errorsOf(second)).toEqual(
+      errorsOf(renderAll(edit, { now: T1 })).map((m) => m.replace(/; this \w+ is not served[^;]*$/, "")),
+    );
     // A refused attachment leaves its Infra Ready: the Infra serves what it served.
     if (refused.kind !== "Infra") expect(ready(second, INFRA).status).toBe("True");
     // Still refused on the next rendering, still dated from the first acceptance.
@@ -225,4 +243,25 @@ describe("an accepted version keeps its first acceptance date", () => {
       expect(message).not.toContain("11:00:00Z");
     },
   );
+});
+
+// serve's loop renders each step from the previous one (reuse): the memory must come out as a
+// rendering from scratch would have it, also for objects the step did not change.
+describe("in serve's loop (each rendering continues from the last)", () => {
+  const next = (last: Outputs, state: ClusterState, now: number): Outputs =>
+    renderAll(state, { now, previous: last.files, reuse: last, lastGood: last.lastGood });
+  const T2 = Date.parse("2026-01-01T12:00:00Z");
+
+  it("an attachment made before its Infra is accepted once the Infra comes, and is then kept through a bad edit", () => {
+    const withoutInfra = renderAll({ ...base, infras: [] }, { now: T0 });
+    expect(ready(withoutInfra, BETA).reason).toBe("InfraNotFound");
+    // The Infra arrives: beta itself did not change, but it is now served without an error.
+    const arrived = next(withoutInfra, base, T1);
+    expect(ready(arrived, BETA).status).toBe("True");
+    const broken = next(arrived, { ...base, attachments: [alpha, attachment("beta", { infra: "nope" })] }, T2);
+    const cond = ready(broken, BETA);
+    expect([cond.status, cond.reason]).toEqual(["False", "InfraNotFound"]);
+    expect(cond.message).toContain("the configuration accepted at 2026-01-01T11:00:00Z is still served");
+    expect(dataFiles(broken)).toEqual(dataFiles(arrived));
+  });
 });

@@ -84,19 +84,17 @@ function grpcCodeOf(status: number): GrpcStatus {
   return GrpcStatus.INTERNAL;
 }
 
-/** Which methods are discovery streams and which need no identity at all. */
+/** Which methods are discovery streams, and how tokens are checked. */
 export interface AuthorizationOptions {
   readonly logger: Logger;
   /** gRPC paths (`/package.Service/Method`) of the discovery streams. */
   readonly discoveryPaths: ReadonlySet<string>;
-  /** Service path prefixes anyone may call (`/grpc.health.v1.Health/`). */
-  readonly openPrefixes?: readonly string[];
   /** Lets a bearer token stand for the administrator identity on the administrative services. */
   readonly tokens?: TokenCheck;
 }
 
-/** Services anyone may call: health checks carry no data. */
-export const OPEN_PREFIXES: readonly string[] = ["/grpc.health.v1.Health/"];
+/** The service anyone may call: health checks carry no data. */
+const OPEN_SERVICE = "/grpc.health.v1.Health/";
 
 function nodeClusterOf(message: unknown): string | undefined {
   if (typeof message !== "object" || message === null) return undefined;
@@ -106,10 +104,9 @@ function nodeClusterOf(message: unknown): string | undefined {
 
 /** A grpc-js server interceptor enforcing the rules above on every call. */
 export function identityAuthorization(options: AuthorizationOptions): ServerInterceptor {
-  const open = options.openPrefixes ?? OPEN_PREFIXES;
   return (method, call) => {
     const path = method.path;
-    if (open.some((p) => path.startsWith(p))) return new ServerInterceptingCall(call);
+    if (path.startsWith(OPEN_SERVICE)) return new ServerInterceptingCall(call);
     const identities = identitiesOf(call.getAuthContext().sslPeerCertificate);
     const discovery = options.discoveryPaths.has(path);
     let refused = false;

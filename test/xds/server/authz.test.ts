@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PeerCertificate } from "node:tls";
-import { credentials, Metadata, status as GrpcStatus, type ChannelCredentials } from "@grpc/grpc-js";
+import { credentials, Metadata, status as GrpcStatus, type ChannelCredentials, type ServiceError } from "@grpc/grpc-js";
 import { afterAll, afterEach, beforeAll, describe, expect, it, test } from "vitest";
 import { issueCa, issueLeaf, loadCa, type IssuedCertificate, type LoadedCa } from "../../../src/pki/issue.js";
 import { ADMIN_URI, nodeGroupUri } from "../../../src/pki/spiffe.js";
@@ -21,6 +21,7 @@ import {
   type TokenCheck,
 } from "../../../src/xds/server/authz.js";
 import { NO_IDENTITY } from "../../../src/xds/client-status.js";
+import type { Logger } from "../../../src/util/logger.js";
 import { LISTENER_TYPE_URL } from "../../../src/xds/resource/type-urls.js";
 import { ManualClock } from "../../support/manual-clock.js";
 import { openDelta, openSotw, type SotwStream } from "../../support/envoy/raw.js";
@@ -238,6 +239,30 @@ describe("discovery streams are authorized by the certificate, not by node.clust
     expect(JSON.stringify(nodes)).not.toContain("attacker");
   });
 
+  // A client may send its next requests without waiting for an answer: once one of them is refused,
+  // the stream is over, and a request already on the wire behind it must not reach the server.
+  test("requests pipelined behind a refused one reach no session, even when they name A", async () => {
+    const r = await start();
+    const heard: string[] = [];
+    for (const event of ["stream-open", "push", "ack", "nack"] as const)
+      r.server.status.on(event, () => heard.push(event));
+    const s = sotw(r, creds(ca, certA));
+    s.send({ node: { id: "intruder", cluster: GROUP_B }, type_url: LISTENER_TYPE_URL });
+    for (let i = 0; i < 5; i++) s.send({ node: { id: "pipelined", cluster: GROUP_A }, type_url: LISTENER_TYPE_URL });
+    expect(await s.ended()).toEqual({
+      code: GrpcStatus.PERMISSION_DENIED,
+      details: `node group ${GROUP_A} may not receive node group ${GROUP_B}`,
+    });
+    // A client let in after it: once it has its configuration, the server has long read the refused
+    // stream's bytes, and the only node it knows is the one let in.
+    const after = envoy(address(r), "envoy-a", GROUP_A, { credentials: creds(ca, certA) });
+    await after.waitForVersions(versionsOf(r.cache, GROUP_A));
+    expect(s.received).toEqual([]);
+    expect(r.server.status.nodes().map((n) => n.node.id)).toEqual(["envoy-a"]);
+    expect(r.server.status.streams()).toHaveLength(1);
+    expect(heard.filter((e) => e === "stream-open")).toHaveLength(1);
+  });
+
   test("no certificate, an unknown CA's certificate, or no TLS: no stream at all", async () => {
     const r = await start();
     const attempts = [creds(ca), creds(ca, strangerA), credentials.createInsecure()].map((c) => {
@@ -287,6 +312,23 @@ describe("introspection needs the administrator", () => {
     });
     expect(await reflect(address(r), { list_services: "" }, creds(ca, adminCert))).toHaveProperty(
       "list_services_response",
+    );
+  });
+
+  // Only the operator checks tokens (docs/security.md); serve's port, given none, takes a bearer
+  // token for nothing: the call is refused as it would be without one.
+  test("without a token check, a bearer token lets no certificate past its identity", async () => {
+    const r = await start();
+    const asGroup = new DebugClient({ address: address(r), credentials: creds(ca, certA), token: "anything" });
+    debugClients.push(asGroup);
+    const e: unknown = await asGroup.listNodes().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(e).toBeInstanceOf(DebugRefusedError);
+    expect((e as DebugRefusedError).code).toBe(GrpcStatus.PERMISSION_DENIED);
+    expect((e as DebugRefusedError).details).toMatch(
+      /^node group tenant-a\/infra-proxy may not call \/oooi\.debug\.v1\.DebugService\/ListNodes:/,
     );
   });
 
@@ -412,13 +454,24 @@ describe("a bearer token on the administrative services (the operator's port: cl
     asked.push(authorization ?? "");
     if (authorization === "Bearer good") return Promise.resolve({ allowed: true, user: "jane" });
     if (authorization === "Bearer busy") return Promise.resolve({ allowed: false, status: 503, reason: "busy" });
+    if (authorization === "Bearer review-failed")
+      return Promise.resolve({ allowed: false, status: 500, reason: "Access review failed" });
+    if (authorization === "Bearer throws") return Promise.reject(new Error("the API server went away"));
     if (authorization === "Bearer nobody")
       return Promise.resolve({ allowed: false, status: 403, reason: 'Forbidden: user "nobody" may not debug' });
     return Promise.resolve({ allowed: false, status: 401, reason: "Unauthorized: not accepted" });
   };
+  const logged: { level: "info" | "warn"; obj: object; msg: string }[] = [];
+  const logger: Logger = {
+    debug() {},
+    error() {},
+    info: (obj, msg) => logged.push({ level: "info", obj, msg }),
+    warn: (obj, msg) => logged.push({ level: "warn", obj, msg }),
+  };
   async function startOptional(): Promise<IntrospectRig> {
     const server = await serving(ca);
     rig = await startIntrospectRig({
+      logger,
       credentials: new RotatingServerCredentials(
         { cert: server.certPem, key: server.keyPem, ca: ca.issued.certPem },
         { clientCertificate: "optional" },
@@ -459,6 +512,87 @@ describe("a bearer token on the administrative services (the operator's port: cl
       "busy (/oooi.debug.v1.DebugService/ListNodes)",
     );
     expect((await refusedWith(debug(r, creds(ca)))).details).toMatch(/^a client without an oooi identity may not call/);
+  });
+
+  // With a token, CSDS answers as oooi.debug.v1 does; its raw gRPC status is what a client sees.
+  const csdsWithToken = (r: IntrospectRig, token: string): Promise<unknown> =>
+    fetchClientStatus(
+      address(r),
+      {},
+      credentials.combineChannelCredentials(
+        creds(ca),
+        credentials.createFromMetadataGenerator((_p, done) => {
+          const m = new Metadata();
+          m.set("authorization", `Bearer ${token}`);
+          done(null, m);
+        }),
+      ),
+    ).then(
+      () => ({ code: GrpcStatus.OK }),
+      (e: unknown) => ({ code: (e as ServiceError).code, details: (e as ServiceError).details }),
+    );
+  const CSDS_PATH = "/envoy.service.status.v3.ClientStatusDiscoveryService/FetchClientStatus";
+
+  // A client tells "who are you" (UNAUTHENTICATED: get a token), "no" (PERMISSION_DENIED: get a
+  // binding), "try again" (RESOURCE_EXHAUSTED: too many reviews in flight) and "the server failed"
+  // (INTERNAL) apart by the code; no failure of the check ever lets a call in.
+  it("what the token check answers decides the call's code, and a failing check fails closed", async () => {
+    const r = await startOptional();
+    expect(await csdsWithToken(r, "good")).toEqual({ code: GrpcStatus.OK });
+    expect(await csdsWithToken(r, "made-up")).toEqual({
+      code: GrpcStatus.UNAUTHENTICATED,
+      details: `Unauthorized: not accepted (${CSDS_PATH})`,
+    });
+    expect(await csdsWithToken(r, "nobody")).toEqual({
+      code: GrpcStatus.PERMISSION_DENIED,
+      details: `Forbidden: user "nobody" may not debug (${CSDS_PATH})`,
+    });
+    expect(await csdsWithToken(r, "busy")).toEqual({
+      code: GrpcStatus.RESOURCE_EXHAUSTED,
+      details: `busy (${CSDS_PATH})`,
+    });
+    expect(await csdsWithToken(r, "review-failed")).toEqual({
+      code: GrpcStatus.INTERNAL,
+      details: `Access review failed (${CSDS_PATH})`,
+    });
+    expect(await csdsWithToken(r, "throws")).toEqual({
+      code: GrpcStatus.INTERNAL,
+      details: "token check failed: the API server went away",
+    });
+  });
+
+  // docs/security.md: a refused call is logged at warn ("xDS call refused", with the peer, the method
+  // and the reason); each call let in by a token is logged at info with the user.
+  it("a call let in by a token is logged with its user; a refused one with its peer, method and reason", async () => {
+    const r = await startOptional();
+    logged.length = 0;
+    expect(await debug(r, creds(ca, adminCert)).listNodes()).toEqual([]);
+    expect(logged).toEqual([]);
+    expect(await debug(r, creds(ca), "good").listNodes()).toEqual([]);
+    const peer = expect.stringMatching(/:\d+$/) as unknown;
+    const method = "/oooi.debug.v1.DebugService/ListNodes";
+    expect(logged).toEqual([{ level: "info", obj: { peer, method, user: "jane" }, msg: "debug call by token" }]);
+    logged.length = 0;
+    await refusedWith(debug(r, creds(ca), "nobody"));
+    const s = sotw(r, creds(ca, certA));
+    s.send({ node: { id: "intruder", cluster: GROUP_B }, type_url: LISTENER_TYPE_URL });
+    await s.ended();
+    expect(logged).toEqual([
+      {
+        level: "warn",
+        obj: { peer, method, reason: `Forbidden: user "nobody" may not debug (${method})` },
+        msg: "xDS call refused",
+      },
+      {
+        level: "warn",
+        obj: {
+          peer,
+          method: "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources",
+          reason: `node group ${GROUP_A} may not receive node group ${GROUP_B}`,
+        },
+        msg: "xDS call refused",
+      },
+    ]);
   });
 
   it("a certificate the CA did not sign gives no identity, even one naming the admin", async () => {
