@@ -148,7 +148,10 @@ export function buildWithLastGood(
       // the last good one is not served either (an attachment whose Infra is gone): then the model's
       // own problems about it say why, and nothing claims it is served.
       const still = served.has(key);
-      problems.push(...(still ? r.problems.map(withoutNotServed) : r.problems), {
+      // Both versions may be wrong in the same way (the same missing Infra): said once.
+      const said = new Set(problems.filter((p) => refKey(p.object) === key).map(problemLine));
+      const own = (still ? r.problems.map(withoutNotServed) : r.problems).filter((p) => !said.has(problemLine(p)));
+      problems.push(...own, {
         object,
         field: "",
         reason: "ServingLastGood",
@@ -172,6 +175,10 @@ export function buildWithLastGood(
     rebuilt,
     watched,
   };
+}
+
+function problemLine(p: Problem): string {
+  return JSON.stringify([p.field, p.reason, p.message]);
 }
 
 /** The refKeys of the Infras a build serves and of the attachments it serves in them. */
