@@ -3,14 +3,12 @@
 // asks one name over and over, one query at a time, for as long as the answer is the old one: the
 // new answer is in the large file, so every old answer after the file was put in place came while
 // it was read, parsed and taken in. Parsed on the event loop, that whole time answers nothing.
-import { createSocket } from "node:dgram";
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Packet } from "dns2";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT, ServeProcess, until } from "../support/cli.js";
-import { encodeQuery } from "../dns/server/helpers.js";
+import { askA } from "../dns/server/helpers.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "oooi-serve-parse-"));
 afterAll(() => {
@@ -20,34 +18,9 @@ afterAll(() => {
 const NAME = "console-openshift-console.apps.alpha.clusters.example.com";
 const VLAN_CLIENT = "127.0.8.5";
 
-/** The A answer to one query from a VLAN address, or undefined when none came within `waitMs`. */
-async function ask(port: number, id: number, waitMs: number): Promise<string | undefined> {
-  const query = encodeQuery({
-    id,
-    rd: true,
-    name: NAME,
-    type: Packet.TYPE.A,
-    qclass: Packet.CLASS.IN,
-    edns: undefined,
-  });
-  const socket = createSocket("udp4");
-  try {
-    await new Promise<void>((resolve) => socket.bind(0, VLAN_CLIENT, resolve));
-    return await new Promise<string | undefined>((resolve) => {
-      const timer = setTimeout(() => {
-        resolve(undefined);
-      }, waitMs);
-      socket.on("message", (msg) => {
-        const reply = Packet.parse(msg);
-        if (reply.header.id !== id) return;
-        clearTimeout(timer);
-        resolve(reply.answers.find((a) => a.type === Packet.TYPE.A)?.address);
-      });
-      socket.send(query, port, "127.0.0.1");
-    });
-  } finally {
-    socket.close();
-  }
+/** The A answer to one query for NAME from a VLAN address, or undefined when none came within `waitMs`. */
+function ask(port: number, id: number, waitMs: number): Promise<string | undefined> {
+  return askA(port, { id, name: NAME, from: VLAN_CLIENT }, waitMs);
 }
 
 /** About `bytes` of small Services in a namespace nothing attaches. */

@@ -6,17 +6,15 @@
 // over, one query at a time: every old answer to a query sent after that line came while the
 // rendering ran. With the responder on the rendering's thread there are none (at most one already
 // on its way when the line was read): ordering, not time.
-import { createSocket } from "node:dgram";
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Packet } from "dns2";
 import { stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatIPv4 } from "../../src/model/ipv4.js";
 import { ROOT, ServeProcess, until } from "../support/cli.js";
 import { attachment, infra, machine, namespace, nodePool, NS, service } from "../support/fixtures.js";
-import { encodeQuery } from "../dns/server/helpers.js";
+import { askA } from "../dns/server/helpers.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "oooi-serve-render-dns-"));
 afterAll(() => {
@@ -27,34 +25,9 @@ const NAME = "console-openshift-console.apps.alpha.clusters.example.com";
 const VLAN_CLIENT = "127.0.8.5";
 const ATTACHMENTS = 1000;
 
-/** The A answer to one query from a VLAN address, or undefined when none came within `waitMs`. */
-async function ask(port: number, id: number, waitMs: number): Promise<string | undefined> {
-  const query = encodeQuery({
-    id,
-    rd: true,
-    name: NAME,
-    type: Packet.TYPE.A,
-    qclass: Packet.CLASS.IN,
-    edns: undefined,
-  });
-  const socket = createSocket("udp4");
-  try {
-    await new Promise<void>((resolve) => socket.bind(0, VLAN_CLIENT, resolve));
-    return await new Promise<string | undefined>((resolve) => {
-      const timer = setTimeout(() => {
-        resolve(undefined);
-      }, waitMs);
-      socket.on("message", (msg) => {
-        const reply = Packet.parse(msg);
-        if (reply.header.id !== id) return;
-        clearTimeout(timer);
-        resolve(reply.answers.find((a) => a.type === Packet.TYPE.A)?.address);
-      });
-      socket.send(query, port, "127.0.0.1");
-    });
-  } finally {
-    socket.close();
-  }
+/** The A answer to one query for NAME from a VLAN address, or undefined when none came within `waitMs`. */
+function ask(port: number, id: number, waitMs: number): Promise<string | undefined> {
+  return askA(port, { id, name: NAME, from: VLAN_CLIENT }, waitMs);
 }
 
 /** One Infra on 10.128.0.0/18 with `count` attachments, each with its namespace, 4 Services, NodePool and a worker. */

@@ -274,3 +274,40 @@ export function encodeQuery(q: QuerySpec): Buffer {
   }
   return Buffer.concat(parts);
 }
+
+/**
+ * The A answer to one UDP query for `name` sent from `from` (a VLAN address on loopback) to
+ * 127.0.0.1:port, or undefined when none came within `waitMs`.
+ */
+export async function askA(
+  port: number,
+  q: { readonly id: number; readonly name: string; readonly from: string },
+  waitMs: number,
+): Promise<string | undefined> {
+  const query = encodeQuery({
+    id: q.id,
+    rd: true,
+    name: q.name,
+    type: Packet.TYPE.A,
+    qclass: Packet.CLASS.IN,
+    edns: undefined,
+  });
+  const socket = createSocket("udp4");
+  try {
+    await new Promise<void>((resolve) => socket.bind(0, q.from, resolve));
+    return await new Promise<string | undefined>((resolve) => {
+      const timer = setTimeout(() => {
+        resolve(undefined);
+      }, waitMs);
+      socket.on("message", (msg) => {
+        const reply = Packet.parse(msg);
+        if (reply.header.id !== q.id) return;
+        clearTimeout(timer);
+        resolve(reply.answers.find((a) => a.type === Packet.TYPE.A)?.address);
+      });
+      socket.send(query, port, "127.0.0.1");
+    });
+  } finally {
+    socket.close();
+  }
+}
