@@ -165,12 +165,13 @@ export function buildWithLastGood(
   }
   const errors = errorsByObject(result.problems);
   const watched = new Set([...refused.keys(), ...errors.keys()]);
+  const served = servedKeys(result);
   const candidates =
     previous !== undefined && previous.built.memory === memory ? touched(previous, state, watched) : undefined;
   return {
     state: current,
     result,
-    memory: remember(state, result.claims, memory, refused, errors, now, candidates),
+    memory: remember(state, result.claims, memory, { refused, errors, served }, now, candidates),
     build: step,
     rebuilt,
     watched,
@@ -236,8 +237,12 @@ function remember(
   state: ClusterState,
   incumbents: ReadonlyMap<string, string>,
   memory: LastGood,
-  refused: ReadonlyMap<string, unknown>,
-  errors: ReadonlyMap<string, unknown>,
+  verdict: {
+    readonly refused: ReadonlyMap<string, unknown>;
+    readonly errors: ReadonlyMap<string, unknown>;
+    /** Served as it is: only such a version becomes the last good (one pending on another object is not). */
+    readonly served: ReadonlySet<string>;
+  },
   now: string,
   candidates: ReadonlySet<string> | undefined,
 ): LastGood {
@@ -259,10 +264,11 @@ function remember(
     for (const key of keys) {
       const o = current.get(key);
       const last = old.get(key);
-      if (o !== undefined && !refused.has(key) && !errors.has(key)) {
+      if (o !== undefined && !verdict.refused.has(key) && !verdict.errors.has(key) && verdict.served.has(key)) {
         out.set(key, { object: o, acceptedAt: last !== undefined && sameSpec(last.object, o) ? last.acceptedAt : now });
       } else if (present.has(key) && last !== undefined) {
-        // Refused now, or failing for reasons outside it: the accepted version stays remembered.
+        // Refused now, or not served for reasons outside it (its Infra invalid or gone): the accepted
+        // version stays remembered — the new one was never checked as a whole (a claimed domain).
         out.set(key, last);
       } else out.delete(key);
     }

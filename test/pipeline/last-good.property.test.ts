@@ -202,7 +202,7 @@ it("last good over random edit histories: the documented memory, honest 'still s
         });
       },
     ),
-    { seed: 32, numRuns: 60 },
+    { seed: 7, numRuns: 400 },
   );
   // A property that never met its cases proved nothing.
   expect(met.stillServed).toBeGreaterThan(0);
