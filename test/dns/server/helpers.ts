@@ -311,3 +311,26 @@ export async function askA(
     socket.close();
   }
 }
+
+/**
+ * Asks `ask` over and over, one query at a time (5 ms apart), until it answers `next`: how many answers
+ * were still `previous` and how many queries went unanswered meanwhile. The deadline guards against a
+ * hang under load; it measures nothing.
+ */
+export async function answersUntil(
+  ask: () => Promise<string | undefined>,
+  change: { readonly previous: string; readonly next: string; readonly never: string },
+  deadlineMs = 180_000,
+): Promise<{ old: number; missed: number }> {
+  let old = 0;
+  let missed = 0;
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const answer = await ask();
+    if (answer === change.next) return { old, missed };
+    if (answer === change.previous) old += 1;
+    else missed += 1;
+    if (Date.now() > deadline) throw new Error(change.never);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
