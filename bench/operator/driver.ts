@@ -474,10 +474,14 @@ export async function driverMain(plan: Plan): Promise<void> {
     isolated.push(await changeOne());
     await sleep(300);
   }
+  // The operator's CPU per isolated change (issue 30 target 4): the 300 ms pauses included, so
+  // whatever runs without a trigger in them counts too.
+  const cpuIsolated = cpuMs() - cpuMark;
   const reconcileIsolated = metrics.reconcileMs.splice(0);
   const publishIsolated = publishMs.splice(0);
   emit(
     report("operator.change_to_push.isolated", isolated, {
+      operator_cpu_ms_per_change: round(cpuIsolated / Math.max(1, isolated.length)),
       pacing: "one at a time: the next change is made 300 ms after the previous one reached the Envoy-like client",
       snapshots: metrics.snapshots - snapshotsBefore2,
       publish_ms: summary(publishIsolated),
@@ -492,6 +496,7 @@ export async function driverMain(plan: Plan): Promise<void> {
   const snapshotsBeforeStream = metrics.snapshots;
   const interval = 1000 / plan.streamPerSecond;
   const streamStart = monoMs();
+  const cpuStreamMark = cpuMs();
   const inFlight: Promise<Change>[] = [];
   const gcStream = recordGc();
   const allocFile = process.env["OPERATOR_BENCH_ALLOC_PROF"];
@@ -507,6 +512,7 @@ export async function driverMain(plan: Plan): Promise<void> {
   }
   const streamSentMs = monoMs() - streamStart;
   const stream = await Promise.all(inFlight);
+  const cpuStream = cpuMs() - cpuStreamMark;
   const streamGc = gcStream.stop();
   await allocations?.stop();
   if (cpu !== undefined && cpuFile !== undefined) await stopProfile(cpu, cpuFile);
@@ -547,6 +553,7 @@ export async function driverMain(plan: Plan): Promise<void> {
       stream_seconds: round(streamSentMs / 1000),
       snapshots: metrics.snapshots - snapshotsBeforeStream,
       changes_per_snapshot: round(stream.length / Math.max(1, metrics.snapshots - snapshotsBeforeStream)),
+      operator_cpu_ms_per_change: round(cpuStream / Math.max(1, stream.length)),
       publish_ms: summary(publishStream),
       reconcile_passes: reconcileStream.length,
       reconcile_ms: summary(reconcileStream),
@@ -585,13 +592,18 @@ export async function driverMain(plan: Plan): Promise<void> {
 
   // A resync pass (every 30 s) re-runs the reconcile without a trigger: does it settle what the
   // changes left behind? (Checked after 35 s, so at least one resync ran.)
+  // Nothing changes meanwhile: the CPU spent is the idle cost (resync passes, leases, status
+  // heartbeats, xDS keep-alives), issue 30 target 4.
+  const cpuIdleMark = cpuMs();
   await sleep(35_000);
+  const cpuIdle = cpuMs() - cpuIdleMark;
   const { result: late } = await fake.ask({ op: "check", expected: [] }, "check");
   const statsLate = (await fake.ask({ op: "stats" }, "stats")).stats;
   const { changes: changesLate } = await fake.ask({ op: "changes", since: monoMs() - 35_000 }, "changes");
   emit({
     name: "operator.after_resync",
     waited_ms: 35_000,
+    operator_cpu_ms_per_idle_minute: round((cpuIdle * 60_000) / 35_000),
     ready: Object.fromEntries(Object.entries(late.ready).map(([k, v]) => [k, `${String(v.ready)}/${String(v.total)}`])),
     not_ready_infras: late.ready["Infra"]?.notReady ?? [],
     // What the operator's own status computation wants for them now (renderAll + statusUpdates on its latest snapshot).

@@ -13,6 +13,10 @@ export interface SizePoint {
   readonly bareRssMib: number;
   /** Watch event → LDS at the client, p99, in the open-loop stream (null when the stream did not run). */
   readonly streamP99Ms: number | null;
+  /** The operator's CPU per change, one at a time and in the stream, and per idle minute (null when not run). */
+  readonly cpuMsPerIsolatedChange: number | null;
+  readonly cpuMsPerStreamChange: number | null;
+  readonly cpuMsPerIdleMinute: number | null;
 }
 
 /** Least-squares line through (objects, MiB): KB per additional object and the fixed MiB at zero objects. */
@@ -37,6 +41,10 @@ export function pointOf(scale: string, lines: readonly Record<string, unknown>[]
   const bare = converge["bare_cache"] as { objects: number; memory_held: { rss_mib: number } };
   const stream = lines.find((l) => l["name"] === "operator.change_to_push.stream");
   const lds = stream?.["event_to_lds_at_client_ms"] as { p99: number } | undefined;
+  const isolated = lines.find((l) => l["name"] === "operator.change_to_push.isolated");
+  const idle = lines.find((l) => l["name"] === "operator.after_resync");
+  const num = (line: Record<string, unknown> | undefined, key: string): number | null =>
+    typeof line?.[key] === "number" ? line[key] : null;
   return {
     scale,
     watchedObjects: converge["watched_objects"] as number,
@@ -45,7 +53,17 @@ export function pointOf(scale: string, lines: readonly Record<string, unknown>[]
     bareObjects: bare.objects,
     bareRssMib: bare.memory_held.rss_mib,
     streamP99Ms: lds?.p99 ?? null,
+    cpuMsPerIsolatedChange: num(isolated, "operator_cpu_ms_per_change"),
+    cpuMsPerStreamChange: num(stream, "operator_cpu_ms_per_change"),
+    cpuMsPerIdleMinute: num(idle, "operator_cpu_ms_per_idle_minute"),
   };
+}
+
+function ratio(points: readonly SizePoint[], of: (p: SizePoint) => number | null): number | null {
+  const ordered = [...points].sort((a, b) => a.watchedObjects - b.watchedObjects);
+  const small = ordered[0] === undefined ? null : of(ordered[0]);
+  const large = ordered.at(-1) === undefined ? null : of(ordered.at(-1) as SizePoint);
+  return small === null || large === null || small === 0 ? null : Math.round((large / small) * 100) / 100;
 }
 
 /** The operator.sizes line: each size, the operator's line and the bare cache's. */
@@ -56,6 +74,14 @@ export function sizesReport(points: readonly SizePoint[]): Record<string, unknow
     operator_rss: line(points.map((p) => ({ objects: p.watchedObjects, mib: p.rssMib }))),
     operator_heap_used: line(points.map((p) => ({ objects: p.watchedObjects, mib: p.heapUsedMib }))),
     bare_cache_rss: line(points.map((p) => ({ objects: p.bareObjects, mib: p.bareRssMib }))),
-    target: "operator_rss.kbPerObject ≤ 10 (issue 26); event → LDS p99 ≤ 150 ms at 10 changes/s",
+    // The largest size's CPU over the smallest's (issue 30 target 4: ≤ 1.5 when the work is
+    // proportional to what changed, not to how much is watched).
+    cpu_ratio_largest_to_smallest: {
+      per_isolated_change: ratio(points, (p) => p.cpuMsPerIsolatedChange),
+      per_stream_change: ratio(points, (p) => p.cpuMsPerStreamChange),
+      per_idle_minute: ratio(points, (p) => p.cpuMsPerIdleMinute),
+    },
+    target:
+      "operator_rss.kbPerObject ≤ 10 (issue 26); event → LDS p99 ≤ 150 ms at 10 changes/s; CPU ratios ≤ 1.5 (issue 30)",
   };
 }

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClusterState } from "../../../src/model/types.js";
 import { addressesOf, digBatch, type Reply } from "./batch.js";
+import { withAppsVip } from "./apps-vip.js";
 import { loadExample, renderState, type RenderedDnsServer } from "./examples.js";
 import { clientIn, COREDNS, loopbackCidr, startCoreDns, type CoreDns } from "./rig.js";
 import { startUpstream, upstreamAddress, type Upstream } from "./upstream.js";
@@ -156,18 +157,6 @@ describe.skipIf(COREDNS.path === undefined || digMissing)("real CoreDNS: negativ
     }
   });
 });
-
-function withAppsVip(state: ClusterState, vip: string): ClusterState {
-  return {
-    ...state,
-    attachments: state.attachments.map((a) => {
-      const apps = a.status?.appsIngressStatus;
-      return apps === undefined
-        ? a
-        : { ...a, status: { ...a.status, appsIngressStatus: { ...apps, externalIP: vip } } };
-    }),
-  };
-}
 
 function withoutAttachment(state: ClusterState, name: string): ClusterState {
   return { ...state, attachments: state.attachments.filter((a) => a.metadata.name !== name) };
