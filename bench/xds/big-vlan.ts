@@ -1,5 +1,5 @@
 // Scenario 2, one big shared VLAN: one Infra on a /16 with 500 hosted clusters × 100 workers
-// (50,000 worker source addresses), 3 SotW and 3 Delta ADS streams of the same node group. One
+// (50,000 worker source addresses; XDS_BENCH_BIG_CLUSTERS=1000 gives 100,000 on a /15), 3 SotW and 3 Delta ADS streams of the same node group. One
 // worker changes address: time from the state change through the full model build, render and
 // snapshot until every stream holds the new listener; bytes each stream received for it; what else
 // the streams were sent (Delta must resend no unchanged cluster).
@@ -38,12 +38,22 @@ interface PerProtocol {
   otherResponses: number;
 }
 
+/**
+ * The VLAN prefix whose addresses hold every worker in either layout (the blocks layout pads each
+ * cluster to a power of two), the spare addresses of the moves and the DHCP pool: /16 for the
+ * default 500 × 100, /15 for 1,000 × 100. 10.200.0.0 is aligned for either.
+ */
+function vlanPrefix(clusters: number, workers: number): number {
+  const needed = clusters * 2 ** Math.ceil(Math.log2(workers)) + 1_024;
+  return Math.min(16, 32 - Math.ceil(Math.log2(needed)));
+}
+
 /** Runs scenario 2 with one address layout and returns its result object. */
 export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown>> {
   const shape: InfraShape = {
     index: 0,
     base: ((10 << 24) | (200 << 16)) >>> 0,
-    prefix: 16,
+    prefix: vlanPrefix(o.clusters, o.workers),
     clusters: o.clusters,
     workers: o.workers,
     layout: o.layout,

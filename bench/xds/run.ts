@@ -8,6 +8,7 @@
 //   XDS_BENCH_CPU_PROFILE=FILE  scenario 4: a CPU profile of the large run's changes (not its loading);
 //                          scenario 2: of the interleaved layout's change loop
 //   XDS_BENCH_CHANGES      scenario 2's changes in the interleaved layout (default 8)
+//   XDS_BENCH_BIG_CLUSTERS scenario 2's hosted clusters of 100 workers each (default 500: 50,000 workers)
 //   XDS_BENCH_FULL_CHANGES scenario 1's full-path changes (default 3; each takes tens of seconds)
 //   XDS_BENCH_ROUNDS       scenario 3's push rounds (default 30; the idle-memory figures need none)
 import { fork } from "node:child_process";
@@ -35,7 +36,7 @@ async function scenario(n: string): Promise<void> {
       quick
         ? { clusters: 50, workers: 100, replicas: 3, changes: 3, layout: "interleaved", renderAll: true }
         : {
-            clusters: 500,
+            clusters: Number(process.env["XDS_BENCH_BIG_CLUSTERS"] ?? "500"),
             workers: 100,
             replicas: 3,
             changes: Number(process.env["XDS_BENCH_CHANGES"] ?? "8"),
@@ -47,7 +48,14 @@ async function scenario(n: string): Promise<void> {
     const blocks = await bigVlan(
       quick
         ? { clusters: 50, workers: 100, replicas: 3, changes: 3, layout: "blocks", renderAll: false }
-        : { clusters: 500, workers: 100, replicas: 3, changes: 8, layout: "blocks", renderAll: false },
+        : {
+            clusters: Number(process.env["XDS_BENCH_BIG_CLUSTERS"] ?? "500"),
+            workers: 100,
+            replicas: 3,
+            changes: 8,
+            layout: "blocks",
+            renderAll: false,
+          },
     );
     // One line per scenario: the blocks layout nested in the (worst-case) interleaved result.
     emit({ ...interleaved, blocks_layout: Object.fromEntries(Object.entries(blocks).filter(([k]) => k !== "name")) });
