@@ -76,5 +76,7 @@ function sameData(data: Readonly<Record<string, string>>, files: Readonly<Record
 }
 
 function isEmpty(data: Readonly<Record<string, string>>): boolean {
-  return Object.keys(data).length === 0;
+  // The first key answers: no array of every key (one per zone file) per ConfigMap per snapshot.
+  for (const key in data) if (Object.hasOwn(data, key)) return false;
+  return true;
 }

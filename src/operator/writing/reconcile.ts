@@ -90,6 +90,21 @@ interface AppliedRecord {
   readonly status?: Readonly<Record<string, unknown>>;
 }
 
+/** The records by object key, counting their changes: dnsFiles() reuses its answer while none moved. */
+class AppliedRecords extends Map<string, AppliedRecord> {
+  generation = 0;
+
+  override set(key: string, value: AppliedRecord): this {
+    this.generation++;
+    return super.set(key, value);
+  }
+
+  override delete(key: string): boolean {
+    this.generation++;
+    return super.delete(key);
+  }
+}
+
 /** Our last status write while the cache still holds the version it replaced. */
 function unobservedWrite(mine: AppliedRecord | undefined, cachedRv: string | undefined) {
   if (mine?.status === undefined || mine.wrote === false) return undefined;
@@ -128,7 +143,15 @@ const isTransport = (e: unknown): boolean => statusCode(e) === undefined && !(e 
 /** Applies desired state, prunes, handles finalizers and writes status. */
 export class Reconciler {
   readonly #o: ReconcilerOptions;
-  readonly #applied = new Map<string, AppliedRecord>();
+  readonly #applied = new AppliedRecords();
+  /** dnsFiles()'s last answer and what it was read from. */
+  #dnsFiles:
+    | {
+        readonly configmaps: ReadonlyMap<string, KubeObject>;
+        readonly generation: number;
+        readonly files: ReadonlyMap<string, Readonly<Record<string, string>>>;
+      }
+    | undefined;
   /** Unchanged Infras keep their desired objects from pass to pass (and so their hashes). */
   readonly #desired = new DesiredMemo();
   /** Live object → the desired object it was last found to hold every field of (the check is a deep walk). */
@@ -149,10 +172,15 @@ export class Reconciler {
    * Each DNS ConfigMap's data ("<namespace>/<name>" → key → content) as observed, or as this process
    * last applied it while that write is not observed yet — SOA serials then always continue from
    * what the cluster holds, across restarts and leader changes (src/operator/inputs/dns-previous.ts).
+   * Asked on every snapshot: the same ConfigMaps (a snapshot's view is immutable) and the same
+   * records give the same answer, so a watch event of another kind walks no ConfigMap.
    */
-  dnsFiles(observed: Observed): Map<string, Readonly<Record<string, string>>> {
+  dnsFiles(observed: Observed): ReadonlyMap<string, Readonly<Record<string, string>>> {
+    const configmaps = observed.raw.configmaps;
+    const memo = this.#dnsFiles;
+    if (memo?.configmaps === configmaps && memo.generation === this.#applied.generation) return memo.files;
     const out = new Map<string, Readonly<Record<string, string>>>();
-    for (const cm of observed.raw.configmaps.values()) {
+    for (const cm of configmaps.values()) {
       if (cm.metadata?.labels?.[COMPONENT_LABEL] !== "dns") continue;
       const key = keyOf("ConfigMap", cm.metadata.namespace, cm.metadata.name ?? "");
       const mine = this.#applied.get(key);
@@ -162,6 +190,7 @@ export class Reconciler {
           : ((cm["data"] ?? {}) as Record<string, string>);
       out.set(`${cm.metadata.namespace ?? ""}/${cm.metadata.name ?? ""}`, data);
     }
+    this.#dnsFiles = { configmaps, generation: this.#applied.generation, files: out };
     return out;
   }
 

@@ -1,0 +1,112 @@
+// The DNS files the operator's next rendering continues from (Reconciler.dnsFiles) after its own
+// write of a DNS ConfigMap the watch has not delivered yet: the applied data, not the older data the
+// snapshot still holds — asked again for the very snapshot it answered before the write (a watch
+// event of another kind renders from it). Otherwise the next rendering would continue the SOA
+// serials from the older files and could give other content the serial already written, which
+// CoreDNS would never load.
+import { afterEach, describe, expect, it } from "vitest";
+import { KubeRest, type KubeObject } from "../../src/kube/rest.js";
+import { Metrics } from "../../src/metrics/index.js";
+import { COMPONENT_LABEL } from "../../src/operator/desired/objects.js";
+import { operatorSettings } from "../../src/operator/desired/settings.js";
+import { OPERATOR_METRICS } from "../../src/operator/process/metrics.js";
+import { Reconciler } from "../../src/operator/writing/reconcile.js";
+import { renderAll } from "../../src/pipeline/outputs.js";
+import { buildObserved, type Observed } from "../../src/watchers/kube/observed.js";
+import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
+import { kubeConfigFor, type FakeApiServer } from "../support/fake-apiserver/index.js";
+import { ManualClock } from "../support/manual-clock.js";
+import { exampleObjects, FakeDataPlane, INFRA_NAD, quietLogger, seededFake, stored, storedList } from "./support.js";
+
+const BUCKET: Record<string, ResourceName> = {
+  Infra: "infras",
+  InfraClusterAttachment: "attachments",
+  HostedCluster: "hostedclusters",
+  NodePool: "nodepools",
+  Machine: "machines",
+  VirtualMachineInstance: "vmis",
+  Service: "services",
+  Namespace: "namespaces",
+};
+
+/**
+ * The example as the fake stores it (uids included), as a snapshot with its Infra's proxy at
+ * `proxyIp` (the DNS answers move with it) and these ConfigMaps.
+ */
+function snapshot(f: FakeApiServer, seq: number, proxyIp: string, configmaps: readonly KubeObject[]): Observed {
+  const raw = Object.fromEntries(WATCHED_RESOURCES.map((r) => [r.name, new Map<string, KubeObject>()])) as Record<
+    ResourceName,
+    Map<string, KubeObject>
+  >;
+  for (const example of exampleObjects() as KubeObject[]) {
+    const bucket = BUCKET[String(example["kind"])];
+    if (bucket === undefined) continue;
+    const m = example.metadata ?? {};
+    const o: KubeObject =
+      stored(f, String(example["apiVersion"]), String(example["kind"]), m.namespace ?? "", m.name ?? "") ?? example;
+    const spec = o["spec"] as { infraComponents?: { proxy?: Record<string, unknown> } } | undefined;
+    const obj: KubeObject =
+      o["kind"] === "Infra"
+        ? {
+            ...o,
+            spec: {
+              ...spec,
+              infraComponents: {
+                ...spec?.infraComponents,
+                proxy: { ...spec?.infraComponents?.proxy, serverIP: proxyIp },
+              },
+            },
+          }
+        : o;
+    raw[bucket].set(`${m.namespace ?? ""}/${m.name ?? ""}`, obj);
+  }
+  raw.networkattachments.set("clusters/vlan100", INFRA_NAD);
+  for (const cm of configmaps) raw.configmaps.set(`${cm.metadata?.namespace ?? ""}/${cm.metadata?.name ?? ""}`, cm);
+  return buildObserved(raw, seq);
+}
+
+let fake: FakeApiServer | undefined;
+afterEach(async () => {
+  await fake?.stop();
+  fake = undefined;
+});
+
+describe("Reconciler.dnsFiles", () => {
+  it("answers its own unobserved write for a snapshot it answered before the write", async () => {
+    fake = await seededFake();
+    const reconciler = new Reconciler({
+      rest: new KubeRest(kubeConfigFor(fake.url)),
+      settings: operatorSettings({ namespace: "oooi-system" }),
+      dataPlane: new FakeDataPlane(),
+      clock: new ManualClock(),
+      logger: quietLogger,
+      metrics: new Metrics().recorder(OPERATOR_METRICS),
+      isLeader: () => true,
+    });
+    const first = snapshot(fake, 1, "127.0.8.4", []);
+    await reconciler.reconcile(first, renderAll(first.state));
+    const dns: KubeObject | undefined = storedList(fake, "v1", "ConfigMap", "clusters").find(
+      (o: KubeObject) => o.metadata?.labels?.[COMPONENT_LABEL] === "dns",
+    );
+    const name = dns?.metadata?.name ?? "";
+    const v1 = stored(fake, "v1", "ConfigMap", "clusters", name);
+    expect(v1, "the first pass wrote the DNS ConfigMap").toBeDefined();
+    if (v1 === undefined) return;
+    const key = `clusters/${name}`;
+
+    // The watch delivered v1; then the proxy moves, and the pass writes v2.
+    const second = snapshot(fake, 2, "127.0.8.9", [v1]);
+    expect(reconciler.dnsFiles(second).get(key)).toEqual(v1["data"]);
+    await reconciler.reconcile(second, renderAll(second.state, { previous: dataOf(key, v1) }));
+    const v2 = stored(fake, "v1", "ConfigMap", "clusters", name);
+    expect(v2?.["data"]).not.toEqual(v1["data"]);
+
+    // The same snapshot (v1 still observed) now answers v2's data.
+    expect(reconciler.dnsFiles(second).get(key)).toEqual(v2?.["data"]);
+  });
+});
+
+/** renderAll's `previous` for one ConfigMap's data. */
+function dataOf(key: string, cm: KubeObject): ReadonlyMap<string, string> {
+  return new Map(Object.entries((cm["data"] ?? {}) as Record<string, string>).map(([k, v]) => [`${key}/${k}`, v]));
+}
