@@ -470,10 +470,14 @@ export async function driverMain(plan: Plan): Promise<void> {
   const snapshotsBefore2 = metrics.snapshots;
   const isolated: Change[] = [];
   const gcIsolated = recordGc();
+  const isolatedCpuFile = process.env["OPERATOR_BENCH_ISOLATED_CPU_PROF"];
+  const isolatedCpu =
+    isolatedCpuFile === undefined || isolatedCpuFile === "" ? undefined : await startProfile();
   for (let k = 0; k < plan.isolated; k++) {
     isolated.push(await changeOne());
     await sleep(300);
   }
+  if (isolatedCpu !== undefined && isolatedCpuFile !== undefined) await stopProfile(isolatedCpu, isolatedCpuFile);
   // The operator's CPU per isolated change (issue 30 target 4): the 300 ms pauses included, so
   // whatever runs without a trigger in them counts too.
   const cpuIsolated = cpuMs() - cpuMark;
