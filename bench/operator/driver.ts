@@ -471,8 +471,7 @@ export async function driverMain(plan: Plan): Promise<void> {
   const isolated: Change[] = [];
   const gcIsolated = recordGc();
   const isolatedCpuFile = process.env["OPERATOR_BENCH_ISOLATED_CPU_PROF"];
-  const isolatedCpu =
-    isolatedCpuFile === undefined || isolatedCpuFile === "" ? undefined : await startProfile();
+  const isolatedCpu = isolatedCpuFile === undefined || isolatedCpuFile === "" ? undefined : await startProfile();
   for (let k = 0; k < plan.isolated; k++) {
     isolated.push(await changeOne());
     await sleep(300);
