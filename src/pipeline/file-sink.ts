@@ -79,9 +79,8 @@ export class OutputWriteError extends Error {
 /** Whether `rel` names a file strictly inside the folder and outside oooi's own ..-names. */
 function isInside(rel: string): boolean {
   const n = normalize(rel);
-  return (
-    rel !== "" && !isAbsolute(n) && n !== ".." && !n.startsWith(`..${sep}`) && !n.startsWith("..") && n !== INDEX_FILE
-  );
+  // One prefix test: ".." and "../…" (outside) and "..data", "..<generation>" (oooi's own) alike.
+  return rel !== "" && !isAbsolute(n) && !n.startsWith("..") && n !== INDEX_FILE;
 }
 
 /**

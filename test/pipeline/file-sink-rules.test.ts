@@ -13,6 +13,7 @@ import {
   readdirSync,
   readlinkSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -283,6 +284,21 @@ describe("FileSink: what a stopped run left", () => {
 
     await FileSink.open(out);
     expect(sorted(readdirSync(out))).toEqual(sorted([current, "..data", ".oooi-index.json", "status.json", ...users]));
+  });
+
+  it("keeps an unchanged file's inode after a run stopped before placing the top-level links", async () => {
+    const out = fresh();
+    const set = new Map([
+      ["ns/a", "1\n"],
+      ["status.json", "{}\n"],
+    ]);
+    await (await FileSink.open(out)).sync(set);
+    const inode = statSync(join(out, "..data", "ns", "a")).ino;
+    for (const top of ["ns", "status.json", ".oooi-index.json"]) rmSync(join(out, top));
+    const next = new Map(set).set("status.json", "{ }\n");
+    const r = await (await FileSink.open(out)).sync(next);
+    expect(r).toEqual({ written: ["status.json"], removed: [] });
+    expect(statSync(join(out, "ns", "a")).ino).toBe(inode);
   });
 
   it("continues from a folder ..data names, and a run of the in-place layout from its index", async () => {
