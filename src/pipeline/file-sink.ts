@@ -28,6 +28,7 @@ import {
   readlink,
   rename,
   rm,
+  rmdir,
   symlink,
   writeFile,
 } from "node:fs/promises";
@@ -78,9 +79,8 @@ export class OutputWriteError extends Error {
 /** Whether `rel` names a file strictly inside the folder and outside oooi's own ..-names. */
 function isInside(rel: string): boolean {
   const n = normalize(rel);
-  return (
-    rel !== "" && !isAbsolute(n) && n !== ".." && !n.startsWith(`..${sep}`) && !n.startsWith("..") && n !== INDEX_FILE
-  );
+  // One prefix test: ".." and "../…" (outside) and "..data", "..<generation>" (oooi's own) alike.
+  return rel !== "" && !isAbsolute(n) && !n.startsWith("..") && n !== INDEX_FILE;
 }
 
 /**
@@ -306,8 +306,14 @@ export class FileSink {
       const path = join(this.#dir, top);
       const s = await lstatOrUndefined(path);
       if (s?.isSymbolicLink() === true && (await readlink(path)) === join(DATA_LINK, top)) await rm(path);
-      else if (s?.isDirectory() === true) await removeEmptyFolders(path);
-      else if (s?.isFile() === true) await rm(path);
+      else if (s?.isDirectory() === true) {
+        // The earlier in-place layout's folder: the files oooi wrote there (and a stopped write's
+        // temporary of each) go; a user's file was carried, so its folder became a link above.
+        for (const rel of removed)
+          if (topOf(rel) === top)
+            for (const p of [rel, `${rel}.oooi-tmp`]) await rm(join(this.#dir, p), { force: true });
+        await removeEmptyFolders(path);
+      } else if (s?.isFile() === true) await rm(path);
     }
   }
 
@@ -351,7 +357,8 @@ async function linkOrCopy(from: string, to: string): Promise<boolean> {
 async function removeEmptyFolders(path: string): Promise<void> {
   const entries = await readdir(path, { withFileTypes: true }).catch(() => []);
   for (const e of entries) if (e.isDirectory()) await removeEmptyFolders(join(path, e.name));
-  await rm(path, { recursive: false }).catch(() => undefined);
+  // rmdir, not rm: rm refuses every folder without `recursive` (ERR_FS_EISDIR), rmdir a non-empty one.
+  await rmdir(path).catch(() => undefined);
 }
 
 export interface RetryingSinkEvents {

@@ -36,8 +36,8 @@ export async function checkOutputDir(
 ): Promise<OutputGuard> {
   const realOut = await realpathOfPrefix(out);
   // Manifests read from stdin (`--manifests -`) live nowhere --out could touch.
-  const realManifests = manifests === undefined ? undefined : await realpathOfPrefix(manifests);
-  if (manifests === undefined || realManifests === undefined) return checkOutContent(out, realOut, opts);
+  if (manifests === undefined) return checkOutContent(out, realOut, opts);
+  const realManifests = await realpathOfPrefix(manifests);
   if (realOut === realManifests)
     return { ok: false, message: `--out ${out} is the manifests folder; choose another folder` };
   if (within(realManifests, realOut)) {
