@@ -16,7 +16,7 @@
 // last complete generation; the partial one is removed by the next run. Unchanged files are hard
 // links to the previous generation's (same inode and mtime, so nothing reloads for them).
 // A user's files beside oooi's at OUT's top level are never touched; one a user put inside a
-// generation (through a symlinked folder) is carried into the next generation.
+// generation (through a symlinked folder), a symlink included, is carried into the next generation.
 import { randomBytes } from "node:crypto";
 import {
   copyFile,
@@ -147,7 +147,8 @@ async function filesUnder(root: string, prefix = ""): Promise<string[]> {
   for (const e of entries) {
     const rel = prefix === "" ? e.name : join(prefix, e.name);
     if (e.isDirectory()) out.push(...(await filesUnder(root, rel)));
-    else if (e.isFile()) out.push(rel);
+    // A user's symlink is theirs as much as a file (oooi writes none inside a generation).
+    else if (e.isFile() || e.isSymbolicLink()) out.push(rel);
   }
   return out;
 }
@@ -345,7 +346,9 @@ async function linkOrCopy(from: string, to: string): Promise<boolean> {
     return true;
   } catch {
     try {
-      await copyFile(from, to);
+      // A symlink goes on as a symlink: copyFile would copy what it points at.
+      if ((await lstat(from)).isSymbolicLink()) await symlink(await readlink(from), to);
+      else await copyFile(from, to);
       return true;
     } catch {
       return false;

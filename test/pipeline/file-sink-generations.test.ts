@@ -12,6 +12,7 @@ import {
   readFileSync,
   readdirSync,
   readlinkSync,
+  symlinkSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -193,6 +194,22 @@ describe("FileSink generations", () => {
     // The user's file keeps moving on with later generations.
     await sink.sync(dnsSet("c", 1));
     expect(readFileSync(join(out, "ns/x-dns/mine.conf"), "utf8")).toBe("user\n");
+  });
+
+  it("carries a user's symlink inside oooi's folder into the next generation, as a symlink", async () => {
+    const out = fresh();
+    const sink = await FileSink.open(out);
+    await sink.sync(dnsSet("a", 2));
+    // Made through OUT/ns (a link into ..data): it lands inside the current generation.
+    symlinkSync("Corefile", join(out, "ns/x-dns/mine.link"));
+    symlinkSync("/nonexistent/elsewhere", join(out, "ns/x-dns/dangling.link"));
+    for (const next of [dnsSet("b", 2), dnsSet("c", 1)]) {
+      await sink.sync(next);
+      expect(lstatSync(join(out, "ns/x-dns/mine.link")).isSymbolicLink()).toBe(true);
+      expect(readlinkSync(join(out, "ns/x-dns/mine.link"))).toBe("Corefile");
+      expect(readlinkSync(join(out, "ns/x-dns/dangling.link"))).toBe("/nonexistent/elsewhere");
+      expect(shows(out, next)).toBe(true);
+    }
   });
 });
 
