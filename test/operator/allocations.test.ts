@@ -9,33 +9,13 @@ import { operatorSettings } from "../../src/operator/desired/settings.js";
 import { statusUpdates } from "../../src/operator/status/object-status.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { buildObserved } from "../../src/watchers/kube/observed.js";
-import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
-import type { KubeObject } from "../../src/kube/rest.js";
-import { exampleObjects } from "./support.js";
+import { exampleRaw } from "./support.js";
 
-const BUCKET: Record<string, ResourceName> = {
-  Infra: "infras",
-  InfraClusterAttachment: "attachments",
-  HostedCluster: "hostedclusters",
-  NodePool: "nodepools",
-  Machine: "machines",
-  VirtualMachineInstance: "vmis",
-  Service: "services",
-  Namespace: "namespaces",
-};
 const NOW = Date.parse("2026-01-01T00:00:00Z");
 
 /** The standalone example as the watchers see it, plus its DHCPServer carrying `allocations`. */
 function observed(allocations: readonly DHCPAllocation[] | undefined, dropVmi?: string) {
-  const raw = Object.fromEntries(WATCHED_RESOURCES.map((r) => [r.name, new Map<string, KubeObject>()])) as Record<
-    ResourceName,
-    Map<string, KubeObject>
-  >;
-  for (const o of exampleObjects() as KubeObject[]) {
-    const bucket = BUCKET[String(o["kind"])];
-    if (bucket === undefined || o.metadata?.name === dropVmi) continue;
-    raw[bucket].set(`${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`, o);
-  }
+  const raw = exampleRaw((o) => (o.metadata?.name === dropVmi ? undefined : o));
   const first = renderAll(buildObserved(raw, 1).state);
   const child = first.model.topologies[0]?.children.dhcp;
   if (child === undefined) throw new Error("example has no DHCPServer");

@@ -13,53 +13,24 @@ import { OPERATOR_METRICS } from "../../src/operator/process/metrics.js";
 import { Reconciler } from "../../src/operator/writing/reconcile.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { buildObserved, type Observed } from "../../src/watchers/kube/observed.js";
-import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
 import { kubeConfigFor, type FakeApiServer } from "../support/fake-apiserver/index.js";
 import { ManualClock } from "../support/manual-clock.js";
-import { exampleObjects, FakeDataPlane, INFRA_NAD, quietLogger, seededFake, stored, storedList } from "./support.js";
-
-const BUCKET: Record<string, ResourceName> = {
-  Infra: "infras",
-  InfraClusterAttachment: "attachments",
-  HostedCluster: "hostedclusters",
-  NodePool: "nodepools",
-  Machine: "machines",
-  VirtualMachineInstance: "vmis",
-  Service: "services",
-  Namespace: "namespaces",
-};
+import { exampleRaw, FakeDataPlane, INFRA_NAD, quietLogger, seededFake, stored, storedList } from "./support.js";
 
 /**
  * The example as the fake stores it (uids included), as a snapshot with its Infra's proxy at
  * `proxyIp` (the DNS answers move with it) and these ConfigMaps.
  */
 function snapshot(f: FakeApiServer, seq: number, proxyIp: string, configmaps: readonly KubeObject[]): Observed {
-  const raw = Object.fromEntries(WATCHED_RESOURCES.map((r) => [r.name, new Map<string, KubeObject>()])) as Record<
-    ResourceName,
-    Map<string, KubeObject>
-  >;
-  for (const example of exampleObjects() as KubeObject[]) {
-    const bucket = BUCKET[String(example["kind"])];
-    if (bucket === undefined) continue;
+  const raw = exampleRaw((example) => {
     const m = example.metadata ?? {};
     const o: KubeObject =
       stored(f, String(example["apiVersion"]), String(example["kind"]), m.namespace ?? "", m.name ?? "") ?? example;
+    if (o["kind"] !== "Infra") return o;
     const spec = o["spec"] as { infraComponents?: { proxy?: Record<string, unknown> } } | undefined;
-    const obj: KubeObject =
-      o["kind"] === "Infra"
-        ? {
-            ...o,
-            spec: {
-              ...spec,
-              infraComponents: {
-                ...spec?.infraComponents,
-                proxy: { ...spec?.infraComponents?.proxy, serverIP: proxyIp },
-              },
-            },
-          }
-        : o;
-    raw[bucket].set(`${m.namespace ?? ""}/${m.name ?? ""}`, obj);
-  }
+    const proxy = { ...spec?.infraComponents?.proxy, serverIP: proxyIp };
+    return { ...o, spec: { ...spec, infraComponents: { ...spec?.infraComponents, proxy } } };
+  });
   raw.networkattachments.set("clusters/vlan100", INFRA_NAD);
   for (const cm of configmaps) raw.configmaps.set(`${cm.metadata?.namespace ?? ""}/${cm.metadata?.name ?? ""}`, cm);
   return buildObserved(raw, seq);

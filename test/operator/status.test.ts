@@ -15,34 +15,14 @@ import {
 } from "../../src/operator/status/object-status.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { buildObserved } from "../../src/watchers/kube/observed.js";
-import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
 import type { KubeObject } from "../../src/kube/rest.js";
-import { exampleObjects } from "./support.js";
-
-const BUCKET: Record<string, ResourceName> = {
-  Infra: "infras",
-  InfraClusterAttachment: "attachments",
-  HostedCluster: "hostedclusters",
-  NodePool: "nodepools",
-  Machine: "machines",
-  VirtualMachineInstance: "vmis",
-  Service: "services",
-  Namespace: "namespaces",
-};
+import { exampleRaw } from "./support.js";
 
 function observedWith(infraStatus: unknown): ReturnType<typeof buildObserved> {
-  const raw = Object.fromEntries(WATCHED_RESOURCES.map((r) => [r.name, new Map<string, KubeObject>()])) as Record<
-    ResourceName,
-    Map<string, KubeObject>
-  >;
-  for (const o of exampleObjects() as KubeObject[]) {
-    const bucket = BUCKET[String(o["kind"])];
-    if (bucket === undefined) continue;
+  const raw = exampleRaw((o) => {
     const meta = { ...o.metadata, uid: `uid-${o.metadata?.name ?? ""}`, generation: 3, resourceVersion: "7" };
-    const obj: KubeObject =
-      o["kind"] === "Infra" ? { ...o, metadata: meta, status: infraStatus } : { ...o, metadata: meta };
-    raw[bucket].set(`${meta.namespace ?? ""}/${meta.name ?? ""}`, obj);
-  }
+    return o["kind"] === "Infra" ? { ...o, metadata: meta, status: infraStatus } : { ...o, metadata: meta };
+  });
   return buildObserved(raw, 1);
 }
 

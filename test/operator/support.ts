@@ -23,6 +23,8 @@ import {
 import { availableStatus } from "../support/fake-apiserver/deployments.js";
 import type { JsonObject } from "../support/fake-apiserver/types.js";
 import type { Logger } from "../../src/util/logger.js";
+import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
+import type { KubeObject as WatchedObject } from "../../src/kube/rest.js";
 
 const EXAMPLES = fileURLToPath(new URL("../../examples/standalone/", import.meta.url));
 
@@ -38,6 +40,38 @@ export function exampleObjects(): JsonObject[] {
     }
   }
   return out;
+}
+
+/** The watched resource each kind of the example is listed under in a snapshot's raw objects. */
+const RESOURCE_OF_EXAMPLE_KIND: Readonly<Record<string, ResourceName>> = {
+  Infra: "infras",
+  InfraClusterAttachment: "attachments",
+  HostedCluster: "hostedclusters",
+  NodePool: "nodepools",
+  Machine: "machines",
+  VirtualMachineInstance: "vmis",
+  Service: "services",
+  Namespace: "namespaces",
+};
+
+/**
+ * A snapshot's raw objects (one map per watched resource, keyed "<namespace>/<name>") holding each
+ * example object `edit` returns; undefined leaves it out.
+ */
+export function exampleRaw(
+  edit: (o: WatchedObject) => WatchedObject | undefined = (o) => o,
+): Record<ResourceName, Map<string, WatchedObject>> {
+  const raw = Object.fromEntries(WATCHED_RESOURCES.map((r) => [r.name, new Map<string, WatchedObject>()])) as Record<
+    ResourceName,
+    Map<string, WatchedObject>
+  >;
+  for (const example of exampleObjects() as WatchedObject[]) {
+    const resource = RESOURCE_OF_EXAMPLE_KIND[String(example["kind"])];
+    const o = resource === undefined ? undefined : edit(example);
+    if (resource === undefined || o === undefined) continue;
+    raw[resource].set(`${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`, o);
+  }
+  return raw;
 }
 
 /** The Infra's Multus NAD (a bridge on VLAN 100), which the per-component NADs copy. */
