@@ -311,8 +311,9 @@ describe("equal subscriptions are one object", () => {
   test("a Subscription another stream shares is not changed by this stream's next request", () => {
     const mine = Subscription.NONE.sotw(["m", "n"], true, false).subscription;
     const theirs = Subscription.NONE.sotw(["n", "m"], true, false).subscription;
-    mine.sotw(["m"], false, false);
-    mine.delta(["o"], ["n"], false, false);
+    // This stream's next subscriptions are copies of the shared names with the request applied.
+    expect([...mine.sotw(["m"], false, false).subscription.names]).toEqual(["m"]);
+    expect([...mine.delta(["o"], ["n"], false, false).subscription.names].sort()).toEqual(["m", "o"]);
     expect(theirs).toBe(mine);
     expect([...theirs.names]).toEqual(["m", "n"]);
   });
@@ -413,5 +414,17 @@ describe("the intern table forgets what no stream holds (it lives as long as som
     expect(finalized).toBe(3 * N + 2);
     expect(internedContents()).toBe(before + 1);
     expect(Subscription.NONE.sotw(["k-b", "k-a"], true, false).subscription).toBe(kept);
+  });
+
+  test("a lookup between a collection and the table's cleanup skips the collected entry", async () => {
+    const ref = (() => new WeakRef(Subscription.NONE.sotw(["gd-a", "gd-b"], true, false).subscription))();
+    // The lookup must run in the job of the collection: the table's finalizer runs in a later task.
+    let again: Subscription | undefined;
+    for (let i = 0; i < 20 && again === undefined; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      gc();
+      if (ref.deref() === undefined) again = Subscription.NONE.sotw(["gd-b", "gd-a"], true, false).subscription;
+    }
+    expect([...(again?.names ?? [])].sort()).toEqual(["gd-a", "gd-b"]);
   });
 });
