@@ -70,6 +70,11 @@ function prune(key: string): void {
   else interned.set(key, bucket);
 }
 
+/** How many contents the intern table holds: a test sees that an unused Subscription is forgotten. */
+export function internedContents(): number {
+  return interned.size;
+}
+
 function sameNames(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   if (a.size !== b.size) return false;
   for (const n of a) if (!b.has(n)) return false;
@@ -187,7 +192,8 @@ export class Subscription {
    */
   sotw(requested: readonly string[], first: boolean, legacyAllowed: boolean): SubscriptionChange {
     const legacy = first ? requested.length === 0 && legacyAllowed : requested.length === 0 && this.legacy;
-    const wildcard = requested.includes(WILDCARD) || (legacy && requested.length === 0);
+    // A legacy request is an empty one (both cases above).
+    const wildcard = legacy || requested.includes(WILDCARD);
     const names = new Set(requested.filter((n) => n !== WILDCARD));
     const current = this.names;
     // The usual request (an ACK) repeats the subscription: keep it.
@@ -227,7 +233,8 @@ export class Subscription {
       else if (current.has(n)) removed.add(n);
     }
     const narrowed = (this.wildcard && !wildcard) || removed.size > 0;
-    if (wildcard === this.wildcard && added.size === 0 && removed.size === 0 && !this.legacy)
+    // A Delta subscription is never legacy (#next below, NONE): only SotW remembers an empty start.
+    if (wildcard === this.wildcard && added.size === 0 && removed.size === 0)
       return { subscription: this, added: addedAny, narrowed, addedNames: added };
     const size = current.size + added.size - removed.size;
     const next = this.#next(wildcard, false, { base: current, added, removed, size });
