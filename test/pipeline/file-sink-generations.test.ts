@@ -158,6 +158,8 @@ describe("FileSink generations", () => {
     expect(readlinkSync(join(out, "ns"))).toBe(join("..data", "ns"));
     const first = readlinkSync(join(out, "..data"));
     const unchanged = statSync(join(out, "ns/x-dns/db.a-0")).ino;
+    // Nanoseconds: a rewrite of the same bytes, even within the millisecond, moves it.
+    const mtime = statSync(join(out, "ns/x-dns/db.a-0"), { bigint: true }).mtimeNs;
 
     const next = new Map(a);
     next.set("status.json", '{"set":"a2"}\n');
@@ -165,6 +167,8 @@ describe("FileSink generations", () => {
     expect(r.written).toEqual(["status.json"]);
     expect(readlinkSync(join(out, "..data"))).not.toBe(first);
     expect(statSync(join(out, "ns/x-dns/db.a-0")).ino).toBe(unchanged);
+    // Same mtime too: a reader that reloads on a changed mtime (CoreDNS's file plugin) has nothing to do.
+    expect(statSync(join(out, "ns/x-dns/db.a-0"), { bigint: true }).mtimeNs).toBe(mtime);
     expect(shows(out, next)).toBe(true);
     // One generation remains; the same set again writes nothing.
     expect(readdirSync(out).filter((f) => f.startsWith("..") && f !== "..data")).toHaveLength(1);

@@ -234,6 +234,8 @@ describe("FileSink: generations", () => {
     const r = await sink.sync(new Map([["status.json", "{}\n"]]));
     expect(sorted(r.removed)).toEqual(["a/x.json", "b/y.json"]);
     expect(existsSync(join(out, "a"))).toBe(false);
+    // Not even a dangling link (existsSync follows links).
+    expect(() => lstatSync(join(out, "a"))).toThrow(/ENOENT/);
     expect(readdirSync(join(out, "b"))).toEqual(["mine.txt"]);
     expect(read(out, "b/mine.txt")).toBe("user\n");
   });
