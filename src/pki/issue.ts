@@ -59,32 +59,11 @@ async function issued(cert: x509.X509Certificate, keys: webcrypto.CryptoKeyPair)
   };
 }
 
-/** A new self-signed CA that may sign leaf certificates only (path length 0). */
-export async function issueCa(commonName: string, validity: Validity): Promise<IssuedCertificate> {
-  const keys = await newKeys();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serial(),
-    name: [{ CN: [commonName] }],
-    ...dates(validity),
-    signingAlgorithm: ALGORITHM,
-    keys,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-    ],
-  });
-  return issued(cert, keys);
-}
-
-/**
- * A self-signed server certificate for `dnsNames` (no CA behind it): what a port serves when it is
- * given no certificate, so its traffic is encrypted though its clients cannot verify whom they reach.
- */
-export async function issueSelfSignedServer(
+/** A new key pair and a certificate it signs itself, with the extensions `extensions` makes for it. */
+async function selfSigned(
   commonName: string,
-  dnsNames: readonly string[],
   validity: Validity,
+  extensions: (keys: webcrypto.CryptoKeyPair) => Promise<x509.Extension[]> | x509.Extension[],
 ): Promise<IssuedCertificate> {
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -93,14 +72,35 @@ export async function issueSelfSignedServer(
     ...dates(validity),
     signingAlgorithm: ALGORITHM,
     keys,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(dnsNames.map((value) => ({ type: "dns" as const, value }))),
-    ],
+    extensions: await extensions(keys),
   });
   return issued(cert, keys);
+}
+
+/** A new self-signed CA that may sign leaf certificates only (path length 0). */
+export function issueCa(commonName: string, validity: Validity): Promise<IssuedCertificate> {
+  return selfSigned(commonName, validity, async (keys) => [
+    new x509.BasicConstraintsExtension(true, 0, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+  ]);
+}
+
+/**
+ * A self-signed server certificate for `dnsNames` (no CA behind it): what a port serves when it is
+ * given no certificate, so its traffic is encrypted though its clients cannot verify whom they reach.
+ */
+export function issueSelfSignedServer(
+  commonName: string,
+  dnsNames: readonly string[],
+  validity: Validity,
+): Promise<IssuedCertificate> {
+  return selfSigned(commonName, validity, () => [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+    new x509.SubjectAlternativeNameExtension(dnsNames.map((value) => ({ type: "dns" as const, value }))),
+  ]);
 }
 
 /** The CA's certificate and signing key, read back from PEM (as kept in its Secret). */
