@@ -10,12 +10,10 @@
 //   COREDNS_RELOAD_ROUNDS   rounds (default 5)
 // Needs the CoreDNS peer (test/peers/install.sh coredns) and `dig`.
 import { addressesOf, digBatch } from "../../test/dns/coredns/batch.js";
-import { withAppsVip } from "../../test/dns/coredns/apps-vip.js";
+import { renderState, withAppsVip, type RenderedExample } from "../../test/dns/coredns/render-state.js";
 import { clientIn, COREDNS, loopbackCidr, startCoreDns, type CoreDns } from "../../test/dns/coredns/rig.js";
 import { startUpstream } from "../../test/dns/coredns/upstream.js";
 import { COREFILE_KEY } from "../../src/dns/render/index.js";
-import type { ClusterState } from "../../src/model/types.js";
-import { renderAll } from "../../src/pipeline/outputs.js";
 import { loadManifestDir } from "../../src/watchers/manifests.js";
 
 const ROUNDS = Number(process.env["COREDNS_RELOAD_ROUNDS"] ?? 5);
@@ -32,15 +30,11 @@ function withCacheOnFileBlocks(corefile: string): string {
   return corefile.replace(/^(\s+)file /gm, "$1cache 30\n$1file ");
 }
 
-/** The example's one DNSServer as rendered from `state` (SOA serials continuing from `previous`). */
-function dnsServer(state: ClusterState, previous?: ReadonlyMap<string, string>) {
-  const out = renderAll(state, previous === undefined ? {} : { previous });
-  const [infra, ...others] = out.infras;
-  const files = infra?.coreDns;
-  const vlanCidr = infra?.topology.dns?.views[0].sourceCidr;
-  if (files === undefined || vlanCidr === undefined || others.length > 0)
-    throw new Error(`${EXAMPLE}: expected one Infra with a VLAN DNS view`);
-  return { files, vlanCidr, all: out.files };
+/** The rendering's one DNSServer. */
+function only(r: RenderedExample) {
+  const [server, ...others] = r.servers;
+  if (server === undefined || others.length > 0) throw new Error(`${EXAMPLE}: expected one DNSServer`);
+  return server;
 }
 
 function shaped(files: Readonly<Record<string, string>>, shape: Shape): Record<string, string> {
@@ -64,8 +58,9 @@ async function main(): Promise<void> {
   // Run from the repository's root, as `npm run` does.
   const load = await loadManifestDir(`examples/${EXAMPLE}`);
   if (!load.ok) throw new Error(`examples/${EXAMPLE}: ${JSON.stringify(load.error)}`);
-  const before = dnsServer(load.state);
-  const after = dnsServer(withAppsVip(load.state, "192.0.2.201"), before.all);
+  const first = renderState(load.state);
+  const before = only(first);
+  const after = only(renderState(withAppsVip(load.state, "192.0.2.201"), first));
   const vlan = clientIn(loopbackCidr(before.vlanCidr));
   const seconds: Record<Shape, number[]> = { rendered: [], "cache-30": [] };
   try {

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClusterState } from "../../../src/model/types.js";
 import { addressesOf, digBatch, type Reply } from "./batch.js";
-import { withAppsVip } from "./apps-vip.js";
-import { loadExample, renderState, type RenderedDnsServer } from "./examples.js";
+import { loadExample } from "./examples.js";
+import { renderState, withAppsVip, type RenderedDnsServer } from "./render-state.js";
 import { clientIn, COREDNS, loopbackCidr, startCoreDns, type CoreDns } from "./rig.js";
 import { startUpstream, upstreamAddress, type Upstream } from "./upstream.js";
 

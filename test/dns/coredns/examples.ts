@@ -4,9 +4,9 @@
 // ClusterIP (or nothing of ours at all) from the pod network, everything else forwarded.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { renderAll } from "../../../src/pipeline/outputs.js";
 import { loadManifestDir } from "../../../src/watchers/manifests.js";
-import type { ClusterState, Topology } from "../../../src/model/types.js";
+import type { ClusterState } from "../../../src/model/types.js";
+import { renderState, type RenderedDnsServer, type RenderedExample } from "./render-state.js";
 
 export const EXAMPLES_DIR = join(import.meta.dirname, "..", "..", "..", "examples");
 
@@ -14,21 +14,6 @@ export const EXAMPLES = readdirSync(EXAMPLES_DIR, { withFileTypes: true })
   .filter((e) => e.isDirectory())
   .map((e) => e.name)
   .sort();
-
-/** One DNSServer of an example: its ConfigMap data and the topology it came from. */
-export interface RenderedDnsServer {
-  readonly name: string;
-  readonly files: Readonly<Record<string, string>>;
-  readonly topology: Topology;
-  readonly vlanCidr: string;
-}
-
-export interface RenderedExample {
-  readonly state: ClusterState;
-  readonly servers: readonly RenderedDnsServer[];
-  /** Every file of the rendering, for the next rendering's `previous` (SOA serials). */
-  readonly files: ReadonlyMap<string, string>;
-}
 
 /** Loads `example`'s manifests. */
 export async function loadExample(example: string): Promise<ClusterState> {
@@ -40,18 +25,6 @@ export async function loadExample(example: string): Promise<ClusterState> {
 /** Loads and renders `example` as `oooi render` does; one entry per DNSServer it writes. */
 export async function renderExample(example: string): Promise<RenderedExample> {
   return renderState(await loadExample(example));
-}
-
-/** Renders `state` through the real pipeline, continuing the serials of `previous`. */
-export function renderState(state: ClusterState, previous?: RenderedExample): RenderedExample {
-  const out = renderAll(state, previous === undefined ? {} : { previous: previous.files });
-  const servers = out.infras.flatMap((r): RenderedDnsServer[] => {
-    const dns = r.topology.dns;
-    const cidr = dns?.views[0].sourceCidr;
-    if (r.coreDns === undefined || dns === undefined || cidr === undefined) return [];
-    return [{ name: dns.name, files: r.coreDns, topology: r.topology, vlanCidr: cidr }];
-  });
-  return { state, servers, files: out.files };
 }
 
 /** What a name must get from one view: these A addresses authoritatively, or the upstream's answer. */

@@ -1,7 +1,8 @@
 // The real CoreDNS's /metrics (the rendered `prometheus` plugin) after queries from both views:
 // what deploy/monitoring's PodMonitor scrapes from a DNSServer's pod.
 import { digBatch } from "./batch.js";
-import { renderExample, verificationList, type RenderedDnsServer } from "./examples.js";
+import { renderExample, verificationList } from "./examples.js";
+import type { RenderedDnsServer } from "./render-state.js";
 import { clientIn, loopbackCidr, startCoreDns, type CoreDns } from "./rig.js";
 import { startUpstream } from "./upstream.js";
 
