@@ -7,6 +7,7 @@ import { Forwarder } from "../../../src/dns/server/forward.js";
 import { QueryHandler } from "../../../src/dns/server/handler.js";
 import { readRendered } from "../../../src/dns/server/rendered.js";
 import { buildServing } from "../../../src/dns/server/serving.js";
+import { buildTable } from "../../../src/dns/server/table.js";
 import { parseIPv4 } from "../../../src/model/ipv4.js";
 import type { DnsModel } from "../../../src/model/types.js";
 import { encodeQuery } from "./helpers.js";
@@ -116,3 +117,31 @@ describe("answer table", () => {
     expect((await ask(empty, "api.a.example", 1, VLAN_IP)).header.rcode).toBe(5);
   });
 });
+
+// oooi renders a zone's $TTL equal to its SOA MINIMUM; a file read back may say otherwise, and the
+// negative answer's TTL is then the lesser of the two (RFC 2308 §3), as CoreDNS answers it.
+describe("negative answers of a zone whose SOA TTL and MINIMUM differ", () => {
+  const zoneFile = (ttl: number, minimum: number): string =>
+    `$ORIGIN z.example.\n$TTL ${ttl}\n@ IN SOA ns.z.example. admin.z.example. 7 7200 1800 86400 ${minimum}\n` +
+    `@ IN NS ns.z.example.\nns IN A 10.0.0.3\napi IN A 10.0.0.4\n`;
+  const handlerOf = (ttl: number, minimum: number): QueryHandler => {
+    const h = new QueryHandler(new Forwarder([], { timeoutMs: 10, maxInFlight: 1 }), () => undefined);
+    const corefile = "z.example:53 {\n    file /db.z.example z.example\n}\n";
+    h.table = buildTable(readRendered({ Corefile: corefile, "db.z.example": zoneFile(ttl, minimum) }, "Corefile"));
+    return h;
+  };
+
+  it.each([
+    [3600, 30, 30],
+    [20, 60, 20],
+  ])("$TTL %i with MINIMUM %i: NXDOMAIN and NODATA carry the SOA with TTL %i", async (ttl, minimum, expected) => {
+    const h = handlerOf(ttl, minimum);
+    const nx = await ask(h, "nope.z.example", 1, VLAN_IP);
+    const nodata = await ask(h, "api.z.example", 16, VLAN_IP);
+    expect([nx.header.rcode, nx.authorities[0]?.type, nx.authorities[0]?.ttl]).toEqual([3, 6, expected]);
+    expect([nodata.header.rcode, nodata.answers.length, nodata.authorities[0]?.ttl]).toEqual([0, 0, expected]);
+    // A positive answer keeps the record's own TTL.
+    expect((await ask(h, "api.z.example", 1, VLAN_IP)).answers[0]?.ttl).toBe(ttl);
+  });
+});
+
