@@ -8,7 +8,7 @@ export default defineConfig({
       "test/model/**/*.test.ts",
       "test/golden/{model,envoy,golden,apps-ingress-paths}.test.ts",
       "test/envoy/**/*.test.ts",
-      "test/xds/server/{authz,plan,session,subscription,shared,splice,cache,identity,unknown-groups,subscription-limits,warming,conformance}.test.ts",
+      "test/xds/server/{authz,plan,plan-make-before-break,plan-shortcuts,session,subscription,shared,splice,cache,identity,unknown-groups,subscription-limits,warming,conformance}.test.ts",
       "test/pipeline/{last-good,last-good.property,incremental,file-sink,file-sink-generations,file-sink-rules,output-guard,snapshots,same-json}.test.ts",
       "test/dns/server/{table,table-oracle.property,domain-not-owned,buffers}.test.ts",
     ],
