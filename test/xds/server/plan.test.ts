@@ -8,6 +8,7 @@ import type { CachedResource, TypeSnapshot } from "../../../src/xds/cache/snapsh
 import type { Held } from "../../../src/xds/server/memory.js";
 import {
   ABSENT,
+  incrementalInSotw,
   isQuiet,
   markQuiet,
   NOTHING,
@@ -19,11 +20,17 @@ import {
 } from "../../../src/xds/server/plan.js";
 import { HeldMap } from "../../../src/xds/server/held-map.js";
 import { Subscription } from "../../../src/xds/server/subscription.js";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/resource/type-urls.js";
-import { ALPHA, BETA } from "../../envoy/proxy-fixture.js";
+import {
+  CLUSTER_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+} from "../../../src/xds/resource/type-urls.js";
+import { ALPHA, BETA, GAMMA } from "../../envoy/proxy-fixture.js";
 import { GROUP, publish, rendered } from "./fixtures.js";
 import { countWalks } from "../../support/walks.js";
 import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
+import { holdingAll, keysOf, snapshotFor, typeOf } from "./plan-fixtures.js";
 
 function clusters(): TypeSnapshot {
   const cache = new SnapshotCache({ check: checkEnvoySnapshot });
@@ -100,11 +107,84 @@ describe("planSotw: the full subscribed set, only when it differs from what was 
     expect(ts.narrowed).toBe(false);
   });
 
-  test("no snapshot: an empty response at the version of the empty set", () => {
+  test("no snapshot of the type: an empty response at the version the cache gives an empty type", () => {
+    const empty = typeOf(snapshotFor([GAMMA]), ROUTE_TYPE_URL);
+    expect(empty.resources.size).toBe(0);
     const plan = planSotw(state(sotw([])), undefined, NOTHING);
     expect([plan?.count, plan?.next.size]).toEqual([0, 0]);
-    expect(plan?.version).not.toBe(CDS.version);
+    expect(plan?.version).toBe(empty.version);
+    expect(planDelta(state(delta([A])), undefined, NOTHING)?.version).toBe(empty.version);
   });
+});
+
+// Rule 14 (docs/xds-protocol.md#rule-14): clusters gone from the snapshot that the client's
+// listeners still use are sent on in the full SotW set; rule 2: that set is other content than the
+// snapshot's, so it has a version of its own.
+describe("planSotw with retained resources: the subscribed set plus what is kept, at a version of its own", () => {
+  const cdsOf = (attachments: Parameters<typeof snapshotFor>[0]) => typeOf(snapshotFor(attachments), CLUSTER_TYPE_URL);
+  const [cdsAB, cdsA, cdsAG] = [cdsOf([ALPHA, BETA]), cdsOf([ALPHA]), cdsOf([ALPHA, GAMMA])];
+  const betas = [...cdsAB.resources.values()].filter((r) => !cdsA.resources.has(r.name));
+  const [betaApi] = betas.filter((r) => r.name.includes("kube-apiserver"));
+  const retainedBeta = new Map(betas.map((r) => [r.name, r]));
+  const retainedApi = new Map(betaApi ? [[betaApi.name, betaApi]] : []);
+  /** A client holding alpha's and beta's clusters asks again (a first request is always answered). */
+  const asked = (subscription: Subscription): TypeState => ({
+    ...state(subscription, holdingAll(cdsAB.resources.values())),
+    lastVersion: cdsAB.version,
+  });
+
+  test("the fixture: beta's four clusters are gone from alpha's snapshot, and from alpha and gamma's", () => {
+    expect([betas.length, betas.some((r) => cdsAG.resources.has(r.name)), retainedApi.size]).toEqual([4, false, 1]);
+  });
+
+  test("every cluster of the snapshot and every kept one, at a version that is neither the snapshot's nor empty", () => {
+    const plan = planSotw(asked(sotw([])), cdsA, retainedBeta);
+    expect(keysOf(plan?.next ?? new Map())).toEqual([...cdsA.resources.keys(), ...retainedBeta.keys()].sort());
+    expect([plan?.count, plan?.entries.length]).toEqual([cdsA.resources.size + 4, cdsA.resources.size + 4]);
+    expect(plan?.version).not.toBe(cdsA.version);
+    expect(plan?.version).not.toBe(cdsAB.version);
+    expect(plan?.version).not.toBe("");
+  });
+
+  test("rule 7: the client already holds the snapshot's clusters and the kept ones: no response", () => {
+    expect(planSotw({ ...asked(sotw([])), firstPending: false }, cdsA, retainedBeta)).toBeUndefined();
+  });
+
+  test("the version changes with the snapshot and with what is kept, and only then", () => {
+    const version = (snap: TypeSnapshot, retained: ReadonlyMap<string, CachedResource>) =>
+      planSotw(asked(sotw([])), snap, retained)?.version;
+    const v = version(cdsA, retainedBeta);
+    expect(version(cdsA, retainedBeta)).toBe(v);
+    expect(version(cdsAG, retainedBeta)).not.toBe(v);
+    expect(version(cdsA, retainedApi)).not.toBe(v);
+  });
+
+  test("no snapshot of the type: what is kept is still sent", () => {
+    const plan = planSotw(asked(sotw([])), undefined, retainedBeta);
+    expect(keysOf(plan?.next ?? new Map())).toEqual([...retainedBeta.keys()].sort());
+    expect(plan?.version).not.toBe("");
+  });
+
+  test("by name: the client holds exactly the names it subscribed, even when they number as many as the snapshot", () => {
+    const [dropped = ""] = cdsA.resources.keys();
+    const names = [...[...cdsA.resources.keys()].filter((n) => n !== dropped), betaApi?.name ?? ""];
+    expect(names.length).toBe(cdsA.resources.size);
+    const plan = planSotw(asked(sotw(names)), cdsA, retainedApi);
+    expect(keysOf(plan?.next ?? new Map())).toEqual([...names].sort());
+    expect(plan?.next.get(betaApi?.name ?? "")?.res).toBe(betaApi);
+  });
+});
+
+// Rule 12 (docs/xds-protocol.md#rule-12): a SotW LDS or CDS response is the full set, absence is
+// deletion; EDS and RDS are named, and a name left out of a response is not deleted on the client.
+test.each([
+  [LISTENER_TYPE_URL, false],
+  [CLUSTER_TYPE_URL, false],
+  [ENDPOINT_TYPE_URL, true],
+  [ROUTE_TYPE_URL, true],
+  ["type.googleapis.com/some.other.Type", false],
+])("incrementalInSotw(%s): %s", (typeUrl, incremental) => {
+  expect(incrementalInSotw(typeUrl)).toBe(incremental);
 });
 
 describe("planDelta: only what differs from what the client holds", () => {
@@ -148,6 +228,28 @@ describe("planDelta: only what differs from what the client holds", () => {
     expect([plan?.count, plan?.removed]).toEqual([0, []]);
   });
 
+  test("resources and removals come sorted by name, whatever order they were subscribed in", () => {
+    const plan = planDelta(state(delta([B, "zz-missing", A, "aa-missing"])), CDS, NOTHING);
+    expect(plan?.changed.map((r) => r.name)).toEqual([A, B]);
+    expect(plan?.entries).toEqual(plan?.changed.map((r) => r.deltaEntry));
+    expect(plan?.removed).toEqual(["aa-missing", "zz-missing"]);
+  });
+
+  test("under the wildcard, a name told absent and then unsubscribed is forgotten, without a response", () => {
+    const told = Subscription.NONE.delta(["*", "no-such-cluster"], [], true, false).subscription;
+    const unsubscribed = told.delta([], ["no-such-cluster"], false, false).subscription;
+    const ts = { ...state(unsubscribed, new Map([...holding(NAMES), ["no-such-cluster", ABSENT]])), firstPending: false };
+    expect(planDelta(ts, CDS, NOTHING)).toBeUndefined();
+    expect([...ts.held.keys()].sort()).toEqual(NAMES);
+  });
+
+  test("by name, a name unsubscribed and gone from the snapshot is forgotten, not reported removed", () => {
+    const held = new Map([...holding([A]), ["gone", { version: "v-gone", res: undefined }]]);
+    const ts = { ...state(delta([A]), held), firstPending: false };
+    expect(planDelta(ts, CDS, NOTHING)).toBeUndefined();
+    expect([...ts.held.keys()]).toEqual([A]);
+  });
+
   test("explicit names beside the wildcard are not sent twice", () => {
     const plan = planDelta(state(Subscription.NONE.delta(["*", B], [], true, false).subscription), CDS, NOTHING);
     expect(sorted(plan?.changed ?? [])).toEqual(NAMES);
@@ -167,6 +269,13 @@ describe("held state is shared between streams, not copied per stream", () => {
     expect(partial?.next).not.toBe(first?.next);
     expect(partial?.next.get(A)).toBe(first?.next.get(A));
     expect(partial?.next.get(A)).toStrictEqual({ version: CDS.resources.get(A)?.version, res: CDS.resources.get(A) });
+  });
+
+  test("a plan that finds nothing to send or forget keeps the held map, instead of a copy per plan", () => {
+    const ts = { ...state(delta([A, B]), holding([A, B])), firstPending: false };
+    const before = ts.held;
+    expect(planDelta(ts, CDS, NOTHING)).toBeUndefined();
+    expect(ts.held).toBe(before);
   });
 
   test("a Delta stream that ends up holding everything shares the map too; one with a removal does not", () => {
