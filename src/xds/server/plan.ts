@@ -201,8 +201,8 @@ export function planSotw(
   retained: ReadonlyMap<string, CachedResource>,
 ): Plan | undefined {
   const sub = ts.subscription;
+  // Holding the snapshot's shared map, the client holds nothing gone from it: nothing is retained.
   if (
-    retained.size === 0 &&
     !ts.narrowed &&
     holdsExactly(ts, typeSnap) &&
     ts.lastVersion === typeSnap.version &&
@@ -246,8 +246,10 @@ export function planDelta(
   retained: ReadonlyMap<string, CachedResource>,
 ): Plan | undefined {
   if (retained.size === 0 && holdsExactly(ts, typeSnap)) return undefined;
+  // Holding the held map of a quiet plan on the same snapshot, the client holds nothing gone from
+  // it (markQuiet): nothing is retained.
   const added = onlyAdded(ts, typeSnap);
-  if (retained.size === 0 && added !== undefined && typeSnap !== undefined) return planAdded(ts, typeSnap, added);
+  if (added !== undefined && typeSnap !== undefined) return planAdded(ts, typeSnap, added);
   const resources = typeSnap?.resources ?? NOTHING;
   const next = new Map(ts.held);
   const changed: CachedResource[] = [];
