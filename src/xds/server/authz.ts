@@ -15,6 +15,7 @@ import {
   ServerInterceptingCall,
   ServerListenerBuilder,
   status as GrpcStatus,
+  type Metadata,
   type ServerInterceptor,
 } from "@grpc/grpc-js";
 import { ADMIN_URI, parseIdentityUri, TRUST_DOMAIN, type Identity } from "../../pki/spiffe.js";
@@ -44,12 +45,28 @@ export function identitiesOf(cert: PeerCertificate | undefined): Identity[] {
  * client certificates, where every client shares it and is trusted as it always was there.
  */
 export function identityKey(cert: PeerCertificate | undefined): string {
-  const identities = identitiesOf(cert);
+  return keyOf(identitiesOf(cert));
+}
+
+function keyOf(identities: readonly Identity[]): string {
   if (identities.length === 0) return NO_IDENTITY;
   return identities
     .map((i) => (i.kind === "admin" ? ADMIN_URI : `spiffe://${TRUST_DOMAIN}/ns/${i.group}`))
     .sort()
     .join(" ");
+}
+
+/**
+ * The identity key of the calls this module's interceptor let through, filed under the call's own
+ * Metadata object (grpc-js hands the handler the very object the interceptor passed on): the stream
+ * then reuses the certificate the interceptor read instead of asking the TLS socket again. Keyed by
+ * object identity, which nothing a client sends can name.
+ */
+const admitted = new WeakMap<Metadata, string>();
+
+/** The identity key the interceptor admitted this call's metadata under, or undefined without the interceptor. */
+export function admittedIdentityKey(metadata: Metadata): string | undefined {
+  return admitted.get(metadata);
 }
 
 function describe(identities: readonly Identity[]): string {
@@ -123,6 +140,7 @@ export function identityAuthorization(options: AuthorizationOptions): ServerInte
             : `${describe(identities)} may not open a discovery stream`
           : adminDenial(identities, path);
         if (denial === undefined) {
+          admitted.set(metadata, keyOf(identities));
           next(metadata);
           return;
         }
@@ -138,6 +156,7 @@ export function identityAuthorization(options: AuthorizationOptions): ServerInte
               return;
             }
             options.logger.info({ peer: call.getPeer(), method: path, user: decision.user }, "debug call by token");
+            admitted.set(metadata, keyOf(identities));
             next(metadata);
           },
           (e: unknown) => {

@@ -11,7 +11,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import type { SnapshotCache } from "../cache/cache.js";
-import { identityAuthorization, identityKey, type TokenCheck } from "./authz.js";
+import { admittedIdentityKey, identityAuthorization, identityKey, type TokenCheck } from "./authz.js";
 import { XdsStatus, type XdsStatusView } from "../client-status.js";
 import { SILENT_LOGGER, type Logger } from "../../util/logger.js";
 import { systemClock, type Clock } from "./clock.js";
@@ -281,7 +281,8 @@ class GrpcStreamCall implements StreamCall {
 
   constructor(private readonly call: ServerDuplexStream<unknown, WireResponse>) {
     this.peer = safePeer(call);
-    this.identity = identityKey(safeAuth(call));
+    // Read once per stream: what the authorization interceptor admitted the call as, when it ran.
+    this.identity = admittedIdentityKey(call.metadata) ?? identityKey(safeAuth(call));
   }
 
   write(response: WireResponse): boolean {

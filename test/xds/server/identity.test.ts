@@ -2,6 +2,7 @@
 // verified identity that made it: a client of tenant A declaring tenant B's node.id and B's ACKed
 // versions (both visible on the status page) is a fresh client of A, and B's status never moves.
 // Over real mTLS with certificates of the operator's PKI (issue 25, rows 1 and 2).
+import { TLSSocket } from "node:tls";
 import { afterEach, beforeAll, describe, expect, test } from "vitest";
 import type { IssuedCertificate } from "../../../src/pki/issue.js";
 import { ADMIN_URI, nodeGroupUri } from "../../../src/pki/spiffe.js";
@@ -139,5 +140,38 @@ describe("one identity never changes how another's clients appear", () => {
       `envoy-b ${GROUP_A}`,
       `envoy-b ${GROUP_B}`,
     ]);
+  });
+});
+
+// The interceptor reads the certificate to authorize the call; the stream files its state under
+// the identity the interceptor admitted, without asking the TLS socket a second time (each read
+// parses the certificate again: ~30 µs per stream in a burst of thousands).
+describe("the peer certificate is read once per stream", () => {
+  test("5 streams of A: 5 reads on the server's sockets, and each stream is filed under A", async () => {
+    const r = await start();
+    const proto = TLSSocket.prototype;
+    const original = Object.getOwnPropertyDescriptor(proto, "getPeerCertificate");
+    const read = original?.value as (this: TLSSocket, detailed?: boolean) => unknown;
+    let serverReads = 0;
+    Object.defineProperty(proto, "getPeerCertificate", {
+      ...original,
+      value: function (this: TLSSocket, detailed?: boolean): unknown {
+        // A server-side socket is handed the client's certificate; the clients read the server's.
+        if ((this as TLSSocket & { server?: unknown }).server !== undefined) serverReads++;
+        return read.call(this, detailed);
+      },
+    });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const s = asA(r);
+        s.send({ node: { id: `envoy-a-${String(i)}`, cluster: GROUP_A }, type_url: CLUSTER_TYPE_URL });
+        expect((await s.next()).resources.map((x) => x.name).sort()).toEqual(namesOf(r, GROUP_A, CLUSTER_TYPE_URL));
+      }
+    } finally {
+      if (original !== undefined) Object.defineProperty(proto, "getPeerCertificate", original);
+    }
+    expect(serverReads).toBe(5);
+    const filed = r.server.status.nodes().filter((n) => n.node.id.startsWith("envoy-a-"));
+    expect(filed.map((n) => n.node.cluster)).toEqual(Array(5).fill(GROUP_A));
   });
 });
