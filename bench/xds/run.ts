@@ -4,7 +4,11 @@
 // figures; the clients of each scenario run in further child processes (see clients.ts).
 //   XDS_BENCH_ONLY=1,2,3,4 scenarios to run (default 1,2,3; 4 is the whole serve path, issue 16)
 //   XDS_BENCH_QUICK=1      small sizes, for a smoke test of the harness
-//   XDS_BENCH_SERVE_INFRAS, _WORKERS, _CHANGES  scenario 4's size (300 Infras × 5 × 100 workers, 60 changes)
+//   XDS_BENCH_SERVE_INFRAS, _WORKERS, _CHANGES  scenario 4's size (300 Infras × 5 × 100 workers, 60
+//                          changes per shape)
+//   XDS_BENCH_SERVE_SHAPES scenario 4's change shapes, comma-separated (default every one:
+//                          atomic,in-place,new-file,deleted-file)
+//   XDS_BENCH_SERVE_LOAD   scenario 4: in-place edits per second of other Infras' files meanwhile (default 0)
 //   XDS_BENCH_CPU_PROFILE=FILE  scenario 4: a CPU profile of the large run's changes (not its loading);
 //                          scenario 2: of the interleaved layout's change loop
 //   XDS_BENCH_CHANGES      scenario 2's changes in the interleaved layout (default 8)
@@ -17,10 +21,19 @@ import { fileURLToPath } from "node:url";
 import { bigVlan, fitsOneVlan } from "./big-vlan.js";
 import { fanout } from "./fanout.js";
 import { manyInfras } from "./many-infras.js";
-import { servePath } from "./serve-path.js";
+import { servePath, SHAPES, type ChangeShape } from "./serve-path.js";
 import { emit, progress } from "./stats.js";
 
 const quick = process.env["XDS_BENCH_QUICK"] === "1";
+
+function shapesOf(list: string | undefined): ChangeShape[] | undefined {
+  if (list === undefined || list === "") return undefined;
+  return list.split(",").map((name) => {
+    const shape = SHAPES.find((s) => s === name.trim());
+    if (shape === undefined) throw new Error(`XDS_BENCH_SERVE_SHAPES: unknown shape ${name} (known: ${SHAPES.join(", ")})`);
+    return shape;
+  });
+}
 
 async function scenario(n: string): Promise<void> {
   if (n === "1") {
@@ -72,10 +85,9 @@ async function scenario(n: string): Promise<void> {
       ),
     );
   } else if (n === "4") {
-    emit(
-      await servePath(
+    const lines = await servePath(
         quick
-          ? { infras: 20, clusters: 5, workers: 100, changes: 10, gapMs: 300 }
+          ? { infras: 20, clusters: 5, workers: 100, changes: 10, gapMs: 300, loadPerSecond: 20 }
           : {
               infras: Number(process.env["XDS_BENCH_SERVE_INFRAS"] ?? "300"),
               clusters: 5,
@@ -83,9 +95,11 @@ async function scenario(n: string): Promise<void> {
               changes: Number(process.env["XDS_BENCH_SERVE_CHANGES"] ?? "60"),
               gapMs: 300,
               cpuProfile: process.env["XDS_BENCH_CPU_PROFILE"],
+              shapes: shapesOf(process.env["XDS_BENCH_SERVE_SHAPES"]),
+              loadPerSecond: Number(process.env["XDS_BENCH_SERVE_LOAD"] ?? "0"),
             },
-      ),
     );
+    for (const line of lines) emit(line);
   } else {
     throw new Error(`unknown scenario ${n}`);
   }
