@@ -12,14 +12,9 @@ import { lstat, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ObjectChange } from "../model/incremental/infras-read.js";
 import { ManifestAssembly } from "./manifest-assembly.js";
-import {
-  errnoMessage,
-  formatManifestError,
-  isManifestPath,
-  listManifestTree,
-  type ManifestLoad,
-  type ParsedFile,
-} from "./manifests.js";
+import { errnoMessage, formatManifestError, type ManifestLoad, type ParsedFile } from "./manifests.js";
+import { statTreeOffThread } from "./manifest-scan.js";
+import { isManifestPath, listManifestTree, statKey } from "./manifest-tree.js";
 import { DEFAULT_MAX_MANIFEST_BYTES, readManifestText } from "./manifest-file-read.js";
 import { parseManifestFileOffThread } from "./manifest-parse-pool.js";
 
@@ -36,17 +31,11 @@ export interface ManifestRead {
 export type ScanResult = { readonly full: true } | { readonly full: false; readonly paths: readonly string[] };
 
 interface Cached {
-  /** mtime, size and inode: a file whose stat did not move is not read again by a whole-folder read. */
+  /** statKey: a file whose stat did not move is not read again by a whole-folder read. */
   readonly stat: string;
   readonly hash: string;
   readonly parsed: ParsedFile;
 }
-
-/** Concurrent stats of a scan: few, so that a reported change's own I/O never waits behind the scan's. */
-const SCAN_CONCURRENCY = 2;
-
-const statKey = (s: { mtimeMs: number; size: number; ino: number }): string =>
-  `${String(s.mtimeMs)}:${String(s.size)}:${String(s.ino)}`;
 
 const parentOf = (rel: string): string => {
   const d = dirname(rel);
@@ -92,20 +81,17 @@ export class ManifestReader {
    */
   async scan(): Promise<ScanResult> {
     if (this.#readFailed) return { full: true };
-    let tree: Awaited<ReturnType<typeof listManifestTree>>;
+    let tree: Awaited<ReturnType<typeof statTreeOffThread>>;
     try {
-      tree = await listManifestTree(this.#dir);
+      tree = await statTreeOffThread(this.#dir);
     } catch {
       return { full: true };
     }
-    if (tree.dirs.size !== this.#dirs.size || [...tree.dirs].some((d) => !this.#dirs.has(d))) return { full: true };
+    if (tree.dirs.length !== this.#dirs.size || tree.dirs.some((d) => !this.#dirs.has(d))) return { full: true };
     const listed = new Set(tree.files);
     const paths = [...this.#assembly.paths()].filter((p) => !listed.has(p));
-    const stats = await mapLimit(tree.files, SCAN_CONCURRENCY, async (path) =>
-      stat(join(this.#dir, path)).then(statKey, () => undefined),
-    );
     for (const [i, path] of tree.files.entries()) {
-      const key = stats[i];
+      const key = tree.keys[i];
       if (key === undefined || this.#cache.get(path)?.stat !== key) paths.push(path);
     }
     return { full: false, paths };
@@ -232,15 +218,4 @@ export class ManifestReader {
     this.#last = outcome;
     return { load, changes, unchanged };
   }
-}
-
-/** `f` over `items` with at most `limit` calls running at once; results in the items' order. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, f: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) out[i] = await f(items[i] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }

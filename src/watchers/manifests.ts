@@ -1,7 +1,7 @@
 // The manifest-directory source: YAML/JSON files on disk → ClusterState, the same state the
 // informers build from a cluster. Input problems in our own kinds become `invalid` entries (the
 // model turns them into status conditions); only unreadable input fails the whole load.
-import { readdir, realpath, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
   isMap,
@@ -24,6 +24,7 @@ import {
   type ObjectSource,
 } from "./manifest-sources.js";
 import { DEFAULT_MAX_MANIFEST_BYTES, errnoText, readManifestText } from "./manifest-file-read.js";
+import { listManifestFiles } from "./manifest-tree.js";
 
 /** Why a manifest directory could not be read: the file (relative to the directory) and 1-based position. */
 export interface ManifestError {
@@ -65,12 +66,6 @@ export interface ManifestFile {
   text: string;
 }
 
-const MANIFEST_EXTENSION = /\.(ya?ml|json)$/i;
-
-/** Whether listManifestFiles lists a file of this name (relative path): a manifest extension, no hidden part. */
-export function isManifestPath(rel: string): boolean {
-  return MANIFEST_EXTENSION.test(rel) && !rel.split("/").some((part) => part.startsWith(".") || part === "");
-}
 const DEFAULT_NAMESPACE = "default";
 
 /** "file:line:column: message", the form the CLI prints for unreadable input. */
@@ -642,45 +637,6 @@ export function byRef(a: InvalidObject, b: InvalidObject): number {
 }
 
 // ---------------------------------------------------------------- reading the directory
-
-/**
- * Manifest files under dir, relative with "/" separators, sorted. Hidden entries are skipped:
- * a ConfigMap volume mounts every key twice (KEY and ..data/KEY), and editors leave dotfiles.
- */
-export async function listManifestFiles(dir: string): Promise<string[]> {
-  return (await listManifestTree(dir)).files;
-}
-
-/** listManifestFiles, and the folders walked ("" for dir itself; a symlink loop's repeat is not one). */
-export async function listManifestTree(dir: string): Promise<{ files: string[]; dirs: Set<string> }> {
-  const out: string[] = [];
-  const dirs = new Set<string>();
-  const visited = new Set<string>();
-  const walk = async (abs: string, rel: string): Promise<void> => {
-    const real = await realpath(abs);
-    if (visited.has(real)) return; // symlink loop
-    visited.add(real);
-    dirs.add(rel);
-    for (const entry of await readdir(abs, { withFileTypes: true })) {
-      if (entry.name.startsWith(".")) continue;
-      const childAbs = join(abs, entry.name);
-      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      let isDir = entry.isDirectory();
-      if (entry.isSymbolicLink()) {
-        try {
-          isDir = (await stat(childAbs)).isDirectory();
-        } catch {
-          // A dangling link with a manifest name is reported when read; other names are not ours.
-          isDir = false;
-        }
-      }
-      if (isDir) await walk(childAbs, childRel);
-      else if (MANIFEST_EXTENSION.test(entry.name)) out.push(childRel);
-    }
-  };
-  await walk(dir, "");
-  return { files: out.sort(compare), dirs };
-}
 
 export const errnoMessage = errnoText;
 
