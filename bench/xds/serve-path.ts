@@ -110,6 +110,8 @@ async function run(
       debounceMs: 100,
       xdsListen: `127.0.0.1:${String(port)}`,
       httpListen: { host: "127.0.0.1", port: httpPort },
+      // One connection per stream, like separate Envoys: above the default cap at 3,000 Infras.
+      xdsMaxConnections: o.infras + 100,
     },
     pino({ level: "silent" }),
   );
