@@ -9,6 +9,7 @@
 //   XDS_BENCH_SERVE_SHAPES scenario 4's change shapes, comma-separated (default every one:
 //                          atomic,in-place,new-file,deleted-file)
 //   XDS_BENCH_SERVE_LOAD   scenario 4: in-place edits per second of other Infras' files meanwhile (default 0)
+//   XDS_BENCH_SERVE_FIRST_RENDER_MS  scenario 4: how long serve's first rendering may take (default 30 min)
 //   XDS_BENCH_CPU_PROFILE=FILE  scenario 4: a CPU profile of the large run's changes (not its loading);
 //                          scenario 2: of the interleaved layout's change loop
 //   XDS_BENCH_CHANGES      scenario 2's changes in the interleaved layout (default 8)

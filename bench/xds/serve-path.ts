@@ -88,7 +88,7 @@ async function freePort(): Promise<number> {
  */
 async function run(
   o: ServePathOptions,
-): Promise<{ byShape: Map<ChangeShape, number[]>; warmup: number[]; loadWrites: number }> {
+): Promise<{ byShape: Map<ChangeShape, number[]>; warmup: number[]; loadWrites: number; firstRenderMs: number }> {
   const firstId = 0;
   const shapes: InfraShape[] = Array.from({ length: o.infras }, (_, i) => ({
     index: i,
@@ -116,15 +116,18 @@ async function run(
     pino({ level: "silent" }),
   );
   let load: { stop(): Promise<number> } | undefined;
+  const serving = nowMs();
   try {
     await served.ready;
     // Streams open once the first rendering is done (/readyz): the first load of a large folder
     // holds the event loop longer than a client waits for the HTTP/2 handshake.
     await poll(
       async () => (await fetch(`http://127.0.0.1:${String(httpPort)}/readyz`).catch(() => undefined))?.ok === true,
-      600_000,
+      Number(process.env["XDS_BENCH_SERVE_FIRST_RENDER_MS"] ?? "1800000"),
       "serve's first rendering",
     );
+    const firstRenderMs = nowMs() - serving;
+    progress(`serve-path ${String(o.infras)}: ready (first rendering done) after ${String(Math.round(firstRenderMs))} ms`);
     const specs: StreamSpec[] = shapes.map((s) => ({
       id: firstId + s.index,
       address: `127.0.0.1:${String(port)}`,
@@ -222,7 +225,7 @@ async function run(
     if (profiler !== undefined && o.cpuProfile !== undefined) await stopProfile(profiler, o.cpuProfile);
     const loadWrites = (await load?.stop()) ?? 0;
     load = undefined;
-    return { byShape, warmup: warmups, loadWrites };
+    return { byShape, warmup: warmups, loadWrites, firstRenderMs };
   } finally {
     await load?.stop();
     await fleet.stop();
@@ -291,6 +294,8 @@ export async function servePath(o: ServePathOptions): Promise<Record<string, unk
       changes: latencies.length,
       load_writes_per_s: o.loadPerSecond ?? 0,
       load_writes: large.loadWrites,
+      first_render_ms: round(large.firstRenderMs),
+      baseline_1_infra_first_render_ms: round(single.firstRenderMs),
       p50_ms: many.p50,
       p99_ms: many.p99,
       max_ms: many.max,
