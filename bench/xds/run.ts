@@ -31,7 +31,8 @@ function shapesOf(list: string | undefined): ChangeShape[] | undefined {
   if (list === undefined || list === "") return undefined;
   return list.split(",").map((name) => {
     const shape = SHAPES.find((s) => s === name.trim());
-    if (shape === undefined) throw new Error(`XDS_BENCH_SERVE_SHAPES: unknown shape ${name} (known: ${SHAPES.join(", ")})`);
+    if (shape === undefined)
+      throw new Error(`XDS_BENCH_SERVE_SHAPES: unknown shape ${name} (known: ${SHAPES.join(", ")})`);
     return shape;
   });
 }
@@ -87,18 +88,18 @@ async function scenario(n: string): Promise<void> {
     );
   } else if (n === "4") {
     const lines = await servePath(
-        quick
-          ? { infras: 20, clusters: 5, workers: 100, changes: 10, gapMs: 300, loadPerSecond: 20 }
-          : {
-              infras: Number(process.env["XDS_BENCH_SERVE_INFRAS"] ?? "300"),
-              clusters: 5,
-              workers: Number(process.env["XDS_BENCH_SERVE_WORKERS"] ?? "100"),
-              changes: Number(process.env["XDS_BENCH_SERVE_CHANGES"] ?? "60"),
-              gapMs: 300,
-              cpuProfile: process.env["XDS_BENCH_CPU_PROFILE"],
-              shapes: shapesOf(process.env["XDS_BENCH_SERVE_SHAPES"]),
-              loadPerSecond: Number(process.env["XDS_BENCH_SERVE_LOAD"] ?? "0"),
-            },
+      quick
+        ? { infras: 20, clusters: 5, workers: 100, changes: 10, gapMs: 300, loadPerSecond: 20 }
+        : {
+            infras: Number(process.env["XDS_BENCH_SERVE_INFRAS"] ?? "300"),
+            clusters: 5,
+            workers: Number(process.env["XDS_BENCH_SERVE_WORKERS"] ?? "100"),
+            changes: Number(process.env["XDS_BENCH_SERVE_CHANGES"] ?? "60"),
+            gapMs: 300,
+            cpuProfile: process.env["XDS_BENCH_CPU_PROFILE"],
+            shapes: shapesOf(process.env["XDS_BENCH_SERVE_SHAPES"]),
+            loadPerSecond: Number(process.env["XDS_BENCH_SERVE_LOAD"] ?? "0"),
+          },
     );
     for (const line of lines) emit(line);
   } else {

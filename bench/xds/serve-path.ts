@@ -127,7 +127,9 @@ async function run(
       "serve's first rendering",
     );
     const firstRenderMs = nowMs() - serving;
-    progress(`serve-path ${String(o.infras)}: ready (first rendering done) after ${String(Math.round(firstRenderMs))} ms`);
+    progress(
+      `serve-path ${String(o.infras)}: ready (first rendering done) after ${String(Math.round(firstRenderMs))} ms`,
+    );
     const specs: StreamSpec[] = shapes.map((s) => ({
       id: firstId + s.index,
       address: `127.0.0.1:${String(port)}`,

@@ -144,4 +144,3 @@ describe("negative answers of a zone whose SOA TTL and MINIMUM differ", () => {
     expect((await ask(h, "api.z.example", 1, VLAN_IP)).answers[0]?.ttl).toBe(ttl);
   });
 });
-

@@ -14,15 +14,7 @@ import {
   ROUTE_TYPE_URL,
 } from "../../../src/xds/resource/type-urls.js";
 import { ALPHA, BETA, GAMMA } from "../../envoy/proxy-fixture.js";
-import {
-  holdingAll,
-  keysOf,
-  snapshotFor,
-  snapshotWithDns,
-  sotw,
-  typeOf,
-  typeState,
-} from "./plan-fixtures.js";
+import { holdingAll, keysOf, snapshotFor, snapshotWithDns, sotw, typeOf, typeState } from "./plan-fixtures.js";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -92,9 +84,7 @@ describe("retainedFor, CDS: a gone cluster stays while a listener or route the c
     const olderRoutes = all(typeOf(AB, ROUTE_TYPE_URL));
     const withKept = state(ROUTE_TYPE_URL, routes, { kept: olderRoutes });
     const nextClusters = typeOf(next, CLUSTER_TYPE_URL).resources;
-    expect(keysOf(retainedFor(cds, nextClusters, [cds, lds, withKept], noMemory))).toEqual([
-      "vip/192.168.10.200:80",
-    ]);
+    expect(keysOf(retainedFor(cds, nextClusters, [cds, lds, withKept], noMemory))).toEqual(["vip/192.168.10.200:80"]);
     expect(retainedFor(cds, nextClusters, [cds, lds, state(ROUTE_TYPE_URL, routes)], noMemory).size).toBe(0);
   });
 
@@ -185,7 +175,10 @@ describe("retainedFor: listeners and route configurations gone from the snapshot
     for (const t of [LISTENER_TYPE_URL, ROUTE_TYPE_URL]) {
       const ts = state(t, all(typeOf(AB, t)));
       const now = typeOf(gamma, t).resources;
-      expect([...ts.held.keys()].some((n) => !now.has(n)), t).toBe(true);
+      expect(
+        [...ts.held.keys()].some((n) => !now.has(n)),
+        t,
+      ).toBe(true);
       expect(retainedFor(ts, now, [unknownClusters, ts], () => [all(ldsAB)]).size, t).toBe(0);
     }
   });
@@ -252,7 +245,10 @@ describe("waitingFor: a changed listener waits for what it needs from this strea
   test("after its cluster was updated and sent again, a listener waits for the endpoints sent again", () => {
     const [cds, eds] = ready();
     if (cds === undefined || eds === undefined) throw new Error("no state");
-    rewarmEndpoints([cdsA.resources.get(ALPHA_API)].filter((c) => c !== undefined), [cds, eds]);
+    rewarmEndpoints(
+      [cdsA.resources.get(ALPHA_API)].filter((c) => c !== undefined),
+      [cds, eds],
+    );
     expect(waitingFor(lds, [listener("kube-6443")], [cds, eds])).toBe(`endpoints "${ALPHA_API}" to be acknowledged`);
   });
 
@@ -267,13 +263,17 @@ describe("waitingFor: a changed listener waits for what it needs from this strea
       state(CLUSTER_TYPE_URL, all(typeOf(snap, CLUSTER_TYPE_URL))),
       typeState(ENDPOINT_TYPE_URL, sotw([...eds.resources.keys()]), all(eds)),
     ];
-    expect(waitingFor(lds, [https].filter((l) => l !== undefined), types)).toBeUndefined();
+    expect(
+      waitingFor(
+        lds,
+        [https].filter((l) => l !== undefined),
+        types,
+      ),
+    ).toBeUndefined();
   });
 
   test("a cluster this stream does not subscribe to is not waited for: it comes from elsewhere", () => {
-    const named = (names: readonly string[]): TypeState[] => [
-      typeState(CLUSTER_TYPE_URL, sotw(names), new Map()),
-    ];
+    const named = (names: readonly string[]): TypeState[] => [typeState(CLUSTER_TYPE_URL, sotw(names), new Map())];
     expect(waitingFor(lds, [listener("kube-6443")], named(["vip/192.168.10.200:80"]))).toBeUndefined();
     expect(waitingFor(lds, [listener("kube-6443")], named([ALPHA_API]))).toBe(
       `cluster "${ALPHA_API}" to be acknowledged`,

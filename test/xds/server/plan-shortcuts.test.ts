@@ -55,7 +55,9 @@ const projection = (plan: Plan | undefined) =>
     changed: plan.changed.map((r) => r.name),
     removed: plan.removed,
     count: plan.count,
-    next: [...plan.next].map(([n, h]) => [n, h.version, h.res?.version]).sort(([x], [y]) => String(x).localeCompare(String(y))),
+    next: [...plan.next]
+      .map(([n, h]) => [n, h.version, h.res?.version])
+      .sort(([x], [y]) => String(x).localeCompare(String(y))),
   };
 /** The state a plan leaves behind, by content. */
 const after = (ts: TypeState) => ({
@@ -183,7 +185,8 @@ describe("planDelta after a request that only added names: the full walk's answe
   });
 
   test("from 256 names on, the held map is extended (a HeldMap), below that copied; the same content either way", () => {
-    const missing = (n: number): string[] => Array.from({ length: n }, (_, i) => `missing-${String(i).padStart(3, "0")}`);
+    const missing = (n: number): string[] =>
+      Array.from({ length: n }, (_, i) => `missing-${String(i).padStart(3, "0")}`);
     for (const [held, extended] of [
       [255, true],
       [254, false],

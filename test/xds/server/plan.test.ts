@@ -238,7 +238,10 @@ describe("planDelta: only what differs from what the client holds", () => {
   test("under the wildcard, a name told absent and then unsubscribed is forgotten, without a response", () => {
     const told = Subscription.NONE.delta(["*", "no-such-cluster"], [], true, false).subscription;
     const unsubscribed = told.delta([], ["no-such-cluster"], false, false).subscription;
-    const ts = { ...state(unsubscribed, new Map([...holding(NAMES), ["no-such-cluster", ABSENT]])), firstPending: false };
+    const ts = {
+      ...state(unsubscribed, new Map([...holding(NAMES), ["no-such-cluster", ABSENT]])),
+      firstPending: false,
+    };
     expect(planDelta(ts, CDS, NOTHING)).toBeUndefined();
     expect([...ts.held.keys()].sort()).toEqual(NAMES);
   });
