@@ -1,0 +1,541 @@
+// The session on an in-process transport, checked against the xDS protocol's rules and what
+// session.ts promises: the connect / disconnect lines, how a stream ends, type_url and node checks,
+// push order, ACK / NACK records, push causes, the per-stream name limit and CSDS config dumps.
+import { describe, expect, test } from "vitest";
+import { status as GrpcStatus } from "@grpc/grpc-js";
+import { SnapshotCache } from "../../../src/xds/cache/index.js";
+import {
+  decodeDeltaRequest,
+  decodeSotwRequest,
+  serializeResponse,
+  type WireResponse,
+} from "../../../src/xds/server/codec.js";
+import { XdsEngine, type Clock, type StreamCall } from "../../../src/xds/server/index.js";
+import {
+  CLUSTER_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+} from "../../../src/xds/resource/protos.js";
+import {
+  decodeDeltaResponse,
+  decodeSotwResponse,
+  encodeDeltaRequest,
+  encodeSotwRequest,
+  type DeltaRequestInit,
+  type DeltaResponse,
+  type SotwRequestInit,
+  type SotwResponse,
+} from "../../support/envoy/wire.js";
+import { ALPHA, BETA, GROUP, publish, rendered } from "./fixtures.js";
+import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
+import type { Logger } from "../../../src/util/logger.js";
+
+class FakeCall implements StreamCall {
+  readonly raw: WireResponse[] = [];
+  ended = 0;
+  failed: { code: number; details: string }[] = [];
+  readonly peer = "ipv4:10.0.0.9:4242";
+  readonly identity?: string;
+  constructor(identity?: string) {
+    if (identity !== undefined) this.identity = identity;
+  }
+  write(response: WireResponse): boolean {
+    this.raw.push(response);
+    return true;
+  }
+  get sotw(): SotwResponse[] {
+    return this.raw.map((r) => decodeSotwResponse(serializeResponse(r)));
+  }
+  get delta(): DeltaResponse[] {
+    return this.raw.map((r) => decodeDeltaResponse(serializeResponse(r)));
+  }
+  end(): void {
+    this.ended += 1;
+  }
+  fail(code: number, details: string): void {
+    this.failed.push({ code, details });
+  }
+}
+
+/** A clock whose deferred work runs at once, or when flushed (`queue`). */
+class FakeClock implements Clock {
+  t = 1_000;
+  rnd = 0.5;
+  queue = false;
+  deferred: (() => void)[] = [];
+  timers: { at: number; fn: () => void; cleared: boolean }[] = [];
+  now(): number {
+    return this.t;
+  }
+  setTimeout(fn: () => void, ms: number): object {
+    const timer = { at: this.t + ms, fn, cleared: false };
+    this.timers.push(timer);
+    return timer;
+  }
+  clearTimeout(handle: object): void {
+    (handle as { cleared: boolean }).cleared = true;
+  }
+  random(): number {
+    return this.rnd;
+  }
+  defer(fn: () => void): void {
+    if (this.queue) this.deferred.push(fn);
+    else fn();
+  }
+  flush(): void {
+    for (const fn of this.deferred.splice(0)) fn();
+  }
+  advance(ms: number): void {
+    this.t += ms;
+    for (const timer of this.timers) if (!timer.cleared && timer.at <= this.t) timer.fn();
+  }
+}
+
+interface Line {
+  readonly level: string;
+  readonly obj: Record<string, unknown>;
+  readonly msg: string;
+}
+
+function recordingLogger(lines: Line[]): Logger {
+  const at =
+    (level: string) =>
+    (obj: object, msg: string): void => {
+      lines.push({ level, obj: obj as Record<string, unknown>, msg });
+    };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+const sotw = (init: SotwRequestInit) => decodeSotwRequest(encodeSotwRequest(init));
+const delta = (init: DeltaRequestInit) => decodeDeltaRequest(encodeDeltaRequest(init));
+const NODE = { id: "envoy-0", cluster: GROUP };
+const ALPHA_API = "clusters-alpha/kube-apiserver:6443";
+const BETA_API = "clusters-beta/kube-apiserver:6443";
+
+function rig(options: { maxStreamAgeMs?: number; maxNamesPerStream?: number; jitter?: number } = {}) {
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
+  publish(cache, GROUP, rendered([ALPHA, BETA]));
+  const clock = new FakeClock();
+  const lines: Line[] = [];
+  const engine = new XdsEngine({
+    cache,
+    clock,
+    logger: recordingLogger(lines),
+    maxStreamAgeMs: options.maxStreamAgeMs ?? 0,
+    maxStreamAgeJitter: options.jitter ?? 0.1,
+    ...(options.maxNamesPerStream === undefined ? {} : { maxNamesPerStream: options.maxNamesPerStream }),
+  });
+  const find = (msg: string) => lines.filter((l) => l.msg === msg);
+  return { cache, clock, lines, engine, find };
+}
+
+describe("connect and disconnect lines", () => {
+  test("an identified ADS stream logs who connected and, on the client's close, how long it lasted", () => {
+    const { engine, clock, find } = rig();
+    const call = new FakeCall("spiffe://cluster.local/ns/oooi/sa/envoy");
+    const session = engine.openSession(call, "sotw");
+    session.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    const described = {
+      stream: session.id,
+      node: NODE.id,
+      group: GROUP,
+      identity: "spiffe://cluster.local/ns/oooi/sa/envoy",
+      kind: "ADS",
+      peer: call.peer,
+    };
+    expect(find("xDS stream connected")).toEqual([{ level: "info", obj: described, msg: "xDS stream connected" }]);
+    expect(engine.status.streams()[0]?.identity).toBe("spiffe://cluster.local/ns/oooi/sa/envoy");
+    clock.advance(5_000);
+    session.clientEnded();
+    expect(call.ended).toBe(1);
+    expect(call.failed).toEqual([]);
+    expect(find("xDS stream disconnected")).toEqual([
+      {
+        level: "info",
+        obj: { ...described, durationMs: 5_000, reason: "client closed the stream" },
+        msg: "xDS stream disconnected",
+      },
+    ]);
+    expect(engine.status.streams()).toEqual([]);
+    expect(engine.streamCount()).toBe(0);
+  });
+
+  test("without a verified identity the lines name none; a Delta per-type stream is 'Delta CDS'", () => {
+    const { engine, find } = rig();
+    const call = new FakeCall();
+    const session = engine.openSession(call, "delta", "cds");
+    session.handleDelta(delta({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    const [connected] = find("xDS stream connected");
+    expect(connected?.obj).toEqual({
+      stream: session.id,
+      node: NODE.id,
+      group: GROUP,
+      kind: "Delta CDS",
+      peer: call.peer,
+    });
+    expect(engine.status.streams()[0]?.identity).toBe("none");
+    expect(call.delta.map((r) => r.typeUrl)).toEqual([CLUSTER_TYPE_URL]);
+  });
+
+  test("a SotW per-type stream is its service in capitals, a Delta ADS stream 'Delta ADS'", () => {
+    const { engine, find } = rig();
+    engine.openSession(new FakeCall(), "sotw", "lds").handleSotw(sotw({ node: NODE, type_url: LISTENER_TYPE_URL }));
+    engine.openSession(new FakeCall(), "delta").handleDelta(delta({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    expect(find("xDS stream connected").map((l) => l.obj.kind)).toEqual(["LDS", "Delta ADS"]);
+  });
+
+  test("a stream ended before its first request logs that at debug and no disconnect; it ends once", () => {
+    const { engine, lines } = rig();
+    const call = new FakeCall();
+    const session = engine.openSession(call, "sotw");
+    session.end("server shutting down");
+    expect(lines).toEqual([
+      {
+        level: "debug",
+        obj: { stream: session.id, reason: "server shutting down" },
+        msg: "ending xDS stream before its first request",
+      },
+    ]);
+    session.end("again");
+    session.fail(GrpcStatus.UNAVAILABLE, "again");
+    session.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    expect(call.ended).toBe(1);
+    expect(call.failed).toEqual([]);
+    expect(call.raw).toEqual([]);
+    expect(lines).toHaveLength(1);
+  });
+
+  test("a stream failed before its first request says so at warn; one failed later logs its disconnect at warn", () => {
+    const { engine, find, clock } = rig();
+    const early = engine.openSession(new FakeCall(), "sotw");
+    early.fail(GrpcStatus.UNAVAILABLE, "going away");
+    expect(find("failing xDS stream")).toEqual([
+      {
+        level: "warn",
+        obj: { stream: early.id, code: GrpcStatus.UNAVAILABLE, details: "going away" },
+        msg: "failing xDS stream",
+      },
+    ]);
+    expect(find("xDS stream disconnected")).toEqual([]);
+
+    const call = new FakeCall();
+    const late = engine.openSession(call, "sotw");
+    late.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    clock.advance(250);
+    late.fail(GrpcStatus.UNAVAILABLE, "going away");
+    late.fail(GrpcStatus.INTERNAL, "twice");
+    late.end("thrice");
+    expect(call.failed).toEqual([{ code: GrpcStatus.UNAVAILABLE, details: "going away" }]);
+    expect(call.ended).toBe(0);
+    expect(find("failing xDS stream")).toHaveLength(1);
+    const [gone] = find("xDS stream disconnected");
+    expect(gone?.level).toBe("warn");
+    expect(gone?.obj).toMatchObject({
+      stream: late.id,
+      durationMs: 250,
+      reason: "UNAVAILABLE: going away",
+      code: GrpcStatus.UNAVAILABLE,
+    });
+  });
+
+  test("a transport that went away: the stream is forgotten, says why, and nothing more is written", () => {
+    const { engine, cache, find } = rig();
+    const call = new FakeCall();
+    const session = engine.openSession(call, "delta");
+    session.handleDelta(delta({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    expect(call.raw).toHaveLength(1);
+    session.transportClosed();
+    expect(find("xDS stream disconnected")[0]?.obj.reason).toBe("the connection closed");
+    expect(engine.streamCount()).toBe(0);
+    expect(engine.status.streams()).toEqual([]);
+    session.transportClosed("twice");
+    expect(find("xDS stream disconnected")).toHaveLength(1);
+    session.handleDelta(delta({ type_url: LISTENER_TYPE_URL }));
+    session.drained();
+    publish(cache, GROUP, rendered([ALPHA]));
+    session.pump();
+    expect(call.raw).toHaveLength(1);
+    expect(call.ended).toBe(0);
+  });
+});
+
+describe("stream maximum age", () => {
+  test("the age is jittered by ± the fraction: the highest draw ends the stream at age × (1 + jitter)", () => {
+    const { engine, clock, find } = rig({ maxStreamAgeMs: 60_000, jitter: 0.1 });
+    clock.rnd = 1;
+    const call = new FakeCall();
+    engine.openSession(call, "sotw").handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    clock.advance(65_999);
+    expect(call.ended).toBe(0);
+    clock.advance(1);
+    expect(call.ended).toBe(1);
+    expect(find("xDS stream disconnected")[0]?.obj.reason).toBe("maximum stream age reached");
+  });
+
+  test("the lowest draw ends it at age × (1 - jitter); ending earlier cancels the timer", () => {
+    const { engine, clock } = rig({ maxStreamAgeMs: 60_000, jitter: 0.1 });
+    clock.rnd = 0;
+    const call = new FakeCall();
+    const session = engine.openSession(call, "sotw");
+    session.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    expect(clock.timers.map((t) => t.at - 1_000)).toEqual([54_000]);
+    session.end("done");
+    expect(clock.timers[0]?.cleared).toBe(true);
+  });
+});
+
+describe("the first request and type_url checks", () => {
+  test.each([
+    ["no node.id", { id: "", cluster: GROUP }],
+    ["no node.cluster", { id: "envoy-0", cluster: "" }],
+  ])("a first request with %s fails the stream INVALID_ARGUMENT and records nothing", (_, node) => {
+    const { engine } = rig();
+    const call = new FakeCall();
+    engine.openSession(call, "sotw").handleSotw(sotw({ node, type_url: CLUSTER_TYPE_URL }));
+    expect(call.failed).toEqual([
+      {
+        code: GrpcStatus.INVALID_ARGUMENT,
+        details: "the first request must carry node.id and node.cluster (the node group, <namespace>/<ProxyServer>)",
+      },
+    ]);
+    expect(call.raw).toEqual([]);
+    expect(engine.status.streams()).toEqual([]);
+  });
+
+  test("a per-type service serves its type for an empty type_url, and fails another type", () => {
+    const { engine } = rig();
+    const lds = new FakeCall();
+    engine.openSession(lds, "sotw", "lds").handleSotw(sotw({ node: NODE, type_url: "" }));
+    expect(lds.sotw.map((r) => r.typeUrl)).toEqual([LISTENER_TYPE_URL]);
+    const wrong = new FakeCall();
+    engine.openSession(wrong, "delta", "lds").handleDelta(delta({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    expect(wrong.failed).toEqual([
+      {
+        code: GrpcStatus.INVALID_ARGUMENT,
+        details: `type_url ${CLUSTER_TYPE_URL} is not served by this service (expected ${LISTENER_TYPE_URL})`,
+      },
+    ]);
+    expect(wrong.raw).toEqual([]);
+  });
+
+  test.each(["sotw", "delta"] as const)("%s ADS fails a request without type_url", (protocol) => {
+    const { engine } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, protocol);
+    if (protocol === "sotw") s.handleSotw(sotw({ node: NODE, type_url: "" }));
+    else s.handleDelta(delta({ node: NODE, type_url: "" }));
+    expect(call.failed).toEqual([
+      { code: GrpcStatus.INVALID_ARGUMENT, details: "type_url is required on an aggregated (ADS) stream" },
+    ]);
+    expect(call.raw).toEqual([]);
+  });
+});
+
+describe("push order on one ADS stream", () => {
+  const OTHER_A = "type.googleapis.com/zz.A";
+  const OTHER_B = "type.googleapis.com/aa.B";
+
+  test("requests that arrive together are answered CDS, EDS first, then other types by type URL", () => {
+    const { engine, clock } = rig();
+    clock.queue = true;
+    const call = new FakeCall();
+    const s = engine.openSession(call, "delta");
+    s.handleDelta(delta({ node: NODE, type_url: OTHER_A, resource_names_subscribe: ["x"] }));
+    s.handleDelta(delta({ type_url: OTHER_B, resource_names_subscribe: ["x"] }));
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
+    s.handleDelta(delta({ type_url: CLUSTER_TYPE_URL }));
+    expect(call.raw).toEqual([]);
+    clock.flush();
+    clock.flush();
+    expect(call.delta.map((r) => r.typeUrl)).toEqual([CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, OTHER_B, OTHER_A]);
+  });
+
+  test("one pump answers a batch: a second schedule before it runs adds nothing", () => {
+    const { engine, clock } = rig();
+    clock.queue = true;
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    s.schedule();
+    expect(clock.deferred).toHaveLength(1);
+    clock.flush();
+    expect(call.raw).toHaveLength(1);
+    clock.flush();
+    s.end("done");
+    s.schedule();
+    expect(clock.deferred).toHaveLength(0);
+  });
+});
+
+describe("ACK and NACK (rules 3 to 6)", () => {
+  test("SotW: an ACK is recorded with its version; a NACK with its error_detail, and nothing is resent", () => {
+    const { engine, cache, clock } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    const r1 = call.sotw[0];
+    clock.advance(10);
+    s.handleSotw(
+      sotw({ type_url: CLUSTER_TYPE_URL, version_info: r1?.versionInfo ?? "", response_nonce: r1?.nonce ?? "" }),
+    );
+    const type = () => engine.status.streams()[0]?.types.find((t) => t.typeUrl === CLUSTER_TYPE_URL);
+    expect(type()?.lastAcked).toEqual({ version: r1?.versionInfo, nonce: r1?.nonce, at: 1_010 });
+    publish(cache, GROUP, rendered([ALPHA]));
+    const r2 = call.sotw[1];
+    expect(r2?.versionInfo).not.toBe(r1?.versionInfo);
+    clock.advance(10);
+    s.handleSotw(
+      sotw({
+        type_url: CLUSTER_TYPE_URL,
+        version_info: r1?.versionInfo ?? "",
+        response_nonce: r2?.nonce ?? "",
+        error_detail: { code: 3, message: "bad cluster" },
+      }),
+    );
+    expect(type()?.lastNack).toMatchObject({
+      version: r2?.versionInfo,
+      nonce: r2?.nonce,
+      at: 1_020,
+      code: 3,
+      message: "bad cluster",
+    });
+    expect(type()?.lastAcked?.nonce).toBe(r1?.nonce);
+    expect(call.raw).toHaveLength(2);
+    const config = engine.status.streamConfig(s.id, CLUSTER_TYPE_URL);
+    expect(config?.acked.map((r) => r.name)).toEqual([...(r1?.resources ?? [])].map((r) => r.name).sort());
+  });
+
+  test("Delta: a request without a nonce ACKs nothing; a stale nonce still applies its subscription", () => {
+    const { engine, find } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "delta");
+    s.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
+    const r1 = call.delta[0];
+    expect(r1?.resources.map((r) => r.name)).toEqual([ALPHA_API]);
+    const type = () => engine.status.streams()[0]?.types.find((t) => t.typeUrl === ENDPOINT_TYPE_URL);
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL }));
+    expect(type()?.lastAcked).toBeUndefined();
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, response_nonce: r1?.nonce ?? "" }));
+    expect(type()?.lastAcked?.nonce).toBe(r1?.nonce);
+    expect(find("Delta request with a stale nonce: applying its subscription changes only")).toEqual([]);
+    // The nonce of a response already ACKed is stale: not an ACK, but its subscription counts.
+    s.handleDelta(
+      delta({ type_url: ENDPOINT_TYPE_URL, response_nonce: "not-ours", resource_names_subscribe: [BETA_API] }),
+    );
+    expect(find("Delta request with a stale nonce: applying its subscription changes only")).toEqual([
+      {
+        level: "debug",
+        obj: { stream: s.id, typeUrl: ENDPOINT_TYPE_URL, nonce: "not-ours" },
+        msg: "Delta request with a stale nonce: applying its subscription changes only",
+      },
+    ]);
+    const r2 = call.delta[1];
+    expect(r2?.resources.map((r) => r.name)).toEqual([BETA_API]);
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, response_nonce: r1?.nonce ?? "" }));
+    expect(type()?.lastAcked?.nonce).toBe(r1?.nonce);
+    expect(type()?.lastSent?.nonce).toBe(r2?.nonce);
+  });
+
+  test("SotW: a stale nonce is logged and ignored", () => {
+    const { engine, find } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    s.handleSotw(sotw({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: [ALPHA_API] }));
+    const r1 = call.sotw[0];
+    s.handleSotw(sotw({ type_url: ENDPOINT_TYPE_URL, response_nonce: "old", resource_names: [ALPHA_API, BETA_API] }));
+    expect(call.raw).toHaveLength(1);
+    expect(find("ignoring SotW request with a stale nonce")).toEqual([
+      {
+        level: "debug",
+        obj: { stream: s.id, typeUrl: ENDPOINT_TYPE_URL, nonce: "old", latest: r1?.nonce },
+        msg: "ignoring SotW request with a stale nonce",
+      },
+    ]);
+  });
+});
+
+describe("push records", () => {
+  test("a push a request caused is 'subscription' at the request's time; one a snapshot change caused is 'change'", () => {
+    const { engine, cache, clock } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    clock.advance(100);
+    s.handleSotw(sotw({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: [ALPHA_API] }));
+    const r1 = call.sotw[0];
+    clock.advance(100);
+    s.handleSotw(
+      sotw({
+        type_url: ENDPOINT_TYPE_URL,
+        version_info: r1?.versionInfo ?? "",
+        response_nonce: r1?.nonce ?? "",
+        resource_names: [ALPHA_API],
+      }),
+    );
+    publish(
+      cache,
+      GROUP,
+      rendered([ALPHA, BETA], (n) => (n === ALPHA_API ? [{ address: "10.1.2.3", port: 6443 }] : [])),
+    );
+    const changedAt = cache.getSnapshot(GROUP)?.types.get(ENDPOINT_TYPE_URL)?.changedAt;
+    const r2 = call.sotw[1];
+    clock.advance(100);
+    s.handleSotw(
+      sotw({
+        type_url: ENDPOINT_TYPE_URL,
+        version_info: r2?.versionInfo ?? "",
+        response_nonce: r2?.nonce ?? "",
+        resource_names: [ALPHA_API, BETA_API],
+      }),
+    );
+    expect(call.raw).toHaveLength(3);
+    const history = engine.status.history().filter((p) => p.typeUrl === ENDPOINT_TYPE_URL);
+    expect(history.map((p) => [p.cause, p.changeAt])).toEqual([
+      ["subscription", 1_100],
+      ["change", changedAt],
+      ["subscription", 1_300],
+    ]);
+  });
+});
+
+describe("names per stream (--xds-max-names-per-stream)", () => {
+  test("the limit counts the names of all the stream's types", () => {
+    const { engine } = rig({ maxNamesPerStream: 3 });
+    const call = new FakeCall();
+    const s = engine.openSession(call, "delta");
+    s.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API, BETA_API] }));
+    s.handleDelta(delta({ type_url: ROUTE_TYPE_URL, resource_names_subscribe: ["r1"] }));
+    expect(call.failed).toEqual([]);
+    s.handleDelta(delta({ type_url: ROUTE_TYPE_URL, resource_names_subscribe: ["r2"] }));
+    expect(call.failed).toEqual([
+      {
+        code: GrpcStatus.RESOURCE_EXHAUSTED,
+        details:
+          "this stream would subscribe to 4 resource names, more than the limit of 3 per stream (--xds-max-names-per-stream)",
+      },
+    ]);
+  });
+});
+
+describe("CSDS config dump (streamConfig)", () => {
+  test("a Delta reconnect's initial_resource_versions are what its client holds, by name; known versions carry the resource", () => {
+    const { engine, cache } = rig();
+    const current = cache.getSnapshot(GROUP)?.types.get(ENDPOINT_TYPE_URL)?.resources.get(ALPHA_API);
+    const call = new FakeCall();
+    const s = engine.openSession(call, "delta");
+    s.handleDelta(
+      delta({
+        node: NODE,
+        type_url: ENDPOINT_TYPE_URL,
+        resource_names_subscribe: [BETA_API, ALPHA_API],
+        initial_resource_versions: { [BETA_API]: "stale", [ALPHA_API]: current?.version ?? "" },
+      }),
+    );
+    const config = engine.status.streamConfig(s.id, ENDPOINT_TYPE_URL);
+    expect(config?.acked.map((r) => [r.name, r.version, r.resource !== undefined])).toEqual([
+      [ALPHA_API, current?.version, true],
+      [BETA_API, "stale", false],
+    ]);
+    expect(engine.status.streamConfig(s.id, LISTENER_TYPE_URL)).toBeUndefined();
+  });
+});
