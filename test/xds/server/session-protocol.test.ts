@@ -539,3 +539,187 @@ describe("CSDS config dump (streamConfig)", () => {
     expect(engine.status.streamConfig(s.id, LISTENER_TYPE_URL)).toBeUndefined();
   });
 });
+
+describe("what a reconnecting client holds (rule 17, and SotW version_info)", () => {
+  const moved = (address: string) => (name: string) =>
+    name === ALPHA_API ? [{ address, port: 6443 }] : [{ address: "10.9.9.9", port: 6443 }];
+  const heldOf = (engine: XdsEngine, id: string, typeUrl: string) =>
+    engine.status.streamConfig(id, typeUrl)?.acked.map((r) => [r.name, r.version, r.resource !== undefined]);
+
+  test("Delta: a version this client was sent but never ACKed is known on its next stream", () => {
+    const { engine, cache } = rig();
+    const first = new FakeCall();
+    const s1 = engine.openSession(first, "delta");
+    s1.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
+    const v1 = first.delta[0]?.resources[0]?.version ?? "";
+    s1.transportClosed();
+    publish(cache, GROUP, rendered([ALPHA, BETA], moved("10.1.1.1")));
+    expect(cache.getSnapshot(GROUP)?.types.get(ENDPOINT_TYPE_URL)?.resources.get(ALPHA_API)?.version).not.toBe(v1);
+    const s2 = engine.openSession(new FakeCall(), "delta");
+    s2.handleDelta(
+      delta({
+        node: NODE,
+        type_url: ENDPOINT_TYPE_URL,
+        resource_names_subscribe: [ALPHA_API],
+        initial_resource_versions: { [ALPHA_API]: v1 },
+      }),
+    );
+    expect(heldOf(engine, s2.id, ENDPOINT_TYPE_URL)).toEqual([[ALPHA_API, v1, true]]);
+    // Another node never got it.
+    const other = engine.openSession(new FakeCall(), "delta");
+    other.handleDelta(
+      delta({
+        node: { id: "envoy-1", cluster: GROUP },
+        type_url: ENDPOINT_TYPE_URL,
+        resource_names_subscribe: [ALPHA_API],
+        initial_resource_versions: { [ALPHA_API]: v1 },
+      }),
+    );
+    expect(heldOf(engine, other.id, ENDPOINT_TYPE_URL)).toEqual([[ALPHA_API, v1, false]]);
+  });
+
+  test("Delta: the last ACKed version is known on the next stream even after a newer one was sent", () => {
+    const { engine, cache } = rig();
+    const first = new FakeCall();
+    const s1 = engine.openSession(first, "delta");
+    s1.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
+    const r1 = first.delta[0];
+    const v1 = r1?.resources[0]?.version ?? "";
+    s1.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, response_nonce: r1?.nonce ?? "" }));
+    publish(cache, GROUP, rendered([ALPHA, BETA], moved("10.1.1.1")));
+    expect(first.delta).toHaveLength(2);
+    s1.transportClosed();
+    publish(cache, GROUP, rendered([ALPHA, BETA], moved("10.1.1.2")));
+    const s2 = engine.openSession(new FakeCall(), "delta");
+    s2.handleDelta(
+      delta({
+        node: NODE,
+        type_url: ENDPOINT_TYPE_URL,
+        resource_names_subscribe: [ALPHA_API],
+        initial_resource_versions: { [ALPHA_API]: v1 },
+      }),
+    );
+    expect(heldOf(engine, s2.id, ENDPOINT_TYPE_URL)).toEqual([[ALPHA_API, v1, true]]);
+  });
+
+  test("SotW: a new stream naming the version its node last ACKed holds that version's resources", () => {
+    const { engine } = rig();
+    const first = new FakeCall();
+    const s1 = engine.openSession(first, "sotw");
+    s1.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    const r1 = first.sotw[0];
+    s1.handleSotw(
+      sotw({ type_url: CLUSTER_TYPE_URL, version_info: r1?.versionInfo ?? "", response_nonce: r1?.nonce ?? "" }),
+    );
+    const acked = heldOf(engine, s1.id, CLUSTER_TYPE_URL);
+    expect(acked?.length).toBe(r1?.resources.length);
+    s1.transportClosed();
+    const s2 = engine.openSession(new FakeCall(), "sotw");
+    s2.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL, version_info: r1?.versionInfo ?? "" }));
+    expect(heldOf(engine, s2.id, CLUSTER_TYPE_URL)).toEqual(acked);
+    // One that names no version holds nothing yet.
+    const s3 = engine.openSession(new FakeCall(), "sotw");
+    s3.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    expect(heldOf(engine, s3.id, CLUSTER_TYPE_URL)).toEqual([]);
+  });
+});
+
+describe("a SotW request with a stale nonce still says what the client dropped", () => {
+  test("names it leaves out are no longer listed as held; a wildcard or empty list drops nothing", () => {
+    const { engine, cache } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    const names = () => engine.status.streamConfig(s.id, ENDPOINT_TYPE_URL);
+    s.handleSotw(sotw({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: [ALPHA_API, BETA_API] }));
+    const r1 = call.sotw[0];
+    s.handleSotw(
+      sotw({
+        type_url: ENDPOINT_TYPE_URL,
+        version_info: r1?.versionInfo ?? "",
+        response_nonce: r1?.nonce ?? "",
+        resource_names: [ALPHA_API, BETA_API],
+      }),
+    );
+    publish(
+      cache,
+      GROUP,
+      rendered([ALPHA, BETA], () => [{ address: "10.3.3.3", port: 6443 }]),
+    );
+    expect(call.raw).toHaveLength(2);
+    const both = [ALPHA_API, BETA_API];
+    expect(names()?.acked.map((r) => r.name)).toEqual(both);
+    for (const stale of [[], ["*"]]) {
+      s.handleSotw(sotw({ type_url: ENDPOINT_TYPE_URL, response_nonce: r1?.nonce ?? "", resource_names: stale }));
+      expect(names()?.acked.map((r) => r.name)).toEqual(both);
+      expect(names()?.sent.map((r) => r.name)).toEqual(both);
+    }
+    s.handleSotw(
+      sotw({ type_url: ENDPOINT_TYPE_URL, response_nonce: r1?.nonce ?? "", resource_names: [ALPHA_API, "other"] }),
+    );
+    expect(call.raw).toHaveLength(2);
+    expect(names()?.acked.map((r) => r.name)).toEqual([ALPHA_API]);
+    expect(names()?.sent.map((r) => r.name)).toEqual([ALPHA_API]);
+  });
+});
+
+describe("config dump and removals", () => {
+  test("a Delta name the server told absent (rule 18) is not listed as held", () => {
+    const { engine } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "delta");
+    s.handleDelta(
+      delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: ["no-such-cluster", ALPHA_API] }),
+    );
+    expect(call.delta[0]?.removed).toEqual(["no-such-cluster"]);
+    expect(engine.status.streamConfig(s.id, ENDPOINT_TYPE_URL)?.sent.map((r) => r.name)).toEqual([ALPHA_API]);
+  });
+});
+
+describe("streams woken by one change share its response (rule 1)", () => {
+  test("SotW streams subscribed alike get one response, nonce included", () => {
+    const { engine, cache, clock } = rig();
+    const calls = [new FakeCall(), new FakeCall()];
+    const sessions = calls.map((c, i) => {
+      const s = engine.openSession(c, "sotw");
+      s.handleSotw(sotw({ node: { id: `envoy-${String(i)}`, cluster: GROUP }, type_url: CLUSTER_TYPE_URL }));
+      const r = c.sotw[0];
+      s.handleSotw(
+        sotw({ type_url: CLUSTER_TYPE_URL, version_info: r?.versionInfo ?? "", response_nonce: r?.nonce ?? "" }),
+      );
+      return s;
+    });
+    expect(sessions).toHaveLength(2);
+    clock.queue = true;
+    publish(cache, GROUP, rendered([ALPHA]));
+    clock.flush();
+    const [a, b] = calls.map((c) => c.sotw[1]);
+    expect(a?.nonce).toBeDefined();
+    expect(b?.nonce).toBe(a?.nonce);
+  });
+
+  test("Delta streams holding different versions get what each lacks, never the other's", () => {
+    const { engine, cache, clock } = rig();
+    const alpha = cache.getSnapshot(GROUP)?.types.get(ENDPOINT_TYPE_URL)?.resources.get(ALPHA_API)?.version ?? "";
+    clock.queue = true;
+    const holding = new FakeCall();
+    const fresh = new FakeCall();
+    engine.openSession(holding, "delta").handleDelta(
+      delta({
+        node: { id: "envoy-0", cluster: GROUP },
+        type_url: ENDPOINT_TYPE_URL,
+        resource_names_subscribe: [ALPHA_API, BETA_API],
+        initial_resource_versions: { [ALPHA_API]: alpha },
+      }),
+    );
+    engine.openSession(fresh, "delta").handleDelta(
+      delta({
+        node: { id: "envoy-1", cluster: GROUP },
+        type_url: ENDPOINT_TYPE_URL,
+        resource_names_subscribe: [ALPHA_API, BETA_API],
+      }),
+    );
+    clock.flush();
+    expect(holding.delta.map((r) => r.resources.map((x) => x.name))).toEqual([[BETA_API]]);
+    expect(fresh.delta.map((r) => r.resources.map((x) => x.name).sort())).toEqual([[ALPHA_API, BETA_API]]);
+  });
+});
