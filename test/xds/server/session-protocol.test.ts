@@ -28,6 +28,7 @@ import {
   type SotwResponse,
 } from "../../support/envoy/wire.js";
 import { ALPHA, BETA, GROUP, publish, rendered } from "./fixtures.js";
+import { sampleEndpoints } from "../../envoy/proxy-fixture.js";
 import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
 import type { Logger } from "../../../src/util/logger.js";
 
@@ -721,5 +722,107 @@ describe("streams woken by one change share its response (rule 1)", () => {
     clock.flush();
     expect(holding.delta.map((r) => r.resources.map((x) => x.name))).toEqual([[BETA_API]]);
     expect(fresh.delta.map((r) => r.resources.map((x) => x.name).sort())).toEqual([[ALPHA_API, BETA_API]]);
+  });
+});
+
+describe("when nothing is due, nothing is sent (rules 7 and 17)", () => {
+  test("a Delta reconnect that already holds every current version gets no response", () => {
+    const { engine, cache } = rig();
+    const clusters = cache.getSnapshot(GROUP)?.types.get(CLUSTER_TYPE_URL)?.resources;
+    const versions: Record<string, string> = {};
+    for (const [n, r] of clusters ?? []) versions[n] = r.version;
+    expect(Object.keys(versions).length).toBeGreaterThan(0);
+    const call = new FakeCall();
+    engine
+      .openSession(call, "delta")
+      .handleDelta(delta({ node: NODE, type_url: CLUSTER_TYPE_URL, initial_resource_versions: versions }));
+    expect(call.raw).toEqual([]);
+    // A fresh Delta stream is answered even when there is nothing to give it.
+    const fresh = new FakeCall();
+    engine
+      .openSession(fresh, "delta")
+      .handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: ["no-such-cluster"] }));
+    expect(fresh.delta).toHaveLength(1);
+  });
+
+  test("SotW: a request that only repeats the subscription is not answered; one that narrows it is, at the current version", () => {
+    const { engine, cache } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    const eds = (nonce: string, version: string, names: string[]) => {
+      s.handleSotw(
+        sotw({ type_url: ENDPOINT_TYPE_URL, response_nonce: nonce, version_info: version, resource_names: names }),
+      );
+    };
+    s.handleSotw(sotw({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: [ALPHA_API, "no-such-cluster"] }));
+    const r1 = call.sotw[0];
+    eds(r1?.nonce ?? "", r1?.versionInfo ?? "", [ALPHA_API, "no-such-cluster"]);
+    // Only BETA's endpoints change: nothing this client subscribes to.
+    publish(
+      cache,
+      GROUP,
+      rendered([ALPHA, BETA], (n) => (n === BETA_API ? [{ address: "10.7.7.7", port: 6443 }] : sampleEndpoints(n))),
+    );
+    const current = cache.getSnapshot(GROUP)?.types.get(ENDPOINT_TYPE_URL)?.version;
+    expect(current).not.toBe(r1?.versionInfo);
+    expect(call.raw).toHaveLength(1);
+    eds(r1?.nonce ?? "", r1?.versionInfo ?? "", [ALPHA_API, "no-such-cluster"]);
+    expect(call.raw).toHaveLength(1);
+    eds(r1?.nonce ?? "", r1?.versionInfo ?? "", [ALPHA_API]);
+    expect(call.sotw.map((r) => [r.versionInfo, r.resources.map((x) => x.name)])).toEqual([
+      [r1?.versionInfo, [ALPHA_API]],
+      [current, [ALPHA_API]],
+    ]);
+  });
+});
+
+describe("one round of pumps", () => {
+  test.each([false, true])(
+    "a stream of a type the snapshot lacks and one of a type it has are both answered (lacking first: %s)",
+    (lackingFirst) => {
+      const { engine, clock } = rig();
+      clock.queue = true;
+      const unknown = new FakeCall();
+      const clusters = new FakeCall();
+      const lacking = () => {
+        engine
+          .openSession(unknown, "sotw")
+          .handleSotw(sotw({ node: NODE, type_url: "type.googleapis.com/aa.B", resource_names: ["x"] }));
+      };
+      const having = () => {
+        engine
+          .openSession(clusters, "sotw")
+          .handleSotw(sotw({ node: { id: "envoy-1", cluster: GROUP }, type_url: CLUSTER_TYPE_URL }));
+      };
+      for (const open of lackingFirst ? [lacking, having] : [having, lacking]) open();
+      clock.flush();
+      expect(unknown.sotw.map((r) => [r.typeUrl, r.resources.length])).toEqual([["type.googleapis.com/aa.B", 0]]);
+      expect(clusters.sotw.map((r) => r.typeUrl)).toEqual([CLUSTER_TYPE_URL]);
+      expect([...unknown.failed, ...clusters.failed]).toEqual([]);
+    },
+  );
+
+  test("a push that throws is logged and fails the stream INTERNAL", () => {
+    const lines: Line[] = [];
+    // The cache is the one collaborator that can be made to throw without reaching into the session.
+    class BrokenCache extends SnapshotCache {
+      override getSnapshot(): never {
+        throw new Error("broken cache");
+      }
+    }
+    const engine = new XdsEngine({
+      cache: new BrokenCache({ check: checkEnvoySnapshot }),
+      clock: new FakeClock(),
+      logger: recordingLogger(lines),
+      maxStreamAgeMs: 0,
+    });
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    expect(call.failed).toEqual([{ code: GrpcStatus.INTERNAL, details: "internal error" }]);
+    const failed = lines.filter((l) => l.msg === "xDS push failed");
+    expect(failed.map((l) => [l.level, l.obj.stream, (l.obj.err as Error).message])).toEqual([
+      ["error", s.id, "broken cache"],
+    ]);
   });
 });
