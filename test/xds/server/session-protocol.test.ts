@@ -826,3 +826,54 @@ describe("one round of pumps", () => {
     ]);
   });
 });
+
+describe("resource warming on ADS (Envoy: a cluster warms until its ClusterLoadAssignment arrives)", () => {
+  /** The same configuration with one cluster's connect_timeout changed; its endpoints unchanged. */
+  function withTimeout(timeout: string) {
+    const base = rendered([ALPHA, BETA]);
+    const clusters = base.clusters.map((c) =>
+      (c as { name?: string }).name === ALPHA_API ? { ...c, connect_timeout: timeout } : c,
+    );
+    return { ...base, clusters };
+  }
+
+  test.each(["sotw", "delta"] as const)(
+    "%s: a changed cluster is followed by its endpoints though they did not change",
+    (protocol) => {
+      const { engine, cache } = rig();
+      const call = new FakeCall();
+      const s = engine.openSession(call, protocol);
+      const ack = (typeUrl: string, names: string[] | undefined, i: number) => {
+        const r = protocol === "sotw" ? call.sotw[i] : call.delta[i];
+        const nonce = r?.nonce ?? "";
+        if (protocol === "sotw")
+          s.handleSotw(
+            sotw({
+              type_url: typeUrl,
+              response_nonce: nonce,
+              version_info: (r as SotwResponse | undefined)?.versionInfo ?? "",
+              ...(names === undefined ? {} : { resource_names: names }),
+            }),
+          );
+        else s.handleDelta(delta({ type_url: typeUrl, response_nonce: nonce }));
+      };
+      if (protocol === "sotw") {
+        s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+        ack(CLUSTER_TYPE_URL, undefined, 0);
+        s.handleSotw(sotw({ type_url: ENDPOINT_TYPE_URL, resource_names: [ALPHA_API] }));
+      } else {
+        s.handleDelta(delta({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+        ack(CLUSTER_TYPE_URL, undefined, 0);
+        s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
+      }
+      ack(ENDPOINT_TYPE_URL, [ALPHA_API], 1);
+      expect(call.raw).toHaveLength(2);
+      publish(cache, GROUP, withTimeout("7s"));
+      const after = (protocol === "sotw" ? call.sotw : call.delta).slice(2);
+      expect(after.map((r) => [r.typeUrl, r.resources.map((x) => x.name)])).toEqual([
+        [CLUSTER_TYPE_URL, expect.arrayContaining([ALPHA_API]) as unknown],
+        [ENDPOINT_TYPE_URL, [ALPHA_API]],
+      ]);
+    },
+  );
+});
