@@ -41,9 +41,10 @@ class FakeCall implements StreamCall {
   constructor(identity?: string) {
     if (identity !== undefined) this.identity = identity;
   }
+  accept = true;
   write(response: WireResponse): boolean {
     this.raw.push(response);
-    return true;
+    return this.accept;
   }
   get sotw(): SotwResponse[] {
     return this.raw.map((r) => decodeSotwResponse(serializeResponse(r)));
@@ -876,4 +877,22 @@ describe("resource warming on ADS (Envoy: a cluster warms until its ClusterLoadA
       ]);
     },
   );
+});
+
+describe("backpressure within one pump (rule 21)", () => {
+  test("a write the transport refuses stops the pump before the next due type, until drained()", () => {
+    const { engine, clock } = rig();
+    clock.queue = true;
+    const call = new FakeCall();
+    call.accept = false;
+    const s = engine.openSession(call, "delta");
+    s.handleDelta(delta({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
+    clock.flush();
+    expect(call.delta.map((r) => r.typeUrl)).toEqual([CLUSTER_TYPE_URL]);
+    call.accept = true;
+    s.drained();
+    clock.flush();
+    expect(call.delta.map((r) => r.typeUrl)).toEqual([CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL]);
+  });
 });
