@@ -896,3 +896,20 @@ describe("backpressure within one pump (rule 21)", () => {
     expect(call.delta.map((r) => r.typeUrl)).toEqual([CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL]);
   });
 });
+
+describe("Delta names added while a response is in flight (rule 10)", () => {
+  test("every name added before the ACK is answered once the ACK comes", () => {
+    const { engine } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "delta");
+    s.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
+    const r1 = call.delta[0];
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [BETA_API] }));
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: ["no-such-cluster"] }));
+    expect(call.raw).toHaveLength(1);
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, response_nonce: r1?.nonce ?? "" }));
+    expect(call.delta.slice(1).map((r) => [r.resources.map((x) => x.name), r.removed])).toEqual([
+      [[BETA_API], ["no-such-cluster"]],
+    ]);
+  });
+});
