@@ -913,3 +913,42 @@ describe("Delta names added while a response is in flight (rule 10)", () => {
     ]);
   });
 });
+
+describe("a delayed push dates from its type's change", () => {
+  test("changeAt is when the type changed, not when a later snapshot changed other types", () => {
+    const clock = new FakeClock();
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot, now: () => clock.t });
+    const movedAlpha = (n: string) => (n === ALPHA_API ? [{ address: "10.4.4.4", port: 6443 }] : sampleEndpoints(n));
+    publish(cache, GROUP, rendered([ALPHA, BETA]));
+    const engine = new XdsEngine({ cache, clock, maxStreamAgeMs: 0 });
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    s.handleSotw(sotw({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: [ALPHA_API] }));
+    const r1 = call.sotw[0];
+    clock.t = 2_000;
+    publish(cache, GROUP, rendered([ALPHA, BETA], movedAlpha));
+    clock.t = 3_000;
+    const base = rendered([ALPHA, BETA], movedAlpha);
+    const clusters = base.clusters.map((c) =>
+      (c as { name?: string }).name === ALPHA_API ? { ...c, connect_timeout: "9s" } : c,
+    );
+    publish(cache, GROUP, { ...base, clusters });
+    expect(cache.getSnapshot(GROUP)?.createdAt).toBe(3_000);
+    clock.t = 4_000;
+    expect(call.raw).toHaveLength(1);
+    s.handleSotw(
+      sotw({
+        type_url: ENDPOINT_TYPE_URL,
+        version_info: r1?.versionInfo ?? "",
+        response_nonce: r1?.nonce ?? "",
+        resource_names: [ALPHA_API],
+      }),
+    );
+    expect(call.raw).toHaveLength(2);
+    const pushes = engine.status.history().filter((p) => p.typeUrl === ENDPOINT_TYPE_URL);
+    expect(pushes.map((p) => [p.cause, p.changeAt, p.sentAt])).toEqual([
+      ["subscription", 1_000, 1_000],
+      ["change", 2_000, 4_000],
+    ]);
+  });
+});
