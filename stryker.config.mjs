@@ -13,6 +13,8 @@ export default {
   tempDirName: ".stryker-tmp",
   concurrency: 2,
   timeoutMS: 20_000,
+  // The mutation suites include xDS suites over real servers: the first full run takes minutes.
+  dryRunTimeoutMinutes: 20,
   thresholds: { high: 90, low: 85, break: null },
   ignoreStatic: true,
 };
