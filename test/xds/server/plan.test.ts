@@ -19,6 +19,7 @@ import {
   type TypeState,
 } from "../../../src/xds/server/plan.js";
 import { HeldMap } from "../../../src/xds/server/held-map.js";
+import { typeState } from "./plan-fixtures.js";
 import { Subscription } from "../../../src/xds/server/subscription.js";
 import {
   CLUSTER_TYPE_URL,
@@ -44,27 +45,8 @@ const CDS = clusters();
 const NAMES = [...CDS.resources.keys()].sort();
 const [A = "", B = ""] = NAMES;
 
-function state(subscription: Subscription, held: ReadonlyMap<string, Held> = new Map()): TypeState {
-  return {
-    typeUrl: CLUSTER_TYPE_URL,
-    subscription,
-    held,
-    acked: held,
-    kept: new Map(),
-    inflight: undefined,
-    lastNonce: "",
-    lastVersion: "",
-    firstPending: true,
-    resyncOnly: false,
-    subscriptionChanged: true,
-    narrowed: false,
-    subscribedAt: 0,
-    quietSnap: undefined,
-    quietHeld: undefined,
-    quietSub: undefined,
-    addedSinceQuiet: undefined,
-  };
-}
+const state = (subscription: Subscription, held?: ReadonlyMap<string, Held>): TypeState =>
+  typeState(CLUSTER_TYPE_URL, subscription, held);
 
 const sotw = (names: readonly string[]): Subscription => Subscription.NONE.sotw(names, true, true).subscription;
 const delta = (names: readonly string[]): Subscription => Subscription.NONE.delta(names, [], true, true).subscription;

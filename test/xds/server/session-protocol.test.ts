@@ -4,13 +4,8 @@
 import { describe, expect, test } from "vitest";
 import { status as GrpcStatus } from "@grpc/grpc-js";
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
-import {
-  decodeDeltaRequest,
-  decodeSotwRequest,
-  serializeResponse,
-  type WireResponse,
-} from "../../../src/xds/server/codec.js";
-import { XdsEngine, type Clock, type StreamCall } from "../../../src/xds/server/index.js";
+import { decodeDeltaRequest, decodeSotwRequest } from "../../../src/xds/server/codec.js";
+import { XdsEngine } from "../../../src/xds/server/index.js";
 import {
   CLUSTER_TYPE_URL,
   ENDPOINT_TYPE_URL,
@@ -18,81 +13,17 @@ import {
   ROUTE_TYPE_URL,
 } from "../../../src/xds/resource/protos.js";
 import {
-  decodeDeltaResponse,
-  decodeSotwResponse,
   encodeDeltaRequest,
   encodeSotwRequest,
   type DeltaRequestInit,
-  type DeltaResponse,
   type SotwRequestInit,
   type SotwResponse,
 } from "../../support/envoy/wire.js";
 import { ALPHA, BETA, GROUP, publish, rendered } from "./fixtures.js";
+import { FakeCall, FakeClock } from "./session-fixtures.js";
 import { sampleEndpoints } from "../../envoy/proxy-fixture.js";
 import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
 import type { Logger } from "../../../src/util/logger.js";
-
-class FakeCall implements StreamCall {
-  readonly raw: WireResponse[] = [];
-  ended = 0;
-  failed: { code: number; details: string }[] = [];
-  readonly peer = "ipv4:10.0.0.9:4242";
-  readonly identity?: string;
-  constructor(identity?: string) {
-    if (identity !== undefined) this.identity = identity;
-  }
-  accept = true;
-  write(response: WireResponse): boolean {
-    this.raw.push(response);
-    return this.accept;
-  }
-  get sotw(): SotwResponse[] {
-    return this.raw.map((r) => decodeSotwResponse(serializeResponse(r)));
-  }
-  get delta(): DeltaResponse[] {
-    return this.raw.map((r) => decodeDeltaResponse(serializeResponse(r)));
-  }
-  end(): void {
-    this.ended += 1;
-  }
-  fail(code: number, details: string): void {
-    this.failed.push({ code, details });
-  }
-}
-
-/** A clock whose deferred work runs at once, or when flushed (`queue`). */
-class FakeClock implements Clock {
-  t = 1_000;
-  rnd = 0.5;
-  queue = false;
-  deferred: (() => void)[] = [];
-  timers: { at: number; fn: () => void; cleared: boolean }[] = [];
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): object {
-    const timer = { at: this.t + ms, fn, cleared: false };
-    this.timers.push(timer);
-    return timer;
-  }
-  clearTimeout(handle: object): void {
-    (handle as { cleared: boolean }).cleared = true;
-  }
-  random(): number {
-    return this.rnd;
-  }
-  defer(fn: () => void): void {
-    if (this.queue) this.deferred.push(fn);
-    else fn();
-  }
-  flush(): void {
-    for (const fn of this.deferred.splice(0)) fn();
-  }
-  advance(ms: number): void {
-    this.t += ms;
-    for (const timer of this.timers) if (!timer.cleared && timer.at <= this.t) timer.fn();
-  }
-}
 
 interface Line {
   readonly level: string;

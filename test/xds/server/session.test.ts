@@ -2,65 +2,14 @@
 // an injected clock (no real time involved).
 import { describe, expect, test } from "vitest";
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
-import { decodeSotwRequest, serializeResponse, type WireResponse } from "../../../src/xds/server/codec.js";
-import { XdsEngine, type Clock, type StreamCall } from "../../../src/xds/server/index.js";
+import { decodeSotwRequest } from "../../../src/xds/server/codec.js";
+import { XdsEngine } from "../../../src/xds/server/index.js";
 import { ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/resource/protos.js";
-import {
-  decodeSotwResponse,
-  encodeSotwRequest,
-  type SotwRequestInit,
-  type SotwResponse,
-} from "../../support/envoy/wire.js";
+import { encodeSotwRequest, type SotwRequestInit, type SotwResponse } from "../../support/envoy/wire.js";
 import { ALPHA, BETA, GROUP, publish, rendered } from "./fixtures.js";
+import { FakeCall, FakeClock } from "./session-fixtures.js";
 import { sampleEndpoints } from "../../envoy/proxy-fixture.js";
 import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
-
-class FakeCall implements StreamCall {
-  readonly written: SotwResponse[] = [];
-  accept = true;
-  ended = 0;
-  failed: { code: number; details: string }[] = [];
-  readonly peer = "in-process";
-  write(response: WireResponse): boolean {
-    this.written.push(decodeSotwResponse(serializeResponse(response)));
-    return this.accept;
-  }
-  end(): void {
-    this.ended += 1;
-  }
-  fail(code: number, details: string): void {
-    this.failed.push({ code, details });
-  }
-}
-
-class FakeClock implements Clock {
-  t = 1_000;
-  timers: { at: number; fn: () => void; cleared: boolean }[] = [];
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): object {
-    const timer = { at: this.t + ms, fn, cleared: false };
-    this.timers.push(timer);
-    return timer;
-  }
-  clearTimeout(handle: object): void {
-    (handle as { cleared: boolean }).cleared = true;
-  }
-  random(): number {
-    return 0.5;
-  }
-  defer(fn: () => void): void {
-    fn();
-  }
-  advance(ms: number): void {
-    this.t += ms;
-    for (const timer of this.timers.splice(0)) {
-      if (!timer.cleared && timer.at <= this.t) timer.fn();
-      else if (!timer.cleared) this.timers.push(timer);
-    }
-  }
-}
 
 /** What grpc-js would hand the session: requests decoded from real bytes. */
 function request(init: SotwRequestInit) {
@@ -80,15 +29,15 @@ describe("session transport", () => {
     session.handleSotw(
       request({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: ["clusters-alpha/kube-apiserver:6443"] }),
     );
-    expect(call.written.map((w) => w.typeUrl)).toEqual([ENDPOINT_TYPE_URL]);
+    expect(call.sotw.map((w) => w.typeUrl)).toEqual([ENDPOINT_TYPE_URL]);
     session.handleSotw(request({ type_url: LISTENER_TYPE_URL }));
     for (let i = 0; i < 5; i += 1)
       publish(cache, GROUP, rendered([{ ...ALPHA, workers: [`192.168.10.${String(60 + i)}/32`] }]));
-    expect(call.written).toHaveLength(1);
+    expect(call.sotw).toHaveLength(1);
     call.accept = true;
     session.drained();
-    expect(call.written.map((w) => w.typeUrl)).toEqual([ENDPOINT_TYPE_URL, LISTENER_TYPE_URL]);
-    expect(call.written[1]?.versionInfo).toBe(cache.getSnapshot(GROUP)?.types.get(LISTENER_TYPE_URL)?.version);
+    expect(call.sotw.map((w) => w.typeUrl)).toEqual([ENDPOINT_TYPE_URL, LISTENER_TYPE_URL]);
+    expect(call.sotw[1]?.versionInfo).toBe(cache.getSnapshot(GROUP)?.types.get(LISTENER_TYPE_URL)?.version);
     engine.close();
   });
 
@@ -143,12 +92,12 @@ describe("rule 5: a SotW request with a stale nonce changes no subscription", ()
     };
 
     eds({ node: NODE, resource_names: [ALPHA_API] });
-    const r1 = call.written[0];
+    const r1 = call.sotw[0];
     expect(names(r1)).toEqual([ALPHA_API]);
     eds({ response_nonce: r1?.nonce ?? "", version_info: r1?.versionInfo ?? "", resource_names: [ALPHA_API] });
     publish(cache, GROUP, rendered([ALPHA, BETA], moved("10.128.1.98")));
-    expect(call.written).toHaveLength(2);
-    const r2 = call.written[1];
+    expect(call.sotw).toHaveLength(2);
+    const r2 = call.sotw[1];
     eds({ response_nonce: r2?.nonce ?? "", version_info: r2?.versionInfo ?? "", resource_names: [ALPHA_API] });
 
     // Answers r1 although r2 is out (and ACKed): superseded, so nothing happens.
@@ -157,13 +106,13 @@ describe("rule 5: a SotW request with a stale nonce changes no subscription", ()
       version_info: r1?.versionInfo ?? "",
       resource_names: [ALPHA_API, BETA_API],
     });
-    expect(call.written).toHaveLength(2);
+    expect(call.sotw).toHaveLength(2);
     const status = () => engine.status.streams()[0]?.types.find((t) => t.typeUrl === ENDPOINT_TYPE_URL);
     expect(status()?.lastAcked?.nonce).toBe(r2?.nonce);
 
     publish(cache, GROUP, rendered([ALPHA, BETA], moved("10.128.1.99")));
-    expect(call.written).toHaveLength(3);
-    const r3 = call.written[2];
+    expect(call.sotw).toHaveLength(3);
+    const r3 = call.sotw[2];
     expect(names(r3)).toEqual([ALPHA_API]);
 
     eds({
@@ -171,8 +120,8 @@ describe("rule 5: a SotW request with a stale nonce changes no subscription", ()
       version_info: r3?.versionInfo ?? "",
       resource_names: [ALPHA_API, BETA_API],
     });
-    expect(call.written).toHaveLength(4);
-    expect(names(call.written[3])).toEqual([ALPHA_API, BETA_API]);
+    expect(call.sotw).toHaveLength(4);
+    expect(names(call.sotw[3])).toEqual([ALPHA_API, BETA_API]);
     engine.close();
   });
 });
