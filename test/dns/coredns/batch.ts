@@ -28,12 +28,38 @@ export interface BatchOptions {
   readonly tcp?: boolean;
 }
 
-/** Asks `server` every query from `source`; replies in query order. Throws when one got no reply. */
+/**
+ * Asks `server` every query from `source`; replies in query order. A query left unanswered after
+ * dig's own retries (a loaded machine can stall a server past dig's timeout) is asked once more in
+ * a second batch; one still unanswered throws.
+ */
 export async function digBatch(
   server: { host: string; port: number },
   queries: readonly Query[],
   options: BatchOptions,
 ): Promise<Reply[]> {
+  const first = await askOnce(server, queries, options);
+  const missing = queries.filter((_, i) => first.replies[i] === undefined);
+  if (missing.length === 0) return first.replies.filter((r) => r !== undefined);
+  const second = await askOnce(server, missing, options);
+  let next = 0;
+  return queries.map((query, i) => {
+    const reply = first.replies[i] ?? second.replies[next++];
+    if (reply === undefined) {
+      throw new Error(
+        `dig got no reply to ${query.name} ${query.type} in two batches:\n${first.stdout.slice(0, 2000)}\n---\n${second.stdout.slice(0, 2000)}`,
+      );
+    }
+    return reply;
+  });
+}
+
+/** One dig batch; each query's reply matched by its question section (undefined: none came). */
+async function askOnce(
+  server: { host: string; port: number },
+  queries: readonly Query[],
+  options: BatchOptions,
+): Promise<{ replies: (Reply | undefined)[]; stdout: string }> {
   const dir = mkdtempSync(join(tmpdir(), "oooi-dig-"));
   try {
     const file = join(dir, "queries");
@@ -56,15 +82,34 @@ export async function digBatch(
       "-f",
       file,
     ];
-    const { stdout } = await exec("dig", args, { maxBuffer: 64 * 1024 * 1024 });
-    const chunks = stdout.split(";; Got answer:").slice(1);
-    if (chunks.length !== queries.length) {
-      throw new Error(`dig answered ${chunks.length} of ${queries.length} queries:\n${stdout.slice(0, 4000)}`);
+    // dig exits 9 when its last query got no reply; the replies before it still count.
+    const stdout = await exec("dig", args, { maxBuffer: 64 * 1024 * 1024 }).then(
+      (r) => r.stdout,
+      (err: unknown) => {
+        const e = err as { code?: unknown; stdout?: unknown };
+        if (e.code === 9 && typeof e.stdout === "string") return e.stdout;
+        throw err;
+      },
+    );
+    const byQuestion = new Map<string, string[]>();
+    for (const chunk of stdout.split(";; Got answer:").slice(1)) {
+      const m = /;; QUESTION SECTION:\n;(\S+)\s+IN\s+(\S+)/.exec(chunk);
+      if (m === null) continue;
+      const key = questionKey(m[1] ?? "", m[2] ?? "");
+      byQuestion.set(key, [...(byQuestion.get(key) ?? []), chunk]);
     }
-    return chunks.map((chunk, i) => parseReply(chunk, queries[i] ?? { name: "", type: "" }));
+    const replies = queries.map((q) => {
+      const chunk = byQuestion.get(questionKey(q.name, q.type))?.shift();
+      return chunk === undefined ? undefined : parseReply(chunk, q);
+    });
+    return { replies, stdout };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function questionKey(name: string, type: string): string {
+  return `${name.toLowerCase().replace(/\.$/, "")} ${type.toUpperCase()}`;
 }
 
 function parseReply(chunk: string, query: Query): Reply {
