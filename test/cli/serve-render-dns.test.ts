@@ -9,11 +9,9 @@
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
-import { formatIPv4 } from "../../src/model/ipv4.js";
 import { ROOT, ServeProcess, until } from "../support/cli.js";
-import { attachment, infra, machine, namespace, nodePool, NS, service } from "../support/fixtures.js";
+import { largeInfra } from "./large-infra.js";
 import { answersUntil, askA } from "../dns/server/helpers.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "oooi-serve-render-dns-"));
@@ -28,37 +26,6 @@ const ATTACHMENTS = 1000;
 /** The A answer to one query for NAME from a VLAN address, or undefined when none came within `waitMs`. */
 function ask(port: number, id: number, waitMs: number): Promise<string | undefined> {
   return askA(port, { id, name: NAME, from: VLAN_CLIENT }, waitMs);
-}
-
-/** One Infra on 10.128.0.0/18 with `count` attachments, each with its namespace, 4 Services, NodePool and a worker. */
-function largeInfra(count: number): string {
-  const ip = (offset: number): string => formatIPv4((10 << 24) + (128 << 16) + offset);
-  const objects: object[] = [
-    infra("large", {
-      networkConfig: { cidr: `${ip(0)}/18`, gateway: ip(1), networkAttachmentDefinition: "large" },
-      infraComponents: {
-        dhcp: { serverIP: ip(2), rangeStart: ip(16384 - 256), rangeEnd: ip(16384 - 2) },
-        dns: { serverIP: ip(3) },
-        proxy: { serverIP: ip(4), internalProxyService: "10.96.0.44" },
-      },
-    }),
-  ];
-  for (let c = 0; c < count; c += 1) {
-    const name = `large-${String(c).padStart(4, "0")}`;
-    const cp = `${NS}-${name}`;
-    const svc = (k: number): string => formatIPv4((((172 << 24) | (20 << 16)) + c * 4 + k) >>> 0);
-    objects.push(
-      attachment(name, { infra: "large", baseDomain: "large.example.com" }),
-      namespace(cp),
-      service(cp, "kube-apiserver", svc(0), [6443]),
-      service(cp, "oauth-openshift", svc(1), [6443]),
-      service(cp, "ignition-server-proxy", svc(2), [443]),
-      service(cp, "konnectivity-server", svc(3), [8091]),
-      nodePool(name),
-      machine(cp, `${name}-worker-0`, `${name}-workers`, [ip(256 + c)]),
-    );
-  }
-  return objects.map((o) => stringify(o)).join("---\n");
 }
 
 describe("oooi serve rendering a large Infra", () => {

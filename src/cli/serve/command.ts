@@ -1,6 +1,5 @@
 // The `oooi serve` process as the command line starts it: checks its folders and TLS files (exit 2
 // naming the flag), starts serve(), and stops it on SIGINT/SIGTERM.
-import type { ServerCredentials } from "@grpc/grpc-js";
 import type { Command } from "commander";
 import { serverCredentialsFromFiles } from "../../xds/introspect/index.js";
 import type { LogFormat } from "../options.js";
@@ -50,16 +49,13 @@ export async function runServeCommand(opts: ServeFlags, cmd: Command): Promise<v
   ) {
     cmd.error("error: --xds-tls-cert and --xds-tls-key go together; --xds-tls-ca needs both", { exitCode: 2 });
   }
-  let credentials: ServerCredentials | undefined;
+  const xdsTls =
+    opts.xdsTlsCert === undefined || opts.xdsTlsKey === undefined
+      ? undefined
+      : { cert: opts.xdsTlsCert, key: opts.xdsTlsKey, ...(opts.xdsTlsCa === undefined ? {} : { ca: opts.xdsTlsCa }) };
   try {
-    credentials =
-      opts.xdsTlsCert === undefined || opts.xdsTlsKey === undefined
-        ? undefined
-        : serverCredentialsFromFiles({
-            cert: opts.xdsTlsCert,
-            key: opts.xdsTlsKey,
-            ...(opts.xdsTlsCa === undefined ? {} : { ca: opts.xdsTlsCa }),
-          });
+    // Read and parsed here, so a bad file is a usage error; the ADS thread reads them again.
+    if (xdsTls !== undefined) serverCredentialsFromFiles(xdsTls).close();
   } catch (e) {
     cmd.error(`error: cannot load the xDS TLS files: ${(e as Error).message}`, { exitCode: 2 });
   }
@@ -85,7 +81,7 @@ export async function runServeCommand(opts: ServeFlags, cmd: Command): Promise<v
             }
           : {}),
         ...(opts.xds ? { xdsListen: opts.xdsListen } : {}),
-        ...(credentials === undefined ? {} : { xdsCredentials: credentials }),
+        ...(xdsTls === undefined ? {} : { xdsTls }),
         // mTLS: the client certificate's identity decides what a client may receive (authz.ts).
         xdsRequireIdentity: opts.xdsTlsCa !== undefined,
         xdsMaxConnections: opts.xdsMaxConnections,

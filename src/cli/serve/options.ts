@@ -1,5 +1,5 @@
 // What `oooi serve` is given (its flags, parsed).
-import type { ServerCredentials } from "@grpc/grpc-js";
+import type { TlsFiles } from "../../xds/server/tls.js";
 
 export interface ServeOptions {
   readonly manifests: string;
@@ -23,7 +23,8 @@ export interface ServeOptions {
   readonly dnsServer?: string;
   /** Serve ADS here ("host:port", port 0 picks one); undefined = no xDS server. */
   readonly xdsListen?: string;
-  readonly xdsCredentials?: ServerCredentials;
+  /** TLS (certificate and key) or mutual TLS (and a client CA) on the ADS port, read again as they change. */
+  readonly xdsTls?: TlsFiles;
   /** Authorize xDS calls by the client certificate's identity (with mTLS credentials). */
   readonly xdsRequireIdentity?: boolean;
   /** --xds-max-connections and --xds-max-names-per-stream (the server's defaults when absent). */

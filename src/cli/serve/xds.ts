@@ -1,5 +1,6 @@
-// serve's ADS server (with CSDS, oooi.debug.v1, health and reflection on its port) and the render
-// loop's xDS branch: every rendering that changed becomes the snapshots of its node groups.
+// serve's ADS server (with CSDS, oooi.debug.v1, health and reflection on its port, on a thread of
+// its own: src/xds/thread/) and the render loop's xDS branch: every rendering that changed becomes
+// the snapshots of its node groups, in the cache here, sent across to the server's thread.
 import { packageVersion, processStartMs } from "../package-version.js";
 import { map, type Observable, type Subscription } from "rxjs";
 import type { Logger } from "pino";
@@ -13,8 +14,7 @@ import { ChangeFeed, type FeedBatch } from "../../pipeline/change-feed.js";
 import { SYSTEM_CLOCK } from "../../util/clock.js";
 import type { StatusPage } from "../../status-page/index.js";
 import { SnapshotCache } from "../../xds/cache/index.js";
-import { addIntrospection } from "../../xds/introspect/index.js";
-import { startXdsServer, type XdsServer } from "../../xds/server/index.js";
+import { startXdsServerThread, type ThreadedXdsServer } from "../../xds/thread/index.js";
 import { tagListen } from "../listen-error.js";
 import type { ObjectRef } from "../../model/types.js";
 import type { ChangeSource } from "../../pipeline/change-line.js";
@@ -33,7 +33,7 @@ export interface ServeRendering {
 
 export interface ServeXds {
   /** Fails when the port cannot be bound (`ready` says so; the outputs are still written). */
-  readonly server: Promise<XdsServer>;
+  readonly server: Promise<ThreadedXdsServer>;
   /** Where each bootstrap.yaml points; false when the server could not bind. */
   readonly address: Promise<{ host: string; port: number } | false>;
   /**
@@ -58,25 +58,20 @@ export function startServeXds(
   onClose.push(() => {
     feed.close();
   });
-  const started = startXdsServer({
+  const started = startXdsServerThread(
+    new URL("./xds-thread-worker.js", import.meta.url),
     cache,
-    listen,
-    logger: log,
-    ...(opts.xdsCredentials === undefined ? {} : { credentials: opts.xdsCredentials }),
-    requireIdentity: opts.xdsRequireIdentity === true,
-    ...(opts.xdsMaxConnections === undefined ? {} : { maxConnections: opts.xdsMaxConnections }),
-    ...(opts.xdsMaxNamesPerStream === undefined ? {} : { maxNamesPerStream: opts.xdsMaxNamesPerStream }),
-  }).then((server) => {
-    feed.attach(server.status);
-    // CSDS, oooi.debug.v1, health and reflection share the ADS port (`oooi debug nodes`).
-    const introspection = addIntrospection(server.grpcServer, {
-      status: server.status,
-      cache,
+    {
+      listen,
+      ...(opts.xdsTls === undefined ? {} : { tls: opts.xdsTls }),
+      requireIdentity: opts.xdsRequireIdentity === true,
+      ...(opts.xdsMaxConnections === undefined ? {} : { maxConnections: opts.xdsMaxConnections }),
+      ...(opts.xdsMaxNamesPerStream === undefined ? {} : { maxNamesPerStream: opts.xdsMaxNamesPerStream }),
       server: { version: packageVersion(), command: "serve", startedMs: processStartMs() },
-    });
-    onClose.push(() => {
-      introspection.setServing(false);
-    });
+    },
+    log,
+  ).then((server) => {
+    feed.attach(server.status);
     onClose.push(attachXdsMetrics(c.metrics, server.status, { cache }));
     if (c.page !== undefined) onClose.push(c.page.watchXds(server.status, cache));
     log.info({ port: server.port }, `xDS (ADS) server listening on ${host}:${String(server.port)}`);

@@ -93,6 +93,15 @@ export class SnapshotCache {
     return { ok: true, changed, snapshot };
   }
 
+  /**
+   * Takes a snapshot another cache built and checked (src/xds/thread/: the ADS server's thread
+   * serves what the render thread's cache accepted): set as is, `changed` told to subscribers.
+   */
+  adopt(group: string, snapshot: Snapshot, changed: readonly string[]): void {
+    this.#snapshots.set(group, snapshot);
+    for (const listener of this.#listeners) listener(group, snapshot, changed);
+  }
+
   /** Removes a group's snapshot; connected streams keep what they have and get nothing new. */
   deleteSnapshot(group: string): boolean {
     if (!this.#snapshots.delete(group)) return false;
