@@ -7,7 +7,10 @@
 //   first_render — from the rename of the Infra's folder into --manifests until an LDS client of the
 //     new node group holds its first Listener, plus 2 s (the log and status work after the push);
 //   changes — from the first attachment change until 2 s after the last one's LDS.
-// Figures: first render (rename → LDS), change → LDS p50/p99, DNS p50/p99/max/lost per window.
+// Beside it, a new Envoy of the example's node group (this process) opens a stream, takes its first
+// Listener and goes, one after another (`xds_*`: stream opened → first Listener; lost past 5 s).
+// Figures: first render (rename → LDS), change → LDS p50/p99, DNS and new-Envoy p50/p99/max/lost per
+// window.
 // RENDER_BENCH_ATTACHMENTS (5000), RENDER_BENCH_CHANGES (20), RENDER_BENCH_GAP_MS (500, between
 // changes), RENDER_BENCH_OUT=0 (no --out: nothing written), FLOOD_NODE_ARGS as for bench:flood.
 // Run `npm run build` first (`npm run bench:render` does).
@@ -25,7 +28,7 @@ import { encodeSotwRequest, type SotwRequestInit } from "../../test/support/envo
 import { decodeHead } from "../xds/decode.js";
 import { clusterName, infraName, infraState, type InfraShape } from "../xds/state.js";
 import { emit, round, summary } from "../xds/stats.js";
-import { makePki, Served } from "./served.js";
+import { GROUP, makePki, Served } from "./served.js";
 
 const progress = (msg: string): void => {
   process.stderr.write(`[bench:render] ${msg}\n`);
@@ -39,6 +42,8 @@ const CHANGES = env("RENDER_BENCH_CHANGES", 20);
 const GAP_MS = env("RENDER_BENCH_GAP_MS", 500);
 const WITH_OUT = process.env["RENDER_BENCH_OUT"] !== "0";
 const PROBE_GAP_MS = 10;
+const XDS_PROBE_GAP_MS = 50;
+const XDS_PROBE_LOST_MS = 5000;
 const SETTLE_MS = 2000;
 
 const SHAPE: InfraShape = {
@@ -84,13 +89,59 @@ function window(samples: readonly [number, number][], from: number, to: number):
   };
 }
 
+/** New Envoys of GROUP one after another until stopped: [opened at, ms to the first Listener or -1]. */
+function startXdsProbe(
+  port: number,
+  creds: ConstructorParameters<typeof Client>[1],
+): { stop: () => Promise<[number, number][]> } {
+  const samples: [number, number][] = [];
+  let stopped = false;
+  const one = async (id: number): Promise<void> => {
+    const opened = now();
+    const lds = new LdsClient(port, creds, GROUP, `bench-probe-${String(id)}`);
+    try {
+      samples.push([opened, (await lds.next(0, XDS_PROBE_LOST_MS)) - opened]);
+    } catch {
+      samples.push([opened, -1]);
+    } finally {
+      lds.close();
+    }
+  };
+  const loop = (async () => {
+    for (let id = 0; !stopped; id += 1) {
+      await one(id);
+      await sleep(XDS_PROBE_GAP_MS);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return samples;
+    },
+  };
+}
+
+/** New-Envoy figures of the streams opened in [from, to). */
+function xdsWindow(samples: readonly [number, number][], from: number, to: number): Record<string, number> {
+  const inside = samples.filter(([at]) => at >= from && at < to);
+  const s = summary(inside.filter(([, ms]) => ms >= 0).map(([, ms]) => ms));
+  return {
+    xds_streams: inside.length,
+    xds_p50_ms: s.p50,
+    xds_p99_ms: s.p99,
+    xds_max_ms: s.max,
+    xds_lost: inside.filter(([, ms]) => ms < 0).length,
+  };
+}
+
 /** An Envoy-like LDS-only SotW stream that ACKs everything and records when each version arrived. */
 class LdsClient {
   readonly versions: { version: string; at: number }[] = [];
   readonly #client: Client;
   readonly #call: ClientDuplexStream<SotwRequestInit, Buffer>;
 
-  constructor(port: number, creds: ConstructorParameters<typeof Client>[1], group: string) {
+  constructor(port: number, creds: ConstructorParameters<typeof Client>[1], group: string, id = "bench-render") {
     this.#client = new Client(`localhost:${String(port)}`, creds, {
       ...ENVOY_CHANNEL_OPTIONS,
       "grpc.max_receive_message_length": -1,
@@ -108,7 +159,7 @@ class LdsClient {
       this.versions.push({ version: head.version, at });
       this.#call.write({ type_url: head.typeUrl, version_info: head.version, response_nonce: head.nonce });
     });
-    this.#call.write({ node: { id: "bench-render", cluster: group }, type_url: LISTENER_TYPE_URL });
+    this.#call.write({ node: { id, cluster: group }, type_url: LISTENER_TYPE_URL });
   }
 
   /** Resolves with the arrival time of the first version after the `seen`-th one. */
@@ -159,6 +210,7 @@ async function main(): Promise<void> {
   try {
     await served.ready();
     const probe = startProbe(served.dnsPort);
+    const xdsProbe = startXdsProbe(served.xdsPort, await pki.client("clusters", "tenant-vlan-proxy"));
     const t0 = now();
     await sleep(5000);
     lds = new LdsClient(served.xdsPort, await pki.client(NS, `${infraName(1)}-proxy`), `${NS}/${infraName(1)}-proxy`);
@@ -184,6 +236,7 @@ async function main(): Promise<void> {
     const changesTo = now() + SETTLE_MS;
     await sleep(SETTLE_MS);
     const samples = await probe.stop();
+    const xdsSamples = await xdsProbe.stop();
     const change = summary(latencies);
     emit({
       name: "render.big_infra",
@@ -196,9 +249,12 @@ async function main(): Promise<void> {
       change_lds_p50_ms: change.p50,
       change_lds_p99_ms: change.p99,
       change_lds_max_ms: change.max,
-      baseline: window(samples, t0, added),
-      first_render: window(samples, added, firstLds + SETTLE_MS),
-      during_changes: window(samples, changesFrom, changesTo),
+      baseline: { ...window(samples, t0, added), ...xdsWindow(xdsSamples, t0, added) },
+      first_render: {
+        ...window(samples, added, firstLds + SETTLE_MS),
+        ...xdsWindow(xdsSamples, added, firstLds + SETTLE_MS),
+      },
+      during_changes: { ...window(samples, changesFrom, changesTo), ...xdsWindow(xdsSamples, changesFrom, changesTo) },
       rss_mib: round(served.rssMiB()),
       loadavg_1m: round(loadavg()[0] ?? Number.NaN),
     });

@@ -59,7 +59,7 @@ function heapSnapshot(name: string): void {
 /** The group's current LDS DiscoveryResponse, serialized as our server serializes it. */
 function listenerResponse(cache: SnapshotCache, group: string, nonce: string): Buffer {
   const typeSnap = cache.getSnapshot(group)?.types.get(LISTENER_TYPE_URL);
-  const entries = [...(typeSnap?.resources.values() ?? [])].map((r) => r.sotwEntry);
+  const entries = [...(typeSnap?.resources.values() ?? [])].flatMap((r) => r.sotwEntry);
   return serializeResponse(sotwResponse(typeSnap?.version ?? "", LISTENER_TYPE_URL, nonce, entries));
 }
 

@@ -1,6 +1,7 @@
 // Protobuf wire fragments for xDS responses. A response is assembled by concatenating encoded
-// fields (protobuf allows fields in any order), so every resource is encoded once into the bytes
-// of a `resources` entry and those same bytes are copied into every stream's response.
+// fields (protobuf allows fields in any order), so every resource is encoded once, as an Any, and
+// those same bytes, between the few bytes that make them a `resources` entry, are copied into every
+// stream's response.
 import protobuf from "protobufjs";
 
 const LENGTH_DELIMITED = 2;
@@ -27,22 +28,38 @@ export function encodeAny(typeUrl: string, value: Uint8Array): Uint8Array {
     .finish();
 }
 
-/** A length-delimited field `field` holding `bytes` (tag + length + bytes). */
-export function lengthDelimitedField(field: number, bytes: Uint8Array): Uint8Array {
+/** The tag and length that make the `length` bytes after them a length-delimited field `field`. */
+function fieldHead(field: number, length: number): Uint8Array {
   return protobuf.Writer.create()
     .uint32((field << 3) | LENGTH_DELIMITED)
-    .bytes(bytes)
+    .uint32(length)
     .finish();
 }
 
-/** Bytes of a Delta `Resource {name, version, resource: Any}`. */
-export function encodeDeltaResource(name: string, version: string, any: Uint8Array): Uint8Array {
+/** A length-delimited string field. */
+function stringField(field: number, value: string): Uint8Array {
   return protobuf.Writer.create()
-    .uint32((RESOURCE_VERSION << 3) | LENGTH_DELIMITED)
-    .string(version)
-    .uint32((RESOURCE_ANY << 3) | LENGTH_DELIMITED)
-    .bytes(any)
-    .uint32((RESOURCE_NAME << 3) | LENGTH_DELIMITED)
-    .string(name)
+    .uint32((field << 3) | LENGTH_DELIMITED)
+    .string(value)
     .finish();
+}
+
+/**
+ * A `resources` entry of a DiscoveryResponse holding `any`, as the bytes before it: the entry is
+ * [head, any], so a response copies a resource's bytes once, into the message itself.
+ */
+export function sotwEntryHead(any: Uint8Array): Uint8Array {
+  return fieldHead(RESPONSE_RESOURCES_FIELD, any.length);
+}
+
+/**
+ * A `resources` entry of a DeltaDiscoveryResponse (a `Resource {version, resource: Any, name}`)
+ * holding `any`, as the bytes before and after it: the entry is [before, any, after].
+ */
+export function deltaEntryAround(name: string, version: string, any: Uint8Array): [Uint8Array, Uint8Array] {
+  const versionField = stringField(RESOURCE_VERSION, version);
+  const anyHead = fieldHead(RESOURCE_ANY, any.length);
+  const nameField = stringField(RESOURCE_NAME, name);
+  const inner = versionField.length + anyHead.length + any.length + nameField.length;
+  return [Buffer.concat([fieldHead(RESPONSE_RESOURCES_FIELD, inner), versionField, anyHead]), nameField];
 }

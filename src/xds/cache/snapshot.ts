@@ -5,12 +5,19 @@
 import { createHash } from "node:crypto";
 import type { References } from "../resource/references.js";
 import type { EncodedParts } from "../resource/specs.js";
-import { encodeDeltaResource, lengthDelimitedField, RESPONSE_RESOURCES_FIELD } from "./response-fragments.js";
+import { deltaEntryAround, sotwEntryHead } from "./response-fragments.js";
+
+/** A resource's proto3 JSON made when first read (CachedResource.resource), not when cached. */
+export class DecodeLater {
+  constructor(readonly decode: () => object) {}
+}
 
 /** One resource of a snapshot, encoded once and shared by every stream that receives it. */
 export class CachedResource {
-  #sotw: Uint8Array | undefined;
-  #delta: Uint8Array | undefined;
+  #sotw: readonly Uint8Array[] | undefined;
+  #delta: readonly Uint8Array[] | undefined;
+  #resource: object | undefined;
+  readonly #decode: (() => object) | undefined;
 
   constructor(
     /** xDS type URL, e.g. type.googleapis.com/envoy.config.listener.v3.Listener. */
@@ -19,27 +26,39 @@ export class CachedResource {
     readonly name: string,
     /** Content hash of the encoded resource: its xDS resource version (Delta `Resource.version`). */
     readonly version: string,
-    /** The resource as given to the cache (proto3 JSON), for introspection (CSDS config dumps). */
-    readonly resource: object,
+    /**
+     * The resource as given to the cache (proto3 JSON), or how to make it once it is first read
+     * (a copy of a cache on another thread decodes it from `any` rather than receive it twice).
+     */
+    resource: object | DecodeLater,
     /** google.protobuf.Any bytes packing the resource. */
     readonly any: Uint8Array,
     /** What a client needs first before it can use this resource (make-before-break). */
     readonly references: References,
     /** Encoded pieces (views into `any`) the next version's encoder may reuse (splice.ts). */
     readonly parts?: EncodedParts,
-  ) {}
-
-  /** The resource as a `DiscoveryResponse.resources` entry (tag, length, Any bytes). */
-  get sotwEntry(): Uint8Array {
-    return (this.#sotw ??= lengthDelimitedField(RESPONSE_RESOURCES_FIELD, this.any));
+  ) {
+    if (resource instanceof DecodeLater) this.#decode = resource.decode;
+    else this.#resource = resource;
   }
 
-  /** The resource as a `DeltaDiscoveryResponse.resources` entry (a `Resource` with name and version). */
-  get deltaEntry(): Uint8Array {
-    return (this.#delta ??= lengthDelimitedField(
-      RESPONSE_RESOURCES_FIELD,
-      encodeDeltaResource(this.name, this.version, this.any),
-    ));
+  /** The resource as proto3 JSON, for introspection (CSDS and oooi.debug.v1 config dumps). */
+  get resource(): object {
+    return (this.#resource ??= (this.#decode as () => object)());
+  }
+
+  /** The resource as a `DiscoveryResponse.resources` entry, in pieces (tag and length, Any bytes). */
+  get sotwEntry(): readonly Uint8Array[] {
+    return (this.#sotw ??= [sotwEntryHead(this.any), this.any]);
+  }
+
+  /** The resource as a `DeltaDiscoveryResponse.resources` entry (a `Resource` with name and version), in pieces. */
+  get deltaEntry(): readonly Uint8Array[] {
+    if (this.#delta === undefined) {
+      const [before, after] = deltaEntryAround(this.name, this.version, this.any);
+      this.#delta = [before, this.any, after];
+    }
+    return this.#delta;
   }
 }
 

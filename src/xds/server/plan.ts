@@ -233,7 +233,7 @@ export function planSotw(
   ts.narrowed = false;
   if (same && !ts.firstPending && !behind) return undefined;
   const entries: Uint8Array[] = [];
-  for (const r of view.values()) entries.push(r.sotwEntry);
+  for (const r of view.values()) entries.push(...r.sotwEntry);
   const whole = typeSnap !== undefined && retained.size === 0 && view.size === resources.size;
   const next = whole ? heldAll(typeSnap) : new Map([...view].map(([n, r]) => [n, heldOf(r)]));
   return { version, changed, entries, removed: [], next, count: view.size };
@@ -285,7 +285,7 @@ export function planDelta(
   return {
     version: typeSnap?.version ?? setVersion([]),
     changed,
-    entries: changed.map((r) => r.deltaEntry),
+    entries: changed.flatMap((r) => r.deltaEntry),
     removed,
     next: typeSnap !== undefined && holdsAll(next, typeSnap) ? heldAll(typeSnap) : next,
     count: changed.length,
@@ -327,7 +327,7 @@ function planAdded(ts: TypeState, typeSnap: TypeSnapshot, added: ReadonlySet<str
   return {
     version: typeSnap.version,
     changed,
-    entries: changed.map((r) => r.deltaEntry),
+    entries: changed.flatMap((r) => r.deltaEntry),
     removed,
     next: holdsAll(next, typeSnap) ? heldAll(typeSnap) : next,
     count: changed.length,

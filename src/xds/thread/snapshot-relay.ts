@@ -3,14 +3,17 @@
 // does not hold yet. The render thread checks, encodes and versions; the ADS thread adopts what it is
 // given (SnapshotCache.adopt), so an unchanged resource keeps its object there too.
 import type { SnapshotCache } from "../cache/cache.js";
-import { CachedResource, type Snapshot, type TypeSnapshot } from "../cache/snapshot.js";
+import { CachedResource, DecodeLater, type Snapshot, type TypeSnapshot } from "../cache/snapshot.js";
 import type { References } from "../resource/references.js";
+import { decodeResource, messageType } from "../resource/protos.js";
+import { splitAny } from "../introspect/csds.js";
 
 /** One resource the ADS thread does not hold yet. */
 export interface ResourceWire {
   readonly name: string;
   readonly version: string;
-  readonly resource: object;
+  /** Its proto3 JSON, only for a type the other side cannot decode from `any` (decodable()). */
+  readonly resource?: object;
   readonly any: Uint8Array;
   readonly references: References;
 }
@@ -92,7 +95,7 @@ function typeWire(type: TypeSnapshot, held: TypeSnapshot | undefined): TypeWire 
     fresh.push({
       name: r.name,
       version: r.version,
-      resource: r.resource,
+      ...(decodable(r.typeUrl) ? {} : { resource: r.resource }),
       any: ownBytes(r.any),
       references: r.references,
     });
@@ -106,6 +109,27 @@ function typeWire(type: TypeSnapshot, held: TypeSnapshot | undefined): TypeWire 
     names: [...type.resources.keys()],
     fresh,
   };
+}
+
+const decodableTypes = new Map<string, boolean>();
+
+/**
+ * Whether the protos know `typeUrl`, so the ADS thread can make a resource's JSON from its bytes
+ * when introspection first asks (the JSON of one Infra's Listener can be tens of MB: cloning it for
+ * every change would hold the ADS thread longer than the render saves).
+ */
+function decodable(typeUrl: string): boolean {
+  let known = decodableTypes.get(typeUrl);
+  if (known === undefined) {
+    try {
+      messageType(typeUrl);
+      known = true;
+    } catch {
+      known = false;
+    }
+    decodableTypes.set(typeUrl, known);
+  }
+  return known;
 }
 
 // A view into a larger buffer would carry that whole buffer across.
@@ -138,7 +162,14 @@ export function adoptSnapshot(cache: SnapshotCache, wire: SnapshotWire): void {
       const resource =
         r === undefined
           ? held?.resources.get(name)
-          : new CachedResource(t.typeUrl, name, r.version, r.resource, r.any, r.references);
+          : new CachedResource(
+              t.typeUrl,
+              name,
+              r.version,
+              r.resource ?? decoder(t.typeUrl, r.any),
+              r.any,
+              r.references,
+            );
       if (resource === undefined)
         throw new Error(`snapshot of ${wire.group}: ${t.typeUrl} "${name}" kept but never received`);
       resources.set(name, resource);
@@ -152,4 +183,9 @@ export function adoptSnapshot(cache: SnapshotCache, wire: SnapshotWire): void {
     });
   }
   cache.adopt(wire.group, { group: wire.group, version: wire.version, createdAt: wire.createdAt, types }, wire.changed);
+}
+
+/** Makes a resource's proto3 JSON from its Any bytes, when first asked. */
+function decoder(typeUrl: string, any: Uint8Array): DecodeLater {
+  return new DecodeLater(() => decodeResource(typeUrl, splitAny(any).value));
 }

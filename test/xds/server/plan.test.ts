@@ -63,7 +63,9 @@ describe("planSotw: the full subscribed set, only when it differs from what was 
     const plan = planSotw(state(sotw([])), CDS, NOTHING);
     expect(plan?.version).toBe(CDS.version);
     expect([...(plan?.next.keys() ?? [])].sort()).toEqual(NAMES);
-    expect([plan?.count, plan?.entries.length, plan?.removed]).toEqual([NAMES.length, NAMES.length, []]);
+    expect([plan?.count, plan?.removed]).toEqual([NAMES.length, []]);
+    // Each resource's entry, in name order: its head, then its Any bytes.
+    expect(plan?.entries).toEqual([...CDS.resources.values()].flatMap((r) => r.sotwEntry));
   });
 
   test("explicit names get only those; an unknown name is left out", () => {
@@ -122,7 +124,8 @@ describe("planSotw with retained resources: the subscribed set plus what is kept
   test("every cluster of the snapshot and every kept one, at a version that is neither the snapshot's nor empty", () => {
     const plan = planSotw(asked(sotw([])), cdsA, retainedBeta);
     expect(keysOf(plan?.next ?? new Map())).toEqual([...cdsA.resources.keys(), ...retainedBeta.keys()].sort());
-    expect([plan?.count, plan?.entries.length]).toEqual([cdsA.resources.size + 4, cdsA.resources.size + 4]);
+    expect(plan?.count).toBe(cdsA.resources.size + 4);
+    expect(plan?.entries).toHaveLength(2 * (cdsA.resources.size + 4));
     expect(plan?.version).not.toBe(cdsA.version);
     expect(plan?.version).not.toBe(cdsAB.version);
     expect(plan?.version).not.toBe("");
@@ -213,7 +216,7 @@ describe("planDelta: only what differs from what the client holds", () => {
   test("resources and removals come sorted by name, whatever order they were subscribed in", () => {
     const plan = planDelta(state(delta([B, "zz-missing", A, "aa-missing"])), CDS, NOTHING);
     expect(plan?.changed.map((r) => r.name)).toEqual([A, B]);
-    expect(plan?.entries).toEqual(plan?.changed.map((r) => r.deltaEntry));
+    expect(plan?.entries).toEqual(plan?.changed.flatMap((r) => r.deltaEntry));
     expect(plan?.removed).toEqual(["aa-missing", "zz-missing"]);
   });
 
