@@ -81,12 +81,19 @@ export function startXdsServerThread(
   const replay = new StatusReplay(status);
   return new Promise((resolve, reject) => {
     let listening = false;
+    let closing = false;
     void exited.then(() => {
       unsubscribe();
       reject(new Error("the xDS server thread exited before it listened"));
+      // Gone while serving (not closed by us, no exception reported): as a crash on this thread.
+      if (listening && !closing)
+        process.nextTick(() => {
+          throw new Error("the xDS server thread exited while serving");
+        });
     });
     thread.on("error", (e) => {
       // Before it listens: the start fails. After: as an exception on this thread would have done.
+      closing = true;
       if (!listening) reject(e);
       else
         process.nextTick(() => {
@@ -116,6 +123,7 @@ export function startXdsServerThread(
             maxConnections: reply.maxConnections,
             status,
             close: async () => {
+              closing = true;
               unsubscribe();
               send({ type: "close" });
               await exited;
