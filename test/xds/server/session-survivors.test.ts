@@ -1,0 +1,222 @@
+// The session on an in-process transport, at the edges Stryker found untested (issue 32): requests
+// that arrive before the type's first response, nonces that are not this stream's, type order,
+// types the server does not know yet, a Delta stream of a group without a snapshot, what a stream
+// logs when it holds a listener back, and the control plane every response names.
+import { describe, expect, test } from "vitest";
+import { SnapshotCache } from "../../../src/xds/cache/index.js";
+import { decodeDeltaRequest, decodeSotwRequest } from "../../../src/xds/server/codec.js";
+import { XdsEngine } from "../../../src/xds/server/index.js";
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/resource/protos.js";
+import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../../../src/dhcp/kea-config-resource.js";
+import {
+  encodeDeltaRequest,
+  encodeSotwRequest,
+  type DeltaRequestInit,
+  type SotwRequestInit,
+} from "../../support/envoy/wire.js";
+import { ALPHA, BETA, GROUP, publish, rendered } from "./fixtures.js";
+import { FakeCall, FakeClock } from "./session-fixtures.js";
+import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
+import type { Logger } from "../../../src/util/logger.js";
+
+interface Line {
+  readonly level: string;
+  readonly obj: Record<string, unknown>;
+  readonly msg: string;
+}
+
+function recordingLogger(lines: Line[]): Logger {
+  const at =
+    (level: string) =>
+    (obj: object, msg: string): void => {
+      lines.push({ level, obj: obj as Record<string, unknown>, msg });
+    };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+const sotw = (init: SotwRequestInit) => decodeSotwRequest(encodeSotwRequest(init));
+const delta = (init: DeltaRequestInit) => decodeDeltaRequest(encodeDeltaRequest(init));
+const NODE = { id: "envoy-0", cluster: GROUP };
+const ALPHA_API = "clusters-alpha/kube-apiserver:6443";
+const BETA_API = "clusters-beta/kube-apiserver:6443";
+
+/** An engine on a cache that holds GROUP's alpha-and-beta snapshot unless `empty`. */
+function rig(options: { empty?: boolean } = {}) {
+  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
+  if (options.empty !== true) publish(cache, GROUP, rendered([ALPHA, BETA]));
+  const clock = new FakeClock();
+  const lines: Line[] = [];
+  const engine = new XdsEngine({ cache, clock, logger: recordingLogger(lines), maxStreamAgeMs: 0 });
+  const find = (msg: string) => lines.filter((l) => l.msg === msg);
+  return { cache, clock, lines, engine, find };
+}
+
+const names = (r: { readonly resources: readonly { readonly name: string }[] } | undefined): string[] =>
+  (r?.resources ?? []).map((x) => x.name).sort();
+
+describe("requests before the type's first response (rule 5 counts only this stream's responses)", () => {
+  test("SotW: a second request while nothing was sent yet (no snapshot) replaces the first's names", () => {
+    const { engine, cache } = rig({ empty: true });
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    s.handleSotw(sotw({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: [ALPHA_API] }));
+    s.handleSotw(sotw({ type_url: ENDPOINT_TYPE_URL, resource_names: [ALPHA_API, BETA_API] }));
+    expect(call.raw).toEqual([]);
+    publish(cache, GROUP, rendered([ALPHA, BETA]));
+    expect(call.sotw.map(names)).toEqual([[ALPHA_API, BETA_API]]);
+  });
+
+  test("SotW: a nonce this stream never sent does not make a request stale before any response", () => {
+    const { engine, cache, find } = rig({ empty: true });
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    // A nonce left over from an earlier stream, on the first request and on the next.
+    s.handleSotw(
+      sotw({ node: NODE, type_url: ENDPOINT_TYPE_URL, response_nonce: "from-before", resource_names: [ALPHA_API] }),
+    );
+    s.handleSotw(
+      sotw({ type_url: ENDPOINT_TYPE_URL, response_nonce: "from-before", resource_names: [ALPHA_API, BETA_API] }),
+    );
+    publish(cache, GROUP, rendered([ALPHA, BETA]));
+    expect(call.sotw.map(names)).toEqual([[ALPHA_API, BETA_API]]);
+    expect(find("ignoring SotW request with a stale nonce")).toEqual([]);
+  });
+
+  test("SotW: a first request carrying an earlier stream's nonce is answered", () => {
+    const { engine } = rig();
+    const call = new FakeCall();
+    engine
+      .openSession(call, "sotw")
+      .handleSotw(
+        sotw({ node: NODE, type_url: ENDPOINT_TYPE_URL, response_nonce: "from-before", resource_names: [ALPHA_API] }),
+      );
+    expect(call.sotw.map(names)).toEqual([[ALPHA_API]]);
+  });
+
+  test("Delta: repeating the newest nonce after its ACK is not called stale", () => {
+    const { engine, find } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "delta");
+    s.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
+    const nonce = call.delta[0]?.nonce ?? "";
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, response_nonce: nonce }));
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, response_nonce: nonce, resource_names_subscribe: [BETA_API] }));
+    expect(call.delta.map(names)).toEqual([[ALPHA_API], [BETA_API]]);
+    expect(find("Delta request with a stale nonce: applying its subscription changes only")).toEqual([]);
+  });
+});
+
+describe("a stream the server ended", () => {
+  test("a Delta request arriving after the stream ended before its first request opens nothing", () => {
+    const { engine, find } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "delta");
+    s.end("server shutting down");
+    s.handleDelta(delta({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    expect(call.raw).toEqual([]);
+    expect(engine.status.streams()).toEqual([]);
+    expect(engine.streamCount()).toBe(0);
+    expect(find("xDS stream connected")).toEqual([]);
+  });
+
+  test("ending an identified stream logs its disconnect, not an end 'before its first request'", () => {
+    const { engine, find } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    s.end("server shutting down");
+    expect(call.ended).toBe(1);
+    expect(find("ending xDS stream before its first request")).toEqual([]);
+    expect(find("xDS stream disconnected").map((l) => l.obj.reason)).toEqual(["server shutting down"]);
+  });
+});
+
+describe("push order among types the Envoy order does not name (rule 14)", () => {
+  test("other types go by type URL whatever order their requests came in", () => {
+    const { engine, clock } = rig();
+    clock.queue = true;
+    const call = new FakeCall();
+    const s = engine.openSession(call, "delta");
+    const A = "type.googleapis.com/aa.A";
+    const M = "type.googleapis.com/mm.M";
+    const Z = "type.googleapis.com/zz.Z";
+    s.handleDelta(delta({ node: NODE, type_url: A, resource_names_subscribe: ["x"] }));
+    s.handleDelta(delta({ type_url: M, resource_names_subscribe: ["x"] }));
+    s.handleDelta(delta({ type_url: Z, resource_names_subscribe: ["x"] }));
+    s.handleDelta(delta({ type_url: CLUSTER_TYPE_URL }));
+    clock.flush();
+    expect(call.delta.map((r) => r.typeUrl)).toEqual([CLUSTER_TYPE_URL, A, M, Z]);
+  });
+});
+
+describe("a type the server does not know yet", () => {
+  test("an empty first request is a wildcard, as for LDS and CDS: the type's resources reach it once served", () => {
+    const { engine, cache } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    // The responses' resources are counted from the push records: the test decoder knows Envoy's types only.
+    const pushed = () =>
+      engine.status
+        .history()
+        .filter((p) => p.typeUrl === KEA_CONFIG_TYPE_URL)
+        .map((p) => p.resources);
+    s.handleSotw(sotw({ node: NODE, type_url: KEA_CONFIG_TYPE_URL }));
+    expect(pushed()).toEqual([0]);
+    s.handleSotw(
+      sotw({
+        type_url: KEA_CONFIG_TYPE_URL,
+        response_nonce: engine.status.history()[0]?.nonce ?? "",
+        version_info: engine.status.history()[0]?.version ?? "",
+      }),
+    );
+    cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
+    const set = cache.setSnapshot(
+      GROUP,
+      new Map([[KEA_CONFIG_TYPE_URL, [keaConfigResource("dhcp-a", { Dhcp4: {} })]]]),
+    );
+    expect(set.ok).toBe(true);
+    expect(pushed()).toEqual([0, 1]);
+  });
+});
+
+describe("a Delta stream of a group without a snapshot yet", () => {
+  test("its reconnect (initial_resource_versions) waits, then gets what differs", () => {
+    const { engine, cache } = rig({ empty: true });
+    const call = new FakeCall();
+    const s = engine.openSession(call, "delta");
+    s.handleDelta(
+      delta({
+        node: NODE,
+        type_url: ENDPOINT_TYPE_URL,
+        resource_names_subscribe: [ALPHA_API, BETA_API],
+        initial_resource_versions: { [ALPHA_API]: "from-before" },
+      }),
+    );
+    expect(call.raw).toEqual([]);
+    publish(cache, GROUP, rendered([ALPHA, BETA]));
+    expect(call.delta.map(names)).toEqual([[ALPHA_API, BETA_API]]);
+  });
+});
+
+describe("every response names its control plane", () => {
+  test("SotW: control_plane.identifier is oooi", () => {
+    const { engine } = rig();
+    const call = new FakeCall();
+    engine.openSession(call, "sotw").handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    expect(call.sotw.map((r) => [r.typeUrl, r.controlPlane])).toEqual([[CLUSTER_TYPE_URL, "oooi"]]);
+  });
+});
+
+describe("a listener held back (rules 15, 16) says what it waits for", () => {
+  test("until its cluster is ACKed, the debug line names the stream, the type and the cluster", () => {
+    const { engine, find } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    s.handleSotw(sotw({ type_url: LISTENER_TYPE_URL }));
+    expect(call.sotw.map((r) => r.typeUrl)).toEqual([CLUSTER_TYPE_URL]);
+    const held = find("holding back until the client has what this needs");
+    expect(held.map((l) => [l.level, l.obj.stream, l.obj.typeUrl])).toEqual([["debug", s.id, LISTENER_TYPE_URL]]);
+    expect(held[0]?.obj.waiting).toMatch(/^cluster ".+" to be acknowledged$/);
+  });
+});
