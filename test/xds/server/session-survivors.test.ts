@@ -220,3 +220,148 @@ describe("a listener held back (rules 15, 16) says what it waits for", () => {
     expect(held[0]?.obj.waiting).toMatch(/^cluster ".+" to be acknowledged$/);
   });
 });
+
+/** Beta's clusters: gone from the snapshot when alpha is served alone. */
+const BETA_CLUSTERS = [
+  "clusters-beta/ignition-server-proxy:443",
+  "clusters-beta/konnectivity-server:8091",
+  "clusters-beta/kube-apiserver:6443",
+  "clusters-beta/oauth-openshift:6443",
+];
+/** Alpha alone, its API server's cluster with another connect_timeout. */
+function alphaWithTimeout(timeout: string) {
+  const base = rendered([ALPHA]);
+  const clusters = base.clusters.map((c) =>
+    (c as { name?: string }).name === ALPHA_API ? { ...c, connect_timeout: timeout } : c,
+  );
+  return { ...base, clusters };
+}
+const hasBeta = (r: { readonly resources: readonly { readonly name: string }[] } | undefined): boolean =>
+  BETA_CLUSTERS.every((c) => names(r).includes(c));
+
+/** A SotW stream's requests, each answering the latest response of its type on `call`. */
+function sotwClient(s: { handleSotw(req: ReturnType<typeof sotw>): void }, call: FakeCall) {
+  const latest = (typeUrl: string) => call.sotw.filter((r) => r.typeUrl === typeUrl).at(-1);
+  return {
+    latest,
+    /** ACKs the latest response of `typeUrl` (with `names`, else none: a wildcard stream's ACK). */
+    ack(typeUrl: string, resourceNames?: string[]): void {
+      const r = latest(typeUrl);
+      s.handleSotw(
+        sotw({
+          type_url: typeUrl,
+          response_nonce: r?.nonce ?? "",
+          version_info: r?.versionInfo ?? "",
+          ...(resourceNames === undefined ? {} : { resource_names: resourceNames }),
+        }),
+      );
+    },
+  };
+}
+
+describe("a Delta stream adding the wildcard to its names (rule 19)", () => {
+  test("gets every resource of the type, not only the names it added", () => {
+    const { engine, cache, clock } = rig();
+    const call = new FakeCall();
+    const s = engine.openSession(call, "delta");
+    s.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, response_nonce: call.delta[0]?.nonce ?? "" }));
+    // A name, then the wildcard, answered together.
+    clock.queue = true;
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [BETA_API] }));
+    s.handleDelta(delta({ type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: ["*"] }));
+    clock.flush();
+    const all = [...(cache.getSnapshot(GROUP)?.types.get(ENDPOINT_TYPE_URL)?.resources.keys() ?? [])];
+    expect(all.length).toBeGreaterThan(2);
+    expect(call.delta.map(names)).toEqual([[ALPHA_API], all.filter((n) => n !== ALPHA_API).sort()]);
+  });
+});
+
+describe("streams woken by one change share a response only when it is the same (rule 1)", () => {
+  test("SotW: a stream holding the previous version and a new one get one full-state response, nonce included", () => {
+    const { engine, cache, clock } = rig();
+    const holding = new FakeCall();
+    const h = engine.openSession(holding, "sotw");
+    h.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    sotwClient(h, holding).ack(CLUSTER_TYPE_URL);
+    clock.queue = true;
+    publish(cache, GROUP, rendered([ALPHA]));
+    const fresh = new FakeCall();
+    engine
+      .openSession(fresh, "sotw")
+      .handleSotw(sotw({ node: { id: "envoy-1", cluster: GROUP }, type_url: CLUSTER_TYPE_URL }));
+    clock.flush();
+    const [a, b] = [holding.sotw[1], fresh.sotw[0]];
+    expect(names(a)).toEqual(names(b));
+    expect(a?.nonce).toBeDefined();
+    expect(b?.nonce).toBe(a?.nonce);
+  });
+
+  test("SotW: a stream keeping clusters its listeners still use does not share with one that keeps none", () => {
+    const { engine, cache, clock } = rig();
+    const withListeners = new FakeCall();
+    const w = engine.openSession(withListeners, "sotw");
+    const wc = sotwClient(w, withListeners);
+    w.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    wc.ack(CLUSTER_TYPE_URL);
+    w.handleSotw(sotw({ type_url: LISTENER_TYPE_URL }));
+    wc.ack(LISTENER_TYPE_URL);
+    const clustersOnly = new FakeCall();
+    const c = engine.openSession(clustersOnly, "sotw");
+    c.handleSotw(sotw({ node: { id: "envoy-1", cluster: GROUP }, type_url: CLUSTER_TYPE_URL }));
+    sotwClient(c, clustersOnly).ack(CLUSTER_TYPE_URL);
+    clock.queue = true;
+    // Beta goes, and one of alpha's clusters changes: both streams have clusters to send.
+    publish(cache, GROUP, alphaWithTimeout("7s"));
+    clock.flush();
+    // Rule 14: the listeners it holds use beta's clusters, so they stay; the other stream has no listeners.
+    expect(withListeners.sotw.filter((r) => r.typeUrl === CLUSTER_TYPE_URL)).toHaveLength(2);
+    expect(hasBeta(wc.latest(CLUSTER_TYPE_URL))).toBe(true);
+    expect(clustersOnly.sotw).toHaveLength(2);
+    const other = clustersOnly.sotw.at(-1);
+    expect(other?.nonce).not.toBe(wc.latest(CLUSTER_TYPE_URL)?.nonce);
+    expect(names(other).some((n) => BETA_CLUSTERS.includes(n))).toBe(false);
+  });
+});
+
+describe("make before break (rule 14) only within one aggregated stream", () => {
+  test("per-type SotW streams of one node: the CDS stream drops gone clusters at once", () => {
+    const { engine, cache } = rig();
+    const ldsCall = new FakeCall();
+    const lds = engine.openSession(ldsCall, "sotw", "lds");
+    lds.handleSotw(sotw({ node: NODE, type_url: LISTENER_TYPE_URL }));
+    sotwClient(lds, ldsCall).ack(LISTENER_TYPE_URL);
+    const cdsCall = new FakeCall();
+    const cds = engine.openSession(cdsCall, "sotw", "cds");
+    cds.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    sotwClient(cds, cdsCall).ack(CLUSTER_TYPE_URL);
+    expect(hasBeta(cdsCall.sotw[0])).toBe(true);
+    publish(cache, GROUP, rendered([ALPHA]));
+    const after = cdsCall.sotw.slice(1);
+    expect(after).toHaveLength(1);
+    expect(names(after[0]).some((n) => BETA_CLUSTERS.includes(n))).toBe(false);
+  });
+});
+
+describe("a reconnecting ADS client's clusters (rule 14 across streams)", () => {
+  test("the listeners its node ACKed on the previous stream still use beta's clusters: they stay until its listeners move", () => {
+    const { engine, cache } = rig();
+    const first = new FakeCall();
+    const s1 = engine.openSession(first, "sotw");
+    const c1 = sotwClient(s1, first);
+    s1.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    c1.ack(CLUSTER_TYPE_URL);
+    s1.handleSotw(sotw({ type_url: LISTENER_TYPE_URL }));
+    c1.ack(LISTENER_TYPE_URL);
+    const clustersAB = c1.latest(CLUSTER_TYPE_URL)?.versionInfo ?? "";
+    s1.transportClosed();
+    publish(cache, GROUP, rendered([ALPHA]));
+
+    const second = new FakeCall();
+    const s2 = engine.openSession(second, "sotw");
+    s2.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL, version_info: clustersAB }));
+    expect(second.failed).toEqual([]);
+    expect(second.sotw.map((r) => r.typeUrl)).toEqual([CLUSTER_TYPE_URL]);
+    expect(hasBeta(second.sotw[0])).toBe(true);
+  });
+});
