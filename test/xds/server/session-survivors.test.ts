@@ -6,7 +6,12 @@ import { describe, expect, test } from "vitest";
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
 import { decodeDeltaRequest, decodeSotwRequest } from "../../../src/xds/server/codec.js";
 import { XdsEngine } from "../../../src/xds/server/index.js";
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from "../../../src/xds/resource/protos.js";
+import {
+  CLUSTER_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+} from "../../../src/xds/resource/protos.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../../../src/dhcp/kea-config-resource.js";
 import {
   encodeDeltaRequest,
@@ -363,5 +368,68 @@ describe("a reconnecting ADS client's clusters (rule 14 across streams)", () => 
     expect(second.failed).toEqual([]);
     expect(second.sotw.map((r) => r.typeUrl)).toEqual([CLUSTER_TYPE_URL]);
     expect(hasBeta(second.sotw[0])).toBe(true);
+  });
+});
+
+describe("what a SotW client keeps of route configurations a response left out (rules 12, 14)", () => {
+  const ROUTE = "http-80";
+  const EXTRA = "extra-80";
+  /** Alpha's apps VIP at `vip`, with a second route configuration (a copy of http-80) when `extra`. */
+  function config(vip: string, extra: boolean) {
+    const base = rendered([{ ...ALPHA, appsVip: vip }, BETA]);
+    const route = base.routes.find((r) => (r as { name?: string }).name === ROUTE);
+    if (route === undefined) throw new Error("no http-80 route configuration");
+    return extra ? { ...base, routes: [...base.routes, { ...route, name: EXTRA }] } : base;
+  }
+  const OLD_HTTP = "vip/192.168.10.200:80";
+
+  test("a route configuration gone from the snapshot still holds its cluster until the client unsubscribes it", () => {
+    const { engine, cache } = rig();
+    publish(cache, GROUP, config("192.168.10.200", true));
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    const client = sotwClient(s, call);
+    let routeNames = [ROUTE, EXTRA];
+    const acked = new Set<string>();
+    /** ACKs every response not ACKed yet, until nothing more comes. */
+    const settle = (): void => {
+      for (let progressed = true; progressed;) {
+        progressed = false;
+        for (const t of [CLUSTER_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL]) {
+          const r = client.latest(t);
+          if (r === undefined || acked.has(r.nonce)) continue;
+          acked.add(r.nonce);
+          client.ack(t, t === ROUTE_TYPE_URL ? routeNames : undefined);
+          progressed = true;
+        }
+      }
+    };
+    s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    s.handleSotw(sotw({ type_url: LISTENER_TYPE_URL }));
+    s.handleSotw(sotw({ type_url: ROUTE_TYPE_URL, resource_names: routeNames }));
+    settle();
+    expect(names(client.latest(ROUTE_TYPE_URL))).toEqual([EXTRA, ROUTE]);
+
+    // Alpha's VIP moves and the second route configuration goes: the response leaves it out, which
+    // does not delete it on the client (SotW RDS), so the old VIP's HTTP cluster it uses stays.
+    publish(cache, GROUP, config("192.168.10.201", false));
+    settle();
+    expect(names(client.latest(ROUTE_TYPE_URL))).toEqual([ROUTE]);
+    expect(names(client.latest(CLUSTER_TYPE_URL))).toContain(OLD_HTTP);
+    expect(names(client.latest(CLUSTER_TYPE_URL))).not.toContain("vip/192.168.10.200:443");
+
+    // The client unsubscribes it: now the cluster goes.
+    routeNames = [ROUTE];
+    s.handleSotw(
+      sotw({
+        type_url: ROUTE_TYPE_URL,
+        response_nonce: client.latest(ROUTE_TYPE_URL)?.nonce ?? "",
+        version_info: client.latest(ROUTE_TYPE_URL)?.versionInfo ?? "",
+        resource_names: routeNames,
+      }),
+    );
+    settle();
+    expect(names(client.latest(CLUSTER_TYPE_URL))).not.toContain(OLD_HTTP);
+    expect(call.failed).toEqual([]);
   });
 });
