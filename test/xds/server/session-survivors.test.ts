@@ -383,13 +383,12 @@ describe("what a SotW client keeps of route configurations a response left out (
   }
   const OLD_HTTP = "vip/192.168.10.200:80";
 
-  test("a route configuration gone from the snapshot still holds its cluster until the client unsubscribes it", () => {
-    const { engine, cache } = rig();
-    publish(cache, GROUP, config("192.168.10.200", true));
+  /** A SotW ADS stream of CDS, LDS and RDS (`routes`), its first requests naming `versions` of each. */
+  function open(engine: XdsEngine, routes: string[], versions: Partial<Record<string, string>> = {}) {
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
     const client = sotwClient(s, call);
-    let routeNames = [ROUTE, EXTRA];
+    const state = { routes };
     const acked = new Set<string>();
     /** ACKs every response not ACKed yet, until nothing more comes. */
     const settle = (): void => {
@@ -399,37 +398,64 @@ describe("what a SotW client keeps of route configurations a response left out (
           const r = client.latest(t);
           if (r === undefined || acked.has(r.nonce)) continue;
           acked.add(r.nonce);
-          client.ack(t, t === ROUTE_TYPE_URL ? routeNames : undefined);
+          client.ack(t, t === ROUTE_TYPE_URL ? state.routes : undefined);
           progressed = true;
         }
       }
     };
-    s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
-    s.handleSotw(sotw({ type_url: LISTENER_TYPE_URL }));
-    s.handleSotw(sotw({ type_url: ROUTE_TYPE_URL, resource_names: routeNames }));
-    settle();
-    expect(names(client.latest(ROUTE_TYPE_URL))).toEqual([EXTRA, ROUTE]);
+    const version = (t: string) => ({ version_info: versions[t] ?? "" });
+    s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL, ...version(CLUSTER_TYPE_URL) }));
+    s.handleSotw(sotw({ type_url: LISTENER_TYPE_URL, ...version(LISTENER_TYPE_URL) }));
+    s.handleSotw(sotw({ type_url: ROUTE_TYPE_URL, resource_names: routes, ...version(ROUTE_TYPE_URL) }));
+    return { s, call, client, settle, state };
+  }
 
+  /** A stream holding both route configurations, then the move of alpha's VIP that drops the second. */
+  function moved() {
+    const { engine, cache, clock } = rig();
+    publish(cache, GROUP, config("192.168.10.200", true));
+    const first = open(engine, [ROUTE, EXTRA]);
+    first.settle();
+    expect(names(first.client.latest(ROUTE_TYPE_URL))).toEqual([EXTRA, ROUTE]);
     // Alpha's VIP moves and the second route configuration goes: the response leaves it out, which
     // does not delete it on the client (SotW RDS), so the old VIP's HTTP cluster it uses stays.
     publish(cache, GROUP, config("192.168.10.201", false));
-    settle();
-    expect(names(client.latest(ROUTE_TYPE_URL))).toEqual([ROUTE]);
+    first.settle();
+    expect(names(first.client.latest(ROUTE_TYPE_URL))).toEqual([ROUTE]);
+    return { engine, clock, first };
+  }
+
+  test("a route configuration gone from the snapshot still holds its cluster until the client unsubscribes it", () => {
+    const { first } = moved();
+    const { s, client, settle, state, call } = first;
     expect(names(client.latest(CLUSTER_TYPE_URL))).toContain(OLD_HTTP);
     expect(names(client.latest(CLUSTER_TYPE_URL))).not.toContain("vip/192.168.10.200:443");
-
     // The client unsubscribes it: now the cluster goes.
-    routeNames = [ROUTE];
+    state.routes = [ROUTE];
     s.handleSotw(
       sotw({
         type_url: ROUTE_TYPE_URL,
         response_nonce: client.latest(ROUTE_TYPE_URL)?.nonce ?? "",
         version_info: client.latest(ROUTE_TYPE_URL)?.versionInfo ?? "",
-        resource_names: routeNames,
+        resource_names: state.routes,
       }),
     );
     settle();
     expect(names(client.latest(CLUSTER_TYPE_URL))).not.toContain(OLD_HTTP);
     expect(call.failed).toEqual([]);
+  });
+
+  test("its next stream, naming the versions it holds, keeps that cluster too: the server remembers what it kept", () => {
+    const { engine, clock, first } = moved();
+    const versions = Object.fromEntries(
+      [CLUSTER_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL].map((t) => [t, first.client.latest(t)?.versionInfo ?? ""]),
+    );
+    expect(names(first.client.latest(CLUSTER_TYPE_URL))).toContain(OLD_HTTP);
+    first.s.transportClosed();
+    clock.queue = true;
+    const second = open(engine, [ROUTE, EXTRA], versions);
+    clock.flush();
+    expect(second.call.sotw.map((r) => r.typeUrl)).toContain(CLUSTER_TYPE_URL);
+    expect(names(second.client.latest(CLUSTER_TYPE_URL))).toContain(OLD_HTTP);
   });
 });
