@@ -245,21 +245,41 @@ const hasBeta = (r: { readonly resources: readonly { readonly name: string }[] }
   BETA_CLUSTERS.every((c) => names(r).includes(c));
 
 /** A SotW stream's requests, each answering the latest response of its type on `call`. */
-function sotwClient(s: { handleSotw(req: ReturnType<typeof sotw>): void }, call: FakeCall) {
+function sotwClient(
+  s: { handleSotw(req: ReturnType<typeof sotw>): void },
+  call: FakeCall,
+  /** The names a type's ACK carries (none: a wildcard stream's ACK). */
+  namesOf: (typeUrl: string) => string[] | undefined = () => undefined,
+) {
   const latest = (typeUrl: string) => call.sotw.filter((r) => r.typeUrl === typeUrl).at(-1);
+  const acked = new Set<string>();
+  const ack = (typeUrl: string): void => {
+    const r = latest(typeUrl);
+    const resourceNames = namesOf(typeUrl);
+    s.handleSotw(
+      sotw({
+        type_url: typeUrl,
+        response_nonce: r?.nonce ?? "",
+        version_info: r?.versionInfo ?? "",
+        ...(resourceNames === undefined ? {} : { resource_names: resourceNames }),
+      }),
+    );
+  };
   return {
     latest,
-    /** ACKs the latest response of `typeUrl` (with `names`, else none: a wildcard stream's ACK). */
-    ack(typeUrl: string, resourceNames?: string[]): void {
-      const r = latest(typeUrl);
-      s.handleSotw(
-        sotw({
-          type_url: typeUrl,
-          response_nonce: r?.nonce ?? "",
-          version_info: r?.versionInfo ?? "",
-          ...(resourceNames === undefined ? {} : { resource_names: resourceNames }),
-        }),
-      );
+    ack,
+    /** ACKs the latest response of each type not ACKed yet, in rule 14's order, until nothing more comes. */
+    settle: (): void => {
+      for (let progressed = true; progressed;) {
+        progressed = false;
+        for (const t of [CLUSTER_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL]) {
+          const r = latest(t);
+          if (r === undefined || acked.has(r.nonce)) continue;
+          acked.add(r.nonce);
+          ack(t);
+          progressed = true;
+        }
+      }
     },
   };
 }
@@ -371,6 +391,46 @@ describe("a reconnecting ADS client's clusters (rule 14 across streams)", () => 
   });
 });
 
+describe("a reconnecting ADS client's listeners, by the version it names (rule 14 across streams)", () => {
+  /** A node that held alpha's and beta's clusters and listeners, back after beta went, naming `listeners`. */
+  function back(listeners: string) {
+    const { engine, cache, clock } = rig();
+    const first = new FakeCall();
+    const s1 = engine.openSession(first, "sotw");
+    const c1 = sotwClient(s1, first);
+    s1.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    s1.handleSotw(sotw({ type_url: LISTENER_TYPE_URL }));
+    c1.settle();
+    expect(hasBeta(c1.latest(CLUSTER_TYPE_URL))).toBe(true);
+    s1.transportClosed();
+    publish(cache, GROUP, rendered([ALPHA]));
+    clock.queue = true;
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    const clusters = c1.latest(CLUSTER_TYPE_URL)?.versionInfo ?? "";
+    s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL, version_info: clusters }));
+    s.handleSotw(sotw({ type_url: LISTENER_TYPE_URL, version_info: listeners }));
+    clock.flush();
+    clock.queue = false;
+    return { call, client: sotwClient(s, call) };
+  }
+
+  test("a version this server cannot place: the listeners it gave the node before may be held, until the client ACKs", () => {
+    const { call, client } = back("a-version-from-another-replica");
+    expect(call.sotw.map((r) => r.typeUrl)).toEqual([CLUSTER_TYPE_URL, LISTENER_TYPE_URL]);
+    expect(hasBeta(call.sotw[0])).toBe(true);
+    // Its listener ACK says what it holds (alpha's listeners alone): beta's clusters go.
+    client.settle();
+    expect(names(client.latest(CLUSTER_TYPE_URL)).some((n) => BETA_CLUSTERS.includes(n))).toBe(false);
+  });
+
+  test("no version (a client without listeners): beta's clusters go at once", () => {
+    const { call } = back("");
+    expect(call.sotw[0]?.typeUrl).toBe(CLUSTER_TYPE_URL);
+    expect(names(call.sotw[0]).some((n) => BETA_CLUSTERS.includes(n))).toBe(false);
+  });
+});
+
 describe("what a SotW client keeps of route configurations a response left out (rules 12, 14)", () => {
   const ROUTE = "http-80";
   const EXTRA = "extra-80";
@@ -387,22 +447,9 @@ describe("what a SotW client keeps of route configurations a response left out (
   function open(engine: XdsEngine, routes: string[], versions: Partial<Record<string, string>> = {}) {
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
-    const client = sotwClient(s, call);
     const state = { routes };
-    const acked = new Set<string>();
-    /** ACKs every response not ACKed yet, until nothing more comes. */
-    const settle = (): void => {
-      for (let progressed = true; progressed;) {
-        progressed = false;
-        for (const t of [CLUSTER_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL]) {
-          const r = client.latest(t);
-          if (r === undefined || acked.has(r.nonce)) continue;
-          acked.add(r.nonce);
-          client.ack(t, t === ROUTE_TYPE_URL ? state.routes : undefined);
-          progressed = true;
-        }
-      }
-    };
+    const client = sotwClient(s, call, (t) => (t === ROUTE_TYPE_URL ? state.routes : undefined));
+    const settle = client.settle;
     const version = (t: string) => ({ version_info: versions[t] ?? "" });
     s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL, ...version(CLUSTER_TYPE_URL) }));
     s.handleSotw(sotw({ type_url: LISTENER_TYPE_URL, ...version(LISTENER_TYPE_URL) }));
