@@ -431,6 +431,56 @@ describe("a reconnecting ADS client's listeners, by the version it names (rule 1
   });
 });
 
+describe("a reconnecting ADS client naming the listener version it was last sent (rule 14 across streams)", () => {
+  const OLD_HTTP = "vip/192.168.10.200:80";
+  /** Alpha and beta (alpha's apps VIP at `vip`), and when `extra` a listener on 7443 that alone uses OLD_HTTP. */
+  function config(vip: string, extra: boolean) {
+    const base = rendered([{ ...ALPHA, appsVip: vip }, BETA]);
+    const kube = base.listeners.find((l) => (l as { name?: string }).name === "kube-6443");
+    if (kube === undefined) throw new Error("no kube-6443 listener");
+    const copy = JSON.stringify(kube)
+      .replace('"name":"kube-6443"', '"name":"extra-7443"')
+      .replace('"port_value":6443', '"port_value":7443')
+      .replaceAll(`"${ALPHA_API}"`, `"${OLD_HTTP}"`)
+      .replaceAll(`"${BETA_API}"`, `"${OLD_HTTP}"`);
+    return extra ? { ...base, listeners: [...base.listeners, JSON.parse(copy) as object] } : base;
+  }
+
+  test("it holds that version's listeners only: a cluster only an earlier version used goes", () => {
+    const { engine, cache, clock } = rig();
+    publish(cache, GROUP, config("192.168.10.200", true));
+    const first = new FakeCall();
+    const s1 = engine.openSession(first, "sotw");
+    const c1 = sotwClient(s1, first);
+    s1.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+    s1.handleSotw(sotw({ type_url: LISTENER_TYPE_URL }));
+    c1.settle();
+    expect(names(c1.latest(LISTENER_TYPE_URL))).toContain("extra-7443");
+    // The extra listener goes; the client applies that response but its stream breaks before the ACK.
+    publish(cache, GROUP, config("192.168.10.200", false));
+    expect(names(c1.latest(LISTENER_TYPE_URL))).not.toContain("extra-7443");
+    const versions = {
+      clusters: c1.latest(CLUSTER_TYPE_URL)?.versionInfo ?? "",
+      listeners: c1.latest(LISTENER_TYPE_URL)?.versionInfo ?? "",
+    };
+    s1.transportClosed();
+    // Meanwhile alpha's apps VIP moves: its old clusters are gone from the snapshot.
+    publish(cache, GROUP, config("192.168.10.201", false));
+
+    clock.queue = true;
+    const call = new FakeCall();
+    const s = engine.openSession(call, "sotw");
+    s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL, version_info: versions.clusters }));
+    s.handleSotw(sotw({ type_url: LISTENER_TYPE_URL, version_info: versions.listeners }));
+    clock.flush();
+    const clusters = call.sotw[0];
+    expect(clusters?.typeUrl).toBe(CLUSTER_TYPE_URL);
+    // https-443 of the version it holds still uses the old HTTPS VIP; only extra-7443 used the old HTTP one.
+    expect(names(clusters)).toContain("vip/192.168.10.200:443");
+    expect(names(clusters)).not.toContain(OLD_HTTP);
+  });
+});
+
 describe("what a SotW client keeps of route configurations a response left out (rules 12, 14)", () => {
   const ROUTE = "http-80";
   const EXTRA = "extra-80";
