@@ -4,7 +4,6 @@
 import { describe, expect, test } from "vitest";
 import { status as GrpcStatus } from "@grpc/grpc-js";
 import { SnapshotCache } from "../../../src/xds/cache/index.js";
-import { decodeDeltaRequest, decodeSotwRequest } from "../../../src/xds/server/codec.js";
 import { XdsEngine } from "../../../src/xds/server/index.js";
 import {
   CLUSTER_TYPE_URL,
@@ -12,60 +11,26 @@ import {
   LISTENER_TYPE_URL,
   ROUTE_TYPE_URL,
 } from "../../../src/xds/resource/protos.js";
-import {
-  encodeDeltaRequest,
-  encodeSotwRequest,
-  type DeltaRequestInit,
-  type SotwRequestInit,
-  type SotwResponse,
-} from "../../support/envoy/wire.js";
+import { type SotwResponse } from "../../support/envoy/wire.js";
 import { ALPHA, BETA, GROUP, publish, rendered } from "./fixtures.js";
-import { FakeCall, FakeClock } from "./session-fixtures.js";
+import {
+  ALPHA_API,
+  BETA_API,
+  delta,
+  FakeCall,
+  FakeClock,
+  NODE,
+  recordingLogger,
+  sessionRig,
+  sotw,
+  type Line,
+} from "./session-fixtures.js";
 import { sampleEndpoints } from "../../envoy/proxy-fixture.js";
 import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
-import type { Logger } from "../../../src/util/logger.js";
-
-interface Line {
-  readonly level: string;
-  readonly obj: Record<string, unknown>;
-  readonly msg: string;
-}
-
-function recordingLogger(lines: Line[]): Logger {
-  const at =
-    (level: string) =>
-    (obj: object, msg: string): void => {
-      lines.push({ level, obj: obj as Record<string, unknown>, msg });
-    };
-  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
-}
-
-const sotw = (init: SotwRequestInit) => decodeSotwRequest(encodeSotwRequest(init));
-const delta = (init: DeltaRequestInit) => decodeDeltaRequest(encodeDeltaRequest(init));
-const NODE = { id: "envoy-0", cluster: GROUP };
-const ALPHA_API = "clusters-alpha/kube-apiserver:6443";
-const BETA_API = "clusters-beta/kube-apiserver:6443";
-
-function rig(options: { maxStreamAgeMs?: number; maxNamesPerStream?: number; jitter?: number } = {}) {
-  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
-  publish(cache, GROUP, rendered([ALPHA, BETA]));
-  const clock = new FakeClock();
-  const lines: Line[] = [];
-  const engine = new XdsEngine({
-    cache,
-    clock,
-    logger: recordingLogger(lines),
-    maxStreamAgeMs: options.maxStreamAgeMs ?? 0,
-    maxStreamAgeJitter: options.jitter ?? 0.1,
-    ...(options.maxNamesPerStream === undefined ? {} : { maxNamesPerStream: options.maxNamesPerStream }),
-  });
-  const find = (msg: string) => lines.filter((l) => l.msg === msg);
-  return { cache, clock, lines, engine, find };
-}
 
 describe("connect and disconnect lines", () => {
   test("an identified ADS stream logs who connected and, on the client's close, how long it lasted", () => {
-    const { engine, clock, find } = rig();
+    const { engine, clock, find } = sessionRig();
     const call = new FakeCall("spiffe://cluster.local/ns/oooi/sa/envoy");
     const session = engine.openSession(call, "sotw");
     session.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
@@ -95,7 +60,7 @@ describe("connect and disconnect lines", () => {
   });
 
   test("without a verified identity the lines name none; a Delta per-type stream is 'Delta CDS'", () => {
-    const { engine, find } = rig();
+    const { engine, find } = sessionRig();
     const call = new FakeCall();
     const session = engine.openSession(call, "delta", "cds");
     session.handleDelta(delta({ node: NODE, type_url: CLUSTER_TYPE_URL }));
@@ -112,14 +77,14 @@ describe("connect and disconnect lines", () => {
   });
 
   test("a SotW per-type stream is its service in capitals, a Delta ADS stream 'Delta ADS'", () => {
-    const { engine, find } = rig();
+    const { engine, find } = sessionRig();
     engine.openSession(new FakeCall(), "sotw", "lds").handleSotw(sotw({ node: NODE, type_url: LISTENER_TYPE_URL }));
     engine.openSession(new FakeCall(), "delta").handleDelta(delta({ node: NODE, type_url: CLUSTER_TYPE_URL }));
     expect(find("xDS stream connected").map((l) => l.obj.kind)).toEqual(["LDS", "Delta ADS"]);
   });
 
   test("a stream ended before its first request logs that at debug and no disconnect; it ends once", () => {
-    const { engine, lines } = rig();
+    const { engine, lines } = sessionRig();
     const call = new FakeCall();
     const session = engine.openSession(call, "sotw");
     session.end("server shutting down");
@@ -140,7 +105,7 @@ describe("connect and disconnect lines", () => {
   });
 
   test("a stream failed before its first request says so at warn; one failed later logs its disconnect at warn", () => {
-    const { engine, find, clock } = rig();
+    const { engine, find, clock } = sessionRig();
     const early = engine.openSession(new FakeCall(), "sotw");
     early.fail(GrpcStatus.UNAVAILABLE, "going away");
     expect(find("failing xDS stream")).toEqual([
@@ -173,7 +138,7 @@ describe("connect and disconnect lines", () => {
   });
 
   test("a transport that went away: the stream is forgotten, says why, and nothing more is written", () => {
-    const { engine, cache, find } = rig();
+    const { engine, cache, find } = sessionRig();
     const call = new FakeCall();
     const session = engine.openSession(call, "delta");
     session.handleDelta(delta({ node: NODE, type_url: CLUSTER_TYPE_URL }));
@@ -195,7 +160,7 @@ describe("connect and disconnect lines", () => {
 
 describe("stream maximum age", () => {
   test("the age is jittered by ± the fraction: the highest draw ends the stream at age × (1 + jitter)", () => {
-    const { engine, clock, find } = rig({ maxStreamAgeMs: 60_000, jitter: 0.1 });
+    const { engine, clock, find } = sessionRig({ maxStreamAgeMs: 60_000, jitter: 0.1 });
     clock.rnd = 1;
     const call = new FakeCall();
     engine.openSession(call, "sotw").handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
@@ -207,7 +172,7 @@ describe("stream maximum age", () => {
   });
 
   test("the lowest draw ends it at age × (1 - jitter); ending earlier cancels the timer", () => {
-    const { engine, clock } = rig({ maxStreamAgeMs: 60_000, jitter: 0.1 });
+    const { engine, clock } = sessionRig({ maxStreamAgeMs: 60_000, jitter: 0.1 });
     clock.rnd = 0;
     const call = new FakeCall();
     const session = engine.openSession(call, "sotw");
@@ -223,7 +188,7 @@ describe("the first request and type_url checks", () => {
     ["no node.id", { id: "", cluster: GROUP }],
     ["no node.cluster", { id: "envoy-0", cluster: "" }],
   ])("a first request with %s fails the stream INVALID_ARGUMENT and records nothing", (_, node) => {
-    const { engine } = rig();
+    const { engine } = sessionRig();
     const call = new FakeCall();
     engine.openSession(call, "sotw").handleSotw(sotw({ node, type_url: CLUSTER_TYPE_URL }));
     expect(call.failed).toEqual([
@@ -237,7 +202,7 @@ describe("the first request and type_url checks", () => {
   });
 
   test("a per-type service serves its type for an empty type_url, and fails another type", () => {
-    const { engine } = rig();
+    const { engine } = sessionRig();
     const lds = new FakeCall();
     engine.openSession(lds, "sotw", "lds").handleSotw(sotw({ node: NODE, type_url: "" }));
     expect(lds.sotw.map((r) => r.typeUrl)).toEqual([LISTENER_TYPE_URL]);
@@ -253,7 +218,7 @@ describe("the first request and type_url checks", () => {
   });
 
   test.each(["sotw", "delta"] as const)("%s ADS fails a request without type_url", (protocol) => {
-    const { engine } = rig();
+    const { engine } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, protocol);
     if (protocol === "sotw") s.handleSotw(sotw({ node: NODE, type_url: "" }));
@@ -270,7 +235,7 @@ describe("push order on one ADS stream", () => {
   const OTHER_B = "type.googleapis.com/aa.B";
 
   test("requests that arrive together are answered CDS, EDS first, then other types by type URL", () => {
-    const { engine, clock } = rig();
+    const { engine, clock } = sessionRig();
     clock.queue = true;
     const call = new FakeCall();
     const s = engine.openSession(call, "delta");
@@ -285,7 +250,7 @@ describe("push order on one ADS stream", () => {
   });
 
   test("one pump answers a batch: a second schedule before it runs adds nothing", () => {
-    const { engine, clock } = rig();
+    const { engine, clock } = sessionRig();
     clock.queue = true;
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
@@ -303,7 +268,7 @@ describe("push order on one ADS stream", () => {
 
 describe("ACK and NACK (rules 3 to 6)", () => {
   test("SotW: an ACK is recorded with its version; a NACK with its error_detail, and nothing is resent", () => {
-    const { engine, cache, clock } = rig();
+    const { engine, cache, clock } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
     s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
@@ -340,7 +305,7 @@ describe("ACK and NACK (rules 3 to 6)", () => {
   });
 
   test("Delta: a request without a nonce ACKs nothing; a stale nonce still applies its subscription", () => {
-    const { engine, find } = rig();
+    const { engine, find } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "delta");
     s.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
@@ -371,7 +336,7 @@ describe("ACK and NACK (rules 3 to 6)", () => {
   });
 
   test("SotW: a stale nonce is logged and ignored", () => {
-    const { engine, find } = rig();
+    const { engine, find } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
     s.handleSotw(sotw({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: [ALPHA_API] }));
@@ -390,7 +355,7 @@ describe("ACK and NACK (rules 3 to 6)", () => {
 
 describe("push records", () => {
   test("a push a request caused is 'subscription' at the request's time; one a snapshot change caused is 'change'", () => {
-    const { engine, cache, clock } = rig();
+    const { engine, cache, clock } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
     clock.advance(100);
@@ -433,7 +398,7 @@ describe("push records", () => {
 
 describe("names per stream (--xds-max-names-per-stream)", () => {
   test("the limit counts the names of all the stream's types", () => {
-    const { engine } = rig({ maxNamesPerStream: 3 });
+    const { engine } = sessionRig({ maxNamesPerStream: 3 });
     const call = new FakeCall();
     const s = engine.openSession(call, "delta");
     s.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API, BETA_API] }));
@@ -452,7 +417,7 @@ describe("names per stream (--xds-max-names-per-stream)", () => {
 
 describe("CSDS config dump (streamConfig)", () => {
   test("a Delta reconnect's initial_resource_versions are what its client holds, by name; known versions carry the resource", () => {
-    const { engine, cache } = rig();
+    const { engine, cache } = sessionRig();
     const current = cache.getSnapshot(GROUP)?.types.get(ENDPOINT_TYPE_URL)?.resources.get(ALPHA_API);
     const call = new FakeCall();
     const s = engine.openSession(call, "delta");
@@ -480,7 +445,7 @@ describe("what a reconnecting client holds (rule 17, and SotW version_info)", ()
     engine.status.streamConfig(id, typeUrl)?.acked.map((r) => [r.name, r.version, r.resource !== undefined]);
 
   test("Delta: a version this client was sent but never ACKed is known on its next stream", () => {
-    const { engine, cache } = rig();
+    const { engine, cache } = sessionRig();
     const first = new FakeCall();
     const s1 = engine.openSession(first, "delta");
     s1.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
@@ -512,7 +477,7 @@ describe("what a reconnecting client holds (rule 17, and SotW version_info)", ()
   });
 
   test("Delta: the last ACKed version is known on the next stream even after a newer one was sent", () => {
-    const { engine, cache } = rig();
+    const { engine, cache } = sessionRig();
     const first = new FakeCall();
     const s1 = engine.openSession(first, "delta");
     s1.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
@@ -536,7 +501,7 @@ describe("what a reconnecting client holds (rule 17, and SotW version_info)", ()
   });
 
   test("SotW: a new stream naming the version its node last ACKed holds that version's resources", () => {
-    const { engine } = rig();
+    const { engine } = sessionRig();
     const first = new FakeCall();
     const s1 = engine.openSession(first, "sotw");
     s1.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
@@ -559,7 +524,7 @@ describe("what a reconnecting client holds (rule 17, and SotW version_info)", ()
 
 describe("a SotW request with a stale nonce still says what the client dropped", () => {
   test("names it leaves out are no longer listed as held; a wildcard or empty list drops nothing", () => {
-    const { engine, cache } = rig();
+    const { engine, cache } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
     const names = () => engine.status.streamConfig(s.id, ENDPOINT_TYPE_URL);
@@ -597,7 +562,7 @@ describe("a SotW request with a stale nonce still says what the client dropped",
 
 describe("config dump and removals", () => {
   test("a Delta name the server told absent (rule 18) is not listed as held", () => {
-    const { engine } = rig();
+    const { engine } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "delta");
     s.handleDelta(
@@ -610,7 +575,7 @@ describe("config dump and removals", () => {
 
 describe("streams woken by one change share its response (rule 1)", () => {
   test("SotW streams subscribed alike get one response, nonce included", () => {
-    const { engine, cache, clock } = rig();
+    const { engine, cache, clock } = sessionRig();
     const calls = [new FakeCall(), new FakeCall()];
     const sessions = calls.map((c, i) => {
       const s = engine.openSession(c, "sotw");
@@ -631,7 +596,7 @@ describe("streams woken by one change share its response (rule 1)", () => {
   });
 
   test("Delta streams holding different versions get what each lacks, never the other's", () => {
-    const { engine, cache, clock } = rig();
+    const { engine, cache, clock } = sessionRig();
     const alpha = cache.getSnapshot(GROUP)?.types.get(ENDPOINT_TYPE_URL)?.resources.get(ALPHA_API)?.version ?? "";
     clock.queue = true;
     const holding = new FakeCall();
@@ -659,7 +624,7 @@ describe("streams woken by one change share its response (rule 1)", () => {
 
 describe("when nothing is due, nothing is sent (rules 7 and 17)", () => {
   test("a Delta reconnect that already holds every current version gets no response", () => {
-    const { engine, cache } = rig();
+    const { engine, cache } = sessionRig();
     const clusters = cache.getSnapshot(GROUP)?.types.get(CLUSTER_TYPE_URL)?.resources;
     const versions: Record<string, string> = {};
     for (const [n, r] of clusters ?? []) versions[n] = r.version;
@@ -678,7 +643,7 @@ describe("when nothing is due, nothing is sent (rules 7 and 17)", () => {
   });
 
   test("SotW: a request that only repeats the subscription is not answered; one that narrows it is, at the current version", () => {
-    const { engine, cache } = rig();
+    const { engine, cache } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
     const eds = (nonce: string, version: string, names: string[]) => {
@@ -712,7 +677,7 @@ describe("one round of pumps", () => {
   test.each([false, true])(
     "a stream of a type the snapshot lacks and one of a type it has are both answered (lacking first: %s)",
     (lackingFirst) => {
-      const { engine, clock } = rig();
+      const { engine, clock } = sessionRig();
       clock.queue = true;
       const unknown = new FakeCall();
       const clusters = new FakeCall();
@@ -772,7 +737,7 @@ describe("resource warming on ADS (Envoy: a cluster warms until its ClusterLoadA
   test.each(["sotw", "delta"] as const)(
     "%s: a changed cluster is followed by its endpoints though they did not change",
     (protocol) => {
-      const { engine, cache } = rig();
+      const { engine, cache } = sessionRig();
       const call = new FakeCall();
       const s = engine.openSession(call, protocol);
       const ack = (typeUrl: string, names: string[] | undefined, i: number) => {
@@ -812,7 +777,7 @@ describe("resource warming on ADS (Envoy: a cluster warms until its ClusterLoadA
 
 describe("backpressure within one pump (rule 21)", () => {
   test("a write the transport refuses stops the pump before the next due type, until drained()", () => {
-    const { engine, clock } = rig();
+    const { engine, clock } = sessionRig();
     clock.queue = true;
     const call = new FakeCall();
     call.accept = false;
@@ -830,7 +795,7 @@ describe("backpressure within one pump (rule 21)", () => {
 
 describe("Delta names added while a response is in flight (rule 10)", () => {
   test("every name added before the ACK is answered once the ACK comes", () => {
-    const { engine } = rig();
+    const { engine } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "delta");
     s.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));

@@ -3,8 +3,6 @@
 // types the server does not know yet, a Delta stream of a group without a snapshot, what a stream
 // logs when it holds a listener back, and the control plane every response names.
 import { describe, expect, test } from "vitest";
-import { SnapshotCache } from "../../../src/xds/cache/index.js";
-import { decodeDeltaRequest, decodeSotwRequest } from "../../../src/xds/server/codec.js";
 import { XdsEngine } from "../../../src/xds/server/index.js";
 import {
   CLUSTER_TYPE_URL,
@@ -13,55 +11,15 @@ import {
   ROUTE_TYPE_URL,
 } from "../../../src/xds/resource/protos.js";
 import { KEA_CONFIG_TYPE_SPEC, KEA_CONFIG_TYPE_URL, keaConfigResource } from "../../../src/dhcp/kea-config-resource.js";
-import {
-  encodeDeltaRequest,
-  encodeSotwRequest,
-  type DeltaRequestInit,
-  type SotwRequestInit,
-} from "../../support/envoy/wire.js";
 import { ALPHA, BETA, GROUP, publish, rendered } from "./fixtures.js";
-import { FakeCall, FakeClock } from "./session-fixtures.js";
-import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
-import type { Logger } from "../../../src/util/logger.js";
-
-interface Line {
-  readonly level: string;
-  readonly obj: Record<string, unknown>;
-  readonly msg: string;
-}
-
-function recordingLogger(lines: Line[]): Logger {
-  const at =
-    (level: string) =>
-    (obj: object, msg: string): void => {
-      lines.push({ level, obj: obj as Record<string, unknown>, msg });
-    };
-  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
-}
-
-const sotw = (init: SotwRequestInit) => decodeSotwRequest(encodeSotwRequest(init));
-const delta = (init: DeltaRequestInit) => decodeDeltaRequest(encodeDeltaRequest(init));
-const NODE = { id: "envoy-0", cluster: GROUP };
-const ALPHA_API = "clusters-alpha/kube-apiserver:6443";
-const BETA_API = "clusters-beta/kube-apiserver:6443";
-
-/** An engine on a cache that holds GROUP's alpha-and-beta snapshot unless `empty`. */
-function rig(options: { empty?: boolean } = {}) {
-  const cache = new SnapshotCache({ check: checkEnvoySnapshot });
-  if (options.empty !== true) publish(cache, GROUP, rendered([ALPHA, BETA]));
-  const clock = new FakeClock();
-  const lines: Line[] = [];
-  const engine = new XdsEngine({ cache, clock, logger: recordingLogger(lines), maxStreamAgeMs: 0 });
-  const find = (msg: string) => lines.filter((l) => l.msg === msg);
-  return { cache, clock, lines, engine, find };
-}
+import { ALPHA_API, BETA_API, delta, FakeCall, NODE, sessionRig, sotw } from "./session-fixtures.js";
 
 const names = (r: { readonly resources: readonly { readonly name: string }[] } | undefined): string[] =>
   (r?.resources ?? []).map((x) => x.name).sort();
 
 describe("requests before the type's first response (rule 5 counts only this stream's responses)", () => {
   test("SotW: a second request while nothing was sent yet (no snapshot) replaces the first's names", () => {
-    const { engine, cache } = rig({ empty: true });
+    const { engine, cache } = sessionRig({ empty: true });
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
     s.handleSotw(sotw({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names: [ALPHA_API] }));
@@ -72,7 +30,7 @@ describe("requests before the type's first response (rule 5 counts only this str
   });
 
   test("SotW: a nonce this stream never sent does not make a request stale before any response", () => {
-    const { engine, cache, find } = rig({ empty: true });
+    const { engine, cache, find } = sessionRig({ empty: true });
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
     // A nonce left over from an earlier stream, on the first request and on the next.
@@ -88,7 +46,7 @@ describe("requests before the type's first response (rule 5 counts only this str
   });
 
   test("SotW: a first request carrying an earlier stream's nonce is answered", () => {
-    const { engine } = rig();
+    const { engine } = sessionRig();
     const call = new FakeCall();
     engine
       .openSession(call, "sotw")
@@ -99,7 +57,7 @@ describe("requests before the type's first response (rule 5 counts only this str
   });
 
   test("Delta: repeating the newest nonce after its ACK is not called stale", () => {
-    const { engine, find } = rig();
+    const { engine, find } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "delta");
     s.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
@@ -113,7 +71,7 @@ describe("requests before the type's first response (rule 5 counts only this str
 
 describe("a stream the server ended", () => {
   test("a Delta request arriving after the stream ended before its first request opens nothing", () => {
-    const { engine, find } = rig();
+    const { engine, find } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "delta");
     s.end("server shutting down");
@@ -125,7 +83,7 @@ describe("a stream the server ended", () => {
   });
 
   test("ending an identified stream logs its disconnect, not an end 'before its first request'", () => {
-    const { engine, find } = rig();
+    const { engine, find } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
     s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
@@ -138,7 +96,7 @@ describe("a stream the server ended", () => {
 
 describe("push order among types the Envoy order does not name (rule 14)", () => {
   test("other types go by type URL whatever order their requests came in", () => {
-    const { engine, clock } = rig();
+    const { engine, clock } = sessionRig();
     clock.queue = true;
     const call = new FakeCall();
     const s = engine.openSession(call, "delta");
@@ -156,7 +114,7 @@ describe("push order among types the Envoy order does not name (rule 14)", () =>
 
 describe("a type the server does not know yet", () => {
   test("an empty first request is a wildcard, as for LDS and CDS: the type's resources reach it once served", () => {
-    const { engine, cache } = rig();
+    const { engine, cache } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
     // The responses' resources are counted from the push records: the test decoder knows Envoy's types only.
@@ -186,7 +144,7 @@ describe("a type the server does not know yet", () => {
 
 describe("a Delta stream of a group without a snapshot yet", () => {
   test("its reconnect (initial_resource_versions) waits, then gets what differs", () => {
-    const { engine, cache } = rig({ empty: true });
+    const { engine, cache } = sessionRig({ empty: true });
     const call = new FakeCall();
     const s = engine.openSession(call, "delta");
     s.handleDelta(
@@ -205,7 +163,7 @@ describe("a Delta stream of a group without a snapshot yet", () => {
 
 describe("every response names its control plane", () => {
   test("SotW: control_plane.identifier is oooi", () => {
-    const { engine } = rig();
+    const { engine } = sessionRig();
     const call = new FakeCall();
     engine.openSession(call, "sotw").handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
     expect(call.sotw.map((r) => [r.typeUrl, r.controlPlane])).toEqual([[CLUSTER_TYPE_URL, "oooi"]]);
@@ -214,7 +172,7 @@ describe("every response names its control plane", () => {
 
 describe("a listener held back (rules 15, 16) says what it waits for", () => {
   test("until its cluster is ACKed, the debug line names the stream, the type and the cluster", () => {
-    const { engine, find } = rig();
+    const { engine, find } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "sotw");
     s.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
@@ -286,7 +244,7 @@ function sotwClient(
 
 describe("a Delta stream adding the wildcard to its names (rule 19)", () => {
   test("gets every resource of the type, not only the names it added", () => {
-    const { engine, cache, clock } = rig();
+    const { engine, cache, clock } = sessionRig();
     const call = new FakeCall();
     const s = engine.openSession(call, "delta");
     s.handleDelta(delta({ node: NODE, type_url: ENDPOINT_TYPE_URL, resource_names_subscribe: [ALPHA_API] }));
@@ -304,7 +262,7 @@ describe("a Delta stream adding the wildcard to its names (rule 19)", () => {
 
 describe("streams woken by one change share a response only when it is the same (rule 1)", () => {
   test("SotW: a stream holding the previous version and a new one get one full-state response, nonce included", () => {
-    const { engine, cache, clock } = rig();
+    const { engine, cache, clock } = sessionRig();
     const holding = new FakeCall();
     const h = engine.openSession(holding, "sotw");
     h.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
@@ -323,7 +281,7 @@ describe("streams woken by one change share a response only when it is the same 
   });
 
   test("SotW: a stream keeping clusters its listeners still use does not share with one that keeps none", () => {
-    const { engine, cache, clock } = rig();
+    const { engine, cache, clock } = sessionRig();
     const withListeners = new FakeCall();
     const w = engine.openSession(withListeners, "sotw");
     const wc = sotwClient(w, withListeners);
@@ -351,7 +309,7 @@ describe("streams woken by one change share a response only when it is the same 
 
 describe("make before break (rule 14) only within one aggregated stream", () => {
   test("per-type SotW streams of one node: the CDS stream drops gone clusters at once", () => {
-    const { engine, cache } = rig();
+    const { engine, cache } = sessionRig();
     const ldsCall = new FakeCall();
     const lds = engine.openSession(ldsCall, "sotw", "lds");
     lds.handleSotw(sotw({ node: NODE, type_url: LISTENER_TYPE_URL }));
@@ -370,7 +328,7 @@ describe("make before break (rule 14) only within one aggregated stream", () => 
 
 describe("a reconnecting ADS client's clusters (rule 14 across streams)", () => {
   test("the listeners its node ACKed on the previous stream still use beta's clusters: they stay until its listeners move", () => {
-    const { engine, cache } = rig();
+    const { engine, cache } = sessionRig();
     const first = new FakeCall();
     const s1 = engine.openSession(first, "sotw");
     const c1 = sotwClient(s1, first);
@@ -394,7 +352,7 @@ describe("a reconnecting ADS client's clusters (rule 14 across streams)", () => 
 describe("a reconnecting ADS client's listeners, by the version it names (rule 14 across streams)", () => {
   /** A node that held alpha's and beta's clusters and listeners, back after beta went, naming `listeners`. */
   function back(listeners: string) {
-    const { engine, cache, clock } = rig();
+    const { engine, cache, clock } = sessionRig();
     const first = new FakeCall();
     const s1 = engine.openSession(first, "sotw");
     const c1 = sotwClient(s1, first);
@@ -447,7 +405,7 @@ describe("a reconnecting ADS client naming the listener version it was last sent
   }
 
   test("it holds that version's listeners only: a cluster only an earlier version used goes", () => {
-    const { engine, cache, clock } = rig();
+    const { engine, cache, clock } = sessionRig();
     publish(cache, GROUP, config("192.168.10.200", true));
     const first = new FakeCall();
     const s1 = engine.openSession(first, "sotw");
@@ -509,7 +467,7 @@ describe("what a SotW client keeps of route configurations a response left out (
 
   /** A stream holding both route configurations, then the move of alpha's VIP that drops the second. */
   function moved() {
-    const { engine, cache, clock } = rig();
+    const { engine, cache, clock } = sessionRig();
     publish(cache, GROUP, config("192.168.10.200", true));
     const first = open(engine, [ROUTE, EXTRA]);
     first.settle();
