@@ -443,6 +443,19 @@ describe("what a reconnecting client holds (rule 17, and SotW version_info)", ()
     name === ALPHA_API ? [{ address, port: 6443 }] : [{ address: "10.9.9.9", port: 6443 }];
   const heldOf = (engine: XdsEngine, id: string, typeUrl: string) =>
     engine.status.streamConfig(id, typeUrl)?.acked.map((r) => [r.name, r.version, r.resource !== undefined]);
+  /** A new Delta stream of `node` subscribing ALPHA_API's endpoints, saying it holds `version`. */
+  const reconnect = (engine: XdsEngine, version: string, node = NODE) => {
+    const s = engine.openSession(new FakeCall(), "delta");
+    s.handleDelta(
+      delta({
+        node,
+        type_url: ENDPOINT_TYPE_URL,
+        resource_names_subscribe: [ALPHA_API],
+        initial_resource_versions: { [ALPHA_API]: version },
+      }),
+    );
+    return s;
+  };
 
   test("Delta: a version this client was sent but never ACKed is known on its next stream", () => {
     const { engine, cache } = sessionRig();
@@ -453,26 +466,10 @@ describe("what a reconnecting client holds (rule 17, and SotW version_info)", ()
     s1.transportClosed();
     publish(cache, GROUP, rendered([ALPHA, BETA], moved("10.1.1.1")));
     expect(cache.getSnapshot(GROUP)?.types.get(ENDPOINT_TYPE_URL)?.resources.get(ALPHA_API)?.version).not.toBe(v1);
-    const s2 = engine.openSession(new FakeCall(), "delta");
-    s2.handleDelta(
-      delta({
-        node: NODE,
-        type_url: ENDPOINT_TYPE_URL,
-        resource_names_subscribe: [ALPHA_API],
-        initial_resource_versions: { [ALPHA_API]: v1 },
-      }),
-    );
+    const s2 = reconnect(engine, v1);
     expect(heldOf(engine, s2.id, ENDPOINT_TYPE_URL)).toEqual([[ALPHA_API, v1, true]]);
     // Another node never got it.
-    const other = engine.openSession(new FakeCall(), "delta");
-    other.handleDelta(
-      delta({
-        node: { id: "envoy-1", cluster: GROUP },
-        type_url: ENDPOINT_TYPE_URL,
-        resource_names_subscribe: [ALPHA_API],
-        initial_resource_versions: { [ALPHA_API]: v1 },
-      }),
-    );
+    const other = reconnect(engine, v1, { id: "envoy-1", cluster: GROUP });
     expect(heldOf(engine, other.id, ENDPOINT_TYPE_URL)).toEqual([[ALPHA_API, v1, false]]);
   });
 
@@ -488,15 +485,7 @@ describe("what a reconnecting client holds (rule 17, and SotW version_info)", ()
     expect(first.delta).toHaveLength(2);
     s1.transportClosed();
     publish(cache, GROUP, rendered([ALPHA, BETA], moved("10.1.1.2")));
-    const s2 = engine.openSession(new FakeCall(), "delta");
-    s2.handleDelta(
-      delta({
-        node: NODE,
-        type_url: ENDPOINT_TYPE_URL,
-        resource_names_subscribe: [ALPHA_API],
-        initial_resource_versions: { [ALPHA_API]: v1 },
-      }),
-    );
+    const s2 = reconnect(engine, v1);
     expect(heldOf(engine, s2.id, ENDPOINT_TYPE_URL)).toEqual([[ALPHA_API, v1, true]]);
   });
 
