@@ -76,16 +76,25 @@ function startProbe(port: number): { stop: () => Promise<[number, number][]> } {
   };
 }
 
-/** DNS figures of the queries sent in [from, to). */
-function window(samples: readonly [number, number][], from: number, to: number): Record<string, number> {
+/**
+ * Figures of the samples ([sent at, ms or -1 when lost]) taken in [from, to): how many under
+ * `count`, then `<prefix>_p50_ms`, `_p99_ms`, `_max_ms` and `_lost`.
+ */
+function window(
+  samples: readonly [number, number][],
+  from: number,
+  to: number,
+  count: string,
+  prefix: string,
+): Record<string, number> {
   const inside = samples.filter(([at]) => at >= from && at < to);
   const s = summary(inside.filter(([, ms]) => ms >= 0).map(([, ms]) => ms));
   return {
-    queries: inside.length,
-    dns_p50_ms: s.p50,
-    dns_p99_ms: s.p99,
-    dns_max_ms: s.max,
-    dns_lost: inside.filter(([, ms]) => ms < 0).length,
+    [count]: inside.length,
+    [`${prefix}_p50_ms`]: s.p50,
+    [`${prefix}_p99_ms`]: s.p99,
+    [`${prefix}_max_ms`]: s.max,
+    [`${prefix}_lost`]: inside.filter(([, ms]) => ms < 0).length,
   };
 }
 
@@ -119,19 +128,6 @@ function startXdsProbe(
       await loop;
       return samples;
     },
-  };
-}
-
-/** New-Envoy figures of the streams opened in [from, to). */
-function xdsWindow(samples: readonly [number, number][], from: number, to: number): Record<string, number> {
-  const inside = samples.filter(([at]) => at >= from && at < to);
-  const s = summary(inside.filter(([, ms]) => ms >= 0).map(([, ms]) => ms));
-  return {
-    xds_streams: inside.length,
-    xds_p50_ms: s.p50,
-    xds_p99_ms: s.p99,
-    xds_max_ms: s.max,
-    xds_lost: inside.filter(([, ms]) => ms < 0).length,
   };
 }
 
@@ -237,6 +233,10 @@ async function main(): Promise<void> {
     await sleep(SETTLE_MS);
     const samples = await probe.stop();
     const xdsSamples = await xdsProbe.stop();
+    const both = (from: number, to: number): Record<string, number> => ({
+      ...window(samples, from, to, "queries", "dns"),
+      ...window(xdsSamples, from, to, "xds_streams", "xds"),
+    });
     const change = summary(latencies);
     emit({
       name: "render.big_infra",
@@ -249,12 +249,9 @@ async function main(): Promise<void> {
       change_lds_p50_ms: change.p50,
       change_lds_p99_ms: change.p99,
       change_lds_max_ms: change.max,
-      baseline: { ...window(samples, t0, added), ...xdsWindow(xdsSamples, t0, added) },
-      first_render: {
-        ...window(samples, added, firstLds + SETTLE_MS),
-        ...xdsWindow(xdsSamples, added, firstLds + SETTLE_MS),
-      },
-      during_changes: { ...window(samples, changesFrom, changesTo), ...xdsWindow(xdsSamples, changesFrom, changesTo) },
+      baseline: both(t0, added),
+      first_render: both(added, firstLds + SETTLE_MS),
+      during_changes: both(changesFrom, changesTo),
       rss_mib: round(served.rssMiB()),
       loadavg_1m: round(loadavg()[0] ?? Number.NaN),
     });
