@@ -17,6 +17,8 @@ import { renderAll } from "../../src/pipeline/outputs.js";
 import { buildObserved } from "../../src/watchers/kube/observed.js";
 import type { KubeObject } from "../../src/kube/rest.js";
 import { exampleRaw } from "./support.js";
+import { MISSING_BINDING_REASON } from "../../src/operator/status/conditions.js";
+import { WORKLOADS_ROLE } from "../../src/operator/desired/permissions.js";
 
 function observedWith(infraStatus: unknown): ReturnType<typeof buildObserved> {
   const raw = exampleRaw((o) => {
@@ -108,6 +110,47 @@ describe("status", () => {
     const plain = infraUpdate({ ...s, somethingElse: 1 }, NOW, () => undefined);
     expect(plain.upToDate).toBe(true);
     expect(plain.events.map((e) => e.message.split(":")[0])).not.toContain("Ready is False");
+  });
+
+  it("reuses a pass's up-to-date answer while its facts hold, and computes anew when one changes", () => {
+    // One watch cache holding the status a first pass computes; later passes read the same objects.
+    const first = infraUpdate({}, NOW);
+    const observed = observedWith(first.status);
+    const outputs = renderAll(observed.state);
+    const desired = desiredState({ state: observed.state, outputs, settings: operatorSettings() });
+    const pass = (now: number, extra: Partial<StatusInput> = {}) => {
+      const u = statusUpdates({ observed, outputs, desired, dataPlane: NO_DATA_PLANE, now, ...extra }).find(
+        (x) => x.kind === "Infra",
+      );
+      if (u === undefined) throw new Error("no Infra update");
+      return u;
+    };
+    const converged = pass(NOW + 1_000);
+    expect(converged.upToDate).toBe(true);
+    // Nothing changed: the same answer, not compared again.
+    expect(pass(NOW + 2_000)).toBe(converged);
+    // A fact changes (the namespace refuses the operator's writes): computed anew, at this pass's clock.
+    const refused = pass(NOW + 3_000, {
+      missingBindings: [{ namespace: "clusters", role: WORKLOADS_ROLE, command: "kubectl create rolebinding x" }],
+    });
+    expect(refused.upToDate).toBe(false);
+    const ready = (refused.status["conditions"] as Record<string, unknown>[]).find((c) => c["type"] === "Ready");
+    expect(ready).toMatchObject({ status: "False", reason: MISSING_BINDING_REASON });
+    // A status not yet held is never reused: each pass computes it with its own clock.
+    const degraded = (now: number) =>
+      (
+        pass(now, {
+          missingBindings: [{ namespace: "clusters", role: WORKLOADS_ROLE, command: "kubectl create rolebinding x" }],
+        }).status["conditions"] as Record<string, unknown>[]
+      ).find((c) => c["type"] === "Degraded");
+    expect(degraded(NOW + 4_000)?.["lastTransitionTime"]).toBe(
+      new Date(NOW + 4_000).toISOString().replace(".000Z", "Z"),
+    );
+    expect(degraded(NOW + 5_000)?.["lastTransitionTime"]).toBe(
+      new Date(NOW + 5_000).toISOString().replace(".000Z", "Z"),
+    );
+    // And once the binding exists again, the held status is up to date once more.
+    expect(pass(NOW + 6_000).upToDate).toBe(true);
   });
 
   it("writes only fields the CRD schema declares", () => {

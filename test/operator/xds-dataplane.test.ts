@@ -76,6 +76,42 @@ describe("XdsDataPlane.moment()", () => {
     );
   });
 
+  it("answers each question once per snapshot of the group, and anew once the group's snapshot changes", () => {
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
+    cache.registerType(KEA_CONFIG_TYPE_URL, KEA_CONFIG_TYPE_SPEC);
+    /** The snapshot's version and its KeaConfig's. */
+    const publish = (round: number): [string, string] => {
+      const set = cache.setSnapshot(
+        "ns/a-dhcp",
+        new Map([[KEA_CONFIG_TYPE_URL, [keaConfigResource("ns/a-dhcp", { Dhcp4: { round } })]]]),
+      );
+      if (!set.ok) throw new Error("snapshot refused");
+      return [set.snapshot.version, set.snapshot.types.get(KEA_CONFIG_TYPE_URL)?.version ?? ""];
+    };
+    const [v1, kea1] = publish(1);
+    const node: NodeReport = {
+      id: "node-1",
+      group: "ns/a-dhcp",
+      replica: "r",
+      userAgent: "test",
+      types: [{ typeUrl: KEA_CONFIG_TYPE_URL, acked: kea1 }],
+    };
+    const moment = new XdsDataPlane({ nodes: () => [node], subscribe: () => () => undefined }, cache).moment();
+    expect([moment.synced("ns/a-dhcp"), moment.serving("ns/a-dhcp"), moment.ackedVersion("ns/a-dhcp")]).toEqual([
+      true,
+      true,
+      v1,
+    ]);
+    expect(moment.synced("ns/a-dhcp")).toBe(true);
+    // A new snapshot the node has not ACKed: no longer synced, still serving the last synced one.
+    publish(2);
+    expect([moment.synced("ns/a-dhcp"), moment.serving("ns/a-dhcp"), moment.ackedVersion("ns/a-dhcp")]).toEqual([
+      false,
+      true,
+      v1,
+    ]);
+  });
+
   it("reads the source once, however many questions it answers", () => {
     const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     let reads = 0;

@@ -33,7 +33,7 @@ import {
 import type { DataPlaneView } from "./dataplane.js";
 import type { DnsServingView } from "./dns-serving.js";
 import { COMPONENT_LABEL, type DesiredObject } from "../desired/objects.js";
-import { sameCanonicalJson } from "../../pipeline/same-json.js";
+import { sameCanonicalJson, sameJson } from "../../pipeline/same-json.js";
 import type { DesiredState } from "../desired/index.js";
 import { NETWORK_POLICY_ROLE, WORKLOADS_ROLE, type NamespaceRole } from "../desired/permissions.js";
 import { NETWORK_POLICY_NAME } from "../desired/policy.js";
@@ -130,6 +130,9 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
   const modelProblems = groupBy(outputs.model.problems, (p) => refKey(p.object));
   const topologies = new Map(outputs.model.topologies.map((t) => [`${t.infra.namespace}/${t.infra.name}`, t]));
   const desiredInfras = new Map(desired.infras.map((d) => [`${d.infra.namespace}/${d.infra.name}`, d.objects]));
+  const allocations = new Map(
+    outputs.model.topologies.flatMap((t) => (t.dhcp === undefined ? [] : [[t.dhcp.name, t.dhcp.allocations] as const])),
+  );
 
   const out: StatusUpdate[] = [];
   for (const entry of outputs.status) {
@@ -138,16 +141,13 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
     const cached = observed.raw[k.resource].get(`${entry.namespace}/${entry.name}`);
     if (cached === undefined) continue;
     const owned = ownedStatusFields(entry.kind);
-    const raw = withOwnWrite(
-      cached,
-      owned,
-      input.unobservedStatus?.({
-        kind: entry.kind,
-        namespace: entry.namespace,
-        name: entry.name,
-        resourceVersion: cached.metadata?.resourceVersion,
-      }),
-    );
+    const written = input.unobservedStatus?.({
+      kind: entry.kind,
+      namespace: entry.namespace,
+      name: entry.name,
+      resourceVersion: cached.metadata?.resourceVersion,
+    });
+    const raw = withOwnWrite(cached, owned, written);
     const ref: ObjectRef = { kind: entry.kind, namespace: entry.namespace, name: entry.name };
     const generation = raw.metadata?.generation;
     const fields: Record<string, unknown> = {};
@@ -205,8 +205,7 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       // Without a DHCP model this round (Infra invalid for a while) the table is kept as it was.
       if (entry.kind === "DHCPServer") {
         fields["allocations"] =
-          outputs.model.topologies.find((t) => t.dhcp?.name === node)?.dhcp?.allocations ??
-          (raw["status"] as { allocations?: unknown } | undefined)?.allocations;
+          allocations.get(node) ?? (raw["status"] as { allocations?: unknown } | undefined)?.allocations;
       }
       fields["lastNack"] = nack;
       const announced = nackEvent(nack, (raw["status"] as { lastNack?: unknown } | undefined)?.lastNack);
@@ -237,13 +236,28 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
     }
 
     const specs = conditions ?? [{ ...ready, message: fit(ready.message) }];
+    // An object whose status already held what the same facts gave last pass holds it still.
+    const known = finished.get(cached);
+    if (
+      known !== undefined &&
+      known.update.upToDate &&
+      known.written === written &&
+      sameJson(known.specs, specs) &&
+      sameJson(known.fields, fields)
+    ) {
+      out.push(known.update);
+      continue;
+    }
     const previous = observedConditions(raw);
-    fields["conditions"] = withTransitionTimes(specs, previous, generation, input.now);
+    const all: Record<string, unknown> = {
+      ...fields,
+      conditions: withTransitionTimes(specs, previous, generation, input.now),
+      observedGeneration: generation,
+    };
     events.unshift(...conditionEvents(specs, previous));
-    if (generation !== undefined) fields["observedGeneration"] = generation;
     const status: Record<string, unknown> = {};
-    for (const f of owned) if (fields[f] !== undefined) status[f] = fields[f];
-    out.push({
+    for (const f of owned) if (all[f] !== undefined) status[f] = all[f];
+    const update: StatusUpdate = {
       kind: entry.kind,
       plural: k.plural,
       namespace: entry.namespace,
@@ -253,10 +267,29 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       resourceVersion: raw.metadata?.resourceVersion,
       uid: raw.metadata?.uid,
       events,
-    });
+    };
+    finished.set(cached, { written, specs, fields, update });
+    out.push(update);
   }
   return out;
 }
+
+/**
+ * The last update computed for each cached object (the watch cache replaces an object that changes),
+ * with the facts it came from: the conditions before their transition times and the other fields.
+ * Reused only while it was up to date — the object held that status, so no transition time, event
+ * or clock reading is new — and the facts are the same: a converged pass does not compare again every
+ * object's status with what it holds (issue 30, target 4).
+ */
+const finished = new WeakMap<
+  KubeObject,
+  {
+    readonly written: Readonly<Record<string, unknown>> | undefined;
+    readonly specs: readonly ConditionSpec[];
+    readonly fields: Readonly<Record<string, unknown>>;
+    readonly update: StatusUpdate;
+  }
+>();
 
 /** The commands creating `role`'s missing binding in `namespace`, or undefined when it is not missing. */
 function missing(

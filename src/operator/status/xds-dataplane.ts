@@ -40,6 +40,8 @@ export class XdsDataPlane implements DataPlaneView {
   readonly #lastSynced: LastSynced;
   /** A moment's nodes by group (see moment()); undefined: read the source on every question. */
   readonly #byGroup: ReadonlyMap<string, readonly NodeReport[]> | undefined;
+  /** A moment's answers per group, each good while the group's snapshot is the same object. */
+  readonly #answers: Map<string, { snap: unknown; values: Map<string, unknown> }> | undefined;
 
   constructor(
     source: NodeSource,
@@ -50,6 +52,7 @@ export class XdsDataPlane implements DataPlaneView {
     this.#cache = cache;
     this.#lastSynced = moment?.lastSynced ?? (new Map() as LastSynced);
     this.#byGroup = moment === undefined ? undefined : groupBy(moment.nodes, (n) => n.group);
+    this.#answers = moment === undefined ? undefined : new Map();
   }
 
   /** The fleet's nodes read once and indexed by group; what is learnt about last-synced versions is shared with this view. */
@@ -58,6 +61,12 @@ export class XdsDataPlane implements DataPlaneView {
   }
 
   synced(nodeGroup: string, version?: string): boolean {
+    return version === undefined
+      ? this.#once(nodeGroup, "synced", () => this.#synced(nodeGroup))
+      : this.#synced(nodeGroup, version);
+  }
+
+  #synced(nodeGroup: string, version?: string): boolean {
     const snap = this.#cache.getSnapshot(nodeGroup);
     if (snap === undefined || (version !== undefined && version !== snap.version)) return false;
     const current = this.#currentTypes(nodeGroup);
@@ -69,6 +78,10 @@ export class XdsDataPlane implements DataPlaneView {
   }
 
   serving(nodeGroup: string): boolean {
+    return this.#once(nodeGroup, "serving", () => this.#serving(nodeGroup));
+  }
+
+  #serving(nodeGroup: string): boolean {
     if (this.synced(nodeGroup)) return true;
     const previous = this.#lastSynced.get(nodeGroup);
     const current = this.#currentTypes(nodeGroup);
@@ -80,6 +93,10 @@ export class XdsDataPlane implements DataPlaneView {
   }
 
   lastNack(nodeGroup: string): string | undefined {
+    return this.#once(nodeGroup, "lastNack", () => this.#lastNack(nodeGroup));
+  }
+
+  #lastNack(nodeGroup: string): string | undefined {
     for (const n of this.#connected(nodeGroup)) {
       for (const t of n.types) if (t.nack !== undefined) return `${n.id}: ${t.nack.message}`;
     }
@@ -87,6 +104,10 @@ export class XdsDataPlane implements DataPlaneView {
   }
 
   health(nodeGroup: string): string | undefined {
+    return this.#once(nodeGroup, "health", () => this.#health(nodeGroup));
+  }
+
+  #health(nodeGroup: string): string | undefined {
     const versions = cacheVersions(this.#cache)(nodeGroup);
     const texts = this.#connected(nodeGroup)
       .filter((n) => n.userAgent !== PROBE_USER_AGENT)
@@ -107,6 +128,25 @@ export class XdsDataPlane implements DataPlaneView {
       unsubscribeSource();
       unsubscribeCache();
     };
+  }
+
+  /**
+   * In a moment, each question about a group is answered once per snapshot of it: a reconcile pass
+   * asks about every group from the Infra's and from the child's status, and each answer walks the
+   * group's nodes. Outside a moment every question reads the source again.
+   */
+  #once<T>(group: string, question: string, answer: () => T): T {
+    if (this.#answers === undefined) return answer();
+    const snap = this.#cache.getSnapshot(group);
+    let known = this.#answers.get(group);
+    if (known === undefined || known.snap !== snap) {
+      known = { snap, values: new Map() };
+      this.#answers.set(group, known);
+    }
+    if (known.values.has(question)) return known.values.get(question) as T;
+    const value = answer();
+    known.values.set(question, value);
+    return value;
   }
 
   /** Version per type of the group's snapshot; types with no resources are never subscribed by name (EDS/RDS/KeaConfig), so only those that hold something count. */
