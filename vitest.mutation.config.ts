@@ -1,6 +1,7 @@
 // The suites Stryker runs against each mutant (stryker.config.mjs): unit tests of the folders whose
 // bugs reach a user, without the suites that need peers (kube-apiserver, Kea, CoreDNS, dig).
 import { defineConfig } from "vitest/config";
+import { FastFirstSequencer } from "./test/support/fast-first-sequencer.js";
 
 export default defineConfig({
   test: {
@@ -17,5 +18,6 @@ export default defineConfig({
     setupFiles: ["test/support/fast-check-setup.ts"],
     testTimeout: 60_000,
     pool: "forks",
+    sequence: { sequencer: FastFirstSequencer },
   },
 });
