@@ -259,7 +259,7 @@ function renderInfra(t: Topology, same: RenderedInfra | undefined, context: Infr
     );
   }
 
-  let coreDns: Record<string, string> | undefined;
+  let coreDns: Readonly<Record<string, string>> | undefined;
   if (t.dns !== undefined && t.children.dns !== undefined) {
     const dir = childDir(t.children.dns.metadata);
     const previous =
@@ -273,7 +273,7 @@ function renderInfra(t: Topology, same: RenderedInfra | undefined, context: Infr
       same?.coreDns !== undefined &&
       sameJson(was?.dns, t.dns) &&
       Object.entries(same.coreDns).every(([k, text]) => previous?.[k] === text);
-    coreDns = unchanged ? same.coreDns : { ...renderCoreDns(t.dns, previous === undefined ? {} : { previous }).files };
+    coreDns = unchanged ? same.coreDns : renderCoreDns(t.dns, previous === undefined ? {} : { previous }).files;
     const [vlan, pods] = t.dns.views;
     childStatus.push(
       child(

@@ -5,7 +5,7 @@ import type { DnsModel, DnsView } from "../../model/types.js";
 import { cidrContains, formatCidr, formatIPv4, parseCidr, parseIPv4 } from "../../model/ipv4.js";
 import { RESOLV_CONF, renderCorefile, type ServerBlock, type ViewFilter } from "./corefile.js";
 import { normalizeDomain, relativeOwner, zoneFileKey } from "./names.js";
-import { renderZoneFile, type OwnedRecord } from "./zonefile.js";
+import { renderZoneFile, type OwnedRecord, type ZoneFileInput } from "./zonefile.js";
 
 export { DIGEST_PREFIX, nextSerial, readPrevious } from "./serial.js";
 export { zoneFileKey } from "./names.js";
@@ -64,10 +64,22 @@ export function renderCoreDns(dns: DnsModel, options: RenderCoreDnsOptions = {})
   const { filtered, unfiltered } = planViews(dns);
 
   const zoneFiles = new Map<string, string>();
+  const inputs = new Map<string, ZoneFileInput>();
+  const before = options.previous === undefined ? undefined : zoneInputs.get(options.previous);
   const zonePath = (view: ViewPlan, origin: string, records: readonly OwnedRecord[]): string => {
     const key = zoneFileKey(view.name, origin);
-    const file = renderZoneFile({ origin, records, nsAddress: view.nsAddress, ttl }, options.previous?.[key]);
-    zoneFiles.set(key, file.text);
+    const input: ZoneFileInput = { origin, records, nsAddress: view.nsAddress, ttl };
+    const previous = options.previous?.[key];
+    const was = before?.get(key);
+    // A zone rendered last time from the same input renders to the same text (same digest, so the
+    // same serial): kept as it is, so one worker's change does not re-hash every zone of the VLAN.
+    zoneFiles.set(
+      key,
+      previous !== undefined && was !== undefined && sameZoneInput(was, input)
+        ? previous
+        : renderZoneFile(input, previous).text,
+    );
+    inputs.set(key, input);
     return mountDir === "/" ? `/${key}` : `${mountDir}/${key}`;
   };
 
@@ -105,7 +117,22 @@ export function renderCoreDns(dns: DnsModel, options: RenderCoreDnsOptions = {})
   const corefile = renderCorefile(blocks, { forwardTo: forwardTargets(dns.upstreams), cacheSeconds, reloadSeconds });
   const files: Record<string, string> = { [COREFILE_KEY]: corefile };
   for (const key of [...zoneFiles.keys()].sort(compare)) files[key] = zoneFiles.get(key) ?? "";
+  Object.freeze(files);
+  zoneInputs.set(files, inputs);
   return { files };
+}
+
+/**
+ * Each rendering's zone inputs by ConfigMap key, found again when that rendering comes back as
+ * `previous`. Keyed by the (frozen) files object itself: a previous rendering from anywhere else
+ * (a ConfigMap read back, a file) has no entry, and each of its zones is rendered as before.
+ */
+const zoneInputs = new WeakMap<object, ReadonlyMap<string, ZoneFileInput>>();
+
+function sameZoneInput(a: ZoneFileInput, b: ZoneFileInput): boolean {
+  if (a.origin !== b.origin || a.nsAddress !== b.nsAddress || a.ttl !== b.ttl) return false;
+  if (a.records.length !== b.records.length) return false;
+  return a.records.every((r, i) => r.owner === b.records[i]?.owner && r.address === b.records[i]?.address);
 }
 
 /** A view reduced to what the renderer writes: valid zones, canonical records, its NS glue. */
