@@ -17,6 +17,7 @@ import type {
 } from "./types.js";
 import type { InfraClusterAttachment } from "../api/schema.js";
 import { formatIPv4List, parseIPv4 } from "./ipv4.js";
+import { groupBy } from "../util/group.js";
 import type { AllocatedAddresses } from "./workers.js";
 
 export function build(state: ClusterState): BuildResult {
@@ -37,12 +38,14 @@ export function build(state: ClusterState): BuildResult {
   // DHCP first: where it runs, its allocations are the worker addresses of the attachments.
   const dhcps = new Map<string, DhcpModel | undefined>();
   const allocated = new Map<string, AllocatedAddresses>();
+  // Grouped once: a filter of every attachment per Infra made a cold build of 3,000 Infras quadratic.
+  const attachmentsByInfra = groupBy(state.attachments, (a) => `${a.metadata.namespace}/${a.spec.infraRef.name}`);
   for (const [key, infra] of infras) {
     const dhcp = buildDhcp(
       infra,
       {
         vmis: state.vmis,
-        attachments: state.attachments.filter((a) => `${a.metadata.namespace}/${a.spec.infraRef.name}` === key),
+        attachments: attachmentsByInfra.get(key) ?? [],
         previous: state.dhcpAllocations?.get(`${key}-dhcp`) ?? [],
         now: state.now ?? 0,
       },
