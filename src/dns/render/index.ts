@@ -132,7 +132,10 @@ const zoneInputs = new WeakMap<object, ReadonlyMap<string, ZoneFileInput>>();
 function sameZoneInput(a: ZoneFileInput, b: ZoneFileInput): boolean {
   if (a.origin !== b.origin || a.nsAddress !== b.nsAddress || a.ttl !== b.ttl) return false;
   if (a.records.length !== b.records.length) return false;
-  return a.records.every((r, i) => r.owner === b.records[i]?.owner && r.address === b.records[i]?.address);
+  return a.records.every((r, i) => {
+    const s = b.records[i];
+    return r.owner === s?.owner && r.address === s.address;
+  });
 }
 
 /** A view reduced to what the renderer writes: valid zones, canonical records, its NS glue. */
