@@ -23,7 +23,13 @@ TARGETS=(
 for target in "${TARGETS[@]}"; do
   report="reports/mutation/$(echo "$target" | tr '/*' '__').json"
   start=$(date +%s)
-  npx stryker run --mutate "$target" --reporters json,progress >&2
+  # The model and the Envoy renderer are judged by their own suites (vitest.mutation.config.ts).
+  case "$target" in
+    src/model/*) suites=model ;;
+    src/envoy/*) suites=envoy ;;
+    *) suites= ;;
+  esac
+  OOOI_MUTATION_SUITES=$suites npx stryker run --mutate "$target" --reporters json,progress >&2
   cp reports/mutation/mutation.json "$report"
   node dist-bench/bench/mutation/summary.js "$report" "$target" "$(( $(date +%s) - start ))"
 done
