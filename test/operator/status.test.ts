@@ -2,6 +2,7 @@
 // observedGeneration is the object's generation, only schema-declared fields are written, and
 // Deployment availability is read the way the Deployment controller reports it.
 import { describe, expect, it } from "vitest";
+import { API_VERSION } from "../../src/api/schema.js";
 import { kindDefinition } from "../../src/api/validate.js";
 import { NO_DATA_PLANE } from "../../src/operator/status/dataplane.js";
 import { desiredState } from "../../src/operator/desired/index.js";
@@ -151,6 +152,39 @@ describe("status", () => {
     );
     // And once the binding exists again, the held status is up to date once more.
     expect(pass(NOW + 6_000).upToDate).toBe(true);
+  });
+
+  it("does not reuse a held answer once our unobserved write or a field other than the conditions changes", () => {
+    // One watch cache whose ProxyServer holds no status; our unobserved write supplies the held one.
+    const raw = exampleRaw();
+    const proxy = { apiVersion: API_VERSION, kind: "ProxyServer" };
+    const meta = { name: "tenant-vlan-proxy", namespace: "clusters", generation: 1, resourceVersion: "7" };
+    raw.proxyservers.set("clusters/tenant-vlan-proxy", { ...proxy, metadata: meta });
+    const observed = buildObserved(raw, 1);
+    const outputs = renderAll(observed.state);
+    const desired = desiredState({ state: observed.state, outputs, settings: operatorSettings() });
+    const acking = (version: string) => ({ ...NO_DATA_PLANE, ackedVersion: () => version });
+    const pass = (acked: string, written: Readonly<Record<string, unknown>> | undefined) => {
+      const u = statusUpdates({
+        observed,
+        outputs,
+        desired,
+        dataPlane: acking(acked),
+        now: NOW,
+        unobservedStatus: (k) => (k.kind === "ProxyServer" ? written : undefined),
+      }).find((x) => x.kind === "ProxyServer");
+      if (u === undefined) throw new Error("no ProxyServer update");
+      return u;
+    };
+    const ours = pass("v1", undefined).status;
+    expect(ours["ackedVersion"]).toBe("v1");
+    expect(pass("v1", ours).upToDate).toBe(true);
+    // Only the acknowledged version moves (the conditions stay): the held status is outdated.
+    const moved = pass("v2", ours);
+    expect([moved.upToDate, moved.status["ackedVersion"]]).toEqual([false, "v2"]);
+    expect(pass("v1", ours).upToDate).toBe(true);
+    // Our write is forgotten (another reconciler, a failed write): the cache, holding no status, is behind.
+    expect(pass("v1", undefined).upToDate).toBe(false);
   });
 
   it("writes only fields the CRD schema declares", () => {
