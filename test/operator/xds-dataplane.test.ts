@@ -96,6 +96,9 @@ describe("XdsDataPlane.moment()", () => {
       userAgent: "test",
       types: [{ typeUrl: KEA_CONFIG_TYPE_URL, acked: kea1 }],
     };
+    // A false answer about another version does not stand for the plain question.
+    const other = new XdsDataPlane({ nodes: () => [node], subscribe: () => () => undefined }, cache).moment();
+    expect([other.synced("ns/a-dhcp", "not-the-current-version"), other.synced("ns/a-dhcp")]).toEqual([false, true]);
     const moment = new XdsDataPlane({ nodes: () => [node], subscribe: () => () => undefined }, cache).moment();
     expect([moment.synced("ns/a-dhcp"), moment.serving("ns/a-dhcp"), moment.ackedVersion("ns/a-dhcp")]).toEqual([
       true,
@@ -103,6 +106,11 @@ describe("XdsDataPlane.moment()", () => {
       v1,
     ]);
     expect(moment.synced("ns/a-dhcp")).toBe(true);
+    // A question about a version is answered for that version, not from the memo of the plain one.
+    expect([moment.synced("ns/a-dhcp", "not-the-current-version"), moment.synced("ns/a-dhcp", v1)]).toEqual([
+      false,
+      true,
+    ]);
     // A new snapshot the node has not ACKed: no longer synced, still serving the last synced one.
     publish(2);
     expect([moment.synced("ns/a-dhcp"), moment.serving("ns/a-dhcp"), moment.ackedVersion("ns/a-dhcp")]).toEqual([
