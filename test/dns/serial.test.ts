@@ -121,6 +121,17 @@ describe("SOA serial", () => {
     );
   });
 
+  it("moves every zone's serial when only the TTL changes, continuing from its own rendering", () => {
+    // No record moves, so only the TTL tells the zones apart from the ones rendered last time.
+    const second = renderCoreDns({ ...base, cacheSeconds: 60 }, { previous: first }).files;
+    expect(Object.keys(second)).toEqual(Object.keys(first));
+    for (const [key, text] of Object.entries(second)) {
+      if (key === "Corefile") continue;
+      expect(text, key).toContain("\n$TTL 60\n");
+      expect(serialOf(text), key).toBe(2);
+    }
+  });
+
   it("keeps an unchanged zone's text and re-renders only the changed one", () => {
     const second = renderCoreDns(moveApi(base, A, "192.0.2.99"), { previous: first }).files;
     expect(second[`db.vlan.${B}`]).toBe(first[`db.vlan.${B}`]);
