@@ -24,6 +24,13 @@ describe("prettyJson", () => {
     expect(prettyJson({})).toBe("{}");
   });
 
+  it("writes what a value's toJSON returns, indented where it stands, as JSON.stringify does", () => {
+    const custom = { toJSON: () => ({ x: [1, { y: "z" }] }) };
+    const value = { at: new Date(0), nested: [custom, { deeper: custom }] };
+    expect(prettyJson(value)).toBe(JSON.stringify(value, null, 2));
+    expect(prettyJson(custom)).toBe(JSON.stringify(custom, null, 2));
+  });
+
   it("writes a rendered proxy as JSON.stringify does, first and again after a change to one part", () => {
     const resources = rendered();
     expect(prettyJson(resources)).toBe(JSON.stringify(resources, null, 2));
