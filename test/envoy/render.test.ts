@@ -203,6 +203,16 @@ describe("renderEnvoy output shape", () => {
     upstreams,
   });
 
+  test("a DNS upstream whose port is out of range is reported on every rendering of the same objects", () => {
+    const model = appsByHostname([
+      dnsUpstream("dns/lb.example.net:443", "lb.example.net", 65536),
+      dnsUpstream("dns/lb.example.net:80", "lb.example.net", 80),
+    ]);
+    const first = errors(model);
+    expect(first.some((e) => e.includes("65536"))).toBe(true);
+    expect(errors(model)).toStrictEqual(first);
+  });
+
   test("a DNS upstream renders a LOGICAL_DNS cluster with its one endpoint inline and no ClusterLoadAssignment", () => {
     const res = ok(
       appsByHostname([
@@ -402,47 +412,74 @@ describe("renderEnvoy refuses what Envoy would reject or misroute", () => {
   });
 
   test("unusable model values are reported, not rendered", () => {
-    expect(
-      errors({
-        node: "n",
-        serverIP: "192.0.2.1",
-        backends: [
-          backend({
-            name: "b",
-            port: 443,
-            serverNames: ["x.example"],
-            sourcePrefixRanges: ["10.0.0.1/24", "nonsense"],
-            upstream: "u",
-          }),
-          backend({
-            name: "h",
-            port: 80,
-            serverNames: ["*.apps.x"],
-            sourcePrefixRanges: ["10.0.0.0/24"],
-            upstream: "u",
-          }),
-        ],
-        upstreams: [
-          {
-            kind: "address",
-            name: "u",
-            endpoints: [
-              { address: "kube-apiserver.cp.svc", port: 6443 },
-              { address: "10.0.0.1", port: 0 },
-            ],
-            connectTimeoutSeconds: 0,
-            target: { service: "svc", namespace: "ns", port: 1 },
-          },
-        ],
-      }),
-    ).toStrictEqual([
+    const model: ProxyModel = {
+      node: "n",
+      serverIP: "192.0.2.1",
+      backends: [
+        backend({
+          name: "b",
+          port: 443,
+          serverNames: ["x.example"],
+          sourcePrefixRanges: ["10.0.0.1/24", "nonsense"],
+          upstream: "u",
+        }),
+        backend({
+          name: "h",
+          port: 80,
+          serverNames: ["*.apps.x"],
+          sourcePrefixRanges: ["10.0.0.0/24"],
+          upstream: "u",
+        }),
+      ],
+      upstreams: [
+        {
+          kind: "address",
+          name: "u",
+          endpoints: [
+            { address: "kube-apiserver.cp.svc", port: 6443 },
+            { address: "10.0.0.1", port: 0 },
+          ],
+          connectTimeoutSeconds: 0,
+          target: { service: "svc", namespace: "ns", port: 1 },
+        },
+      ],
+    };
+    const expected = [
       'backend "b": source prefix range "10.0.0.1/24" is not an IPv4 CIDR',
       'backend "b": source prefix range "nonsense" is not an IPv4 CIDR',
       'backend "h": source prefix ranges are not supported on the HTTP listener',
       'upstream "u": connect timeout 0s is not a positive duration',
       'upstream "u": endpoint address "kube-apiserver.cp.svc" is not an IPv4 address',
       'upstream "u": endpoint port 0 is out of range',
-    ]);
+    ];
+    expect(errors(model)).toStrictEqual(expected);
+    // The same objects rendered again (the renderer keeps only what rendered without a problem): said again.
+    expect(errors(model)).toStrictEqual(expected);
+  });
+
+  test("an upstream with one refused endpoint is reported on every rendering of the same objects", () => {
+    for (const endpoint of [
+      { address: "not-an-address", port: 443 },
+      { address: "10.0.0.2", port: 70000 },
+    ]) {
+      const model: ProxyModel = {
+        node: "n",
+        serverIP: "192.0.2.1",
+        backends: [backend({ name: "b", port: 443, serverNames: ["x.example"], upstream: "u" })],
+        upstreams: [
+          {
+            kind: "address",
+            name: "u",
+            endpoints: [{ address: "10.0.0.1", port: 443 }, endpoint],
+            connectTimeoutSeconds: 30,
+            target: { service: "svc", namespace: "ns", port: 443 },
+          },
+        ],
+      };
+      const first = errors(model);
+      expect(first).toHaveLength(1);
+      expect(errors(model)).toStrictEqual(first);
+    }
   });
 
   test("a backend whose upstream is missing is reported as a dangling tcp_proxy cluster", () => {
