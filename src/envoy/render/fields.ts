@@ -20,8 +20,6 @@ export interface ResourceAt {
 export interface ProxyFields {
   /** `spec.backends[i]`, or `spec.backends[i].<sub>`. */
   backend(b: Backend, sub?: string): string;
-  /** The spec field holding one of the backend's server names: hostname, or alternateHostnames[k]. */
-  serverName(b: Backend, name: string): string;
   /** `spec.backends[i].<sub>` of the first backend forwarding to the upstream. */
   upstream(u: Upstream, sub: string): string;
   /** The most specific field a consistency finding points at. */
@@ -55,10 +53,6 @@ export function proxyFields(proxy: ProxyModel): ProxyFields {
   };
   const fields: ProxyFields = {
     backend: (b, sub) => path(indexes().byName.get(b.name), sub),
-    serverName: (b, name) => {
-      const i = indexes().byName.get(b.name);
-      return i === undefined ? BACKENDS_FIELD : path(i, serverNameSub(i, name));
-    },
     upstream: (u, sub) => {
       const i = indexes().byUpstream.get(u.name);
       return i === undefined ? BACKENDS_FIELD : path(i, sub);
