@@ -234,6 +234,27 @@ describe("filter chain overlap, computed as Envoy does", () => {
       ],
     ],
     [
+      "every other criterion named in the message (destination port, direct source, source type)",
+      {
+        a: {
+          destination_port: 443,
+          server_names: ["k"],
+          direct_source_prefix_ranges: [src("192.0.2.0", 24)],
+          source_type: "EXTERNAL",
+        },
+        b: {
+          destination_port: 443,
+          server_names: ["k"],
+          direct_source_prefix_ranges: [src("192.0.2.0", 24)],
+          source_type: 2,
+        },
+      },
+      [
+        'listener "l-443": filter chains "a" and "b" have overlapping matching rules (destination_port 443, server_name k, direct_source_prefix_range 192.0.2.0/24, source_type EXTERNAL)',
+      ],
+    ],
+    ["source types written as numbers that differ", { a: { source_type: 1 }, b: { source_type: 2 } }, []],
+    [
       "a shared source range among lists under the same SNI",
       {
         a: { server_names: ["k"], source_prefix_ranges: [src("10.0.0.1", 32), src("10.0.0.2", 32)] },
