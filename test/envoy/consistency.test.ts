@@ -255,6 +255,13 @@ describe("filter chain overlap, computed as Envoy does", () => {
     ],
     ["source types written as numbers that differ", { a: { source_type: 1 }, b: { source_type: 2 } }, []],
     [
+      "one IPv6 source range written in two cases (Envoy parses the address: the same range)",
+      { a: { source_prefix_ranges: [src("2001:DB8::", 32)] }, b: { source_prefix_ranges: [src("2001:db8::", 32)] } },
+      [
+        'listener "l-443": filter chains "a" and "b" have overlapping matching rules (source_prefix_range 2001:db8::/32)',
+      ],
+    ],
+    [
       "a shared source range among lists under the same SNI",
       {
         a: { server_names: ["k"], source_prefix_ranges: [src("10.0.0.1", 32), src("10.0.0.2", 32)] },
