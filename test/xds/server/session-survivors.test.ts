@@ -202,6 +202,18 @@ function alphaWithTimeout(timeout: string) {
 const hasBeta = (r: { readonly resources: readonly { readonly name: string }[] } | undefined): boolean =>
   BETA_CLUSTERS.every((c) => names(r).includes(c));
 
+/** An ADS stream of NODE that asked for clusters, ACKed them, then listeners, and ACKed those (rule 14's order). */
+function clustersThenListeners(engine: ReturnType<typeof sessionRig>["engine"]) {
+  const call = new FakeCall();
+  const session = engine.openSession(call, "sotw");
+  const client = sotwClient(session, call);
+  session.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
+  client.ack(CLUSTER_TYPE_URL);
+  session.handleSotw(sotw({ type_url: LISTENER_TYPE_URL }));
+  client.ack(LISTENER_TYPE_URL);
+  return { call, session, client };
+}
+
 /** A SotW stream's requests, each answering the latest response of its type on `call`. */
 function sotwClient(
   s: { handleSotw(req: ReturnType<typeof sotw>): void },
@@ -282,13 +294,7 @@ describe("streams woken by one change share a response only when it is the same 
 
   test("SotW: a stream keeping clusters its listeners still use does not share with one that keeps none", () => {
     const { engine, cache, clock } = sessionRig();
-    const withListeners = new FakeCall();
-    const w = engine.openSession(withListeners, "sotw");
-    const wc = sotwClient(w, withListeners);
-    w.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
-    wc.ack(CLUSTER_TYPE_URL);
-    w.handleSotw(sotw({ type_url: LISTENER_TYPE_URL }));
-    wc.ack(LISTENER_TYPE_URL);
+    const { call: withListeners, client: wc } = clustersThenListeners(engine);
     const clustersOnly = new FakeCall();
     const c = engine.openSession(clustersOnly, "sotw");
     c.handleSotw(sotw({ node: { id: "envoy-1", cluster: GROUP }, type_url: CLUSTER_TYPE_URL }));
@@ -329,13 +335,7 @@ describe("make before break (rule 14) only within one aggregated stream", () => 
 describe("a reconnecting ADS client's clusters (rule 14 across streams)", () => {
   test("the listeners its node ACKed on the previous stream still use beta's clusters: they stay until its listeners move", () => {
     const { engine, cache } = sessionRig();
-    const first = new FakeCall();
-    const s1 = engine.openSession(first, "sotw");
-    const c1 = sotwClient(s1, first);
-    s1.handleSotw(sotw({ node: NODE, type_url: CLUSTER_TYPE_URL }));
-    c1.ack(CLUSTER_TYPE_URL);
-    s1.handleSotw(sotw({ type_url: LISTENER_TYPE_URL }));
-    c1.ack(LISTENER_TYPE_URL);
+    const { session: s1, client: c1 } = clustersThenListeners(engine);
     const clustersAB = c1.latest(CLUSTER_TYPE_URL)?.versionInfo ?? "";
     s1.transportClosed();
     publish(cache, GROUP, rendered([ALPHA]));
