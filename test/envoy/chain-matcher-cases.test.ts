@@ -110,6 +110,6 @@ describe("withChainMatcher on listeners the model does not make", () => {
     expect(m.ok).toBe(false);
     if (m.ok) return;
     expect(m.fallthroughs.map((f) => [f.chain, f.serverName])).toEqual([["G", "a.x.com"]]);
-    expect(m.fallthroughs[0]?.message).toContain("O");
+    expect(m.fallthroughs[0]?.message).toContain('would reach "O" through filter_chain_matcher');
   });
 });
