@@ -1,7 +1,9 @@
 // Cold rendering (issue 30, target 1): `renderAll` of a whole state with nothing to continue from —
 // what `serve` and the operator do at start — at a small and a ten times larger number of Infras,
-// in this process, one after the other. Linear work gives a ratio near 10; a walk of every
-// attachment per Infra (fixed: src/model/build.ts grouped them once) gave 14 at 3,000 Infras.
+// in this process, one after the other (the smaller size first, so it also pays the JIT's warm-up).
+// The CPU ratio was 9.18 with a walk of every attachment per Infra in build() and 5.59 once
+// src/model/build.ts grouped them (bench/README.md); a ratio growing past 10 is work growing faster
+// than the Infras.
 //   npx tsc -p tsconfig.bench.json && node --max-old-space-size=12000 dist-bench/bench/model/cold.js
 //   COLD_BENCH_INFRAS=300,3000 (sizes), each Infra 5 hosted clusters × 20 workers
 import { loadavg } from "node:os";
