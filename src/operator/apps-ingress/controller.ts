@@ -35,6 +35,7 @@ import {
 } from "./objects.js";
 import { appliedOf, nextAppsIngressStatus, vipOf, type Observation } from "./phase.js";
 import { ServiceWatch } from "./service-watch.js";
+import { cacheBehind, type WrittenStatus } from "./unobserved.js";
 import type { Logger } from "../../util/logger.js";
 
 /** Field manager of the appsIngressStatus writes and of the hosted objects. */
@@ -67,9 +68,8 @@ export class AppsIngressController {
   readonly #o: AppsIngressOptions;
   readonly #runner: Passes;
   readonly #sessions = new Map<string, Session>();
-  /** What a pass wrote, by attachment, until the watch delivers a newer object: a cache that lags
-   * behind our own write must not read as a status change (it would move lastSyncTime). */
-  readonly #written = new Map<string, { readonly readAt: string; readonly status: AppsIngressStatus | undefined }>();
+  /** What a pass wrote, by attachment, until the cache holds it (cacheBehind). */
+  readonly #written = new Map<string, WrittenStatus>();
   #latest: Observed | undefined;
 
   constructor(o: AppsIngressOptions) {
@@ -389,11 +389,11 @@ export class AppsIngressController {
     this.#o.logger.info({ attachment: key }, "apps ingress cleaned up");
   }
 
-  /** The attachment's appsIngressStatus: ours if the cache still shows the object we wrote over. */
+  /** The attachment's appsIngressStatus: ours while the cache is older than our write. */
   #currentStatus(key: string, a: KubeObject): AppsIngressStatus | undefined {
     const cached = (a["status"] as { appsIngressStatus?: AppsIngressStatus } | undefined)?.appsIngressStatus;
     const mine = this.#written.get(key);
-    if (mine !== undefined && mine.readAt === (a.metadata?.resourceVersion ?? "")) return mine.status;
+    if (mine !== undefined && cacheBehind(a.metadata?.resourceVersion ?? "", mine)) return mine.status;
     this.#written.delete(key);
     return cached;
   }
@@ -435,7 +435,7 @@ export class AppsIngressController {
     this.#written.delete(key);
     const path = `${apiPrefix(GROUP, VERSION)}/namespaces/${encodeURIComponent(m.namespace ?? "")}/infraclusterattachments/${encodeURIComponent(m.name ?? "")}/status`;
     // Removal is a merge patch: whoever else once wrote the field (kubectl, a former manager), it goes.
-    await this.#o.rest.request(
+    const result = await this.#o.rest.request(
       status === undefined
         ? {
             method: "PATCH",
@@ -456,7 +456,7 @@ export class AppsIngressController {
             },
           },
     );
-    this.#written.set(key, { readAt: m.resourceVersion ?? "", status });
+    this.#written.set(key, { readAt: m.resourceVersion ?? "", resultRv: result.metadata?.resourceVersion, status });
   }
 
   #guard(): void {
