@@ -336,6 +336,12 @@ describe("dnsName", () => {
     ["", undefined],
     [`${"a".repeat(64)}.net`, undefined],
     [Array.from({ length: 64 }, () => "abc").join("."), undefined],
+    // 253 characters is the longest name (RFC 1035 §2.3.4 without the root's length octets); 254 is not.
+    [
+      `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}`,
+      `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}`,
+    ],
+    [`${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(62)}`, undefined],
   ])("%j → %j", (text, expected) => {
     expect(dnsName(text)).toEqual(expected);
   });

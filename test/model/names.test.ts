@@ -140,9 +140,10 @@ describe("the model refuses, naming the field", () => {
 describe(`a domain of ${String(DOMAIN_MAX_LENGTH)} characters`, () => {
   const domain = `alpha.${[long(63), long(63), long(63)].join(".")}.${long(DOMAIN_MAX_LENGTH - 198)}`;
   const a = withDns(attachment("alpha"), { clusterName: "alpha", baseDomain: domain.slice("alpha.".length) });
-  const r = build(combine({ infras: [infra()], attachments: [a] }, alpha));
 
+  // Built inside the test (not at collection): a mutation run attributes coverage to tests only.
   it("is served with every record and server name, each a DNS name of at most 253", () => {
+    const r = build(combine({ infras: [infra()], attachments: [a] }, alpha));
     expect(domain.length).toBe(DOMAIN_MAX_LENGTH);
     expect(r.problems.filter((p) => p.severity === "error")).toEqual([]);
     const t = r.topologies[0];
@@ -153,4 +154,18 @@ describe(`a domain of ${String(DOMAIN_MAX_LENGTH)} characters`, () => {
     expect(names).toContain(`konnectivity.${domain}`);
     for (const n of names) expect(n.length, n).toBeLessThanOrEqual(253);
   });
+});
+
+it("a domain one character too long is refused with its length and the limit", () => {
+  const baseDomain = `${[long(63), long(63), long(63)].join(".")}.${long(DOMAIN_MAX_LENGTH + 1 - 198)}`;
+  const r = build(
+    combine(
+      { infras: [infra()], attachments: [withDns(attachment("alpha"), { clusterName: "alpha", baseDomain })] },
+      alpha,
+    ),
+  );
+  const p = r.problems.find((x) => x.field === "spec.dns.baseDomain");
+  expect(p?.message).toBe(
+    `the domain <clusterName>.<baseDomain> is ${String(DOMAIN_MAX_LENGTH + 1)} characters; at most ${String(DOMAIN_MAX_LENGTH)}, so that konnectivity.<domain> is a DNS name of at most 253; this attachment is not served`,
+  );
 });
