@@ -213,6 +213,16 @@ describe("renderEnvoy output shape", () => {
     expect(errors(model)).toStrictEqual(first);
   });
 
+  test.each([1, 65535])("a DNS upstream on port %i (a bound of the schema's 1–65535) renders", (port) => {
+    const res = ok(
+      appsByHostname([
+        dnsUpstream("dns/lb.example.net:443", "lb.example.net", port),
+        dnsUpstream("dns/lb.example.net:80", "lb.example.net", 80),
+      ]),
+    );
+    expect(JSON.stringify(res.clusters[0])).toContain(`"port_value":${String(port)}`);
+  });
+
   test("a DNS upstream renders a LOGICAL_DNS cluster with its one endpoint inline and no ClusterLoadAssignment", () => {
     const res = ok(
       appsByHostname([

@@ -78,6 +78,16 @@ describe("selectFilterChain: server names", () => {
   });
 });
 
+test('a chain without a name (valid without a filter_chain_matcher) is selected by its match, named ""', () => {
+  const tcp = { "@type": TCP_PROXY_TYPE_URL, stat_prefix: "x", cluster: "to-x" };
+  const unnamed = {
+    filter_chain_match: { server_names: ["a.example.com"] },
+    filters: [{ name: "envoy.filters.network.tcp_proxy", typed_config: tcp }],
+  };
+  const l = { name: "l", filter_chains: [unnamed] };
+  expect(selectFilterChain(l, conn({ serverName: "a.example.com" }))).toStrictEqual({ name: "", cluster: "to-x" });
+});
+
 describe("selectFilterChain: no backtracking", () => {
   test("an exact SNI match restricted to other sources does not fall back to a matching wildcard", () => {
     const l = listener({
