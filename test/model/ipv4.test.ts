@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { aggregate, formatCidr, parseCidr, parseIPv4 } from "../../src/model/ipv4.js";
+import { aggregate, formatCidr, isHostAddress, parseCidr, parseIPv4, type Cidr } from "../../src/model/ipv4.js";
 import { parseDurationSeconds } from "../../src/model/duration.js";
 
 describe("IPv4", () => {
@@ -57,9 +57,34 @@ describe("IPv4", () => {
     ["192.0.2.0/33", undefined],
     ["192.0.2.0", undefined],
     ["192.0.2.0/", undefined],
+    ["10.0.0.0/0", undefined],
+    ["192.0.2.256/24", undefined],
+    ["10.0.0.0/8x", undefined],
+    ["/24", undefined],
   ])("parseCidr(%j)", (text, back) => {
     const c = parseCidr(text);
     expect(c === undefined ? undefined : formatCidr(c)).toBe(back);
+  });
+
+  it("parseCidr gives each block's first and last address, /0 and /32 included", () => {
+    const range = (text: string) => {
+      const c = parseCidr(text);
+      return [c?.first, c?.last];
+    };
+    expect(range("0.0.0.0/0")).toEqual([0, 2 ** 32 - 1]);
+    expect(range("192.0.2.0/24")).toEqual([parseIPv4("192.0.2.0"), parseIPv4("192.0.2.255")]);
+    expect(range("192.0.2.7/32")).toEqual([parseIPv4("192.0.2.7"), parseIPv4("192.0.2.7")]);
+  });
+
+  it("isHostAddress: the network and broadcast addresses are no hosts up to /30; /31 and /32 are all hosts (RFC 3021)", () => {
+    const hosts = (text: string): string[] => {
+      const c = parseCidr(text) as Cidr;
+      const around = Array.from({ length: c.last - c.first + 3 }, (_, i) => c.first - 1 + i);
+      return around.filter((a) => isHostAddress(c, a)).map((a) => formatCidr({ network: a, prefix: 32 }));
+    };
+    expect(hosts("192.0.2.0/30")).toEqual(["192.0.2.1/32", "192.0.2.2/32"]);
+    expect(hosts("192.0.2.0/31")).toEqual(["192.0.2.0/32", "192.0.2.1/32"]);
+    expect(hosts("192.0.2.5/32")).toEqual(["192.0.2.5/32"]);
   });
 
   it("aggregate: adjacent aligned addresses merge, unaligned ones do not", () => {
@@ -75,6 +100,9 @@ describe("IPv4", () => {
         (offsets, base) => {
           const addrs = offsets.map((o) => base * 4096 + o);
           const cover = aggregate(addrs);
+          // The minimal exact cover is unique: each address sits in the largest aligned block that
+          // the set fills whole (its parent block is not filled). Sorted by address, as documented.
+          expect(cover.map(formatCidr)).toEqual(minimalCover(addrs));
           const covered = cover.flatMap((c) => Array.from({ length: c.last - c.first + 1 }, (_, i) => c.first + i));
           expect(covered.sort((a, b) => a - b)).toEqual([...addrs].sort((a, b) => a - b));
           // Minimal: no two blocks are buddies that would merge into one aligned block.
@@ -109,3 +137,35 @@ describe("Go durations", () => {
     expect(parseDurationSeconds(text)).toBe(s);
   });
 });
+
+/** The oracle: per address, the largest aligned block the set fills whole; distinct, by address. */
+function minimalCover(addrs: readonly number[]): string[] {
+  const sorted = [...addrs].sort((a, b) => a - b);
+  const count = (from: number, to: number): number => {
+    const lower = (x: number) => {
+      let lo = 0;
+      let hi = sorted.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if ((sorted[mid] ?? 0) < x) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    return lower(to + 1) - lower(from);
+  };
+  const blocks = new Map<number, string>();
+  for (const a of sorted) {
+    let prefix = 32;
+    while (prefix > 0) {
+      const size = 2 ** (33 - prefix);
+      const start = Math.floor(a / size) * size;
+      if (count(start, start + size - 1) !== size) break;
+      prefix--;
+    }
+    const size = 2 ** (32 - prefix);
+    const start = Math.floor(a / size) * size;
+    blocks.set(start, formatCidr({ network: start, prefix }));
+  }
+  return [...blocks.entries()].sort(([x], [y]) => x - y).map(([, text]) => text);
+}
