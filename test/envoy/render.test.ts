@@ -505,13 +505,13 @@ describe("renderEnvoy refuses what Envoy would reject or misroute", () => {
 });
 
 describe("rendered listeners route connections as docs/reference.md#backends says", () => {
-  const res = ok(richModel());
+  // Rendered in each test (not at collection): a mutation run credits a test only with what it runs.
   const pick = (
     name: string,
     conn: Omit<ConnectionInfo, "destinationPort" | "transportProtocol"> & Partial<ConnectionInfo>,
   ): string | undefined => {
     const port = Number(name.slice(name.lastIndexOf("-") + 1));
-    return selectFilterChain(listener(res, name), {
+    return selectFilterChain(listener(ok(richModel()), name), {
       destinationPort: port,
       destinationIp: "192.168.10.5",
       // A TLS client that sends no SNI (one dialling the kubernetes Service by IP) is still TLS.
@@ -546,7 +546,7 @@ describe("rendered listeners route connections as docs/reference.md#backends say
 
   test("the HTTP listener's chain has no tcp_proxy cluster", () => {
     expect(
-      selectFilterChain(listener(res, "http-80"), {
+      selectFilterChain(listener(ok(richModel()), "http-80"), {
         destinationPort: 80,
         sourceIp: "10.0.0.1",
         transportProtocol: "raw_buffer",
