@@ -136,18 +136,13 @@ function structuredNetwork(nc: NetworkConfig, infraNamespace: string, p: ObjectP
     return undefined;
   }
   const { topology, role, exposure, ipam } = nc;
-  for (const [name, value] of [
-    ["topology", topology],
-    ["role", role],
-    ["exposure", exposure],
-    ["ipam", ipam],
-  ] as const) {
-    if (value === undefined) {
-      p.error(`${F}.${name}`, "InvalidSpec", `${name} is required when using structured attachment`);
-      return undefined;
-    }
+  if (topology === undefined || role === undefined || exposure === undefined || ipam === undefined) {
+    // The first one missing, in the order the fields are documented.
+    const name =
+      topology === undefined ? "topology" : role === undefined ? "role" : exposure === undefined ? "exposure" : "ipam";
+    p.error(`${F}.${name}`, "InvalidSpec", `${name} is required when using structured attachment`);
+    return undefined;
   }
-  if (topology === undefined || role === undefined || exposure === undefined || ipam === undefined) return undefined;
   return {
     attachment: { kind: a.kind, name: a.name, namespace: a.namespace ?? infraNamespace },
     topology,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { Infra, NetworkConfig } from "../../src/api/schema.js";
 import { build } from "../../src/model/build.js";
-import { resolveNetwork, type NetworkModel } from "../../src/model/network.js";
+import { networkAttachment, resolveNetwork, type NetworkModel } from "../../src/model/network.js";
 import { Problems } from "../../src/model/problems.js";
 import { attachment, combine, hostedCluster, infra, NS } from "../support/fixtures.js";
 
@@ -120,6 +120,16 @@ const REFUSED: readonly Refused[] = [
     problem: [F, "InvalidSpec", "cannot mix legacy networkAttachmentDefinition with structured attachment"],
   },
   {
+    name: "both forms, each with two fields",
+    nc: { ...GW, networkAttachmentDefinition: "v", networkAttachmentNamespace: "n", attachment: NAD, ipam: "DHCP" },
+    dhcp: true,
+    problem: [
+      F,
+      "InvalidSpec",
+      "cannot mix legacy networkAttachmentDefinition/networkAttachmentNamespace with structured attachment/ipam",
+    ],
+  },
+  {
     name: "structured fields without attachment",
     nc: { ...GW, topology: "Localnet", ipam: "DHCP" },
     dhcp: true,
@@ -147,6 +157,18 @@ const REFUSED: readonly Refused[] = [
     nc: { ...GW, attachment: NAD, ...LOCALNET },
     dhcp: true,
     problem: [`${F}.ipam`, "InvalidSpec", "ipam is required when using structured attachment"],
+  },
+  ...(["topology", "role", "exposure"] as const).map((missing): Refused => ({
+    name: `structured without ${missing} (the first one missing is named)`,
+    nc: { ...GW, attachment: NAD, ...LOCALNET, ipam: "DHCP", [missing]: undefined },
+    dhcp: true,
+    problem: [`${F}.${missing}`, "InvalidSpec", `${missing} is required when using structured attachment`],
+  })),
+  {
+    name: "CUDN with an empty namespace",
+    nc: { ...GW, attachment: { ...CUDN, namespace: "" }, ...LOCALNET, ipam: "DHCP" },
+    dhcp: true,
+    problem: [`${F}.attachment.namespace`, "InvalidSpec", "ClusterUserDefinedNetwork attachment namespace is required"],
   },
   // The support matrix, one row each.
   {
@@ -277,7 +299,9 @@ describe("resolveNetwork", () => {
     expect(r.problems).toHaveLength(1);
     const [field, reason, says] = problem;
     expect(r.problems[0]?.slice(0, 2)).toEqual([field, reason]);
-    expect(r.problems[0]?.[2]).toContain(says);
+    // The message begins with the documented words (what follows may add detail).
+    const message = r.problems[0]?.[2] ?? "";
+    expect(message.startsWith(says), message).toBe(true);
   });
 });
 
@@ -316,5 +340,31 @@ describe("an Infra with a structured network, through the schema and build()", (
     expect(r.problems.filter((p) => p.object.kind === "Infra").map((p) => [p.field, p.reason])).toEqual([
       ["spec.networkConfig.topology", "InvalidSpec"],
     ]);
+  });
+});
+
+describe("networkAttachment: the attachment either form names, before any check", () => {
+  it.each<[string, NetworkConfig, ReturnType<typeof networkAttachment>]>([
+    ["neither form", GW, undefined],
+    [
+      "a legacy NAD: the Infra's namespace",
+      { ...GW, networkAttachmentDefinition: "v" },
+      { kind: NAD.kind, name: "v", namespace: "infra" },
+    ],
+    [
+      "a legacy NAD in its own namespace",
+      { ...GW, networkAttachmentDefinition: "v", networkAttachmentNamespace: "nets" },
+      { kind: NAD.kind, name: "v", namespace: "nets" },
+    ],
+    ["a structured NAD without a namespace: the Infra's", { ...GW, attachment: NAD }, { ...NAD, namespace: "infra" }],
+    ["a structured NAD with one", { ...GW, attachment: { ...NAD, namespace: "nets" } }, { ...NAD, namespace: "nets" }],
+    [
+      "a CUDN without a namespace: none (cluster-scoped; its NAD's namespace is unknown)",
+      { ...GW, attachment: { kind: CUDN.kind, name: "l" } },
+      { kind: CUDN.kind, name: "l", namespace: "" },
+    ],
+    ["a CUDN with one", { ...GW, attachment: CUDN }, CUDN],
+  ])("%s", (_, nc, expected) => {
+    expect(networkAttachment(nc, "infra")).toEqual(expected);
   });
 });
