@@ -135,10 +135,7 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
   let pool: { start: number; end: number } | undefined;
   if (dhcpOn) {
     const { rangeStart, rangeEnd } = comps.dhcp ?? {};
-    if ((rangeStart === undefined) !== (rangeEnd === undefined)) {
-      const missing = rangeStart === undefined ? "rangeStart" : "rangeEnd";
-      p.error(`${F.dhcp}.${missing}`, "InvalidSpec", "rangeStart and rangeEnd must be set together");
-    } else if (rangeStart !== undefined && rangeEnd !== undefined) {
+    if (rangeStart !== undefined && rangeEnd !== undefined) {
       const start = parseIPv4(rangeStart);
       const end = parseIPv4(rangeEnd);
       if (start === undefined || !isHostAddress(cidr, start)) {
@@ -159,6 +156,9 @@ export function resolveInfra(infra: Infra, services: ServiceIndex, problems: Pro
           }
         }
       }
+    } else if (rangeStart !== undefined || rangeEnd !== undefined) {
+      const missing = rangeStart === undefined ? "rangeStart" : "rangeEnd";
+      p.error(`${F.dhcp}.${missing}`, "InvalidSpec", "rangeStart and rangeEnd must be set together");
     }
   }
 
@@ -383,7 +383,8 @@ function resolveInternalProxy(
     );
     return undefined;
   }
-  if (ip === undefined || ip === "" || ip === "None" || parseIPv4(ip) === undefined) {
+  // Headless ("None") and not yet allocated ("") do not parse either.
+  if (ip === undefined || parseIPv4(ip) === undefined) {
     p.pending(
       field,
       "InternalProxyServicePending",
