@@ -142,6 +142,59 @@ describe("resolveAppsIngressConfig", () => {
   });
 });
 
+describe("rangeProblem: the whole message for each rule, at the edges", () => {
+  const noComponents: InfraSpec = { networkConfig: INFRA.networkConfig };
+  const noDhcp: InfraSpec = { ...INFRA, infraComponents: { dns: { serverIP: "192.0.2.3" } } };
+  const proxyOnly: InfraSpec = { ...INFRA, infraComponents: { proxy: { serverIP: "192.0.2.4" } } };
+  const gatewayAbove: InfraSpec = { ...INFRA, networkConfig: { ...INFRA.networkConfig, gateway: "192.0.2.254" } };
+  it.each<[string, string, InfraSpec, string | undefined]>([
+    [
+      "ending on the DHCP pool's first address",
+      "192.0.2.90-192.0.2.100",
+      INFRA,
+      "range 192.0.2.90-192.0.2.100 overlaps the DHCP pool 192.0.2.100-192.0.2.199",
+    ],
+    [
+      "starting on its last address",
+      "192.0.2.199-192.0.2.210",
+      INFRA,
+      "range 192.0.2.199-192.0.2.210 overlaps the DHCP pool 192.0.2.100-192.0.2.199",
+    ],
+    ["just past the pool", "192.0.2.200-192.0.2.209", INFRA, undefined],
+    [
+      "on the DHCP server",
+      "192.0.2.2-192.0.2.2",
+      INFRA,
+      "range 192.0.2.2-192.0.2.2 contains the DHCP server (192.0.2.2)",
+    ],
+    ["on the DNS server", "192.0.2.3/32", INFRA, "range 192.0.2.3-192.0.2.3 contains the DNS server (192.0.2.3)"],
+    ["above every component", "192.0.2.5-192.0.2.99", INFRA, undefined],
+    [
+      "outside the network",
+      "198.51.100.1-198.51.100.2",
+      INFRA,
+      "range 198.51.100.1-198.51.100.2 is not inside the Infra's network 192.0.2.0/24",
+    ],
+    ["an Infra without components: only the gateway counts", "192.0.2.2-192.0.2.150", noComponents, undefined],
+    [
+      "an Infra without components, on the gateway",
+      "192.0.2.0/30",
+      noComponents,
+      "range 192.0.2.0-192.0.2.3 contains the gateway (192.0.2.1)",
+    ],
+    ["an Infra without a DHCP component", "192.0.2.100-192.0.2.110", noDhcp, undefined],
+    [
+      "an Infra with only a proxy",
+      "192.0.2.3-192.0.2.4",
+      proxyOnly,
+      "range 192.0.2.3-192.0.2.4 contains the proxy (192.0.2.4)",
+    ],
+    ["below a gateway at the top of the network", "192.0.2.5-192.0.2.99", gatewayAbove, undefined],
+  ])("%s", (_, range, infra, problem) => {
+    expect(rangeProblem(range, infra)).toBe(problem);
+  });
+});
+
 // status.appsIngressStatus (written by the operator's loop, or by hand in serve's manifests) →
 // *.apps routes, the wildcard record and the problem that says why (docs/reference.md#apps-ingress).
 type AppsStatus = NonNullable<NonNullable<InfraClusterAttachment["status"]>["appsIngressStatus"]>;
