@@ -15,15 +15,23 @@ describe("externalService", () => {
               spec: { externalService: { enabled: true, addressPoolName: "", labels: { a: "b" } } },
             }),
             attachment("beta", { spec: { externalService: { addressPoolName: "pool" } } }),
+            attachment("delta", {
+              spec: { externalService: { enabled: true, addressPoolName: "p", annotations: { n: "v" } } },
+            }),
+            attachment("gamma"),
           ],
         },
         hostedCluster("alpha", 1, []),
         hostedCluster("beta", 2, []),
+        hostedCluster("delta", 3, []),
+        hostedCluster("gamma", 4, []),
       ),
     );
     expect(r.topologies[0]?.attachments.map((a) => [a.ref.name, a.externalService])).toEqual([
       ["alpha", { addressPoolName: undefined, labels: { a: "b" }, annotations: {} }],
       ["beta", undefined],
+      ["delta", { addressPoolName: "p", labels: {}, annotations: { n: "v" } }],
+      ["gamma", undefined],
     ]);
   });
 
