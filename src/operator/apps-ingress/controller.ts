@@ -35,7 +35,7 @@ import {
 } from "./objects.js";
 import { appliedOf, nextAppsIngressStatus, vipOf, type Observation } from "./phase.js";
 import { ServiceWatch } from "./service-watch.js";
-import { cacheBehind, type WrittenStatus } from "./unobserved.js";
+import { cacheBehind, type OwnWrite } from "../writing/unobserved.js";
 import type { Logger } from "../../util/logger.js";
 
 /** Field manager of the appsIngressStatus writes and of the hosted objects. */
@@ -69,7 +69,7 @@ export class AppsIngressController {
   readonly #runner: Passes;
   readonly #sessions = new Map<string, Session>();
   /** What a pass wrote, by attachment, until the cache holds it (cacheBehind). */
-  readonly #written = new Map<string, WrittenStatus>();
+  readonly #written = new Map<string, OwnWrite & { readonly status: AppsIngressStatus | undefined }>();
   #latest: Observed | undefined;
 
   constructor(o: AppsIngressOptions) {
@@ -393,7 +393,7 @@ export class AppsIngressController {
   #currentStatus(key: string, a: KubeObject): AppsIngressStatus | undefined {
     const cached = (a["status"] as { appsIngressStatus?: AppsIngressStatus } | undefined)?.appsIngressStatus;
     const mine = this.#written.get(key);
-    if (mine !== undefined && cacheBehind(a.metadata?.resourceVersion ?? "", mine)) return mine.status;
+    if (mine !== undefined && cacheBehind(a.metadata?.resourceVersion, mine)) return mine.status;
     this.#written.delete(key);
     return cached;
   }
@@ -456,7 +456,7 @@ export class AppsIngressController {
             },
           },
     );
-    this.#written.set(key, { readAt: m.resourceVersion ?? "", resultRv: result.metadata?.resourceVersion, status });
+    this.#written.set(key, { seenRv: m.resourceVersion, resultRv: result.metadata?.resourceVersion, status });
   }
 
   #guard(): void {

@@ -32,6 +32,7 @@ import { grantsKeaScc, KEA_SCC_NAME, keaSccBindingCommand } from "../desired/scc
 import type { Problem } from "../../model/types.js";
 import type { OperatorMetrics } from "../process/metrics.js";
 import { EventRecorder } from "./events.js";
+import { cacheBehind } from "./unobserved.js";
 import { statusBody, statusUpdates, type StatusUpdate } from "../status/object-status.js";
 import { nextTurn, Turns } from "../process/turns.js";
 import type { Logger } from "../../util/logger.js";
@@ -105,10 +106,10 @@ class AppliedRecords extends Map<string, AppliedRecord> {
   }
 }
 
-/** Our last status write while the cache still holds the version it replaced. */
+/** Our last status write while the cache is older than it (cacheBehind). */
 function unobservedWrite(mine: AppliedRecord | undefined, cachedRv: string | undefined) {
   if (mine?.status === undefined || mine.wrote === false) return undefined;
-  return mine.seenRv === cachedRv && mine.resultRv !== cachedRv ? mine.status : undefined;
+  return cacheBehind(cachedRv, mine) ? mine.status : undefined;
 }
 
 const RESOURCE_OF_KIND: Readonly<Record<string, ResourceName>> = {
