@@ -124,9 +124,10 @@ function classlessRoutes(v: string): { data: string; csv: boolean } | string {
   for (const route of routes) {
     const m = /^([0-9.]+)\/([0-9]{1,2})\s*-\s*([0-9.]+)$/.exec(route);
     const dest = parseIPv4(m?.[1] ?? "");
-    const prefix = Number(m?.[2] ?? "-1");
+    const prefix = Number(m?.[2]);
     const router = parseIPv4(m?.[3] ?? "");
-    if (dest === undefined || router === undefined || prefix < 0 || prefix > 32) return wrong;
+    // No match leaves dest undefined; the pattern's one or two digits keep the prefix from being negative.
+    if (dest === undefined || router === undefined || prefix > 32) return wrong;
     bytes.push(prefix);
     for (let i = 0; i < Math.ceil(prefix / 8); i++) bytes.push((dest >>> (24 - 8 * i)) & 255);
     for (let i = 0; i < 4; i++) bytes.push((router >>> (24 - 8 * i)) & 255);
