@@ -126,12 +126,9 @@ export function sameWorkerInputs(a: WorkerInputs, b: WorkerInputs): boolean {
   return true;
 }
 
+/** "<namespace>/<name>", or a bare name in the HostedCluster's namespace; "" names nothing. */
 function nodePoolOf(ann: string, pools: ReadonlyMap<string, NodePool>, defaultNamespace: string): NodePool | undefined {
-  if (ann === "") return undefined;
-  const slash = ann.indexOf("/");
-  const namespace = slash < 0 ? defaultNamespace : ann.slice(0, slash);
-  const name = slash < 0 ? ann : ann.slice(slash + 1);
-  return pools.get(`${namespace}/${name}`);
+  return pools.get(ann.includes("/") ? ann : `${defaultNamespace}/${ann}`);
 }
 
 /** Every interface address a VMI reports inside `cidr`. */
