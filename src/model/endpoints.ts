@@ -129,7 +129,7 @@ const number = (v: unknown): number | undefined => (typeof v === "number" ? v : 
 
 /** "https://host[:port]/…" (the OAuth callback template): its host and port, 443 by default. */
 function fromUrl(field: string, text: string | undefined): Candidate {
-  if (text === undefined || text === "") return { field, host: undefined, port: undefined };
+  if (text === undefined) return { field, host: undefined, port: undefined };
   try {
     const url = new URL(text);
     return { field, host: url.hostname, port: url.port === "" ? 443 : Number(url.port) };
@@ -140,7 +140,7 @@ function fromUrl(field: string, text: string | undefined): Candidate {
 
 /** "host" or "host:port" (status.ignitionEndpoint: a Route's host, or NodePort's address:port). */
 function fromHostPort(field: string, text: string | undefined, port: number): Candidate {
-  if (text === undefined || text === "") return { field, host: undefined, port: undefined };
+  if (text === undefined) return { field, host: undefined, port: undefined };
   const colon = text.lastIndexOf(":");
   if (colon < 0) return { field, host: text, port };
   const stated = Number(text.slice(colon + 1));

@@ -149,6 +149,21 @@ describe("resolveEndpoints", () => {
       ],
     },
     {
+      name: "an OAuth callback that is not a URL: its text is the name, and it states no port",
+      in: hc({}, { oauthCallbackURLTemplate: "oauth.example.net" }),
+      api: CONVENTION[0],
+      skipped: ["status.oauthCallbackURLTemplate: is published on port (none)"],
+    },
+    {
+      name: "empty texts and a port without a host state nothing",
+      in: hc(
+        {},
+        { controlPlaneEndpoint: { host: "", port: 6443 }, oauthCallbackURLTemplate: "", ignitionEndpoint: ":443" },
+      ),
+      api: CONVENTION[0],
+      skipped: [],
+    },
+    {
       name: "not a DNS name",
       in: hc({}, { controlPlaneEndpoint: { host: "api_alpha.example.net", port: 6443 } }),
       api: CONVENTION[0],
