@@ -3,7 +3,6 @@
 // attachment, the operator's apps-ingress loop refuses to install from it (Degraded).
 import type { InfraClusterAttachmentSpec, InfraSpec } from "../api/schema.js";
 import { cidrContains, formatIPv4, parseCidr, parseIPv4 } from "./ipv4.js";
-import { parseRange } from "./dhcp.js";
 
 /** OLM Subscription defaults (docs/reference.md#apps-ingress). */
 export const METALLB_DEFAULTS = {
@@ -104,6 +103,24 @@ export function rangeProblem(text: string, infra: InfraSpec | undefined): string
     if (n !== undefined && r.first <= n && n <= r.last) return `range ${shown} contains ${what} (${ip ?? ""})`;
   }
   return undefined;
+}
+
+/** MetalLB's address forms: "a.b.c.d-e.f.g.h" (spaces allowed) or "a.b.c.d[/p]" (p of one or two digits, ≤ 32). */
+export function parseRange(text: string): { first: number; last: number } | undefined {
+  const dash = text.split("-").map((t) => t.trim());
+  if (dash.length === 2) {
+    const first = parseIPv4(dash[0] ?? "");
+    const last = parseIPv4(dash[1] ?? "");
+    return first !== undefined && last !== undefined && first <= last ? { first, last } : undefined;
+  }
+  const slash = text.indexOf("/");
+  const base = parseIPv4((slash < 0 ? text : text.slice(0, slash)).trim());
+  // An empty or signed prefix is a typo, not /0 (Number("") is 0: "a.b.c.d/" would be every address).
+  const prefixText = slash < 0 ? "32" : text.slice(slash + 1).trim();
+  if (base === undefined || !/^[0-9]{1,2}$/.test(prefixText) || Number(prefixText) > 32) return undefined;
+  const size = 2 ** (32 - Number(prefixText));
+  const first = base - (base % size);
+  return { first, last: first + size - 1 };
 }
 
 function nonEmpty(s: string | undefined): string | undefined {

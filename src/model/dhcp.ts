@@ -2,6 +2,7 @@
 // options and one reservation per allocation. Pure; problems go to the collector.
 import type { VirtualMachineInstance } from "../api/external.js";
 import { MAC_PATTERN, type InfraClusterAttachment } from "../api/schema.js";
+import { parseRange, rangeProblem } from "./apps-ingress.js";
 import { buildAllocations, poolUse, type Allocation, type Excluded, type LiveInterface } from "./allocations.js";
 import { resolveDhcpOptions } from "./dhcp-options.js";
 import { formatIPv4, isHostAddress, maskOf, parseIPv4 } from "./ipv4.js";
@@ -102,38 +103,24 @@ function excludedAddresses(
   for (const a of attachments) {
     const text = a.spec.appsIngress?.metallb?.ipAddressPoolRange;
     if (text === undefined || text === "") continue;
-    const range = parseRange(text);
-    const what = `the MetalLB range of ${a.metadata.namespace}/${a.metadata.name}`;
+    // Only a range apps ingress accepts is held back: a refused one (outside the VLAN, over the
+    // pool or a component) is never given to MetalLB, and holding it back anyway would let one
+    // attachment's "0.0.0.0/0" leave every VM on the VLAN without an address.
+    const problem = rangeProblem(text, infra.infra.spec);
+    const range = problem === undefined ? parseRange(text) : undefined;
     if (range === undefined) {
       problems
         .for({ kind: "InfraClusterAttachment", namespace: a.metadata.namespace, name: a.metadata.name })
         .warning(
           "spec.appsIngress.metallb.ipAddressPoolRange",
           "InvalidAddressRange",
-          `${JSON.stringify(text)} is neither "first-last" nor a CIDR; DHCP cannot keep it free of VMIs`,
+          `${problem ?? JSON.stringify(text)}; DHCP does not keep it free of VMIs`,
         );
       continue;
     }
-    out.push({ ...range, what });
+    out.push({ ...range, what: `the MetalLB range of ${a.metadata.namespace}/${a.metadata.name}` });
   }
   return out;
-}
-
-/** MetalLB's address forms: "a.b.c.d-e.f.g.h" (spaces allowed) or "a.b.c.d/p". */
-export function parseRange(text: string): { first: number; last: number } | undefined {
-  const dash = text.split("-").map((t) => t.trim());
-  if (dash.length === 2) {
-    const first = parseIPv4(dash[0] ?? "");
-    const last = parseIPv4(dash[1] ?? "");
-    return first !== undefined && last !== undefined && first <= last ? { first, last } : undefined;
-  }
-  const slash = text.indexOf("/");
-  const base = parseIPv4(text.slice(0, slash < 0 ? text.length : slash).trim());
-  const prefix = slash < 0 ? 32 : Number(text.slice(slash + 1).trim());
-  if (base === undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > 32) return undefined;
-  const size = 2 ** (32 - prefix);
-  const first = base - (base % size);
-  return { first, last: first + size - 1 };
 }
 
 function key(v: VirtualMachineInstance): string {

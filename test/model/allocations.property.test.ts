@@ -11,9 +11,25 @@ import { attachment, combine, infra, NS, vmi } from "../support/fixtures.js";
 
 const DHCP = `${NS}/vlan100-dhcp`;
 const LEASE_SECONDS = 3600;
-/** A small pool (.100-.124) with a MetalLB range (.118-.123) inside it, so it fills up and clashes: 19 free. */
-const SPEC = { infraComponents: { dhcp: { rangeStart: "192.0.2.100", rangeEnd: "192.0.2.124", leaseTime: "1h" } } };
-const FREE_ADDRESSES = 19;
+/**
+ * A small VLAN (192.0.2.96/27) with no pool set, so DHCP gives out its 30 host addresses less the
+ * gateway and the three components (.97-.100) and an accepted MetalLB range (.118-.123) inside it:
+ * it fills up and clashes. 20 free.
+ */
+const SPEC = {
+  networkConfig: { cidr: "192.0.2.96/27", gateway: "192.0.2.97" },
+  infraComponents: {
+    dhcp: { serverIP: "192.0.2.98", leaseTime: "1h" },
+    dns: { serverIP: "192.0.2.99" },
+    proxy: { serverIP: "192.0.2.100" },
+  },
+};
+const INFRA = infra("vlan100", SPEC);
+// The fixture's pool (.100-.199) is not on this VLAN: without one, DHCP gives out the whole CIDR.
+delete INFRA.spec.infraComponents?.dhcp?.rangeStart;
+delete INFRA.spec.infraComponents?.dhcp?.rangeEnd;
+const COMPONENTS = [97, 98, 99, 100];
+const FREE_ADDRESSES = 20;
 const METALLB = attachment("alpha", {
   spec: {
     appsIngress: { enabled: true, metallb: { addressPoolName: "p", ipAddressPoolRange: "192.0.2.118-192.0.2.123" } },
@@ -81,7 +97,7 @@ function stateOf(vms: ReadonlyMap<number, Vm>, persisted: readonly DHCPAllocatio
     vmi(NS, `vm-${String(i)}`, v.mac, v.reported, { created: v.created }),
   );
   return {
-    ...combine({ infras: [infra("vlan100", SPEC)], attachments: [METALLB] }, { vmis: list }),
+    ...combine({ infras: [INFRA], attachments: [METALLB] }, { vmis: list }),
     dhcpAllocations: new Map([[DHCP, persisted]]),
     now,
   };
@@ -151,6 +167,9 @@ describe("DHCP allocations over random event sequences", () => {
               break;
           }
           const result = build(stateOf(vms, persisted, now));
+          expect(result.problems.filter((p) => p.severity === "error" || p.reason === "InvalidAddressRange")).toEqual(
+            [],
+          );
           const dhcp = result.topologies[0]?.dhcp;
           expect(dhcp).toBeDefined();
           const table = dhcp?.allocations ?? [];
@@ -167,7 +186,7 @@ describe("DHCP allocations over random event sequences", () => {
             expect(seen.has(ip), `${ip} given twice`).toBe(false);
             seen.add(ip);
             const last = Number(ip.split(".")[3]);
-            expect([1, 2, 3, 4]).not.toContain(last);
+            expect(COMPONENTS).not.toContain(last);
             expect(last >= 118 && last <= 123, `${ip} is on the MetalLB range`).toBe(false);
             held.set(key, ip);
           }

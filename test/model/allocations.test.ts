@@ -70,24 +70,63 @@ describe("DHCP allocation", () => {
     expect(ipOf(run([a("w", 1, "192.0.2.20")]), "w")).toBe("192.0.2.20");
   });
 
-  it("never allocates the gateway, a component or a MetalLB range, even when reported", () => {
+  it("never allocates the gateway, a component or an accepted MetalLB range, even when reported", () => {
     const metallb = attachment("alpha", {
       spec: {
         appsIngress: {
           enabled: true,
-          metallb: { addressPoolName: "p", ipAddressPoolRange: "192.0.2.100 - 192.0.2.197" },
+          metallb: { addressPoolName: "p", ipAddressPoolRange: "192.0.2.200 - 192.0.2.209" },
         },
       },
     });
-    const r = run([a("gw", 1, "192.0.2.1"), a("dns", 2, "192.0.2.3"), a("lb", 3, "192.0.2.150"), a("w", 4)], [], {
-      attachments: [metallb],
-    });
-    const ips = table(r)
-      .map((x) => x.ip)
-      .sort();
-    expect(ips).toEqual(["192.0.2.198", "192.0.2.199"]);
-    expect(r.problems.filter((p) => p.reason === "AddressesExhausted")).toHaveLength(2);
+    const r = run(
+      [a("gw", 1, "192.0.2.1"), a("dns", 2, "192.0.2.3"), a("lb", 3, "192.0.2.205"), a("w", 4, "192.0.2.210")],
+      [],
+      {
+        attachments: [metallb],
+      },
+    );
+    const got = new Map(table(r).map((x) => [x.vmi.slice(NS.length + 1), x.ip]));
+    expect(got.get("w")).toBe("192.0.2.210");
+    for (const name of ["gw", "dns", "lb"]) expect(got.get(name)).toMatch(/^192\.0\.2\.1[0-9][0-9]$/);
+    expect(r.problems.filter((p) => p.reason === "InvalidAddressRange")).toEqual([]);
   });
+
+  it.each([
+    [
+      "over the whole VLAN",
+      "192.0.2.0/24",
+      "range 192.0.2.0-192.0.2.255 overlaps the DHCP pool 192.0.2.100-192.0.2.199",
+    ],
+    ["beyond the VLAN", "0.0.0.0/0", "range 0.0.0.0-255.255.255.255 is not inside the Infra's network 192.0.2.0/24"],
+    [
+      "over the pool",
+      "192.0.2.100-192.0.2.199",
+      "range 192.0.2.100-192.0.2.199 overlaps the DHCP pool 192.0.2.100-192.0.2.199",
+    ],
+    ["a typo that once read as /0", "192.0.2.200/", '"192.0.2.200/" is neither "first-last" nor a CIDR'],
+  ])(
+    "a MetalLB range apps ingress refuses (%s) holds nothing back: one attachment cannot starve the VLAN",
+    (_, range, problem) => {
+      for (const enabled of [true, false]) {
+        const greedy = attachment("greedy", {
+          spec: { appsIngress: { enabled, metallb: { addressPoolName: "p", ipAddressPoolRange: range } } },
+        });
+        const r = run([a("w1", 1), a("w2", 2, "192.0.2.150")], [], { attachments: [greedy] });
+        expect(table(r).map((x) => x.vmi)).toEqual([`${NS}/w1`, `${NS}/w2`]);
+        expect(ipOf(r, "w2")).toBe("192.0.2.150");
+        const said = r.problems.filter((p) => p.reason === "InvalidAddressRange");
+        expect(said.map((p) => [p.object.name, p.field, p.severity, p.message])).toEqual([
+          [
+            "greedy",
+            "spec.appsIngress.metallb.ipAddressPoolRange",
+            "warning",
+            `${problem}; DHCP does not keep it free of VMIs`,
+          ],
+        ]);
+      }
+    },
+  );
 
   it("a full pool is AddressesExhausted on the Infra, naming the VMI; nobody is moved", () => {
     const spec = { infraComponents: { dhcp: { rangeStart: "192.0.2.100", rangeEnd: "192.0.2.101" } } };
