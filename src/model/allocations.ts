@@ -232,7 +232,6 @@ function mergeIntervals(list: readonly Excluded[]): { first: number; last: numbe
   return out;
 }
 
-/** FNV-1a, 32 bit: a stable, well-spread start for the probe (no crypto needed, no node: import). */
 /**
  * Whether two tables say the same (the persisted table fed back is a new array each time; this
  * costs the table's own size, not the cluster's). No table reads as an empty one, as build() does:
@@ -251,6 +250,7 @@ export function sameAllocationTable(
   });
 }
 
+/** FNV-1a, 32 bit: a stable, well-spread start for the probe (no crypto needed, no node: import). */
 export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
