@@ -43,12 +43,14 @@ export function buildDhcp(infra: ResolvedInfra, inputs: DhcpInputs, problems: Pr
       );
   }
 
-  const hostFirst = infra.cidr.prefix >= 31 ? infra.cidr.first : infra.cidr.first + 1;
-  const hostLast = infra.cidr.prefix >= 31 ? infra.cidr.last : infra.cidr.last - 1;
   const input = {
     infra: infra.ref,
     cidr: infra.cidr,
-    pool: d.pool === undefined ? { first: hostFirst, last: hostLast } : { first: d.pool.start, last: d.pool.end },
+    // Without a pool, the whole CIDR: the allocator keeps to its host addresses.
+    pool:
+      d.pool === undefined
+        ? { first: infra.cidr.first, last: infra.cidr.last }
+        : { first: d.pool.start, last: d.pool.end },
     excluded: excludedAddresses(infra, inputs.attachments, problems),
     previous: inputs.previous,
     live: collectInterfaces(infra, inputs.vmis, problems),
@@ -185,7 +187,7 @@ function collectInterfaces(
 function onNetwork(ref: string, vmiNamespace: string, infra: ResolvedInfra): boolean {
   const slash = ref.indexOf("/");
   const namespace = slash < 0 ? vmiNamespace : ref.slice(0, slash);
-  const name = slash < 0 ? ref : ref.slice(slash + 1);
+  const name = ref.slice(slash + 1);
   if (infra.network.attachment.kind === CUDN) return name === infra.network.attachment.name;
   return namespace === infra.nad.namespace && name === infra.nad.name;
 }
