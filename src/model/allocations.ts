@@ -260,9 +260,9 @@ export function fnv1a(text: string): number {
   return h >>> 0;
 }
 
+/** A VMI key is "<namespace>/<name>". */
 function namespaceOf(key: string): string {
-  const slash = key.indexOf("/");
-  return slash < 0 ? "" : key.slice(0, slash);
+  return key.slice(0, key.indexOf("/"));
 }
 
 function nameOf(key: string): string {
