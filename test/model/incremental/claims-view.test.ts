@@ -130,3 +130,34 @@ describe("layered claims", () => {
     );
   });
 });
+
+describe("the rest of the ReadonlyMap interface, on both kinds of view", () => {
+  const layered = new LayeredClaims(
+    new Map([["domain:x.example.com", "ns/p"]]),
+    new Map([["ns/p", workerClaims("ns/a", "ns/p", [0xc000020a])]]),
+  );
+  const entries = [
+    ["domain:x.example.com", "ns/p"],
+    ["worker:ns/a:192.0.2.10", "ns/p"],
+  ];
+  it.each([
+    ["a claims view", view, [...a, ...b]],
+    ["layered claims", layered, entries],
+  ] as const)("%s: keys, values and forEach agree with its entries", (_, m, want) => {
+    expect([...m.keys()]).toEqual(want.map(([k]) => k));
+    expect([...m.values()]).toEqual(want.map(([, v]) => v));
+    const seen: [string, string, ReadonlyMap<string, string>][] = [];
+    m.forEach((v, k, self) => seen.push([k, v, self]));
+    expect(seen).toEqual(want.map(([k, v]) => [k, v, m]));
+    expect(want.every(([k]) => m.has(k))).toBe(true);
+    expect(m.has("worker:ns/a:192.0.2.99")).toBe(false);
+  });
+
+  it("a diff where an Infra with layered claims appears or goes compares them with nothing", () => {
+    const before = new ClaimsView(new Map(), new Map());
+    const after = new ClaimsView(new Map([["ns/a", layered]]), new Map([["domain:x.example.com", "ns/a"]]));
+    const names = entries.map(([k]) => k).sort();
+    expect([...changedClaims(before, after)].sort()).toEqual(names);
+    expect([...changedClaims(after, before)].sort()).toEqual(names);
+  });
+});
