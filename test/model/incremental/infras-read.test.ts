@@ -2,10 +2,17 @@
 // table each: an Infra's NAD (or a CUDN's name), the NADs a VMI's Multus networks name, and the
 // Service an internalProxyService names.
 import { describe, expect, test } from "vitest";
-import type { VirtualMachineInstance } from "../../../src/api/external.js";
+import type { NodePool, VirtualMachineInstance } from "../../../src/api/external.js";
 import type { Infra } from "../../../src/api/schema.js";
-import { nadKeyOf, proxyServiceKey, vmiNadKeys } from "../../../src/model/incremental/infras-read.js";
-import { infra, NS } from "../../support/fixtures.js";
+import {
+  applyChanges,
+  EMPTY_INDEX,
+  infrasReading,
+  nadKeyOf,
+  proxyServiceKey,
+  vmiNadKeys,
+} from "../../../src/model/incremental/infras-read.js";
+import { attachment, infra, namespace, nodePool, NS } from "../../support/fixtures.js";
 
 describe("nadKeyOf", () => {
   const cudn = infra("vlan100", {
@@ -83,5 +90,26 @@ describe("proxyServiceKey", () => {
     ["proxy.other.svc.cluster.local.", "other/proxy"],
   ])("%j → %j", (value, want) => {
     expect(proxyServiceKey(withService(value))).toBe(want);
+  });
+});
+
+describe("infrasReading: which Infras a Namespace or a NodePool feeds", () => {
+  const index = applyChanges(EMPTY_INDEX, [
+    { kind: "InfraClusterAttachment", before: undefined, after: attachment("one") },
+  ]);
+  test("a Namespace feeds the Infras of the attachments whose control plane it is", () => {
+    expect([...infrasReading(index, "Namespace", namespace(`${NS}-one`))]).toEqual([`${NS}/vlan100`]);
+    expect([...infrasReading(index, "Namespace", namespace(`${NS}-two`))]).toEqual([]);
+  });
+
+  test("a NodePool without a spec is filed and read like one naming no cluster", () => {
+    const bare: NodePool = {
+      apiVersion: "hypershift.openshift.io/v1beta1",
+      kind: "NodePool",
+      metadata: { namespace: NS, name: "np" },
+    };
+    const next = applyChanges(index, [{ kind: "NodePool", before: undefined, after: bare }]);
+    expect([...infrasReading(next, "NodePool", bare)]).toEqual([]);
+    expect([...infrasReading(next, "NodePool", nodePool("one"))]).toEqual([`${NS}/vlan100`]);
   });
 });
