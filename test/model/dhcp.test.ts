@@ -7,7 +7,7 @@ import type { VirtualMachineInstance, VmiInterfaceStatus } from "../../src/api/e
 import type { DHCPAllocation, Infra } from "../../src/api/schema.js";
 import { build } from "../../src/model/build.js";
 import type { BuildResult } from "../../src/model/types.js";
-import { attachment, combine, infra, NS } from "../support/fixtures.js";
+import { attachment, combine, cudnInfra, infra, NS } from "../support/fixtures.js";
 
 const MAC = "02:00:00:00:00:0a";
 const T0 = Date.parse("2026-01-01T00:00:00Z");
@@ -85,16 +85,7 @@ describe("which VMI interface is on the Infra's NAD", () => {
   });
 
   test("on a ClusterUserDefinedNetwork, the NAD's name alone says so, in any namespace", () => {
-    const cudn = infra("vlan100", {
-      networkConfig: {
-        attachment: { kind: "ClusterUserDefinedNetwork", name: "vlan-l", namespace: "infra" },
-        topology: "Localnet",
-        role: "Secondary",
-        exposure: "Layer2",
-        ipam: "DHCP",
-      },
-    });
-    delete (cudn.spec.networkConfig as { networkAttachmentDefinition?: string }).networkAttachmentDefinition;
+    const cudn = cudnInfra();
     const on = (ref: string, namespace = NS) =>
       reservations(run([vm("w", { namespace, networks: { vlan: ref }, specMacs: { vlan: MAC } })], { infra: cudn }))
         .length === 1;

@@ -63,6 +63,31 @@ export function infra(name = "vlan100", spec: DeepPartial<Infra["spec"]> = {}, n
   ) as Infra;
 }
 
+/** An Infra on the ClusterUserDefinedNetwork "vlan-l" (its NAD made in "infra"), Localnet/Secondary with DHCP. */
+export function cudnInfra(): Infra {
+  return withoutNad(
+    infra("vlan100", {
+      networkConfig: {
+        attachment: { kind: "ClusterUserDefinedNetwork", name: "vlan-l", namespace: "infra" },
+        topology: "Localnet",
+        role: "Secondary",
+        exposure: "Layer2",
+        ipam: "DHCP",
+      },
+    }),
+  );
+}
+
+/** The fixture Infra on no network at all (an invalid spec). */
+export function infraWithoutNetwork(): Infra {
+  return withoutNad(infra("vlan100"));
+}
+
+function withoutNad(i: Infra): Infra {
+  delete (i.spec.networkConfig as { networkAttachmentDefinition?: string }).networkAttachmentDefinition;
+  return i;
+}
+
 export function attachment(
   name: string,
   opts: {

@@ -12,21 +12,11 @@ import {
   proxyServiceKey,
   vmiNadKeys,
 } from "../../../src/model/incremental/infras-read.js";
-import { attachment, infra, namespace, nodePool, NS } from "../../support/fixtures.js";
+import { attachment, cudnInfra, infra, infraWithoutNetwork, namespace, nodePool, NS } from "../../support/fixtures.js";
 
 describe("nadKeyOf", () => {
-  const cudn = infra("vlan100", {
-    networkConfig: {
-      attachment: { kind: "ClusterUserDefinedNetwork", name: "vlan-l", namespace: "infra" },
-      topology: "Localnet",
-      role: "Secondary",
-      exposure: "Layer2",
-      ipam: "DHCP",
-    },
-  });
-  delete (cudn.spec.networkConfig as { networkAttachmentDefinition?: string }).networkAttachmentDefinition;
-  const none = infra("vlan100");
-  delete (none.spec.networkConfig as { networkAttachmentDefinition?: string }).networkAttachmentDefinition;
+  const cudn = cudnInfra();
+  const none = infraWithoutNetwork();
   test.each<[string, Infra, string]>([
     ["a NAD in the Infra's namespace", infra("vlan100"), `${NS}/vlan100`],
     [
