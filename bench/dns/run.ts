@@ -7,6 +7,8 @@
 //                          system's 208 KB, with which dnsperf's own socket drops replies at -q 500)
 //   DNS_BENCH_CLIENTS      dnsperf -c, its client sockets (default 1)
 //   DNS_BENCH_NAIVE=0      leave the dns2 floor out
+//   DNS_BENCH_UDP_PROCESSES  the embedded responder's udpProcesses, or several (e.g. "1,2"), each
+//                          its own target in the same rounds (default 1)
 // Every run also reports where datagrams were dropped (drops.ts): by the kernel at the server's
 // socket, or at dnsperf's own.
 import { createSocket } from "node:dgram";
@@ -32,6 +34,7 @@ const optional = (name: string): number | undefined => {
 const BUFFER_KB =
   optional("DNS_BENCH_DNSPERF_BUFFER_KB") ?? (process.env["DNS_BENCH_DNSPERF_BUFFER_KB"] === "" ? undefined : 4096);
 const CLIENTS = optional("DNS_BENCH_CLIENTS");
+const UDP_PROCESSES = (process.env["DNS_BENCH_UDP_PROCESSES"] ?? "1").split(",").map(Number);
 
 interface Run extends DnsperfResult {
   readonly drops: DropCounts;
@@ -69,11 +72,22 @@ async function main(): Promise<void> {
   writeFileSync(queryFile, benchQueries());
 
   const named = await startNamed(model, dir, await freePort());
-  const embedded = await startDnsResponder(model, { host: "127.0.0.1", port: 0, resolvConfPath: "/dev/null" });
+  const embedded = await Promise.all(
+    UDP_PROCESSES.map((udpProcesses) =>
+      startDnsResponder(model, { host: "127.0.0.1", port: 0, resolvConfPath: "/dev/null", udpProcesses }),
+    ),
+  );
   const naive = await startNaive(model);
   const targets: Target[] = [
     { name: "dns/bind9", port: named.port, runs: new Map() },
-    { name: "dns/oooi-embedded", port: embedded.address.udpPort, runs: new Map() },
+    ...embedded.map((e, i) => {
+      const n = UDP_PROCESSES[i] ?? 1;
+      return {
+        name: n === 1 ? "dns/oooi-embedded" : `dns/oooi-embedded-${String(n)}-processes`,
+        port: e.address.udpPort,
+        runs: new Map(),
+      };
+    }),
     ...(process.env["DNS_BENCH_NAIVE"] === "0" ? [] : [{ name: "dns/dns2-naive", port: naive.port, runs: new Map() }]),
   ];
   try {
@@ -98,7 +112,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await Promise.all([named.stop(), embedded.close(), naive.stop()]);
+    await Promise.all([named.stop(), ...embedded.map((e) => e.close()), naive.stop()]);
     rmSync(dir, { recursive: true, force: true });
   }
   for (const outstanding of DEPTHS) report(targets, outstanding);

@@ -1,7 +1,11 @@
 // `oooi serve`: its flags and help. The process itself (../serve/command.ts) is loaded when it runs.
-import { Option, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { DEFAULT_XDS_ADDRESS } from "../../envoy/xds-address.js";
-import { DEFAULT_MAX_TCP_CONNECTIONS, DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT } from "../../dns/server/limits.js";
+import {
+  DEFAULT_MAX_TCP_CONNECTIONS,
+  DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT,
+  MAX_UDP_PROCESSES,
+} from "../../dns/server/limits.js";
 import { DEFAULT_MAX_EVENT_CLIENTS } from "../../status-page/events.js";
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_NAMES_PER_STREAM } from "../../xds/server/limits.js";
 import {
@@ -84,6 +88,12 @@ export function registerServeCommand(program: Command): void {
       positiveInt,
       DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT,
     )
+    .option(
+      "--dns-udp-processes <n>",
+      `processes answering DNS over UDP, all on the one socket: serve and up to ${String(MAX_UDP_PROCESSES - 1)} child processes it starts (one per core is the most that helps; TCP stays in serve)`,
+      udpProcesses,
+      1,
+    )
     .option("--no-dns", "do not start the DNS responder")
     .option("--dns-server <ns/name>", "DNSServer the responder serves (default: the first Infra with DNS enabled)")
     .option("--kea-socket <path>", "drive a local kea-dhcp4 through its unix control socket")
@@ -105,4 +115,11 @@ export function registerServeCommand(program: Command): void {
       const { runServeCommand } = await import("../serve/command.js");
       await runServeCommand(opts, cmd);
     });
+}
+
+function udpProcesses(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_UDP_PROCESSES)
+    throw new InvalidArgumentError(`expected an integer from 1 to ${String(MAX_UDP_PROCESSES)}`);
+  return n;
 }

@@ -20,6 +20,7 @@ export interface ServeFlags {
   readonly dns: boolean;
   readonly dnsMaxTcpConnections: number;
   readonly dnsMaxTcpPerClient: number;
+  readonly dnsUdpProcesses: number;
   readonly xdsListen: string;
   readonly xds: boolean;
   readonly xdsTlsCert?: string;
@@ -78,6 +79,7 @@ export async function runServeCommand(opts: ServeFlags, cmd: Command): Promise<v
               dnsListen: opts.dnsListen,
               dnsMaxTcpConnections: opts.dnsMaxTcpConnections,
               dnsMaxTcpPerClient: opts.dnsMaxTcpPerClient,
+              dnsUdpProcesses: opts.dnsUdpProcesses,
             }
           : {}),
         ...(opts.xds ? { xdsListen: opts.xdsListen } : {}),

@@ -20,6 +20,7 @@ export function startServeDns(
     port: listen.port,
     ...(opts.dnsMaxTcpConnections === undefined ? {} : { maxTcpConnections: opts.dnsMaxTcpConnections }),
     ...(opts.dnsMaxTcpPerClient === undefined ? {} : { maxTcpConnectionsPerClient: opts.dnsMaxTcpPerClient }),
+    ...(opts.dnsUdpProcesses === undefined ? {} : { udpProcesses: opts.dnsUdpProcesses }),
     logger: (m) => {
       log.debug(m);
     },

@@ -34,6 +34,8 @@ export interface ServeOptions {
   readonly dnsMaxTcpConnections?: number;
   /** --dns-max-tcp-per-client (the responder's default when absent). */
   readonly dnsMaxTcpPerClient?: number;
+  /** --dns-udp-processes: processes answering UDP, serve's own included (1 when absent). */
+  readonly dnsUdpProcesses?: number;
   /** Serve /metrics (Prometheus) here; undefined = none. */
   readonly httpListen?: { readonly host: string; readonly port: number };
   /** Host names the HTTP port answers besides IP literals and localhost (DNS-rebinding defence). */

@@ -1,6 +1,6 @@
 // The embedded split-horizon DNS responder: serves a DnsModel exactly as the CoreDNS
 // renderer renders it, over UDP and TCP, forwarding every other name upstream.
-export { DEFAULT_MAX_TCP_CONNECTIONS, DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT } from "./limits.js";
+export { DEFAULT_MAX_TCP_CONNECTIONS, DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT, MAX_UDP_PROCESSES } from "./limits.js";
 export {
   startDnsResponder,
   type DnsResponder,

@@ -2,18 +2,19 @@
 // the client's source address, authoritative answers assembled from the precomputed table, every
 // other name forwarded. Nothing a client sends can throw out of a handler.
 import { readFileSync } from "node:fs";
-import { createSocket, type RemoteInfo, type Socket as UdpSocket } from "node:dgram";
+import { createSocket, type Socket as UdpSocket } from "node:dgram";
 import { lookup as dnsLookup, type LookupOneOptions } from "node:dns";
 import { createServer, isIP, isIPv6, type Server, type Socket } from "node:net";
 import type { DnsModel } from "../../model/types.js";
-import { parseIPv4 } from "../../model/ipv4.js";
 import { Forwarder, parseResolvConf, type Upstream } from "./forward.js";
 import { SYSTEM_CLOCK, type Clock } from "../../util/clock.js";
 import { QueryHandler, type QueryCounters } from "./handler.js";
 import { buildServing, type ServingState } from "./serving.js";
 import { DEFAULT_TCP_LIMITS, TcpConnection, type TcpLimits } from "./tcp.js";
-import { CLASSIC_UDP_LIMIT, TCP_LIMIT } from "./dns-message.js";
-import { DEFAULT_MAX_TCP_CONNECTIONS, DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT } from "./limits.js";
+import { TCP_LIMIT } from "./dns-message.js";
+import { DEFAULT_MAX_TCP_CONNECTIONS, DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT, MAX_UDP_PROCESSES } from "./limits.js";
+import { UdpAnswerer } from "./udp-answerer.js";
+import { UdpHelpers } from "./udp-helpers.js";
 
 /** Counters since start, and the TCP side's state now. */
 export interface DnsResponderStats extends QueryCounters {
@@ -77,6 +78,12 @@ export interface DnsResponderOptions {
   readonly maxTcpUnsentBytes?: number;
   /** Forwarded queries one TCP connection may have in flight before it is no longer read. Default 64. */
   readonly maxTcpQueriesInFlight?: number;
+  /**
+   * Processes answering UDP on the one socket, this one included (./udp-helpers.ts): the others
+   * are child processes given the bound socket, so UDP answers use more than one core. TCP stays
+   * in this process. Forwarding limits apply per process. Default 1.
+   */
+  readonly udpProcesses?: number;
   /** Clock of the TCP deadlines (tests inject one). Default: the process clock. */
   readonly clock?: Clock;
   /** Receives one line per listen, update problem or socket error; silent by default. */
@@ -103,8 +110,6 @@ export interface DnsResponder {
 const DEFAULT_UPSTREAM_TIMEOUT_MS = 2000;
 const DEFAULT_MAX_FORWARDS = 1024;
 const PORT_ATTEMPTS = 20;
-// Source addresses seen recently → IPv4 number (-1 = not IPv4); bounded, cleared when full.
-const ADDRESS_CACHE_SIZE = 65_536;
 /**
  * UDP socket buffers, sized for bursts: 500 queries in flight from one client arrive together,
  * and the kernel charges each datagram its whole buffer (~1 KB for a 40-byte query), so Linux's
@@ -126,15 +131,25 @@ export async function startDnsResponder(model: DnsModel | undefined, opts: DnsRe
   const { udp, tcp, port } = await listen(opts.host, opts.port);
   const capped = cappedBuffers(udp);
   if (capped !== undefined) log(`dns: ${capped}`);
-  const responder = new Responder(udp, tcp, {
+  const upstreamTimeoutMs = opts.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const maxForwardsInFlight = opts.maxForwardsInFlight ?? DEFAULT_MAX_FORWARDS;
+  const upstreamPort = opts.upstreamPort ?? 53;
+  const extra = Math.min(opts.udpProcesses ?? 1, MAX_UDP_PROCESSES) - 1;
+  const helpers =
+    extra > 0
+      ? await UdpHelpers.start(
+          udp,
+          extra,
+          { host: opts.host, port, upstreamPort, resolvConf, upstreamTimeoutMs, maxForwardsInFlight },
+          log,
+        )
+      : undefined;
+  const responder = new Responder(udp, tcp, helpers, {
     host: opts.host,
     port,
     resolvConf,
-    upstreamPort: opts.upstreamPort ?? 53,
-    forwarder: new Forwarder([], {
-      timeoutMs: opts.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
-      maxInFlight: opts.maxForwardsInFlight ?? DEFAULT_MAX_FORWARDS,
-    }),
+    upstreamPort,
+    forwarder: new Forwarder([], { timeoutMs: upstreamTimeoutMs, maxInFlight: maxForwardsInFlight }),
     maxTcpConnections: opts.maxTcpConnections ?? DEFAULT_MAX_TCP_CONNECTIONS,
     maxTcpConnectionsPerClient: opts.maxTcpConnectionsPerClient ?? DEFAULT_MAX_TCP_CONNECTIONS_PER_CLIENT,
     tcpLimits: {
@@ -147,7 +162,8 @@ export async function startDnsResponder(model: DnsModel | undefined, opts: DnsRe
     log,
   });
   responder.update(model);
-  log(`dns: listening on ${opts.host} port ${port} (udp+tcp)`);
+  const processes = helpers === undefined ? "" : `, UDP in ${String(helpers.pids.length + 1)} processes`;
+  log(`dns: listening on ${opts.host} port ${port} (udp+tcp${processes})`);
   return responder;
 }
 
@@ -168,7 +184,7 @@ class Responder implements DnsResponder {
   readonly address: DnsResponderAddress;
   private serving: ServingState = { table: undefined, upstreams: [], files: undefined };
   private readonly handler: QueryHandler;
-  private readonly addresses = new Map<string, number>();
+  private readonly answerer: UdpAnswerer;
   /** Open TCP connections, oldest first, each with its client's address. */
   private readonly connections = new Map<Socket, { readonly conn: TcpConnection; readonly client: string }>();
   /** Open TCP connections per client address. */
@@ -180,16 +196,12 @@ class Responder implements DnsResponder {
   constructor(
     private readonly udp: UdpSocket,
     private readonly tcp: Server,
+    private readonly helpers: UdpHelpers | undefined,
     private readonly settings: ResponderSettings,
   ) {
     this.address = { host: settings.host, udpPort: settings.port, tcpPort: settings.port };
     this.handler = new QueryHandler(settings.forwarder, settings.log);
-    udp.on("message", (msg: Buffer, rinfo: RemoteInfo) => {
-      this.onDatagram(msg, rinfo);
-    });
-    udp.on("error", (err) => {
-      settings.log(`dns: udp: ${err.message}`);
-    });
+    this.answerer = new UdpAnswerer(udp, this.handler, settings.log);
     tcp.on("connection", (socket: Socket) => {
       this.onConnection(socket);
     });
@@ -208,6 +220,7 @@ class Responder implements DnsResponder {
       });
       this.serving = next;
       this.handler.table = next.table;
+      this.helpers?.serve(next.files);
       this.settings.forwarder.setUpstreams(next.upstreams);
       if (model !== undefined && next.upstreams.length === 0) {
         this.settings.log(`dns: ${model.name}: no usable upstream; names outside the zones get SERVFAIL`);
@@ -240,6 +253,7 @@ class Responder implements DnsResponder {
     this.settings.forwarder.close();
     for (const socket of this.connections.keys()) socket.destroy();
     await Promise.all([
+      this.helpers?.close(),
       new Promise<void>((resolve) => {
         this.tcp.close(() => {
           resolve();
@@ -255,26 +269,6 @@ class Responder implements DnsResponder {
         }
       }),
     ]);
-  }
-
-  private onDatagram(msg: Buffer, rinfo: RemoteInfo): void {
-    const result = this.handler.handle(msg, this.clientIPv4(rinfo.address), CLASSIC_UDP_LIMIT);
-    if (result === undefined) return;
-    if (result instanceof Promise) {
-      void result.then((reply) => {
-        if (reply !== undefined) this.send(reply, rinfo);
-      });
-      return;
-    }
-    this.send(result, rinfo);
-  }
-
-  private send(reply: Buffer, rinfo: RemoteInfo): void {
-    try {
-      this.udp.send(reply, rinfo.port, rinfo.address);
-    } catch {
-      // The socket closed while a forwarded answer was on its way.
-    }
   }
 
   /**
@@ -296,7 +290,7 @@ class Responder implements DnsResponder {
       return;
     }
     this.handler.counters.tcpConnections++;
-    const ip = this.clientIPv4(address);
+    const ip = this.answerer.clientIPv4(address);
     const conn = new TcpConnection(
       socket,
       (msg) => this.handler.handle(msg, ip, TCP_LIMIT),
@@ -339,18 +333,6 @@ class Responder implements DnsResponder {
     const left = (this.perClient.get(entry.client) ?? 1) - 1;
     if (left > 0) this.perClient.set(entry.client, left);
     else this.perClient.delete(entry.client);
-  }
-
-  /** The client's IPv4 address as a number (IPv4-mapped IPv6 unwrapped); undefined for IPv6. */
-  private clientIPv4(address: string): number | undefined {
-    let ip = this.addresses.get(address);
-    if (ip === undefined) {
-      const bare = address.toLowerCase().startsWith("::ffff:") ? address.slice(7) : address;
-      ip = parseIPv4(bare) ?? -1;
-      if (this.addresses.size >= ADDRESS_CACHE_SIZE) this.addresses.clear();
-      this.addresses.set(address, ip);
-    }
-    return ip < 0 ? undefined : ip;
   }
 }
 

@@ -36,6 +36,14 @@ export function buildServing(
   if (model === undefined) return { table: undefined, upstreams: [], files: undefined };
   // Mount directory "/" makes every file path in the Corefile "/<ConfigMap key>".
   const { files } = renderCoreDns(model, previous === undefined ? { mountDir: "/" } : { mountDir: "/", previous });
+  return servingFromFiles(files, env);
+}
+
+/**
+ * What rendered files (a rendering's ConfigMap data, mounted at "/") serve: a helper process
+ * answering UDP beside the responder gets the responder's files, so both serve the same serials.
+ */
+export function servingFromFiles(files: Readonly<Record<string, string>>, env: UpstreamEnvironment): ServingState {
   const rendered = readRendered(files, COREFILE_KEY);
   return { table: buildTable(rendered), upstreams: upstreamsOf(rendered.forwardTo, env), files };
 }
