@@ -56,3 +56,5 @@ process.on("message", (request: HelperRequest, socket?: UdpSocket) => {
 process.on("disconnect", () => {
   process.exit(0);
 });
+// Ctrl-C reaches the whole process group: serve's own shutdown ends this process, by the channel.
+process.on("SIGINT", () => undefined);
