@@ -12,7 +12,16 @@ import {
   proxyServiceKey,
   vmiNadKeys,
 } from "../../../src/model/incremental/infras-read.js";
-import { attachment, cudnInfra, infra, infraWithoutNetwork, namespace, nodePool, NS } from "../../support/fixtures.js";
+import {
+  attachment,
+  cudnInfra,
+  infra,
+  infraWithoutNetwork,
+  machine,
+  namespace,
+  nodePool,
+  NS,
+} from "../../support/fixtures.js";
 
 describe("nadKeyOf", () => {
   const cudn = cudnInfra();
@@ -80,6 +89,70 @@ describe("proxyServiceKey", () => {
     ["proxy.other.svc.cluster.local.", "other/proxy"],
   ])("%j → %j", (value, want) => {
     expect(proxyServiceKey(withService(value))).toBe(want);
+  });
+
+  test("an Infra whose spec has no proxy section, or no components at all, names no Service", () => {
+    const noProxy = infra("vlan100");
+    delete noProxy.spec.infraComponents?.proxy;
+    expect(proxyServiceKey(noProxy)).toBeUndefined();
+    const noComponents = infra("vlan100");
+    delete noComponents.spec.infraComponents;
+    expect(proxyServiceKey(noComponents)).toBeUndefined();
+  });
+});
+
+describe("applyChanges: the index's groups over a shared base", () => {
+  // 40 control-plane namespaces of one Machine each: a later change to a few of them leaves an
+  // overlay over this base (few own entries against 40), read like a plain map.
+  const namespaces = Array.from({ length: 40 }, (_, i) => `cp-${String(i)}`);
+  const base = applyChanges(
+    EMPTY_INDEX,
+    namespaces.map((ns) => ({ kind: "Machine" as const, before: undefined, after: machine(ns, "m", "pool", []) })),
+  );
+  /** The groups as a plain map of member keys ("namespace/name"), read through entries(). */
+  const plain = (m: ReadonlyMap<string, ReadonlyMap<string, unknown>>): Map<string, string[]> =>
+    new Map([...m.entries()].map(([g, members]) => [g, [...members.keys()].sort()]));
+
+  test("keys, values and forEach read what entries reads, the base's groups and the changed ones", () => {
+    const next = applyChanges(base, [
+      { kind: "Machine", before: undefined, after: machine("cp-3", "m2", "pool", []) },
+      { kind: "Machine", before: machine("cp-7", "m", "pool", []), after: undefined },
+      { kind: "Machine", before: undefined, after: machine("cp-new", "m", "pool", []) },
+    ]);
+    const groups = next.objects.Machine;
+    const want = new Map(namespaces.filter((ns) => ns !== "cp-7").map((ns) => [ns, [`${ns}/m`]]));
+    want.set("cp-3", ["cp-3/m", "cp-3/m2"]);
+    want.set("cp-new", ["cp-new/m"]);
+    expect(plain(groups)).toEqual(want);
+    expect(groups.size).toBe(want.size);
+    expect([...groups.keys()].sort()).toEqual([...want.keys()].sort());
+    expect([...groups.values()].map((g) => [...g.keys()].sort())).toEqual([...plain(groups).values()]);
+    const seen = new Map<string, string[]>();
+    groups.forEach((members, group, map) => {
+      expect(map).toBe(groups);
+      seen.set(group, [...members.keys()].sort());
+    });
+    expect(seen).toEqual(want);
+    expect(groups.has("cp-7")).toBe(false);
+    expect(groups.get("cp-7")).toBeUndefined();
+  });
+
+  test("a delete from a group emptied earlier in the batch, or from a group nobody has, changes nothing more", () => {
+    const m = machine("cp-5", "m", "pool", []);
+    const next = applyChanges(base, [
+      { kind: "Machine", before: m, after: undefined },
+      { kind: "Machine", before: m, after: undefined },
+      { kind: "Machine", before: machine("cp-none", "m", "pool", []), after: undefined },
+    ]);
+    const want = new Map(namespaces.filter((ns) => ns !== "cp-5").map((ns) => [ns, [`${ns}/m`]]));
+    expect(plain(next.objects.Machine)).toEqual(want);
+    expect(next.objects.Machine.size).toBe(39);
+    expect(next.objects.Machine.has("cp-none")).toBe(false);
+    // Only a delete of what is not there: the index is the one it was.
+    const untouched = applyChanges(base, [
+      { kind: "Machine", before: machine("cp-none", "m", "pool", []), after: undefined },
+    ]);
+    expect(untouched.objects.Machine).toBe(base.objects.Machine);
   });
 });
 
