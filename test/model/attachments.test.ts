@@ -99,10 +99,39 @@ describe("a kept worker list is used only while everything it was found from is 
       ]),
       now: Date.parse("2026-01-01T00:10:00Z"),
     };
-    const steps = [dhcpOn, dhcpOff, dhcpOn, allocated, held, allocated, dhcpOn, noVmi, released, noVmi];
+    // Released entries alone again, another address: the Machine's report counts once more.
+    const releasedElsewhere = {
+      ...released,
+      dhcpAllocations: new Map([
+        [
+          `${NS}/vlan100-dhcp`,
+          [
+            {
+              mac: "02:00:00:00:00:09",
+              ip: "192.0.2.11",
+              vmi: `${NS}-one/gone`,
+              releasedAt: "2026-01-01T00:00:00.000Z",
+            },
+          ],
+        ],
+      ]),
+    };
+    const steps = [
+      dhcpOn,
+      dhcpOff,
+      dhcpOn,
+      allocated,
+      held,
+      allocated,
+      dhcpOn,
+      noVmi,
+      released,
+      releasedElsewhere,
+      noVmi,
+    ];
     const got = steps.map((s) => workersOf(build(s)));
     expect(got).toEqual(steps.map((s) => workersOf(build(fresh(s)))));
-    expect(got.slice(4, 9)).toEqual([["192.0.2.150"], ["192.0.2.10"], [], ["192.0.2.10"], []]);
+    expect(got.slice(4, 10)).toEqual([["192.0.2.150"], ["192.0.2.10"], [], ["192.0.2.10"], [], ["192.0.2.10"]]);
   });
 });
 
