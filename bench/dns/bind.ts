@@ -10,6 +10,7 @@ import type { DnsModel } from "../../src/model/types.js";
 /** A running named. */
 export interface Named {
   readonly port: number;
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -70,6 +71,7 @@ export async function startNamed(model: DnsModel, dir: string, port: number): Pr
   }
   return {
     port,
+    pid: child.pid ?? 0,
     stop: async () => {
       child.kill("SIGTERM");
       await exited;

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { startDnsResponder } from "../../src/dns/server/index.js";
 import { haveNamed, startNamed } from "./bind.js";
 import { dnsperf, type DnsperfResult } from "./dnsperf.js";
+import { processCpuMs, responderCpuMs } from "./cpu.js";
 import { DropWatch, type DropCounts } from "./drops.js";
 import { benchModel, benchQueries, VLAN_SOURCE } from "./model.js";
 import { startNaive } from "./naive.js";
@@ -38,12 +39,16 @@ const UDP_PROCESSES = (process.env["DNS_BENCH_UDP_PROCESSES"] ?? "1").split(",")
 
 interface Run extends DnsperfResult {
   readonly drops: DropCounts;
+  /** CPU the answering processes spent over the run, ms (cpu.ts). */
+  readonly cpuMs: number;
 }
 
 interface Target {
   readonly name: string;
   readonly port: number;
   readonly runs: Map<number, Run[]>;
+  /** Cumulative CPU ms of the processes answering for this target. */
+  readonly cpu: () => number;
 }
 
 function median(xs: readonly number[]): number {
@@ -79,22 +84,26 @@ async function main(): Promise<void> {
   );
   const naive = await startNaive(model);
   const targets: Target[] = [
-    { name: "dns/bind9", port: named.port, runs: new Map() },
+    { name: "dns/bind9", port: named.port, runs: new Map(), cpu: () => processCpuMs(named.pid) },
     ...embedded.map((e, i) => {
       const n = UDP_PROCESSES[i] ?? 1;
       return {
         name: n === 1 ? "dns/oooi-embedded" : `dns/oooi-embedded-${String(n)}-processes`,
         port: e.address.udpPort,
         runs: new Map(),
+        cpu: responderCpuMs,
       };
     }),
-    ...(process.env["DNS_BENCH_NAIVE"] === "0" ? [] : [{ name: "dns/dns2-naive", port: naive.port, runs: new Map() }]),
+    ...(process.env["DNS_BENCH_NAIVE"] === "0"
+      ? []
+      : [{ name: "dns/dns2-naive", port: naive.port, runs: new Map(), cpu: () => processCpuMs(process.pid) }]),
   ];
   try {
     for (const outstanding of DEPTHS) {
       for (let round = 0; round < ROUNDS; round++) {
         for (const t of targets) {
           const watch = new DropWatch(t.port, VLAN_SOURCE);
+          const cpuBefore = t.cpu();
           const result = await dnsperf({
             host: "127.0.0.1",
             port: t.port,
@@ -106,7 +115,7 @@ async function main(): Promise<void> {
             clients: CLIENTS,
           });
           const runs = t.runs.get(outstanding) ?? [];
-          runs.push({ ...result, drops: watch.stop() });
+          runs.push({ ...result, drops: watch.stop(), cpuMs: t.cpu() - cpuBefore });
           t.runs.set(outstanding, runs);
         }
       }
@@ -139,6 +148,16 @@ function report(targets: readonly Target[], outstanding: number): void {
         dnsperf_max_rx_queue_bytes: Math.max(...runs.map((r) => r.drops.client_max_rx_queue_bytes)),
         avg_latency_ms: Number(median(runs.map((r) => r.avgLatencyMs)).toFixed(3)),
         ratio_vs_bind: Number((qps / bindQps).toFixed(3)),
+        // CPU of the answering processes per answered query (all rounds): the cost a core pays.
+        cpu_us_per_query: Number(
+          (
+            (sum((r) => r.cpuMs) * 1000) /
+            Math.max(
+              1,
+              sum((r) => r.completed),
+            )
+          ).toFixed(2),
+        ),
         runs_qps: runs.map((r) => Math.round(r.qps)),
         runs_lost: runs.map((r) => r.lost),
         rcodes,
