@@ -479,7 +479,7 @@ function partsOf(
     const { kind, namespace, name } = p.object;
     if (kind === "Infra" || kind === "InfraClusterAttachment") {
       const key = kind === "Infra" ? `${namespace}/${name}` : attachmentInfra(namespace, name);
-      push(problems, true && keys.has(key) ? key : first, p);
+      push(problems, key !== undefined && keys.has(key) ? key : first, p);
       continue;
     }
     const o = isObservedKind(kind) ? index.objects[kind].get(namespace)?.get(`${namespace}/${name}`) : undefined;

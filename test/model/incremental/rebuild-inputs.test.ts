@@ -111,6 +111,29 @@ describe("the clock", () => {
     expect(freed.result.topologies[0]?.dhcp?.allocations).toEqual([]);
   });
 
+  it("stepped back (a wall clock corrected), brings back a release the table holds and the last build had let go", () => {
+    const releasedAt = "2026-01-01T00:00:00.000Z";
+    const held = {
+      ...base,
+      dhcpAllocations: new Map([
+        [`${NS}/a-dhcp`, [{ mac: "02:00:00:00:00:09", ip: "192.0.2.150", vmi: `${NS}/gone`, releasedAt }]],
+      ]),
+      now: Date.parse(releasedAt) + 7_200_000,
+    };
+    const first = buildFrom(held);
+    expect(first.result.topologies[0]?.dhcp?.allocations).toEqual([]);
+    const back = { ...held, now: Date.parse(releasedAt) + 600_000 };
+    const next = step(first, held, back);
+    expect(rebuiltOf(next)).toEqual(["clusters/a"]);
+    expect(next.result.topologies[0]?.dhcp?.allocations.map((a) => a.ip)).toEqual(["192.0.2.150"]);
+  });
+
+  it("does not rebuild an Infra whose allocations are all live", () => {
+    const live = { ...withVm, dhcpAllocations: tables(start.result) };
+    const fed = step(start, withVm, live);
+    expect(rebuiltOf(step(fed, live, { ...live, now: 1e12 + 60_000 }))).toEqual([]);
+  });
+
   it("unchanged, rebuilds no timed Infra for a change elsewhere", () => {
     const elsewhere = { ...gone, machines: gone.machines.filter((m) => m.metadata.namespace !== `${NS}-h2`) };
     expect(rebuiltOf(step(released, gone, elsewhere))).toEqual(["clusters/b"]);
