@@ -6,16 +6,8 @@ import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
 import type { ClusterState } from "../../src/model/types.js";
 import { AllocationStore } from "../../src/pipeline/allocation-store.js";
 import { renderAll, type Outputs, type RenderOptions } from "../../src/pipeline/outputs.js";
-import { attachment, combine, hostedCluster, infra, machine, NS } from "../support/fixtures.js";
+import { attachment, combine, hostedCluster, infra, machine, NS, VLAN200 } from "../support/fixtures.js";
 
-const B_NET = {
-  networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1", networkAttachmentDefinition: "vlan200" },
-  infraComponents: {
-    dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" },
-    dns: { serverIP: "198.51.100.3" },
-    proxy: { serverIP: "198.51.100.4" },
-  },
-};
 const C_NET = {
   networkConfig: { cidr: "203.0.113.0/24", gateway: "203.0.113.1", networkAttachmentDefinition: "vlan300" },
   infraComponents: {
@@ -27,7 +19,7 @@ const C_NET = {
 
 /** Infra a serves h1, b serves h2, c serves h3: three VLANs, nothing shared. */
 const base: ClusterState = combine(
-  { infras: [infra("a"), infra("b", B_NET), infra("c", C_NET)] },
+  { infras: [infra("a"), infra("b", VLAN200), infra("c", C_NET)] },
   {
     attachments: [attachment("h1", { infra: "a" }), attachment("h2", { infra: "b" }), attachment("h3", { infra: "c" })],
   },
@@ -240,7 +232,7 @@ describe("renderAll after a previous rendering", () => {
 
   it("an Infra that turns invalid keeps its last good config, the others are untouched", () => {
     const first = warm();
-    const bad = infra("b", { ...B_NET, networkConfig: { ...B_NET.networkConfig, gateway: "10.9.9.9" } });
+    const bad = infra("b", { ...VLAN200, networkConfig: { ...VLAN200.networkConfig, gateway: "10.9.9.9" } });
     const before = base.infras[1];
     const edited = { ...base, infras: base.infras.map((i) => (i === before ? bad : i)) };
     const next = step(first, edited, T1, [{ kind: "Infra", before, after: bad }]);
@@ -261,7 +253,7 @@ describe("renderAll after a previous rendering", () => {
     expect(byInfra(later).get("a")).toBe(byInfra(first).get("a"));
 
     // Fixed: the new spec is served and remembered.
-    const good = infra("b", { ...B_NET, networkConfig: { ...B_NET.networkConfig, dnsServers: ["192.0.2.53"] } });
+    const good = infra("b", { ...VLAN200, networkConfig: { ...VLAN200.networkConfig, dnsServers: ["192.0.2.53"] } });
     const fixedState = { ...moved, infras: moved.infras.map((i) => (i === bad ? good : i)) };
     const fixed = step(later, fixedState, T1 + 2, [{ kind: "Infra", before: bad, after: good }]);
     const fixedFull = scratch(later, fixedState, T1 + 2);
@@ -299,8 +291,8 @@ describe("renderAll after a previous rendering", () => {
     const first = warm();
     const before = base.infras[1];
     const moved = infra("b", {
-      ...B_NET,
-      infraComponents: { ...B_NET.infraComponents, proxy: { serverIP: "198.51.100.5" } },
+      ...VLAN200,
+      infraComponents: { ...VLAN200.infraComponents, proxy: { serverIP: "198.51.100.5" } },
     });
     const edited = { ...base, infras: base.infras.map((i) => (i === before ? moved : i)) };
     const changes: ObjectChange[] = [{ kind: "Infra", before, after: moved }];

@@ -14,16 +14,8 @@ import type { Infra, InfraClusterAttachment } from "../../src/api/schema.js";
 import { readyCondition } from "../../src/model/status.js";
 import type { ClusterState, InvalidObject } from "../../src/model/types.js";
 import { renderAll, type Outputs } from "../../src/pipeline/outputs.js";
-import { attachment, combine, hostedCluster, infra, NS } from "../support/fixtures.js";
+import { attachment, combine, hostedCluster, infra, NS, VLAN200 } from "../support/fixtures.js";
 
-const B_NET = {
-  networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1", networkAttachmentDefinition: "vlan200" },
-  infraComponents: {
-    dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" },
-    dns: { serverIP: "198.51.100.3" },
-    proxy: { serverIP: "198.51.100.4" },
-  },
-};
 const A_NET = {
   networkConfig: { cidr: "192.0.2.0/24", gateway: "192.0.2.1", networkAttachmentDefinition: "vlan100" },
 };
@@ -38,7 +30,7 @@ interface Subject {
   readonly versions: Partial<Record<Version, Infra | InfraClusterAttachment>>;
 }
 
-const infraSubject = (name: string, net: typeof A_NET | typeof B_NET): Subject => ({
+const infraSubject = (name: string, net: typeof A_NET | typeof VLAN200): Subject => ({
   kind: "Infra",
   name,
   versions: {
@@ -62,7 +54,7 @@ const attachmentSubject = (name: string, on: string, other: string): Subject => 
 });
 const SUBJECTS: readonly Subject[] = [
   infraSubject("a", A_NET),
-  infraSubject("b", B_NET),
+  infraSubject("b", VLAN200),
   attachmentSubject("h1", "a", "h2"),
   attachmentSubject("h2", "b", "h1"),
 ];

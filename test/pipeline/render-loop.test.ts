@@ -6,18 +6,10 @@ import { describe, expect, it } from "vitest";
 import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
 import type { ClusterState } from "../../src/model/types.js";
 import { RenderChain, renderLoop, type Rendering } from "../../src/pipeline/render-loop.js";
-import { attachment, combine, hostedCluster, infra, machine, NS } from "../support/fixtures.js";
+import { attachment, combine, hostedCluster, infra, machine, NS, VLAN200 } from "../support/fixtures.js";
 
-const B_NET = {
-  networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1", networkAttachmentDefinition: "vlan200" },
-  infraComponents: {
-    dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" },
-    dns: { serverIP: "198.51.100.3" },
-    proxy: { serverIP: "198.51.100.4" },
-  },
-};
 const base: ClusterState = combine(
-  { infras: [infra("a"), infra("b", B_NET)] },
+  { infras: [infra("a"), infra("b", VLAN200)] },
   { attachments: [attachment("h1", { infra: "a" }), attachment("h2", { infra: "b" })] },
   hostedCluster("h1", 1, ["192.0.2.10"]),
   hostedCluster("h2", 2, ["198.51.100.10"]),

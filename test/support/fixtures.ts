@@ -210,3 +210,13 @@ export function combine(...parts: Partial<ClusterState>[]): ClusterState {
   for (const p of parts) for (const [k, v] of Object.entries(p)) out[k] = [...(out[k] ?? []), ...(v as unknown[])];
   return state(out);
 }
+
+/** A second VLAN's spec (NAD vlan200 on 198.51.100.0/24), for an Infra beside infra()'s default one. */
+export const VLAN200 = {
+  networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1", networkAttachmentDefinition: "vlan200" },
+  infraComponents: {
+    dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" },
+    dns: { serverIP: "198.51.100.3" },
+    proxy: { serverIP: "198.51.100.4" },
+  },
+};

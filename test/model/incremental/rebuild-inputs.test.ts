@@ -12,20 +12,11 @@ import {
   type IncrementalBuild,
 } from "../../../src/model/incremental/rebuild.js";
 import type { BuildResult, ClusterState, InvalidObject } from "../../../src/model/types.js";
-import { attachment, combine, hostedCluster, infra, NS, vmi } from "../../support/fixtures.js";
-
-const B_NET = {
-  networkConfig: { cidr: "198.51.100.0/24", gateway: "198.51.100.1", networkAttachmentDefinition: "vlan200" },
-  infraComponents: {
-    dhcp: { serverIP: "198.51.100.2", rangeStart: "198.51.100.100", rangeEnd: "198.51.100.199" },
-    dns: { serverIP: "198.51.100.3" },
-    proxy: { serverIP: "198.51.100.4" },
-  },
-};
+import { attachment, combine, hostedCluster, infra, NS, VLAN200, vmi } from "../../support/fixtures.js";
 
 /** Infra a serves h1, b (another NAD) serves h2. */
 const base: ClusterState = combine(
-  { infras: [infra("a"), infra("b", B_NET)] },
+  { infras: [infra("a"), infra("b", VLAN200)] },
   { attachments: [attachment("h1", { infra: "a" }), attachment("h2", { infra: "b" })] },
   hostedCluster("h1", 1, ["192.0.2.10"]),
   hostedCluster("h2", 2, ["198.51.100.10"]),
@@ -143,7 +134,7 @@ describe("the clock", () => {
 describe("incumbents", () => {
   /** h1 on a and, younger, h1b on b, both under the same domain: a holds the domain by age. */
   const shared = combine(
-    { infras: [infra("a"), infra("b", B_NET)] },
+    { infras: [infra("a"), infra("b", VLAN200)] },
     {
       attachments: [
         attachment("h1", { infra: "a", created: "2026-01-01T00:00:00Z" }),
