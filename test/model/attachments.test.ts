@@ -82,40 +82,20 @@ describe("a kept worker list is used only while everything it was found from is 
     };
     // No VMI: the Machine's report counts, less what the table keeps for a VM that went away.
     const noVmi = { ...dhcpOn, vmis: [] };
-    const released = {
+    /** A table holding only the address of a VM that went away, released 10 minutes ago. */
+    const releasedOnly = (ip: string) => ({
       ...noVmi,
       dhcpAllocations: new Map([
         [
           `${NS}/vlan100-dhcp`,
-          [
-            {
-              mac: "02:00:00:00:00:09",
-              ip: "192.0.2.10",
-              vmi: `${NS}-one/gone`,
-              releasedAt: "2026-01-01T00:00:00.000Z",
-            },
-          ],
+          [{ mac: "02:00:00:00:00:09", ip, vmi: `${NS}-one/gone`, releasedAt: "2026-01-01T00:00:00.000Z" }],
         ],
       ]),
       now: Date.parse("2026-01-01T00:10:00Z"),
-    };
+    });
+    const released = releasedOnly("192.0.2.10");
     // Released entries alone again, another address: the Machine's report counts once more.
-    const releasedElsewhere = {
-      ...released,
-      dhcpAllocations: new Map([
-        [
-          `${NS}/vlan100-dhcp`,
-          [
-            {
-              mac: "02:00:00:00:00:09",
-              ip: "192.0.2.11",
-              vmi: `${NS}-one/gone`,
-              releasedAt: "2026-01-01T00:00:00.000Z",
-            },
-          ],
-        ],
-      ]),
-    };
+    const releasedElsewhere = releasedOnly("192.0.2.11");
     const steps = [
       dhcpOn,
       dhcpOff,
