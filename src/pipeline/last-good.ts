@@ -7,7 +7,14 @@ import type { Infra, InfraClusterAttachment } from "../api/schema.js";
 import { changesBetween, type ObjectChange } from "../model/incremental/infras-read.js";
 import { buildFrom, buildIncremental, inputsOf, type IncrementalBuild } from "../model/incremental/rebuild.js";
 import { compareProblems, refKey } from "../model/problems.js";
-import { EMPTY_STATE, type BuildResult, type ClusterState, type ObjectRef, type Problem } from "../model/types.js";
+import {
+  EMPTY_STATE,
+  type BuildResult,
+  type ClusterState,
+  type ObjectRef,
+  type Problem,
+  type Topology,
+} from "../model/types.js";
 
 /** A version that was served without an error, and since when (RFC 3339). */
 export interface Accepted<T> {
@@ -182,14 +189,44 @@ function problemLine(p: Problem): string {
   return JSON.stringify([p.field, p.reason, p.message]);
 }
 
-/** The refKeys of the Infras a build serves and of the attachments it serves in them. */
-function servedKeys(result: BuildResult): Set<string> {
-  const out = new Set<string>();
-  for (const t of result.topologies) {
-    out.add(refKey(t.infra));
+/** Whether a build serves an Infra or attachment, asked by refKey. */
+interface Served {
+  has(key: string): boolean;
+}
+
+/**
+ * The Infras a build serves and the attachments it serves in them. A step asks only for the keys
+ * it touched, mostly a few: each topology's keys are listed once and kept while the topology is the
+ * same object (an incremental build keeps every Infra it did not rebuild), and a few questions look
+ * through them. Many questions (a whole memory made again) get the union, made once.
+ */
+function servedKeys(result: BuildResult): Served {
+  let all: Set<string> | undefined;
+  let asked = 0;
+  return {
+    has: (key) => {
+      if (all === undefined && ++asked > FEW_QUESTIONS) {
+        all = new Set();
+        for (const t of result.topologies) for (const k of servedIn(t)) all.add(k);
+      }
+      return all === undefined ? result.topologies.some((t) => servedIn(t).has(key)) : all.has(key);
+    },
+  };
+}
+
+const FEW_QUESTIONS = 64;
+
+const servedByTopology = new WeakMap<Topology, ReadonlySet<string>>();
+
+function servedIn(t: Topology): ReadonlySet<string> {
+  let keys = servedByTopology.get(t);
+  if (keys === undefined) {
+    const out = new Set([refKey(t.infra)]);
     for (const a of t.attachments) if (a.served) out.add(refKey(a.ref));
+    keys = out;
+    servedByTopology.set(t, keys);
   }
-  return out;
+  return keys;
 }
 
 /**
@@ -241,7 +278,7 @@ function remember(
     readonly refused: ReadonlyMap<string, unknown>;
     readonly errors: ReadonlyMap<string, unknown>;
     /** Served as it is: only such a version becomes the last good (one pending on another object is not). */
-    readonly served: ReadonlySet<string>;
+    readonly served: Served;
   },
   now: string,
   candidates: ReadonlySet<string> | undefined,

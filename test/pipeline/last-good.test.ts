@@ -1,5 +1,6 @@
 // Last good per object: a table of (accepted state, edit) → what is served and what status says.
 import { describe, expect, it } from "vitest";
+import { buildWithLastGood, NO_LAST_GOOD } from "../../src/pipeline/last-good.js";
 import { renderAll, STATUS_FILE, type Outputs } from "../../src/pipeline/outputs.js";
 import { readyCondition } from "../../src/model/status.js";
 import type { ClusterState, ObjectRef } from "../../src/model/types.js";
@@ -263,5 +264,36 @@ describe("in serve's loop (each rendering continues from the last)", () => {
     expect([cond.status, cond.reason]).toEqual(["False", "InfraNotFound"]);
     expect(cond.message).toContain("the configuration accepted at 2026-01-01T11:00:00Z is still served");
     expect(dataFiles(broken)).toEqual(dataFiles(arrived));
+  });
+});
+
+describe("what is served, asked for a few objects or for a whole memory", () => {
+  // 80 attachments: a first build asks about every one (the union of what each Infra serves); a
+  // later step about the few it touched (each Infra's own list, kept while the Infra is not rebuilt).
+  const names = Array.from({ length: 80 }, (_, i) => `h${String(i)}`);
+  const many = combine(
+    { infras: [infra()], attachments: names.map((n) => attachment(n)) },
+    ...names.map((n, i) => hostedCluster(n, i + 1, [`192.0.2.${String(10 + i)}`])),
+  );
+  it("remembers every served attachment on a first build, then the one edited", () => {
+    const first = buildWithLastGood(many, NO_LAST_GOOD, "2026-01-01T10:00:00Z");
+    expect([...first.memory.attachments.keys()].length).toBe(80);
+    expect(first.memory.infras.size).toBe(1);
+    const edited = {
+      ...many,
+      attachments: many.attachments.map((a) =>
+        a.metadata.name === "h7" ? attachment("h7", { baseDomain: "other.example.com" }) : a,
+      ),
+    };
+    const next = buildWithLastGood(edited, first.memory, "2026-01-01T11:00:00Z", {
+      input: many,
+      built: first,
+    });
+    const h7 = [...next.memory.attachments.values()].find((a) => a.object.metadata.name === "h7");
+    expect(h7?.acceptedAt).toBe("2026-01-01T11:00:00Z");
+    expect(h7?.object.spec.dns.baseDomain).toBe("other.example.com");
+    expect([...next.memory.attachments.values()].filter((a) => a.acceptedAt === "2026-01-01T10:00:00Z")).toHaveLength(
+      79,
+    );
   });
 });
