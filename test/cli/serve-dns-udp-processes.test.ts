@@ -2,16 +2,14 @@
 // stopping serve (SIGSTOP): only the helper can read the socket then, so every answer dig gets
 // comes from it — the right view, and the records of the latest edit. A helper killed is started
 // again; serve killed takes its helpers with it.
-import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT, ServeProcess, until } from "../support/cli.js";
+import { digShort } from "../dns/server/helpers.js";
 import { skipUnless, toolMissing } from "../support/peers.js";
 
-const exec = promisify(execFile);
 const digMissing = skipUnless(toolMissing("dig", "apt-get install bind9-dnsutils")) !== undefined;
 const dir = mkdtempSync(join(tmpdir(), "oooi-serve-udp-processes-"));
 afterAll(() => {
@@ -22,11 +20,6 @@ const API = "api.alpha.clusters.example.com";
 const CONSOLE = "console-openshift-console.apps.alpha.clusters.example.com";
 const VLAN = "127.0.8.5";
 const POD = "127.0.0.1";
-
-async function dig(port: number, source: string, name: string): Promise<string> {
-  const r = await exec("dig", ["@127.0.0.1", "-p", String(port), "-b", source, "+short", "+tries=3", "+time=2", name]);
-  return r.stdout.trim();
-}
 
 /** Live processes whose parent is `pid` and whose command line runs the UDP helper script. */
 function helpersOf(pid: number): number[] {
@@ -81,24 +74,24 @@ describe.skipIf(digMissing)("oooi serve --dns-udp-processes", () => {
         return port > 0;
       }, "the DNS responder listening");
       expect(serve.log).toContain("UDP in 2 processes");
-      await until(async () => (await dig(port, VLAN, API)) === "127.0.8.4", "the VLAN answer");
+      await until(async () => (await digShort(port, VLAN, API)) === "127.0.8.4", "the VLAN answer");
       const [helper] = helpersOf(pid);
       expect(helpersOf(pid)).toHaveLength(1);
 
       await withServeStopped(pid, async () => {
-        expect(await dig(port, VLAN, API)).toBe("127.0.8.4");
-        expect(await dig(port, POD, API)).toBe("172.30.200.10");
-        expect(await dig(port, VLAN, CONSOLE)).toBe("127.0.8.200");
+        expect(await digShort(port, VLAN, API)).toBe("127.0.8.4");
+        expect(await digShort(port, POD, API)).toBe("172.30.200.10");
+        expect(await digShort(port, VLAN, CONSOLE)).toBe("127.0.8.200");
       });
 
       const file = join(dir, "attachments.yaml");
       writeFileSync(file, readFileSync(file, "utf8").replaceAll("127.0.8.200", "127.0.8.201"));
-      await until(async () => (await dig(port, VLAN, CONSOLE)) === "127.0.8.201", "the edit in serve's answers");
+      await until(async () => (await digShort(port, VLAN, CONSOLE)) === "127.0.8.201", "the edit in serve's answers");
       // The edit reached the helper too: asked many times, no stale answer from either process.
       await withServeStopped(pid, async () => {
-        expect(await dig(port, VLAN, CONSOLE)).toBe("127.0.8.201");
+        expect(await digShort(port, VLAN, CONSOLE)).toBe("127.0.8.201");
       });
-      const answers = await Promise.all(Array.from({ length: 20 }, () => dig(port, VLAN, CONSOLE)));
+      const answers = await Promise.all(Array.from({ length: 20 }, () => digShort(port, VLAN, CONSOLE)));
       expect(new Set(answers)).toEqual(new Set(["127.0.8.201"]));
 
       process.kill(helper ?? 0, "SIGKILL");
@@ -106,7 +99,7 @@ describe.skipIf(digMissing)("oooi serve --dns-udp-processes", () => {
       await until(() => helpersOf(pid).length === 1 && !helpersOf(pid).includes(helper ?? 0), "a new helper", 10_000);
       // The new helper serves the latest records, not the example's.
       await until(async () => {
-        const answer = await withServeStopped(pid, () => dig(port, VLAN, CONSOLE).catch(() => ""));
+        const answer = await withServeStopped(pid, () => digShort(port, VLAN, CONSOLE));
         return answer === "127.0.8.201";
       }, "the new helper answering");
 

@@ -1,27 +1,21 @@
 // `npm start`'s promise, through the real CLI: `oooi serve` on examples/standalone answers the same
 // name differently to a VLAN source and a pod-network source (real dig), and follows edits live.
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 
+import { digShort } from "../dns/server/helpers.js";
 import { skipUnless, toolMissing } from "../support/peers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
-const exec = promisify(execFile);
 const digMissing = skipUnless(toolMissing("dig", "apt-get install bind9-dnsutils")) !== undefined;
 const dir = mkdtempSync(join(tmpdir(), "oooi-serve-dns-"));
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function dig(port: number, source: string, name: string): Promise<string> {
-  const r = await exec("dig", [`@127.0.0.1`, "-p", String(port), "-b", source, "+short", "+tries=3", "+time=2", name]);
-  return r.stdout.trim();
-}
 
 async function eventually(check: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -62,9 +56,9 @@ describe.skipIf(digMissing)("oooi serve answers split-horizon DNS", () => {
         return Promise.resolve(port > 0 && log.includes("rendered"));
       });
       const name = "api.alpha.clusters.example.com";
-      await eventually(async () => (await dig(port, "127.0.8.5", name)) === "127.0.8.4");
-      expect(await dig(port, "127.0.0.1", name)).toBe("172.30.200.10");
-      expect(await dig(port, "127.0.8.5", "console-openshift-console.apps.alpha.clusters.example.com")).toBe(
+      await eventually(async () => (await digShort(port, "127.0.8.5", name)) === "127.0.8.4");
+      expect(await digShort(port, "127.0.0.1", name)).toBe("172.30.200.10");
+      expect(await digShort(port, "127.0.8.5", "console-openshift-console.apps.alpha.clusters.example.com")).toBe(
         "127.0.8.200",
       );
 
@@ -72,7 +66,8 @@ describe.skipIf(digMissing)("oooi serve answers split-horizon DNS", () => {
       writeFileSync(file, readFileSync(file, "utf8").replaceAll("127.0.8.200", "127.0.8.201"));
       await eventually(
         async () =>
-          (await dig(port, "127.0.8.5", "console-openshift-console.apps.alpha.clusters.example.com")) === "127.0.8.201",
+          (await digShort(port, "127.0.8.5", "console-openshift-console.apps.alpha.clusters.example.com")) ===
+          "127.0.8.201",
       );
     } finally {
       child.kill("SIGTERM");

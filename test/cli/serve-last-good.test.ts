@@ -1,7 +1,7 @@
 // Issue 9 through the built CLI: `oooi serve` on examples/standalone; an invalid Infra field and a
 // newcomer claiming a working cluster's domain change none of the written outputs (Envoy
 // listeners, Kea config, Corefile and zones) nor the DNS answers; status says what is served.
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -15,14 +15,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 
+import { digShort } from "../dns/server/helpers.js";
 import { skipUnless, toolMissing } from "../support/peers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
-const exec = promisify(execFile);
 const digMissing = skipUnless(toolMissing("dig", "apt-get install bind9-dnsutils")) !== undefined;
 const dir = mkdtempSync(join(tmpdir(), "oooi-serve-last-good-"));
 const manifests = join(dir, "manifests");
@@ -30,11 +29,6 @@ const out = join(dir, "out");
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function dig(port: number, source: string, name: string): Promise<string> {
-  const r = await exec("dig", [`@127.0.0.1`, "-p", String(port), "-b", source, "+short", "+tries=1", "+time=2", name]);
-  return r.stdout.trim();
-}
 
 async function eventually(check: () => boolean | Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 15_000;
@@ -101,9 +95,9 @@ describe.skipIf(digMissing)("oooi serve keeps the last good configuration per ob
         port = Number(/DNS responder listening on 127\.0\.0\.1:(\d+)/.exec(log)?.[1] ?? 0);
         return port > 0 && status() !== "";
       });
-      await eventually(async () => (await dig(port, "127.0.8.5", NAMES[0] ?? "")) === "127.0.8.4");
+      await eventually(async () => (await digShort(port, "127.0.8.5", NAMES[0] ?? "", 1)) === "127.0.8.4");
       const answers = async () =>
-        Promise.all(NAMES.flatMap((n) => [dig(port, "127.0.8.5", n), dig(port, "127.0.0.1", n)]));
+        Promise.all(NAMES.flatMap((n) => [digShort(port, "127.0.8.5", n, 1), digShort(port, "127.0.0.1", n, 1)]));
       const goodAnswers = await answers();
       const goodFiles = outputs();
       expect([...goodFiles.keys()].some((k) => k.endsWith("envoy.json"))).toBe(true);

@@ -104,6 +104,15 @@ export async function dig(server: { host: string; port: number }, args: readonly
   };
 }
 
+/**
+ * `dig +short` for `name` at 127.0.0.1:`port`, sent from loopback address `source` (which picks the
+ * view): the answer lines, or dig's complaint when no answer came.
+ */
+export async function digShort(port: number, source: string, name: string, tries = 3): Promise<string> {
+  const args = ["@127.0.0.1", "-p", String(port), "-b", source, "+short", `+tries=${String(tries)}`, "+time=2", name];
+  return (await run("dig", args)).trim();
+}
+
 /** Addresses of the A records in an answer section. */
 export function addresses(r: DigResult): string[] {
   return r.answer
