@@ -162,7 +162,7 @@ export async function startDnsResponder(model: DnsModel | undefined, opts: DnsRe
     log,
   });
   responder.update(model);
-  const processes = helpers === undefined ? "" : `, UDP in ${String(helpers.pids.length + 1)} processes`;
+  const processes = helpers === undefined ? "" : `, UDP in ${String(helpers.running + 1)} processes`;
   log(`dns: listening on ${opts.host} port ${port} (udp+tcp${processes})`);
   return responder;
 }

@@ -57,9 +57,9 @@ export class UdpHelpers {
     return helpers;
   }
 
-  /** Processes running now (for tests and the log). */
-  get pids(): number[] {
-    return [...this.children].flatMap((c) => (c.pid === undefined ? [] : [c.pid]));
+  /** Helper processes running now. */
+  get running(): number {
+    return this.children.size;
   }
 
   /** Serves these rendered files (undefined: refuse everything) in every helper, now and after a restart. */

@@ -1,8 +1,9 @@
 // A helper process answering UDP on the responder's own socket (./udp-helpers.ts). Node's dgram
 // (20) has no SO_REUSEPORT, and a thread cannot share a socket, but a child process can receive
 // the bound socket itself: both processes then read the one socket, and the kernel hands each
-// datagram to whichever reads first. Most of a UDP answer's cost is the send system call, so a
-// second process is what lets the responder use a second core. It answers from the responder's
+// datagram to whichever reads first. Nearly all of a UDP answer's cost is in Node's dgram and the
+// kernel, not in our code (docs/reference.md#dns-embedded), so only another process puts another
+// core to it. It answers from the responder's
 // rendered files (the same SOA serials), forwards with its own upstream sockets, and exits when
 // its parent goes away.
 import type { Socket as UdpSocket } from "node:dgram";
