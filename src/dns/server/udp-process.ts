@@ -3,9 +3,8 @@
 // the bound socket itself: both processes then read the one socket, and the kernel hands each
 // datagram to whichever reads first. Nearly all of a UDP answer's cost is in Node's dgram and the
 // kernel, not in our code (docs/reference.md#dns-embedded), so only another process puts another
-// core to it. It answers from the responder's
-// rendered files (the same SOA serials), forwards with its own upstream sockets, and exits when
-// its parent goes away.
+// core to it. It answers from the responder's rendered files (the same SOA serials), forwards
+// with its own upstream sockets, and exits when its parent goes away.
 import type { Socket as UdpSocket } from "node:dgram";
 import { Forwarder } from "./forward.js";
 import { QueryHandler } from "./handler.js";
