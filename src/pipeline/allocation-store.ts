@@ -5,7 +5,8 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import type { DHCPAllocation } from "../api/schema.js";
 import { sameAllocationTable } from "../model/allocations.js";
-import { allocationTables, type Outputs } from "./outputs.js";
+import type { Outputs, RenderedInfra } from "./outputs.js";
+import { patchMap } from "../util/overlay-map.js";
 
 /** File name, relative to --out. */
 export const ALLOCATIONS_FILE = "dhcp-allocations.json";
@@ -79,7 +80,9 @@ export function encodeAllocationFile(tables: AllocationTables): string {
 
 /** The tables kept across renderings: a DHCPServer missing from one rendering (its Infra briefly invalid) keeps its table. */
 export class AllocationStore {
-  #tables: Map<string, readonly DHCPAllocation[]>;
+  #tables: AllocationTables;
+  /** The renderings of the outputs last taken: the next outputs' delta says what differs from them. */
+  #seen: ReadonlyMap<string, RenderedInfra> | undefined;
 
   constructor(initial: AllocationTables = new Map()) {
     this.#tables = new Map(initial);
@@ -91,16 +94,21 @@ export class AllocationStore {
 
   /**
    * Takes each DHCPServer's new table. The same map while every table says what it said (a change
-   * elsewhere): the next build then sees the tables unchanged without comparing them.
+   * elsewhere): the next build then sees the tables unchanged without comparing them. Outputs that
+   * continue from those taken last are read by their delta: only the Infras rendered again.
    */
   update(outputs: Outputs): void {
-    let next: Map<string, readonly DHCPAllocation[]> | undefined;
-    for (const [name, table] of allocationTables(outputs)) {
-      if (sameAllocationTable(this.#tables.get(name), table) && this.#tables.has(name)) continue;
-      next ??= new Map(this.#tables);
-      next.set(name, table);
+    const delta = this.#seen !== undefined && outputs.delta?.from === this.#seen ? outputs.delta : undefined;
+    const topologies = delta === undefined ? outputs.model.topologies : delta.rendered.map((r) => r.topology);
+    this.#seen = outputs.byInfra;
+    const changed = new Map<string, readonly DHCPAllocation[]>();
+    for (const t of topologies) {
+      if (t.dhcp === undefined) continue;
+      const { name, allocations } = t.dhcp;
+      if (!this.#tables.has(name) || !sameAllocationTable(this.#tables.get(name), allocations))
+        changed.set(name, allocations);
     }
-    if (next !== undefined) this.#tables = next;
+    this.#tables = patchMap(this.#tables, changed);
   }
 
   encode(): string {

@@ -3,13 +3,12 @@
 // of those groups ACKed the new versions, or when the timeout passes with who did not. The change
 // feed of `oooi serve` and `oooi operator`; it only listens to the xDS status.
 import type { ObjectChange } from "../model/incremental/infras-read.js";
-import type { SnapshotCache } from "../xds/cache/index.js";
+import type { Snapshot, SnapshotCache } from "../xds/cache/index.js";
 import { isProbe, type PushRecord, type StreamStatus, type XdsStatusView } from "../xds/client-status.js";
 import type { Clock, TimerHandle } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import { changeLine, type ChangeLineInput, type GroupSnapshots, type GroupVersionChange } from "./change-line.js";
-import type { Outputs } from "./outputs.js";
-import { publishSnapshots } from "./snapshots.js";
+import { changeLine, type ChangeLineInput, type GroupVersionChange } from "./change-line.js";
+import { publishSnapshots, type Publishable } from "./snapshots.js";
 
 /** What a batch brings besides its outputs. */
 export interface FeedBatch {
@@ -47,7 +46,7 @@ interface PendingChange {
 export class ChangeFeed {
   readonly #opts: ChangeFeedOptions;
   #seq = 0;
-  #published: Pick<Outputs, "infras"> | undefined;
+  #published: Publishable | undefined;
   readonly #pending = new Set<PendingChange>();
   /** The ADS server's status, once attached (before: no client is counted, no ACK line). */
   #status: XdsStatusView | undefined;
@@ -59,12 +58,18 @@ export class ChangeFeed {
   }
 
   /** Publishes `out` (only the groups it changed) and logs the change when some group's versions moved. */
-  publish(out: Pick<Outputs, "infras">, batch: FeedBatch): void {
+  publish(out: Publishable, batch: FeedBatch): void {
     const { cache, log } = this.#opts;
-    const before = snapshotsOf(cache);
-    publishSnapshots(cache, out, log, this.#published);
+    // Only the groups the publish set or deleted can have moved: the line compares those alone.
+    const touched = publishSnapshots(cache, out, log, this.#published);
     this.#published = out;
-    const line = changeLine({ seq: this.#seq + 1, ...batch, before, after: snapshotsOf(cache) });
+    const [before, after] = [new Map<string, Snapshot>(), new Map<string, Snapshot>()];
+    for (const [group, was] of touched) {
+      const now = cache.getSnapshot(group);
+      if (was !== undefined) before.set(group, was);
+      if (now !== undefined) after.set(group, now);
+    }
+    const line = changeLine({ seq: this.#seq + 1, ...batch, before, after });
     if (line === undefined) return;
     this.#seq += 1;
     const clients = this.#track(line.fields.change, line.groups);
@@ -187,16 +192,6 @@ export class ChangeFeed {
       `change ${String(p.seq)}: ACKed by ${of} within ${String(ms)} ms; ${behind.join(", ")} — \`oooi debug nodes\` shows why`,
     );
   }
-}
-
-/** The cache's current snapshot of every group (snapshots are immutable: kept by reference). */
-function snapshotsOf(cache: SnapshotCache): GroupSnapshots {
-  const out = new Map<string, NonNullable<ReturnType<SnapshotCache["getSnapshot"]>>>();
-  for (const group of cache.groups()) {
-    const s = cache.getSnapshot(group);
-    if (s !== undefined) out.set(group, s);
-  }
-  return out;
 }
 
 /**

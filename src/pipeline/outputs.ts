@@ -9,6 +9,8 @@ import type { ObjectChange } from "../model/incremental/infras-read.js";
 import { objectStatuses, type ReadyCondition } from "../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../model/types.js";
 import { refKey } from "../model/problems.js";
+import { topologyKey } from "../model/topology-key.js";
+import { patchMap, REMOVED, type Removed } from "../util/overlay-map.js";
 import { renderEnvoy, type EnvoyRender, type EnvoyRenderOptions } from "../envoy/render/index.js";
 import type { EnvoyResources } from "../envoy/resources.js";
 import { prettyJson } from "../envoy/render/json-text.js";
@@ -63,10 +65,26 @@ export interface Outputs {
   /** RenderOptions.envoy as JSON: a proxy keeps its Envoy resources only under the same options. */
   readonly envoyKey: string;
   readonly infras: readonly RenderedInfra[];
+  /** `infras` by Infra "<namespace>/<name>". */
+  readonly byInfra: ReadonlyMap<string, RenderedInfra>;
+  /** How `infras` differ from those of the rendering this one continued from (RenderOptions.reuse). */
+  readonly delta: RenderingDelta | undefined;
   /** Relative path ("<namespace>/<child>/<file>") → content. */
   readonly files: ReadonlyMap<string, string>;
   readonly status: readonly StatusEntry[];
 }
+
+/** The renderings one rendering made anew, and those of the rendering it continued from that it no longer holds. */
+export interface RenderingDelta {
+  /** The `byInfra` of the rendering continued from (not that Outputs, which would keep every earlier one alive). */
+  readonly from: ReadonlyMap<string, RenderedInfra>;
+  /** In `infras`, not in the renderings of `from` (by identity). */
+  readonly rendered: readonly RenderedInfra[];
+  /** In `from`, not in `infras`: replaced by a rendering in `rendered`, or of an Infra gone. */
+  readonly dropped: readonly RenderedInfra[];
+}
+
+const NO_RENDERINGS: ReadonlyMap<string, RenderedInfra> = new Map();
 
 export interface RenderOptions {
   readonly kea?: KeaRenderOptions;
@@ -100,13 +118,6 @@ export interface RenderOptions {
   readonly envoy?: EnvoyRenderOptions;
 }
 
-/** Each DHCPServer's new allocation table, to persist ("<namespace>/<name>" → table). */
-export function allocationTables(outputs: Outputs): Map<string, readonly DHCPAllocation[]> {
-  const out = new Map<string, readonly DHCPAllocation[]>();
-  for (const t of outputs.model.topologies) if (t.dhcp !== undefined) out.set(t.dhcp.name, t.dhcp.allocations);
-  return out;
-}
-
 export function renderAll(state: ClusterState, options: RenderOptions = {}): Outputs {
   const input: ClusterState = {
     ...state,
@@ -123,9 +134,6 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
   );
   const model = built.result;
   const infras: RenderedInfra[] = [];
-
-  const reusable = new Map<string, RenderedInfra>();
-  for (const r of reuse?.infras ?? []) reusable.set(refKey(r.topology.infra), r);
   // Without `previous`, a rendering continues from the reused one's own files (serve): a kept
   // topology renders the same, and a rebuilt one's DNS serials continue from its reused files.
   // (Compared with the files the reused rendering built, if any: asking `reuse.files` would build them.)
@@ -144,13 +152,35 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     sameEnvoyOptions: reuse?.envoyKey === envoyKey,
   };
 
+  // The reused renderings by Infra, patched (not rebuilt) with this one's: a change walks the
+  // topologies once by identity and touches only the Infras it rendered again.
+  const before = reuse?.byInfra ?? NO_RENDERINGS;
+  const changed = new Map<string, RenderedInfra | Removed>();
+  const rendered: RenderedInfra[] = [];
+  const dropped: RenderedInfra[] = [];
+  let found = 0;
   for (const t of model.topologies) {
-    const same = reusable.get(refKey(t.infra));
-    const rendered =
+    const key = topologyKey(t);
+    const same = before.get(key);
+    if (same !== undefined) found += 1;
+    const r =
       same?.topology === t && reuse?.keaKey === keaKey && (continues || sameDnsFiles(same, previousByDir))
         ? same
         : renderInfra(t, same, context);
-    infras.push(rendered);
+    infras.push(r);
+    if (r === same) continue;
+    changed.set(key, r);
+    rendered.push(r);
+    if (same !== undefined) dropped.push(same);
+  }
+  // Some reused Infra has no topology now (rare: an Infra went): found by a walk of the reused ones.
+  if (found < before.size) {
+    const live = new Set(model.topologies.map(topologyKey));
+    for (const [key, r] of before)
+      if (!live.has(key)) {
+        changed.set(key, REMOVED);
+        dropped.push(r);
+      }
   }
 
   // status.json and the whole file map are built when asked for (serve without --out never does):
@@ -177,6 +207,8 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     built,
     keaKey,
     envoyKey,
+    byInfra: patchMap(before, changed),
+    delta: reuse === undefined ? undefined : { from: before, rendered, dropped },
   };
   return outputs;
 }

@@ -76,6 +76,8 @@ export class ManifestAssembly {
   readonly #holders = new Map<string, Holders>();
   /** Identities that cannot be assembled: a duplicate, a status twice, a status without its object. */
   readonly #bad = new Set<string>();
+  /** Files whose latest parse failed (a walk of 18,000 files per change finds the few otherwise). */
+  readonly #unreadable = new Set<string>();
   /** Files holding objects the model does not read (their list is rebuilt when one of them changes). */
   readonly #ignoring = new Set<string>();
   readonly #buckets = Object.fromEntries(BUCKETS.map((b) => [b, []])) as unknown as Record<Bucket, readonly Named[]>;
@@ -107,6 +109,8 @@ export class ManifestAssembly {
       if (old === undefined || file === undefined) pathsChanged = true;
       if (file === undefined) this.#files.delete(path);
       else this.#files.set(path, file);
+      if (file?.error === undefined) this.#unreadable.delete(path);
+      else this.#unreadable.add(path);
       // Unreadable now: its last good parse stays in the state.
       if (file?.error !== undefined) continue;
       const accepted = this.#accepted.get(path);
@@ -158,7 +162,10 @@ export class ManifestAssembly {
   /** The unreadable files' problems and the bad identities', by file and line. */
   #problems(): ManifestError[] {
     const out: ManifestError[] = [];
-    for (const file of this.#files.values()) if (file.error !== undefined) out.push(file.error);
+    for (const path of this.#unreadable) {
+      const error = this.#files.get(path)?.error;
+      if (error !== undefined) out.push(error);
+    }
     for (const id of this.#bad) {
       const h = this.#holders.get(id);
       const problem = h === undefined ? undefined : identityProblem(h.objects, h.statuses);
@@ -295,7 +302,7 @@ export function patchSorted<T>(
 ): T[] {
   if (removed.size + added.length > 32 + list.length / 16)
     return [...list.filter((x) => !removed.has(x)), ...added].sort(order);
-  const out = [...list];
+  const out = list.slice();
   for (const x of removed) {
     for (let i = lowerBound(out, x, order); i < out.length && order(out[i] as T, x) === 0; i++) {
       if (out[i] === x) {

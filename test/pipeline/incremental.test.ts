@@ -6,7 +6,7 @@ import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
 import type { ClusterState } from "../../src/model/types.js";
 import { AllocationStore } from "../../src/pipeline/allocation-store.js";
 import { renderAll, type Outputs, type RenderOptions } from "../../src/pipeline/outputs.js";
-import { attachment, combine, hostedCluster, infra, machine, NS, VLAN200 } from "../support/fixtures.js";
+import { attachment, combine, hostedCluster, infra, machine, NS, VLAN200, vmi } from "../support/fixtures.js";
 
 const C_NET = {
   networkConfig: { cidr: "203.0.113.0/24", gateway: "203.0.113.1", networkAttachmentDefinition: "vlan300" },
@@ -356,5 +356,84 @@ describe("renderAll after a previous rendering", () => {
     expect(next.files).toBe(next.files);
     expect(next.files.get("status.json")).toBe(full.files.get("status.json"));
     expect(JSON.parse(next.files.get("status.json") ?? "{}")).toEqual({ objects: next.status });
+  });
+});
+
+/** What a delta says, by Infra name, checked against the renderings themselves. */
+function checkDelta(out: Outputs, from: Outputs): { rendered: string[]; dropped: string[] } {
+  // byInfra holds exactly the renderings of `infras`.
+  expect(new Map(out.byInfra)).toEqual(new Map(out.infras.map((r) => [`${NS}/${r.topology.infra.name}`, r])));
+  expect(out.delta?.from).toBe(from.byInfra);
+  const [now, was] = [new Set(out.infras), new Set(from.infras)];
+  const names = (list: readonly Outputs["infras"][number][]) => list.map((r) => r.topology.infra.name).sort();
+  expect(names(out.delta?.rendered ?? [])).toEqual(names(out.infras.filter((r) => !was.has(r))));
+  expect(names(out.delta?.dropped ?? [])).toEqual(names(from.infras.filter((r) => !now.has(r))));
+  return { rendered: names(out.delta?.rendered ?? []), dropped: names(out.delta?.dropped ?? []) };
+}
+
+describe("renderAll's renderings by Infra and its delta", () => {
+  it("name the Infras rendered again and those whose rendering went, step by step", () => {
+    const first = renderAll(base, { now: T0 });
+    expect(first.delta).toBeUndefined();
+    expect([...first.byInfra.keys()].sort()).toEqual([`${NS}/a`, `${NS}/b`, `${NS}/c`]);
+
+    const [moved, change] = moveWorker(base, "198.51.100.11");
+    const second = step(first, moved, T1, [change]);
+    expect(checkDelta(second, first)).toEqual({ rendered: ["b"], dropped: ["b"] });
+
+    const noB = { ...moved, infras: moved.infras.filter((i) => i.metadata.name !== "b") };
+    const third = step(second, noB, T1, [{ kind: "Infra", before: moved.infras[1], after: undefined }]);
+    expect(checkDelta(third, second)).toEqual({ rendered: [], dropped: ["b"] });
+    expect(third.byInfra.has(`${NS}/b`)).toBe(false);
+
+    const fourth = step(third, moved, T1, [{ kind: "Infra", before: undefined, after: moved.infras[1] }]);
+    expect(checkDelta(fourth, third)).toEqual({ rendered: ["b"], dropped: [] });
+
+    const quiet = step(fourth, moved, T1, []);
+    expect(checkDelta(quiet, fourth)).toEqual({ rendered: [], dropped: [] });
+    expect(quiet.byInfra).toBe(fourth.byInfra);
+
+    // Other Kea options: every Infra is rendered again.
+    const options = renderAll(moved, { now: T1, reuse: quiet, lastGood: quiet.lastGood, kea: { socketDir: "/x" } });
+    expect(checkDelta(options, quiet)).toEqual({ rendered: ["a", "b", "c"], dropped: ["a", "b", "c"] });
+  });
+
+  it("the allocation store reads a delta only when it continues from the outputs it took last", () => {
+    // Two stores: one takes every rendering, the other skips the second. Each must end with the
+    // tables of the last rendering: the one that skipped cannot read that rendering's delta.
+    const [every, skipping] = [new AllocationStore(), new AllocationStore()];
+    const onA = vmi(NS, "wa", "02:00:00:00:00:01");
+    const onB = vmi(NS, "wb", "02:00:00:00:00:02", undefined, { nad: `${NS}/vlan200` });
+    const onA2 = vmi(NS, "wa2", "02:00:00:00:00:03");
+    const onA3 = vmi(NS, "wa3", "02:00:00:00:00:04");
+    const s0 = { ...base, vmis: [onA] };
+    const first = renderAll(s0, { now: T0, dhcpAllocations: every.tables });
+    every.update(first);
+    skipping.update(first);
+    // Each step as serve makes it: the store's tables in, the store updated after.
+    let last = first;
+    const next = (vmis: ReturnType<typeof vmi>[], added: ReturnType<typeof vmi>): Outputs => {
+      last = renderAll(
+        { ...s0, vmis },
+        {
+          now: T0,
+          dhcpAllocations: every.tables,
+          reuse: last,
+          lastGood: last.lastGood,
+          changes: [{ kind: "VirtualMachineInstance", before: undefined, after: added }],
+        },
+      );
+      every.update(last);
+      return last;
+    };
+    next([onA, onB], onB);
+    // b's new table fed back rebuilds b once more; from then on a change on a renders a alone.
+    const third = next([onA, onB, onA2], onA2);
+    const fourth = next([onA, onB, onA2, onA3], onA3);
+    expect(checkDelta(fourth, third).rendered).toEqual(["a"]);
+    skipping.update(fourth);
+    const sizes = (st: AllocationStore) => [...st.tables].map(([k, t]) => `${k} ${String(t.length)}`).sort();
+    expect(sizes(every)).toEqual([`${NS}/a-dhcp 3`, `${NS}/b-dhcp 1`, `${NS}/c-dhcp 0`]);
+    expect(sizes(skipping)).toEqual(sizes(every));
   });
 });

@@ -5,6 +5,7 @@
 // (LayeredClaims), kept while the attachment's address list is the same array: a change to one
 // hosted cluster formats and sets its own 100 worker claims, not the VLAN's 50,000.
 import { formatIPv4List } from "../ipv4.js";
+import { changedKeys } from "../../util/overlay-map.js";
 
 /**
  * Claim keys; src/pipeline/last-good.ts remembers who held each one (ClusterState.incumbents).
@@ -170,7 +171,7 @@ export function changedClaims(a: ReadonlyMap<string, string>, b: ReadonlyMap<str
   };
   if (a instanceof ClaimsView && b instanceof ClaimsView) {
     const none = new Map<string, string>();
-    for (const infra of new Set([...a.byInfra.keys(), ...b.byInfra.keys()])) {
+    for (const infra of changedKeys(a.byInfra, b.byInfra)) {
       const [x, y] = [a.byInfra.get(infra) ?? none, b.byInfra.get(infra) ?? none];
       if (x === y) continue;
       if (x instanceof LayeredClaims && y instanceof LayeredClaims) diffLayered(x, y, out);

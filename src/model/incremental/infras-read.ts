@@ -26,6 +26,7 @@ import type {
 import { controlPlaneNamespaceOf, domainOf, hostedClusterOf } from "../attachments.js";
 import { parseIPv4 } from "../ipv4.js";
 import type { ClusterState } from "../types.js";
+import { patchMap, REMOVED } from "../../util/overlay-map.js";
 
 export interface ObservedKinds {
   Infra: Infra;
@@ -152,67 +153,25 @@ function namespaceOf(kind: ObservedKind, o: Meta): string {
   return kind === "Namespace" ? o.metadata.name : o.metadata.namespace;
 }
 
-/** A group an Overlay's own entries remove from its base. */
-const GONE = Symbol("gone");
-
 /**
- * A map read through a base it shares and its own entries over it: a change to one group of
- * 1,500 (the Machines of one control-plane namespace) copies the few groups changed since the base
- * was last flattened, not the 1,500. Flattened into a plain Map once its own entries are many.
+ * Copy-on-write over one batch: each touched group is copied once, and the outer map is patched
+ * (util/overlay-map.ts), so a change to one group of 1,500 (the Machines of one control-plane
+ * namespace) does not copy the other 1,499.
  */
-class Overlay<V> implements ReadonlyMap<string, V> {
-  constructor(
-    readonly base: ReadonlyMap<string, V>,
-    readonly own: ReadonlyMap<string, V | typeof GONE>,
-    readonly size: number,
-  ) {}
-
-  get(key: string): V | undefined {
-    const v = this.own.get(key);
-    return v === GONE ? undefined : (v ?? this.base.get(key));
-  }
-
-  has(key: string): boolean {
-    return this.get(key) !== undefined;
-  }
-
-  *entries(): MapIterator<[string, V]> {
-    for (const [k, v] of this.base) if (!this.own.has(k)) yield [k, v];
-    for (const [k, v] of this.own) if (v !== GONE) yield [k, v];
-  }
-
-  *keys(): MapIterator<string> {
-    for (const [k] of this.entries()) yield k;
-  }
-
-  *values(): MapIterator<V> {
-    for (const [, v] of this.entries()) yield v;
-  }
-
-  [Symbol.iterator](): MapIterator<[string, V]> {
-    return this.entries();
-  }
-
-  forEach(fn: (value: V, key: string, map: ReadonlyMap<string, V>) => void): void {
-    for (const [k, v] of this.entries()) fn(v, k, this);
-  }
-}
-
-/** Copy-on-write over one batch: each touched group is copied once, the outer map is an Overlay. */
 class Draft<T> {
-  /** Touched groups: their copies, or GONE when emptied. */
-  readonly #changed = new Map<string, Map<string, T> | typeof GONE>();
+  /** Touched groups: their copies, or REMOVED when emptied. */
+  readonly #changed = new Map<string, Map<string, T> | typeof REMOVED>();
   constructor(readonly base: Multi<T>) {}
 
   #current(group: string): ReadonlyMap<string, T> | undefined {
     const changed = this.#changed.get(group);
-    return changed === GONE ? undefined : (changed ?? this.base.get(group));
+    return changed === REMOVED ? undefined : (changed ?? this.base.get(group));
   }
 
   #group(group: string): Map<string, T> {
     const changed = this.#changed.get(group);
-    if (changed !== undefined && changed !== GONE) return changed;
-    const copy = new Map(changed === GONE ? [] : (this.base.get(group) ?? []));
+    if (changed !== undefined && changed !== REMOVED) return changed;
+    const copy = new Map(changed === REMOVED ? [] : (this.base.get(group) ?? []));
     this.#changed.set(group, copy);
     return copy;
   }
@@ -225,30 +184,11 @@ class Draft<T> {
     if (this.#current(group)?.has(id) !== true) return;
     const g = this.#group(group);
     g.delete(id);
-    if (g.size === 0) this.#changed.set(group, GONE);
+    if (g.size === 0) this.#changed.set(group, REMOVED);
   }
 
   done(): Multi<T> {
-    if (this.#changed.size === 0) return this.base;
-    const [under, own] =
-      this.base instanceof Overlay
-        ? [
-            this.base.base as Multi<T>,
-            new Map(this.base.own as ReadonlyMap<string, ReadonlyMap<string, T> | typeof GONE>),
-          ]
-        : [this.base, new Map<string, ReadonlyMap<string, T> | typeof GONE>()];
-    let size = this.base.size;
-    for (const [group, g] of this.#changed) {
-      size += (g === GONE ? 0 : 1) - (this.base.has(group) ? 1 : 0);
-      if (g !== GONE) own.set(group, g);
-      else if (under.has(group)) own.set(group, GONE);
-      else own.delete(group);
-    }
-    // Few own entries: reads stay one lookup more; many (against the base's size): a plain map again.
-    if (own.size <= 16 + under.size / 16) return new Overlay(under, own, size);
-    const flat = new Map<string, ReadonlyMap<string, T>>();
-    for (const [k, v] of new Overlay(under, own, size)) flat.set(k, v);
-    return flat;
+    return patchMap<string, ReadonlyMap<string, T>>(this.base, this.#changed);
   }
 }
 

@@ -30,6 +30,8 @@ import {
   type ObservedKind,
 } from "./infras-read.js";
 import { cmp, compareProblems, Problems } from "../problems.js";
+import { changedKeys, patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
+import { topologyKey } from "../topology-key.js";
 import {
   EMPTY_STATE,
   type BuildResult,
@@ -108,15 +110,16 @@ export function buildIncremental(
 
   const gathered = patchGathered(prev.gathered, affected, changes, inputs) ?? gather(index, affected, inputs);
   const sub = build(gathered.state);
-  const parts = new Map(prev.parts);
+  const partChanges = new Map<string, InfraPart | Removed>();
   const dropped = new Set<Problem>();
   for (const key of affected) {
     const old = prev.parts.get(key);
     for (const p of old?.problems ?? []) dropped.add(p);
-    parts.delete(key);
+    partChanges.set(key, REMOVED);
   }
   const fresh = partsOf(sub, index, affected, inputs);
-  for (const [key, part] of fresh) parts.set(key, part);
+  for (const [key, part] of fresh) partChanges.set(key, part);
+  const parts = patchMap(prev.parts, partChanges);
 
   const schemaChanged = previous === undefined || prev.inputs.invalid !== inputs.invalid;
   const schemaProblems =
@@ -176,7 +179,7 @@ function affectedInfras(
   if (prev.inputs.dhcpAllocations !== inputs.dhcpAllocations) {
     const none = new Map<string, readonly DHCPAllocation[]>();
     const [a, b] = [prev.inputs.dhcpAllocations ?? none, inputs.dhcpAllocations ?? none];
-    for (const k of new Set([...a.keys(), ...b.keys()]))
+    for (const k of changedKeys(a, b))
       if (!sameAllocationTable(a.get(k), b.get(k)) && k.endsWith(DHCP_SUFFIX)) out.add(k.slice(0, -DHCP_SUFFIX.length));
   }
   for (const k of movedIncumbents(prev, inputs)) addAll(claimOwners(k, prev.index, index));
@@ -556,31 +559,20 @@ function claimsOf(
   fresh: ReadonlyMap<string, InfraPart>,
 ): ClaimsView {
   const before = prev.claims;
-  const byInfra = new Map(before.byInfra);
-  const owners = new Map(before.sharedOwners);
+  const infras = new Map<string, LayeredClaims | Removed>();
+  const owners = new Map<string, string | Removed>();
   // Shared claims are in the bases; the worker layers are shared as they are.
   for (const key of affected) {
-    for (const k of prev.parts.get(key)?.claims.base.keys() ?? []) if (owners.get(k) === key) owners.delete(k);
-    byInfra.delete(key);
+    for (const k of prev.parts.get(key)?.claims.base.keys() ?? [])
+      if (before.sharedOwners.get(k) === key) owners.set(k, REMOVED);
+    infras.set(key, REMOVED);
   }
   for (const [key, part] of fresh) {
     if (isEmpty(part.claims)) continue;
-    byInfra.set(key, part.claims);
+    infras.set(key, part.claims);
     for (const k of part.claims.base.keys()) if (isSharedClaim(k)) owners.set(k, key);
   }
-  return new ClaimsView(byInfra, owners);
-}
-
-/** "<namespace>/<name>" of a topology's Infra, made once per topology (they are immutable). */
-const topologyKeys = new WeakMap<Topology, string>();
-
-function topologyKey(t: Topology): string {
-  let key = topologyKeys.get(t);
-  if (key === undefined) {
-    key = `${t.infra.namespace}/${t.infra.name}`;
-    topologyKeys.set(t, key);
-  }
-  return key;
+  return new ClaimsView(patchMap(before.byInfra, infras), patchMap(before.sharedOwners, owners));
 }
 
 /** Puts `t` into `list` (sorted by topologyKey, no key twice) at its place. */
