@@ -12,6 +12,7 @@
 //   XDS_BENCH_SERVE_FIRST_RENDER_MS  scenario 4: how long serve's first rendering may take (default 30 min)
 //   XDS_BENCH_CPU_PROFILE=FILE  scenario 4: a CPU profile of the large run's changes (not its loading);
 //                          scenario 2: of the interleaved layout's change loop
+//   XDS_BENCH_FIRST_RENDER_PROFILE=FILE  scenario 4: a CPU profile of the large run's first rendering
 //   XDS_BENCH_CHANGES      scenario 2's changes in the interleaved layout (default 8)
 //   XDS_BENCH_BIG_CLUSTERS scenario 2's hosted clusters of 100 workers each (default 500: 50,000 workers;
 //                          at most 640, the /16 the model allows a VLAN; the blocks layout at most 500)
@@ -97,6 +98,7 @@ async function scenario(n: string): Promise<void> {
             changes: Number(process.env["XDS_BENCH_SERVE_CHANGES"] ?? "60"),
             gapMs: 300,
             cpuProfile: process.env["XDS_BENCH_CPU_PROFILE"],
+            firstRenderProfile: process.env["XDS_BENCH_FIRST_RENDER_PROFILE"],
             shapes: shapesOf(process.env["XDS_BENCH_SERVE_SHAPES"]),
             loadPerSecond: Number(process.env["XDS_BENCH_SERVE_LOAD"] ?? "0"),
           },

@@ -52,6 +52,8 @@ export interface ServePathOptions {
   readonly gapMs: number;
   /** Write a CPU profile of the changes (not the loading) of the large run to this file (.cpuprofile). */
   readonly cpuProfile?: string | undefined;
+  /** Write a CPU profile of the large run's first rendering (serve started → /readyz) to this file. */
+  readonly firstRenderProfile?: string | undefined;
 }
 
 const yamlDocs = (objects: readonly object[]): string => objects.map((o) => stringify(o)).join("---\n");
@@ -104,6 +106,7 @@ async function run(
   const port = await freePort();
   const httpPort = await freePort();
   const fleet = Fleet.start(2);
+  const firstProfiler = o.firstRenderProfile === undefined ? undefined : await startProfile();
   const served = serve(
     {
       manifests: dir,
@@ -127,6 +130,8 @@ async function run(
       "serve's first rendering",
     );
     const firstRenderMs = nowMs() - serving;
+    if (firstProfiler !== undefined && o.firstRenderProfile !== undefined)
+      await stopProfile(firstProfiler, o.firstRenderProfile);
     progress(
       `serve-path ${String(o.infras)}: ready (first rendering done) after ${String(Math.round(firstRenderMs))} ms`,
     );
@@ -282,7 +287,7 @@ function startLoad(dir: string, infras: readonly InfraShape[], perSecond: number
 
 /** Runs scenario 4 at `infras` and, as its baseline in the same run, at 1 Infra without load: one JSON line per shape. */
 export async function servePath(o: ServePathOptions): Promise<Record<string, unknown>[]> {
-  const single = await run({ ...o, infras: 1, loadPerSecond: 0, cpuProfile: undefined });
+  const single = await run({ ...o, infras: 1, loadPerSecond: 0, cpuProfile: undefined, firstRenderProfile: undefined });
   const large = await run(o);
   return [...large.byShape].map(([shape, latencies]) => {
     const one = summary(single.byShape.get(shape) ?? []);

@@ -303,6 +303,14 @@ export function patchSorted<T>(
   if (removed.size + added.length > 32 + list.length / 16)
     return [...list.filter((x) => !removed.has(x)), ...added].sort(order);
   const out = list.slice();
+  // An edit (the old and the new version of one object) takes the old one's place: no splice.
+  const pending: T[] = [];
+  for (const y of added) {
+    const i = lowerBound(out, y, order);
+    const x = out[i];
+    if (x !== undefined && order(x, y) === 0 && removed.has(x)) out[i] = y;
+    else pending.push(y);
+  }
   for (const x of removed) {
     for (let i = lowerBound(out, x, order); i < out.length && order(out[i] as T, x) === 0; i++) {
       if (out[i] === x) {
@@ -311,7 +319,7 @@ export function patchSorted<T>(
       }
     }
   }
-  for (const x of added) out.splice(lowerBound(out, x, order), 0, x);
+  for (const x of pending) out.splice(lowerBound(out, x, order), 0, x);
   return out;
 }
 

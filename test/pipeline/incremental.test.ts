@@ -394,7 +394,12 @@ describe("renderAll's renderings by Infra and its delta", () => {
     expect(quiet.byInfra).toBe(fourth.byInfra);
 
     // Other Kea options: every Infra is rendered again.
-    const options = renderAll(moved, { now: T1, reuse: quiet, lastGood: quiet.lastGood, kea: { socketDir: "/x" } });
+    const options = renderAll(moved, {
+      now: T1,
+      reuse: quiet,
+      lastGood: quiet.lastGood,
+      kea: { controlSocket: "/run/other.sock" },
+    });
     expect(checkDelta(options, quiet)).toEqual({ rendered: ["a", "b", "c"], dropped: ["a", "b", "c"] });
   });
 

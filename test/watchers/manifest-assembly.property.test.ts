@@ -171,4 +171,32 @@ describe("patchSorted", () => {
       { seed: 16 },
     );
   });
+
+  it("few edits of objects (new versions of some, some gone, some new): the same objects as sorting again", () => {
+    type Obj = { readonly key: number; readonly version: number };
+    const byKey = (a: Obj, b: Obj) => a.key - b.key;
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.nat(5000), { minLength: 0, maxLength: 400 }),
+        fc.array(fc.tuple(fc.nat(399), fc.constantFrom("edit", "remove")), { maxLength: 30 }),
+        fc.uniqueArray(fc.integer({ min: 5001, max: 6000 }), { maxLength: 6 }),
+        (keys, picks, fresh) => {
+          const list = keys.map((key) => ({ key, version: 0 })).sort(byKey);
+          const removed = new Set<Obj>();
+          const added: Obj[] = fresh.map((key) => ({ key, version: 0 }));
+          for (const [i, what] of picks) {
+            const x = list[i];
+            if (x === undefined || removed.has(x)) continue;
+            removed.add(x);
+            if (what === "edit") added.push({ key: x.key, version: 1 });
+          }
+          const expected = [...list.filter((x) => !removed.has(x)), ...added].sort(byKey);
+          const out = patchSorted(list, removed, added, byKey);
+          expect(out).toHaveLength(expected.length);
+          expect(out.every((x, i) => x === expected[i])).toBe(true);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });

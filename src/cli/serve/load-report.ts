@@ -1,7 +1,9 @@
 // serve's log of what it read and rendered (one branch of the render loop): each problem once,
 // when it appears and when it goes; an unreadable load, a watch that is down.
 import type { Logger } from "pino";
-import type { Outputs, RenderedInfra } from "../../pipeline/outputs.js";
+import type { Outputs, RenderedInfra, RenderingDelta, StatusEntry } from "../../pipeline/outputs.js";
+import { topologyKey } from "../../model/topology-key.js";
+import { patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
 import {
   formatManifestError,
   summarizeIgnored,
@@ -27,6 +29,10 @@ export class LoadReport {
   #watchDown = false;
   #notice: string | undefined;
   #infras: readonly RenderedInfra[] | undefined;
+  /** The renderings of the last rendering logged: the next one's delta says what differs from them. */
+  #seen: ReadonlyMap<string, RenderedInfra> | undefined;
+  /** Per Infra, its children with problems (a refused rendering), patched by each rendering's delta. */
+  #children: ReadonlyMap<string, readonly StatusEntry[]> = new Map();
 
   constructor(log: Logger, dir: string, root: string | undefined) {
     this.#log = log;
@@ -88,7 +94,11 @@ export class LoadReport {
     const notice = noInfraWarning(this.#dir, load);
     if (notice !== undefined && notice !== this.#notice) this.#log.warn(notice);
     this.#notice = notice;
-    const { added, resolved } = this.#problems.update(problemLines(problemEntries(out), load.sources, this.#root));
+    const delta = this.#seen !== undefined && out.delta?.from === this.#seen ? out.delta : undefined;
+    this.#children = childProblems(out, delta, this.#children);
+    this.#seen = out.byInfra;
+    const entries = problemEntries(out, this.#children);
+    const { added, resolved } = this.#problems.update(problemLines(entries, load.sources, this.#root));
     for (const p of added) {
       this.#log.warn(
         { object: p.object, field: p.field, reason: p.reason, severity: p.severity, ...p.position },
@@ -96,7 +106,11 @@ export class LoadReport {
       );
     }
     for (const text of resolved) this.#log.info(`resolved: ${text}`);
-    if (this.#infras === undefined || !sameItems(this.#infras, out.infras)) {
+    const same =
+      delta === undefined
+        ? this.#infras !== undefined && sameItems(this.#infras, out.infras)
+        : delta.rendered.length === 0 && delta.dropped.length === 0;
+    if (!same) {
       this.#log.info({ infras: out.infras.length, problems: out.model.problems.length }, "rendered");
     }
     this.#infras = out.infras;
@@ -105,14 +119,41 @@ export class LoadReport {
 
 /**
  * The objects with problems and their problems, as status entries hold them: the model's, and the
- * children's (a refused rendering). Read from the model and each Infra's rendering, not from
- * every object's status, so a change costs the problems, not the objects.
+ * children's (a refused rendering), in Infra order. Read from the model and the Infras' renderings,
+ * not from every object's status, so a change costs the problems, not the objects.
  */
-function problemEntries(out: Pick<Outputs, "model" | "infras">): ProblemEntry[] {
+function problemEntries(
+  out: Pick<Outputs, "model">,
+  children: ReadonlyMap<string, readonly StatusEntry[]>,
+): ProblemEntry[] {
   const entries: ProblemEntry[] = [];
   for (const p of out.model.problems) entries.push({ ...p.object, problems: [p] });
-  for (const r of out.infras) for (const c of r.childStatus) if (c.problems.length > 0) entries.push(c);
+  for (const [, list] of [...children].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) entries.push(...list);
   return entries;
+}
+
+/** Each Infra's children with problems: patched from the previous ones by a delta, else from every rendering. */
+function childProblems(
+  out: Pick<Outputs, "infras">,
+  delta: RenderingDelta | undefined,
+  previous: ReadonlyMap<string, readonly StatusEntry[]>,
+): ReadonlyMap<string, readonly StatusEntry[]> {
+  const withProblems = (r: RenderedInfra) => r.childStatus.filter((c) => c.problems.length > 0);
+  if (delta === undefined) {
+    const all = new Map<string, readonly StatusEntry[]>();
+    for (const r of out.infras) {
+      const list = withProblems(r);
+      if (list.length > 0) all.set(topologyKey(r.topology), list);
+    }
+    return all;
+  }
+  const changes = new Map<string, readonly StatusEntry[] | Removed>();
+  for (const r of delta.dropped) changes.set(topologyKey(r.topology), REMOVED);
+  for (const r of delta.rendered) {
+    const list = withProblems(r);
+    changes.set(topologyKey(r.topology), list.length > 0 ? list : REMOVED);
+  }
+  return patchMap(previous, changes);
 }
 
 /** Whether two renderings hold the same Infra renderings (a kept Infra keeps its object). */

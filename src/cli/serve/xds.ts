@@ -91,6 +91,8 @@ export function startServeXds(
       const batches$ = renderings$.pipe(
         map(({ input: { load }, outputs, rebuilt }) => ({
           infras: outputs.infras,
+          byInfra: outputs.byInfra,
+          delta: outputs.delta,
           batch: {
             changes: "changes" in load ? load.changes : undefined,
             rebuilt,

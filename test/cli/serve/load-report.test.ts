@@ -1,0 +1,110 @@
+// serve's log of a refused child rendering (a ProxyServer whose resources failed their check): said
+// once when it appears, once when it is resolved — by a rendering that no longer has it, or by its
+// Infra going — whether a rendering continues from the one logged before (read by its delta) or not.
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { LoadReport } from "../../../src/cli/serve/load-report.js";
+import type { Outputs, RenderedInfra, StatusEntry } from "../../../src/pipeline/outputs.js";
+import type { Topology } from "../../../src/model/types.js";
+import type { ManifestLoad } from "../../../src/watchers/manifests.js";
+import { ManifestSources } from "../../../src/watchers/manifest-sources.js";
+import { combine, infra, NS } from "../../support/fixtures.js";
+
+function logged(): { report: LoadReport; lines: { level: number; msg: string }[] } {
+  const lines: { level: number; msg: string }[] = [];
+  const log = pino(
+    { level: "debug" },
+    { write: (s: string) => lines.push(JSON.parse(s) as { level: number; msg: string }) },
+  );
+  return { report: new LoadReport(log, "/manifests", "/manifests"), lines };
+}
+
+const load: Extract<ManifestLoad, { ok: true }> = {
+  ok: true,
+  state: combine({ infras: [infra("a"), infra("b")] }),
+  files: ["infra.yaml"],
+  ignored: [],
+  sources: new ManifestSources(),
+  problems: [],
+};
+
+function rendering(name: string, refused: boolean): RenderedInfra {
+  const child: StatusEntry = {
+    apiVersion: "v1",
+    kind: "ProxyServer",
+    namespace: NS,
+    name: `${name}-proxy`,
+    status: { conditions: [] },
+    problems: refused
+      ? [{ field: "", reason: "InconsistentConfig", message: `${name}: listener refused`, severity: "error" }]
+      : [],
+  };
+  return {
+    topology: { infra: { namespace: NS, name } } as unknown as Topology,
+    envoy: undefined,
+    coreDns: undefined,
+    kea: undefined,
+    files: [],
+    childStatus: [child],
+  };
+}
+
+/** Outputs holding these renderings; with `from`, continued from it (the delta renderAll would give). */
+function outputs(infras: RenderedInfra[], from?: Outputs): Outputs {
+  const byInfra = new Map(infras.map((r) => [`${NS}/${r.topology.infra.name}`, r]));
+  const was = new Set(from?.infras);
+  const now = new Set(infras);
+  const delta =
+    from === undefined
+      ? undefined
+      : {
+          from: from.byInfra,
+          rendered: infras.filter((r) => !was.has(r)),
+          dropped: from.infras.filter((r) => !now.has(r)),
+        };
+  return { model: { problems: [], topologies: [] }, infras, byInfra, delta } as unknown as Outputs;
+}
+
+const said = (lines: { msg: string }[], text: string) =>
+  lines.filter((l) => l.msg.includes(text)).map((l) => l.msg.split(":")[0]);
+
+describe("LoadReport: a refused child rendering", () => {
+  it.each([
+    ["continued (read by delta)", true],
+    ["not continued (every rendering read)", false],
+  ])("is said once, and resolved once when re-rendered without it or when its Infra goes — %s", (_, continued) => {
+    const { report, lines } = logged();
+    const [a, b] = [rendering("a", true), rendering("b", false)];
+    const first = outputs([a, b]);
+    report.rendered(load, first);
+    const next = (infras: RenderedInfra[], last: Outputs) => outputs(infras, continued ? last : undefined);
+    const second = next([a, b], first);
+    report.rendered(load, second);
+    expect(lines.filter((l) => l.msg.includes("a: listener refused") && l.level === 40)).toHaveLength(1);
+
+    // b refused too; a re-rendered without its problem.
+    const [a2, b2] = [rendering("a", false), rendering("b", true)];
+    const third = next([a2, b2], second);
+    report.rendered(load, third);
+    expect(lines.filter((l) => l.msg.startsWith("resolved:") && l.msg.includes("a: listener refused"))).toHaveLength(1);
+    expect(lines.filter((l) => l.msg.includes("b: listener refused") && l.level === 40)).toHaveLength(1);
+
+    // b's Infra goes: its problem is resolved with it.
+    const fourth = next([a2], third);
+    report.rendered(load, fourth);
+    expect(lines.filter((l) => l.msg.startsWith("resolved:") && l.msg.includes("b: listener refused"))).toHaveLength(1);
+    expect(said(lines, "listener refused")).toHaveLength(4);
+  });
+
+  it("reads every rendering again when one it did not see came in between", () => {
+    const { report, lines } = logged();
+    const [a, b] = [rendering("a", true), rendering("b", false)];
+    const first = outputs([a, b]);
+    report.rendered(load, first);
+    const unseen = outputs([rendering("a", false), b], first);
+    const third = outputs([unseen.infras[0] as RenderedInfra, rendering("b", true)], unseen);
+    report.rendered(load, third);
+    expect(lines.filter((l) => l.msg.startsWith("resolved:") && l.msg.includes("a: listener refused"))).toHaveLength(1);
+    expect(lines.filter((l) => l.msg.includes("b: listener refused") && l.level === 40)).toHaveLength(1);
+  });
+});
