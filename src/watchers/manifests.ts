@@ -335,7 +335,10 @@ export interface ParsedObject {
   readonly file: string;
   readonly line: number;
   readonly column: number;
-  /** The object's YAML node and positions; from the parse worker (./manifest-parse-pool.ts) none, `fields` instead. */
+  /**
+   * Our kinds: the object's YAML node, for the positions of its fields; from the parse worker
+   * (./manifest-parse-pool.ts) none, `fields` instead. Other kinds: none.
+   */
   readonly node: YamlNode | undefined;
   readonly lines: LinePositions;
   /** Our kinds parsed in the parse worker: the positions of their fields. */
@@ -504,6 +507,7 @@ function shiftedLines(by: number): (lines: LinePositions) => LinePositions {
 }
 
 function parseObject(o: ReturnType<typeof normalize>): ParsedObject {
+  const ours = o.bucket === "infras" || o.bucket === "attachments";
   const base = {
     apiVersion: o.apiVersion,
     kind: o.kind,
@@ -514,10 +518,12 @@ function parseObject(o: ReturnType<typeof normalize>): ParsedObject {
     file: o.file,
     line: o.line,
     column: o.column,
-    node: o.node,
+    // Only our kinds' fields are ever located (ManifestSources): the syntax tree of every Machine
+    // kept would hold several times the objects' own size (3,000 Infras' folder: GBs).
+    node: ours ? o.node : undefined,
     lines: o.lines,
   };
-  if (o.bucket !== "infras" && o.bucket !== "attachments") return { ...base, value: o.obj, errors: [], unknown: [] };
+  if (!ours) return { ...base, value: o.obj, errors: [], unknown: [] };
   if (isStatusOnly(o.obj)) return { ...base, value: undefined, errors: [], unknown: [], raw: o.obj, statusOnly: true };
   return { ...base, ...decoded(o.obj, o.kind), raw: o.obj };
 }
