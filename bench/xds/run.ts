@@ -9,6 +9,7 @@
 //   XDS_BENCH_SERVE_SHAPES scenario 4's change shapes, comma-separated (default every one:
 //                          atomic,in-place,new-file,deleted-file)
 //   XDS_BENCH_SERVE_LOAD   scenario 4: in-place edits per second of other Infras' files meanwhile (default 0)
+//   XDS_BENCH_SERVE_DEBOUNCE  scenario 4: serve's --debounce in ms (default 100, serve's own default)
 //   XDS_BENCH_SERVE_FIRST_RENDER_MS  scenario 4: how long serve's first rendering may take (default 30 min)
 //   XDS_BENCH_CPU_PROFILE=FILE  scenario 4: a CPU profile of the large run's changes (not its loading);
 //                          scenario 2: of the interleaved layout's change loop
@@ -101,6 +102,7 @@ async function scenario(n: string): Promise<void> {
             firstRenderProfile: process.env["XDS_BENCH_FIRST_RENDER_PROFILE"],
             shapes: shapesOf(process.env["XDS_BENCH_SERVE_SHAPES"]),
             loadPerSecond: Number(process.env["XDS_BENCH_SERVE_LOAD"] ?? "0"),
+            debounceMs: Number(process.env["XDS_BENCH_SERVE_DEBOUNCE"] ?? "100"),
           },
     );
     for (const line of lines) emit(line);

@@ -52,6 +52,8 @@ export interface ServePathOptions {
   readonly gapMs: number;
   /** Write a CPU profile of the changes (not the loading) of the large run to this file (.cpuprofile). */
   readonly cpuProfile?: string | undefined;
+  /** serve's --debounce (its default: 100 ms). */
+  readonly debounceMs?: number | undefined;
   /** Write a CPU profile of the large run's first rendering (serve started → /readyz) to this file. */
   readonly firstRenderProfile?: string | undefined;
 }
@@ -90,7 +92,13 @@ async function freePort(): Promise<number> {
  */
 async function run(
   o: ServePathOptions,
-): Promise<{ byShape: Map<ChangeShape, number[]>; warmup: number[]; loadWrites: number; firstRenderMs: number }> {
+): Promise<{
+  byShape: Map<ChangeShape, number[]>;
+  warmup: number[];
+  loadWrites: number;
+  firstRenderMs: number;
+  heapMib: number;
+}> {
   const firstId = 0;
   const shapes: InfraShape[] = Array.from({ length: o.infras }, (_, i) => ({
     index: i,
@@ -110,7 +118,7 @@ async function run(
   const served = serve(
     {
       manifests: dir,
-      debounceMs: 100,
+      debounceMs: o.debounceMs ?? 100,
       xdsListen: `127.0.0.1:${String(port)}`,
       httpListen: { host: "127.0.0.1", port: httpPort },
       // One connection per stream, like separate Envoys: above the default cap at 3,000 Infras.
@@ -130,6 +138,9 @@ async function run(
       "serve's first rendering",
     );
     const firstRenderMs = nowMs() - serving;
+    // The live heap once loaded (serve runs in this process; --expose-gc from run.ts).
+    (globalThis as { gc?: () => void }).gc?.();
+    const heapMib = process.memoryUsage().heapUsed / 2 ** 20;
     if (firstProfiler !== undefined && o.firstRenderProfile !== undefined)
       await stopProfile(firstProfiler, o.firstRenderProfile);
     progress(
@@ -232,7 +243,7 @@ async function run(
     if (profiler !== undefined && o.cpuProfile !== undefined) await stopProfile(profiler, o.cpuProfile);
     const loadWrites = (await load?.stop()) ?? 0;
     load = undefined;
-    return { byShape, warmup: warmups, loadWrites, firstRenderMs };
+    return { byShape, warmup: warmups, loadWrites, firstRenderMs, heapMib };
   } finally {
     await load?.stop();
     await fleet.stop();
@@ -300,9 +311,11 @@ export async function servePath(o: ServePathOptions): Promise<Record<string, unk
       workers_per_cluster: o.workers,
       changes: latencies.length,
       load_writes_per_s: o.loadPerSecond ?? 0,
+      debounce_ms: o.debounceMs ?? 100,
       load_writes: large.loadWrites,
       first_render_ms: round(large.firstRenderMs),
       baseline_1_infra_first_render_ms: round(single.firstRenderMs),
+      heap_after_first_render_mib: round(large.heapMib),
       p50_ms: many.p50,
       p99_ms: many.p99,
       max_ms: many.max,
