@@ -90,9 +90,7 @@ async function freePort(): Promise<number> {
  * LDS at the client, and those of the uncounted first ones (the first after start is reported apart:
  * it used to rebuild every Infra, the first rendering's claims having had no incumbents).
  */
-async function run(
-  o: ServePathOptions,
-): Promise<{
+async function run(o: ServePathOptions): Promise<{
   byShape: Map<ChangeShape, number[]>;
   warmup: number[];
   loadWrites: number;
