@@ -14,6 +14,8 @@
 //   XDS_BENCH_CPU_PROFILE=FILE  scenario 4: a CPU profile of the large run's changes (not its loading);
 //                          scenario 2: of the interleaved layout's change loop
 //   XDS_BENCH_FIRST_RENDER_PROFILE=FILE  scenario 4: a CPU profile of the large run's first rendering
+//   XDS_BENCH_ALLOC_PROFILE=FILE  scenario 4: a sampling allocation profile of the large run's changes
+//                          (garbage included; `node dist-bench/bench/operator/alloc-summary.js FILE`)
 //   XDS_BENCH_CHANGES      scenario 2's changes in the interleaved layout (default 8)
 //   XDS_BENCH_BIG_CLUSTERS scenario 2's hosted clusters of 100 workers each (default 500: 50,000 workers;
 //                          at most 640, the /16 the model allows a VLAN; the blocks layout at most 500)
@@ -100,6 +102,7 @@ async function scenario(n: string): Promise<void> {
             gapMs: 300,
             cpuProfile: process.env["XDS_BENCH_CPU_PROFILE"],
             firstRenderProfile: process.env["XDS_BENCH_FIRST_RENDER_PROFILE"],
+            allocProfile: process.env["XDS_BENCH_ALLOC_PROFILE"],
             shapes: shapesOf(process.env["XDS_BENCH_SERVE_SHAPES"]),
             loadPerSecond: Number(process.env["XDS_BENCH_SERVE_LOAD"] ?? "0"),
             debounceMs: Number(process.env["XDS_BENCH_SERVE_DEBOUNCE"] ?? "100"),

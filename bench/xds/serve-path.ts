@@ -20,6 +20,7 @@ import type { ClusterState } from "../../src/model/types.js";
 import { machine, NS } from "../../test/support/fixtures.js";
 import { Fleet } from "./fleet.js";
 import { startProfile, stopProfile } from "./profile.js";
+import { sampleAllocations } from "../operator/gc.js";
 import { nowMs, TYPE_CODES, type StreamSpec } from "./protocol.js";
 import { clusterName, groupOf, infraState, spareAddress, workerAddress, workerName, type InfraShape } from "./state.js";
 import { progress, round, seeded, summary } from "./stats.js";
@@ -52,6 +53,8 @@ export interface ServePathOptions {
   readonly gapMs: number;
   /** Write a CPU profile of the changes (not the loading) of the large run to this file (.cpuprofile). */
   readonly cpuProfile?: string | undefined;
+  /** Write a sampling allocation profile of the changes of the large run to this file (.heapprofile). */
+  readonly allocProfile?: string | undefined;
   /** serve's --debounce (its default: 100 ms). */
   readonly debounceMs?: number | undefined;
   /** Write a CPU profile of the large run's first rendering (serve started → /readyz) to this file. */
@@ -171,6 +174,7 @@ async function run(o: ServePathOptions): Promise<{
     const warmups: number[] = [];
     const warmup = 3;
     let profiler: Session | undefined;
+    let allocations: { stop(): Promise<void> } | undefined;
     let k = 0;
     /** Extra files of the new-file shape, for the deleted-file shape to remove. */
     const extras: { i: number; file: string }[] = [];
@@ -209,6 +213,7 @@ async function run(o: ServePathOptions): Promise<{
       if (shape === "deleted-file") while (extras.length < o.changes + (k === 0 ? warmup : 0)) await addExtra();
       for (let n = 0; n < o.changes + (k === 0 ? warmup : 0); n += 1, k += 1) {
         if (k === warmup && o.cpuProfile !== undefined) profiler = await startProfile();
+        if (k === warmup && o.allocProfile !== undefined) allocations = await sampleAllocations(o.allocProfile);
         let ms: number;
         if (shape === "new-file") ms = await addExtra();
         else if (shape === "deleted-file") {
@@ -239,6 +244,7 @@ async function run(o: ServePathOptions): Promise<{
       }
     }
     if (profiler !== undefined && o.cpuProfile !== undefined) await stopProfile(profiler, o.cpuProfile);
+    await allocations?.stop();
     const loadWrites = (await load?.stop()) ?? 0;
     load = undefined;
     return { byShape, warmup: warmups, loadWrites, firstRenderMs, heapMib };
@@ -296,7 +302,14 @@ function startLoad(dir: string, infras: readonly InfraShape[], perSecond: number
 
 /** Runs scenario 4 at `infras` and, as its baseline in the same run, at 1 Infra without load: one JSON line per shape. */
 export async function servePath(o: ServePathOptions): Promise<Record<string, unknown>[]> {
-  const single = await run({ ...o, infras: 1, loadPerSecond: 0, cpuProfile: undefined, firstRenderProfile: undefined });
+  const single = await run({
+    ...o,
+    infras: 1,
+    loadPerSecond: 0,
+    cpuProfile: undefined,
+    firstRenderProfile: undefined,
+    allocProfile: undefined,
+  });
   const large = await run(o);
   return [...large.byShape].map(([shape, latencies]) => {
     const one = summary(single.byShape.get(shape) ?? []);
