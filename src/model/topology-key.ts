@@ -1,5 +1,5 @@
-// "<namespace>/<name>" of a topology's Infra: the key the incremental build, the renderings and the
-// xDS publish share. Made once per topology (topologies are immutable and kept while unchanged), so
+// "<namespace>/<name>" of a topology's Infra: the key the incremental build, the renderings and serve's
+// load report share. Made once per topology (topologies are immutable and kept while unchanged), so
 // a change does not build 3,000 strings again to find its one Infra.
 import type { Topology } from "./types.js";
 
