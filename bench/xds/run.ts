@@ -16,6 +16,8 @@
 //   XDS_BENCH_FIRST_RENDER_PROFILE=FILE  scenario 4: a CPU profile of the large run's first rendering
 //   XDS_BENCH_ALLOC_PROFILE=FILE  scenario 4: a sampling allocation profile of the large run's changes
 //                          (garbage included; `node dist-bench/bench/operator/alloc-summary.js FILE`)
+//   XDS_BENCH_SERVE_HEAP_SNAPSHOT=PREFIX  scenario 4: a heap snapshot after each run's first rendering,
+//                          PREFIX-1.heapsnapshot and PREFIX-<infras>.heapsnapshot (compare with heap-diff.js)
 //   XDS_BENCH_CHANGES      scenario 2's changes in the interleaved layout (default 8)
 //   XDS_BENCH_BIG_CLUSTERS scenario 2's hosted clusters of 100 workers each (default 500: 50,000 workers;
 //                          at most 640, the /16 the model allows a VLAN; the blocks layout at most 500)
@@ -103,6 +105,7 @@ async function scenario(n: string): Promise<void> {
             cpuProfile: process.env["XDS_BENCH_CPU_PROFILE"],
             firstRenderProfile: process.env["XDS_BENCH_FIRST_RENDER_PROFILE"],
             allocProfile: process.env["XDS_BENCH_ALLOC_PROFILE"],
+            heapSnapshot: process.env["XDS_BENCH_SERVE_HEAP_SNAPSHOT"],
             shapes: shapesOf(process.env["XDS_BENCH_SERVE_SHAPES"]),
             loadPerSecond: Number(process.env["XDS_BENCH_SERVE_LOAD"] ?? "0"),
             debounceMs: Number(process.env["XDS_BENCH_SERVE_DEBOUNCE"] ?? "100"),

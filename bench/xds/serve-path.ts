@@ -13,6 +13,7 @@ import type { Session } from "node:inspector/promises";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { writeHeapSnapshot } from "node:v8";
 import { pino } from "pino";
 import { stringify } from "yaml";
 import { serve } from "../../src/cli/serve.js";
@@ -55,6 +56,8 @@ export interface ServePathOptions {
   readonly cpuProfile?: string | undefined;
   /** Write a sampling allocation profile of the changes of the large run to this file (.heapprofile). */
   readonly allocProfile?: string | undefined;
+  /** Write a heap snapshot after each run's first rendering to `${heapSnapshot}-${infras}.heapsnapshot`. */
+  readonly heapSnapshot?: string | undefined;
   /** serve's --debounce (its default: 100 ms). */
   readonly debounceMs?: number | undefined;
   /** Write a CPU profile of the large run's first rendering (serve started → /readyz) to this file. */
@@ -142,6 +145,10 @@ async function run(o: ServePathOptions): Promise<{
     // The live heap once loaded (serve runs in this process; --expose-gc from run.ts).
     (globalThis as { gc?: () => void }).gc?.();
     const heapMib = process.memoryUsage().heapUsed / 2 ** 20;
+    if (o.heapSnapshot !== undefined) {
+      const file = writeHeapSnapshot(`${o.heapSnapshot}-${String(o.infras)}.heapsnapshot`);
+      progress(`serve-path ${String(o.infras)}: heap snapshot written to ${file}`);
+    }
     if (firstProfiler !== undefined && o.firstRenderProfile !== undefined)
       await stopProfile(firstProfiler, o.firstRenderProfile);
     progress(

@@ -99,7 +99,12 @@ export class ManifestReader {
 
   #serial<T>(run: () => Promise<T>): Promise<T> {
     const next = this.#queue.then(run);
-    this.#queue = next.catch(() => undefined);
+    // Settled to nothing, so the queue does not hold the last read (the first one's keyed changes
+    // name every object) until the next read.
+    this.#queue = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 

@@ -15,6 +15,7 @@ import {
   assembleManifests,
   documentParse,
   loadManifests,
+  NO_LINES,
   parseManifestFile,
   placedFile,
   plannedParse,
@@ -23,7 +24,6 @@ import {
   type ParsedFile,
   type ParsedObject,
 } from "./manifests.js";
-import type { LinePositions } from "./manifest-sources.js";
 import type { ParseReply, ParseRequest, WireObject } from "./manifest-parse-worker.js";
 
 const SCRIPT = new URL("./manifest-parse-worker.js", import.meta.url);
@@ -35,7 +35,6 @@ const CHUNK_BYTES = 256 * 1024;
 const RECYCLE_BYTES = 1024 * 1024;
 
 /** Objects from the worker have no YAML node: their positions are their `fields`. */
-const NO_LINES: LinePositions = { linePos: () => ({ line: 1, col: 1 }) };
 const unwired = (o: WireObject): ParsedObject => ({ ...o, node: undefined, lines: NO_LINES });
 
 type Unnumbered =
@@ -50,7 +49,11 @@ class ParseWorker {
   /** The worker's reply; requests run one after another. */
   ask(request: Unnumbered): Promise<ParseReply> {
     const next = this.#queue.then(() => this.#send(request));
-    this.#queue = next.catch(() => undefined);
+    // Settled to nothing: the queue must not hold the last reply's objects.
+    this.#queue = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 

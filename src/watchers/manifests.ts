@@ -489,7 +489,7 @@ function placed(parse: DocumentParse, line: number): readonly ParsedObject[] {
   const objects = parse.objects.map((o) => ({
     ...o,
     line: o.line + line,
-    lines: lines(o.lines),
+    lines: o.lines === NO_LINES ? NO_LINES : lines(o.lines),
     ...(o.fields === undefined ? {} : { fields: shiftedFields(o.fields, line) }),
   }));
   parse.placed = { line, objects };
@@ -506,6 +506,9 @@ function shiftedLines(by: number): (lines: LinePositions) => LinePositions {
   });
 }
 
+/** The positions of an object whose fields are never located: one for all, none kept per file. */
+export const NO_LINES: LinePositions = { linePos: () => ({ line: 1, col: 1 }) };
+
 function parseObject(o: ReturnType<typeof normalize>): ParsedObject {
   const ours = o.bucket === "infras" || o.bucket === "attachments";
   const base = {
@@ -518,10 +521,11 @@ function parseObject(o: ReturnType<typeof normalize>): ParsedObject {
     file: o.file,
     line: o.line,
     column: o.column,
-    // Only our kinds' fields are ever located (ManifestSources): the syntax tree of every Machine
-    // kept would hold several times the objects' own size (3,000 Infras' folder: GBs).
+    // Only our kinds' fields are ever located (ManifestSources): the syntax tree and the file's
+    // line table kept for every Machine would hold several times the objects' own size (3,000
+    // Infras' folder: GBs).
     node: ours ? o.node : undefined,
-    lines: o.lines,
+    lines: ours ? o.lines : NO_LINES,
   };
   if (!ours) return { ...base, value: o.obj, errors: [], unknown: [] };
   if (isStatusOnly(o.obj)) return { ...base, value: undefined, errors: [], unknown: [], raw: o.obj, statusOnly: true };
