@@ -17,6 +17,7 @@ import { statTreeOffThread } from "./manifest-scan.js";
 import { isManifestPath, listManifestTree, statKey } from "./manifest-tree.js";
 import { DEFAULT_MAX_MANIFEST_BYTES, readManifestText } from "./manifest-file-read.js";
 import { parseManifestFileOffThread } from "./manifest-parse-pool.js";
+import { SerialCalls } from "../util/serial-calls.js";
 
 /** One read of the folder. */
 export interface ManifestRead {
@@ -52,7 +53,7 @@ export class ManifestReader {
   #last: string | undefined;
   #readFailed = true;
   /** Reads run one at a time: each continues from the state the previous one left. */
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #reads = new SerialCalls();
 
   readonly #maxFileBytes: number;
 
@@ -63,7 +64,7 @@ export class ManifestReader {
 
   /** Lists the folder and parses the files whose stat and content changed since they were cached. */
   read(): Promise<ManifestRead> {
-    return this.#serial(() => this.#readAll());
+    return this.#reads.run(() => this.#readAll());
   }
 
   /**
@@ -72,7 +73,7 @@ export class ManifestReader {
    */
   readPaths(paths: Iterable<string>): Promise<ManifestRead> {
     const list = [...new Set(paths)];
-    return this.#serial(() => this.#readSome(list));
+    return this.#reads.run(() => this.#readSome(list));
   }
 
   /**
@@ -95,17 +96,6 @@ export class ManifestReader {
       if (key === undefined || this.#cache.get(path)?.stat !== key) paths.push(path);
     }
     return { full: false, paths };
-  }
-
-  #serial<T>(run: () => Promise<T>): Promise<T> {
-    const next = this.#queue.then(run);
-    // Settled to nothing, so the queue does not hold the last read (the first one's keyed changes
-    // name every object) until the next read.
-    this.#queue = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    return next;
   }
 
   async #readAll(): Promise<ManifestRead> {

@@ -25,6 +25,7 @@ import {
   type ParsedObject,
 } from "./manifests.js";
 import type { ParseReply, ParseRequest, WireObject } from "./manifest-parse-worker.js";
+import { SerialCalls } from "../util/serial-calls.js";
 
 const SCRIPT = new URL("./manifest-parse-worker.js", import.meta.url);
 /** Text parsed here rather than in the worker: below it the round trip costs more than the parse. */
@@ -44,17 +45,11 @@ type Pending = (reply: ParseReply | Error) => void;
 class ParseWorker {
   #worker: { readonly thread: Worker; readonly pending: Map<number, Pending> } | undefined;
   #next = 0;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #requests = new SerialCalls();
 
   /** The worker's reply; requests run one after another. */
   ask(request: Unnumbered): Promise<ParseReply> {
-    const next = this.#queue.then(() => this.#send(request));
-    // Settled to nothing: the queue must not hold the last reply's objects.
-    this.#queue = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    return next;
+    return this.#requests.run(() => this.#send(request));
   }
 
   /** Ends the worker (a new one starts at the next request), releasing its memory. */

@@ -3,6 +3,7 @@
 // and a config-set must never race a config-test of another config.
 import { connect, type Socket } from "node:net";
 import { KeaTimeoutError, KeaTransportError, KeaUnreachableError, resultError } from "./errors.js";
+import { SerialCalls } from "../../util/serial-calls.js";
 
 /** A successful (result 0) answer from Kea. */
 export interface KeaAnswer {
@@ -26,7 +27,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** One client per control socket; every command goes through its queue, never two in flight. */
 export class KeaControlClient implements KeaCommander {
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly commands = new SerialCalls();
   private readonly timeoutMs: number;
 
   constructor(
@@ -42,9 +43,7 @@ export class KeaControlClient implements KeaCommander {
    */
   command(command: string, args?: object, options: { readonly timeoutMs?: number } = {}): Promise<KeaAnswer> {
     const run = (): Promise<KeaAnswer> => exchange(this.socketPath, command, args, options.timeoutMs ?? this.timeoutMs);
-    const next = this.tail.then(run, run);
-    this.tail = next.catch(() => undefined);
-    return next;
+    return this.commands.run(run);
   }
 }
 
