@@ -46,11 +46,9 @@ export function publishSnapshots(
   // By identity, not Rendering.rebuilt: an Infra is rendered again without a rebuild (options, DNS history).
   const kept = delta === undefined ? new Set(previous?.infras) : undefined;
   const handed = delta?.rendered ?? out.infras.filter((r) => kept?.has(r) !== true);
-  const live = new Set<string>();
   for (const r of handed) {
     const group = r.topology.proxy?.node;
     if (group === undefined || r.envoy === undefined) continue;
-    live.add(group);
     touch(group);
     const set = cache.setSnapshot(group, envoyInput(r.envoy));
     if (!set.ok) log.error({ group }, `snapshot refused, Envoys keep the previous one: ${set.errors.join("; ")}`);
@@ -58,15 +56,14 @@ export function publishSnapshots(
   for (const r of handed) {
     const name = r.topology.dhcp?.name;
     if (name === undefined || r.kea === undefined) continue;
-    live.add(name);
     touch(name);
     const set = cache.setSnapshot(name, new Map([[KEA_CONFIG_TYPE_URL, [keaResource(name, r.kea)]]]));
     if (!set.ok)
       log.error({ group: name }, `KeaConfig refused, dhcp-agents keep the previous one: ${set.errors.join("; ")}`);
   }
-  // A group belongs to one Infra (its name is the Infra's plus "-proxy" or "-dhcp"), so only the
-  // groups of the renderings that went can have lost their rendering.
-  if (kept !== undefined) for (const r of out.infras) for (const group of groupsOf(r)) live.add(group);
+  // A group belongs to one Infra (its name is the Infra's plus "-proxy" or "-dhcp"): with a delta,
+  // only the groups of the renderings that went can have lost theirs, to a rendering made anew.
+  const live = new Set((delta?.rendered ?? out.infras).flatMap(groupsOf));
   const gone =
     delta?.dropped.flatMap(groupsOf) ?? (previous === undefined ? cache.groups() : previous.infras.flatMap(groupsOf));
   for (const group of gone) {
