@@ -597,9 +597,12 @@ export async function driverMain(plan: Plan): Promise<void> {
   // changes left behind? (Checked after 35 s, so at least one resync ran.)
   // Nothing changes meanwhile: the CPU spent is the idle cost (resync passes, leases, status
   // heartbeats, xDS keep-alives), issue 30 target 4.
+  const idleCpuFile = process.env["OPERATOR_BENCH_IDLE_CPU_PROF"];
+  const idleCpu = idleCpuFile === undefined || idleCpuFile === "" ? undefined : await startProfile();
   const cpuIdleMark = cpuMs();
   await sleep(35_000);
   const cpuIdle = cpuMs() - cpuIdleMark;
+  if (idleCpu !== undefined && idleCpuFile !== undefined) await stopProfile(idleCpu, idleCpuFile);
   const { result: late } = await fake.ask({ op: "check", expected: [] }, "check");
   const statsLate = (await fake.ask({ op: "stats" }, "stats")).stats;
   const { changes: changesLate } = await fake.ask({ op: "changes", since: monoMs() - 35_000 }, "changes");

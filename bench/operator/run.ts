@@ -25,6 +25,7 @@
 //   OPERATOR_BENCH_CPU_PROF      DIR: the driver runs under --cpu-prof, its profile written there
 //   OPERATOR_BENCH_STREAM_CPU_PROF FILE: a CPU profile of the stream alone (.cpuprofile)
 //   OPERATOR_BENCH_ISOLATED_CPU_PROF FILE: likewise of the isolated changes
+//   OPERATOR_BENCH_IDLE_CPU_PROF FILE: likewise of the idle window (35 s, one resync pass)
 //   OPERATOR_BENCH_FAKE_CPU_PROF DIR: the fake API server's process likewise
 //   OPERATOR_BENCH_DEBOUNCE_MS   runOperator's coalescing window (default: runOperator's own)
 //   OPERATOR_BENCH_HEAP_MIB      the operator's --max-old-space-size (in a pod, Node derives one from the memory limit)

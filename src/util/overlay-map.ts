@@ -8,7 +8,7 @@ export const REMOVED: unique symbol = Symbol("removed");
 export type Removed = typeof REMOVED;
 
 /** `base` read through `own` (entries over it, REMOVED hiding one of its keys). Values are never undefined. */
-export class OverlayMap<K, V> implements ReadonlyMap<K, V> {
+export class OverlayMap<K, V> implements ReadonlyMap<K, V>, Layered<K> {
   constructor(
     readonly base: ReadonlyMap<K, V>,
     readonly own: ReadonlyMap<K, V | Removed>,
@@ -44,6 +44,10 @@ export class OverlayMap<K, V> implements ReadonlyMap<K, V> {
   forEach(fn: (value: V, key: K, map: ReadonlyMap<K, V>) => void): void {
     for (const [k, v] of this.entries()) fn(v, k, this);
   }
+
+  layers(): readonly [ReadonlyMap<K, V>, Iterable<K>] {
+    return [this.base, this.own.keys()];
+  }
 }
 
 /**
@@ -68,7 +72,8 @@ export function patchMap<K, V>(base: ReadonlyMap<K, V>, changes: ReadonlyMap<K, 
 
 /**
  * The keys whose values differ between two maps (by identity). Two versions of one overlay (or an
- * overlay and the map it shares) differ only where their own entries are: those alone are compared.
+ * overlay and the map it shares) differ only where their own entries are: those alone are compared
+ * (any two Layered maps over the same shared map likewise).
  */
 export function changedKeys<K, V>(a: ReadonlyMap<K, V>, b: ReadonlyMap<K, V>): Set<K> {
   const out = new Set<K>();
@@ -84,7 +89,15 @@ export function changedKeys<K, V>(a: ReadonlyMap<K, V>, b: ReadonlyMap<K, V>): S
   return out;
 }
 
-/** The map an overlay shares and the keys of its own entries (a plain map: itself, none). */
-function parts<K, V>(m: ReadonlyMap<K, V>): [ReadonlyMap<K, V>, Iterable<K>] {
-  return m instanceof OverlayMap ? [m.base as ReadonlyMap<K, V>, (m.own as ReadonlyMap<K, unknown>).keys()] : [m, []];
+/**
+ * A map built over another that it shares, holding a few entries of its own (an OverlayMap, the
+ * watch's SnapshotMap): `changedKeys` compares two of them that share the same map by those alone.
+ */
+export interface Layered<K> {
+  layers(): readonly [shared: ReadonlyMap<K, unknown>, own: Iterable<K>];
+}
+
+/** The map `m` shares and the keys of its own entries (a plain map: itself, none). */
+function parts<K, V>(m: ReadonlyMap<K, V>): readonly [ReadonlyMap<K, unknown>, Iterable<K>] {
+  return "layers" in m && typeof m.layers === "function" ? (m as unknown as Layered<K>).layers() : [m, []];
 }

@@ -1,8 +1,10 @@
 // ClusterWatcher's frozen views of the reflectors' live Maps (src/watchers/kube/snapshot-map.ts):
 // after any sequence of sets, deletes, relists and snapshots, each view equals a fresh copy of the
-// live Map at its time — and still does after the live Map moved on and later views were taken.
+// live Map at its time — and still does after the live Map moved on and later views were taken;
+// changedKeys between two views names exactly the keys whose values differ.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { changedKeys } from "../../src/util/overlay-map.js";
 import { SnapshotMap } from "../../src/watchers/kube/snapshot-map.js";
 
 type Op =
@@ -61,6 +63,13 @@ describe("SnapshotMap", () => {
           }
         }
         for (const [v, copy] of taken) expect(seen(v, probes)).toEqual(seen(copy, probes));
+        // changedKeys between views (the reconcile pass's scope): by their deltas while they share a
+        // base, entry by entry across a copy — the same keys either way.
+        for (const [i, [a, aCopy]] of taken.entries())
+          for (const [b, bCopy] of taken.slice(i + 1, i + 6)) {
+            const differ = probes.filter((k) => aCopy.get(k) !== bCopy.get(k));
+            expect([...changedKeys(a, b)].sort()).toEqual(differ.sort());
+          }
       }),
       { seed: 16, numRuns: 150 },
     );

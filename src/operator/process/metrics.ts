@@ -37,6 +37,11 @@ export const OPERATOR_METRICS = {
     help: "Reconcile runs by result (ok, error, skipped).",
     labelNames: ["result"],
   },
+  oooi_reconcile_scope_total: {
+    type: "counter",
+    help: "Reconcile passes by what they looked at: every object (full) or what changed since the pass before (changed).",
+    labelNames: ["scope"],
+  },
   oooi_reconcile_duration_seconds: {
     type: "histogram",
     help: "Duration of reconcile runs.",

@@ -8,7 +8,7 @@ import { API_VERSION, GROUP, VERSION, type InfraClusterAttachment } from "../../
 import type { Outputs } from "../../pipeline/outputs.js";
 import type { Clock } from "../../util/clock.js";
 import type { Observed } from "../../watchers/kube/observed.js";
-import { apiPrefix, type ResourceName } from "../../watchers/kube/resources.js";
+import { apiPrefix } from "../../watchers/kube/resources.js";
 import { statusCode, type KubeObject, type KubeRest } from "../../kube/rest.js";
 import { applyBody, desiredHash, holdsManagedFields, observedHash } from "./applied.js";
 import { MissingBindings } from "./bindings.js";
@@ -35,6 +35,7 @@ import { EventRecorder } from "./events.js";
 import { cacheBehind } from "./unobserved.js";
 import { statusBody, statusUpdates, type StatusUpdate } from "../status/object-status.js";
 import { nextTurn, Turns } from "../process/turns.js";
+import { DesiredKeys, passScope, RESOURCE_OF_KIND, type PassMemory, type PassScope } from "./pass-scope.js";
 import type { Logger } from "../../util/logger.js";
 
 /** Thrown (and swallowed by the caller) when leadership was lost mid-pass: the pass stops writing. */
@@ -65,6 +66,13 @@ export interface ReconcilerOptions {
   readonly pki?: OperatorCa;
   /** An attachment whose finalizer must stay although its cross-namespace objects are gone (apps-ingress cleanup pending). */
   readonly holdsFinalizer?: (attachment: KubeObject) => boolean;
+  /**
+   * A pass walks every object at least this long after the last pass that did (default 30 s, the
+   * resync period); the passes between look only at what changed (src/operator/writing/pass-scope.ts).
+   * The full walk is the safety net for what no watch event tells: a client certificate due for
+   * rotation, an object changed while this replica did not lead. 0: every pass is full.
+   */
+  readonly fullPassMs?: number;
 }
 
 /** What one pass did. */
@@ -112,19 +120,6 @@ function unobservedWrite(mine: AppliedRecord | undefined, cachedRv: string | und
   return cacheBehind(cachedRv, mine) ? mine.status : undefined;
 }
 
-const RESOURCE_OF_KIND: Readonly<Record<string, ResourceName>> = {
-  ServiceAccount: "serviceaccounts",
-  NetworkAttachmentDefinition: "networkattachments",
-  ConfigMap: "configmaps",
-  PersistentVolumeClaim: "pvcs",
-  DHCPServer: "dhcpservers",
-  DNSServer: "dnsservers",
-  ProxyServer: "proxyservers",
-  NetworkPolicy: "networkpolicies",
-  Service: "services",
-  Deployment: "deployments",
-};
-
 /** One oooi_object_ready series as the last pass set it. */
 interface ReadySeries {
   readonly labels: Readonly<Record<string, string>>;
@@ -136,6 +131,17 @@ export const KEA_SCC_REVIEW_TTL_MS = 60_000;
 
 /** Objects checked between two turns of the event loop. */
 const STEPS = 64;
+
+/** The managed kind listed under each watched resource. */
+const KIND_OF_RESOURCE = new Map(
+  MANAGED_KINDS.flatMap((k) => {
+    const resource = RESOURCE_OF_KIND[k.kind];
+    return resource === undefined ? [] : [[resource, k] as const];
+  }),
+);
+
+/** ReconcilerOptions.fullPassMs's default: the pass loop's resync period. */
+export const FULL_PASS_MS = 30_000;
 
 const keyOf = (kind: string, namespace: string | undefined, name: string): string =>
   `${kind}/${namespace ?? ""}/${name}`;
@@ -163,6 +169,14 @@ export class Reconciler {
   #readySeries = new Map<string, ReadySeries>();
   /** "<namespace>/<infra>" → whether its Kea ServiceAccount may use the SCC, and when that was asked. */
   readonly #keaScc = new Map<string, { readonly allowed: boolean; readonly at: number }>();
+  /** What the last pass that finished without a failure saw; undefined: the next pass walks everything. */
+  #memory: PassMemory | undefined;
+  /** When the last full pass started. */
+  #fullAt = -Infinity;
+  /** Every desired object's key, kept from pass to pass. */
+  readonly #desiredKeys = new DesiredKeys();
+  /** Terminating attachments that still held the finalizer after the last pass: looked at on every pass. */
+  #releasing = new Set<string>();
 
   constructor(o: ReconcilerOptions) {
     this.#o = o;
@@ -240,10 +254,24 @@ export class Reconciler {
       }
     };
 
+    // What this pass looks at: everything, or what changed since the last pass (pass-scope.ts).
+    const now = this.#o.clock.now();
+    const memory = this.#memory;
+    // Set again only by a pass that finishes without a failure: the pass after any other walks everything.
+    this.#memory = undefined;
+    const held = heldAttachments(observed, desired);
+    const full = memory === undefined || now - this.#fullAt >= (this.#o.fullPassMs ?? FULL_PASS_MS);
+    if (full) this.#fullAt = now;
+    const scope: PassScope | undefined = full ? undefined : passScope(memory, observed.raw, desired, held);
+    this.#o.metrics.inc("oooi_reconcile_scope_total", { scope: full ? "full" : "changed" });
+
     await nextTurn();
 
     // 1. Finalizers first, so no attachment can vanish before its cleanup is possible.
-    for (const a of observed.raw.attachments.values()) {
+    const attachments = observed.raw.attachments;
+    for (const key of scope === undefined ? attachments.keys() : scope.attachments) {
+      const a = attachments.get(key);
+      if (a === undefined) continue;
       if (a.metadata?.deletionTimestamp !== undefined || (a.metadata?.finalizers ?? []).includes(ATTACHMENT_FINALIZER))
         continue;
       await attempt("finalizer", "InfraClusterAttachment", () =>
@@ -253,7 +281,10 @@ export class Reconciler {
 
     // 2. Each Infra's namespaced objects, in apply order. Those already in place cost no await:
     // a pass over a converged cluster runs through them at once.
+    const looked = (key: string): boolean => scope === undefined || scope.infras.has(key);
     for (const infra of desired.infras) {
+      const key = `${infra.infra.namespace}/${infra.infra.name}`;
+      if (!looked(key)) continue;
       for (const o of infra.objects) {
         if (turns.due()) await nextTurn();
         if (this.#settled(o, observed)) continue;
@@ -264,10 +295,12 @@ export class Reconciler {
     // 2a. OpenShift without the right to bind: whether each Kea ServiceAccount may use the SCC.
     if (this.#o.settings.keaScc === "report") await this.#reportUnboundKea(desired, found);
 
-    // 2b. Client certificates of the data-plane children, owned by the Infra like the children.
+    // 2b. Client certificates of the data-plane children, owned by the Infra like the children
+    // (each a read of its Secret: on a full pass, or for an Infra something changed for).
     const pki = this.#o.pki;
     if (pki !== undefined) {
       for (const infra of desired.infras) {
+        if (!looked(`${infra.infra.namespace}/${infra.infra.name}`)) continue;
         for (const o of infra.objects) {
           const namespace = o.metadata.namespace;
           if ((o.kind !== "ProxyServer" && o.kind !== "DHCPServer") || namespace === undefined) continue;
@@ -282,52 +315,62 @@ export class Reconciler {
     }
 
     // 3. Cross-namespace objects, except those still needed by an Infra that lost its topology.
-    const held = heldAttachments(observed, desired);
     const listsHeld = (o: KubeObject | undefined): boolean => attachmentsOf(o).some((a) => held.has(a));
-    for (const o of desired.crossNamespace) {
-      const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
-      const wanted = new Set(attachmentsOf(o));
-      if (attachmentsOf(live).some((a) => held.has(a) && !wanted.has(a)) || this.#settled(o, observed)) continue;
-      await attempt("apply", o.kind, () => this.#apply(o, observed, found), o.metadata);
-    }
-
-    // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
-    const desiredKeys = new Set(
-      [...desired.infras.flatMap((i) => i.objects), ...desired.crossNamespace].map((o) =>
-        keyOf(o.kind, o.metadata.namespace, o.metadata.name),
-      ),
-    );
-    const infraKeys = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
-    for (const k of MANAGED_KINDS) {
-      const resource = RESOURCE_OF_KIND[k.kind];
-      if (resource === undefined) continue;
-      for (const live of observed.raw[resource].values()) {
-        if (turns.due()) await nextTurn();
-        const m = live.metadata ?? {};
-        const labels = m.labels ?? {};
-        if (labels[MANAGED_BY_LABEL] !== MANAGED_BY || m.deletionTimestamp !== undefined) continue;
-        if (desiredKeys.has(keyOf(k.kind, m.namespace, m.name ?? ""))) continue;
-        const cleanup = labels[CLEANUP_LABEL] === CLEANUP_BY_FINALIZER;
-        const infra = labels[INFRA_LABEL];
-        const prunable = cleanup
-          ? !listsHeld(live)
-          : infra !== undefined && infraKeys.has(`${m.namespace ?? ""}/${infra}`);
-        if (!prunable) continue;
-        await attempt(
-          "delete",
-          k.kind,
-          () => this.#delete(k.apiVersion, k.plural, k.kind, m.namespace ?? "", m.name ?? ""),
-          { namespace: m.namespace, name: m.name ?? "" },
-        );
+    if (scope === undefined || scope.crossNamespace) {
+      for (const o of desired.crossNamespace) {
+        const live = this.#live(o.kind, o.metadata.namespace, o.metadata.name, observed);
+        const wanted = new Set(attachmentsOf(o));
+        if (attachmentsOf(live).some((a) => held.has(a) && !wanted.has(a)) || this.#settled(o, observed)) continue;
+        await attempt("apply", o.kind, () => this.#apply(o, observed, found), o.metadata);
       }
     }
 
-    // 5. Release terminating attachments whose cross-namespace objects no longer name them.
-    const named = new Set<string>();
-    for (const np of observed.raw.networkpolicies.values()) for (const a of attachmentsOf(np)) named.add(a);
-    for (const a of observed.raw.attachments.values()) {
-      const m = a.metadata ?? {};
-      if (m.deletionTimestamp === undefined || !(m.finalizers ?? []).includes(ATTACHMENT_FINALIZER)) continue;
+    // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
+    const desiredKeys = this.#desiredKeys.update(desired);
+    const infraKeys = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
+    const candidates =
+      scope?.prune ??
+      MANAGED_KINDS.flatMap((k) => {
+        const resource = RESOURCE_OF_KIND[k.kind];
+        return resource === undefined ? [] : [...observed.raw[resource].keys()].map((key) => [resource, key] as const);
+      });
+    for (const [resource, key] of candidates) {
+      if (turns.due()) await nextTurn();
+      const live = observed.raw[resource].get(key);
+      const k = KIND_OF_RESOURCE.get(resource);
+      const m = live?.metadata ?? {};
+      if (live === undefined || k === undefined) continue;
+      const labels = m.labels ?? {};
+      if (labels[MANAGED_BY_LABEL] !== MANAGED_BY || m.deletionTimestamp !== undefined) continue;
+      if (desiredKeys.has(keyOf(k.kind, m.namespace, m.name ?? ""))) continue;
+      const cleanup = labels[CLEANUP_LABEL] === CLEANUP_BY_FINALIZER;
+      const infra = labels[INFRA_LABEL];
+      const prunable = cleanup
+        ? !listsHeld(live)
+        : infra !== undefined && infraKeys.has(`${m.namespace ?? ""}/${infra}`);
+      if (!prunable) continue;
+      await attempt(
+        "delete",
+        k.kind,
+        () => this.#delete(k.apiVersion, k.plural, k.kind, m.namespace ?? "", m.name ?? ""),
+        { namespace: m.namespace, name: m.name ?? "" },
+      );
+    }
+
+    // 5. Release terminating attachments whose cross-namespace objects no longer name them: those
+    // that changed, and those still waiting (their cleanup may have ended without an event of theirs).
+    const releasing = new Set<string>();
+    let named: Set<string> | undefined;
+    for (const key of scope === undefined ? attachments.keys() : new Set([...scope.attachments, ...this.#releasing])) {
+      const a = attachments.get(key);
+      const m = a?.metadata ?? {};
+      if (a === undefined || m.deletionTimestamp === undefined || !(m.finalizers ?? []).includes(ATTACHMENT_FINALIZER))
+        continue;
+      releasing.add(key);
+      if (named === undefined) {
+        named = new Set<string>();
+        for (const np of observed.raw.networkpolicies.values()) for (const n of attachmentsOf(np)) named.add(n);
+      }
       if (named.has(`${m.namespace ?? ""}/${m.name ?? ""}`) || this.#o.holdsFinalizer?.(a) === true) continue;
       await attempt("finalizer", "InfraClusterAttachment", () =>
         this.#setFinalizers(
@@ -336,10 +379,10 @@ export class Reconciler {
         ),
       );
     }
+    this.#releasing = releasing;
 
     // 6. Status.
     await nextTurn();
-    const now = this.#o.clock.now();
     const updates = statusUpdates({
       observed,
       outputs,
@@ -404,6 +447,13 @@ export class Reconciler {
     }
 
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} write(s) failed`);
+    this.#memory = {
+      raw: observed.raw,
+      objects: new Map(desired.infras.map((i) => [`${i.infra.namespace}/${i.infra.name}`, i.objects])),
+      crossNamespace: desired.crossNamespace,
+      held,
+      unsettled: new Set(found.map((p) => `${p.object.namespace}/${p.object.name}`)),
+    };
     return { ...counts, desired };
   }
 

@@ -3,9 +3,10 @@
 // costs its key (and, every ~√n events, one copy of the list), not a copy of 25,000 entries.
 // Immutable once built, as Observed.raw must be (the reconcile pass reads an older one while the
 // reflector moves on).
+import type { Layered } from "../../util/overlay-map.js";
 
 /** A frozen view: `base` (owned, never mutated) overridden by `delta` (undefined = deleted). */
-export class SnapshotMap<V> implements ReadonlyMap<string, V> {
+export class SnapshotMap<V> implements ReadonlyMap<string, V>, Layered<string> {
   readonly #base: ReadonlyMap<string, V>;
   readonly #delta: ReadonlyMap<string, V | undefined>;
   #flatCache: { readonly keys: readonly string[]; readonly values: readonly V[] } | undefined;
@@ -38,6 +39,11 @@ export class SnapshotMap<V> implements ReadonlyMap<string, V> {
     for (const k of keys) delta.set(k, live.get(k));
     if (delta.size > maxDelta(this.#base.size)) return SnapshotMap.copy(live);
     return new SnapshotMap(this.#base, delta);
+  }
+
+  /** Views taken after one copy share its base: `changedKeys` between them compares their deltas alone. */
+  layers(): readonly [ReadonlyMap<string, V>, Iterable<string>] {
+    return [this.#base, this.#delta.keys()];
   }
 
   get(key: string): V | undefined {

@@ -1,0 +1,597 @@
+// A reconcile pass that looks only at what changed since the pass before (src/operator/writing/
+// pass-scope.ts) must decide what a pass over every object decides. Two Reconcilers run side by
+// side on two fake API servers seeded alike — one walks everything on every pass (fullPassMs 0),
+// the other never again after its first — while the same careless and hostile edits land on both
+// between passes: children deleted or hand-edited, a label removed, a stray object wearing our
+// labels, a worker moving, an Infra edited, an attachment deleted, a write refused. After every pass
+// both clusters must hold the same objects; the scoped side must also have skipped work.
+import { afterEach, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { KubeRest, type KubeObject } from "../../../src/kube/rest.js";
+import { Metrics } from "../../../src/metrics/index.js";
+import { INFRA_LABEL, type DesiredObject } from "../../../src/operator/desired/objects.js";
+import type { DesiredState } from "../../../src/operator/desired/index.js";
+import { DesiredKeys, passScope, type PassMemory } from "../../../src/operator/writing/pass-scope.js";
+import { keaSccBindingName } from "../../../src/operator/desired/scc.js";
+import { APPLIED_HASH_ANNOTATION as APPLIED_HASH } from "../../../src/operator/writing/applied.js";
+import { operatorSettings } from "../../../src/operator/desired/settings.js";
+import { OperatorRendering } from "../../../src/operator/inputs/rendering.js";
+import { OPERATOR_METRICS, type OperatorMetrics } from "../../../src/operator/process/metrics.js";
+import { Reconciler } from "../../../src/operator/writing/reconcile.js";
+import { ensureCa, type OperatorCa } from "../../../src/pki/store.js";
+import { MANAGED_BY, MANAGED_BY_LABEL } from "../../../src/api/labels.js";
+import {
+  buildObserved,
+  type DecodeCache,
+  type Observed,
+  type RawObjects,
+} from "../../../src/watchers/kube/observed.js";
+import { WATCHED_RESOURCES, type ResourceName } from "../../../src/watchers/kube/resources.js";
+import { SnapshotMap } from "../../../src/watchers/kube/snapshot-map.js";
+import { kubeConfigFor, type FakeApiServer } from "../../support/fake-apiserver/index.js";
+import type { JsonObject, ResourceKind } from "../../support/fake-apiserver/types.js";
+import { ManualClock } from "../../support/manual-clock.js";
+import { counter, FakeDataPlane, markDeploymentsAvailable, quietLogger, seededFake, storedList } from "../support.js";
+
+/** A second Infra, in its own namespace and VLAN, with no attachment: an Infra a change elsewhere must not disturb. */
+const SECOND_INFRA: readonly JsonObject[] = [
+  {
+    apiVersion: "k8s.cni.cncf.io/v1",
+    kind: "NetworkAttachmentDefinition",
+    metadata: { name: "vlan200", namespace: "default" },
+    spec: {
+      config: JSON.stringify({ cniVersion: "0.3.1", name: "vlan200", type: "bridge", bridge: "br-vlan200", vlan: 200 }),
+    },
+  },
+  {
+    apiVersion: "hostedcluster.densityops.com/v1alpha1",
+    kind: "Infra",
+    metadata: { name: "tenant-b", namespace: "default" },
+    spec: {
+      networkConfig: {
+        cidr: "127.0.9.0/24",
+        gateway: "127.0.9.1",
+        networkAttachmentDefinition: "vlan200",
+        dnsServers: ["127.0.0.53"],
+      },
+      infraComponents: {
+        dhcp: { serverIP: "127.0.9.2", rangeStart: "127.0.9.100", rangeEnd: "127.0.9.199", leaseTime: "1h" },
+        dns: { serverIP: "127.0.9.3" },
+        proxy: { serverIP: "127.0.9.4" },
+      },
+    },
+  },
+];
+
+/** Metadata the API server sets, which differs between the two fakes however alike their objects. */
+const SERVER_SET = new Set(["resourceVersion", "uid", "creationTimestamp", "managedFields"]);
+
+/** Every stored object of a kind, as the watch would list it. */
+function listed(fake: FakeApiServer, kind: ResourceKind): KubeObject[] {
+  return fake.store.list(kind, undefined, {}).items;
+}
+
+/** One side: a fake API server, a watch stand-in building snapshots from it, a rendering and a Reconciler. */
+class Side {
+  readonly metrics: OperatorMetrics = new Metrics().recorder(OPERATOR_METRICS);
+  readonly reconciler: Reconciler;
+  readonly #rendering: OperatorRendering;
+  #views = new Map<ResourceName, SnapshotMap<KubeObject>>();
+  #live = new Map<ResourceName, Map<string, KubeObject>>();
+  #observed: Observed | undefined;
+  readonly #decoded: DecodeCache = new WeakMap();
+
+  constructor(
+    readonly fake: FakeApiServer,
+    fullPassMs: number,
+    readonly clock = new ManualClock(),
+    pki?: OperatorCa,
+  ) {
+    this.reconciler = new Reconciler({
+      ...(pki === undefined ? {} : { pki }),
+      rest: new KubeRest(kubeConfigFor(fake.url)),
+      // Kea's SCC bound by the operator: a RoleBinding it cannot watch, checked by a read when it must write.
+      settings: operatorSettings({ namespace: "oooi-system", keaScc: "bind" }),
+      dataPlane: new FakeDataPlane(),
+      clock,
+      logger: quietLogger,
+      metrics: this.metrics,
+      isLeader: () => true,
+      fullPassMs,
+    });
+    this.#rendering = new OperatorRendering({
+      kea: {},
+      dnsFiles: (o) => this.reconciler.dnsFiles(o),
+      clock: this.clock,
+    });
+  }
+
+  /**
+   * What a watch would have delivered by now, as the reflectors build it: an object whose
+   * resourceVersion did not move keeps its identity, and each view shares the one before.
+   */
+  snapshot(): Observed {
+    const dirty = new Map<ResourceName, ReadonlySet<string>>();
+    const raw = {} as Record<ResourceName, SnapshotMap<KubeObject>>;
+    for (const r of WATCHED_RESOURCES) {
+      const kind = this.fake.store.kindByGvk(r.group === "" ? r.version : `${r.group}/${r.version}`, r.kind);
+      const before = this.#live.get(r.name) ?? new Map<string, KubeObject>();
+      const live = new Map<string, KubeObject>();
+      const changed = new Set<string>();
+      const [labelKey, labelValue] = (r.labelSelector ?? "").split("=");
+      for (const o of kind === undefined ? [] : listed(this.fake, kind)) {
+        if (labelKey !== undefined && labelKey !== "" && o.metadata?.labels?.[labelKey] !== labelValue) continue;
+        const key = `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+        const was = before.get(key);
+        if (was?.metadata?.resourceVersion === o.metadata?.resourceVersion && was !== undefined) live.set(key, was);
+        else {
+          live.set(key, r.project(o));
+          changed.add(key);
+        }
+      }
+      for (const key of before.keys()) if (!live.has(key)) changed.add(key);
+      this.#live.set(r.name, live);
+      const view = this.#views.get(r.name);
+      const next = view === undefined ? SnapshotMap.copy(live) : view.next(live, changed);
+      this.#views.set(r.name, next);
+      raw[r.name] = next;
+      dirty.set(r.name, changed);
+    }
+    const previous = this.#observed;
+    this.#observed = buildObserved(
+      raw,
+      (previous?.seq ?? 0) + 1,
+      this.#decoded,
+      previous === undefined ? undefined : { observed: previous, dirty },
+    );
+    return this.#observed;
+  }
+
+  /** One pass over what the watch holds now; a refused write shows as a thrown error, as in the pass loop. */
+  async pass(): Promise<string> {
+    const observed = this.snapshot();
+    try {
+      const r = await this.reconciler.reconcile(observed, this.#rendering.render(observed));
+      return `applied ${String(r.applied)}, deleted ${String(r.deleted)}, finalizers ${String(r.finalizers)}, statuses ${String(r.statuses)}`;
+    } catch (e) {
+      return `failed: ${(e as Error).message}`;
+    }
+  }
+
+  /**
+   * The cluster as the operator left it, comparable across the two fakes: uids named after their
+   * objects, server-set versions and times left out.
+   */
+  cluster(): unknown {
+    const objects: KubeObject[] = [];
+    for (const kind of this.fake.store.kinds()) {
+      if (kind.kind === "Event" || kind.kind === "Lease") continue;
+      objects.push(...listed(this.fake, kind));
+    }
+    const uids = new Map(
+      objects.map((o) => [
+        o.metadata?.uid ?? "",
+        `${String(o["kind"])}/${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`,
+      ]),
+    );
+    const text = JSON.stringify(
+      objects.map((o) => {
+        const metadata = Object.fromEntries(Object.entries(o.metadata ?? {}).filter(([k]) => !SERVER_SET.has(k))) as {
+          annotations?: Record<string, string>;
+        };
+        // The applied hash covers the owner's uid: equal content (uids named) is what is compared.
+        const annotations = Object.entries(metadata.annotations ?? {}).filter(([k]) => k !== APPLIED_HASH);
+        return { ...o, metadata: { ...metadata, annotations: Object.fromEntries(annotations) } };
+      }),
+    );
+    return JSON.parse(
+      text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (u) => uids.get(u) ?? u),
+    );
+  }
+}
+
+type Tenant = "tenant-vlan" | "tenant-b";
+const tenants = fc.constantFrom<Tenant>("tenant-vlan", "tenant-b");
+const namespaceOf = (t: Tenant): string => (t === "tenant-b" ? "default" : "clusters");
+
+/** An edit a user (or another controller) makes between two passes, on both clusters alike. */
+type Edit =
+  | { readonly op: "delete-child" | "edit-child" | "unlabel-child"; readonly pick: number }
+  | { readonly op: "stray"; readonly n: number; readonly infra: Tenant }
+  | { readonly op: "move-worker"; readonly pick: number; readonly octet: number }
+  | { readonly op: "edit-infra"; readonly octet: number }
+  | { readonly op: "break-infra" | "mend-infra"; readonly infra: Tenant }
+  | { readonly op: "internal-clients"; readonly on: boolean }
+  | { readonly op: "second-infra"; readonly on: boolean }
+  | { readonly op: "foreign-rolebinding"; readonly on: boolean; readonly infra: Tenant }
+  | { readonly op: "delete-attachment"; readonly pick: number }
+  | { readonly op: "refuse-next-write" }
+  | { readonly op: "deployments-available" }
+  | { readonly op: "nothing" };
+
+const edits: fc.Arbitrary<Edit> = fc.oneof(
+  fc.record({ op: fc.constantFrom("delete-child", "edit-child", "unlabel-child"), pick: fc.nat() }),
+  fc.record({ op: fc.constant("stray"), n: fc.nat(3), infra: tenants }),
+  fc.record({ op: fc.constant("move-worker"), pick: fc.nat(), octet: fc.integer({ min: 10, max: 90 }) }),
+  fc.record({ op: fc.constant("edit-infra"), octet: fc.integer({ min: 4, max: 9 }) }),
+  fc.record({ op: fc.constantFrom("break-infra", "mend-infra"), infra: tenants }),
+  fc.record({ op: fc.constant("internal-clients"), on: fc.boolean() }),
+  fc.record({ op: fc.constant("second-infra"), on: fc.boolean() }),
+  fc.record({ op: fc.constant("foreign-rolebinding"), on: fc.boolean(), infra: tenants }),
+  fc.record({ op: fc.constant("delete-attachment"), pick: fc.nat() }),
+  fc.constant({ op: "refuse-next-write" } as const),
+  fc.constant({ op: "deployments-available" } as const),
+  fc.constant({ op: "nothing" } as const),
+);
+
+/** The objects the operator manages with their kinds, in a stable order. */
+function managed(fake: FakeApiServer): [ResourceKind, KubeObject][] {
+  const out: [ResourceKind, KubeObject, string][] = [];
+  for (const kind of fake.store.kinds())
+    for (const o of listed(fake, kind))
+      if (o.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY && o.metadata.deletionTimestamp === undefined)
+        out.push([kind, o, `${kind.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name ?? ""}`]);
+  return out.sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0)).map(([k, o]) => [k, o]);
+}
+
+function edit(fake: FakeApiServer, e: Edit): void {
+  switch (e.op) {
+    case "delete-child":
+    case "edit-child":
+    case "unlabel-child": {
+      const all = managed(fake);
+      const [kind, found] = all[e.pick % Math.max(1, all.length)] ?? [];
+      if (kind === undefined || found === undefined) return;
+      const o = {
+        ...found,
+        apiVersion: kind.group === "" ? kind.version : `${kind.group}/${kind.version}`,
+        kind: kind.kind,
+      };
+      const { namespace = "", name = "" } = o.metadata ?? {};
+      if (e.op === "delete-child") fake.store.delete(kind, namespace, name, {});
+      else if (e.op === "edit-child") {
+        const annotations = { ...o.metadata?.annotations, "edited-by": "hand" };
+        const labels = { ...o.metadata?.labels, "edited-by": "hand" };
+        fake.seed({ ...o, metadata: { ...o.metadata, annotations, labels }, spec: {} });
+      } else {
+        const labels = Object.fromEntries(Object.entries(o.metadata?.labels ?? {}).filter(([k]) => k !== INFRA_LABEL));
+        fake.seed({ ...o, metadata: { ...o.metadata, labels } });
+      }
+      return;
+    }
+    case "stray": {
+      const namespace = namespaceOf(e.infra);
+      fake.seed({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: {
+          name: `stray-${String(e.n)}`,
+          namespace,
+          labels: { [MANAGED_BY_LABEL]: MANAGED_BY, [INFRA_LABEL]: e.infra },
+        },
+        data: { left: "behind" },
+      });
+      return;
+    }
+    case "move-worker": {
+      const machines = storedList(fake, "cluster.x-k8s.io/v1beta1", "Machine");
+      const m = machines[e.pick % Math.max(1, machines.length)];
+      if (m === undefined) return;
+      const status = {
+        ...(m["status"] as JsonObject | undefined),
+        addresses: [{ type: "InternalIP", address: `127.0.8.${String(e.octet)}` }],
+      };
+      fake.seed({ ...m, status });
+      return;
+    }
+    case "edit-infra": {
+      const [infra] = storedList(fake, "hostedcluster.densityops.com/v1alpha1", "Infra", "default");
+      if (infra === undefined) return;
+      const spec = structuredClone(infra["spec"]) as { infraComponents: { proxy: { serverIP: string } } };
+      spec.infraComponents.proxy.serverIP = `127.0.9.${String(e.octet)}`;
+      fake.seed({ ...infra, spec });
+      return;
+    }
+    case "break-infra":
+    case "mend-infra": {
+      const [infra] = storedList(fake, "hostedcluster.densityops.com/v1alpha1", "Infra", namespaceOf(e.infra));
+      if (infra === undefined) return;
+      const spec = structuredClone(infra["spec"]) as { networkConfig: { gateway: string } };
+      const subnet = e.infra === "tenant-b" ? "127.0.9" : "127.0.8";
+      spec.networkConfig.gateway = e.op === "break-infra" ? "10.0.0.1" : `${subnet}.1`;
+      fake.seed({ ...infra, spec });
+      return;
+    }
+    case "second-infra": {
+      // tenant-b deleted (its children go with it, by owner) or declared again.
+      const kind = fake.store.kindByGvk("hostedcluster.densityops.com/v1alpha1", "Infra");
+      const infra = SECOND_INFRA[1];
+      if (kind === undefined || infra === undefined) return;
+      const there = fake.store.has(kind, "default", "tenant-b");
+      if (e.on && !there) fake.seed(infra);
+      if (!e.on && there) fake.store.delete(kind, "default", "tenant-b", {});
+      return;
+    }
+    case "internal-clients": {
+      // The proxy's internalClients select namespaces by this label: its NetworkPolicy follows.
+      const label = "hostedcluster.densityops.com/internal-client";
+      const ns = (storedList(fake, "v1", "Namespace") as JsonObject[]).find(
+        (n) => (n["metadata"] as { name?: string }).name === "clusters-beta",
+      );
+      if (ns === undefined) return;
+      const metadata = ns["metadata"] as { labels?: Record<string, string> };
+      const labels = Object.fromEntries(Object.entries(metadata.labels ?? {}).filter(([k]) => k !== label));
+      fake.seed({
+        ...ns,
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { ...metadata, labels: e.on ? { ...labels, [label]: "true" } : labels },
+      });
+      return;
+    }
+    case "foreign-rolebinding": {
+      // Someone else's RoleBinding under the name the operator would give Kea's: left alone, reported on the Infra.
+      const name = keaSccBindingName(e.infra);
+      const namespace = namespaceOf(e.infra);
+      const kind = fake.store.kindByGvk("rbac.authorization.k8s.io/v1", "RoleBinding");
+      if (kind === undefined) return;
+      const ours = fake.store.has(kind, namespace, name)
+        ? (fake.store.get(kind, namespace, name).metadata as { labels?: Record<string, string> } | undefined)?.labels?.[
+            MANAGED_BY_LABEL
+          ] === MANAGED_BY
+        : false;
+      if (!e.on) {
+        if (fake.store.has(kind, namespace, name) && !ours) fake.store.delete(kind, namespace, name, {});
+        return;
+      }
+      fake.seed({
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "RoleBinding",
+        metadata: { name, namespace },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" },
+        subjects: [{ kind: "User", name: "someone" }],
+      });
+      return;
+    }
+    case "delete-attachment": {
+      const attachments = storedList(fake, "hostedcluster.densityops.com/v1alpha1", "InfraClusterAttachment");
+      const a = attachments[e.pick % Math.max(1, attachments.length)];
+      const kind = fake.store.kindByGvk("hostedcluster.densityops.com/v1alpha1", "InfraClusterAttachment");
+      if (a === undefined || kind === undefined) return;
+      const m = (a.metadata ?? {}) as { namespace?: string; name?: string };
+      fake.store.delete(kind, m.namespace ?? "", m.name ?? "", {});
+      return;
+    }
+    case "refuse-next-write":
+      fake.failNext(1, { match: { verb: ["patch", "delete"] } });
+      return;
+    case "deployments-available":
+      markDeploymentsAvailable(fake);
+      return;
+    case "nothing":
+      return;
+  }
+}
+
+const sides: Side[] = [];
+afterEach(async () => {
+  await Promise.all(sides.splice(0).map((s) => s.fake.stop()));
+});
+
+async function pair(): Promise<[Side, Side]> {
+  const make = async (fullPassMs: number): Promise<Side> => {
+    const fake = await seededFake();
+    for (const o of SECOND_INFRA) fake.seed(o);
+    const side = new Side(fake, fullPassMs);
+    sides.push(side);
+    return side;
+  };
+  return [await make(0), await make(Number.POSITIVE_INFINITY)];
+}
+
+describe("a reconcile pass scoped to what changed", () => {
+  it("leaves the cluster as a pass over every object does, after every edit", async () => {
+    let scoped = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(edits, { minLength: 1, maxLength: 25 }), async (script) => {
+        const [full, changed] = await pair();
+        try {
+          expect(await changed.pass()).toBe(await full.pass());
+          expect(changed.cluster()).toEqual(full.cluster());
+          for (const [i, e] of script.entries()) {
+            edit(full.fake, e);
+            edit(changed.fake, e);
+            const said = await full.pass();
+            expect(await changed.pass(), `pass after edit ${String(i)} (${e.op})`).toBe(said);
+            expect(changed.cluster(), `cluster after edit ${String(i)} (${e.op})`).toEqual(full.cluster());
+          }
+          scoped += await counter(changed.metrics, "oooi_reconcile_scope_total", 'scope="changed"');
+        } finally {
+          await Promise.all(sides.splice(0).map((s) => s.fake.stop()));
+        }
+      }),
+      {
+        numRuns: 25,
+        examples: [
+          // A stray object wearing an Infra's labels while that Infra is gone: pruned once it is back.
+          [
+            [
+              { op: "second-infra", on: false },
+              { op: "stray", n: 0, infra: "tenant-b" },
+              { op: "second-infra", on: true },
+            ],
+          ],
+          // Someone else's RoleBinding already there when the Infra is declared again: the conflict is
+          // found on every pass (the Infra stays unsettled), so its status keeps saying so.
+          [
+            [
+              { op: "second-infra", on: false },
+              { op: "foreign-rolebinding", on: true, infra: "tenant-b" },
+              { op: "second-infra", on: true },
+              { op: "deployments-available" },
+              { op: "nothing" },
+              { op: "foreign-rolebinding", on: false, infra: "tenant-b" },
+              { op: "nothing" },
+            ],
+          ],
+        ],
+      },
+    );
+    expect(scoped, "passes that looked only at what changed").toBeGreaterThan(0);
+  }, 240_000);
+});
+
+/** A desired object of `infra` ("<namespace>/<name>"). */
+function object(kind: string, namespace: string, name: string, infra?: string): DesiredObject {
+  return {
+    apiVersion: "v1",
+    kind,
+    metadata: { name, namespace, labels: infra === undefined ? {} : { [INFRA_LABEL]: infra } },
+  };
+}
+
+function rawWith(entries: Partial<Record<ResourceName, Map<string, KubeObject>>> = {}): RawObjects {
+  return Object.fromEntries(
+    WATCHED_RESOURCES.map((r) => [r.name, entries[r.name] ?? new Map<string, KubeObject>()]),
+  ) as unknown as RawObjects;
+}
+
+const desiredOf = (
+  infras: Record<string, readonly DesiredObject[]>,
+  crossNamespace: readonly DesiredObject[] = [],
+): DesiredState => ({
+  infras: Object.entries(infras).map(([key, objects]) => {
+    const [namespace = "", name = ""] = key.split("/");
+    return { infra: { kind: "Infra", namespace, name }, objects };
+  }),
+  crossNamespace,
+  problems: [],
+});
+
+describe("a full pass", () => {
+  it("reads each client certificate Secret on a full pass only, or when its Infra changed", async () => {
+    const fake = await seededFake();
+    for (const o of SECOND_INFRA) fake.seed(o);
+    const clock = new ManualClock();
+    const pki = await ensureCa(new KubeRest(kubeConfigFor(fake.url)), "oooi-system", clock.now());
+    const side = new Side(fake, 30_000, clock, pki);
+    sides.push(side);
+    const reads = (): number => fake.requests.count({ verb: "get", resource: "secrets" });
+    const counted = async (): Promise<number> => {
+      const before = reads();
+      await side.pass();
+      return reads() - before;
+    };
+    /** Passes until one writes nothing: the writes of each come back as changes to the next. */
+    const settle = async (): Promise<void> => {
+      for (let i = 0; i < 5; i++)
+        if ((await side.pass()).startsWith("applied 0, deleted 0, finalizers 0, statuses 0")) return;
+      throw new Error("did not settle");
+    };
+    // Two Infras, each with a ProxyServer and a DHCPServer.
+    expect(await counted(), "the first pass is full").toBe(4);
+    await settle();
+    expect(await counted(), "nothing changed").toBe(0);
+    edit(fake, { op: "edit-infra", octet: 7 });
+    expect(await counted(), "tenant-b changed").toBe(2);
+    await settle();
+    expect(await counted(), "nothing changed").toBe(0);
+    clock.advance(30_000);
+    expect(await counted(), "30 s after the last full pass").toBe(4);
+    expect(await counted(), "nothing changed").toBe(0);
+    // A pass that failed leaves no memory: the next one walks everything.
+    edit(fake, { op: "edit-infra", octet: 8 });
+    fake.failNext(1, { match: { verb: "patch" } });
+    expect(await side.pass()).toMatch(/^failed/);
+    expect(await counted(), "after a failed pass").toBe(4);
+  });
+});
+
+describe("DesiredKeys", () => {
+  it("holds the key of every desired object, however Infras' objects come, change and go", () => {
+    const keys = new DesiredKeys();
+    const one = [object("ConfigMap", "ns", "x", "a"), object("Service", "ns", "y", "a")];
+    const two = [object("ConfigMap", "ns", "x", "b")];
+    const has = (k: ReturnType<DesiredKeys["update"]>): string[] =>
+      ["ConfigMap/ns/x", "Service/ns/y"].filter((key) => k.has(key));
+    expect(has(keys.update(desiredOf({ "ns/a": one })))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
+    // Two Infras claiming one key (the model refuses it; the keys must not lose it while one still does).
+    expect(has(keys.update(desiredOf({ "ns/a": one, "ns/b": two })))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
+    expect(has(keys.update(desiredOf({ "ns/b": two })))).toEqual(["ConfigMap/ns/x"]);
+    expect(has(keys.update(desiredOf({ "ns/b": [] })))).toEqual([]);
+    expect(has(keys.update(desiredOf({}, [object("Service", "ns", "y")])))).toEqual(["Service/ns/y"]);
+  });
+});
+
+describe("passScope", () => {
+  const a = [object("ConfigMap", "ns-a", "a-dns", "a"), object("Service", "ns-a", "a-proxy", "a")];
+  const b = [object("ConfigMap", "ns-b", "b-dns", "b")];
+  const cross = [object("NetworkPolicy", "cp", "allow-infrastructure")];
+  const memory = (over: Partial<PassMemory> = {}): PassMemory => ({
+    raw: rawWith(),
+    objects: new Map([
+      ["ns-a/a", a],
+      ["ns-b/b", b],
+    ]),
+    crossNamespace: cross,
+    held: new Set(),
+    unsettled: new Set(),
+    ...over,
+  });
+
+  it("looks at nothing when nothing changed", () => {
+    const s = passScope(memory(), rawWith(), desiredOf({ "ns-a/a": a, "ns-b/b": b }, cross), new Set());
+    expect(s).toEqual({ infras: new Set(), crossNamespace: false, prune: [], attachments: new Set() });
+  });
+
+  it("looks at an Infra whose desired objects changed alone, and prunes what it no longer desires", () => {
+    const fewer = [a[0] as DesiredObject];
+    const s = passScope(memory(), rawWith(), desiredOf({ "ns-a/a": fewer, "ns-b/b": b }, cross), new Set());
+    expect([...s.infras]).toEqual(["ns-a/a"]);
+    expect(s.prune).toEqual([["services", "ns-a/a-proxy"]]);
+  });
+
+  it("looks at the Infra a changed live object is labelled with, before and after the change", () => {
+    const was = { metadata: { name: "x", namespace: "ns-b", labels: { [INFRA_LABEL]: "b" } } };
+    const is = { metadata: { name: "x", namespace: "ns-b", labels: {} } };
+    const s = passScope(
+      memory({ raw: rawWith({ configmaps: new Map([["ns-b/x", was]]) }) }),
+      rawWith({ configmaps: new Map([["ns-b/x", is]]) }),
+      desiredOf({ "ns-a/a": a, "ns-b/b": b }, cross),
+      new Set(),
+    );
+    expect([...s.infras]).toEqual(["ns-b/b"]);
+    expect(s.prune).toEqual([["configmaps", "ns-b/x"]]);
+  });
+
+  it("prunes among every live object when an Infra gains or loses its desired state, even as another does the opposite", () => {
+    const desired = desiredOf({ "ns-a/a": a, "ns-c/c": [] }, cross);
+    expect(passScope(memory(), rawWith(), desired, new Set()).prune).toBeUndefined();
+    expect(passScope(memory(), rawWith(), desiredOf({ "ns-a/a": a }, cross), new Set()).prune).toBeUndefined();
+  });
+
+  it("looks at the cross-namespace objects when they, or the attachments they are held for, changed", () => {
+    const desired = desiredOf({ "ns-a/a": a, "ns-b/b": b }, cross);
+    const held = passScope(memory(), rawWith(), desired, new Set(["cp/beta"]));
+    expect(held.crossNamespace).toBe(true);
+    expect(held.prune).toBeUndefined();
+    const released = passScope(memory({ held: new Set(["cp/beta"]) }), rawWith(), desired, new Set());
+    expect(released.crossNamespace).toBe(true);
+    expect(
+      passScope(memory({ held: new Set(["cp/beta"]) }), rawWith(), desired, new Set(["cp/beta"])).crossNamespace,
+    ).toBe(false);
+    const other = passScope(memory(), rawWith(), desiredOf({ "ns-a/a": a, "ns-b/b": b }, []), new Set());
+    expect(other.crossNamespace).toBe(true);
+    expect(other.prune).toEqual([["networkpolicies", "cp/allow-infrastructure"]]);
+  });
+
+  it("looks again at an Infra the last pass found a problem on", () => {
+    const s = passScope(
+      memory({ unsettled: new Set(["ns-b/b"]) }),
+      rawWith(),
+      desiredOf({ "ns-a/a": a, "ns-b/b": b }, cross),
+      new Set(),
+    );
+    expect([...s.infras]).toEqual(["ns-b/b"]);
+  });
+});
