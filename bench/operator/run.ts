@@ -53,7 +53,7 @@ function scale(): Scale {
     given === undefined ? (quick ? [10, 5, 50] : [100, 5, 50]) : given.split(",").map(Number);
   if (attachments * machines > 254)
     throw new Error("at most 254 Machines per Infra (their addresses fill 10.<i>.1.0/24)");
-  if (infras > 256) throw new Error("at most 256 Infras (VLAN 10.<i>.0.0/22)");
+  if (infras > 16_384) throw new Error("at most 16,384 Infras (a /22 VLAN each in 10.0.0.0/8)");
   const objects = process.env["OPERATOR_BENCH_OBJECTS"] ?? "realistic";
   if (objects !== "realistic" && objects !== "minimal") throw new Error("OPERATOR_BENCH_OBJECTS: realistic or minimal");
   return { infras, attachments, machines, realistic: objects === "realistic" };

@@ -35,15 +35,26 @@ export const machineName = (i: number, a: number, m: number): string => `${clust
 /** The xDS node group of Infra i's proxy (`<namespace>/<ProxyServer>`). */
 export const proxyGroup = (i: number): string => `${NS}/${infraName(i)}-proxy`;
 
-/** Initial address of machine m of (i, a): 10.<i>.1.<k+1>, k = a·machines + m (needs ≤ 254 per Infra). */
-export function initialAddress(scale: Scale, i: number, a: number, m: number): string {
-  const k = a * scale.machines + m;
-  return `10.${String(i)}.${String(1 + Math.floor(k / 254))}.${String(1 + (k % 254))}`;
+/** Infra i's VLAN, a /22: 10.<i div 64>.<4·(i mod 64)>.0/22 (16,384 of them). */
+function vlan(i: number): { readonly net: string; readonly third: number } {
+  return { net: `10.${String(Math.floor(i / 64))}`, third: 4 * (i % 64) };
 }
 
-/** The `n`-th fresh address of Infra i (never used before in the run): 10.<i>.2.x, then .3.x. */
+/** The address `k` of the VLAN's block `block` (0–3) of Infra i: <net>.<third + block>.<k+1>. */
+function inVlan(i: number, block: number, k: number): string {
+  const { net, third } = vlan(i);
+  return `${net}.${String(third + block)}.${String(k)}`;
+}
+
+/** Initial address of machine m of (i, a): block 1, k = a·machines + m (needs ≤ 254 per Infra). */
+export function initialAddress(scale: Scale, i: number, a: number, m: number): string {
+  const k = a * scale.machines + m;
+  return inVlan(i, 1 + Math.floor(k / 254), 1 + (k % 254));
+}
+
+/** The `n`-th fresh address of Infra i (never used before in the run): block 2, then block 3. */
 export function freshAddress(i: number, n: number): string {
-  return `10.${String(i)}.${String(2 + Math.floor(n / 254))}.${String(1 + (n % 254))}`;
+  return inVlan(i, 2 + Math.floor(n / 254), 1 + (n % 254));
 }
 
 /** A fixed, valid-looking UUID per (kind, indices): the generator stays a pure function of the indices. */
@@ -224,22 +235,23 @@ function namespaceObject(realistic: boolean, name: string, hc: string): JsonObje
 }
 
 function infraObject(i: number): JsonObject {
-  const net = `10.${String(i)}`;
+  const at = (block: number, k: number): string => inVlan(i, block, k);
+  const { net, third } = vlan(i);
   return {
     apiVersion: "hostedcluster.densityops.com/v1alpha1",
     kind: "Infra",
     metadata: { name: infraName(i), namespace: NS },
     spec: {
       networkConfig: {
-        cidr: `${net}.0.0/22`,
-        gateway: `${net}.0.1`,
+        cidr: `${net}.${String(third)}.0/22`,
+        gateway: at(0, 1),
         networkAttachmentDefinition: `vlan-${pad(i)}`,
         dnsServers: ["198.51.100.53"],
       },
       infraComponents: {
-        dhcp: { serverIP: `${net}.0.2`, rangeStart: `${net}.3.100`, rangeEnd: `${net}.3.250` },
-        dns: { serverIP: `${net}.0.3` },
-        proxy: { serverIP: `${net}.0.4`, internalProxyService: `172.30.0.${String(1 + (i % 250))}` },
+        dhcp: { serverIP: at(0, 2), rangeStart: at(3, 100), rangeEnd: at(3, 250) },
+        dns: { serverIP: at(0, 3) },
+        proxy: { serverIP: at(0, 4), internalProxyService: `172.30.0.${String(1 + (i % 250))}` },
       },
     },
   };
