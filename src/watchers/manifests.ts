@@ -134,7 +134,7 @@ function objectsOf(file: ManifestFile): Located[] {
       });
     }
     if (typeof value["kind"] === "string" && value["kind"].endsWith("List") && "items" in value) {
-      out.push(...listItems(doc, value, file.path, lc));
+      for (const item of listItems(doc, value, file.path, lc)) out.push(item);
     } else {
       out.push({ obj: value, file: file.path, ...at, node: doc.contents ?? undefined, lines: lc });
     }
@@ -408,7 +408,7 @@ export function placedFile(path: string, plan: PlannedParse): ParsedFile {
   for (const doc of plan.documents) {
     const parse = plan.parses.get(doc.text);
     if (parse === undefined) throw new Error(`a document of ${path} was not parsed`);
-    objects.push(...placed(parse, doc.line));
+    for (const o of placed(parse, doc.line)) objects.push(o);
   }
   const parsed: ParsedFile = { path, objects };
   documentParses.set(parsed, plan.parses);

@@ -92,3 +92,16 @@ describe("patchSorted", () => {
     expect(list.map((o) => o.metadata?.name)).toEqual(["a", "c", "e"]);
   });
 });
+
+describe("buildObserved at the size of 3,000 Infras", () => {
+  it("reports 300,000 Machines as added on the first snapshot (more than a call takes as arguments)", () => {
+    const raw = empty();
+    for (let i = 0; i < 300_000; i++) {
+      const name = `m${String(i)}`;
+      raw.machines.set(`cp/${name}`, { metadata: { namespace: "cp", name } });
+    }
+    const obs = buildObserved(raw, 1);
+    expect(obs.changes.length).toBe(300_000);
+    expect(obs.state.machines.length).toBe(300_000);
+  });
+});

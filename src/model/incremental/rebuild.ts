@@ -129,8 +129,8 @@ export function buildIncremental(
   if (schemaProblems !== prev.schemaProblems) for (const p of prev.schemaProblems) dropped.add(p);
 
   const problems = prev.result.problems.filter((p) => !dropped.has(p));
-  for (const part of fresh.values()) problems.push(...part.problems);
-  if (schemaProblems !== prev.schemaProblems) problems.push(...schemaProblems);
+  for (const part of fresh.values()) for (const p of part.problems) problems.push(p);
+  if (schemaProblems !== prev.schemaProblems) for (const p of schemaProblems) problems.push(p);
 
   const claims = claimsOf(prev, affected, fresh);
 

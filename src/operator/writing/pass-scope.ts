@@ -3,12 +3,11 @@
 // Infra's changed since a pass that left it settled, a second look would decide the same, so only
 // the Infras something changed for are looked at again — a Machine's change costs its Infra, not
 // every object of every Infra. Pure: the reconciler keeps the memory (src/operator/writing/reconcile.ts).
-import type { KubeObject } from "../../kube/rest.js";
 import { changedKeys } from "../../util/overlay-map.js";
 import type { RawObjects } from "../../watchers/kube/observed.js";
 import type { ResourceName } from "../../watchers/kube/resources.js";
 import type { DesiredInfra, DesiredState } from "../desired/index.js";
-import { CLEANUP_BY_FINALIZER, CLEANUP_LABEL, INFRA_LABEL, type DesiredObject } from "../desired/objects.js";
+import type { DesiredObject } from "../desired/objects.js";
 
 /** The resource each managed kind the operator watches is listed under (the others are never pruned). */
 export const RESOURCE_OF_KIND: Readonly<Record<string, ResourceName>> = {
@@ -58,13 +57,8 @@ export interface PassScope {
   readonly attachments: ReadonlySet<string>;
 }
 
-/** The Infra ("<namespace>/<name>") a live managed object is labelled with. */
-function infraOf(o: KubeObject | undefined): string | undefined {
-  const label = o?.metadata?.labels?.[INFRA_LABEL];
-  return label === undefined ? undefined : `${o?.metadata?.namespace ?? ""}/${label}`;
-}
-
-const isCleanup = (o: KubeObject | undefined): boolean => o?.metadata?.labels?.[CLEANUP_LABEL] === CLEANUP_BY_FINALIZER;
+/** The managed kind listed under each watched resource. */
+const KIND_OF_RESOURCE = new Map(Object.entries(RESOURCE_OF_KIND).map(([kind, resource]) => [resource, kind]));
 
 const infraKey = (d: DesiredInfra): string => `${d.infra.namespace}/${d.infra.name}`;
 
@@ -77,34 +71,36 @@ function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
 /**
  * What a pass over `raw` and `desired` looks at after the pass that left `last`. An Infra is looked
  * at when its desired objects are not the same array (DesiredMemo keeps an unchanged Infra's), when
- * a live object labelled with it changed, or when the last pass left it unsettled. Pruning looks at changed live objects and those no longer desired,
- * or at every one when the set of Infras with a desired state or of held attachments moved.
+ * the live object under the name of one of them changed (`desiredKeys`, brought up to `desired`),
+ * or when the last pass left it unsettled. Pruning looks at
+ * changed live objects and those no longer desired, or at every one when the set of Infras with a
+ * desired state or of held attachments moved.
  */
 export function passScope(
   last: PassMemory,
   raw: RawObjects,
   desired: DesiredState,
+  desiredKeys: DesiredKeys,
   held: ReadonlySet<string>,
 ): PassScope {
   const infras = new Set(last.unsettled);
   let crossNamespace = desired.crossNamespace !== last.crossNamespace;
-  const prune: [ResourceName, string][] = [];
+  const prune: (readonly [ResourceName, string])[] = [];
   const attachments = new Set<string>();
 
   for (const resource of SCOPED) {
     const before = last.raw[resource];
     const now = raw[resource];
     for (const key of changedKeys(before, now)) {
-      const was = before.get(key);
-      const is = now.get(key);
       if (resource === "attachments") {
         attachments.add(key);
         continue;
       }
-      for (const o of [was, is]) {
-        const infra = infraOf(o);
-        if (infra !== undefined) infras.add(infra);
-        if (isCleanup(o)) crossNamespace = true;
+      // Whoever desires an object under this name looks at it again, whatever the change did to
+      // its labels (removed, or the object deleted): the live object alone cannot say.
+      for (const owner of desiredKeys.owners(`${KIND_OF_RESOURCE.get(resource) ?? ""}/${key}`)) {
+        if (owner === CROSS_NAMESPACE) crossNamespace = true;
+        else infras.add(owner);
       }
       prune.push([resource, key]);
     }
@@ -117,67 +113,96 @@ export function passScope(
     if (was === undefined) servableMoved = true;
     if (was === d.objects) continue;
     infras.add(key);
-    // Objects no longer desired may be prunable now.
-    const still = new Set(d.objects.map(liveKey));
-    for (const o of was ?? []) {
-      const k = liveKey(o);
-      const resource = RESOURCE_OF_KIND[o.kind];
-      if (!still.has(k) && resource !== undefined) prune.push([resource, k]);
-    }
+    prune.push(...noLongerDesired(was ?? [], d.objects));
   }
-  if (crossNamespace && desired.crossNamespace !== last.crossNamespace) {
-    const still = new Set(desired.crossNamespace.map(liveKey));
-    for (const o of last.crossNamespace)
-      if (!still.has(liveKey(o))) prune.push([RESOURCE_OF_KIND[o.kind] ?? "networkpolicies", liveKey(o)]);
-  }
+  if (desired.crossNamespace !== last.crossNamespace)
+    prune.push(...noLongerDesired(last.crossNamespace, desired.crossNamespace));
   const heldMoved = !sameSet(held, last.held);
   if (heldMoved) crossNamespace = true;
-  return { infras, crossNamespace, prune: servableMoved || heldMoved ? undefined : prune, attachments };
+  return { infras, crossNamespace, prune: servableMoved || heldMoved ? undefined : distinct(prune), attachments };
 }
 
-/** "<namespace>/<name>": the key of an object in a watched resource's map. */
-export function liveKey(o: DesiredObject): string {
-  return `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+/** Each [resource, key] once (a changed object may also be one no longer desired). */
+function distinct(
+  candidates: readonly (readonly [ResourceName, string])[],
+): readonly (readonly [ResourceName, string])[] {
+  const seen = new Set<string>();
+  return candidates.filter(([resource, key]) => {
+    const id = `${resource} ${key}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
 }
+
+/** The live objects of `was` that `is` no longer holds (they may be prunable now), as [resource, key]. */
+function noLongerDesired(
+  was: readonly DesiredObject[],
+  is: readonly DesiredObject[],
+): (readonly [ResourceName, string])[] {
+  const still = new Set(is.map(desiredKey));
+  const out: (readonly [ResourceName, string])[] = [];
+  for (const o of was) {
+    const resource = RESOURCE_OF_KIND[o.kind];
+    if (resource !== undefined && !still.has(desiredKey(o)))
+      out.push([resource, `${o.metadata.namespace ?? ""}/${o.metadata.name}`]);
+  }
+  return out;
+}
+
+/** Who desires an object: an Infra ("<namespace>/<name>"), or CROSS_NAMESPACE. */
+export const CROSS_NAMESPACE = "";
 
 /**
- * The keys ("<Kind>/<namespace>/<name>") of every desired object, kept from pass to pass: an
- * Infra whose objects are the same array as last time costs nothing.
+ * Every desired object's key ("<Kind>/<namespace>/<name>") and who desires it, kept from pass to
+ * pass: an Infra whose objects are the same array as last time costs nothing.
  */
 export class DesiredKeys {
   readonly #byInfra = new Map<string, readonly DesiredObject[]>();
   #cross: readonly DesiredObject[] = [];
-  /** Key → how many desired objects have it (one, unless two Infras' objects were ever to collide). */
-  readonly #keys = new Map<string, number>();
+  /** Key → who desires it (one owner, unless two Infras' objects were ever to collide). */
+  readonly #owners = new Map<string, string[]>();
 
-  /** The keys of `desired`'s objects. */
-  update(desired: DesiredState): { has(key: string): boolean } {
+  /** Brought up to `desired`. */
+  update(desired: DesiredState): this {
     const seen = new Set<string>();
     for (const d of desired.infras) {
       const key = infraKey(d);
       seen.add(key);
-      this.#swap(this.#byInfra.get(key) ?? [], d.objects);
+      this.#swap(key, this.#byInfra.get(key) ?? [], d.objects);
       this.#byInfra.set(key, d.objects);
     }
     for (const [key, objects] of this.#byInfra) {
       if (seen.has(key)) continue;
-      this.#swap(objects, []);
+      this.#swap(key, objects, []);
       this.#byInfra.delete(key);
     }
-    this.#swap(this.#cross, desired.crossNamespace);
+    this.#swap(CROSS_NAMESPACE, this.#cross, desired.crossNamespace);
     this.#cross = desired.crossNamespace;
-    return this.#keys;
+    return this;
   }
 
-  #swap(was: readonly DesiredObject[], is: readonly DesiredObject[]): void {
+  has(key: string): boolean {
+    return this.#owners.has(key);
+  }
+
+  /** Who desires the object with this key. */
+  owners(key: string): readonly string[] {
+    return this.#owners.get(key) ?? [];
+  }
+
+  #swap(owner: string, was: readonly DesiredObject[], is: readonly DesiredObject[]): void {
     if (was === is) return;
     for (const o of was) {
       const k = desiredKey(o);
-      const n = (this.#keys.get(k) ?? 0) - 1;
-      if (n > 0) this.#keys.set(k, n);
-      else this.#keys.delete(k);
+      const left = (this.#owners.get(k) ?? []).filter((x) => x !== owner);
+      if (left.length > 0) this.#owners.set(k, left);
+      else this.#owners.delete(k);
     }
-    for (const o of is) this.#keys.set(desiredKey(o), (this.#keys.get(desiredKey(o)) ?? 0) + 1);
+    for (const o of is) {
+      const k = desiredKey(o);
+      this.#owners.set(k, [...(this.#owners.get(k) ?? []).filter((x) => x !== owner), owner]);
+    }
   }
 }
 

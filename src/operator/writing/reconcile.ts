@@ -262,7 +262,8 @@ export class Reconciler {
     const held = heldAttachments(observed, desired);
     const full = memory === undefined || now - this.#fullAt >= (this.#o.fullPassMs ?? FULL_PASS_MS);
     if (full) this.#fullAt = now;
-    const scope: PassScope | undefined = full ? undefined : passScope(memory, observed.raw, desired, held);
+    const desiredKeys = this.#desiredKeys.update(desired);
+    const scope: PassScope | undefined = full ? undefined : passScope(memory, observed.raw, desired, desiredKeys, held);
     this.#o.metrics.inc("oooi_reconcile_scope_total", { scope: full ? "full" : "changed" });
 
     await nextTurn();
@@ -326,7 +327,6 @@ export class Reconciler {
     }
 
     // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
-    const desiredKeys = this.#desiredKeys.update(desired);
     const infraKeys = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
     const candidates =
       scope?.prune ??

@@ -100,7 +100,8 @@ export function buildObserved(
       const [a, b] = [decoded(was?.get(key), kind), decoded(now.get(key), kind)];
       if (a !== b) mine.push({ kind, before: a, after: b } as ObjectChange);
     }
-    changes.push(...mine);
+    // One at a time: a first snapshot holds every Machine, more than a call can take as arguments.
+    for (const c of mine) changes.push(c);
     if (kind === "Infra" || kind === "InfraClusterAttachment") continue;
     lists[field] =
       before === undefined ? sorted(now) : patchSorted(before.state[field] as unknown as readonly KubeObject[], mine);

@@ -176,9 +176,12 @@ class Side {
     );
     const text = JSON.stringify(
       objects.map((o) => {
-        const metadata = Object.fromEntries(Object.entries(o.metadata ?? {}).filter(([k]) => !SERVER_SET.has(k))) as {
-          annotations?: Record<string, string>;
-        };
+        const metadata = Object.fromEntries(
+          Object.entries(o.metadata ?? {})
+            .filter(([k]) => !SERVER_SET.has(k))
+            // Stamped by each fake's own clock: that it is set is what both must agree on.
+            .map(([k, v]) => [k, k === "deletionTimestamp" ? "set" : v]),
+        ) as { annotations?: Record<string, string> };
         // The applied hash covers the owner's uid: equal content (uids named) is what is compared.
         const annotations = Object.entries(metadata.annotations ?? {}).filter(([k]) => k !== APPLIED_HASH);
         return { ...o, metadata: { ...metadata, annotations: Object.fromEntries(annotations) } };
@@ -411,8 +414,17 @@ describe("a reconcile pass scoped to what changed", () => {
         }
       }),
       {
-        numRuns: 25,
+        numRuns: 60,
         examples: [
+          // An object's Infra label removed, then the object deleted: no label says whose it was, but
+          // the Infra that desires it looks again.
+          [
+            [
+              { op: "delete-attachment", pick: 0 },
+              { op: "unlabel-child", pick: 1604074438 },
+              { op: "delete-child", pick: 472338899 },
+            ],
+          ],
           // A stray object wearing an Infra's labels while that Infra is gone: pruned once it is back.
           [
             [
@@ -523,6 +535,11 @@ describe("DesiredKeys", () => {
   });
 });
 
+/** passScope with the desired keys brought up to `desired`. */
+function scopeOf(last: PassMemory, raw: RawObjects, desired: DesiredState, held: ReadonlySet<string>) {
+  return passScope(last, raw, desired, new DesiredKeys().update(desired), held);
+}
+
 describe("passScope", () => {
   const a = [object("ConfigMap", "ns-a", "a-dns", "a"), object("Service", "ns-a", "a-proxy", "a")];
   const b = [object("ConfigMap", "ns-b", "b-dns", "b")];
@@ -540,53 +557,96 @@ describe("passScope", () => {
   });
 
   it("looks at nothing when nothing changed", () => {
-    const s = passScope(memory(), rawWith(), desiredOf({ "ns-a/a": a, "ns-b/b": b }, cross), new Set());
+    const s = scopeOf(memory(), rawWith(), desiredOf({ "ns-a/a": a, "ns-b/b": b }, cross), new Set());
     expect(s).toEqual({ infras: new Set(), crossNamespace: false, prune: [], attachments: new Set() });
   });
 
   it("looks at an Infra whose desired objects changed alone, and prunes what it no longer desires", () => {
     const fewer = [a[0] as DesiredObject];
-    const s = passScope(memory(), rawWith(), desiredOf({ "ns-a/a": fewer, "ns-b/b": b }, cross), new Set());
+    const s = scopeOf(memory(), rawWith(), desiredOf({ "ns-a/a": fewer, "ns-b/b": b }, cross), new Set());
     expect([...s.infras]).toEqual(["ns-a/a"]);
     expect(s.prune).toEqual([["services", "ns-a/a-proxy"]]);
   });
 
-  it("looks at the Infra a changed live object is labelled with, before and after the change", () => {
-    const was = { metadata: { name: "x", namespace: "ns-b", labels: { [INFRA_LABEL]: "b" } } };
-    const is = { metadata: { name: "x", namespace: "ns-b", labels: {} } };
-    const s = passScope(
-      memory({ raw: rawWith({ configmaps: new Map([["ns-b/x", was]]) }) }),
-      rawWith({ configmaps: new Map([["ns-b/x", is]]) }),
-      desiredOf({ "ns-a/a": a, "ns-b/b": b }, cross),
+  it("prunes an object no longer desired while another kind keeps its name", () => {
+    const renamed = [object("ConfigMap", "ns-a", "a-dns", "a"), object("Service", "ns-a", "a-dns", "a")];
+    const s = scopeOf(memory(), rawWith(), desiredOf({ "ns-a/a": renamed, "ns-b/b": b }, cross), new Set());
+    expect(s.prune).toEqual([["services", "ns-a/a-proxy"]]);
+    const gone = scopeOf(
+      memory({
+        objects: new Map([
+          ["ns-a/a", renamed],
+          ["ns-b/b", b],
+        ]),
+      }),
+      rawWith(),
+      desiredOf({ "ns-a/a": [object("Service", "ns-a", "a-dns", "a")], "ns-b/b": b }, cross),
       new Set(),
     );
-    expect([...s.infras]).toEqual(["ns-b/b"]);
+    expect(gone.prune).toEqual([["configmaps", "ns-a/a-dns"]]);
+    // Deleted and no longer desired at once: looked at once.
+    const both = scopeOf(
+      memory({
+        raw: rawWith({ configmaps: new Map([["ns-a/a-dns", { metadata: { name: "a-dns", namespace: "ns-a" } }]]) }),
+        objects: new Map([
+          ["ns-a/a", renamed],
+          ["ns-b/b", b],
+        ]),
+      }),
+      rawWith(),
+      desiredOf({ "ns-a/a": [object("Service", "ns-a", "a-dns", "a")], "ns-b/b": b }, cross),
+      new Set(),
+    );
+    expect(both.prune).toEqual([["configmaps", "ns-a/a-dns"]]);
+  });
+
+  it("looks at the Infra that desires a changed live object, whatever its labels say; a stray is only pruned", () => {
+    const was = { metadata: { name: "b-dns", namespace: "ns-b", labels: { [INFRA_LABEL]: "b" } } };
+    const unlabelled = { metadata: { name: "b-dns", namespace: "ns-b", labels: {} } };
+    const stray = { metadata: { name: "x", namespace: "ns-b", labels: { [INFRA_LABEL]: "b" } } };
+    const desired = desiredOf({ "ns-a/a": a, "ns-b/b": b }, cross);
+    const before = memory({ raw: rawWith({ configmaps: new Map([["ns-b/b-dns", was]]) }) });
+    for (const now of [new Map([["ns-b/b-dns", unlabelled]]), new Map<string, KubeObject>()]) {
+      const s = scopeOf(before, rawWith({ configmaps: now }), desired, new Set());
+      expect([...s.infras]).toEqual(["ns-b/b"]);
+      expect(s.prune).toEqual([["configmaps", "ns-b/b-dns"]]);
+    }
+    const s = scopeOf(memory(), rawWith({ configmaps: new Map([["ns-b/x", stray]]) }), desired, new Set());
+    expect([...s.infras]).toEqual([]);
     expect(s.prune).toEqual([["configmaps", "ns-b/x"]]);
+    const policy = { metadata: { name: "allow-infrastructure", namespace: "cp" } };
+    const edited = scopeOf(
+      memory(),
+      rawWith({ networkpolicies: new Map([["cp/allow-infrastructure", policy]]) }),
+      desired,
+      new Set(),
+    );
+    expect(edited.crossNamespace).toBe(true);
   });
 
   it("prunes among every live object when an Infra gains or loses its desired state, even as another does the opposite", () => {
     const desired = desiredOf({ "ns-a/a": a, "ns-c/c": [] }, cross);
-    expect(passScope(memory(), rawWith(), desired, new Set()).prune).toBeUndefined();
-    expect(passScope(memory(), rawWith(), desiredOf({ "ns-a/a": a }, cross), new Set()).prune).toBeUndefined();
+    expect(scopeOf(memory(), rawWith(), desired, new Set()).prune).toBeUndefined();
+    expect(scopeOf(memory(), rawWith(), desiredOf({ "ns-a/a": a }, cross), new Set()).prune).toBeUndefined();
   });
 
   it("looks at the cross-namespace objects when they, or the attachments they are held for, changed", () => {
     const desired = desiredOf({ "ns-a/a": a, "ns-b/b": b }, cross);
-    const held = passScope(memory(), rawWith(), desired, new Set(["cp/beta"]));
+    const held = scopeOf(memory(), rawWith(), desired, new Set(["cp/beta"]));
     expect(held.crossNamespace).toBe(true);
     expect(held.prune).toBeUndefined();
-    const released = passScope(memory({ held: new Set(["cp/beta"]) }), rawWith(), desired, new Set());
+    const released = scopeOf(memory({ held: new Set(["cp/beta"]) }), rawWith(), desired, new Set());
     expect(released.crossNamespace).toBe(true);
     expect(
-      passScope(memory({ held: new Set(["cp/beta"]) }), rawWith(), desired, new Set(["cp/beta"])).crossNamespace,
+      scopeOf(memory({ held: new Set(["cp/beta"]) }), rawWith(), desired, new Set(["cp/beta"])).crossNamespace,
     ).toBe(false);
-    const other = passScope(memory(), rawWith(), desiredOf({ "ns-a/a": a, "ns-b/b": b }, []), new Set());
+    const other = scopeOf(memory(), rawWith(), desiredOf({ "ns-a/a": a, "ns-b/b": b }, []), new Set());
     expect(other.crossNamespace).toBe(true);
     expect(other.prune).toEqual([["networkpolicies", "cp/allow-infrastructure"]]);
   });
 
   it("looks again at an Infra the last pass found a problem on", () => {
-    const s = passScope(
+    const s = scopeOf(
       memory({ unsettled: new Set(["ns-b/b"]) }),
       rawWith(),
       desiredOf({ "ns-a/a": a, "ns-b/b": b }, cross),
