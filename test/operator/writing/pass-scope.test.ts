@@ -4,7 +4,8 @@
 // the other never again after its first — while the same careless and hostile edits land on both
 // between passes: children deleted or hand-edited, a label removed, a stray object wearing our
 // labels, a worker moving, an Infra edited, an attachment deleted, a write refused. After every pass
-// both clusters must hold the same objects; the scoped side must also have skipped work.
+// both clusters must hold the same objects, and the scoped side must have made passes that looked
+// only at what changed.
 import { afterEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { KubeRest, type KubeObject } from "../../../src/kube/rest.js";
@@ -316,7 +317,8 @@ function edit(fake: FakeApiServer, e: Edit): void {
       return;
     }
     case "internal-clients": {
-      // The proxy's internalClients select namespaces by this label: its NetworkPolicy follows.
+      // A Namespace relabelled: the proxy's NetworkPolicy selects by this label itself, so nothing the
+      // operator writes follows — a change to a resource no pass scopes by.
       const label = "hostedcluster.densityops.com/internal-client";
       const ns = (storedList(fake, "v1", "Namespace") as JsonObject[]).find(
         (n) => (n["metadata"] as { name?: string }).name === "clusters-beta",
