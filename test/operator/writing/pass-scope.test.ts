@@ -574,32 +574,26 @@ describe("passScope", () => {
     const renamed = [object("ConfigMap", "ns-a", "a-dns", "a"), object("Service", "ns-a", "a-dns", "a")];
     const s = scopeOf(memory(), rawWith(), desiredOf({ "ns-a/a": renamed, "ns-b/b": b }, cross), new Set());
     expect(s.prune).toEqual([["services", "ns-a/a-proxy"]]);
-    const gone = scopeOf(
-      memory({
-        objects: new Map([
-          ["ns-a/a", renamed],
-          ["ns-b/b", b],
-        ]),
-      }),
-      rawWith(),
-      desiredOf({ "ns-a/a": [object("Service", "ns-a", "a-dns", "a")], "ns-b/b": b }, cross),
-      new Set(),
-    );
-    expect(gone.prune).toEqual([["configmaps", "ns-a/a-dns"]]);
-    // Deleted and no longer desired at once: looked at once.
-    const both = scopeOf(
-      memory({
-        raw: rawWith({ configmaps: new Map([["ns-a/a-dns", { metadata: { name: "a-dns", namespace: "ns-a" } }]]) }),
-        objects: new Map([
-          ["ns-a/a", renamed],
-          ["ns-b/b", b],
-        ]),
-      }),
-      rawWith(),
-      desiredOf({ "ns-a/a": [object("Service", "ns-a", "a-dns", "a")], "ns-b/b": b }, cross),
-      new Set(),
-    );
-    expect(both.prune).toEqual([["configmaps", "ns-a/a-dns"]]);
+    // The ConfigMap dropped, the Service of the same name kept: the ConfigMap alone may be pruned —
+    // also when it was deleted meanwhile (a changed object and one no longer desired: looked at once).
+    const dropped = (raw: RawObjects) =>
+      scopeOf(
+        memory({
+          raw,
+          objects: new Map([
+            ["ns-a/a", renamed],
+            ["ns-b/b", b],
+          ]),
+        }),
+        rawWith(),
+        desiredOf({ "ns-a/a": [object("Service", "ns-a", "a-dns", "a")], "ns-b/b": b }, cross),
+        new Set(),
+      ).prune;
+    expect(dropped(rawWith())).toEqual([["configmaps", "ns-a/a-dns"]]);
+    const deleted = rawWith({
+      configmaps: new Map([["ns-a/a-dns", { metadata: { name: "a-dns", namespace: "ns-a" } }]]),
+    });
+    expect(dropped(deleted)).toEqual([["configmaps", "ns-a/a-dns"]]);
   });
 
   it("looks at the Infra that desires a changed live object, whatever its labels say; a stray is only pruned", () => {
