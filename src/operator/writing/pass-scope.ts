@@ -151,7 +151,7 @@ function noLongerDesired(
 }
 
 /** Who desires an object: an Infra ("<namespace>/<name>"), or CROSS_NAMESPACE. */
-export const CROSS_NAMESPACE = "";
+const CROSS_NAMESPACE = "";
 
 /**
  * Every desired object's key ("<Kind>/<namespace>/<name>") and who desires it, kept from pass to
@@ -207,6 +207,6 @@ export class DesiredKeys {
 }
 
 /** "<Kind>/<namespace>/<name>". */
-export function desiredKey(o: DesiredObject): string {
+function desiredKey(o: DesiredObject): string {
   return `${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`;
 }

@@ -141,7 +141,7 @@ const KIND_OF_RESOURCE = new Map(
 );
 
 /** ReconcilerOptions.fullPassMs's default: the pass loop's resync period. */
-export const FULL_PASS_MS = 30_000;
+const FULL_PASS_MS = 30_000;
 
 const keyOf = (kind: string, namespace: string | undefined, name: string): string =>
   `${kind}/${namespace ?? ""}/${name}`;
