@@ -529,8 +529,13 @@ describe("DesiredKeys", () => {
     const has = (k: ReturnType<DesiredKeys["update"]>): string[] =>
       ["ConfigMap/ns/x", "Service/ns/y"].filter((key) => k.has(key));
     expect(has(keys.update(desiredOf({ "ns/a": one })))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
-    // Two Infras claiming one key (the model refuses it; the keys must not lose it while one still does).
+    // Two Infras desiring one key (their objects' names start with the Infra's, so it should not
+    // happen): the key is not lost while either still desires it, whichever leaves first.
     expect(has(keys.update(desiredOf({ "ns/a": one, "ns/b": two })))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
+    expect(has(keys.update(desiredOf({ "ns/a": one })))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
+    expect(keys.owners("ConfigMap/ns/x")).toEqual(["ns/a"]);
+    expect(has(keys.update(desiredOf({ "ns/a": one, "ns/b": two })))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
+    expect(keys.owners("ConfigMap/ns/x")).toEqual(["ns/a", "ns/b"]);
     expect(has(keys.update(desiredOf({ "ns/b": two })))).toEqual(["ConfigMap/ns/x"]);
     expect(has(keys.update(desiredOf({ "ns/b": [] })))).toEqual([]);
     expect(has(keys.update(desiredOf({}, [object("Service", "ns", "y")])))).toEqual(["Service/ns/y"]);
