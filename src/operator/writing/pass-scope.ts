@@ -7,7 +7,7 @@ import { changedKeys } from "../../util/overlay-map.js";
 import type { RawObjects } from "../../watchers/kube/observed.js";
 import type { ResourceName } from "../../watchers/kube/resources.js";
 import type { DesiredInfra, DesiredState } from "../desired/index.js";
-import type { DesiredObject } from "../desired/objects.js";
+import { MANAGED_KINDS, type DesiredObject, type ManagedKind } from "../desired/objects.js";
 
 /** The resource each managed kind the operator watches is listed under (the others are never pruned). */
 export const RESOURCE_OF_KIND: Readonly<Record<string, ResourceName>> = {
@@ -58,7 +58,17 @@ export interface PassScope {
 }
 
 /** The managed kind listed under each watched resource. */
-const KIND_OF_RESOURCE = new Map(Object.entries(RESOURCE_OF_KIND).map(([kind, resource]) => [resource, kind]));
+export const KIND_OF_RESOURCE: ReadonlyMap<ResourceName, ManagedKind> = new Map(
+  MANAGED_KINDS.flatMap((k) => {
+    const resource = RESOURCE_OF_KIND[k.kind];
+    return resource === undefined ? [] : [[resource, k] as const];
+  }),
+);
+
+/** "<Kind>/<namespace>/<name>": an object's key in the desired keys and the reconciler's records. */
+export function keyOf(kind: string, namespace: string | undefined, name: string): string {
+  return `${kind}/${namespace ?? ""}/${name}`;
+}
 
 const infraKey = (d: DesiredInfra): string => `${d.infra.namespace}/${d.infra.name}`;
 
@@ -98,7 +108,7 @@ export function passScope(
       }
       // Whoever desires an object under this name looks at it again, whatever the change did to
       // its labels (removed, or the object deleted): the live object alone cannot say.
-      for (const owner of desiredKeys.owners(`${KIND_OF_RESOURCE.get(resource) ?? ""}/${key}`)) {
+      for (const owner of desiredKeys.owners(`${KIND_OF_RESOURCE.get(resource)?.kind ?? ""}/${key}`)) {
         if (owner === CROSS_NAMESPACE) crossNamespace = true;
         else infras.add(owner);
       }
@@ -206,7 +216,6 @@ export class DesiredKeys {
   }
 }
 
-/** "<Kind>/<namespace>/<name>". */
 function desiredKey(o: DesiredObject): string {
-  return `${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+  return keyOf(o.kind, o.metadata.namespace, o.metadata.name);
 }

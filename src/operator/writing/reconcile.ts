@@ -35,7 +35,15 @@ import { EventRecorder } from "./events.js";
 import { cacheBehind } from "./unobserved.js";
 import { statusBody, statusUpdates, type StatusUpdate } from "../status/object-status.js";
 import { nextTurn, Turns } from "../process/turns.js";
-import { DesiredKeys, passScope, RESOURCE_OF_KIND, type PassMemory, type PassScope } from "./pass-scope.js";
+import {
+  DesiredKeys,
+  KIND_OF_RESOURCE,
+  keyOf,
+  passScope,
+  RESOURCE_OF_KIND,
+  type PassMemory,
+  type PassScope,
+} from "./pass-scope.js";
 import type { Logger } from "../../util/logger.js";
 
 /** Thrown (and swallowed by the caller) when leadership was lost mid-pass: the pass stops writing. */
@@ -132,19 +140,9 @@ export const KEA_SCC_REVIEW_TTL_MS = 60_000;
 /** Objects checked between two turns of the event loop. */
 const STEPS = 64;
 
-/** The managed kind listed under each watched resource. */
-const KIND_OF_RESOURCE = new Map(
-  MANAGED_KINDS.flatMap((k) => {
-    const resource = RESOURCE_OF_KIND[k.kind];
-    return resource === undefined ? [] : [[resource, k] as const];
-  }),
-);
-
 /** ReconcilerOptions.fullPassMs's default: the pass loop's resync period. */
 const FULL_PASS_MS = 30_000;
 
-const keyOf = (kind: string, namespace: string | undefined, name: string): string =>
-  `${kind}/${namespace ?? ""}/${name}`;
 const isTransport = (e: unknown): boolean => statusCode(e) === undefined && !(e instanceof NotLeaderError);
 
 /** Applies desired state, prunes, handles finalizers and writes status. */
@@ -330,10 +328,9 @@ export class Reconciler {
     const infraKeys = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
     const candidates =
       scope?.prune ??
-      MANAGED_KINDS.flatMap((k) => {
-        const resource = RESOURCE_OF_KIND[k.kind];
-        return resource === undefined ? [] : [...observed.raw[resource].keys()].map((key) => [resource, key] as const);
-      });
+      [...KIND_OF_RESOURCE.keys()].flatMap((resource) =>
+        [...observed.raw[resource].keys()].map((key) => [resource, key] as const),
+      );
     for (const [resource, key] of candidates) {
       if (turns.due()) await nextTurn();
       const live = observed.raw[resource].get(key);
