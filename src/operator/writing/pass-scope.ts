@@ -32,9 +32,6 @@ const SCOPED: readonly ResourceName[] = [...new Set<ResourceName>([...Object.val
 /** What a finished pass leaves for the next one to compare with. */
 export interface PassMemory {
   readonly raw: RawObjects;
-  /** Each Infra's desired objects as that pass saw them, by "<namespace>/<name>". */
-  readonly objects: ReadonlyMap<string, readonly DesiredObject[]>;
-  readonly crossNamespace: readonly DesiredObject[];
   /** Attachments whose cross-namespace objects were held ("<namespace>/<name>"). */
   readonly held: ReadonlySet<string>;
   /**
@@ -79,24 +76,29 @@ function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
 }
 
 /**
- * What a pass over `raw` and `desired` looks at after the pass that left `last`. An Infra is looked
- * at when its desired objects are not the same array (DesiredMemo keeps an unchanged Infra's), when
- * the live object under the name of one of them changed (`desiredKeys`, brought up to `desired`),
- * or when the last pass left it unsettled. Pruning looks at
+ * What a pass over `raw` looks at after the pass that left `last`, given how the desired objects
+ * moved since (`desired`, DesiredKeys.update's answer). An Infra is looked at when its desired
+ * objects are not the same array (DesiredMemo keeps an unchanged Infra's), when the live object
+ * under the name of one of them changed, or when the last pass left it unsettled. Pruning looks at
  * changed live objects and those no longer desired, or at every one when the set of Infras with a
  * desired state or of held attachments moved.
  */
 export function passScope(
   last: PassMemory,
   raw: RawObjects,
-  desired: DesiredState,
+  desired: DesiredChanges,
   desiredKeys: DesiredKeys,
   held: ReadonlySet<string>,
 ): PassScope {
   const infras = new Set(last.unsettled);
-  let crossNamespace = desired.crossNamespace !== last.crossNamespace;
-  const prune: (readonly [ResourceName, string])[] = [];
+  let crossNamespace = false;
+  const prune: (readonly [ResourceName, string])[] = [...desired.dropped];
   const attachments = new Set<string>();
+  const lookAt = (owner: string): void => {
+    if (owner === CROSS_NAMESPACE) crossNamespace = true;
+    else infras.add(owner);
+  };
+  for (const owner of desired.changed) lookAt(owner);
 
   for (const resource of SCOPED) {
     const before = last.raw[resource];
@@ -108,28 +110,25 @@ export function passScope(
       }
       // Whoever desires an object under this name looks at it again, whatever the change did to
       // its labels (removed, or the object deleted): the live object alone cannot say.
-      for (const owner of desiredKeys.owners(`${KIND_OF_RESOURCE.get(resource)?.kind ?? ""}/${key}`)) {
-        if (owner === CROSS_NAMESPACE) crossNamespace = true;
-        else infras.add(owner);
-      }
+      for (const owner of desiredKeys.owners(keyOf(KIND_OF_RESOURCE.get(resource)?.kind ?? "", ...split(key))))
+        lookAt(owner);
       prune.push([resource, key]);
     }
   }
-
-  let servableMoved = desired.infras.length !== last.objects.size;
-  for (const d of desired.infras) {
-    const key = infraKey(d);
-    const was = last.objects.get(key);
-    if (was === undefined) servableMoved = true;
-    if (was === d.objects) continue;
-    infras.add(key);
-    prune.push(...noLongerDesired(was ?? [], d.objects));
-  }
-  if (desired.crossNamespace !== last.crossNamespace)
-    prune.push(...noLongerDesired(last.crossNamespace, desired.crossNamespace));
   const heldMoved = !sameSet(held, last.held);
   if (heldMoved) crossNamespace = true;
-  return { infras, crossNamespace, prune: servableMoved || heldMoved ? undefined : distinct(prune), attachments };
+  return {
+    infras,
+    crossNamespace,
+    prune: desired.servableMoved || heldMoved ? undefined : distinct(prune),
+    attachments,
+  };
+}
+
+/** "<namespace>/<name>" → [namespace, name]. */
+function split(key: string): [string, string] {
+  const slash = key.indexOf("/");
+  return [key.slice(0, slash), key.slice(slash + 1)];
 }
 
 /** Each [resource, key] once (a changed object may also be one no longer desired). */
@@ -163,6 +162,16 @@ function noLongerDesired(
 /** Who desires an object: an Infra ("<namespace>/<name>"), or CROSS_NAMESPACE. */
 const CROSS_NAMESPACE = "";
 
+/** How the desired objects moved since the update before. */
+export interface DesiredChanges {
+  /** Who desires objects that are not the same array as before: Infras, and CROSS_NAMESPACE. */
+  readonly changed: ReadonlySet<string>;
+  /** Objects desired before and no longer (they may be prunable now), as [resource, key]. */
+  readonly dropped: readonly (readonly [ResourceName, string])[];
+  /** An Infra gained or lost its desired state. */
+  readonly servableMoved: boolean;
+}
+
 /**
  * Every desired object's key ("<Kind>/<namespace>/<name>") and who desires it, kept from pass to
  * pass: an Infra whose objects are the same array as last time costs nothing.
@@ -173,23 +182,28 @@ export class DesiredKeys {
   /** Key → who desires it (one owner, unless two Infras' objects were ever to collide). */
   readonly #owners = new Map<string, string[]>();
 
-  /** Brought up to `desired`. */
-  update(desired: DesiredState): this {
+  /** Brought up to `desired`: how it moved since the update before. */
+  update(desired: DesiredState): DesiredChanges {
+    const changes = { changed: new Set<string>(), dropped: [] as (readonly [ResourceName, string])[] };
+    let servableMoved = false;
     const seen = new Set<string>();
     for (const d of desired.infras) {
       const key = infraKey(d);
       seen.add(key);
-      this.#swap(key, this.#byInfra.get(key) ?? [], d.objects);
+      const was = this.#byInfra.get(key);
+      if (was === undefined) servableMoved = true;
+      this.#swap(key, was ?? [], d.objects, changes);
       this.#byInfra.set(key, d.objects);
     }
     for (const [key, objects] of this.#byInfra) {
       if (seen.has(key)) continue;
-      this.#swap(key, objects, []);
+      servableMoved = true;
+      this.#swap(key, objects, [], changes);
       this.#byInfra.delete(key);
     }
-    this.#swap(CROSS_NAMESPACE, this.#cross, desired.crossNamespace);
+    this.#swap(CROSS_NAMESPACE, this.#cross, desired.crossNamespace, changes);
     this.#cross = desired.crossNamespace;
-    return this;
+    return { ...changes, servableMoved };
   }
 
   has(key: string): boolean {
@@ -201,8 +215,15 @@ export class DesiredKeys {
     return this.#owners.get(key) ?? [];
   }
 
-  #swap(owner: string, was: readonly DesiredObject[], is: readonly DesiredObject[]): void {
+  #swap(
+    owner: string,
+    was: readonly DesiredObject[],
+    is: readonly DesiredObject[],
+    changes: { readonly changed: Set<string>; readonly dropped: (readonly [ResourceName, string])[] },
+  ): void {
     if (was === is) return;
+    changes.changed.add(owner);
+    changes.dropped.push(...noLongerDesired(was, is));
     for (const o of was) {
       const k = desiredKey(o);
       const left = (this.#owners.get(k) ?? []).filter((x) => x !== owner);

@@ -260,8 +260,9 @@ export class Reconciler {
     const held = heldAttachments(observed, desired);
     const full = memory === undefined || now - this.#fullAt >= (this.#o.fullPassMs ?? FULL_PASS_MS);
     if (full) this.#fullAt = now;
-    const desiredKeys = this.#desiredKeys.update(desired);
-    const scope: PassScope | undefined = full ? undefined : passScope(memory, observed.raw, desired, desiredKeys, held);
+    const desiredKeys = this.#desiredKeys;
+    const moved = desiredKeys.update(desired);
+    const scope: PassScope | undefined = full ? undefined : passScope(memory, observed.raw, moved, desiredKeys, held);
     this.#o.metrics.inc("oooi_reconcile_scope_total", { scope: full ? "full" : "changed" });
 
     await nextTurn();
@@ -446,8 +447,6 @@ export class Reconciler {
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} write(s) failed`);
     this.#memory = {
       raw: observed.raw,
-      objects: new Map(desired.infras.map((i) => [`${i.infra.namespace}/${i.infra.name}`, i.objects])),
-      crossNamespace: desired.crossNamespace,
       held,
       unsettled: new Set(found.map((p) => `${p.object.namespace}/${p.object.name}`)),
     };

@@ -526,38 +526,42 @@ describe("DesiredKeys", () => {
     const keys = new DesiredKeys();
     const one = [object("ConfigMap", "ns", "x", "a"), object("Service", "ns", "y", "a")];
     const two = [object("ConfigMap", "ns", "x", "b")];
-    const has = (k: ReturnType<DesiredKeys["update"]>): string[] =>
-      ["ConfigMap/ns/x", "Service/ns/y"].filter((key) => k.has(key));
-    expect(has(keys.update(desiredOf({ "ns/a": one })))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
+    const has = (desired: DesiredState): string[] => {
+      keys.update(desired);
+      return ["ConfigMap/ns/x", "Service/ns/y"].filter((key) => keys.has(key));
+    };
+    expect(has(desiredOf({ "ns/a": one }))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
     // Two Infras desiring one key (their objects' names start with the Infra's, so it should not
     // happen): the key is not lost while either still desires it, whichever leaves first.
-    expect(has(keys.update(desiredOf({ "ns/a": one, "ns/b": two })))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
-    expect(has(keys.update(desiredOf({ "ns/a": one })))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
+    expect(has(desiredOf({ "ns/a": one, "ns/b": two }))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
+    expect(has(desiredOf({ "ns/a": one }))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
     expect(keys.owners("ConfigMap/ns/x")).toEqual(["ns/a"]);
-    expect(has(keys.update(desiredOf({ "ns/a": one, "ns/b": two })))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
+    expect(has(desiredOf({ "ns/a": one, "ns/b": two }))).toEqual(["ConfigMap/ns/x", "Service/ns/y"]);
     expect(keys.owners("ConfigMap/ns/x")).toEqual(["ns/a", "ns/b"]);
-    expect(has(keys.update(desiredOf({ "ns/b": two })))).toEqual(["ConfigMap/ns/x"]);
-    expect(has(keys.update(desiredOf({ "ns/b": [] })))).toEqual([]);
-    expect(has(keys.update(desiredOf({}, [object("Service", "ns", "y")])))).toEqual(["Service/ns/y"]);
+    expect(has(desiredOf({ "ns/b": two }))).toEqual(["ConfigMap/ns/x"]);
+    expect(has(desiredOf({ "ns/b": [] }))).toEqual([]);
+    expect(has(desiredOf({}, [object("Service", "ns", "y")]))).toEqual(["Service/ns/y"]);
   });
 });
-
-/** passScope with the desired keys brought up to `desired`. */
-function scopeOf(last: PassMemory, raw: RawObjects, desired: DesiredState, held: ReadonlySet<string>) {
-  return passScope(last, raw, desired, new DesiredKeys().update(desired), held);
-}
 
 describe("passScope", () => {
   const a = [object("ConfigMap", "ns-a", "a-dns", "a"), object("Service", "ns-a", "a-proxy", "a")];
   const b = [object("ConfigMap", "ns-b", "b-dns", "b")];
   const cross = [object("NetworkPolicy", "cp", "allow-infrastructure")];
+  /** passScope after the desired objects moved from `before` to `desired`. */
+  function scopeOf(
+    last: PassMemory,
+    raw: RawObjects,
+    desired: DesiredState,
+    held: ReadonlySet<string>,
+    before: DesiredState = desiredOf({ "ns-a/a": a, "ns-b/b": b }, cross),
+  ) {
+    const keys = new DesiredKeys();
+    keys.update(before);
+    return passScope(last, raw, keys.update(desired), keys, held);
+  }
   const memory = (over: Partial<PassMemory> = {}): PassMemory => ({
     raw: rawWith(),
-    objects: new Map([
-      ["ns-a/a", a],
-      ["ns-b/b", b],
-    ]),
-    crossNamespace: cross,
     held: new Set(),
     unsettled: new Set(),
     ...over,
@@ -583,16 +587,11 @@ describe("passScope", () => {
     // also when it was deleted meanwhile (a changed object and one no longer desired: looked at once).
     const dropped = (raw: RawObjects) =>
       scopeOf(
-        memory({
-          raw,
-          objects: new Map([
-            ["ns-a/a", renamed],
-            ["ns-b/b", b],
-          ]),
-        }),
+        memory({ raw }),
         rawWith(),
         desiredOf({ "ns-a/a": [object("Service", "ns-a", "a-dns", "a")], "ns-b/b": b }, cross),
         new Set(),
+        desiredOf({ "ns-a/a": renamed, "ns-b/b": b }, cross),
       ).prune;
     expect(dropped(rawWith())).toEqual([["configmaps", "ns-a/a-dns"]]);
     const deleted = rawWith({
