@@ -3,7 +3,7 @@
 // still on the previous zone files is not serving; once it reloaded them (its reload tick), it is.
 import { afterEach, describe, expect, it } from "vitest";
 import { renderCoreDns } from "../../src/dns/render/index.js";
-import { checkSoa, DnsServingProbe, expectedSoa } from "../../src/operator/status/dns-serving.js";
+import { checkSoa, DnsServingProbe, dnsServingView, expectedSoa } from "../../src/operator/status/dns-serving.js";
 import { eventually } from "../support/fake-apiserver/index.js";
 import { model } from "../dns/fixtures.js";
 import { COREDNS, startCoreDns, type CoreDns } from "../dns/coredns/rig.js";
@@ -71,7 +71,11 @@ describe.skipIf(COREDNS.path === undefined)("with real CoreDNS", () => {
       probe.stop();
     });
     let changes = 0;
-    probe.subscribe(() => changes++);
+    probe.subscribe(() => {
+      changes++;
+      // The count a reconcile pass compares, moved with every announced change.
+      expect(probe.answers).toBe(changes);
+    });
     const target = { host: coredns.host, port: coredns.port };
     const key = "clusters/infra-dns";
     expect(probe.why(key, target, expectedSoa(v2))).toMatch(/has not been asked yet/);
@@ -86,6 +90,7 @@ describe.skipIf(COREDNS.path === undefined)("with real CoreDNS", () => {
       expect(clock.pending).toBe(1);
     });
     expect(changes).toBe(afterFirst); // the same answer notifies nobody
+    expect(probe.answers, "the same answer: the same count").toBe(afterFirst);
 
     // The ConfigMap volume updates; CoreDNS loads the files on its reload tick (5 s).
     coredns.write(v2);
@@ -95,6 +100,7 @@ describe.skipIf(COREDNS.path === undefined)("with real CoreDNS", () => {
       expect(probe.why(key, target, expectedSoa(v2))).toBeUndefined();
     }, 20_000);
     expect(changes).toBe(afterFirst + 1);
+    expect(dnsServingView(probe).epoch?.(), "the view's epoch: the probe's count").toBe(changes);
     // Serving: no more probes until the expectation moves.
     expect(clock.pending).toBe(0);
   }, 40_000);

@@ -130,6 +130,11 @@ export class FakeDataPlane implements DataPlaneView {
     return this.syncedAll ? "v1" : undefined;
   }
 
+  /** The answers themselves: the same answers, the same stamp. */
+  stamp(nodeGroup: string): string {
+    return JSON.stringify([this.synced(nodeGroup), this.lastNack(nodeGroup), this.ackedVersion()]);
+  }
+
   subscribe(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

@@ -21,11 +21,11 @@ const nodeArb = fc.record({
 });
 
 function answers(view: XdsDataPlane) {
-  return GROUPS.map((g) => [view.synced(g), view.serving(g), view.lastNack(g), view.ackedVersion(g)]);
+  return GROUPS.map((g) => [view.synced(g), view.serving(g), view.lastNack(g), view.ackedVersion(g), view.health(g)]);
 }
 
 describe("XdsDataPlane.moment()", () => {
-  it("answers what the live view answers, and shares what it learns about synced versions", () => {
+  it("answers what the live view answers, shares what it learns about synced versions, and keeps a group's stamp only while its answers stay", () => {
     fc.assert(
       fc.property(fc.array(fc.array(nodeArb, { maxLength: 8 }), { minLength: 1, maxLength: 4 }), (rounds) => {
         const cache = new SnapshotCache({ check: checkEnvoySnapshot });
@@ -35,6 +35,7 @@ describe("XdsDataPlane.moment()", () => {
         const source: NodeSource = { nodes: () => nodes, subscribe: () => () => undefined };
         const live = new XdsDataPlane(source, cache);
         const twin = new XdsDataPlane(source, cache);
+        let last: { stamps: unknown[]; answers: ReturnType<typeof answers> } | undefined;
         for (const [round, reported] of rounds.entries()) {
           for (const g of GROUPS.slice(0, 3)) {
             const set = cache.setSnapshot(
@@ -68,8 +69,17 @@ describe("XdsDataPlane.moment()", () => {
           });
           // The moment first, then the live view: each learns last-synced versions into the same memory.
           const moment = live.moment();
+          const stamps = GROUPS.map((g) => moment.stamp(g));
           expect(answers(moment)).toEqual(answers(twin));
           expect(answers(live)).toEqual(answers(twin));
+          // A group's stamp kept from the last round promises its answers did not move.
+          for (const [i, g] of GROUPS.entries())
+            if (last !== undefined && stamps[i] === last.stamps[i])
+              expect(answers(moment)[i], `${g} kept its stamp`).toEqual(last.answers[i]);
+          // And nothing moving keeps every stamp.
+          const again = live.moment();
+          for (const [i, g] of GROUPS.entries()) expect(again.stamp(g), g).toBe(stamps[i]);
+          last = { stamps, answers: answers(moment) };
         }
       }),
       { seed: 16, numRuns: 200 },
@@ -111,8 +121,10 @@ describe("XdsDataPlane.moment()", () => {
       false,
       true,
     ]);
+    const stamp = moment.stamp("ns/a-dhcp");
     // A new snapshot the node has not ACKed: no longer synced, still serving the last synced one.
     publish(2);
+    expect(moment.stamp("ns/a-dhcp"), "a new snapshot, the same nodes").not.toBe(stamp);
     expect([moment.synced("ns/a-dhcp"), moment.serving("ns/a-dhcp"), moment.ackedVersion("ns/a-dhcp")]).toEqual([
       false,
       true,

@@ -32,6 +32,13 @@ export interface DataPlaneView {
    * about every group several times within one synchronous stretch (src/operator/status/object-status.ts).
    */
   moment?(): DataPlaneView;
+  /**
+   * Asked of a moment: a value that is the same (===) in a later moment while every answer above
+   * about `nodeGroup` is — what they are computed from (the group's snapshot, its nodes' reports)
+   * has not changed. A new value does not promise a new answer. Without it, a reconcile pass
+   * computes every object's status again (src/operator/writing/status-scope.ts).
+   */
+  stamp?(nodeGroup: string): unknown;
 }
 
 /** A view for a process with no xDS server: nothing is ever synced. */
@@ -41,4 +48,5 @@ export const NO_DATA_PLANE: DataPlaneView = {
   lastNack: () => undefined,
   health: () => undefined,
   ackedVersion: () => undefined,
+  stamp: () => undefined,
 };

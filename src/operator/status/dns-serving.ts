@@ -86,6 +86,7 @@ export class DnsServingProbe {
   readonly #probes = new Map<string, Probe & { target: DnsTarget; expected: readonly ExpectedSoa[] }>();
   readonly #listeners = new Set<() => void>();
   #stopped = false;
+  #answers = 0;
 
   constructor(o: DnsServingProbeOptions) {
     this.#o = o;
@@ -106,6 +107,11 @@ export class DnsServingProbe {
       this.#run(p);
     }
     return p.known ? p.result : `CoreDNS at ${target.host}:${String(target.port)} has not been asked yet`;
+  }
+
+  /** How many times a probe's answer changed: the same number, the same answers to the same questions. */
+  get answers(): number {
+    return this.#answers;
   }
 
   /** Calls `listener` when a probe's answer changed. */
@@ -135,7 +141,9 @@ export class DnsServingProbe {
         p.timer = this.#o.clock.setTimeout(() => {
           this.#run(p);
         }, this.#o.intervalMs ?? 3_000);
-      if (changed) for (const l of this.#listeners) l();
+      if (!changed) return;
+      this.#answers++;
+      for (const l of this.#listeners) l();
     });
   }
 }
@@ -143,6 +151,11 @@ export class DnsServingProbe {
 /** What status asks about a DNSServer: why its live Service does not serve `data` yet; undefined when it does. */
 export interface DnsServingView {
   why(service: KubeObject, data: Readonly<Record<string, string>>): string | undefined;
+  /**
+   * The same number while every answer to the same question is the same (the probes' answers have
+   * not moved). Without it, a reconcile pass computes every object's status again.
+   */
+  epoch?(): number;
 }
 
 /** The Service's ClusterIP and its UDP "dns" port (port 53 when unnamed); undefined before it has a ClusterIP. */
@@ -159,6 +172,7 @@ export function dnsServingView(
   target: (service: KubeObject) => DnsTarget | undefined = serviceTarget,
 ): DnsServingView {
   return {
+    epoch: () => probe.answers,
     why: (service, data) => {
       const name = `${service.metadata?.namespace ?? ""}/${service.metadata?.name ?? ""}`;
       const at = target(service);

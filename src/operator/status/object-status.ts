@@ -72,6 +72,11 @@ export interface StatusInput {
    * instead of the stale copy, so a status that changes back within the watch's lag is still written.
    */
   readonly unobservedStatus?: (key: StatusKey) => Readonly<Record<string, unknown>> | undefined;
+  /**
+   * The objects whose status is computed (src/operator/writing/status-scope.ts), from their cached
+   * copy; the others have none in the answer. Default: every one.
+   */
+  readonly only?: (ref: ObjectRef, cached: KubeObject) => boolean;
 }
 
 /** An object with a status, and the resourceVersion the cache holds for it. */
@@ -123,7 +128,7 @@ export function ownedStatusFields(kind: string): readonly string[] {
   return fields;
 }
 
-/** One update per observed object that renderAll reports on. */
+/** One update per observed object that renderAll reports on (and `only` keeps). */
 export function statusUpdates(input: StatusInput): StatusUpdate[] {
   const { observed, outputs, desired } = input;
   const desiredProblems = groupBy(desired.problems, (p) => refKey(p.object));
@@ -140,6 +145,8 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
     if (k === undefined) continue;
     const cached = observed.raw[k.resource].get(`${entry.namespace}/${entry.name}`);
     if (cached === undefined) continue;
+    const ref: ObjectRef = { kind: entry.kind, namespace: entry.namespace, name: entry.name };
+    if (input.only?.(ref, cached) === false) continue;
     const owned = ownedStatusFields(entry.kind);
     const written = input.unobservedStatus?.({
       kind: entry.kind,
@@ -148,7 +155,6 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       resourceVersion: cached.metadata?.resourceVersion,
     });
     const raw = withOwnWrite(cached, owned, written);
-    const ref: ObjectRef = { kind: entry.kind, namespace: entry.namespace, name: entry.name };
     const generation = raw.metadata?.generation;
     const fields: Record<string, unknown> = {};
     const base = entry.status.conditions[0];

@@ -32,12 +32,16 @@ export function localNodes(status: XdsStatusView, replica = "local"): NodeSource
 }
 
 type LastSynced = Map<string, { version: string; types: ReadonlyMap<string, string> }>;
+/** Per group, what its answers were last computed from; the record itself is the group's stamp. */
+type Stamps = Map<string, { readonly snap: unknown; readonly nodes: string }>;
 
 export class XdsDataPlane implements DataPlaneView {
   readonly #source: NodeSource;
   readonly #cache: SnapshotCache;
   /** Per group, the snapshot version and per-type versions it was last seen synced at. */
   readonly #lastSynced: LastSynced;
+  /** Shared by every moment, so a later one hands out the same stamp while nothing moved. */
+  readonly #stamps: Stamps;
   /** A moment's nodes by group (see moment()); undefined: read the source on every question. */
   readonly #byGroup: ReadonlyMap<string, readonly NodeReport[]> | undefined;
   /** A moment's answers per group, each good while the group's snapshot is the same object. */
@@ -46,18 +50,37 @@ export class XdsDataPlane implements DataPlaneView {
   constructor(
     source: NodeSource,
     cache: SnapshotCache,
-    moment?: { lastSynced: LastSynced; nodes: readonly NodeReport[] },
+    moment?: { lastSynced: LastSynced; stamps: Stamps; nodes: readonly NodeReport[] },
   ) {
     this.#source = source;
     this.#cache = cache;
     this.#lastSynced = moment?.lastSynced ?? (new Map() as LastSynced);
+    this.#stamps = moment?.stamps ?? (new Map() as Stamps);
     this.#byGroup = moment === undefined ? undefined : groupBy(moment.nodes, (n) => n.group);
     this.#answers = moment === undefined ? undefined : new Map();
   }
 
   /** The fleet's nodes read once and indexed by group; what is learnt about last-synced versions is shared with this view. */
   moment(): XdsDataPlane {
-    return new XdsDataPlane(this.#source, this.#cache, { lastSynced: this.#lastSynced, nodes: this.#source.nodes() });
+    return new XdsDataPlane(this.#source, this.#cache, {
+      lastSynced: this.#lastSynced,
+      stamps: this.#stamps,
+      nodes: this.#source.nodes(),
+    });
+  }
+
+  /**
+   * The group's snapshot and its nodes' reports: every answer is computed from those (and from
+   * `#lastSynced`, which moves only when they do — it records a sync found in them).
+   */
+  stamp(nodeGroup: string): unknown {
+    const snap = this.#cache.getSnapshot(nodeGroup);
+    const nodes = JSON.stringify(this.#connected(nodeGroup));
+    const known = this.#stamps.get(nodeGroup);
+    if (known !== undefined && known.snap === snap && known.nodes === nodes) return known;
+    const stamp = { snap, nodes };
+    this.#stamps.set(nodeGroup, stamp);
+    return stamp;
   }
 
   synced(nodeGroup: string, version?: string): boolean {

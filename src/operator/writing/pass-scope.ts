@@ -8,6 +8,7 @@ import type { RawObjects } from "../../watchers/kube/observed.js";
 import type { ResourceName } from "../../watchers/kube/resources.js";
 import type { DesiredInfra, DesiredState } from "../desired/index.js";
 import { MANAGED_KINDS, type DesiredObject, type ManagedKind } from "../desired/objects.js";
+import type { StatusMemory } from "./status-scope.js";
 
 /** The resource each managed kind the operator watches is listed under (the others are never pruned). */
 export const RESOURCE_OF_KIND: Readonly<Record<string, ResourceName>> = {
@@ -40,6 +41,8 @@ export interface PassMemory {
    * which the watch brings back as a change; a failed one makes the next pass a full one.)
    */
   readonly unsettled: ReadonlySet<string>;
+  /** What its status step was computed from (status-scope.ts); undefined: the next computes every status. */
+  readonly status: StatusMemory | undefined;
 }
 
 /** A pass limited to what changed. */

@@ -34,6 +34,7 @@ import type { OperatorMetrics } from "../process/metrics.js";
 import { EventRecorder } from "./events.js";
 import { cacheBehind } from "./unobserved.js";
 import { statusBody, statusUpdates, type StatusUpdate } from "../status/object-status.js";
+import { inStatusScope, statusMemory, statusScope } from "./status-scope.js";
 import { nextTurn, Turns } from "../process/turns.js";
 import {
   DesiredKeys,
@@ -164,7 +165,7 @@ export class Reconciler {
 
   readonly #events: EventRecorder;
   /** The oooi_object_ready series set by the last pass, to drop those whose object is gone. */
-  #readySeries = new Map<string, ReadySeries>();
+  readonly #readySeries = new Map<string, ReadySeries>();
   /** "<namespace>/<infra>" → whether its Kea ServiceAccount may use the SCC, and when that was asked. */
   readonly #keaScc = new Map<string, { readonly allowed: boolean; readonly at: number }>();
   /** What the last pass that finished without a failure saw; undefined: the next pass walks everything. */
@@ -379,20 +380,39 @@ export class Reconciler {
     }
     this.#releasing = releasing;
 
-    // 6. Status.
+    // 6. Status: every object's on a full pass, else those something changed for (status-scope.ts).
     await nextTurn();
+    const dataPlane = this.#o.dataPlane.moment?.() ?? this.#o.dataPlane;
+    const problems = found.length === 0 ? desired.problems : [...desired.problems, ...found];
+    const statusNow =
+      dataPlane.stamp === undefined || (this.#o.dnsServing !== undefined && this.#o.dnsServing.epoch === undefined)
+        ? undefined
+        : statusMemory({
+            renderings: outputs.byInfra,
+            topologies: outputs.model.topologies,
+            problems: [...outputs.model.problems, ...problems],
+            stamp: (group) => dataPlane.stamp?.(group),
+            dnsEpoch: this.#o.dnsServing?.epoch?.(),
+          });
+    const statusIn =
+      scope === undefined || memory?.status === undefined || statusNow === undefined || bindings.list().length > 0
+        ? undefined
+        : statusScope(memory.status, memory.raw, statusNow, observed.raw, scope.infras, outputs.model.topologies);
     const updates = statusUpdates({
       observed,
       outputs,
-      desired: found.length === 0 ? desired : { ...desired, problems: [...desired.problems, ...found] },
-      dataPlane: this.#o.dataPlane.moment?.() ?? this.#o.dataPlane,
+      desired: found.length === 0 ? desired : { ...desired, problems },
+      dataPlane,
       ...(this.#o.dnsServing === undefined ? {} : { dnsServing: this.#o.dnsServing }),
       missingBindings: bindings.list(),
       now,
       unobservedStatus: (k) =>
         unobservedWrite(this.#applied.get(`status:${keyOf(k.kind, k.namespace, k.name)}`), k.resourceVersion),
+      ...(statusIn === undefined
+        ? {}
+        : { only: (ref, cached) => inStatusScope(statusIn, memory?.status?.stamps ?? new Map(), ref, cached) }),
     });
-    this.#setReadyGauge(updates);
+    this.#setReadyGauge(updates, statusIn?.objects);
     await nextTurn();
     for (const u of updates) {
       const key = `status:${keyOf(u.kind, u.namespace, u.name)}`;
@@ -449,32 +469,38 @@ export class Reconciler {
       raw: observed.raw,
       held,
       unsettled: new Set(found.map((p) => `${p.object.namespace}/${p.object.name}`)),
+      status: statusNow,
     };
     return { ...counts, desired };
   }
 
-  /** oooi_object_ready per object with a status, from the Ready condition this pass computed. */
-  #setReadyGauge(updates: readonly StatusUpdate[]): void {
-    // Only series that are new or changed are set: prom-client hashes the labels of every set.
-    const next = new Map<string, ReadySeries>();
+  /**
+   * oooi_object_ready per object with a status, from the Ready condition this pass computed: for
+   * every object, or (`changed` given) for those it computed, dropping those of `changed` that have
+   * none any more (deleted). Only series that are new or changed are set: prom-client hashes the
+   * labels of every set.
+   */
+  #setReadyGauge(updates: readonly StatusUpdate[], changed?: ReadonlySet<string>): void {
+    const seen = new Set<string>();
     for (const u of updates) {
-      const key = `${u.kind}/${u.namespace}/${u.name}`;
+      const key = keyOf(u.kind, u.namespace, u.name);
+      seen.add(key);
       const ready = (u.status["conditions"] as { type?: string; status?: string }[] | undefined)?.find(
         (c) => c.type === "Ready",
       );
       const value = ready?.status === "True" ? 1 : 0;
       const was = this.#readySeries.get(key);
-      if (was?.value === value) {
-        next.set(key, was);
-        continue;
-      }
+      if (was?.value === value) continue;
       const labels = was?.labels ?? { kind: u.kind, namespace: u.namespace, name: u.name };
       this.#o.metrics.set("oooi_object_ready", value, labels);
-      next.set(key, { labels, value });
+      this.#readySeries.set(key, { labels, value });
     }
-    for (const [key, { labels }] of this.#readySeries)
-      if (!next.has(key)) this.#o.metrics.remove("oooi_object_ready", labels);
-    this.#readySeries = next;
+    for (const key of changed ?? [...this.#readySeries.keys()]) {
+      const was = this.#readySeries.get(key);
+      if (was === undefined || seen.has(key)) continue;
+      this.#o.metrics.remove("oooi_object_ready", was.labels);
+      this.#readySeries.delete(key);
+    }
   }
 
   #guard(): void {

@@ -75,6 +75,8 @@ function listed(fake: FakeApiServer, kind: ResourceKind): KubeObject[] {
 /** One side: a fake API server, a watch stand-in building snapshots from it, a rendering and a Reconciler. */
 class Side {
   readonly metrics: OperatorMetrics = new Metrics().recorder(OPERATOR_METRICS);
+  /** What the data planes answer, each node group steered by the edits. */
+  readonly dataPlane = new FakeDataPlane();
   readonly reconciler: Reconciler;
   readonly #rendering: OperatorRendering;
   #views = new Map<ResourceName, SnapshotMap<KubeObject>>();
@@ -93,7 +95,7 @@ class Side {
       rest: new KubeRest(kubeConfigFor(fake.url)),
       // Kea's SCC bound by the operator: a RoleBinding it cannot watch, checked by a read when it must write.
       settings: operatorSettings({ namespace: "oooi-system", keaScc: "bind" }),
-      dataPlane: new FakeDataPlane(),
+      dataPlane: this.dataPlane,
       clock,
       logger: quietLogger,
       metrics: this.metrics,
@@ -159,6 +161,14 @@ class Side {
     }
   }
 
+  /** The oooi_object_ready series, sorted. */
+  async ready(): Promise<string[]> {
+    return (await this.metrics.render())
+      .split("\n")
+      .filter((l) => l.startsWith("oooi_object_ready{"))
+      .sort();
+  }
+
   /**
    * The cluster as the operator left it, comparable across the two fakes: uids named after their
    * objects, server-set versions and times left out.
@@ -209,8 +219,11 @@ type Edit =
   | { readonly op: "second-infra"; readonly on: boolean }
   | { readonly op: "foreign-rolebinding"; readonly on: boolean; readonly infra: Tenant }
   | { readonly op: "delete-attachment"; readonly pick: number }
-  | { readonly op: "refuse-next-write" }
+  | { readonly op: "refuse-next-write"; readonly code: 500 | 403 }
   | { readonly op: "deployments-available" }
+  | { readonly op: "nack"; readonly infra: Tenant; readonly plane: "proxy" | "dhcp"; readonly on: boolean }
+  | { readonly op: "data-planes-synced"; readonly on: boolean }
+  | { readonly op: "clobber-status"; readonly pick: number }
   | { readonly op: "nothing" };
 
 const edits: fc.Arbitrary<Edit> = fc.oneof(
@@ -223,10 +236,18 @@ const edits: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({ op: fc.constant("second-infra"), on: fc.boolean() }),
   fc.record({ op: fc.constant("foreign-rolebinding"), on: fc.boolean(), infra: tenants }),
   fc.record({ op: fc.constant("delete-attachment"), pick: fc.nat() }),
-  fc.constant({ op: "refuse-next-write" } as const),
+  // 403: the namespace lacks the operator's RoleBinding, which the status then names.
+  fc.record({ op: fc.constant("refuse-next-write"), code: fc.constantFrom(500 as const, 403 as const) }),
   fc.constant({ op: "deployments-available" } as const),
+  fc.record({ op: fc.constant("nack"), infra: tenants, plane: fc.constantFrom("proxy", "dhcp"), on: fc.boolean() }),
+  fc.record({ op: fc.constant("data-planes-synced"), on: fc.boolean() }),
+  fc.record({ op: fc.constant("clobber-status"), pick: fc.nat() }),
   fc.constant({ op: "nothing" } as const),
 );
+
+/** "<kind>/<namespace>/<name>" of a stored object. */
+const refOf = (o: KubeObject): string =>
+  `${String(o["kind"])}/${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
 
 /** The objects the operator manages with their kinds, in a stable order. */
 function managed(fake: FakeApiServer): [ResourceKind, KubeObject][] {
@@ -238,8 +259,32 @@ function managed(fake: FakeApiServer): [ResourceKind, KubeObject][] {
   return out.sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0)).map(([k, o]) => [k, o]);
 }
 
-function edit(fake: FakeApiServer, e: Edit): void {
+function edit({ fake, dataPlane }: Side, e: Edit): void {
   switch (e.op) {
+    case "nack": {
+      const group = `${namespaceOf(e.infra)}/${e.infra}-${e.plane}`;
+      dataPlane.update((d) => {
+        if (e.on) d.nacks.set(group, `node-1: rejected by the ${e.plane}`);
+        else d.nacks.delete(group);
+      });
+      return;
+    }
+    case "clobber-status": {
+      // Another writer empties the status of one of the objects the operator writes a status on.
+      const withStatus = fake.store
+        .kinds()
+        .filter((k) => k.group === "hostedcluster.densityops.com")
+        .flatMap((k) => listed(fake, k).map((o) => ({ ...o, apiVersion: `${k.group}/${k.version}`, kind: k.kind })))
+        .sort((a, b) => (refOf(a) < refOf(b) ? -1 : refOf(a) > refOf(b) ? 1 : 0));
+      const o = withStatus[e.pick % Math.max(1, withStatus.length)];
+      if (o !== undefined) fake.seed({ ...o, status: { conditions: [] } } as unknown as JsonObject);
+      return;
+    }
+    case "data-planes-synced":
+      dataPlane.update((d) => {
+        d.syncedAll = e.on;
+      });
+      return;
     case "delete-child":
     case "edit-child":
     case "unlabel-child": {
@@ -368,7 +413,7 @@ function edit(fake: FakeApiServer, e: Edit): void {
       return;
     }
     case "refuse-next-write":
-      fake.failNext(1, { match: { verb: ["patch", "delete"] } });
+      fake.failNext(1, { match: { verb: ["patch", "delete"] }, code: e.code });
       return;
     case "deployments-available":
       markDeploymentsAvailable(fake);
@@ -404,11 +449,14 @@ describe("a reconcile pass scoped to what changed", () => {
           expect(await changed.pass()).toBe(await full.pass());
           expect(changed.cluster()).toEqual(full.cluster());
           for (const [i, e] of script.entries()) {
-            edit(full.fake, e);
-            edit(changed.fake, e);
+            edit(full, e);
+            edit(changed, e);
             const said = await full.pass();
             expect(await changed.pass(), `pass after edit ${String(i)} (${e.op})`).toBe(said);
             expect(changed.cluster(), `cluster after edit ${String(i)} (${e.op})`).toEqual(full.cluster());
+            expect(await changed.ready(), `oooi_object_ready after edit ${String(i)} (${e.op})`).toEqual(
+              await full.ready(),
+            );
           }
           scoped += await counter(changed.metrics, "oooi_reconcile_scope_total", 'scope="changed"');
         } finally {
@@ -418,6 +466,8 @@ describe("a reconcile pass scoped to what changed", () => {
       {
         numRuns: 60,
         examples: [
+          // Another writer empties each status in turn: the pass sees the cached copy change.
+          [Array.from({ length: 10 }, (_, pick) => ({ op: "clobber-status", pick }) as const)],
           // An object's Infra label removed, then the object deleted: no label says whose it was, but
           // the Infra that desires it looks again.
           [
@@ -453,6 +503,22 @@ describe("a reconcile pass scoped to what changed", () => {
     );
     expect(scoped, "passes that looked only at what changed").toBeGreaterThan(0);
   }, 240_000);
+
+  it("drops an object's oooi_object_ready once it is gone, and sets it again once it is back", async () => {
+    for (const side of await pair()) {
+      const series = async (): Promise<string[]> =>
+        (await side.ready()).filter((l) => l.startsWith('oooi_object_ready{kind="Infra",namespace="default"'));
+      await side.pass();
+      const before = await series();
+      expect(before).toHaveLength(1);
+      edit(side, { op: "second-infra", on: false });
+      await side.pass();
+      expect(await series()).toEqual([]);
+      edit(side, { op: "second-infra", on: true });
+      await side.pass();
+      expect(await series()).toEqual(before);
+    }
+  });
 });
 
 /** A desired object of `infra` ("<namespace>/<name>"). */
@@ -506,7 +572,7 @@ describe("a full pass", () => {
     expect(await counted(), "the first pass is full").toBe(4);
     await settle();
     expect(await counted(), "nothing changed").toBe(0);
-    edit(fake, { op: "edit-infra", octet: 7 });
+    edit(side, { op: "edit-infra", octet: 7 });
     expect(await counted(), "tenant-b changed").toBe(2);
     await settle();
     expect(await counted(), "nothing changed").toBe(0);
@@ -514,7 +580,7 @@ describe("a full pass", () => {
     expect(await counted(), "30 s after the last full pass").toBe(4);
     expect(await counted(), "nothing changed").toBe(0);
     // A pass that failed leaves no memory: the next one walks everything.
-    edit(fake, { op: "edit-infra", octet: 8 });
+    edit(side, { op: "edit-infra", octet: 8 });
     fake.failNext(1, { match: { verb: "patch" } });
     expect(await side.pass()).toMatch(/^failed/);
     expect(await counted(), "after a failed pass").toBe(4);
@@ -564,6 +630,7 @@ describe("passScope", () => {
     raw: rawWith(),
     held: new Set(),
     unsettled: new Set(),
+    status: undefined,
     ...over,
   });
 
