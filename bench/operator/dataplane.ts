@@ -45,6 +45,11 @@ export class BenchDataPlane implements DataPlaneView {
     return this.#xds.subscribe(listener);
   }
 
+  /** The real view's stamp, or the snapshot the instant answers come from. */
+  stamp(nodeGroup: string): unknown {
+    return this.#proxyGroups.has(nodeGroup) ? this.#xds.stamp(nodeGroup) : this.#cache.getSnapshot(nodeGroup);
+  }
+
   moment(): BenchDataPlane {
     return new BenchDataPlane(this.#xds.moment(), this.#cache, this.#proxyGroups);
   }
