@@ -27,4 +27,28 @@ describe("DHCP pool metrics", () => {
     metrics.record([]);
     expect(pools(await recorder.render())).toEqual([]);
   });
+
+  it("follows a changed topology of an Infra, and again one changed back", async () => {
+    const recorder = new Metrics().recorder(OPERATOR_METRICS);
+    const metrics = new PoolMetrics(recorder);
+    const modelWith = (workers: number) =>
+      build({
+        ...combine(
+          { infras: [infra("vlan100", {})], attachments: [] },
+          {
+            vmis: Array.from({ length: workers }, (_, i) => vmi(NS, `w-${String(i)}`, `02:00:00:00:00:0${String(i)}`)),
+          },
+        ),
+        now: Date.parse("2026-01-01T00:00:00Z"),
+      });
+    const allocated = async () => pools(await recorder.render()).find((l) => l.startsWith("oooi_dhcp_pool_allocated"));
+    const one = modelWith(1);
+    metrics.record(one.topologies);
+    metrics.record(one.topologies); // the same topology: nothing to set
+    expect(await allocated()).toMatch(/ 1$/);
+    metrics.record(modelWith(3).topologies);
+    expect(await allocated()).toMatch(/ 3$/);
+    metrics.record(one.topologies);
+    expect(await allocated()).toMatch(/ 1$/);
+  });
 });

@@ -3,9 +3,17 @@
 // observed — so a pending ConfigMap does not make renderAll render its Infra again on every watch
 // event. While the cluster holds exactly what was rendered, no file map is built at all
 // (`dnsPrevious` → undefined); each row checks that this renders what the full map renders.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { dnsPrevious, withRenderedDns, type ClusterDnsFiles } from "../../src/operator/inputs/dns-previous.js";
-import { renderAll, type Outputs } from "../../src/pipeline/outputs.js";
+import {
+  ClusterHolds,
+  dnsPrevious,
+  rendersWhatClusterHolds,
+  withRenderedDns,
+  type ClusterDnsFiles,
+} from "../../src/operator/inputs/dns-previous.js";
+import { renderAll, type Outputs, type RenderedInfra } from "../../src/pipeline/outputs.js";
+import { patchMap, REMOVED } from "../../src/util/overlay-map.js";
 import { attachment, combine, hostedCluster, infra, NS } from "../support/fixtures.js";
 
 const state = combine(
@@ -128,5 +136,72 @@ describe("withRenderedDns", () => {
     expect(withRenderedDns(observed, first)).toBe(observed);
     const none = new Map<string, string>();
     expect(withRenderedDns(none, undefined)).toBe(none);
+  });
+});
+
+describe("ClusterHolds", () => {
+  /** A rendering of Infra `i` with DNS files `files` (undefined: DNS disabled or refused). */
+  const rendering = (i: number, files: Record<string, string> | undefined): RenderedInfra =>
+    ({
+      topology: { children: { dns: { metadata: { namespace: "ns", name: `i${String(i)}-dns` } } } },
+      coreDns: files,
+    }) as unknown as RenderedInfra;
+  const FILES = [{ db: "one" }, { db: "two" }, { db: "two", extra: "x" }, {}];
+  /** One step: an Infra's rendering replaced or gone, a ConfigMap's data set, copied, emptied or gone. */
+  const step = fc.oneof(
+    fc.record({
+      on: fc.constant("rendering" as const),
+      infra: fc.nat(5),
+      files: fc.option(fc.nat(FILES.length - 1), { nil: undefined }),
+      gone: fc.boolean(),
+    }),
+    fc.record({
+      on: fc.constant("configmap" as const),
+      infra: fc.nat(6),
+      data: fc.oneof(fc.constant("rendered" as const), fc.constant("gone" as const), fc.nat(FILES.length - 1)),
+      layered: fc.boolean(),
+    }),
+  );
+
+  it("answers what a walk of every rendering and ConfigMap answers, after any sequence of changes", () => {
+    const seen = { true: 0, false: 0 };
+    fc.assert(
+      fc.property(fc.array(fc.array(step, { maxLength: 4 }), { minLength: 1, maxLength: 40 }), (rounds) => {
+        const holds = new ClusterHolds();
+        let byInfra: ReadonlyMap<string, RenderedInfra> = new Map();
+        let cluster = new Map<string, Readonly<Record<string, string>>>();
+        for (const round of rounds) {
+          const changes = new Map<string, RenderedInfra | typeof REMOVED>();
+          const nextCluster = new Map(cluster);
+          for (const s of round) {
+            const key = `ns/i${String(s.infra)}`;
+            if (s.on === "rendering") {
+              const files = s.files === undefined ? undefined : FILES[s.files];
+              changes.set(key, s.gone ? REMOVED : rendering(s.infra, files && { ...files }));
+            } else {
+              const cm = `ns/i${String(s.infra)}-dns`;
+              const r = byInfra.get(key);
+              if (s.data === "gone") nextCluster.delete(cm);
+              else if (s.data === "rendered") {
+                // What was rendered, as the watch brings it back: equal strings in another object.
+                if (r?.coreDns !== undefined) nextCluster.set(cm, { ...r.coreDns });
+              } else nextCluster.set(cm, { ...FILES[s.data] });
+            }
+          }
+          // Renderings kept by the render chain are layered over the last; a fresh map now and then.
+          byInfra = round.some((s) => s.on === "configmap" && s.layered)
+            ? patchMap(byInfra, changes)
+            : new Map([...patchMap(byInfra, changes)]);
+          cluster = nextCluster;
+          const last = { byInfra, infras: [...byInfra.values()] };
+          const expected = rendersWhatClusterHolds(cluster, last);
+          expect(holds.holds(cluster, last)).toBe(expected);
+          seen[expected ? "true" : "false"]++;
+        }
+      }),
+      { numRuns: 300 },
+    );
+    // Both answers come up often: the property is not about one of them.
+    expect(Math.min(seen.true, seen.false)).toBeGreaterThan(500);
   });
 });

@@ -2,7 +2,8 @@
 // cluster holds it (Reconciler.dnsFiles) and, for a DNS child whose ConfigMap is not observed yet,
 // the last rendering's own — so SOA serials continue from the cluster across restarts and leader
 // changes, and a pending ConfigMap does not make its Infra render again on every watch event. Pure.
-import type { Outputs } from "../../pipeline/outputs.js";
+import type { Outputs, RenderedInfra } from "../../pipeline/outputs.js";
+import { changedKeys } from "../../util/overlay-map.js";
 
 /** Per DNS ConfigMap "<namespace>/<name>" (named as its DNSServer child), the data the cluster holds. */
 export type ClusterDnsFiles = ReadonlyMap<string, Readonly<Record<string, string>>>;
@@ -16,9 +17,10 @@ export type ClusterDnsFiles = ReadonlyMap<string, Readonly<Record<string, string
  */
 export function dnsPrevious(
   cluster: ClusterDnsFiles,
-  last: Pick<Outputs, "infras"> | undefined,
+  last: Pick<Outputs, "infras" | "byInfra"> | undefined,
+  holds: (cluster: ClusterDnsFiles, last: Pick<Outputs, "infras" | "byInfra">) => boolean = rendersWhatClusterHolds,
 ): ReadonlyMap<string, string> | undefined {
-  if (last !== undefined && rendersWhatClusterHolds(cluster, last)) return undefined;
+  if (last !== undefined && holds(cluster, last)) return undefined;
   const flat = new Map<string, string>();
   for (const [dir, data] of cluster) for (const [k, text] of Object.entries(data)) flat.set(`${dir}/${k}`, text);
   return withRenderedDns(flat, last);
@@ -48,9 +50,13 @@ export function withRenderedDns(
 }
 
 /** ConfigMap data found to hold exactly a rendering's files (both immutable): compared once. */
-const holds = new WeakMap<object, object>();
+const held = new WeakMap<object, object>();
 
-function rendersWhatClusterHolds(cluster: ClusterDnsFiles, last: Pick<Outputs, "infras">): boolean {
+/**
+ * Whether every DNS ConfigMap with data holds exactly what the last rendering rendered for it
+ * (one it did not render holds nothing). A walk of every Infra's rendering and every ConfigMap.
+ */
+export function rendersWhatClusterHolds(cluster: ClusterDnsFiles, last: Pick<Outputs, "infras">): boolean {
   let matched = 0;
   for (const r of last.infras) {
     const dns = r.topology.children.dns;
@@ -68,11 +74,68 @@ function rendersWhatClusterHolds(cluster: ClusterDnsFiles, last: Pick<Outputs, "
 }
 
 function sameData(data: Readonly<Record<string, string>>, files: Readonly<Record<string, string>>): boolean {
-  if (data === files || holds.get(data) === files) return true;
+  if (data === files || held.get(data) === files) return true;
   const keys = Object.keys(files);
   if (Object.keys(data).length !== keys.length || keys.some((k) => data[k] !== files[k])) return false;
-  holds.set(data, files);
+  held.set(data, files);
   return true;
+}
+
+/**
+ * rendersWhatClusterHolds, answered from what changed since the last question (issue 30, target 4):
+ * the ConfigMaps whose data changed and those of the Infras whose rendering changed are looked at
+ * again, not every Infra's on every rendering.
+ */
+export class ClusterHolds {
+  #memo:
+    | {
+        cluster: ClusterDnsFiles;
+        renderings: ReadonlyMap<string, RenderedInfra>;
+        /** ConfigMap "<namespace>/<name>" → the files the rendering of its Infra rendered for it. */
+        readonly rendered: Map<string, Readonly<Record<string, string>>>;
+        /** ConfigMaps with data that is not what was rendered for them. */
+        readonly differ: Set<string>;
+      }
+    | undefined;
+
+  readonly holds = (cluster: ClusterDnsFiles, last: Pick<Outputs, "byInfra">): boolean => {
+    let memo = this.#memo;
+    if (memo === undefined) {
+      memo = { cluster: new Map(), renderings: new Map(), rendered: new Map(), differ: new Set() };
+      this.#memo = memo;
+    }
+    const look = new Set<string>();
+    for (const infra of changedKeys(memo.renderings, last.byInfra)) {
+      const before = dnsOf(memo.renderings.get(infra));
+      if (before !== undefined) {
+        memo.rendered.delete(before[0]);
+        look.add(before[0]);
+      }
+      const after = dnsOf(last.byInfra.get(infra));
+      if (after !== undefined) {
+        memo.rendered.set(...after);
+        look.add(after[0]);
+      }
+    }
+    for (const key of changedKeys(memo.cluster, cluster)) look.add(key);
+    for (const key of look) {
+      const data = cluster.get(key);
+      const files = memo.rendered.get(key);
+      if (data === undefined || isEmpty(data) || (files !== undefined && sameData(data, files)))
+        memo.differ.delete(key);
+      else memo.differ.add(key);
+    }
+    memo.cluster = cluster;
+    memo.renderings = last.byInfra;
+    return memo.differ.size === 0;
+  };
+}
+
+/** The DNS ConfigMap a rendering renders ("<namespace>/<name>") and its files. */
+function dnsOf(r: RenderedInfra | undefined): [string, Readonly<Record<string, string>>] | undefined {
+  const dns = r?.topology.children.dns;
+  if (dns === undefined || r?.coreDns === undefined) return undefined;
+  return [`${dns.metadata.namespace}/${dns.metadata.name}`, r.coreDns];
 }
 
 function isEmpty(data: Readonly<Record<string, string>>): boolean {

@@ -9,7 +9,7 @@ import type { KeaRenderOptions } from "../../dhcp/render/index.js";
 import type { EnvoyRenderOptions } from "../../envoy/render/index.js";
 import type { Clock } from "../../util/clock.js";
 import { persistedAllocations } from "./allocations.js";
-import { dnsPrevious, type ClusterDnsFiles } from "./dns-previous.js";
+import { ClusterHolds, dnsPrevious, type ClusterDnsFiles } from "./dns-previous.js";
 
 export interface OperatorRenderingOptions {
   readonly kea: KeaRenderOptions;
@@ -23,6 +23,7 @@ export interface OperatorRenderingOptions {
 export class OperatorRendering {
   readonly #o: OperatorRenderingOptions;
   readonly #chain = new RenderChain();
+  readonly #holds = new ClusterHolds();
   /** The snapshot and DNS history of the chain's last rendering. */
   #last: { readonly seq: number; readonly previous: ReadonlyMap<string, string> | undefined } | undefined;
 
@@ -33,7 +34,7 @@ export class OperatorRendering {
   render(obs: Observed): Outputs {
     const last = this.#chain.last;
     // `previous` is undefined while the cluster's DNS ConfigMaps hold what the last rendering rendered.
-    const previous = dnsPrevious(this.#o.dnsFiles(obs), last);
+    const previous = dnsPrevious(this.#o.dnsFiles(obs), last, this.#holds.holds);
     const seq = this.#last?.seq;
     if (last !== undefined && seq === obs.seq && samePrevious(this.#last?.previous, previous)) return last;
     // The snapshot right after the last one carries the keyed changes since (src/watchers/kube/observed.ts).
