@@ -142,7 +142,11 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
   );
   // Ready = served, not terminating, and nothing blocking in its own problems (readyCondition).
   const problemsByRef = groupBy(input.outputs.model.problems, (p) => refKey(p.object));
-  const ready = (ref: ObjectRef): boolean => readyCondition(problemsByRef.get(refKey(ref)) ?? []).status === "True";
+  const ready = (ref: ObjectRef): boolean => {
+    // Most attachments have no problem: no condition is built for them on every pass.
+    const mine = problemsByRef.get(refKey(ref));
+    return mine === undefined || readyCondition(mine).status === "True";
+  };
   const attachmentUids = new Map(
     state.attachments
       .filter((a) => a.metadata.uid !== undefined && a.metadata.uid !== "")
@@ -153,8 +157,11 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
   const problems: Problem[] = [];
   const entries = new Map<string, MemoEntry>();
 
-  const rendered = [...input.outputs.infras].sort((a, b) => cmp(refKey(a.topology.infra), refKey(b.topology.infra)));
-  for (const r of rendered) {
+  // Each Infra's sort key made once, not twice per comparison.
+  const rendered = input.outputs.infras
+    .map((r) => ({ r, sortKey: refKey(r.topology.infra) }))
+    .sort((a, b) => cmp(a.sortKey, b.sortKey));
+  for (const { r } of rendered) {
     const ref = r.topology.infra;
     const key = `${ref.namespace}/${ref.name}`;
     const infra = infras.get(key);
