@@ -2,7 +2,7 @@
 import type { HostedCluster } from "../../../src/api/external.js";
 import { describe, expect, it } from "vitest";
 import type { Infra, InfraClusterAttachment } from "../../../src/api/schema.js";
-import type { ClusterState } from "../../../src/model/types.js";
+import type { ClusterState, Problem } from "../../../src/model/types.js";
 import { corefileStructure } from "../../../src/operator/desired/coredns.js";
 import {
   allObjects,
@@ -356,6 +356,50 @@ describe("external LoadBalancer Service", () => {
         "app.kubernetes.io/name": "envoy",
       },
       ports: [{ name: "https", port: 443, targetPort: 443, protocol: "TCP" }],
+    });
+  });
+
+  it("publishes an attachment whose only problems are warnings that leave it Ready, not one with a blocking one", () => {
+    const state = combine(
+      {
+        infras: [
+          withUid(
+            infra("vlan100", {
+              infraComponents: { proxy: { externalService: { enabled: true, publishAttachmentOAuths: true } } },
+            }),
+          ),
+        ],
+        attachments: [attachment("beta"), attachment("alpha")],
+      },
+      hostedCluster("alpha", 1, ["192.0.2.50"]),
+      hostedCluster("beta", 2, ["192.0.2.51"]),
+    );
+    const outputs = renderAll(state);
+    const warning = (name: string, reason: "EndpointNotServable" | "DuplicateHostname"): Problem => ({
+      object: { kind: "InfraClusterAttachment", namespace: NS, name },
+      field: "spec.hostedClusterRef",
+      severity: "warning",
+      reason,
+      message: "a warning",
+    });
+    const d = desiredState({
+      state,
+      // alpha's warning leaves it Ready; beta's (a duplicate) does not.
+      outputs: {
+        ...outputs,
+        model: {
+          problems: [
+            ...outputs.model.problems,
+            warning("alpha", "EndpointNotServable"),
+            warning("beta", "DuplicateHostname"),
+          ],
+        },
+      },
+      settings,
+      networkAttachments: new Map([[`${NS}/vlan100`, BRIDGE_NAD]]),
+    });
+    expect(find(d, "Service/clusters/vlan100-proxy-external").metadata.annotations).toEqual({
+      "external-dns.alpha.kubernetes.io/hostname": "oauth.alpha.example.com",
     });
   });
 
