@@ -6,7 +6,7 @@ import { renderKea, type KeaRenderOptions } from "../dhcp/render/index.js";
 import { renderCoreDns } from "../dns/render/index.js";
 import { buildWithLastGood, NO_LAST_GOOD, type LastGood, type LastGoodBuild } from "./last-good.js";
 import type { ObjectChange } from "../model/incremental/infras-read.js";
-import { objectStatuses, type ReadyCondition } from "../model/status.js";
+import { objectStatuses, readyCondition, type ReadyCondition } from "../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../model/types.js";
 import { refKey } from "../model/problems.js";
 import { topologyKey } from "../model/topology-key.js";
@@ -381,22 +381,48 @@ function statusIndex(model: BuildResult): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();
   for (const t of model.topologies) {
     const ref = { kind: "Infra", namespace: t.infra.namespace, name: t.infra.name };
-    if (!out.has(refKey(ref)))
-      out.set(refKey(ref), {
-        attachments: { total: t.attachments.length, ready: t.attachments.filter((a) => a.served).length },
-      });
+    if (!out.has(refKey(ref))) out.set(refKey(ref), infraExtras(t));
     for (const a of t.attachments) {
       const key = refKey({ kind: "InfraClusterAttachment", namespace: a.ref.namespace, name: a.ref.name });
-      if (!out.has(key))
-        out.set(key, {
-          domain: a.domain,
-          controlPlaneNamespace: a.controlPlaneNamespace,
-          workerAddresses: a.workerAddresses,
-          endpoints: a.endpoints,
-        });
+      if (!out.has(key)) out.set(key, attachmentExtras(a));
     }
   }
   return out;
+}
+
+/** What an Infra's status says beyond its Ready condition: its attachments, and how many are served. */
+function infraExtras(t: Topology): Record<string, unknown> {
+  return { attachments: { total: t.attachments.length, ready: t.attachments.filter((a) => a.served).length } };
+}
+
+/** What an attachment's status says beyond its Ready condition, from its Infra's topology. */
+function attachmentExtras(a: Topology["attachments"][number]): Record<string, unknown> {
+  return {
+    domain: a.domain,
+    controlPlaneNamespace: a.controlPlaneNamespace,
+    workerAddresses: a.workerAddresses,
+    endpoints: a.endpoints,
+  };
+}
+
+/**
+ * The entry `status` holds for an Infra or attachment of the state, built alone: from the problems
+ * on it and the topology of its Infra (undefined when it has none).
+ */
+export function modelStatusEntry(
+  ref: ObjectRef,
+  problems: readonly Problem[],
+  topology: Topology | undefined,
+): StatusEntry {
+  const same = (r: ObjectRef): boolean => r.namespace === ref.namespace && r.name === ref.name;
+  const attached = ref.kind === "InfraClusterAttachment" ? topology?.attachments.find((a) => same(a.ref)) : undefined;
+  const extra =
+    ref.kind === "Infra" && topology !== undefined && same(topology.infra)
+      ? infraExtras(topology)
+      : attached === undefined
+        ? {}
+        : attachmentExtras(attached);
+  return entry(ref, readyCondition(problems), problems, extra);
 }
 
 function entry(

@@ -9,7 +9,7 @@ import { kindDefinition } from "../../api/validate.js";
 import { refKey } from "../../model/problems.js";
 import { readyCondition } from "../../model/status.js";
 import type { ObjectRef, Topology } from "../../model/types.js";
-import type { Outputs } from "../../pipeline/outputs.js";
+import type { Outputs, StatusEntry } from "../../pipeline/outputs.js";
 import type { Observed } from "../../watchers/kube/observed.js";
 import type { ResourceName } from "../../watchers/kube/resources.js";
 import type { KubeObject } from "../../kube/rest.js";
@@ -73,10 +73,10 @@ export interface StatusInput {
    */
   readonly unobservedStatus?: (key: StatusKey) => Readonly<Record<string, unknown>> | undefined;
   /**
-   * The objects whose status is computed (src/operator/writing/status-scope.ts), from their cached
-   * copy; the others have none in the answer. Default: every one.
+   * The entries whose objects' status is computed (src/operator/writing/status-scope.ts), each as
+   * `outputs.status` holds it; the others have none in the answer. Default: `outputs.status`.
    */
-  readonly only?: (ref: ObjectRef, cached: KubeObject) => boolean;
+  readonly entries?: readonly StatusEntry[];
 }
 
 /** An object with a status, and the resourceVersion the cache holds for it. */
@@ -128,7 +128,7 @@ export function ownedStatusFields(kind: string): readonly string[] {
   return fields;
 }
 
-/** One update per observed object that renderAll reports on (and `only` keeps). */
+/** One update per observed object that renderAll reports on (of `entries`, when given). */
 export function statusUpdates(input: StatusInput): StatusUpdate[] {
   const { observed, outputs, desired } = input;
   const desiredProblems = groupBy(desired.problems, (p) => refKey(p.object));
@@ -140,13 +140,12 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
   );
 
   const out: StatusUpdate[] = [];
-  for (const entry of outputs.status) {
+  for (const entry of input.entries ?? outputs.status) {
     const k = KINDS[entry.kind];
     if (k === undefined) continue;
     const cached = observed.raw[k.resource].get(`${entry.namespace}/${entry.name}`);
     if (cached === undefined) continue;
     const ref: ObjectRef = { kind: entry.kind, namespace: entry.namespace, name: entry.name };
-    if (input.only?.(ref, cached) === false) continue;
     const owned = ownedStatusFields(entry.kind);
     const written = input.unobservedStatus?.({
       kind: entry.kind,

@@ -34,7 +34,7 @@ import type { OperatorMetrics } from "../process/metrics.js";
 import { EventRecorder } from "./events.js";
 import { cacheBehind } from "./unobserved.js";
 import { statusBody, statusUpdates, type StatusUpdate } from "../status/object-status.js";
-import { inStatusScope, statusMemory, statusScope } from "./status-scope.js";
+import { statusEntriesIn, statusMemory, statusScope } from "./status-scope.js";
 import { nextTurn, Turns } from "../process/turns.js";
 import {
   DesiredKeys,
@@ -408,9 +408,9 @@ export class Reconciler {
       now,
       unobservedStatus: (k) =>
         unobservedWrite(this.#applied.get(`status:${keyOf(k.kind, k.namespace, k.name)}`), k.resourceVersion),
-      ...(statusIn === undefined
+      ...(statusIn === undefined || memory?.status === undefined
         ? {}
-        : { only: (ref, cached) => inStatusScope(statusIn, memory?.status?.stamps ?? new Map(), ref, cached) }),
+        : { entries: statusEntriesIn(statusIn, outputs, memory.status, observed.raw) }),
     });
     this.#setReadyGauge(updates, statusIn?.objects);
     await nextTurn();

@@ -7,7 +7,7 @@
 import { INFRA_LABEL } from "../../model/children.js";
 import { refKey } from "../../model/problems.js";
 import type { ObjectRef, Problem, Topology } from "../../model/types.js";
-import type { RenderedInfra } from "../../pipeline/outputs.js";
+import { modelStatusEntry, type Outputs, type RenderedInfra, type StatusEntry } from "../../pipeline/outputs.js";
 import { sameJson } from "../../pipeline/same-json.js";
 import { groupBy } from "../../util/group.js";
 import { changedKeys } from "../../util/overlay-map.js";
@@ -42,8 +42,6 @@ export interface StatusScope {
   readonly infras: ReadonlySet<string>;
   /** These objects (refKey), whatever Infra they belong to. */
   readonly objects: ReadonlySet<string>;
-  /** Node groups whose data-plane answers may have moved: their ProxyServer or DHCPServer. */
-  readonly groups: ReadonlySet<string>;
 }
 
 /** What a status step reads beyond the watch's objects, for statusScope and the next pass's memory. */
@@ -85,11 +83,12 @@ export function statusScope(
   topologies: readonly Topology[],
 ): StatusScope | undefined {
   if (now.dnsEpoch !== last.dnsEpoch) return undefined;
-  const scope = { infras: new Set(infras), objects: new Set<string>(), groups: new Set<string>() };
+  const scope = { infras: new Set(infras), objects: new Set<string>() };
   for (const key of changedKeys(last.renderings, now.renderings)) scope.infras.add(key);
-  for (const [group, stamp] of now.stamps) if (last.stamps.get(group) !== stamp) scope.groups.add(group);
+  const moved = new Set<string>();
+  for (const [group, stamp] of now.stamps) if (last.stamps.get(group) !== stamp) moved.add(group);
   for (const t of topologies)
-    if (nodeGroups(t).some((g) => scope.groups.has(g))) scope.infras.add(`${t.infra.namespace}/${t.infra.name}`);
+    if (nodeGroups(t).some((g) => moved.has(g))) scope.infras.add(`${t.infra.namespace}/${t.infra.name}`);
   for (const [kind, resource] of STATUS_RESOURCES)
     for (const key of changedKeys(lastRaw[resource], raw[resource])) scope.objects.add(`${kind}/${key}`);
   for (const key of new Set([...last.problems.keys(), ...now.problems.keys()]))
@@ -98,22 +97,63 @@ export function statusScope(
 }
 
 /**
- * Whether the pass computes the status of `ref` (cached as `raw`): the object is in scope itself,
- * belongs to an Infra in scope, or is the data plane of a group in scope — or of a group the last
- * pass did not know (`known`).
+ * The status entries (as Outputs.status holds them) of the objects in `scope`, built for those
+ * alone: each Infra in scope, the attachments of its topology now and at the last pass (`last`),
+ * its children; and each object in scope itself. An object no longer in the state has none.
+ * Sorted as Outputs.status is.
  */
-export function inStatusScope(
+export function statusEntriesIn(
   scope: StatusScope,
-  known: ReadonlyMap<string, unknown>,
-  ref: ObjectRef,
-  raw: KubeObject,
-): boolean {
-  if (scope.objects.has(refKey(ref))) return true;
-  const owner = statusOwner(ref, raw);
-  if (owner === undefined || scope.infras.has(owner)) return true;
-  if (ref.kind !== "ProxyServer" && ref.kind !== "DHCPServer") return false;
-  const group = `${ref.namespace}/${ref.name}`;
-  return scope.groups.has(group) || !known.has(group);
+  outputs: Pick<Outputs, "byInfra" | "model">,
+  last: Pick<StatusMemory, "renderings">,
+  raw: RawObjects,
+): StatusEntry[] {
+  const problems = groupBy(outputs.model.problems, (p) => refKey(p.object));
+  const out = new Map<string, StatusEntry>();
+  const model = (ref: ObjectRef): void => {
+    const key = refKey(ref);
+    const cached = raw[ref.kind === "Infra" ? "infras" : "attachments"].get(`${ref.namespace}/${ref.name}`);
+    if (out.has(key) || cached === undefined) return;
+    const owner = statusOwner(ref, cached);
+    const topology = owner === undefined ? undefined : outputs.byInfra.get(owner)?.topology;
+    out.set(key, modelStatusEntry(ref, problems.get(key) ?? [], topology));
+  };
+  /** The children's entries of `owner`'s rendering (of `only`): whether there were any. */
+  const children = (owner: string, only?: ObjectRef): boolean => {
+    let found = false;
+    for (const e of outputs.byInfra.get(owner)?.childStatus ?? []) {
+      if (only !== undefined && (e.kind !== only.kind || e.namespace !== only.namespace || e.name !== only.name))
+        continue;
+      out.set(refKey(e), e);
+      found = true;
+    }
+    return found;
+  };
+  for (const owner of scope.infras) {
+    const [namespace = "", name = ""] = owner.split("/");
+    model({ kind: "Infra", namespace, name });
+    for (const r of [outputs.byInfra.get(owner), last.renderings.get(owner)])
+      for (const a of r?.topology.attachments ?? [])
+        model({ kind: "InfraClusterAttachment", namespace: a.ref.namespace, name: a.ref.name });
+    children(owner);
+  }
+  for (const key of scope.objects) {
+    const [kind = "", namespace = "", name = ""] = key.split("/");
+    const ref = { kind, namespace, name };
+    const resource = STATUS_RESOURCES.find(([k]) => k === kind)?.[1];
+    const cached = resource === undefined ? undefined : raw[resource].get(`${namespace}/${name}`);
+    if (cached === undefined) continue;
+    if (kind === "Infra" || kind === "InfraClusterAttachment") {
+      model(ref);
+      continue;
+    }
+    // A child whose Infra label someone removed or changed: whichever rendering has it.
+    const owner = statusOwner(ref, cached);
+    if (owner === undefined || !children(owner, ref)) for (const infra of outputs.byInfra.keys()) children(infra, ref);
+  }
+  // In Outputs.status's order, so writes go out in the order a pass over every object makes them.
+  const order = (e: StatusEntry): string => `${e.namespace}/${e.kind}/${e.name}`;
+  return [...out.values()].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
 }
 
 /**

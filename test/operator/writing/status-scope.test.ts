@@ -5,8 +5,11 @@ import type { KubeObject } from "../../../src/kube/rest.js";
 import { INFRA_LABEL } from "../../../src/model/children.js";
 import type { ObjectRef, Problem, Topology } from "../../../src/model/types.js";
 import type { RenderedInfra } from "../../../src/pipeline/outputs.js";
+import { renderAll, type StatusEntry } from "../../../src/pipeline/outputs.js";
+import { refKey } from "../../../src/model/problems.js";
+import { attachment, combine, hostedCluster, infra, NS, VLAN200 } from "../../support/fixtures.js";
 import {
-  inStatusScope,
+  statusEntriesIn,
   statusMemory,
   statusOwner,
   statusScope,
@@ -65,7 +68,7 @@ function scopeAfter(over: Partial<StatusFacts>, now: RawObjects = raw, infras: R
   return statusScope(statusMemory(facts()), raw, statusMemory(facts(over)), now, infras, topologies);
 }
 
-const none = { infras: new Set(), objects: new Set(), groups: new Set() };
+const none = { infras: new Set(), objects: new Set() };
 
 describe("statusScope", () => {
   it("computes nothing when nothing moved", () => {
@@ -86,7 +89,7 @@ describe("statusScope", () => {
 
   it("computes a node group whose data plane moved, and the Infra it serves", () => {
     const stamp = (group: string): string => (group === "ns-b/b-dhcp" ? "acked v2" : `${group} v1`);
-    expect(scopeAfter({ stamp })).toEqual({ ...none, infras: new Set(["ns-b/b"]), groups: new Set(["ns-b/b-dhcp"]) });
+    expect(scopeAfter({ stamp })).toEqual({ ...none, infras: new Set(["ns-b/b"]) });
   });
 
   it("computes an object whose cached copy changed or went", () => {
@@ -116,54 +119,103 @@ describe("statusScope", () => {
   });
 });
 
-describe("inStatusScope", () => {
-  const scope: StatusScope = {
-    infras: new Set(["ns-a/a"]),
-    objects: new Set(["InfraClusterAttachment/ns-b/lone"]),
-    groups: new Set(["ns-b/b-proxy"]),
-  };
-  const known = new Map<string, unknown>([
-    ["ns-b/b-proxy", 1],
-    ["ns-b/b-dhcp", 1],
-  ]);
-  const cases: [ObjectRef, KubeObject, boolean][] = [
-    [{ kind: "Infra", namespace: "ns-a", name: "a" }, {}, true],
-    [{ kind: "Infra", namespace: "ns-b", name: "b" }, {}, false],
-    [{ kind: "InfraClusterAttachment", namespace: "ns-a", name: "x" }, { spec: { infraRef: { name: "a" } } }, true],
-    [{ kind: "InfraClusterAttachment", namespace: "ns-b", name: "x" }, { spec: { infraRef: { name: "b" } } }, false],
-    [{ kind: "InfraClusterAttachment", namespace: "ns-b", name: "lone" }, { spec: { infraRef: { name: "b" } } }, true],
-    [{ kind: "InfraClusterAttachment", namespace: "ns-b", name: "y" }, { spec: {} }, true],
-    [{ kind: "DNSServer", namespace: "ns-a", name: "a-dns" }, { metadata: { labels: { [INFRA_LABEL]: "a" } } }, true],
-    [{ kind: "DNSServer", namespace: "ns-b", name: "b-dns" }, { metadata: { labels: { [INFRA_LABEL]: "b" } } }, false],
-    [{ kind: "DNSServer", namespace: "ns-b", name: "stray" }, { metadata: { labels: {} } }, true],
-    [
-      { kind: "ProxyServer", namespace: "ns-b", name: "b-proxy" },
-      { metadata: { labels: { [INFRA_LABEL]: "b" } } },
-      true,
-    ],
-    [
-      { kind: "DHCPServer", namespace: "ns-b", name: "b-dhcp" },
-      { metadata: { labels: { [INFRA_LABEL]: "b" } } },
-      false,
-    ],
-    // A node group the last pass did not know: its answers were never computed.
-    [
-      { kind: "DHCPServer", namespace: "ns-b", name: "b-dhcp2" },
-      { metadata: { labels: { [INFRA_LABEL]: "b" } } },
-      true,
-    ],
-  ];
-  it.each(cases)("%o (%o) → %s", (ref, cached, expected) => {
-    expect(inStatusScope(scope, known, ref, cached)).toBe(expected);
+describe("statusEntriesIn", () => {
+  // Two Infras, each with two attachments (one of them refused: its HostedCluster is missing).
+  const state = combine(
+    {
+      infras: [infra("vlan100"), infra("vlan200", VLAN200)],
+      attachments: [
+        attachment("alpha"),
+        attachment("ghost"),
+        attachment("beta", { infra: "vlan200" }),
+        attachment("gamma", { infra: "vlan200" }),
+      ],
+    },
+    hostedCluster("alpha", 1, ["192.0.2.50"]),
+    hostedCluster("beta", 2, ["192.0.3.50"]),
+    hostedCluster("gamma", 3, ["192.0.3.51"]),
+  );
+  const outputs = renderAll(state);
+  const keyed = (o: { metadata: { namespace: string; name: string } }) =>
+    [`${o.metadata.namespace}/${o.metadata.name}`, o as unknown as KubeObject] as const;
+  const cached = rawWith({
+    infras: new Map(state.infras.map(keyed)),
+    attachments: new Map(state.attachments.map(keyed)),
+    proxyservers: new Map([
+      [
+        `${NS}/vlan200-proxy`,
+        { metadata: { name: "vlan200-proxy", namespace: NS, labels: { [INFRA_LABEL]: "vlan200" } } },
+      ],
+      [`${NS}/vlan100-proxy`, { metadata: { name: "vlan100-proxy", namespace: NS, labels: {} } }],
+    ]),
+    dnsservers: new Map([
+      [`${NS}/vlan200-dns`, { metadata: { name: "vlan200-dns", namespace: NS, labels: { [INFRA_LABEL]: "vlan100" } } }],
+    ]),
+  });
+  /** What Outputs.status holds for these objects. */
+  const held = (...keys: string[]) =>
+    outputs.status.filter((e) => keys.includes(`${e.kind}/${e.namespace}/${e.name}`)).sort(byKey);
+  const byKey = (a: StatusEntry, b: StatusEntry) => (refKey(a) < refKey(b) ? -1 : 1);
+  const entries = (scope: StatusScope) =>
+    statusEntriesIn(scope, outputs, { renderings: outputs.byInfra }, cached).sort(byKey);
+
+  it("builds an Infra's entries as Outputs.status holds them: its own, its attachments', its children's", () => {
+    const mine = held(
+      `Infra/${NS}/vlan200`,
+      `InfraClusterAttachment/${NS}/beta`,
+      `InfraClusterAttachment/${NS}/gamma`,
+      `DHCPServer/${NS}/vlan200-dhcp`,
+      `DNSServer/${NS}/vlan200-dns`,
+      `ProxyServer/${NS}/vlan200-proxy`,
+    );
+    expect(mine).toHaveLength(6);
+    expect(entries({ infras: new Set([`${NS}/vlan200`]), objects: new Set() })).toEqual(mine);
   });
 
-  it("names the Infra each object's status comes from", () => {
-    expect(
-      statusOwner({ kind: "InfraClusterAttachment", namespace: "n", name: "x" }, { spec: { infraRef: { name: "i" } } }),
-    ).toBe("n/i");
-    expect(
-      statusOwner({ kind: "ProxyServer", namespace: "n", name: "p" }, { metadata: { labels: { [INFRA_LABEL]: "i" } } }),
-    ).toBe("n/i");
+  it("builds the entry of each object in scope, a refused attachment's and a child's whose label lies included", () => {
+    const keys = [
+      `InfraClusterAttachment/${NS}/ghost`,
+      `Infra/${NS}/vlan100`,
+      `ProxyServer/${NS}/vlan100-proxy`,
+      `DNSServer/${NS}/vlan200-dns`,
+    ];
+    expect(held(...keys)).toHaveLength(4);
+    expect(entries({ infras: new Set(), objects: new Set(keys) })).toEqual(held(...keys));
+  });
+
+  it("builds none for an object the cluster no longer holds", () => {
+    expect(entries({ infras: new Set(), objects: new Set([`Infra/${NS}/gone`, `DNSServer/${NS}/gone`]) })).toEqual([]);
+  });
+
+  it("builds an attachment gone from its Infra's topology since the last pass", () => {
+    const before = renderAll(
+      combine(
+        { infras: [infra("vlan100")], attachments: [attachment("alpha"), attachment("delta")] },
+        hostedCluster("alpha", 1, ["192.0.2.50"]),
+        hostedCluster("delta", 4, ["192.0.2.51"]),
+      ),
+    );
+    const delta = attachment("delta");
+    const withDelta = rawWith({
+      infras: new Map(cached.infras),
+      attachments: new Map([...cached.attachments, keyed(delta)]),
+    });
+    const scope = { infras: new Set([`${NS}/vlan100`]), objects: new Set<string>() };
+    const built = statusEntriesIn(scope, outputs, { renderings: before.byInfra }, withDelta);
+    expect(built.map(refKey)).toContain(`InfraClusterAttachment/${NS}/delta`);
+  });
+});
+
+describe("statusOwner", () => {
+  const cases: [ObjectRef, KubeObject, string | undefined][] = [
+    [{ kind: "Infra", namespace: "n", name: "i" }, {}, "n/i"],
+    [{ kind: "InfraClusterAttachment", namespace: "n", name: "x" }, { spec: { infraRef: { name: "i" } } }, "n/i"],
+    [{ kind: "InfraClusterAttachment", namespace: "n", name: "x" }, { spec: {} }, undefined],
+    [{ kind: "ProxyServer", namespace: "n", name: "p" }, { metadata: { labels: { [INFRA_LABEL]: "i" } } }, "n/i"],
+    [{ kind: "DNSServer", namespace: "n", name: "d" }, { metadata: { labels: {} } }, undefined],
+  ];
+  it.each(cases)("%o (%o) → %s", (ref, cached, owner) => {
+    expect(statusOwner(ref, cached)).toBe(owner);
   });
 });
 
