@@ -477,8 +477,9 @@ export class Reconciler {
   /**
    * oooi_object_ready per object with a status, from the Ready condition this pass computed: for
    * every object, or (`changed` given) for those it computed, dropping those of `changed` that have
-   * none any more (deleted). Only series that are new or changed are set: prom-client hashes the
-   * labels of every set.
+   * none any more (deleted). A child still in the cluster that its Infra no longer renders keeps its
+   * series until the next full pass drops it. Only series that are new or changed are set:
+   * prom-client hashes the labels of every set.
    */
   #setReadyGauge(updates: readonly StatusUpdate[], changed?: ReadonlySet<string>): void {
     const seen = new Set<string>();
