@@ -128,9 +128,15 @@ export function buildIncremental(
       : prev.schemaProblems;
   if (schemaProblems !== prev.schemaProblems) for (const p of prev.schemaProblems) dropped.add(p);
 
-  const problems = prev.result.problems.filter((p) => !dropped.has(p));
-  for (const part of fresh.values()) for (const p of part.problems) problems.push(p);
-  if (schemaProblems !== prev.schemaProblems) for (const p of schemaProblems) problems.push(p);
+  // The kept problems are in order already: the new ones are sorted and merged in.
+  const added: Problem[] = [];
+  for (const part of fresh.values()) for (const p of part.problems) added.push(p);
+  if (schemaProblems !== prev.schemaProblems) for (const p of schemaProblems) added.push(p);
+  const problems = mergeSorted(
+    prev.result.problems.filter((p) => !dropped.has(p)),
+    added.sort(compareProblems),
+    compareProblems,
+  );
 
   const claims = claimsOf(prev, affected, fresh);
 
@@ -141,7 +147,7 @@ export function buildIncremental(
   return {
     index,
     inputs,
-    result: { topologies, problems: problems.sort(compareProblems), claims },
+    result: { topologies, problems, claims },
     parts,
     schemaProblems,
     claims,
@@ -602,4 +608,25 @@ function schemaProblemsOf(inputs: BuildInputs): Problem[] {
   const problems = new Problems();
   recordSchemaProblems(inputs, problems);
   return problems.sorted();
+}
+
+/** Two sorted lists as one, `a`'s element first of two that compare equal (as a stable sort of a then b). */
+export function mergeSorted<T>(a: readonly T[], b: readonly T[], compare: (x: T, y: T) => number): T[] {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as T;
+    const y = b[j] as T;
+    if (compare(x, y) <= 0) {
+      out.push(x);
+      i++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  while (i < a.length) out.push(a[i++] as T);
+  while (j < b.length) out.push(b[j++] as T);
+  return out;
 }
