@@ -1,8 +1,10 @@
 // The operator's durable DHCP state: the leader writes each DHCPServer's allocation table to its
 // status; a restarted operator or a new leader renders from it, so no VMI's address moves.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { DHCPAllocation } from "../../src/api/schema.js";
-import { persistedAllocations } from "../../src/operator/inputs/allocations.js";
+import type { KubeObject } from "../../src/kube/rest.js";
+import { PersistedAllocations, persistedAllocations } from "../../src/operator/inputs/allocations.js";
 import { NO_DATA_PLANE } from "../../src/operator/status/dataplane.js";
 import { desiredState } from "../../src/operator/desired/index.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
@@ -63,5 +65,41 @@ describe("operator DHCP allocations", () => {
     expect(gone.reservations?.map((r) => r.ipAddress)).toContain(held?.ip);
     const back = reconcileOnce(gone.written, NOW + 120_000);
     expect(back.written?.find((a) => a.mac === held?.mac)).toEqual(held);
+  });
+});
+
+describe("PersistedAllocations", () => {
+  it("answers what persistedAllocations answers, snapshot after snapshot, keeping the map while no DHCPServer changed", () => {
+    const table = (n: number): DHCPAllocation[] => [
+      { mac: `02:00:00:00:00:${String(10 + n)}`, ip: `192.0.2.${String(n)}`, vmi: `ns/vm-${String(n)}` },
+    ];
+    const server = (name: string, allocations: number | undefined): KubeObject => ({
+      metadata: { name, namespace: "ns" },
+      ...(allocations === undefined ? {} : { status: { allocations: table(allocations) } }),
+    });
+    const step = fc.record({
+      server: fc.nat(8),
+      to: fc.oneof(fc.constant("gone" as const), fc.constant("no table" as const), fc.nat(50)),
+    });
+    fc.assert(
+      fc.property(fc.array(fc.array(step, { maxLength: 5 }), { minLength: 1, maxLength: 40 }), (rounds) => {
+        const persisted = new PersistedAllocations();
+        let servers: ReadonlyMap<string, KubeObject> = new Map();
+        for (const round of rounds) {
+          const next = new Map(servers);
+          for (const s of round) {
+            const name = `s${String(s.server)}`;
+            if (s.to === "gone") next.delete(`ns/${name}`);
+            else next.set(`ns/${name}`, server(name, s.to === "no table" ? undefined : s.to));
+          }
+          const before = persisted.of(servers);
+          // Nothing changed: the same map.
+          expect(persisted.of(servers)).toBe(before);
+          servers = round.length === 0 ? servers : next;
+          expect(new Map(persisted.of(servers))).toEqual(persistedAllocations(servers));
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });

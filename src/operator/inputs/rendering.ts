@@ -8,7 +8,7 @@ import type { Observed } from "../../watchers/kube/observed.js";
 import type { KeaRenderOptions } from "../../dhcp/render/index.js";
 import type { EnvoyRenderOptions } from "../../envoy/render/index.js";
 import type { Clock } from "../../util/clock.js";
-import { persistedAllocations } from "./allocations.js";
+import { PersistedAllocations } from "./allocations.js";
 import { ClusterHolds, dnsPrevious, type ClusterDnsFiles } from "./dns-previous.js";
 
 export interface OperatorRenderingOptions {
@@ -24,6 +24,7 @@ export class OperatorRendering {
   readonly #o: OperatorRenderingOptions;
   readonly #chain = new RenderChain();
   readonly #holds = new ClusterHolds();
+  readonly #allocations = new PersistedAllocations();
   /** The snapshot and DNS history of the chain's last rendering. */
   #last: { readonly seq: number; readonly previous: ReadonlyMap<string, string> | undefined } | undefined;
 
@@ -44,7 +45,7 @@ export class OperatorRendering {
       ...(this.#o.envoy === undefined ? {} : { envoy: this.#o.envoy }),
       ...(previous === undefined ? {} : { previous }),
       // Durable DHCP state: what the leader last wrote to each DHCPServer's status.
-      dhcpAllocations: persistedAllocations(obs.raw.dhcpservers),
+      dhcpAllocations: this.#allocations.of(obs.raw.dhcpservers),
       now: this.#o.clock.now(),
     });
     this.#last = { seq: obs.seq, previous };
