@@ -2,7 +2,7 @@
 // server-side-apply, plus the cross-namespace NetworkPolicies. Pure, deterministic (sorted),
 // never throws: an Infra whose objects cannot be valid gets none, with a problem saying why.
 import { groupBy } from "../../util/group.js";
-import type { Infra } from "../../api/schema.js";
+import type { Infra, InfraClusterAttachment } from "../../api/schema.js";
 import { parseCidr } from "../../model/ipv4.js";
 import { networkAttachment } from "../../model/network.js";
 import { attachmentRef } from "../../model/attachments.js";
@@ -120,6 +120,47 @@ export class DesiredMemo {
     return objects;
   }
 
+  #byName: { readonly of: readonly Infra[]; readonly map: ReadonlyMap<string, Infra> } | undefined;
+  #attachments:
+    | {
+        readonly of: readonly InfraClusterAttachment[];
+        readonly terminating: ReadonlySet<string>;
+        readonly uids: ReadonlyMap<string, string>;
+      }
+    | undefined;
+
+  /** The Infras by "<namespace>/<name>": the same map while the state keeps its list of Infras. */
+  infrasByName(infras: readonly Infra[]): ReadonlyMap<string, Infra> {
+    if (this.#byName?.of !== infras)
+      this.#byName = { of: infras, map: new Map(infras.map((i) => [`${i.metadata.namespace}/${i.metadata.name}`, i])) };
+    return this.#byName.map;
+  }
+
+  /**
+   * The terminating attachments ("<namespace>/<name>") and each attachment's uid (by refKey): the
+   * same while the state keeps its list of attachments.
+   */
+  attachmentFacts(attachments: readonly InfraClusterAttachment[]): {
+    readonly terminating: ReadonlySet<string>;
+    readonly uids: ReadonlyMap<string, string>;
+  } {
+    if (this.#attachments?.of !== attachments)
+      this.#attachments = {
+        of: attachments,
+        terminating: new Set(
+          attachments
+            .filter((a) => a.metadata.deletionTimestamp !== undefined)
+            .map((a) => `${a.metadata.namespace}/${a.metadata.name}`),
+        ),
+        uids: new Map(
+          attachments
+            .filter((a) => a.metadata.uid !== undefined && a.metadata.uid !== "")
+            .map((a) => [refKey(attachmentRef(a)), a.metadata.uid ?? ""]),
+        ),
+      };
+    return this.#attachments;
+  }
+
   get(key: string): MemoEntry | undefined {
     return this.#infras.get(key);
   }
@@ -134,12 +175,8 @@ export class DesiredMemo {
 /** Computes every object the operator must apply; `memo` carries unchanged Infras' objects over from the last call. */
 export function desiredState(input: DesiredInput, memo: DesiredMemo = new DesiredMemo()): DesiredState {
   const { state, settings } = input;
-  const infras = new Map(state.infras.map((i) => [`${i.metadata.namespace}/${i.metadata.name}`, i]));
-  const terminating = new Set(
-    state.attachments
-      .filter((a) => a.metadata.deletionTimestamp !== undefined)
-      .map((a) => `${a.metadata.namespace}/${a.metadata.name}`),
-  );
+  const infras = memo.infrasByName(state.infras);
+  const { terminating, uids: attachmentUids } = memo.attachmentFacts(state.attachments);
   // Ready = served, not terminating, and nothing blocking in its own problems (readyCondition).
   const problemsByRef = groupBy(input.outputs.model.problems, (p) => refKey(p.object));
   const ready = (ref: ObjectRef): boolean => {
@@ -147,11 +184,6 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
     const mine = problemsByRef.get(refKey(ref));
     return mine === undefined || readyCondition(mine).status === "True";
   };
-  const attachmentUids = new Map(
-    state.attachments
-      .filter((a) => a.metadata.uid !== undefined && a.metadata.uid !== "")
-      .map((a) => [refKey(attachmentRef(a)), a.metadata.uid ?? ""]),
-  );
   const out: DesiredInfra[] = [];
   const claims: (readonly PolicyClaim[])[] = [];
   const problems: Problem[] = [];

@@ -117,5 +117,21 @@ describe("DesiredMemo", () => {
     const fifth = passes.next(s3);
     expect(fifth.desired).toEqual(fifth.fresh);
     expect(fifth.desired.infras.map((i) => i.infra.name)).toEqual(["vlan100"]);
+
+    // An Infra declared again (a new uid) and another one edited: the memo follows both.
+    const again: ClusterState = {
+      ...s2,
+      infras: s2.infras.map((i) =>
+        i.metadata.name === "vlan200"
+          ? { ...i, metadata: { ...i.metadata, uid: "uid-vlan200-again" } }
+          : {
+              ...i,
+              spec: { ...i.spec, infraComponents: { ...i.spec.infraComponents, proxy: { serverIP: "192.0.2.9" } } },
+            },
+      ),
+    };
+    const sixth = passes.next(again);
+    expect(sixth.desired).toEqual(sixth.fresh);
+    expect(JSON.stringify(objectsOf(sixth.desired, "vlan200"))).toContain("uid-vlan200-again");
   });
 });
