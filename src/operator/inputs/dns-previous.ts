@@ -18,9 +18,9 @@ export type ClusterDnsFiles = ReadonlyMap<string, Readonly<Record<string, string
 export function dnsPrevious(
   cluster: ClusterDnsFiles,
   last: Pick<Outputs, "infras" | "byInfra"> | undefined,
-  holds: (cluster: ClusterDnsFiles, last: Pick<Outputs, "infras" | "byInfra">) => boolean = rendersWhatClusterHolds,
+  holds: ClusterHolds,
 ): ReadonlyMap<string, string> | undefined {
-  if (last !== undefined && holds(cluster, last)) return undefined;
+  if (last !== undefined && holds.holds(cluster, last)) return undefined;
   const flat = new Map<string, string>();
   for (const [dir, data] of cluster) for (const [k, text] of Object.entries(data)) flat.set(`${dir}/${k}`, text);
   return withRenderedDns(flat, last);
@@ -52,27 +52,6 @@ export function withRenderedDns(
 /** ConfigMap data found to hold exactly a rendering's files (both immutable): compared once. */
 const held = new WeakMap<object, object>();
 
-/**
- * Whether every DNS ConfigMap with data holds exactly what the last rendering rendered for it
- * (one it did not render holds nothing). A walk of every Infra's rendering and every ConfigMap.
- */
-export function rendersWhatClusterHolds(cluster: ClusterDnsFiles, last: Pick<Outputs, "infras">): boolean {
-  let matched = 0;
-  for (const r of last.infras) {
-    const dns = r.topology.children.dns;
-    if (dns === undefined || r.coreDns === undefined) continue;
-    const data = cluster.get(`${dns.metadata.namespace}/${dns.metadata.name}`);
-    // Not observed (or empty): withRenderedDns would add exactly the rendering's files.
-    if (data === undefined || isEmpty(data)) continue;
-    if (!sameData(data, r.coreDns)) return false;
-    matched++;
-  }
-  // Any other ConfigMap with data would be in the map (a DNS child the last rendering has not).
-  let withData = 0;
-  for (const data of cluster.values()) if (!isEmpty(data)) withData++;
-  return withData === matched;
-}
-
 function sameData(data: Readonly<Record<string, string>>, files: Readonly<Record<string, string>>): boolean {
   if (data === files || held.get(data) === files) return true;
   const keys = Object.keys(files);
@@ -82,9 +61,10 @@ function sameData(data: Readonly<Record<string, string>>, files: Readonly<Record
 }
 
 /**
- * rendersWhatClusterHolds, answered from what changed since the last question (issue 30, target 4):
- * the ConfigMaps whose data changed and those of the Infras whose rendering changed are looked at
- * again, not every Infra's on every rendering.
+ * Whether every DNS ConfigMap with data holds exactly what the last rendering rendered for it (one
+ * it did not render holds nothing), answered from what changed since the last question (issue 30,
+ * target 4): the ConfigMaps whose data changed and those of the Infras whose rendering changed are
+ * looked at again, not every Infra's on every rendering.
  */
 export class ClusterHolds {
   #memo:
@@ -98,7 +78,7 @@ export class ClusterHolds {
       }
     | undefined;
 
-  readonly holds = (cluster: ClusterDnsFiles, last: Pick<Outputs, "byInfra">): boolean => {
+  holds(cluster: ClusterDnsFiles, last: Pick<Outputs, "byInfra">): boolean {
     let memo = this.#memo;
     if (memo === undefined) {
       memo = { cluster: new Map(), renderings: new Map(), rendered: new Map(), differ: new Set() };
@@ -128,7 +108,7 @@ export class ClusterHolds {
     memo.cluster = cluster;
     memo.renderings = last.byInfra;
     return memo.differ.size === 0;
-  };
+  }
 }
 
 /** The DNS ConfigMap a rendering renders ("<namespace>/<name>") and its files. */

@@ -35,7 +35,7 @@ export class OperatorRendering {
   render(obs: Observed): Outputs {
     const last = this.#chain.last;
     // `previous` is undefined while the cluster's DNS ConfigMaps hold what the last rendering rendered.
-    const previous = dnsPrevious(this.#o.dnsFiles(obs), last, this.#holds.holds);
+    const previous = dnsPrevious(this.#o.dnsFiles(obs), last, this.#holds);
     const seq = this.#last?.seq;
     if (last !== undefined && seq === obs.seq && samePrevious(this.#last?.previous, previous)) return last;
     // The snapshot right after the last one carries the keyed changes since (src/watchers/kube/observed.ts).

@@ -145,7 +145,6 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
     if (k === undefined) continue;
     const cached = observed.raw[k.resource].get(`${entry.namespace}/${entry.name}`);
     if (cached === undefined) continue;
-    const ref: ObjectRef = { kind: entry.kind, namespace: entry.namespace, name: entry.name };
     const owned = ownedStatusFields(entry.kind);
     const written = input.unobservedStatus?.({
       kind: entry.kind,
@@ -154,6 +153,7 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       resourceVersion: cached.metadata?.resourceVersion,
     });
     const raw = withOwnWrite(cached, owned, written);
+    const ref: ObjectRef = { kind: entry.kind, namespace: entry.namespace, name: entry.name };
     const generation = raw.metadata?.generation;
     const fields: Record<string, unknown> = {};
     const base = entry.status.conditions[0];
