@@ -28,26 +28,46 @@ export interface BatchOptions {
   readonly tcp?: boolean;
 }
 
+/** A server to ask; `output` (a CoreDNS rig's log) goes into the error when replies never come. */
+export interface DigServer {
+  readonly host: string;
+  readonly port: number;
+  readonly output?: () => string;
+}
+
+// Batches per call: a loaded machine has stalled a server past dig's two 5 s tries for a handful of
+// queries in a row (stop 36's CI: 1 of 57; stop 42's: several in a row, twice), so what is still
+// unanswered is asked again, up to this many batches in all.
+const BATCHES = 3;
+
 /**
  * Asks `server` every query from `source`; replies in query order. A query left unanswered after
- * dig's own retries (a loaded machine can stall a server past dig's timeout) is asked once more in
- * a second batch; one still unanswered throws.
+ * dig's own retries is asked again in a later batch; one unanswered by every batch throws, naming
+ * the server and carrying what each batch printed (and the server's log, when it has one).
  */
-export async function digBatch(
-  server: { host: string; port: number },
-  queries: readonly Query[],
-  options: BatchOptions,
-): Promise<Reply[]> {
-  const first = await askOnce(server, queries, options);
-  const missing = queries.filter((_, i) => first.replies[i] === undefined);
-  if (missing.length === 0) return first.replies.filter((r) => r !== undefined);
-  const second = await askOnce(server, missing, options);
-  let next = 0;
+export async function digBatch(server: DigServer, queries: readonly Query[], options: BatchOptions): Promise<Reply[]> {
+  const replies: (Reply | undefined)[] = queries.map(() => undefined);
+  const printed: string[] = [];
+  for (let batch = 0; batch < BATCHES; batch++) {
+    const open = queries.flatMap((query, i) => (replies[i] === undefined ? [{ query, i }] : []));
+    if (open.length === 0) break;
+    const got = await askOnce(
+      server,
+      open.map((o) => o.query),
+      options,
+    );
+    printed.push(got.stdout.slice(0, 2000));
+    open.forEach((o, k) => {
+      replies[o.i] = got.replies[k];
+    });
+  }
   return queries.map((query, i) => {
-    const reply = first.replies[i] ?? second.replies[next++];
+    const reply = replies[i];
     if (reply === undefined) {
+      const log =
+        server.output === undefined ? "" : `\n--- the server's log, last lines:\n${server.output().slice(-3000)}`;
       throw new Error(
-        `dig got no reply to ${query.name} ${query.type} in two batches:\n${first.stdout.slice(0, 2000)}\n---\n${second.stdout.slice(0, 2000)}`,
+        `dig got no reply from ${server.host}:${server.port} to ${query.name} ${query.type} in ${BATCHES} batches:\n${printed.join("\n---\n")}${log}`,
       );
     }
     return reply;
@@ -56,7 +76,7 @@ export async function digBatch(
 
 /** One dig batch; each query's reply matched by its question section (undefined: none came). */
 async function askOnce(
-  server: { host: string; port: number },
+  server: DigServer,
   queries: readonly Query[],
   options: BatchOptions,
 ): Promise<{ replies: (Reply | undefined)[]; stdout: string }> {
