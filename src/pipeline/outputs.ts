@@ -7,7 +7,7 @@ import { renderCoreDns } from "../dns/render/index.js";
 import { buildWithLastGood, NO_LAST_GOOD, type LastGood, type LastGoodBuild } from "./last-good.js";
 import type { ObjectChange } from "../model/incremental/infras-read.js";
 import { objectStatuses, readyCondition, type ReadyCondition } from "../model/status.js";
-import type { BuildResult, ClusterState, ObjectRef, Problem, Topology } from "../model/types.js";
+import type { BuildResult, ClusterState, DnsModel, ObjectRef, Problem, Topology } from "../model/types.js";
 import { refKey } from "../model/problems.js";
 import { topologyKey } from "../model/topology-key.js";
 import { patchMap, REMOVED, type Removed } from "../util/overlay-map.js";
@@ -291,21 +291,23 @@ function renderInfra(t: Topology, same: RenderedInfra | undefined, context: Infr
     );
   }
 
-  let coreDns: Readonly<Record<string, string>> | undefined;
+  let dnsFiles: LazyCoreDns | undefined;
   if (t.dns !== undefined && t.children.dns !== undefined) {
     const dir = childDir(t.children.dns.metadata);
-    const previous =
-      options.previous === undefined && options.reuse === undefined
-        ? undefined
-        : context.continues
-          ? previousDnsFiles(same, dir)
-          : (context.previousByDir.get(dir) ?? {});
-    // Same model and the same files to continue from: the rendering (serials included) is the same.
-    const unchanged =
-      same?.coreDns !== undefined &&
-      sameJson(was?.dns, t.dns) &&
-      Object.entries(same.coreDns).every(([k, text]) => previous?.[k] === text);
-    coreDns = unchanged ? same.coreDns : renderCoreDns(t.dns, previous === undefined ? {} : { previous }).files;
+    const wasHere = same !== undefined && sameDnsDir(same, dir) ? dnsCells.get(same) : undefined;
+    if (options.previous === undefined && options.reuse === undefined) dnsFiles = new LazyCoreDns(t.dns, undefined);
+    else if (context.continues) {
+      // Same model, continuing from its own files: the rendering (serials included) is the same.
+      dnsFiles = wasHere !== undefined && sameJson(was?.dns, t.dns) ? wasHere : new LazyCoreDns(t.dns, wasHere ?? {});
+    } else {
+      const previous = context.previousByDir.get(dir) ?? {};
+      const kept = wasHere?.files;
+      const unchanged =
+        kept !== undefined &&
+        sameJson(was?.dns, t.dns) &&
+        Object.entries(kept).every(([k, text]) => previous[k] === text);
+      dnsFiles = unchanged ? wasHere : new LazyCoreDns(t.dns, previous);
+    }
     const [vlan, pods] = t.dns.views;
     childStatus.push(
       child(
@@ -328,16 +330,68 @@ function renderInfra(t: Topology, same: RenderedInfra | undefined, context: Infr
   }
   const { xds } = context;
   let files: readonly (readonly [string, string])[] | undefined;
-  return {
+  const rendered: RenderedInfra = {
     topology: t,
     envoy,
-    coreDns,
+    get coreDns() {
+      return dnsFiles?.files;
+    },
     kea,
     get files() {
-      return (files ??= infraFiles(t, { envoy, coreDns, kea }, xds));
+      return (files ??= infraFiles(t, { envoy, coreDns: dnsFiles?.files, kea }, xds));
     },
     childStatus,
   };
+  if (dnsFiles !== undefined) dnsCells.set(rendered, dnsFiles);
+  return rendered;
+}
+
+/**
+ * One Infra's CoreDNS files, rendered when first read. `serve` reads them only to write `--out`
+ * (it answers DNS from the model), after the xDS push: a big VLAN's 10,000 zone files then never
+ * delay its Envoys' Listener. Reading one reads the rendering it continues from first (serials as
+ * if each had been rendered at once), but holds that one only weakly: renderings nobody reads
+ * (`serve` without `--out`) never chain up in memory. One already collected was never read, so
+ * nobody saw its serials; the next continues from the last files read before it was made.
+ */
+class LazyCoreDns {
+  #files: Readonly<Record<string, string>> | undefined;
+  #model: DnsModel | undefined;
+  /** The unread rendering this one continues from, while it lives. */
+  #before: WeakRef<LazyCoreDns> | undefined;
+  /** What to continue from when `#before` is gone: the last files read before this one was made. */
+  #fallback: Readonly<Record<string, string>> | undefined;
+
+  /** `previous`: the files to continue from (serials), another rendering's, or none. */
+  constructor(model: DnsModel, previous: Readonly<Record<string, string>> | LazyCoreDns | undefined) {
+    this.#model = model;
+    if (previous instanceof LazyCoreDns) {
+      if (previous.#files === undefined) this.#before = new WeakRef(previous);
+      this.#fallback = previous.#files ?? previous.#fallback;
+    } else this.#fallback = previous;
+  }
+
+  get files(): Readonly<Record<string, string>> {
+    if (this.#files === undefined) {
+      const model = this.#model;
+      if (model === undefined) throw new Error("unreachable: a CoreDNS rendering without its model");
+      const previous = this.#before?.deref()?.files ?? this.#fallback;
+      this.#files = renderCoreDns(model, previous === undefined ? {} : { previous }).files;
+      this.#model = undefined;
+      this.#before = undefined;
+      this.#fallback = undefined;
+    }
+    return this.#files;
+  }
+}
+
+/** Each rendering's CoreDNS files, read or not (RenderedInfra.coreDns reads them). */
+const dnsCells = new WeakMap<RenderedInfra, LazyCoreDns>();
+
+/** `same` rendered its CoreDNS files in this child directory ("<namespace>/<child>"), its Infra's own. */
+function sameDnsDir(same: RenderedInfra, dir: string): boolean {
+  const dns = same.topology.children.dns;
+  return dns !== undefined && childDir(dns.metadata) === dir;
 }
 
 /**
@@ -463,15 +517,6 @@ function child(
 
 function childDir(meta: { namespace: string; name: string }): string {
   return `${meta.namespace}/${meta.name}`;
-}
-
-/**
- * The CoreDNS files the reused rendering wrote in this child directory ("<namespace>/<child>"):
- * its Infra's own (a child directory is named after its Infra), none when it rendered none there.
- */
-function previousDnsFiles(same: RenderedInfra | undefined, dir: string): Record<string, string> {
-  const dns = same?.topology.children.dns;
-  return dns !== undefined && same?.coreDns !== undefined && childDir(dns.metadata) === dir ? same.coreDns : {};
 }
 
 /** Previous files grouped by child directory ("<namespace>/<child>") → file name → content. */
