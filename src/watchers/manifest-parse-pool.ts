@@ -1,12 +1,15 @@
 // Manifest files parsed off the event loop that answers DNS and xDS: the yaml package parses
 // ~1 MB/s, and a file just under --max-manifest-bytes held DNS answers for up to 2 s and took the
-// process past 1 GiB (bench/README.md#floods). One long-lived worker thread parses the documents a
+// process past 1 GiB (bench/README.md#floods). Long-lived worker threads parse the documents a
 // change needs, in chunks, so that the main thread is only busy taking in one chunk's objects at a
-// time; one request is in flight at a time (the queue is the callers', at most one read per folder);
-// the worker is started again when it dies and ended after a large file, its heap with it. Small
-// parses stay on the main thread, where they cost less than a round trip. Run from the TypeScript
-// sources (the tests), where no compiled worker script exists, everything is parsed here.
+// time. There is one worker per core (at most MAX_PARSE_THREADS): a folder read asks for all its
+// files at once and each file goes to the worker with the fewest in hand, so a new folder of many
+// files parses on every core while the main thread waits (40,000 objects in 81 files took 8 s on
+// one worker). A worker is started again when it dies and ended after a large file, its heap with
+// it. Small parses stay on the main thread, where they cost less than a round trip. Run from the
+// TypeScript sources (the tests), where no compiled worker script exists, everything is parsed here.
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { stat } from "node:fs/promises";
@@ -35,6 +38,9 @@ const CHUNK_BYTES = 256 * 1024;
 /** After a file this large the worker is ended: its heap grew with the parse. */
 const RECYCLE_BYTES = 1024 * 1024;
 
+/** Parse threads at most, whatever the cores: each holds a heap of its own while it parses. */
+export const MAX_PARSE_THREADS = 4;
+
 /** Objects from the worker have no YAML node: their positions are their `fields`. */
 const unwired = (o: WireObject): ParsedObject => ({ ...o, node: undefined, lines: NO_LINES });
 
@@ -46,6 +52,8 @@ class ParseWorker {
   #worker: { readonly thread: Worker; readonly pending: Map<number, Pending> } | undefined;
   #next = 0;
   readonly #requests = new SerialCalls();
+  /** Files given to this worker and not yet done (parseManifestFileOffThread picks the least busy). */
+  files = 0;
 
   /** The worker's reply; requests run one after another. */
   ask(request: Unnumbered): Promise<ParseReply> {
@@ -97,14 +105,25 @@ class ParseWorker {
 }
 
 const available = existsSync(fileURLToPath(SCRIPT));
-let shared: ParseWorker | undefined;
+let pool: readonly ParseWorker[] | undefined;
+
+/** The worker with the fewest files in hand (the pool started on first use, one per core). */
+function leastBusy(): ParseWorker {
+  pool ??= Array.from({ length: Math.min(MAX_PARSE_THREADS, availableParallelism()) }, () => new ParseWorker());
+  let best: ParseWorker | undefined;
+  for (const w of pool) if (best === undefined || w.files < best.files) best = w;
+  if (best === undefined) throw new Error("unreachable: an empty parse pool");
+  return best;
+}
 
 /** parseManifestFile, with the parsing of a large change done in the worker thread. */
 export async function parseManifestFileOffThread(file: ManifestFile, previous?: ParsedFile): Promise<ParsedFile> {
   const plan = plannedParse(file, previous);
   const bytes = plan === undefined ? file.text.length : plan.missing.reduce((n, t) => n + t.length, 0);
   if (!available || bytes < IN_THREAD_BYTES) return parseManifestFile(file, previous);
-  const worker = (shared ??= new ParseWorker());
+  // One worker for the whole file: its chunks in order, and its heap recycled after a large one.
+  const worker = leastBusy();
+  worker.files++;
   try {
     if (plan === undefined) return await whole(worker, file);
     for (const chunk of chunks(plan.missing)) {
@@ -118,6 +137,7 @@ export async function parseManifestFileOffThread(file: ManifestFile, previous?: 
     }
     return placedFile(file.path, plan);
   } finally {
+    worker.files--;
     if (bytes >= RECYCLE_BYTES) worker.recycle();
   }
 }
