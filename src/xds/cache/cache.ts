@@ -136,20 +136,21 @@ function buildType(
 ): TypeSnapshot | undefined {
   const byName = new Map<string, CachedResource>();
   let bytes = 0;
-  const sorted = [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // Renderers hand their resources over sorted already: checked in one pass, sorted only when not.
+  const sorted = sortedByName(items) ? items : [...items].sort((a, b) => compareNames(a.name, b.name));
+  const whereOf = (name: string): string => `${typeUrl.slice(typeUrl.lastIndexOf("/") + 1)} "${name}"`;
   for (const { name, resource } of sorted) {
-    const where = `${typeUrl.slice(typeUrl.lastIndexOf("/") + 1)} "${name}"`;
     if (name === "") {
-      errors.push(`${where}: a resource needs a name`);
+      errors.push(`${whereOf(name)}: a resource needs a name`);
       continue;
     }
     if (byName.has(name)) {
-      errors.push(`${where}: name used twice`);
+      errors.push(`${whereOf(name)}: name used twice`);
       continue;
     }
     const declared = spec.nameOf?.(resource);
     if (declared !== undefined && declared !== name) {
-      errors.push(`${where}: the resource calls itself "${declared}"`);
+      errors.push(`${whereOf(name)}: the resource calls itself "${declared}"`);
       continue;
     }
     const old = before?.resources.get(name);
@@ -171,7 +172,7 @@ function buildType(
     try {
       ({ any, parts } = encodeEntry(typeUrl, spec, resource, old?.parts));
     } catch (e) {
-      errors.push(`${where}: ${e instanceof Error ? e.message : String(e)}`);
+      errors.push(`${whereOf(name)}: ${e instanceof Error ? e.message : String(e)}`);
       continue;
     }
     const version = contentHash(any);
@@ -187,6 +188,16 @@ function buildType(
   const version = setVersion(byName.values());
   if (before?.version === version) return before;
   return { typeUrl, version, resources: byName, changedAt: now, bytes };
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sortedByName(items: readonly ResourceInput[]): boolean {
+  for (let i = 1; i < items.length; i++)
+    if (compareNames(items[i - 1]?.name ?? "", items[i]?.name ?? "") > 0) return false;
+  return true;
 }
 
 function sameContent(a: object, b: object): boolean {

@@ -100,6 +100,25 @@ describe("SnapshotCache", () => {
     );
   });
 
+  test("the order resources are handed over in is no change: each type is held, versioned and served by name", () => {
+    const cache = new SnapshotCache({ check: checkEnvoySnapshot });
+    const sorted = cache.setSnapshot(GROUP, envoyInput(rendered([ALPHA, BETA])));
+    if (!sorted.ok) throw new Error(sorted.errors.join("\n"));
+    const shuffled = new Map([...envoyInput(rendered([ALPHA, BETA]))].map(([t, items]) => [t, [...items].reverse()]));
+    const other = new SnapshotCache({ check: checkEnvoySnapshot });
+    const reversed = other.setSnapshot(GROUP, shuffled);
+    if (!reversed.ok) throw new Error(reversed.errors.join("\n"));
+    for (const [typeUrl, type] of sorted.snapshot.types) {
+      const names = [...type.resources.keys()];
+      expect(names.length).toBeGreaterThan(0);
+      expect(names).toEqual([...names].sort());
+      expect([...(reversed.snapshot.types.get(typeUrl)?.resources.keys() ?? [])]).toEqual(names);
+      expect(reversed.snapshot.types.get(typeUrl)?.version).toBe(type.version);
+    }
+    // Handed over reversed to the same cache: nothing changed.
+    const again = cache.setSnapshot(GROUP, shuffled);
+    expect(again.ok && again.changed).toEqual([]);
+  });
   test("each resource is encoded once into Any bytes that decode to the resource", () => {
     const cache = new SnapshotCache({ check: checkEnvoySnapshot });
     let encodes = 0;
