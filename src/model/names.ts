@@ -22,21 +22,26 @@ export function objectNameErrors(kind: string, metadata: ObjectMeta): readonly F
   return errors;
 }
 
+/** domainErrors by spec.dns object: a big VLAN's build checks every attachment's on each change. */
+const checkedDomains = new WeakMap<InfraClusterAttachment["spec"]["dns"], readonly FieldError[]>();
+
 /**
  * spec.dns of an attachment: each part as the schema has it, and the whole domain short enough
  * that konnectivity.<domain> (the longest name published under it) is a DNS name.
  */
-export function domainErrors(a: InfraClusterAttachment): FieldError[] {
+export function domainErrors(a: InfraClusterAttachment): readonly FieldError[] {
   const dns = a.spec.dns;
+  const kept = checkedDomains.get(dns);
+  if (kept !== undefined) return kept;
   const errors = fieldErrors(InfraClusterAttachmentSpec.properties.dns, dns, "spec.dns");
-  if (errors.length > 0) return errors;
-  const length = dns.clusterName.length + 1 + dns.baseDomain.length;
+  const length = errors.length > 0 ? 0 : dns.clusterName.length + 1 + dns.baseDomain.length;
   if (length > DOMAIN_MAX_LENGTH) {
     errors.push({
       field: "spec.dns.baseDomain",
       message: `the domain <clusterName>.<baseDomain> is ${String(length)} characters; at most ${String(DOMAIN_MAX_LENGTH)}, so that konnectivity.<domain> is a DNS name of at most 253`,
     });
   }
+  checkedDomains.set(dns, errors);
   return errors;
 }
 
