@@ -16,7 +16,7 @@ import { errnoMessage, formatManifestError, type ManifestLoad, type ParsedFile }
 import { statTreeOffThread } from "./manifest-scan.js";
 import { isManifestPath, listManifestTree, statKey } from "./manifest-tree.js";
 import { DEFAULT_MAX_MANIFEST_BYTES, readManifestText } from "./manifest-file-read.js";
-import { parseManifestFileOffThread } from "./manifest-parse-pool.js";
+import { BULK_READ_FILES, parseManifestFileOffThread } from "./manifest-parse-pool.js";
 import { SerialCalls } from "../util/serial-calls.js";
 
 /** One read of the folder. */
@@ -106,7 +106,8 @@ export class ManifestReader {
     } catch (e) {
       return this.#failed({ file: this.#dir, message: `cannot read manifest directory: ${errnoMessage(e)}` });
     }
-    const reads = await Promise.all(tree.files.map((path) => this.#file(path, false)));
+    const bulk = tree.files.length >= BULK_READ_FILES;
+    const reads = await Promise.all(tree.files.map((path) => this.#file(path, false, bulk)));
     const changed = new Map<string, ParsedFile | undefined>();
     const listed = new Set(tree.files);
     for (const path of this.#assembly.paths()) if (!listed.has(path)) changed.set(path, undefined);
@@ -169,7 +170,7 @@ export class ManifestReader {
   }
 
   /** The file's parse (cached when its content, or without `byContent` its stat, did not change), or why it cannot be read. */
-  async #file(path: string, byContent: boolean): Promise<ParsedFile | string> {
+  async #file(path: string, byContent: boolean, bulk = false): Promise<ParsedFile | string> {
     const cached = this.#cache.get(path);
     const abs = join(this.#dir, path);
     let key: string;
@@ -191,7 +192,7 @@ export class ManifestReader {
     const parsed =
       cached?.hash === hash
         ? cached.parsed
-        : await parseManifestFileOffThread({ path, text: read.text }, cached?.parsed);
+        : await parseManifestFileOffThread({ path, text: read.text }, cached?.parsed, bulk);
     this.#cache.set(path, { stat: key, hash, parsed });
     return parsed;
   }

@@ -3,7 +3,7 @@
 // asks one name over and over, one query at a time, for as long as the answer is the old one: the
 // new answer is in the large file, so every old answer after the file was put in place came while
 // it was read, parsed and taken in. Parsed on the event loop, that whole time answers nothing.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -134,4 +134,53 @@ describe("oooi serve parsing a large manifest", () => {
       await serve.stop();
     }
   }, 240_000);
+
+  // A first read of a large folder parses its small files in the threads too. What a user is told
+  // about a file must not depend on where it was parsed: an unknown field keeps its file, line and column,
+  // a broken file its line, and every object is taken in.
+  it("a folder of many small files read at start: parsed in the threads, positions kept, all taken in", async () => {
+    const manifests = join(scratch, "small");
+    cpSync(join(ROOT, "examples", "minimal"), manifests, { recursive: true });
+    // An unknown field under spec: a warning that names its line and column, nothing refused.
+    const infra = join(manifests, "infra.yaml");
+    const lines = readFileSync(infra, "utf8").split("\n");
+    const spec = lines.indexOf("spec:");
+    lines.splice(spec + 1, 0, "  colour: blue");
+    writeFileSync(infra, lines.join("\n"));
+    mkdirSync(join(manifests, "bulk"));
+    // What the attachment needs (its HostedCluster, namespace, Services), one small file per object.
+    const observed = join(manifests, "observed.yaml");
+    readFileSync(observed, "utf8")
+      .split(/^---$/m)
+      .filter((doc) => doc.includes("kind:"))
+      .forEach((doc, i) => {
+        writeFileSync(join(manifests, "bulk", `observed-${String(i)}.yaml`), doc);
+      });
+    rmSync(observed);
+    for (let i = 0; i < 70; i++)
+      writeFileSync(join(manifests, "bulk", `s-${String(i)}.yaml`), services(1 << 10, `small-${String(i)}`));
+    const broken = join(manifests, "bulk", "broken.yaml");
+    writeFileSync(broken, `${services(1 << 10, "small-b")}---\nkind: Service\n  metadata: [\n`);
+    const out = join(scratch, "small-out");
+    const serve = new ServeProcess(["--manifests", manifests, "--out", out, "--no-xds", "--no-dns"]);
+    try {
+      const unknown = () => serve.lines().filter((l) => l.level === 40 && l.field === "spec.colour");
+      await until(() => unknown().length > 0, "the unknown field's warning", 60_000);
+      expect(unknown()[0]).toMatchObject({ file: infra, line: spec + 2, column: 3, reason: "UnknownField" });
+      await until(() => serve.lines().some((l) => l.level === 40 && l.file === broken), "the broken file's warning");
+      expect(serve.lines().find((l) => l.file === broken)?.line).toBeGreaterThan(1);
+      // The attachment is served: every object it needs came from a file parsed in a thread.
+      const ready = (): unknown => {
+        const text = existsSync(join(out, "status.json")) ? readFileSync(join(out, "status.json"), "utf8") : "{}";
+        const objects =
+          (JSON.parse(text) as { objects?: { kind: string; status: { conditions: { status: string }[] } }[] })
+            .objects ?? [];
+        return objects.find((o) => o.kind === "InfraClusterAttachment")?.status.conditions[0]?.status;
+      };
+      await until(() => ready() === "True", "the attachment Ready in status.json");
+      expect(serve.lines().filter((l) => l.level >= 50)).toEqual([]);
+    } finally {
+      await serve.stop();
+    }
+  }, 120_000);
 });
