@@ -32,6 +32,7 @@ export interface RenderedInfra {
    */
   readonly topology: Topology;
   readonly envoy: EnvoyResources | undefined;
+  /** Rendered when first read (LazyCoreDns): `serve` reads them only for --out, after the push. */
   readonly coreDns: Readonly<Record<string, string>> | undefined;
   readonly kea: { Dhcp4: object } | undefined;
   /**
