@@ -34,29 +34,45 @@ function services(bytes: number, namespace = "bulk"): string {
   return docs.join("");
 }
 
+/**
+ * The built serve on a copy of examples/standalone in `manifests`, once its DNS answers the example's
+ * name; `ask` sends the next query (a new id each).
+ */
+async function serveExample(
+  manifests: string,
+): Promise<{ serve: ServeProcess; ask: (waitMs: number) => Promise<string | undefined> }> {
+  cpSync(join(ROOT, "examples", "standalone"), manifests, { recursive: true });
+  const serve = new ServeProcess([
+    "--manifests",
+    manifests,
+    "--xds-listen",
+    "127.0.0.1:0",
+    "--dns-listen",
+    "127.0.0.1:0",
+    "--debounce",
+    "20",
+  ]);
+  let port = 0;
+  let id = 0;
+  const next = (waitMs: number) => ask(port, ++id, waitMs);
+  try {
+    await until(() => {
+      port = Number(/DNS responder listening on 127\.0\.0\.1:(\d+)/.exec(serve.log)?.[1] ?? 0);
+      return port > 0;
+    }, "the DNS listener");
+    await until(async () => (await next(1000)) === "127.0.8.200", "the example's answer", 60_000);
+  } catch (e) {
+    await serve.stop();
+    throw e;
+  }
+  return { serve, ask: next };
+}
+
 describe("oooi serve parsing a large manifest", () => {
   it("answers DNS while a file of several MiB is parsed", async () => {
     const manifests = join(scratch, "m");
-    cpSync(join(ROOT, "examples", "standalone"), manifests, { recursive: true });
-    const serve = new ServeProcess([
-      "--manifests",
-      manifests,
-      "--xds-listen",
-      "127.0.0.1:0",
-      "--dns-listen",
-      "127.0.0.1:0",
-      "--debounce",
-      "20",
-    ]);
+    const { serve, ask: next } = await serveExample(manifests);
     try {
-      let port = 0;
-      await until(() => {
-        port = Number(/DNS responder listening on 127\.0\.0\.1:(\d+)/.exec(serve.log)?.[1] ?? 0);
-        return port > 0;
-      }, "the DNS listener");
-      let id = 0;
-      await until(async () => (await ask(port, ++id, 1000)) === "127.0.8.200", "the example's answer", 60_000);
-
       // The attachment's new address, followed by 6 MiB of Services (the limit is 8 MiB), put in place at once.
       const file = join(manifests, "attachments.yaml");
       const staged = join(scratch, "attachments.yaml");
@@ -67,7 +83,7 @@ describe("oooi serve parsing a large manifest", () => {
       renameSync(staged, file);
 
       // Generous: a reply later than 2 s is one a resolver would have given up on.
-      const { old, missed } = await answersUntil(() => ask(port, ++id, 2000), {
+      const { old, missed } = await answersUntil(() => next(2000), {
         previous: "127.0.8.200",
         next: "127.0.8.201",
         never: "the new manifest was never taken in",
@@ -85,26 +101,8 @@ describe("oooi serve parsing a large manifest", () => {
   // and a broken file among them is named without holding the others back.
   it("a new folder of many files: each parsed off the event loop, all taken in, a broken one named", async () => {
     const manifests = join(scratch, "folder");
-    cpSync(join(ROOT, "examples", "standalone"), manifests, { recursive: true });
-    const serve = new ServeProcess([
-      "--manifests",
-      manifests,
-      "--xds-listen",
-      "127.0.0.1:0",
-      "--dns-listen",
-      "127.0.0.1:0",
-      "--debounce",
-      "20",
-    ]);
+    const { serve, ask: next } = await serveExample(manifests);
     try {
-      let port = 0;
-      await until(() => {
-        port = Number(/DNS responder listening on 127\.0\.0\.1:(\d+)/.exec(serve.log)?.[1] ?? 0);
-        return port > 0;
-      }, "the DNS listener");
-      let id = 0;
-      await until(async () => (await ask(port, ++id, 1000)) === "127.0.8.200", "the example's answer", 60_000);
-
       const staged = join(scratch, "bulk");
       mkdirSync(staged);
       const attachments = readFileSync(join(manifests, "attachments.yaml"), "utf8").replaceAll(
@@ -119,11 +117,7 @@ describe("oooi serve parsing a large manifest", () => {
       rmSync(join(manifests, "attachments.yaml"));
       renameSync(staged, join(manifests, "bulk"));
 
-      await until(
-        async () => (await ask(port, ++id, 1000)) === "127.0.8.201",
-        "the attachment from the new folder",
-        120_000,
-      );
+      await until(async () => (await next(1000)) === "127.0.8.201", "the attachment from the new folder", 120_000);
       const broken = join(manifests, "bulk", "broken.yaml");
       await until(
         () => serve.lines().some((l) => l.level === 40 && l.file === broken),
