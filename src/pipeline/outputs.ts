@@ -227,8 +227,12 @@ function statusEntries(built: LastGoodBuild, infras: readonly RenderedInfra[]): 
     ),
     ...infras.flatMap((r) => r.childStatus),
   ];
-  // Each entry's sort key made once, not twice per comparison.
-  const keyed = all.map((e) => ({ e, key: `${e.namespace}/${e.kind}/${e.name}` }));
+  return sortedStatusEntries(all);
+}
+
+/** Status entries in Outputs.status's order (namespace, kind, name); each key made once, not per comparison. */
+export function sortedStatusEntries(entries: Iterable<StatusEntry>): StatusEntry[] {
+  const keyed = [...entries].map((e) => ({ e, key: `${e.namespace}/${e.kind}/${e.name}` }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return keyed.map(({ e }) => e);
 }

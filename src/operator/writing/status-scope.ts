@@ -7,7 +7,13 @@
 import { INFRA_LABEL } from "../../model/children.js";
 import { refKey } from "../../model/problems.js";
 import type { ObjectRef, Problem, Topology } from "../../model/types.js";
-import { modelStatusEntry, type Outputs, type RenderedInfra, type StatusEntry } from "../../pipeline/outputs.js";
+import {
+  modelStatusEntry,
+  sortedStatusEntries,
+  type Outputs,
+  type RenderedInfra,
+  type StatusEntry,
+} from "../../pipeline/outputs.js";
 import { sameJson } from "../../pipeline/same-json.js";
 import { groupBy } from "../../util/group.js";
 import { changedKeys } from "../../util/overlay-map.js";
@@ -152,8 +158,7 @@ export function statusEntriesIn(
     if (owner === undefined || !children(owner, ref)) for (const infra of outputs.byInfra.keys()) children(infra, ref);
   }
   // In Outputs.status's order, so writes go out in the order a pass over every object makes them.
-  const order = (e: StatusEntry): string => `${e.namespace}/${e.kind}/${e.name}`;
-  return [...out.values()].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  return sortedStatusEntries(out.values());
 }
 
 /**

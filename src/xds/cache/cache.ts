@@ -2,6 +2,7 @@
 // set a whole snapshot per node group; the cache refuses inconsistent ones (keeping the previous
 // snapshot), encodes each resource once, versions by content and tells its subscribers which
 // groups changed. It keeps only the current snapshot per group, never history.
+import { compareText } from "../resource/json.js";
 import { referencesOf } from "../resource/references.js";
 import type { EncodedParts, ResourceInput, ResourceTypeSpec, SnapshotCheck, SnapshotInput } from "../resource/specs.js";
 import { CachedResource, contentHash, jsonDigest, setVersion, type Snapshot, type TypeSnapshot } from "./snapshot.js";
@@ -137,7 +138,7 @@ function buildType(
   const byName = new Map<string, CachedResource>();
   let bytes = 0;
   // Renderers hand their resources over sorted already: checked in one pass, sorted only when not.
-  const sorted = sortedByName(items) ? items : [...items].sort((a, b) => compareNames(a.name, b.name));
+  const sorted = sortedByName(items) ? items : [...items].sort((a, b) => compareText(a.name, b.name));
   const whereOf = (name: string): string => `${typeUrl.slice(typeUrl.lastIndexOf("/") + 1)} "${name}"`;
   for (const { name, resource } of sorted) {
     if (name === "") {
@@ -190,13 +191,9 @@ function buildType(
   return { typeUrl, version, resources: byName, changedAt: now, bytes };
 }
 
-function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function sortedByName(items: readonly ResourceInput[]): boolean {
   for (let i = 1; i < items.length; i++)
-    if (compareNames(items[i - 1]?.name ?? "", items[i]?.name ?? "") > 0) return false;
+    if (compareText(items[i - 1]?.name ?? "", items[i]?.name ?? "") > 0) return false;
   return true;
 }
 
