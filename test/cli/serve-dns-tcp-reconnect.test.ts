@@ -87,10 +87,10 @@ async function startServe(maxConnections: number): Promise<number> {
     ),
   );
   const s = serve;
-  const port = () => Number(/DNS responder listening on 127\.0\.0\.1:(\d+)/.exec(s.log)?.[1] ?? 0);
-  await until(() => port() > 0 && s.log.includes("rendered"), "serve answering DNS");
-  await until(async () => (await digTcp(port())) === POD_NETWORK_ANSWER, "a first answer over TCP");
-  return port();
+  const port = await s.dnsPort();
+  await until(() => s.log.includes("rendered"), "serve answering DNS");
+  await until(async () => (await digTcp(port)) === POD_NETWORK_ANSWER, "a first answer over TCP");
+  return port;
 }
 
 describe.skipIf(digMissing)("oooi serve: clients that trickle and reconnect at once", () => {

@@ -68,11 +68,7 @@ describe.skipIf(digMissing)("oooi serve --dns-udp-processes", () => {
     ]);
     const pid = serve.child.pid ?? 0;
     try {
-      let port = 0;
-      await until(() => {
-        port = Number(/DNS responder listening on 127\.0\.0\.1:(\d+)/.exec(serve.log)?.[1] ?? 0);
-        return port > 0;
-      }, "the DNS responder listening");
+      const port = await serve.dnsPort();
       expect(serve.log).toContain("UDP in 2 processes");
       await until(async () => (await digShort(port, VLAN, API)) === "127.0.8.4", "the VLAN answer");
       const [helper] = helpersOf(pid);

@@ -56,10 +56,7 @@ async function serveExample(
   let id = 0;
   const next = (waitMs: number) => ask(port, ++id, waitMs);
   try {
-    await until(() => {
-      port = Number(/DNS responder listening on 127\.0\.0\.1:(\d+)/.exec(serve.log)?.[1] ?? 0);
-      return port > 0;
-    }, "the DNS listener");
+    port = await serve.dnsPort();
     await until(async () => (await next(1000)) === "127.0.8.200", "the example's answer", 60_000);
   } catch (e) {
     await serve.stop();

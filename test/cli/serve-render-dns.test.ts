@@ -49,11 +49,7 @@ describe("oooi serve rendering a large Infra", () => {
       "json",
     ]);
     try {
-      let port = 0;
-      await until(() => {
-        port = Number(/DNS responder listening on 127\.0\.0\.1:(\d+)/.exec(serve.log)?.[1] ?? 0);
-        return port > 0;
-      }, "the DNS listener");
+      const port = await serve.dnsPort();
       let id = 0;
       await until(async () => (await ask(port, ++id, 1000)) === "127.0.8.200", "the example's answer", 60_000);
       const renderingLines = () => serve.lines().filter((l) => l.msg === "rendering").length;

@@ -72,6 +72,14 @@ export class ServeProcess extends CliProcess {
   constructor(args: readonly string[]) {
     super("serve", args);
   }
+
+  /** The port the embedded DNS responder logged it listens on (--dns-listen HOST:0), once it has. */
+  async dnsPort(): Promise<number> {
+    const logged = () => Number(/DNS responder listening on [\d.]+:(\d+)/.exec(this.log)?.[1] ?? 0);
+    await until(() => logged() > 0 || this.child.exitCode !== null, "the DNS responder listening");
+    if (logged() === 0) throw new Error(`serve exited before its DNS responder listened:\n${this.log}`);
+    return logged();
+  }
 }
 
 /**

@@ -30,10 +30,10 @@ beforeAll(async () => {
     "20",
   ]);
   await until(() => /xDS \(ADS\) server listening on 127\.0\.0\.1:\d+/.test(serve.log), "xDS listening");
-  await until(() => /DNS responder listening on 127\.0\.0\.1:\d+/.test(serve.log), "DNS listening");
+  const dnsPort = await serve.dnsPort();
   await until(() => serve.log.includes('"msg":"rendered"'), "first rendering");
   xds = `127.0.0.1:${/xDS \(ADS\) server listening on 127\.0\.0\.1:(\d+)/.exec(serve.log)?.[1] ?? ""}`;
-  dns = `127.0.0.1:${/DNS responder listening on 127\.0\.0\.1:(\d+)/.exec(serve.log)?.[1] ?? ""}`;
+  dns = `127.0.0.1:${String(dnsPort)}`;
 });
 
 afterAll(async () => {

@@ -51,9 +51,9 @@ beforeAll(async () => {
     "127.0.8.3:0",
     "--no-xds",
   ]);
-  await until(() => /DNS responder listening on 127\.0\.8\.3:\d+/.test(serve.log), "DNS listening");
+  const port = await serve.dnsPort();
   await until(() => serve.log.includes('"msg":"rendered"'), "first rendering");
-  dnsPort = /DNS responder listening on 127\.0\.8\.3:(\d+)/.exec(serve.log)?.[1] ?? "";
+  dnsPort = String(port);
 });
 
 afterAll(async () => {
