@@ -31,6 +31,7 @@ import {
 } from "./infras-read.js";
 import { cmp, compareProblems, Problems } from "../problems.js";
 import { changedKeys, patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
+import { mergeSorted } from "../../util/merge-sorted.js";
 import { topologyKey } from "../topology-key.js";
 import {
   EMPTY_STATE,
@@ -608,25 +609,4 @@ function schemaProblemsOf(inputs: BuildInputs): Problem[] {
   const problems = new Problems();
   recordSchemaProblems(inputs, problems);
   return problems.sorted();
-}
-
-/** Two sorted lists as one, `a`'s element first of two that compare equal (as a stable sort of a then b). */
-export function mergeSorted<T>(a: readonly T[], b: readonly T[], compare: (x: T, y: T) => number): T[] {
-  const out: T[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const x = a[i] as T;
-    const y = b[j] as T;
-    if (compare(x, y) <= 0) {
-      out.push(x);
-      i++;
-    } else {
-      out.push(y);
-      j++;
-    }
-  }
-  while (i < a.length) out.push(a[i++] as T);
-  while (j < b.length) out.push(b[j++] as T);
-  return out;
 }

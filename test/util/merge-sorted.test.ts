@@ -2,7 +2,7 @@
 // stable sort of the two lists one after the other gives.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { mergeSorted } from "../../../src/model/incremental/rebuild.js";
+import { mergeSorted } from "../../src/util/merge-sorted.js";
 
 describe("mergeSorted", () => {
   it("orders as a stable sort of both lists, the first list's element first of equal ones", () => {
