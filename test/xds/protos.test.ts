@@ -96,6 +96,28 @@ describe("encodeResource/decodeResource round trip", () => {
     });
   });
 
+  test("an Any packs to the bytes protobufjs's own Any wrapper gives, a bare type name and a Struct payload included", () => {
+    const Listener = messageType(LISTENER_TYPE_URL);
+    const bareName = TCP_PROXY_TYPE_URL.slice(TCP_PROXY_TYPE_URL.indexOf("/") + 1);
+    const configs = [
+      { "@type": TCP_PROXY_TYPE_URL, stat_prefix: "s", cluster: "c1", idle_timeout: "30s" },
+      { "@type": bareName, stat_prefix: "s", cluster: "c2" },
+      { "@type": "type.googleapis.com/google.protobuf.Struct", value: { a: 1, b: ["x", null] } },
+    ];
+    for (const typedConfig of configs) {
+      const ours = encodeResource(LISTENER_TYPE_URL, tcpListener(typedConfig));
+      // The oracle: protobufjs packing "@type" itself (its wrapper), from the same fields in its object forms.
+      const payload = typedConfig["@type"].endsWith("Struct")
+        ? {
+            "@type": typedConfig["@type"],
+            fields: { a: { numberValue: 1 }, b: { listValue: { values: [{ stringValue: "x" }, { nullValue: 0 }] } } },
+          }
+        : { ...typedConfig, ...("idle_timeout" in typedConfig ? { idle_timeout: { seconds: "30" } } : {}) };
+      const theirs = Listener.encode(Listener.fromObject(tcpListener(payload))).finish();
+      expect(Buffer.from(ours).toString("hex")).toBe(Buffer.from(theirs).toString("hex"));
+    }
+  });
+
   test("well-known types use their proto3 JSON forms (Duration text, bare wrapper values, Struct)", () => {
     const cluster = {
       name: "c",

@@ -5,7 +5,7 @@
 // protobufjs alone is not enough: Type.fromObject silently drops unknown fields, leaves an Any
 // empty when its "@type" is not loaded, and expects object forms for Duration and wrappers. The
 // walk below checks every field against the schema (throwing on anything unknown) and converts
-// the well-known types both ways; protobufjs's own Any wrapper then packs nested typed_config.
+// the well-known types both ways, packing each nested typed_config as protobufjs's Any wrapper would.
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
@@ -73,11 +73,18 @@ export function envoyProtoRoot(): protobuf.Root {
   return root;
 }
 
+/** Types found by name: a namespace lookup walks the tree, and every Any of a listener asks again. */
+const typesByName = new Map<string, protobuf.Type>();
+
 /** The message type named by a type URL ("type.googleapis.com/pkg.Msg") or a full name ("pkg.Msg"). */
 export function messageType(typeUrlOrName: string): protobuf.Type {
   const name = typeUrlOrName.slice(typeUrlOrName.lastIndexOf("/") + 1);
+  const known = typesByName.get(name);
+  if (known !== undefined) return known;
   const found = envoyProtoRoot().lookup("." + name);
   if (!(found instanceof protobuf.Type)) throw new Error(`unknown message type ${typeUrlOrName}`);
+  // Only loaded types are kept, so the map is as bounded as the schema.
+  typesByName.set(name, found);
   return found;
 }
 
@@ -266,10 +273,22 @@ function anyFromJson(json: unknown, at: string): Record<string, unknown> {
   if (hasSpecialJson(inner)) {
     const extra = Object.keys(json).filter((k) => k !== "@type" && k !== "value");
     if (extra.length > 0) fail(`${innerAt}.${extra[0] ?? ""}`, "unknown field");
-    const packed = messageFromJson(inner, json["value"], `${innerAt}.value`);
-    return { "@type": url, ...(packed as Record<string, unknown>) };
+    return packAny(url, inner, messageFromJson(inner, json["value"], `${innerAt}.value`));
   }
-  return { "@type": url, ...fieldsFromJson(inner, json, innerAt, true) };
+  return packAny(url, inner, fieldsFromJson(inner, json, innerAt, true));
+}
+
+/**
+ * The Any as protobufjs's own Any wrapper would pack it from "@type" (the URL without a leading
+ * ".", with a "/" before a bare name), packed here with the type already found: the wrapper would
+ * look the type up again by name for every Any.
+ */
+function packAny(url: string, inner: protobuf.Type, fields: unknown): Record<string, unknown> {
+  const bare = url.startsWith(".") ? url.slice(1) : url;
+  return {
+    type_url: bare.includes("/") ? bare : `/${bare}`,
+    value: inner.encode(inner.fromObject(fields as Record<string, unknown>)).finish(),
+  };
 }
 
 let loadedValueKeys: ValueKeys | undefined;
