@@ -5,7 +5,7 @@
 // (https://protobuf.dev/programming-guides/encoding/#optional): so the bytes are the Listener's
 // other fields below filter_chains (3), then one entry per chain, then the fields above it.
 import protobuf from "protobufjs";
-import { encodeResource, messageType } from "../resource/protos.js";
+import { encodeMessage, encodeResource, messageType } from "../resource/protos.js";
 import { LISTENER_TYPE_URL } from "../resource/type-urls.js";
 import type { EncodedParts, PartedEncoding } from "../resource/specs.js";
 import { jsonDigest } from "./snapshot.js";
@@ -56,7 +56,7 @@ function whole(listener: object): PartedEncoding {
 /** One `filter_chains` entry: tag, length, the FilterChain's bytes. */
 function chainEntry(field: number, type: protobuf.Type, chain: unknown): Uint8Array {
   if (typeof chain !== "object" || chain === null) throw new Error("a filter chain is not an object");
-  const bytes = encodeResource(type.fullName, chain);
+  const bytes = encodeMessage(type, chain);
   return protobuf.Writer.create()
     .uint32((field << 3) | LENGTH_DELIMITED)
     .bytes(bytes)

@@ -90,7 +90,11 @@ export function messageType(typeUrlOrName: string): protobuf.Type {
 
 /** Proto3 JSON (snake_case, "@type" Any) → protobuf bytes; throws on any field the schema lacks. */
 export function encodeResource(typeUrl: string, json: object): Uint8Array {
-  const type = messageType(typeUrl);
+  return encodeMessage(messageType(typeUrl), json);
+}
+
+/** encodeResource with the message type in hand (a Listener's chains, encoded one by one). */
+export function encodeMessage(type: protobuf.Type, json: object): Uint8Array {
   const object = messageFromJson(type, json, typeName(type));
   return type.encode(type.fromObject(object as Record<string, unknown>)).finish();
 }
@@ -140,7 +144,7 @@ const WRAPPER_DEFAULTS = new Map<string, unknown>([
 
 /** Well-known types whose JSON form is not an object of their fields. */
 function hasSpecialJson(type: protobuf.Type): boolean {
-  const n = type.fullName;
+  const n = fullNameOf(type);
   return (
     n === ANY ||
     n === DURATION ||
@@ -152,8 +156,21 @@ function hasSpecialJson(type: protobuf.Type): boolean {
   );
 }
 
+/** Full names by type: protobufjs builds `fullName` from the parent chain on every read. */
+const fullNames = new WeakMap<protobuf.ReflectionObject, string>();
+
+/** The type's full name with its leading dot (".pkg.Msg"). */
+function fullNameOf(type: protobuf.Type): string {
+  let name = fullNames.get(type);
+  if (name === undefined) {
+    name = type.fullName;
+    fullNames.set(type, name);
+  }
+  return name;
+}
+
 function typeName(type: protobuf.Type): string {
-  return type.fullName.replace(/^\./, "");
+  return fullNameOf(type).slice(1);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -169,7 +186,7 @@ function fieldOf(type: protobuf.Type, key: string): protobuf.Field | undefined {
 }
 
 function messageFromJson(type: protobuf.Type, json: unknown, at: string): unknown {
-  const name = type.fullName;
+  const name = fullNameOf(type);
   if (UNSUPPORTED.has(name)) fail(at, `${typeName(type)} JSON is not supported`);
   if (name === ANY) return anyFromJson(json, at);
   if (name === DURATION) {
@@ -269,7 +286,7 @@ function anyFromJson(json: unknown, at: string): Record<string, unknown> {
     return fail(at, `"@type" ${url} is not a loaded message type`);
   }
   const innerAt = `${at}<${typeName(inner)}>`;
-  if (inner.fullName === ANY) fail(innerAt, "an Any inside an Any is not supported");
+  if (fullNameOf(inner) === ANY) fail(innerAt, "an Any inside an Any is not supported");
   if (hasSpecialJson(inner)) {
     const extra = Object.keys(json).filter((k) => k !== "@type" && k !== "value");
     if (extra.length > 0) fail(`${innerAt}.${extra[0] ?? ""}`, "unknown field");
@@ -301,7 +318,7 @@ function valueKeys(): ValueKeys {
 // ---------------------------------------------------------------- protobufjs objects → proto3 JSON
 
 function messageToJson(type: protobuf.Type, object: unknown, at: string): unknown {
-  const name = type.fullName;
+  const name = fullNameOf(type);
   if (!isRecord(object)) return fail(at, `decoded ${typeName(type)} is not an object`);
   if (name === ANY) return anyToJson(object, at);
   if (name === DURATION) return formatDuration(Number(object["seconds"] ?? 0), Number(object["nanos"] ?? 0));
