@@ -38,8 +38,9 @@ export class OperatorRendering {
     const previous = dnsPrevious(this.#o.dnsFiles(obs), last, this.#holds);
     const seq = this.#last?.seq;
     if (last !== undefined && seq === obs.seq && samePrevious(this.#last?.previous, previous)) return last;
-    // The snapshot right after the last one carries the keyed changes since (src/watchers/kube/observed.ts).
-    const changes = seq === obs.seq ? [] : seq === obs.seq - 1 ? obs.changes : undefined;
+    // The snapshot right after the last one carries the keyed changes since, and a later one
+    // remembers them (src/watchers/kube/observed.ts); without them every list is compared.
+    const changes = seq === undefined ? undefined : seq === obs.seq - 1 ? obs.changes : obs.changesSince?.(seq);
     const outputs = this.#chain.render(obs.state, changes, {
       kea: this.#o.kea,
       ...(this.#o.envoy === undefined ? {} : { envoy: this.#o.envoy }),

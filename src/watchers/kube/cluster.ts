@@ -8,7 +8,7 @@ import { minInterval } from "../../pipeline/min-interval.js";
 import type { BackoffOptions } from "../../util/backoff.js";
 import { backoffDelay } from "../../util/backoff.js";
 import { sleep, SYSTEM_CLOCK, type Clock } from "../../util/clock.js";
-import { buildObserved, type DecodeCache, type Observed, type RawObjects } from "./observed.js";
+import { buildObserved, ChangeHistory, type DecodeCache, type Observed, type RawObjects } from "./observed.js";
 import { Reflector, type RestartReason } from "./reflector.js";
 import { SnapshotMap } from "./snapshot-map.js";
 import { apiPrefix, WATCHED_RESOURCES, type ResourceName, type WatchedResource } from "./resources.js";
@@ -69,6 +69,8 @@ export class ClusterWatcher {
   #readyResolve: () => void = () => undefined;
   #discovery: Promise<void> | undefined;
   #last: Observed | undefined;
+  /** The keyed changes of the last snapshots (Observed.changesSince). */
+  readonly #history = new ChangeHistory();
   /** Per resource, its view in the last snapshot. */
   readonly #views = new Map<ResourceName, SnapshotMap<KubeObject>>();
   /** Per resource, the keys changed since the last snapshot (undefined: the whole list). */
@@ -138,12 +140,15 @@ export class ClusterWatcher {
     }
     const dirty = this.#dirty;
     this.#dirty = new Map();
-    const obs = buildObserved(
+    const built = buildObserved(
       raw as RawObjects,
       ++this.#seq,
       this.#cache,
       last === undefined ? undefined : { observed: last, dirty },
     );
+    const history = this.#history;
+    history.add(built.seq, built.changes);
+    const obs: Observed = { ...built, changesSince: (seq) => history.since(seq, built.seq) };
     this.#last = obs;
     return obs;
   }

@@ -11,7 +11,7 @@ import type {
 } from "../../api/external.js";
 import type { Infra, InfraClusterAttachment } from "../../api/schema.js";
 import { decodeResource, type Decoded } from "../../api/validate.js";
-import type { ObjectChange, ObservedKind } from "../../model/incremental/infras-read.js";
+import { objectKey, type ObjectChange, type ObservedKind } from "../../model/incremental/infras-read.js";
 import type { ClusterState, InvalidObject } from "../../model/types.js";
 import { keyOf } from "./reflector.js";
 import type { ResourceName } from "./resources.js";
@@ -33,6 +33,71 @@ export interface Observed {
   readonly raw: RawObjects;
   /** spec.config of every observed NetworkAttachmentDefinition by "<namespace>/<name>". */
   readonly networkAttachments: ReadonlyMap<string, string>;
+  /**
+   * The keyed changes of `state` since the snapshot numbered `seq` (an earlier one of the same
+   * watcher), as `changes` would be had this snapshot been built right after it; undefined when
+   * that history is no longer kept (ChangeHistory).
+   */
+  readonly changesSince?: (seq: number) => readonly ObjectChange[] | undefined;
+}
+
+/**
+ * The keyed changes of the last snapshots, so that a consumer that skipped some (a rendering
+ * that took the latest of several) still learns what changed since the one it saw, instead of
+ * comparing every list. Bounded: the last `maxBatches` snapshots, none of more than `maxChanges`
+ * changes (a first list, a relist: the history starts again after it).
+ */
+export class ChangeHistory {
+  readonly #batches = new Map<number, readonly ObjectChange[]>();
+
+  constructor(
+    readonly maxBatches = 64,
+    readonly maxChanges = 10_000,
+  ) {}
+
+  add(seq: number, changes: readonly ObjectChange[]): void {
+    if (changes.length > this.maxChanges) {
+      this.#batches.clear();
+      return;
+    }
+    this.#batches.set(seq, changes);
+    for (const old of this.#batches.keys()) {
+      if (this.#batches.size <= this.maxBatches) break;
+      this.#batches.delete(old);
+    }
+  }
+
+  /** The net changes from snapshot `from` to snapshot `to`; undefined if one between is not kept. */
+  since(from: number, to: number): ObjectChange[] | undefined {
+    if (from > to) return undefined;
+    const batches: (readonly ObjectChange[])[] = [];
+    for (let seq = from + 1; seq <= to; seq++) {
+      const batch = this.#batches.get(seq);
+      if (batch === undefined) return undefined;
+      batches.push(batch);
+    }
+    return netChanges(batches);
+  }
+}
+
+/**
+ * Consecutive batches of keyed changes as one: per object, its state before the first and after
+ * the last (dropped when that is the same object), as comparing the first and the last state by
+ * identity would give.
+ */
+export function netChanges(batches: readonly (readonly ObjectChange[])[]): ObjectChange[] {
+  if (batches.length === 1) return [...(batches[0] ?? [])];
+  const net = new Map<string, ObjectChange>();
+  for (const batch of batches) {
+    for (const c of batch) {
+      const o = c.after ?? c.before;
+      if (o === undefined) continue;
+      const key = `${c.kind}/${objectKey(o)}`;
+      const was = net.get(key);
+      net.set(key, was === undefined ? c : ({ kind: c.kind, before: was.before, after: c.after } as ObjectChange));
+    }
+  }
+  return [...net.values()].filter((c) => c.before !== c.after);
 }
 
 /** Memo of schema decoding, keyed by object identity (watch events replace objects, never mutate them). */
