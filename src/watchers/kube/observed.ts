@@ -150,6 +150,9 @@ export function buildObserved(
   };
   const before = previous?.observed;
   const changes: ObjectChange[] = [];
+  /** Per kind of ours compared key by key: the raw keys looked at and the decoded changes. */
+  const oursChanged = new Map<OurKind, { readonly keys: Iterable<string>; readonly changes: ObjectChange[] }>();
+  let oursWhole = before === undefined;
   const lists: Partial<Record<keyof ClusterState, unknown>> = {};
   for (const [resource, kind, field] of MODEL_RESOURCES) {
     const now = raw[resource];
@@ -158,7 +161,7 @@ export function buildObserved(
       lists[field] = before.state[field];
       continue;
     }
-    const keys =
+    const keys: Iterable<string> =
       was === undefined ? now.keys() : (previous?.dirty.get(resource) ?? new Set([...was.keys(), ...now.keys()]));
     const mine: ObjectChange[] = [];
     for (const key of keys) {
@@ -167,7 +170,11 @@ export function buildObserved(
     }
     // One at a time: a first snapshot holds every Machine, more than a call can take as arguments.
     for (const c of mine) changes.push(c);
-    if (kind === "Infra" || kind === "InfraClusterAttachment") continue;
+    if (kind === "Infra" || kind === "InfraClusterAttachment") {
+      if (was === undefined) oursWhole = true;
+      else oursChanged.set(kind, { keys, changes: mine });
+      continue;
+    }
     lists[field] =
       before === undefined ? sorted(now) : patchSorted(before.state[field] as unknown as readonly KubeObject[], mine);
   }
@@ -188,16 +195,17 @@ export function buildObserved(
     }
     return out;
   };
-  // Our own kinds are few (an Infra per VLAN, an attachment per hosted cluster): decoded whole when one changed.
+  // After a snapshot, our kinds' lists are patched where keys changed (each attachment's status
+  // write is a watch event: 15,000 attachments sorted again per event would cost the whole list).
   const ours =
-    before !== undefined && before.raw.infras === raw.infras && before.raw.attachments === raw.attachments
-      ? before.state
-      : {
+    oursWhole || before === undefined
+      ? {
           infras: decode<Infra>(raw.infras, "Infra"),
           attachments: decode<InfraClusterAttachment>(raw.attachments, "InfraClusterAttachment"),
           invalid,
           unknownFields: unknown,
-        };
+        }
+      : patchOurs(before.state, raw, oursChanged, cache);
   const state: ClusterState = {
     infras: ours.infras,
     attachments: ours.attachments,
@@ -224,6 +232,55 @@ function nadConfigs(nads: ReadonlyMap<string, KubeObject>): Map<string, string> 
     if (typeof config === "string") out.set(key, config);
   }
   return out;
+}
+
+type OurKind = "Infra" | "InfraClusterAttachment";
+
+const OUR_RESOURCES: readonly (readonly [OurKind, ResourceName])[] = [
+  ["Infra", "infras"],
+  ["InfraClusterAttachment", "attachments"],
+];
+
+/**
+ * Our kinds' decoded lists, refused and unknown-field entries after `changed` keys, from the state
+ * before: valid objects patched into their sorted lists, the entries of the changed keys made again
+ * (the same lists and order as decoding every object).
+ */
+function patchOurs(
+  before: ClusterState,
+  raw: RawObjects,
+  changed: ReadonlyMap<OurKind, { readonly keys: Iterable<string>; readonly changes: readonly ObjectChange[] }>,
+  cache: DecodeCache,
+): Pick<ClusterState, "infras" | "attachments" | "invalid" | "unknownFields"> {
+  if (changed.size === 0) return before;
+  const touched = new Set<string>();
+  for (const [kind] of OUR_RESOURCES) for (const key of changed.get(kind)?.keys ?? []) touched.add(`${kind} ${key}`);
+  const refKeyOf = (i: InvalidObject): string => `${i.ref.kind} ${i.ref.namespace}/${i.ref.name}`;
+  const invalid = (before.invalid ?? []).filter((i) => !touched.has(refKeyOf(i)));
+  const unknown = (before.unknownFields ?? []).filter((i) => !touched.has(refKeyOf(i)));
+  for (const [kind, resource] of OUR_RESOURCES) {
+    for (const key of changed.get(kind)?.keys ?? []) {
+      const o = raw[resource].get(key);
+      const d = o === undefined ? undefined : cache.get(o);
+      if (o === undefined || d === undefined) continue;
+      const ref = { kind, namespace: o.metadata?.namespace ?? "", name: o.metadata?.name ?? "" };
+      if (!d.ok) invalid.push({ ref, errors: d.errors });
+      if (d.unknown.length > 0) unknown.push({ ref, errors: d.unknown });
+    }
+  }
+  // A full decode lists Infras before attachments, each by "<namespace>/<name>".
+  const order = (a: InvalidObject, b: InvalidObject): number =>
+    cmp(a.ref.kind, b.ref.kind) || cmp(`${a.ref.namespace}/${a.ref.name}`, `${b.ref.namespace}/${b.ref.name}`);
+  const patch = <T>(list: readonly T[], kind: OurKind): T[] =>
+    patchSorted(list as unknown as KubeObject[], changed.get(kind)?.changes ?? []) as unknown as T[];
+  return {
+    infras: changed.has("Infra") ? patch(before.infras, "Infra") : before.infras,
+    attachments: changed.has("InfraClusterAttachment")
+      ? patch(before.attachments, "InfraClusterAttachment")
+      : before.attachments,
+    invalid: invalid.sort(order),
+    unknownFields: unknown.sort(order),
+  };
 }
 
 /** A list sorted by "<namespace>/<name>" with the changes applied (a copy; each change a binary search). */
