@@ -77,6 +77,51 @@ describe("Reconciler.dnsFiles", () => {
   });
 });
 
+describe("Reconciler.dnsFiles from one snapshot to the next", () => {
+  const reconciler = new Reconciler({
+    // Never asked: dnsFiles reads the snapshot and this process's own records only.
+    rest: new KubeRest(kubeConfigFor("http://127.0.0.1:9")),
+    settings: operatorSettings({ namespace: "oooi-system" }),
+    dataPlane: new FakeDataPlane(),
+    clock: new ManualClock(),
+    logger: quietLogger,
+    metrics: new Metrics().recorder(OPERATOR_METRICS),
+    isLeader: () => true,
+  });
+  const cm = (name: string, data: Record<string, string>, dns = true): KubeObject => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: {
+      namespace: "clusters",
+      name,
+      resourceVersion: JSON.stringify(data),
+      labels: dns ? { [COMPONENT_LABEL]: "dns" } : {},
+    },
+    data,
+  });
+  const observed = (seq: number, configmaps: readonly KubeObject[]): Observed => {
+    const raw = exampleRaw((o) => o);
+    for (const c of configmaps) raw.configmaps.set(`clusters/${c.metadata?.name ?? ""}`, c);
+    return buildObserved(raw, seq);
+  };
+
+  it("follows every ConfigMap that changed, appeared, went or stopped being a DNS one", () => {
+    const files = (seq: number, configmaps: readonly KubeObject[]) =>
+      Object.fromEntries(reconciler.dnsFiles(observed(seq, configmaps)));
+    expect(files(1, [cm("a-dns", { Corefile: "1" }), cm("other", { x: "1" }, false)])).toEqual({
+      "clusters/a-dns": { Corefile: "1" },
+    });
+    expect(files(2, [cm("a-dns", { Corefile: "2" }), cm("b-dns", { Corefile: "b" })])).toEqual({
+      "clusters/a-dns": { Corefile: "2" },
+      "clusters/b-dns": { Corefile: "b" },
+    });
+    expect(files(3, [cm("a-dns", { Corefile: "2" }, false), cm("b-dns", { Corefile: "b" })])).toEqual({
+      "clusters/b-dns": { Corefile: "b" },
+    });
+    expect(files(4, [])).toEqual({});
+  });
+});
+
 /** renderAll's `previous` for one ConfigMap's data. */
 function dataOf(key: string, cm: KubeObject): ReadonlyMap<string, string> {
   return new Map(Object.entries((cm["data"] ?? {}) as Record<string, string>).map(([k, v]) => [`${key}/${k}`, v]));

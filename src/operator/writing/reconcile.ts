@@ -7,6 +7,7 @@ import { ensureClientSecret, type OperatorCa } from "../../pki/store.js";
 import { API_VERSION, GROUP, VERSION, type InfraClusterAttachment } from "../../api/schema.js";
 import type { Outputs } from "../../pipeline/outputs.js";
 import type { Clock } from "../../util/clock.js";
+import { changedKeys } from "../../util/overlay-map.js";
 import type { Observed } from "../../watchers/kube/observed.js";
 import { apiPrefix } from "../../watchers/kube/resources.js";
 import { statusCode, type KubeObject, type KubeRest } from "../../kube/rest.js";
@@ -108,17 +109,20 @@ interface AppliedRecord {
   readonly status?: Readonly<Record<string, unknown>>;
 }
 
-/** The records by object key, counting their changes: dnsFiles() reuses its answer while none moved. */
+/**
+ * The records by object key, counting the changes of those that carry DNS files: dnsFiles() reuses
+ * its answer while none of them moved (a status write, the most frequent, moves none).
+ */
 class AppliedRecords extends Map<string, AppliedRecord> {
-  generation = 0;
+  dnsGeneration = 0;
 
   override set(key: string, value: AppliedRecord): this {
-    this.generation++;
+    if (value.data !== undefined || super.get(key)?.data !== undefined) this.dnsGeneration++;
     return super.set(key, value);
   }
 
   override delete(key: string): boolean {
-    this.generation++;
+    if (super.get(key)?.data !== undefined) this.dnsGeneration++;
     return super.delete(key);
   }
 }
@@ -192,19 +196,27 @@ export class Reconciler {
   dnsFiles(observed: Observed): ReadonlyMap<string, Readonly<Record<string, string>>> {
     const configmaps = observed.raw.configmaps;
     const memo = this.#dnsFiles;
-    if (memo?.configmaps === configmaps && memo.generation === this.#applied.generation) return memo.files;
-    const out = new Map<string, Readonly<Record<string, string>>>();
-    for (const cm of configmaps.values()) {
-      if (cm.metadata?.labels?.[COMPONENT_LABEL] !== "dns") continue;
-      const key = keyOf("ConfigMap", cm.metadata.namespace, cm.metadata.name ?? "");
-      const mine = this.#applied.get(key);
+    const generation = this.#applied.dnsGeneration;
+    if (memo?.generation === generation && memo.configmaps === configmaps) return memo.files;
+    // The same records: only the ConfigMaps that changed since are looked at again (views of one
+    // watch share their base, so finding them costs the change).
+    const sameRecords = memo?.generation === generation;
+    const out = sameRecords ? new Map(memo.files) : new Map<string, Readonly<Record<string, string>>>();
+    const keys = sameRecords ? changedKeys(memo.configmaps, configmaps) : configmaps.keys();
+    for (const key of keys) {
+      const cm = configmaps.get(key);
+      if (cm?.metadata?.labels?.[COMPONENT_LABEL] !== "dns") {
+        out.delete(key);
+        continue;
+      }
+      const mine = this.#applied.get(keyOf("ConfigMap", cm.metadata.namespace, cm.metadata.name ?? ""));
       const data =
         mine?.data !== undefined && mine.seenRv === cm.metadata.resourceVersion && observedHash(cm) !== mine.hash
           ? mine.data
           : ((cm["data"] ?? {}) as Record<string, string>);
-      out.set(`${cm.metadata.namespace ?? ""}/${cm.metadata.name ?? ""}`, data);
+      out.set(key, data);
     }
-    this.#dnsFiles = { configmaps, generation: this.#applied.generation, files: out };
+    this.#dnsFiles = { configmaps, generation, files: out };
     return out;
   }
 
