@@ -618,6 +618,34 @@ describe.skipIf(KUBE_SKIP !== undefined)("apps ingress against a management and 
     await expectRoutesTo("192.0.2.202");
   }, 90_000);
 
+  it("an attachment that turns apps ingress on after the loop has started is taken up (a pass looks only at what changed)", async () => {
+    await M().must("POST", ATT, {
+      body: {
+        apiVersion: "hostedcluster.densityops.com/v1alpha1",
+        kind: "InfraClusterAttachment",
+        metadata: { name: "later", namespace: "clusters" },
+        spec: {
+          infraRef: { name: "tenant" },
+          hostedClusterRef: { name: "later", namespace: "clusters" },
+          dns: { clusterName: "later", baseDomain: "clusters.example.com" },
+        },
+      },
+    });
+    // Passes run meanwhile (the resync is 500 ms): without apps ingress it gets no status of it.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await apps("later")).toBeUndefined();
+    await patchApps(
+      { enabled: true, metallb: { addressPoolName: "apps-pool", ipAddressPoolRange: "192.0.2.230-192.0.2.231" } },
+      "later",
+    );
+    await phase({ phase: "Pending", reason: "WaitingForHostedCluster" }, "later");
+    await patchApps({ enabled: false }, "later");
+    await eventually(async () => {
+      expect(await apps("later")).toBeUndefined();
+    }, 30_000);
+    await M().must("DELETE", `${ATT}/later`);
+  }, 60_000);
+
   it("delete: cleans the hosted objects in order, keeps routes meanwhile, then releases the finalizer", async () => {
     expect((await M().must<Obj>("GET", `${ATT}/alpha`)).metadata.finalizers).toContain(ATTACHMENT_FINALIZER);
     await M().must("DELETE", `${ATT}/alpha`);

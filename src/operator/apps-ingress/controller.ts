@@ -36,6 +36,7 @@ import {
 import { appliedOf, nextAppsIngressStatus, vipOf, type Observation } from "./phase.js";
 import { ServiceWatch } from "./service-watch.js";
 import { cacheBehind, type OwnWrite } from "../writing/unobserved.js";
+import { changedKeys } from "../../util/overlay-map.js";
 import type { Logger } from "../../util/logger.js";
 
 /** Field manager of the appsIngressStatus writes and of the hosted objects. */
@@ -71,6 +72,10 @@ export class AppsIngressController {
   /** What a pass wrote, by attachment, until the cache holds it (cacheBehind). */
   readonly #written = new Map<string, OwnWrite & { readonly status: AppsIngressStatus | undefined }>();
   #latest: Observed | undefined;
+  /** Keys of the attachments with apps ingress enabled or its status, as of `#seen`. */
+  readonly #withAppsIngress = new Set<string>();
+  /** The attachments `#withAppsIngress` was last brought up to date with. */
+  #seen: ReadonlyMap<string, KubeObject> | undefined;
 
   constructor(o: AppsIngressOptions) {
     this.#o = o;
@@ -106,10 +111,19 @@ export class AppsIngressController {
     if (observed === undefined || !this.#o.isLeader()) return;
     const failures: string[] = [];
     const live = new Set<string>();
-    const seen = new Set<string>();
-    for (const a of observed.raw.attachments.values()) {
-      const key = `${a.metadata?.namespace ?? ""}/${a.metadata?.name ?? ""}`;
-      seen.add(key);
+    const attachments = observed.raw.attachments;
+    // Only an attachment with apps ingress, its status or a write of ours in hand has anything to
+    // do; the others are skipped without a look, so a pass costs what changed plus those.
+    const keys = this.#seen === undefined ? attachments.keys() : changedKeys(this.#seen, attachments);
+    for (const key of keys) {
+      const a = attachments.get(key);
+      if (a !== undefined && hasAppsIngress(a)) this.#withAppsIngress.add(key);
+      else this.#withAppsIngress.delete(key);
+    }
+    this.#seen = attachments;
+    for (const key of new Set([...this.#withAppsIngress, ...this.#written.keys()])) {
+      const a = attachments.get(key);
+      if (a === undefined) continue;
       const spec = a["spec"] as InfraClusterAttachmentSpec | undefined;
       if (spec === undefined) continue;
       const current = this.#currentStatus(key, a);
@@ -127,7 +141,7 @@ export class AppsIngressController {
         failures.push(`${key}: ${(e as Error).message}`);
       }
     }
-    for (const key of this.#written.keys()) if (!seen.has(key)) this.#written.delete(key);
+    for (const key of this.#written.keys()) if (!attachments.has(key)) this.#written.delete(key);
     for (const [key, s] of this.#sessions) {
       if (live.has(key)) continue;
       await s.watch?.w.close();
@@ -489,4 +503,11 @@ function describe(e: unknown): string {
   const code = statusCode(e);
   const message = e instanceof Error ? e.message : String(e);
   return code === undefined ? message : `HTTP ${String(code)}: ${message}`;
+}
+
+/** Whether a pass has anything to do for the attachment: apps ingress enabled, or a status of it left to clear. */
+function hasAppsIngress(a: KubeObject): boolean {
+  const spec = a["spec"] as InfraClusterAttachmentSpec | undefined;
+  const status = a["status"] as { appsIngressStatus?: unknown } | undefined;
+  return spec?.appsIngress?.enabled === true || status?.appsIngressStatus !== undefined;
 }
