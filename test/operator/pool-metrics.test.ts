@@ -5,7 +5,8 @@ import { Metrics } from "../../src/metrics/index.js";
 import { build } from "../../src/model/build.js";
 import { OPERATOR_METRICS } from "../../src/operator/process/metrics.js";
 import { PoolMetrics } from "../../src/operator/process/pool-metrics.js";
-import { combine, infra, NS, vmi } from "../support/fixtures.js";
+import { RenderChain } from "../../src/pipeline/render-loop.js";
+import { combine, infra, NS, VLAN200, vmi } from "../support/fixtures.js";
 
 const pools = (text: string) => text.split("\n").filter((l) => l.startsWith("oooi_dhcp_pool_"));
 
@@ -50,5 +51,46 @@ describe("DHCP pool metrics", () => {
     expect(await allocated()).toMatch(/ 3$/);
     metrics.record(one.topologies);
     expect(await allocated()).toMatch(/ 1$/);
+  });
+
+  it("from a chain of renderings, each read by what it changed, as from every topology", async () => {
+    const byDelta = new Metrics().recorder(OPERATOR_METRICS);
+    const whole = new Metrics().recorder(OPERATOR_METRICS);
+    const incremental = new PoolMetrics(byDelta);
+    const full = new PoolMetrics(whole);
+    const chain = new RenderChain();
+    const vlan200 = infra("vlan200", VLAN200);
+    const vlan200NoDhcp = infra("vlan200", {
+      ...VLAN200,
+      infraComponents: { ...VLAN200.infraComponents, dhcp: { ...VLAN200.infraComponents.dhcp, enabled: false } },
+    });
+    const leases = (n: number) =>
+      Array.from({ length: n }, (_, i) => vmi(NS, `w-${String(i)}`, `02:00:00:00:00:0${String(i)}`));
+    const steps = [
+      combine({ infras: [infra("vlan100", {}), vlan200], attachments: [] }, { vmis: leases(1) }),
+      combine({ infras: [infra("vlan100", {}), vlan200], attachments: [] }, { vmis: leases(3) }),
+      // vlan200 stops running DHCP, then goes; vlan100 keeps its topology meanwhile.
+      combine({ infras: [infra("vlan100", {}), vlan200NoDhcp], attachments: [] }, { vmis: leases(3) }),
+      combine({ infras: [infra("vlan100", {})], attachments: [] }, { vmis: leases(3) }),
+      combine({ infras: [infra("vlan100", {}), vlan200], attachments: [] }, { vmis: leases(2) }),
+      // Not recorded: the next rendering continues from one the gauges were not set from.
+      combine({ infras: [infra("vlan100", {})], attachments: [] }, { vmis: leases(2) }),
+      combine({ infras: [infra("vlan100", {})], attachments: [] }, { vmis: leases(1) }),
+    ];
+    const unrecorded = steps.length - 2;
+    let seen = 0;
+    let withoutDhcp = 0;
+    for (const [i, state] of steps.entries()) {
+      const outputs = chain.render(state, undefined, { now: "2026-01-01T00:00:00Z" });
+      if (outputs.delta !== undefined) seen += 1;
+      if (outputs.model.topologies.some((t) => t.dhcp === undefined)) withoutDhcp += 1;
+      if (i === unrecorded) continue;
+      incremental.recordRendering(outputs);
+      full.record(outputs.model.topologies);
+      expect(pools(await byDelta.render())).toEqual(pools(await whole.render()));
+    }
+    expect(seen).toBe(steps.length - 1);
+    expect(withoutDhcp).toBe(1);
+    expect(pools(await byDelta.render()).length).toBe(2);
   });
 });

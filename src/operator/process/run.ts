@@ -56,7 +56,7 @@ export function runOperator(opts: RunOperatorOptions): RunningOperator {
   subs.add(
     renderings$.subscribe(({ input, outputs, rebuilt }) => {
       try {
-        pools.record(outputs.model.topologies);
+        pools.recordRendering(outputs);
         opts.onState?.(input.state, outputs, { changes: input.changes, rebuilt });
       } catch (e) {
         log.error({ err: (e as Error).message }, "state consumer failed");
