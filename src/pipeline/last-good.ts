@@ -236,14 +236,31 @@ function servedIn(t: Topology): ReadonlySet<string> {
  */
 function firstChanges(previous: PreviousStep, input: ClusterState, current: ClusterState): ObjectChange[] {
   const built = previous.built.state;
-  const ours = changesBetween(
-    { ...EMPTY_STATE, infras: built.infras, attachments: built.attachments },
-    { ...EMPTY_STATE, infras: current.infras, attachments: current.attachments },
-  );
+  // Nothing replaced then or now: what was built and what is built are the inputs' own lists, whose
+  // changes the watcher reported.
+  const asInput =
+    built.infras === previous.input.infras &&
+    built.attachments === previous.input.attachments &&
+    current.infras === input.infras &&
+    current.attachments === input.attachments;
+  const ours =
+    (asInput ? reportedOurs(previous) : undefined) ??
+    changesBetween(
+      { ...EMPTY_STATE, infras: built.infras, attachments: built.attachments },
+      { ...EMPTY_STATE, infras: current.infras, attachments: current.attachments },
+    );
   const theirs = (previous.changes ?? changesBetween(previous.input, input)).filter(
     (c) => c.kind !== "Infra" && c.kind !== "InfraClusterAttachment",
   );
   return [...ours, ...theirs];
+}
+
+/**
+ * The reported changes of Infras and attachments from the previous step's input to this one
+ * (comparing their lists by identity would give the same), or undefined when none were reported.
+ */
+function reportedOurs(previous: PreviousStep): ObjectChange[] | undefined {
+  return previous.changes?.filter((c) => c.kind === "Infra" || c.kind === "InfraClusterAttachment");
 }
 
 /**
@@ -255,10 +272,12 @@ function firstChanges(previous: PreviousStep, input: ClusterState, current: Clus
  */
 function touched(previous: PreviousStep, input: ClusterState, watched: ReadonlySet<string>): Set<string> {
   const out = new Set<string>([...watched, ...previous.built.watched]);
-  const ours = changesBetween(
-    { ...EMPTY_STATE, infras: previous.input.infras, attachments: previous.input.attachments },
-    { ...EMPTY_STATE, infras: input.infras, attachments: input.attachments },
-  );
+  const ours =
+    reportedOurs(previous) ??
+    changesBetween(
+      { ...EMPTY_STATE, infras: previous.input.infras, attachments: previous.input.attachments },
+      { ...EMPTY_STATE, infras: input.infras, attachments: input.attachments },
+    );
   for (const c of ours) {
     const o = c.after ?? c.before;
     if (o !== undefined) out.add(refKey(refOf(c.kind as Kind, o as Obj)));

@@ -81,7 +81,7 @@ describe("DHCP pool metrics", () => {
     let seen = 0;
     let withoutDhcp = 0;
     for (const [i, state] of steps.entries()) {
-      const outputs = chain.render(state, undefined, { now: "2026-01-01T00:00:00Z" });
+      const outputs = chain.render(state, undefined, { now: Date.parse("2026-01-01T00:00:00Z") });
       if (outputs.delta !== undefined) seen += 1;
       if (outputs.model.topologies.some((t) => t.dhcp === undefined)) withoutDhcp += 1;
       if (i === unrecorded) continue;
