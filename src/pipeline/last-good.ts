@@ -310,7 +310,8 @@ function remember(
     const mine = candidates === undefined ? undefined : [...candidates].filter((k) => k.startsWith(`${kind}/`));
     // Nothing of this kind to look at: the memory stays the same map.
     if (mine?.length === 0) return old;
-    const current = new Map(list.map((o) => [refKey(refOf(kind, o)), o]));
+    const current =
+      mine === undefined ? new Map(list.map((o) => [refKey(refOf(kind, o)), o])) : objectsByKey(kind, list, mine);
     const present = new Set([
       ...current.keys(),
       ...(state.invalid ?? []).filter((i) => i.ref.kind === kind).map((i) => refKey(i.ref)),
@@ -335,6 +336,18 @@ function remember(
     attachments: next("InfraClusterAttachment", state.attachments, memory.attachments),
     incumbents,
   };
+}
+
+/**
+ * The objects of `list` that may have these refKeys, by refKey: a step looks at a few keys of a
+ * list of thousands, so an object is keyed only when its name ends one of them. (A name with a "/"
+ * is refused, InvalidName, so it is never remembered and its absence here changes nothing.)
+ */
+function objectsByKey<T extends Obj>(kind: Kind, list: readonly T[], keys: readonly string[]): Map<string, T> {
+  const names = new Set(keys.map((k) => k.slice(k.lastIndexOf("/") + 1)));
+  const out = new Map<string, T>();
+  for (const o of list) if (names.has(o.metadata.name)) out.set(refKey(refOf(kind, o)), o);
+  return out;
 }
 
 function errorsByObject(problems: readonly Problem[]): Map<string, Problem[]> {
