@@ -75,6 +75,8 @@ export interface IncrementalBuild {
   readonly rebuilt: ReadonlySet<string>;
   /** The part of the state this step built them from: the next step patches it when it rebuilds the same Infras. */
   readonly gathered: Gathered | undefined;
+  /** Keys of the parts that are `timed`: a new `now` rebuilds those, found without a walk of every part. */
+  readonly timed: ReadonlySet<string>;
 }
 
 const NO_VIEW = new ClaimsView(new Map(), new Map());
@@ -87,6 +89,7 @@ const NONE: IncrementalBuild = {
   schemaProblems: [],
   rebuilt: new Set(),
   gathered: undefined,
+  timed: new Set(),
 };
 
 /** The first build: every object of `state` is an addition. */
@@ -121,6 +124,7 @@ export function buildIncremental(
   const fresh = partsOf(sub, index, affected, inputs);
   for (const [key, part] of fresh) partChanges.set(key, part);
   const parts = patchMap(prev.parts, partChanges);
+  const timed = timedAfter(prev.timed, affected, fresh);
 
   const schemaChanged = previous === undefined || prev.inputs.invalid !== inputs.invalid;
   const schemaProblems =
@@ -154,6 +158,7 @@ export function buildIncremental(
     claims,
     rebuilt: affected,
     gathered,
+    timed,
   };
 }
 
@@ -190,7 +195,7 @@ function affectedInfras(
       if (!sameAllocationTable(a.get(k), b.get(k)) && k.endsWith(DHCP_SUFFIX)) out.add(k.slice(0, -DHCP_SUFFIX.length));
   }
   for (const k of movedIncumbents(prev, inputs)) addAll(claimOwners(k, prev.index, index));
-  if (prev.inputs.now !== inputs.now) for (const [k, part] of prev.parts) if (part.timed) out.add(k);
+  if (prev.inputs.now !== inputs.now) addAll(prev.timed);
   return out;
 }
 
@@ -546,6 +551,26 @@ function single(key: string, sub: BuildResult, inputs: BuildInputs): [string, In
 }
 
 /** Its DHCP model reads `now`: an allocation is released (stamped now, or expiring later). */
+/** The timed parts' keys after a build replaced the parts of `affected` with `fresh`; the same set when none moved. */
+function timedAfter(
+  before: ReadonlySet<string>,
+  affected: ReadonlySet<string>,
+  fresh: ReadonlyMap<string, InfraPart>,
+): ReadonlySet<string> {
+  const timedNow = (key: string): boolean => fresh.get(key)?.timed === true;
+  let moved = false;
+  for (const key of affected) if (before.has(key) !== timedNow(key)) moved = true;
+  for (const [key, part] of fresh) if (before.has(key) !== part.timed) moved = true;
+  if (!moved) return before;
+  const out = new Set(before);
+  for (const key of affected) out.delete(key);
+  for (const [key, part] of fresh) {
+    if (part.timed) out.add(key);
+    else out.delete(key);
+  }
+  return out;
+}
+
 function isTimed(key: string, topology: Topology | undefined, inputs: BuildInputs): boolean {
   return (
     (inputs.dhcpAllocations?.get(`${key}${DHCP_SUFFIX}`) ?? []).some((a) => a.releasedAt !== undefined) ||

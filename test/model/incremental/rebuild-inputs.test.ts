@@ -100,6 +100,10 @@ describe("the clock", () => {
     const freed = step(read, fed, expired);
     expect(rebuiltOf(freed)).toEqual(["clusters/a"]);
     expect(freed.result.topologies[0]?.dhcp?.allocations).toEqual([]);
+    // The table fed back no longer holds it: nothing reads the clock, which alone rebuilds nothing.
+    const cleared = { ...expired, dhcpAllocations: tables(freed.result) };
+    const quiet = step(freed, expired, cleared);
+    expect(rebuiltOf(step(quiet, cleared, { ...cleared, now: 1e12 + 7_260_000 }))).toEqual([]);
   });
 
   it("stepped back (a wall clock corrected), brings back a release the table holds and the last build had let go", () => {
