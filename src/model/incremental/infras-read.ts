@@ -26,7 +26,7 @@ import type {
 import { controlPlaneNamespaceOf, domainOf, hostedClusterOf } from "../attachments.js";
 import { parseIPv4 } from "../ipv4.js";
 import type { ClusterState } from "../types.js";
-import { patchMap, REMOVED } from "../../util/overlay-map.js";
+import { patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
 
 export interface ObservedKinds {
   Infra: Infra;
@@ -154,42 +154,59 @@ function namespaceOf(kind: ObservedKind, o: Meta): string {
 }
 
 /**
- * Copy-on-write over one batch: each touched group is copied once, and the outer map is patched
- * (util/overlay-map.ts), so a change to one group of 1,500 (the Machines of one control-plane
- * namespace) does not copy the other 1,499.
+ * One batch's changes, applied per group: the groups are a persistent map (util/overlay-map.ts), so
+ * a change to one of 1,500 groups (the Machines of one control-plane namespace) does not copy the
+ * other 1,499, and a large group is one too, so a change to one member (of every attachment of a
+ * namespace) does not copy the group.
  */
 class Draft<T> {
-  /** Touched groups: their copies, or REMOVED when emptied. */
-  readonly #changed = new Map<string, Map<string, T> | typeof REMOVED>();
+  /** Per touched group, its members' changes (the last one per member wins). */
+  readonly #changes = new Map<string, Map<string, T | Removed>>();
   constructor(readonly base: Multi<T>) {}
 
-  #current(group: string): ReadonlyMap<string, T> | undefined {
-    const changed = this.#changed.get(group);
-    return changed === REMOVED ? undefined : (changed ?? this.base.get(group));
-  }
-
-  #group(group: string): Map<string, T> {
-    const changed = this.#changed.get(group);
-    if (changed !== undefined && changed !== REMOVED) return changed;
-    const copy = new Map(changed === REMOVED ? [] : (this.base.get(group) ?? []));
-    this.#changed.set(group, copy);
-    return copy;
+  #of(group: string): Map<string, T | Removed> {
+    let changes = this.#changes.get(group);
+    if (changes === undefined) {
+      changes = new Map();
+      this.#changes.set(group, changes);
+    }
+    return changes;
   }
 
   put(group: string, id: string, value: T): void {
-    this.#group(group).set(id, value);
+    this.#of(group).set(id, value);
   }
 
   delete(group: string, id: string): void {
-    if (this.#current(group)?.has(id) !== true) return;
-    const g = this.#group(group);
-    g.delete(id);
-    if (g.size === 0) this.#changed.set(group, REMOVED);
+    this.#of(group).set(id, REMOVED);
   }
 
   done(): Multi<T> {
-    return patchMap<string, ReadonlyMap<string, T>>(this.base, this.#changed);
+    const groups = new Map<string, ReadonlyMap<string, T> | Removed>();
+    for (const [group, changes] of this.#changes) {
+      const was = this.base.get(group) ?? NO_MEMBERS;
+      const next = patchGroup(was, changes);
+      // Unchanged, or empty before and after (deletes of members that were not there).
+      if (next === was || (next.size === 0 && was.size === 0)) continue;
+      groups.set(group, next.size === 0 ? REMOVED : next);
+    }
+    return patchMap<string, ReadonlyMap<string, T>>(this.base, groups);
   }
+}
+
+const NO_MEMBERS: ReadonlyMap<string, never> = new Map<string, never>();
+
+/** Below this many members a group is copied: a plain map reads faster than an overlay. */
+const SHARED_GROUP = 64;
+
+function patchGroup<T>(was: ReadonlyMap<string, T>, changes: ReadonlyMap<string, T | Removed>): ReadonlyMap<string, T> {
+  if (was.size >= SHARED_GROUP) return patchMap(was, changes);
+  const out = new Map(was);
+  for (const [id, v] of changes) {
+    if (v === REMOVED) out.delete(id);
+    else out.set(id, v);
+  }
+  return out;
 }
 
 const DERIVED = [

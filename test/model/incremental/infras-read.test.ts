@@ -156,6 +156,43 @@ describe("applyChanges: the index's groups over a shared base", () => {
   });
 });
 
+describe("applyChanges: a large group (every attachment of one namespace)", () => {
+  const names = Array.from({ length: 100 }, (_, i) => `hc-${String(i)}`);
+  const first = applyChanges(
+    EMPTY_INDEX,
+    names.map((n) => ({ kind: "InfraClusterAttachment" as const, before: undefined, after: attachment(n) })),
+  );
+  const members = (index: typeof first): string[] =>
+    [...(index.objects.InfraClusterAttachment.get(NS)?.keys() ?? [])].sort();
+
+  test("takes each batch's puts and deletes, in order, and leaves the index before it as it was", () => {
+    let index = first;
+    const want = new Set(names.map((n) => `${NS}/${n}`));
+    for (let round = 0; round < 40; round++) {
+      const gone = attachment(names[round] ?? "");
+      const back = attachment(names[(round + 7) % names.length] ?? "");
+      const fresh = attachment(`new-${String(round)}`);
+      const before = index;
+      const beforeMembers = members(before);
+      index = applyChanges(index, [
+        { kind: "InfraClusterAttachment", before: gone, after: undefined },
+        { kind: "InfraClusterAttachment", before: undefined, after: fresh },
+        { kind: "InfraClusterAttachment", before: back, after: back },
+        // Deleted and put again in one batch: the last change wins.
+        { kind: "InfraClusterAttachment", before: fresh, after: undefined },
+        { kind: "InfraClusterAttachment", before: undefined, after: fresh },
+      ]);
+      want.delete(`${NS}/${names[round] ?? ""}`);
+      want.add(`${NS}/${names[(round + 7) % names.length] ?? ""}`);
+      want.add(`${NS}/new-${String(round)}`);
+      expect(members(index)).toEqual([...want].sort());
+      expect(index.objects.InfraClusterAttachment.get(NS)?.size).toBe(want.size);
+      expect(index.objects.InfraClusterAttachment.get(NS)?.get(`${NS}/new-${String(round)}`)).toBe(fresh);
+      expect(members(before)).toEqual(beforeMembers);
+    }
+  });
+});
+
 describe("infrasReading: which Infras a Namespace or a NodePool feeds", () => {
   const index = applyChanges(EMPTY_INDEX, [
     { kind: "InfraClusterAttachment", before: undefined, after: attachment("one") },
