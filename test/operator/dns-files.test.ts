@@ -36,6 +36,19 @@ function snapshot(f: FakeApiServer, seq: number, proxyIp: string, configmaps: re
   return buildObserved(raw, seq);
 }
 
+/** A leader's Reconciler against the API server at `url`. */
+function reconcilerOf(url: string): Reconciler {
+  return new Reconciler({
+    rest: new KubeRest(kubeConfigFor(url)),
+    settings: operatorSettings({ namespace: "oooi-system" }),
+    dataPlane: new FakeDataPlane(),
+    clock: new ManualClock(),
+    logger: quietLogger,
+    metrics: new Metrics().recorder(OPERATOR_METRICS),
+    isLeader: () => true,
+  });
+}
+
 let fake: FakeApiServer | undefined;
 afterEach(async () => {
   await fake?.stop();
@@ -45,15 +58,7 @@ afterEach(async () => {
 describe("Reconciler.dnsFiles", () => {
   it("answers its own unobserved write for a snapshot it answered before the write", async () => {
     fake = await seededFake();
-    const reconciler = new Reconciler({
-      rest: new KubeRest(kubeConfigFor(fake.url)),
-      settings: operatorSettings({ namespace: "oooi-system" }),
-      dataPlane: new FakeDataPlane(),
-      clock: new ManualClock(),
-      logger: quietLogger,
-      metrics: new Metrics().recorder(OPERATOR_METRICS),
-      isLeader: () => true,
-    });
+    const reconciler = reconcilerOf(fake.url);
     const first = snapshot(fake, 1, "127.0.8.4", []);
     await reconciler.reconcile(first, renderAll(first.state));
     const dns: KubeObject | undefined = storedList(fake, "v1", "ConfigMap", "clusters").find(
@@ -78,16 +83,8 @@ describe("Reconciler.dnsFiles", () => {
 });
 
 describe("Reconciler.dnsFiles from one snapshot to the next", () => {
-  const reconciler = new Reconciler({
-    // Never asked: dnsFiles reads the snapshot and this process's own records only.
-    rest: new KubeRest(kubeConfigFor("http://127.0.0.1:9")),
-    settings: operatorSettings({ namespace: "oooi-system" }),
-    dataPlane: new FakeDataPlane(),
-    clock: new ManualClock(),
-    logger: quietLogger,
-    metrics: new Metrics().recorder(OPERATOR_METRICS),
-    isLeader: () => true,
-  });
+  // Never asked: dnsFiles reads the snapshot and this process's own records only.
+  const reconciler = reconcilerOf("http://127.0.0.1:9");
   const cm = (name: string, data: Record<string, string>, dns = true): KubeObject => ({
     apiVersion: "v1",
     kind: "ConfigMap",
