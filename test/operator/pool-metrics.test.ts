@@ -87,7 +87,16 @@ describe("DHCP pool metrics", () => {
       if (i === unrecorded) continue;
       incremental.recordRendering(outputs);
       full.record(outputs.model.topologies);
-      expect(pools(await byDelta.render())).toEqual(pools(await whole.render()));
+      const lines = pools(await byDelta.render());
+      expect(lines).toEqual(pools(await whole.render()));
+      // Both sides set the gauges through one method: what they must show is checked on its own too.
+      const dhcpInfras = outputs.model.topologies.filter((t) => t.dhcp !== undefined).map((t) => t.infra.name);
+      expect(
+        lines
+          .map((l) => /infra="([^"]+)"/.exec(l)?.[1])
+          .filter((n) => n !== undefined)
+          .sort(),
+      ).toEqual([...dhcpInfras, ...dhcpInfras].sort());
     }
     expect(seen).toBe(steps.length - 1);
     expect(withoutDhcp).toBe(1);

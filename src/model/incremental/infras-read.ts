@@ -26,7 +26,7 @@ import type {
 import { controlPlaneNamespaceOf, domainOf, hostedClusterOf } from "../attachments.js";
 import { parseIPv4 } from "../ipv4.js";
 import type { ClusterState } from "../types.js";
-import { patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
+import { OverlayMap, patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
 
 export interface ObservedKinds {
   Infra: Infra;
@@ -200,13 +200,8 @@ const NO_MEMBERS: ReadonlyMap<string, never> = new Map<string, never>();
 const SHARED_GROUP = 64;
 
 function patchGroup<T>(was: ReadonlyMap<string, T>, changes: ReadonlyMap<string, T | Removed>): ReadonlyMap<string, T> {
-  if (was.size >= SHARED_GROUP) return patchMap(was, changes);
-  const out = new Map(was);
-  for (const [id, v] of changes) {
-    if (v === REMOVED) out.delete(id);
-    else out.set(id, v);
-  }
-  return out;
+  const next = patchMap(was, changes);
+  return was.size < SHARED_GROUP && next instanceof OverlayMap ? new Map(next) : next;
 }
 
 const DERIVED = [

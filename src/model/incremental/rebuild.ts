@@ -550,7 +550,6 @@ function single(key: string, sub: BuildResult, inputs: BuildInputs): [string, In
   return keep ? [[key, part]] : [];
 }
 
-/** Its DHCP model reads `now`: an allocation is released (stamped now, or expiring later). */
 /** The timed parts' keys after a build replaced the parts of `affected` with `fresh`; the same set when none moved. */
 function timedAfter(
   before: ReadonlySet<string>,
@@ -571,6 +570,7 @@ function timedAfter(
   return out;
 }
 
+/** Its DHCP model reads `now`: an allocation is released (stamped now, or expiring later). */
 function isTimed(key: string, topology: Topology | undefined, inputs: BuildInputs): boolean {
   return (
     (inputs.dhcpAllocations?.get(`${key}${DHCP_SUFFIX}`) ?? []).some((a) => a.releasedAt !== undefined) ||

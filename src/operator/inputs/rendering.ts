@@ -40,7 +40,14 @@ export class OperatorRendering {
     if (last !== undefined && seq === obs.seq && samePrevious(this.#last?.previous, previous)) return last;
     // The snapshot right after the last one carries the keyed changes since, and a later one
     // remembers them (src/watchers/kube/observed.ts); without them every list is compared.
-    const changes = seq === undefined ? undefined : seq === obs.seq - 1 ? obs.changes : obs.changesSince?.(seq);
+    const changes =
+      seq === undefined
+        ? undefined
+        : seq === obs.seq
+          ? []
+          : seq === obs.seq - 1
+            ? obs.changes
+            : obs.changesSince?.(seq);
     const outputs = this.#chain.render(obs.state, changes, {
       kea: this.#o.kea,
       ...(this.#o.envoy === undefined ? {} : { envoy: this.#o.envoy }),

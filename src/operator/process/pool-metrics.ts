@@ -9,14 +9,16 @@ import type { OperatorMetrics } from "./metrics.js";
 export class PoolMetrics {
   readonly #metrics: OperatorMetrics;
   /** "<namespace>/<infra>" → the labels set last time, and the topology they were set from. */
-  #series = new Map<string, { readonly labels: { namespace: string; infra: string }; readonly topology: Topology }>();
+  readonly #series = new Map<
+    string,
+    { readonly labels: { namespace: string; infra: string }; readonly topology: Topology }
+  >();
+  /** The renderings the gauges were last set from (a rendering that continues from them names what it changed). */
+  #byInfra: ReadonlyMap<string, RenderedInfra> | undefined;
 
   constructor(metrics: OperatorMetrics) {
     this.#metrics = metrics;
   }
-
-  /** The renderings the gauges were last set from (a rendering that continues from them names what it changed). */
-  #byInfra: ReadonlyMap<string, RenderedInfra> | undefined;
 
   /**
    * Sets the gauges from a rendering: after the rendering they were last set from, only the Infras
@@ -40,26 +42,12 @@ export class PoolMetrics {
   /** Sets the gauges of each Infra whose topology is not the one they were set from (a kept topology is unchanged). */
   record(topologies: readonly Topology[]): void {
     this.#byInfra = undefined;
-    const next = new Map<
-      string,
-      { readonly labels: { namespace: string; infra: string }; readonly topology: Topology }
-    >();
+    const live = new Set<string>();
     for (const t of topologies) {
-      if (t.dhcp === undefined) continue;
-      const key = `${t.infra.namespace}/${t.infra.name}`;
-      const was = this.#series.get(key);
-      const labels = was?.labels ?? { namespace: t.infra.namespace, infra: t.infra.name };
-      next.set(key, { labels, topology: t });
-      if (was?.topology === t) continue;
-      this.#metrics.set("oooi_dhcp_pool_addresses", t.dhcp.poolUse.addresses, labels);
-      this.#metrics.set("oooi_dhcp_pool_allocated", t.dhcp.poolUse.allocated, labels);
+      live.add(infraKey(t));
+      this.#set(t);
     }
-    for (const [key, { labels }] of this.#series) {
-      if (next.has(key)) continue;
-      this.#metrics.remove("oooi_dhcp_pool_addresses", labels);
-      this.#metrics.remove("oooi_dhcp_pool_allocated", labels);
-    }
-    this.#series = next;
+    for (const [key, { labels }] of [...this.#series]) if (!live.has(key)) this.#drop(key, labels);
   }
 
   /** One Infra's gauges from its topology (dropped when it no longer runs DHCP). */
