@@ -7,6 +7,7 @@ import type { Infra, InfraClusterAttachment } from "../api/schema.js";
 import { changesBetween, type ObjectChange } from "../model/incremental/infras-read.js";
 import { buildFrom, buildIncremental, inputsOf, type IncrementalBuild } from "../model/incremental/rebuild.js";
 import { compareProblems, refKey } from "../model/problems.js";
+import { patchMap, REMOVED, type Removed } from "../util/overlay-map.js";
 import {
   EMPTY_STATE,
   type BuildResult,
@@ -317,19 +318,25 @@ function remember(
       ...(state.invalid ?? []).filter((i) => i.ref.kind === kind).map((i) => refKey(i.ref)),
     ]);
     const keys = mine ?? present;
-    const out = candidates === undefined ? new Map<string, Accepted<T>>() : new Map(old);
+    // A few keys looked at: the old memory patched at them (a persistent map), not copied.
+    const out = new Map<string, Accepted<T> | Removed>();
     for (const key of keys) {
       const o = current.get(key);
       const last = old.get(key);
       if (o !== undefined && !verdict.refused.has(key) && !verdict.errors.has(key) && verdict.served.has(key)) {
-        out.set(key, { object: o, acceptedAt: last !== undefined && sameSpec(last.object, o) ? last.acceptedAt : now });
+        if (last?.object !== o)
+          out.set(key, {
+            object: o,
+            acceptedAt: last !== undefined && sameSpec(last.object, o) ? last.acceptedAt : now,
+          });
+        else if (candidates === undefined) out.set(key, last);
       } else if (present.has(key) && last !== undefined) {
         // Refused now, or not served for reasons outside it (its Infra invalid or gone): the accepted
         // version stays remembered — the new one was never checked as a whole (a claimed domain).
-        out.set(key, last);
-      } else out.delete(key);
+        if (candidates === undefined) out.set(key, last);
+      } else if (candidates !== undefined && last !== undefined) out.set(key, REMOVED);
     }
-    return out;
+    return candidates === undefined ? (out as Map<string, Accepted<T>>) : patchMap(old, out);
   };
   return {
     infras: next("Infra", state.infras, memory.infras),
@@ -344,18 +351,62 @@ function remember(
  * is refused, InvalidName, so it is never remembered and its absence here changes nothing.)
  */
 function objectsByKey<T extends Obj>(kind: Kind, list: readonly T[], keys: readonly string[]): Map<string, T> {
-  const names = new Set(keys.map((k) => k.slice(k.lastIndexOf("/") + 1)));
   const out = new Map<string, T>();
-  for (const o of list) if (names.has(o.metadata.name)) out.set(refKey(refOf(kind, o)), o);
+  const missed: string[] = [];
+  for (const key of keys) {
+    const o = sortedFind(list, key.slice(kind.length + 1));
+    if (o === undefined) missed.push(key);
+    else out.set(key, o);
+  }
+  if (missed.length === 0) return out;
+  // Not where the order puts it (gone, or a last good version appended after the sorted list).
+  const names = new Set(missed.map((k) => k.slice(k.lastIndexOf("/") + 1)));
+  for (const o of list) {
+    if (!names.has(o.metadata.name)) continue;
+    const key = refKey(refOf(kind, o));
+    if (!out.has(key)) out.set(key, o);
+  }
   return out;
 }
 
-function errorsByObject(problems: readonly Problem[]): Map<string, Problem[]> {
-  return groupBy(
-    problems.filter((p) => p.severity === "error"),
-    (p) => refKey(p.object),
-  );
+/**
+ * The object "<namespace>/<name>" of a sorted list, if it is where the order puts it: serve's lists
+ * are in (namespace, name) order, the operator's in the order of the whole key (they differ only
+ * where one namespace is a prefix of another), so both places are tried.
+ */
+function sortedFind<T extends Obj>(list: readonly T[], key: string): T | undefined {
+  const slash = key.indexOf("/");
+  const [namespace, name] = [key.slice(0, slash), key.slice(slash + 1)];
+  const byParts = (m: T["metadata"]): boolean =>
+    m.namespace < namespace || (m.namespace === namespace && m.name < name);
+  const byKey = (m: T["metadata"]): boolean => `${m.namespace}/${m.name}` < key;
+  for (const before of [byParts, byKey]) {
+    let [lo, hi] = [0, list.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before((list[mid] as T).metadata)) lo = mid + 1;
+      else hi = mid;
+    }
+    const m = list[lo]?.metadata;
+    if (m?.namespace === namespace && m.name === name) return list[lo];
+  }
+  return undefined;
 }
+
+function errorsByObject(problems: readonly Problem[]): ReadonlyMap<string, Problem[]> {
+  let errors = errorsOf.get(problems);
+  if (errors === undefined) {
+    errors = groupBy(
+      problems.filter((p) => p.severity === "error"),
+      (p) => refKey(p.object),
+    );
+    errorsOf.set(problems, errors);
+  }
+  return errors;
+}
+
+/** errorsByObject's answer per problem list: a step that rebuilt nothing keeps the list, and asks again. */
+const errorsOf = new WeakMap<readonly Problem[], ReadonlyMap<string, Problem[]>>();
 
 function refOf(kind: Kind, o: Obj): ObjectRef {
   return { kind, namespace: o.metadata.namespace, name: o.metadata.name };

@@ -11,6 +11,7 @@ import type { BuildResult, ClusterState, DnsModel, ObjectRef, Problem, Topology 
 import { refKey } from "../model/problems.js";
 import { topologyKey } from "../model/topology-key.js";
 import { patchMap, REMOVED, type Removed } from "../util/overlay-map.js";
+import { patchSortedList } from "../util/merge-sorted.js";
 import { renderEnvoy, type EnvoyRender, type EnvoyRenderOptions } from "../envoy/render/index.js";
 import type { EnvoyResources } from "../envoy/resources.js";
 import { prettyJson } from "../envoy/render/json-text.js";
@@ -134,7 +135,6 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     reuse === undefined ? undefined : { input: reuse.input, built: reuse.built, changes: options.changes },
   );
   const model = built.result;
-  const infras: RenderedInfra[] = [];
   // Without `previous`, a rendering continues from the reused one's own files (serve): a kept
   // topology renders the same, and a rebuilt one's DNS serials continue from its reused files.
   // (Compared with the files the reused rendering built, if any: asking `reuse.files` would build them.)
@@ -153,36 +153,34 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
     sameEnvoyOptions: reuse?.envoyKey === envoyKey,
   };
 
-  // The reused renderings by Infra, patched (not rebuilt) with this one's: a change walks the
-  // topologies once by identity and touches only the Infras it rendered again.
+  // The reused renderings by Infra, patched (not rebuilt) with this one's: a change touches only
+  // the Infras it rendered again.
   const before = reuse?.byInfra ?? NO_RENDERINGS;
   const changed = new Map<string, RenderedInfra | Removed>();
   const rendered: RenderedInfra[] = [];
   const dropped: RenderedInfra[] = [];
-  let found = 0;
-  for (const t of model.topologies) {
-    const key = topologyKey(t);
-    const same = before.get(key);
-    if (same !== undefined) found += 1;
-    const r =
-      same?.topology === t && reuse?.keaKey === keaKey && (continues || sameDnsFiles(same, previousByDir))
-        ? same
-        : renderInfra(t, same, context);
-    infras.push(r);
-    if (r === same) continue;
-    changed.set(key, r);
-    rendered.push(r);
-    if (same !== undefined) dropped.push(same);
-  }
-  // Some reused Infra has no topology now (rare: an Infra went): found by a walk of the reused ones.
-  if (found < before.size) {
-    const live = new Set(model.topologies.map(topologyKey));
-    for (const [key, r] of before)
-      if (!live.has(key)) {
+  let infras: readonly RenderedInfra[];
+  if (reuse !== undefined && context.sameOptions && continues) {
+    // Continuing the reused rendering: every topology the build did not rebuild is one it rendered,
+    // so only the rebuilt Infras are looked at (a watch event of another kind costs nothing here).
+    for (const key of built.rebuilt) {
+      const t = built.build.parts.get(key)?.topology;
+      const same = before.get(key);
+      if (t === undefined) {
+        if (same === undefined) continue;
         changed.set(key, REMOVED);
-        dropped.push(r);
+        dropped.push(same);
+        continue;
       }
-  }
+      const r = same?.topology === t ? same : renderInfra(t, same, context);
+      if (r === same) continue;
+      changed.set(key, r);
+      rendered.push(r);
+      if (same !== undefined) dropped.push(same);
+    }
+    rendered.sort(byTopology);
+    infras = patchSortedList(reuse.infras, new Set(dropped), rendered, byTopology);
+  } else infras = renderEvery(model.topologies, before, context, { changed, rendered, dropped });
 
   // status.json and the whole file map are built when asked for (serve without --out never does):
   // a change then costs the Infras it rebuilt, not every object's status.
@@ -213,6 +211,50 @@ export function renderAll(state: ClusterState, options: RenderOptions = {}): Out
   };
   return outputs;
 }
+
+/** A rendering's Infras in order, each looked at: what changed is noted in `out`. */
+function renderEvery(
+  topologies: readonly Topology[],
+  before: ReadonlyMap<string, RenderedInfra>,
+  context: InfraContext,
+  out: {
+    readonly changed: Map<string, RenderedInfra | Removed>;
+    readonly rendered: RenderedInfra[];
+    readonly dropped: RenderedInfra[];
+  },
+): RenderedInfra[] {
+  const infras: RenderedInfra[] = [];
+  let found = 0;
+  for (const t of topologies) {
+    const key = topologyKey(t);
+    const same = before.get(key);
+    if (same !== undefined) found += 1;
+    const r =
+      same?.topology === t && context.sameOptions && (context.continues || sameDnsFiles(same, context.previousByDir))
+        ? same
+        : renderInfra(t, same, context);
+    infras.push(r);
+    if (r === same) continue;
+    out.changed.set(key, r);
+    out.rendered.push(r);
+    if (same !== undefined) out.dropped.push(same);
+  }
+  // Some reused Infra has no topology now (rare: an Infra went): found by a walk of the reused ones.
+  if (found < before.size) {
+    const live = new Set(topologies.map(topologyKey));
+    for (const [key, r] of before)
+      if (!live.has(key)) {
+        out.changed.set(key, REMOVED);
+        out.dropped.push(r);
+      }
+  }
+  return infras;
+}
+
+const byTopology = (a: RenderedInfra, b: RenderedInfra): number => {
+  const [x, y] = [topologyKey(a.topology), topologyKey(b.topology)];
+  return x < y ? -1 : x > y ? 1 : 0;
+};
 
 /** The file map of each rendering whose `files` was asked for (renderAll compares `previous` with it). */
 const builtFiles = new WeakMap<Outputs, ReadonlyMap<string, string>>();

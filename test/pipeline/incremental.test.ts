@@ -60,7 +60,12 @@ const warm = (): Outputs => renderAll(base, { now: T0 });
 /** Claims as sorted entries: a ClaimsView's Infra order is insertion order, which means nothing. */
 const sortedClaims = (m: ReadonlyMap<string, string>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
 const model = (out: Outputs) => ({ ...out.model, claims: sortedClaims(out.model.claims) });
-const memory = (out: Outputs) => ({ ...out.lastGood, incumbents: sortedClaims(out.lastGood.incumbents) });
+/** The memory as plain maps (a step patches the one before it: a persistent map). */
+const memory = (out: Outputs) => ({
+  infras: new Map(out.lastGood.infras),
+  attachments: new Map(out.lastGood.attachments),
+  incumbents: sortedClaims(out.lastGood.incumbents),
+});
 
 const byInfra = (out: Outputs) => new Map(out.infras.map((r) => [r.topology.infra.name, r]));
 
@@ -124,6 +129,10 @@ describe("renderAll after a previous rendering", () => {
     const next = step(first, base, T0, []);
     expect([...next.built.rebuilt]).toEqual([]);
     for (const name of ["a", "b", "c"]) expect(byInfra(next).get(name)).toBe(byInfra(first).get(name));
+    // Nothing rebuilt: the very list of renderings, and the model's very lists.
+    expect(next.infras).toBe(first.infras);
+    expect(next.model.topologies).toBe(first.model.topologies);
+    expect(next.model.problems).toBe(first.model.problems);
   });
 
   it("a Machine of one Infra re-renders only that Infra, and equals a rendering from scratch", () => {
@@ -138,6 +147,7 @@ describe("renderAll after a previous rendering", () => {
     expect(after.get("b")).not.toBe(before.get("b"));
     expect(after.get("b")?.envoy).not.toBe(before.get("b")?.envoy);
     const full = scratch(first, moved, T1);
+    expect(next.infras.map((r) => r.topology.infra.name)).toEqual(["a", "b", "c"]);
     expect(next.files).toEqual(full.files);
     expect(next.status).toEqual(full.status);
     expect(model(next)).toEqual(model(full));
@@ -392,6 +402,9 @@ describe("renderAll's renderings by Infra and its delta", () => {
     const quiet = step(fourth, moved, T1, []);
     expect(checkDelta(quiet, fourth)).toEqual({ rendered: [], dropped: [] });
     expect(quiet.byInfra).toBe(fourth.byInfra);
+    expect(quiet.infras).toBe(fourth.infras);
+    // b went and came back: in its place again.
+    expect(fourth.infras.map((r) => r.topology.infra.name)).toEqual(["a", "b", "c"]);
 
     // Other Kea options: every Infra is rendered again.
     const options = renderAll(moved, {

@@ -134,8 +134,13 @@ it("last good over random edit histories: the documented memory, honest 'still s
           ref = renderAll(state, { now, previous: ref.files, lastGood: ref.lastGood });
 
           expect(inc.files).toEqual(ref.files);
-          expect({ ...inc.lastGood, incumbents: sortedClaims(inc.lastGood.incumbents) }).toEqual({
-            ...ref.lastGood,
+          expect({
+            infras: new Map(inc.lastGood.infras),
+            attachments: new Map(inc.lastGood.attachments),
+            incumbents: sortedClaims(inc.lastGood.incumbents),
+          }).toEqual({
+            infras: new Map(ref.lastGood.infras),
+            attachments: new Map(ref.lastGood.attachments),
             incumbents: sortedClaims(ref.lastGood.incumbents),
           });
 

@@ -31,7 +31,7 @@ import {
 } from "./infras-read.js";
 import { cmp, compareProblems, Problems } from "../problems.js";
 import { changedKeys, patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
-import { mergeSorted } from "../../util/merge-sorted.js";
+import { patchSortedList } from "../../util/merge-sorted.js";
 import { topologyKey } from "../topology-key.js";
 import {
   EMPTY_STATE,
@@ -137,17 +137,25 @@ export function buildIncremental(
   const added: Problem[] = [];
   for (const part of fresh.values()) for (const p of part.problems) added.push(p);
   if (schemaProblems !== prev.schemaProblems) for (const p of schemaProblems) added.push(p);
-  const problems = mergeSorted(
-    prev.result.problems.filter((p) => !dropped.has(p)),
-    added.sort(compareProblems),
-    compareProblems,
-  );
+  // (A step that rebuilt nothing keeps the very arrays: the rendering after it looks no further.)
+  const problems = patchSortedList(prev.result.problems, dropped, added.sort(compareProblems), compareProblems);
 
   const claims = claimsOf(prev, affected, fresh);
 
-  // The kept topologies are in order already: the rebuilt ones are put in their places.
-  const topologies = prev.result.topologies.filter((t) => !affected.has(topologyKey(t)));
-  for (const part of fresh.values()) if (part.topology !== undefined) insertSorted(topologies, part.topology);
+  // The kept topologies are in order already: the rebuilt ones take their places.
+  const gone = new Set<Topology>();
+  for (const key of affected) {
+    const t = prev.parts.get(key)?.topology;
+    if (t !== undefined) gone.add(t);
+  }
+  const rebuiltTopologies: Topology[] = [];
+  for (const part of fresh.values()) if (part.topology !== undefined) rebuiltTopologies.push(part.topology);
+  const topologies = patchSortedList(
+    prev.result.topologies,
+    gone,
+    rebuiltTopologies.sort(byTopologyKey),
+    byTopologyKey,
+  );
 
   return {
     index,
@@ -607,17 +615,7 @@ function claimsOf(
   return new ClaimsView(patchMap(before.byInfra, infras), patchMap(before.sharedOwners, owners));
 }
 
-/** Puts `t` into `list` (sorted by topologyKey, no key twice) at its place. */
-function insertSorted(list: Topology[], t: Topology): void {
-  const key = topologyKey(t);
-  let [lo, hi] = [0, list.length];
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (cmp(topologyKey(list[mid] as Topology), key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  list.splice(lo, 0, t);
-}
+const byTopologyKey = (a: Topology, b: Topology): number => cmp(topologyKey(a), topologyKey(b));
 
 function isObservedKind(kind: string): kind is ObservedKind {
   return Object.hasOwn(EMPTY_INDEX.objects, kind);

@@ -7,7 +7,7 @@ import { ensureClientSecret, type OperatorCa } from "../../pki/store.js";
 import { API_VERSION, GROUP, VERSION, type InfraClusterAttachment } from "../../api/schema.js";
 import type { Outputs } from "../../pipeline/outputs.js";
 import type { Clock } from "../../util/clock.js";
-import { changedKeys } from "../../util/overlay-map.js";
+import { changedKeys, patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
 import type { Observed } from "../../watchers/kube/observed.js";
 import { apiPrefix } from "../../watchers/kube/resources.js";
 import { statusCode, type KubeObject, type KubeRest } from "../../kube/rest.js";
@@ -110,22 +110,27 @@ interface AppliedRecord {
 }
 
 /**
- * The records by object key, counting the changes of those that carry DNS files: dnsFiles() reuses
- * its answer while none of them moved (a status write, the most frequent, moves none).
+ * The records by object key, noting the ConfigMaps whose DNS files moved: dnsFiles() looks again at
+ * those and at the ConfigMaps the watch changed, nothing else (a status write, the most frequent,
+ * moves none).
  */
 class AppliedRecords extends Map<string, AppliedRecord> {
-  dnsGeneration = 0;
+  /** "<namespace>/<name>" of the ConfigMaps whose record with data changed since dnsFiles() last looked. */
+  readonly dnsMoved = new Set<string>();
 
   override set(key: string, value: AppliedRecord): this {
-    if (value.data !== undefined || super.get(key)?.data !== undefined) this.dnsGeneration++;
+    if (value.data !== undefined || super.get(key)?.data !== undefined) this.dnsMoved.add(objectName(key));
     return super.set(key, value);
   }
 
   override delete(key: string): boolean {
-    if (super.get(key)?.data !== undefined) this.dnsGeneration++;
+    if (super.get(key)?.data !== undefined) this.dnsMoved.add(objectName(key));
     return super.delete(key);
   }
 }
+
+/** "<Kind>/<namespace>/<name>" → "<namespace>/<name>". */
+const objectName = (key: string): string => key.slice(key.indexOf("/") + 1);
 
 /** Our last status write while the cache is older than it (cacheBehind). */
 function unobservedWrite(mine: AppliedRecord | undefined, cachedRv: string | undefined) {
@@ -141,6 +146,9 @@ interface ReadySeries {
 
 /** How long a SubjectAccessReview's answer on a Kea ServiceAccount's SCC is reused ("report" mode). */
 export const KEA_SCC_REVIEW_TTL_MS = 60_000;
+
+const NO_FILES: ReadonlyMap<string, Readonly<Record<string, string>>> = new Map();
+const NO_DATA: Readonly<Record<string, string>> = Object.freeze({});
 
 /** Objects checked between two turns of the event loop. */
 const STEPS = 64;
@@ -158,7 +166,6 @@ export class Reconciler {
   #dnsFiles:
     | {
         readonly configmaps: ReadonlyMap<string, KubeObject>;
-        readonly generation: number;
         readonly files: ReadonlyMap<string, Readonly<Record<string, string>>>;
       }
     | undefined;
@@ -196,28 +203,32 @@ export class Reconciler {
   dnsFiles(observed: Observed): ReadonlyMap<string, Readonly<Record<string, string>>> {
     const configmaps = observed.raw.configmaps;
     const memo = this.#dnsFiles;
-    const generation = this.#applied.dnsGeneration;
-    if (memo?.generation === generation && memo.configmaps === configmaps) return memo.files;
-    // The same records: only the ConfigMaps that changed since are looked at again (views of one
-    // watch share their base, so finding them costs the change).
-    const sameRecords = memo?.generation === generation;
-    const out = sameRecords ? new Map(memo.files) : new Map<string, Readonly<Record<string, string>>>();
-    const keys = sameRecords ? changedKeys(memo.configmaps, configmaps) : configmaps.keys();
+    const moved = this.#applied.dnsMoved;
+    if (memo?.configmaps === configmaps && moved.size === 0) return memo.files;
+    // Only the ConfigMaps that changed since, or whose records did, are looked at again (views of
+    // one watch share their base, so finding them costs the change); the answer is the last one
+    // patched at them, so what compares it with the one before (ClusterHolds) costs the change too.
+    const keys =
+      memo === undefined ? configmaps.keys() : new Set([...changedKeys(memo.configmaps, configmaps), ...moved]);
+    const before = memo?.files ?? NO_FILES;
+    const changes = new Map<string, Readonly<Record<string, string>> | Removed>();
     for (const key of keys) {
       const cm = configmaps.get(key);
       if (cm?.metadata?.labels?.[COMPONENT_LABEL] !== "dns") {
-        out.delete(key);
+        if (before.has(key)) changes.set(key, REMOVED);
         continue;
       }
       const mine = this.#applied.get(keyOf("ConfigMap", cm.metadata.namespace, cm.metadata.name ?? ""));
       const data =
         mine?.data !== undefined && mine.seenRv === cm.metadata.resourceVersion && observedHash(cm) !== mine.hash
           ? mine.data
-          : ((cm["data"] ?? {}) as Record<string, string>);
-      out.set(key, data);
+          : ((cm["data"] ?? NO_DATA) as Record<string, string>);
+      if (before.get(key) !== data) changes.set(key, data);
     }
-    this.#dnsFiles = { configmaps, generation, files: out };
-    return out;
+    moved.clear();
+    const files = patchMap(before, changes);
+    this.#dnsFiles = { configmaps, files };
+    return files;
   }
 
   /** One pass over a snapshot and its rendering. Throws when some write failed (the caller retries). */

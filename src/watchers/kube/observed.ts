@@ -14,6 +14,7 @@ import { decodeResource, type Decoded } from "../../api/validate.js";
 import { objectKey, type ObjectChange, type ObservedKind } from "../../model/incremental/infras-read.js";
 import type { ClusterState, InvalidObject } from "../../model/types.js";
 import { keyOf } from "./reflector.js";
+import { changedKeys, patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
 import type { ResourceName } from "./resources.js";
 import type { KubeObject } from "../../kube/rest.js";
 
@@ -219,19 +220,30 @@ export function buildObserved(
     unknownFields: ours.unknownFields ?? [],
   };
   const networkAttachments =
-    before !== undefined && before.raw.networkattachments === raw.networkattachments
-      ? before.networkAttachments
-      : nadConfigs(raw.networkattachments);
+    before === undefined
+      ? nadConfigs(raw.networkattachments, raw.networkattachments.keys(), new Map())
+      : nadConfigs(
+          raw.networkattachments,
+          changedKeys(before.raw.networkattachments, raw.networkattachments),
+          before.networkAttachments,
+        );
   return { seq, state, changes, raw, networkAttachments };
 }
 
-function nadConfigs(nads: ReadonlyMap<string, KubeObject>): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [key, nad] of nads) {
-    const config = (nad["spec"] as { config?: unknown } | undefined)?.config;
-    if (typeof config === "string") out.set(key, config);
+/** Each NAD's spec.config by "<namespace>/<name>": `before` patched at the keys that changed (each NAD the operator writes is an event). */
+function nadConfigs(
+  nads: ReadonlyMap<string, KubeObject>,
+  keys: Iterable<string>,
+  before: ReadonlyMap<string, string>,
+): ReadonlyMap<string, string> {
+  const changes = new Map<string, string | Removed>();
+  for (const key of keys) {
+    const config = (nads.get(key)?.["spec"] as { config?: unknown } | undefined)?.config;
+    if (typeof config === "string") {
+      if (before.get(key) !== config) changes.set(key, config);
+    } else if (before.has(key)) changes.set(key, REMOVED);
   }
-  return out;
+  return patchMap(before, changes);
 }
 
 type OurKind = "Infra" | "InfraClusterAttachment";
