@@ -94,6 +94,8 @@ interface MemoEntry {
   readonly nadConfig: string | undefined;
   /** Per attachment of the topology: terminating, and Ready by its own problems. */
   readonly flags: string;
+  /** What `flags` was read from: the same three give the same flags without reading them again. */
+  readonly flagsFrom: readonly [facts: object, problems: readonly Problem[]];
   readonly desired: DesiredInfra | undefined;
   readonly claims: readonly PolicyClaim[];
   readonly problems: readonly Problem[];
@@ -165,35 +167,51 @@ export class DesiredMemo {
     return this.#infras.get(key);
   }
 
+  /**
+   * The last answer and the entries it was made of; `plain`: no Infra lacked its uid (such an
+   * Infra has no entry, only a problem, so equal entries alone would not say the answer is the same).
+   */
+  last: { readonly state: DesiredState; readonly entries: readonly MemoEntry[]; readonly plain: boolean } | undefined;
+
   /** Keeps exactly these Infras' entries. */
   replace(entries: ReadonlyMap<string, MemoEntry>): void {
+    if (entries.size === this.#infras.size && [...entries].every(([k, v]) => this.#infras.get(k) === v)) return;
     this.#infras.clear();
     for (const [k, v] of entries) this.#infras.set(k, v);
   }
+}
+
+/** The model's problems by refKey, per problem list (a pass over an unchanged model groups none again). */
+const problemsByRefOf = new WeakMap<readonly Problem[], ReadonlyMap<string, Problem[]>>();
+
+function problemsByRef(problems: readonly Problem[]): ReadonlyMap<string, Problem[]> {
+  let out = problemsByRefOf.get(problems);
+  if (out === undefined) {
+    out = groupBy(problems, (p) => refKey(p.object));
+    problemsByRefOf.set(problems, out);
+  }
+  return out;
 }
 
 /** Computes every object the operator must apply; `memo` carries unchanged Infras' objects over from the last call. */
 export function desiredState(input: DesiredInput, memo: DesiredMemo = new DesiredMemo()): DesiredState {
   const { state, settings } = input;
   const infras = memo.infrasByName(state.infras);
-  const { terminating, uids: attachmentUids } = memo.attachmentFacts(state.attachments);
+  const facts = memo.attachmentFacts(state.attachments);
+  const { terminating, uids: attachmentUids } = facts;
+  const modelProblems = input.outputs.model.problems;
   // Ready = served, not terminating, and nothing blocking in its own problems (readyCondition).
-  const problemsByRef = groupBy(input.outputs.model.problems, (p) => refKey(p.object));
   const ready = (ref: ObjectRef): boolean => {
     // Most attachments have no problem: no condition is built for them on every pass.
-    const mine = problemsByRef.get(refKey(ref));
+    const mine = problemsByRef(modelProblems).get(refKey(ref));
     return mine === undefined || readyCondition(mine).status === "True";
   };
-  const out: DesiredInfra[] = [];
-  const claims: (readonly PolicyClaim[])[] = [];
+  /** Infras without their objects yet (no uid observed). */
   const problems: Problem[] = [];
   const entries = new Map<string, MemoEntry>();
+  const order: MemoEntry[] = [];
 
-  // Each Infra's sort key made once, not twice per comparison.
-  const rendered = input.outputs.infras
-    .map((r) => ({ r, sortKey: refKey(r.topology.infra) }))
-    .sort((a, b) => cmp(a.sortKey, b.sortKey));
-  for (const { r } of rendered) {
+  for (const r of inOrder(input.outputs.infras)) {
     const ref = r.topology.infra;
     const key = `${ref.namespace}/${ref.name}`;
     const infra = infras.get(key);
@@ -212,35 +230,83 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
     const attached = networkAttachment(infra.spec.networkConfig, infra.metadata.namespace);
     const nadConfig =
       attached === undefined ? undefined : input.networkAttachments?.get(`${attached.namespace}/${attached.name}`);
-    // The uid too: it owns the attachment's public Service, and a re-created attachment has a new one.
-    const flags = r.topology.attachments
-      .map(
-        (a) =>
-          `${terminating.has(`${a.ref.namespace}/${a.ref.name}`) ? "T" : "-"}${ready(a.ref) ? "R" : "-"}` +
-          (attachmentUids.get(refKey(a.ref)) ?? ""),
-      )
-      .join(",");
     const was = memo.get(key);
+    // The uid too: it owns the attachment's public Service, and a re-created attachment has a new one.
+    const flags =
+      was?.rendered === r && was.flagsFrom[0] === facts && was.flagsFrom[1] === modelProblems
+        ? was.flags
+        : r.topology.attachments
+            .map(
+              (a) =>
+                `${terminating.has(`${a.ref.namespace}/${a.ref.name}`) ? "T" : "-"}${ready(a.ref) ? "R" : "-"}` +
+                (attachmentUids.get(refKey(a.ref)) ?? ""),
+            )
+            .join(",");
+    const flagsFrom = [facts, modelProblems] as const;
     const entry =
       was?.rendered === r &&
       was.infra === infra &&
       was.settings === settings &&
       was.nadConfig === nadConfig &&
       was.flags === flags
-        ? was
-        : infraEntry(infra, uid, r, { settings, nadConfig, terminating, ready, attachmentUids }, flags, was);
+        ? was.flagsFrom[0] === facts && was.flagsFrom[1] === modelProblems
+          ? was
+          : { ...was, flagsFrom }
+        : infraEntry(infra, uid, r, { settings, nadConfig, terminating, ready, attachmentUids }, flags, flagsFrom, was);
     entries.set(key, entry);
-    problems.push(...entry.problems);
+    order.push(entry);
+  }
+  memo.replace(entries);
+  // Every Infra's entry as it was (a watch event that changed nothing here): the same answer.
+  const last = memo.last;
+  if (
+    last?.plain === true &&
+    problems.length === 0 &&
+    last.entries.length === order.length &&
+    last.entries.every((e, i) => sameEntry(e, order[i]))
+  ) {
+    memo.last = { ...last, entries: order };
+    return last.state;
+  }
+  const out: DesiredInfra[] = [];
+  const claims: (readonly PolicyClaim[])[] = [];
+  const all: Problem[] = [...problems];
+  for (const entry of order) {
+    all.push(...entry.problems);
     if (entry.desired === undefined) continue;
     out.push(entry.desired);
     claims.push(entry.claims);
   }
-  memo.replace(entries);
-  return {
+  const desired: DesiredState = {
     infras: out,
     crossNamespace: memo.crossNamespace(claims),
-    problems: problems.sort((a, b) => cmp(refKey(a.object), refKey(b.object)) || cmp(a.reason, b.reason)),
+    problems: all.sort((a, b) => cmp(refKey(a.object), refKey(b.object)) || cmp(a.reason, b.reason)),
   };
+  memo.last = { state: desired, entries: order, plain: problems.length === 0 };
+  return desired;
+}
+
+/** Two entries that give the same objects, claims and problems. */
+function sameEntry(a: MemoEntry, b: MemoEntry | undefined): boolean {
+  return b !== undefined && a.desired === b.desired && a.claims === b.claims && a.problems === b.problems;
+}
+
+/**
+ * The renderings in Infra order (refKey's, which is "<namespace>/<name>"'s): renderAll keeps them
+ * in that order already, so they are sorted only when they are not.
+ */
+function inOrder<T extends Pick<RenderedInfra, "topology">>(infras: readonly T[]): readonly T[] {
+  let previous: string | undefined;
+  for (const r of infras) {
+    const key = refKey(r.topology.infra);
+    if (previous !== undefined && cmp(previous, key) > 0)
+      return infras
+        .map((x) => ({ r: x, sortKey: refKey(x.topology.infra) }))
+        .sort((a, b) => cmp(a.sortKey, b.sortKey))
+        .map(({ r: x }) => x);
+    previous = key;
+  }
+  return infras;
 }
 
 /** One Infra's objects, claims and problems, computed. */
@@ -250,11 +316,20 @@ function infraEntry(
   r: Pick<RenderedInfra, "topology" | "coreDns">,
   shared: Shared,
   flags: string,
+  flagsFrom: MemoEntry["flagsFrom"],
   was: MemoEntry | undefined,
 ): MemoEntry {
   const ref = r.topology.infra;
   const problems: Problem[] = [];
-  const base = { rendered: r, infra, settings: shared.settings, nadConfig: shared.nadConfig, flags, problems };
+  const base = {
+    rendered: r,
+    infra,
+    settings: shared.settings,
+    nadConfig: shared.nadConfig,
+    flags,
+    flagsFrom,
+    problems,
+  };
   const built = infraObjects(infra, uid, r, shared, problems);
   const invalid = invalidNames(built.objects);
   if (invalid.length > 0) {

@@ -761,6 +761,8 @@ function heldAttachments(observed: Observed, desired: DesiredState): Set<string>
     [...observed.raw.infras.values()].map((i) => `${i.metadata?.namespace ?? ""}/${i.metadata?.name ?? ""}`),
   );
   const held = new Set<string>();
+  // Every Infra servable (the usual case): no attachment is held, and none is looked at.
+  if ([...existing].every((k) => servable.has(k))) return held;
   for (const a of observed.raw.attachments.values()) {
     if (a.metadata?.deletionTimestamp !== undefined) continue;
     const infraName = ((a["spec"] ?? {}) as Partial<InfraClusterAttachment["spec"]>).infraRef?.name;

@@ -60,6 +60,9 @@ describe("DesiredMemo", () => {
     // The rendering after the first: the claims now have incumbents, the winners the first chose.
     const first = passes.next(s0);
     expect(first.desired).toEqual(first.fresh);
+    // A snapshot that changed nothing the desired state reads (a write of the operator's own): the same answer.
+    const quiet = passes.next(s0);
+    expect(quiet.desired).toBe(first.desired);
 
     // A worker of hc1 moves: only vlan100's objects (its ProxyServer) are computed again.
     const s1: ClusterState = {
@@ -133,5 +136,42 @@ describe("DesiredMemo", () => {
     const sixth = passes.next(again);
     expect(sixth.desired).toEqual(sixth.fresh);
     expect(JSON.stringify(objectsOf(sixth.desired, "vlan200"))).toContain("uid-vlan200-again");
+  });
+
+  it("reads the attachments of the state it is given, and drops the problem of an Infra that went", () => {
+    const passes = new Passes();
+    const s0 = start();
+    passes.next(s0);
+    const outputs = renderAll(s0);
+    const input = (state: ClusterState) => ({ state, outputs, settings, networkAttachments: nads });
+    desiredState(input(s0), passes.memo);
+    // The same rendering, and hc2 terminating in the state: its NetworkPolicy claim goes.
+    const s1: ClusterState = {
+      ...s0,
+      attachments: s0.attachments.map((a) =>
+        a.metadata.name === "hc2"
+          ? { ...a, metadata: { ...a.metadata, deletionTimestamp: "2026-12-01T00:00:00Z" } }
+          : a,
+      ),
+    };
+    expect(desiredState(input(s1), passes.memo)).toEqual(desiredState(input(s1)));
+
+    // vlan200 without a uid (not observed yet): reported; then gone: so is its problem.
+    const noUid: ClusterState = {
+      ...s0,
+      infras: s0.infras.map((i) =>
+        i.metadata.name === "vlan200" ? { ...i, metadata: { ...i.metadata, uid: undefined } } : i,
+      ),
+    } as ClusterState;
+    const waiting = passes.next(noUid);
+    expect(waiting.desired.problems.map((p) => p.reason)).toEqual(["InfraNotObserved"]);
+    const gone: ClusterState = { ...s0, infras: s0.infras.filter((i) => i.metadata.name !== "vlan200") };
+    const after = passes.next(gone);
+    expect(after.desired).toEqual(after.fresh);
+    expect(after.desired.problems).toEqual([]);
+    // And back, still without a uid: reported again.
+    const back = passes.next(noUid);
+    expect(back.desired).toEqual(back.fresh);
+    expect(back.desired.problems.map((p) => p.reason)).toEqual(["InfraNotObserved"]);
   });
 });
