@@ -67,3 +67,42 @@ function bound<T>(list: readonly T[], x: T, compare: (x: T, y: T) => number, aft
   }
   return lo;
 }
+
+/** What changedBetween finds: the elements of the old list and of the new one that the other does not hold. */
+export interface Changed<T> {
+  readonly removed: readonly T[];
+  readonly added: readonly T[];
+}
+
+/**
+ * The elements of `a` not in `b` and those of `b` not in `a`, by identity, for two lists in the
+ * order of `compare` that mostly share their elements (one patched from the other): a walk of both
+ * that compares only where they differ. Exact for lists in order without two equal elements;
+ * otherwise it reports more, never less: an element the walk does not pair with itself in the
+ * other list is reported.
+ */
+export function changedBetween<T>(a: readonly T[], b: readonly T[], compare: (x: T, y: T) => number): Changed<T> {
+  const removed: T[] = [];
+  const added: T[] = [];
+  let [i, j] = [0, 0];
+  while (i < a.length && j < b.length) {
+    const [x, y] = [a[i] as T, b[j] as T];
+    if (x === y) {
+      i++;
+      j++;
+      continue;
+    }
+    const c = compare(x, y);
+    if (c <= 0) {
+      removed.push(x);
+      i++;
+    }
+    if (c >= 0) {
+      added.push(y);
+      j++;
+    }
+  }
+  for (; i < a.length; i++) removed.push(a[i] as T);
+  for (; j < b.length; j++) added.push(b[j] as T);
+  return { removed, added };
+}

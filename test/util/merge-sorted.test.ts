@@ -2,7 +2,7 @@
 // stable sort of the two lists one after the other gives.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { mergeSorted, patchSortedList } from "../../src/util/merge-sorted.js";
+import { changedBetween, mergeSorted, patchSortedList } from "../../src/util/merge-sorted.js";
 
 describe("mergeSorted", () => {
   it("orders as a stable sort of both lists, the first list's element first of equal ones", () => {
@@ -51,5 +51,44 @@ describe("mergeSorted", () => {
   it("returns the list itself when nothing changes", () => {
     const list = [{ k: 1 }, { k: 2 }];
     expect(patchSortedList(list, new Set(), [], (a, b) => a.k - b.k)).toBe(list);
+  });
+
+  it("changedBetween names what one list holds and the other does not: exactly for distinct keys in order; never less out of order", () => {
+    type Item = { key: number; id: number };
+    const byKey = (x: Item, y: Item) => x.key - y.key;
+    const shape = fc.record({
+      keys: fc.uniqueArray(fc.nat(1000), { maxLength: 400 }),
+      removedAt: fc.array(fc.nat(), { maxLength: 20 }),
+      replacedAt: fc.array(fc.nat(), { maxLength: 20 }),
+      addedKeys: fc.uniqueArray(fc.integer({ min: 1001, max: 2000 }), { maxLength: 20 }),
+      shuffled: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(shape, ({ keys, removedAt, replacedAt, addedKeys, shuffled }) => {
+        let id = 0;
+        const a = keys.map((key) => ({ key, id: id++ })).sort(byKey);
+        const gone = new Set(removedAt.flatMap((i) => (a.length === 0 ? [] : [a[i % a.length] as Item])));
+        const replaced = new Set(replacedAt.flatMap((i) => (a.length === 0 ? [] : [a[i % a.length] as Item])));
+        let b = a
+          .filter((x) => !gone.has(x))
+          .map((x) => (replaced.has(x) ? { key: x.key, id: id++ } : x))
+          .concat(addedKeys.map((key) => ({ key, id: id++ })))
+          .sort(byKey);
+        if (shuffled) b = [...b].reverse();
+        const { removed, added } = changedBetween(a, b, byKey);
+        const inB = new Set(b);
+        const inA = new Set(a);
+        const wantRemoved = a.filter((x) => !inB.has(x));
+        const wantAdded = b.filter((x) => !inA.has(x));
+        if (shuffled) {
+          for (const x of wantRemoved) expect(removed).toContain(x);
+          for (const x of wantAdded) expect(added).toContain(x);
+        } else {
+          expect(removed).toEqual(wantRemoved);
+          expect(added).toEqual(wantAdded);
+        }
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -6,7 +6,9 @@ import type { Infra, InfraClusterAttachment } from "../../api/schema.js";
 import { parseCidr } from "../../model/ipv4.js";
 import { networkAttachment } from "../../model/network.js";
 import { attachmentRef } from "../../model/attachments.js";
-import { refKey } from "../../model/problems.js";
+import { compareProblems, refKey } from "../../model/problems.js";
+import { patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
+import { changedBetween, type Changed } from "../../util/merge-sorted.js";
 import { readyCondition } from "../../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, ProblemReason, Topology } from "../../model/types.js";
 import type { RenderedInfra } from "../../pipeline/outputs.js";
@@ -94,8 +96,6 @@ interface MemoEntry {
   readonly nadConfig: string | undefined;
   /** Per attachment of the topology: terminating, and Ready by its own problems. */
   readonly flags: string;
-  /** What `flags` was read from: the same three give the same flags without reading them again. */
-  readonly flagsFrom: readonly [facts: object, problems: readonly Problem[]];
   readonly desired: DesiredInfra | undefined;
   readonly claims: readonly PolicyClaim[];
   readonly problems: readonly Problem[];
@@ -123,13 +123,9 @@ export class DesiredMemo {
   }
 
   #byName: { readonly of: readonly Infra[]; readonly map: ReadonlyMap<string, Infra> } | undefined;
-  #attachments:
-    | {
-        readonly of: readonly InfraClusterAttachment[];
-        readonly terminating: ReadonlySet<string>;
-        readonly uids: ReadonlyMap<string, string>;
-      }
-    | undefined;
+  #attachments: AttachmentFacts | undefined;
+  /** The model's problems the last flags were read with. */
+  #problems: readonly Problem[] | undefined;
 
   /** The Infras by "<namespace>/<name>": the same map while the state keeps its list of Infras. */
   infrasByName(infras: readonly Infra[]): ReadonlyMap<string, Infra> {
@@ -139,28 +135,44 @@ export class DesiredMemo {
   }
 
   /**
-   * The terminating attachments ("<namespace>/<name>") and each attachment's uid (by refKey): the
-   * same while the state keeps its list of attachments.
+   * The terminating attachments, each attachment's uid, and the Infras ("<namespace>/<name>")
+   * whose attachments' flags may have moved since the last call: those with an attachment that
+   * changed, or with a model problem about one that came or went. Undefined `moved`: any. After
+   * the first call, both facts are patched at the attachments that changed (found by identity,
+   * without a key per attachment), so a status write on one attachment costs that attachment.
    */
-  attachmentFacts(attachments: readonly InfraClusterAttachment[]): {
-    readonly terminating: ReadonlySet<string>;
-    readonly uids: ReadonlyMap<string, string>;
-  } {
-    if (this.#attachments?.of !== attachments)
-      this.#attachments = {
-        of: attachments,
-        terminating: new Set(
-          attachments
-            .filter((a) => a.metadata.deletionTimestamp !== undefined)
-            .map((a) => `${a.metadata.namespace}/${a.metadata.name}`),
-        ),
-        uids: new Map(
-          attachments
-            .filter((a) => a.metadata.uid !== undefined && a.metadata.uid !== "")
-            .map((a) => [refKey(attachmentRef(a)), a.metadata.uid ?? ""]),
-        ),
-      };
-    return this.#attachments;
+  attachmentFacts(
+    attachments: readonly InfraClusterAttachment[],
+    problems: readonly Problem[],
+  ): AttachmentFacts & { readonly moved: ReadonlySet<string> | undefined } {
+    const was = this.#attachments;
+    const lastProblems = this.#problems;
+    this.#problems = problems;
+    if (was === undefined) {
+      this.#attachments = factsOf(attachments, { removed: [], added: attachments }, NO_FACTS);
+      return { ...this.#attachments, moved: undefined };
+    }
+    const moved = new Set<string>();
+    let facts = was;
+    if (was.of !== attachments) {
+      const changed = changedBetween(was.of, attachments, byAttachmentKey);
+      facts = factsOf(attachments, changed, was);
+      for (const a of [...changed.removed, ...changed.added])
+        moved.add(`${a.metadata.namespace}/${a.spec.infraRef.name}`);
+      this.#attachments = facts;
+    }
+    if (lastProblems !== problems) {
+      const { removed, added } =
+        lastProblems === undefined
+          ? { removed: [], added: problems }
+          : changedBetween(lastProblems, problems, compareProblems);
+      for (const p of [...removed, ...added]) {
+        if (p.object.kind !== "InfraClusterAttachment") continue;
+        const infra = facts.infraOf.get(refKey(p.object)) ?? was.infraOf.get(refKey(p.object));
+        if (infra !== undefined) moved.add(infra);
+      }
+    }
+    return { ...facts, moved };
   }
 
   get(key: string): MemoEntry | undefined {
@@ -181,6 +193,52 @@ export class DesiredMemo {
   }
 }
 
+/** What the flags read of the attachments. */
+interface AttachmentFacts {
+  readonly of: readonly InfraClusterAttachment[];
+  /** "<namespace>/<name>" of the attachments being deleted. */
+  readonly terminating: ReadonlyMap<string, true>;
+  /** Each attachment's uid, by refKey. */
+  readonly uids: ReadonlyMap<string, string>;
+  /** Each attachment's Infra ("<namespace>/<name>"), by refKey. */
+  readonly infraOf: ReadonlyMap<string, string>;
+}
+
+const NO_FACTS: AttachmentFacts = { of: [], terminating: new Map(), uids: new Map(), infraOf: new Map() };
+
+/** `was` without the attachments `removed` and with those `added` (a changed one is in both). */
+function factsOf(
+  of: readonly InfraClusterAttachment[],
+  { removed, added }: Changed<InfraClusterAttachment>,
+  was: AttachmentFacts,
+): AttachmentFacts {
+  const terminating = new Map<string, true | Removed>();
+  const uids = new Map<string, string | Removed>();
+  const infraOf = new Map<string, string | Removed>();
+  for (const a of removed) {
+    const key = refKey(attachmentRef(a));
+    terminating.set(`${a.metadata.namespace}/${a.metadata.name}`, REMOVED);
+    uids.set(key, REMOVED);
+    infraOf.set(key, REMOVED);
+  }
+  for (const a of added) {
+    const key = refKey(attachmentRef(a));
+    if (a.metadata.deletionTimestamp !== undefined) terminating.set(`${a.metadata.namespace}/${a.metadata.name}`, true);
+    const uid = a.metadata.uid;
+    if (uid !== undefined && uid !== "") uids.set(key, uid);
+    infraOf.set(key, `${a.metadata.namespace}/${a.spec.infraRef.name}`);
+  }
+  return {
+    of,
+    terminating: patchMap(was.terminating, terminating),
+    uids: patchMap(was.uids, uids),
+    infraOf: patchMap(was.infraOf, infraOf),
+  };
+}
+
+const byAttachmentKey = (x: InfraClusterAttachment, y: InfraClusterAttachment): number =>
+  cmp(`${x.metadata.namespace}/${x.metadata.name}`, `${y.metadata.namespace}/${y.metadata.name}`);
+
 /** The model's problems by refKey, per problem list (a pass over an unchanged model groups none again). */
 const problemsByRefOf = new WeakMap<readonly Problem[], ReadonlyMap<string, Problem[]>>();
 
@@ -197,9 +255,9 @@ function problemsByRef(problems: readonly Problem[]): ReadonlyMap<string, Proble
 export function desiredState(input: DesiredInput, memo: DesiredMemo = new DesiredMemo()): DesiredState {
   const { state, settings } = input;
   const infras = memo.infrasByName(state.infras);
-  const facts = memo.attachmentFacts(state.attachments);
-  const { terminating, uids: attachmentUids } = facts;
   const modelProblems = input.outputs.model.problems;
+  const facts = memo.attachmentFacts(state.attachments, modelProblems);
+  const { terminating, uids: attachmentUids, moved } = facts;
   // Ready = served, not terminating, and nothing blocking in its own problems (readyCondition).
   const ready = (ref: ObjectRef): boolean => {
     // Most attachments have no problem: no condition is built for them on every pass.
@@ -232,8 +290,9 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
       attached === undefined ? undefined : input.networkAttachments?.get(`${attached.namespace}/${attached.name}`);
     const was = memo.get(key);
     // The uid too: it owns the attachment's public Service, and a re-created attachment has a new one.
+    // Read again when the rendering or one of its attachments (or a problem about one) moved.
     const flags =
-      was?.rendered === r && was.flagsFrom[0] === facts && was.flagsFrom[1] === modelProblems
+      was?.rendered === r && moved !== undefined && !moved.has(key)
         ? was.flags
         : r.topology.attachments
             .map(
@@ -242,17 +301,14 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
                 (attachmentUids.get(refKey(a.ref)) ?? ""),
             )
             .join(",");
-    const flagsFrom = [facts, modelProblems] as const;
     const entry =
       was?.rendered === r &&
       was.infra === infra &&
       was.settings === settings &&
       was.nadConfig === nadConfig &&
       was.flags === flags
-        ? was.flagsFrom[0] === facts && was.flagsFrom[1] === modelProblems
-          ? was
-          : { ...was, flagsFrom }
-        : infraEntry(infra, uid, r, { settings, nadConfig, terminating, ready, attachmentUids }, flags, flagsFrom, was);
+        ? was
+        : infraEntry(infra, uid, r, { settings, nadConfig, terminating, ready, attachmentUids }, flags, was);
     entries.set(key, entry);
     order.push(entry);
   }
@@ -316,7 +372,6 @@ function infraEntry(
   r: Pick<RenderedInfra, "topology" | "coreDns">,
   shared: Shared,
   flags: string,
-  flagsFrom: MemoEntry["flagsFrom"],
   was: MemoEntry | undefined,
 ): MemoEntry {
   const ref = r.topology.infra;
@@ -327,7 +382,6 @@ function infraEntry(
     settings: shared.settings,
     nadConfig: shared.nadConfig,
     flags,
-    flagsFrom,
     problems,
   };
   const built = infraObjects(infra, uid, r, shared, problems);
@@ -365,7 +419,7 @@ interface Shared {
   /** spec.config of the Infra's NAD, as observed. */
   readonly nadConfig: string | undefined;
   /** "<namespace>/<name>" of attachments being deleted. */
-  readonly terminating: ReadonlySet<string>;
+  readonly terminating: ReadonlyMap<string, true>;
   /** An attachment's Ready condition as its status reports it (no blocking problem of its own). */
   readonly ready: (ref: ObjectRef) => boolean;
   /** Observed attachments' uids by refKey: owners of their public Services. */

@@ -155,6 +155,30 @@ describe("DesiredMemo", () => {
       ),
     };
     expect(desiredState(input(s1), passes.memo)).toEqual(desiredState(input(s1)));
+    // The same rendering, and a blocking problem about hc1 in the model: hc1 is not Ready any more.
+    const blocked = {
+      ...outputs,
+      model: {
+        ...outputs.model,
+        problems: [
+          ...outputs.model.problems,
+          {
+            object: { kind: "InfraClusterAttachment", namespace: NS, name: "hc1" },
+            field: "spec",
+            reason: "InvalidSpec",
+            message: "planted",
+            severity: "error",
+          } as const,
+        ],
+      },
+    };
+    const withProblem = { state: s1, outputs: blocked, settings, networkAttachments: nads };
+    const before = desiredState(input(s1), passes.memo);
+    const after = desiredState(withProblem, passes.memo);
+    expect(after).toEqual(desiredState(withProblem));
+    // Its readiness is read again (vlan100's objects computed again); vlan200's are kept.
+    expect(objectsOf(after, "vlan100")).not.toBe(objectsOf(before, "vlan100"));
+    expect(objectsOf(after, "vlan200")).toBe(objectsOf(before, "vlan200"));
 
     // vlan200 without a uid (not observed yet): reported; then gone: so is its problem.
     const noUid: ClusterState = {
@@ -166,9 +190,9 @@ describe("DesiredMemo", () => {
     const waiting = passes.next(noUid);
     expect(waiting.desired.problems.map((p) => p.reason)).toEqual(["InfraNotObserved"]);
     const gone: ClusterState = { ...s0, infras: s0.infras.filter((i) => i.metadata.name !== "vlan200") };
-    const after = passes.next(gone);
-    expect(after.desired).toEqual(after.fresh);
-    expect(after.desired.problems).toEqual([]);
+    const later = passes.next(gone);
+    expect(later.desired).toEqual(later.fresh);
+    expect(later.desired.problems).toEqual([]);
     // And back, still without a uid: reported again.
     const back = passes.next(noUid);
     expect(back.desired).toEqual(back.fresh);
