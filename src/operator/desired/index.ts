@@ -5,6 +5,7 @@ import { groupBy } from "../../util/group.js";
 import type { Infra, InfraClusterAttachment } from "../../api/schema.js";
 import { parseCidr } from "../../model/ipv4.js";
 import { networkAttachment } from "../../model/network.js";
+import { topologyKey } from "../../model/topology-key.js";
 import { attachmentRef } from "../../model/attachments.js";
 import { compareProblems, refKey } from "../../model/problems.js";
 import { patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
@@ -271,7 +272,7 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
 
   for (const r of inOrder(input.outputs.infras)) {
     const ref = r.topology.infra;
-    const key = `${ref.namespace}/${ref.name}`;
+    const key = topologyKey(r.topology);
     const infra = infras.get(key);
     const uid = infra?.metadata.uid;
     if (infra === undefined || uid === undefined || uid === "") {
@@ -285,9 +286,8 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
       );
       continue;
     }
-    const attached = networkAttachment(infra.spec.networkConfig, infra.metadata.namespace);
-    const nadConfig =
-      attached === undefined ? undefined : input.networkAttachments?.get(`${attached.namespace}/${attached.name}`);
+    const nad = nadKeyOf(infra);
+    const nadConfig = nad === undefined ? undefined : input.networkAttachments?.get(nad);
     const was = memo.get(key);
     // The uid too: it owns the attachment's public Service, and a re-created attachment has a new one.
     // Read again when the rendering or one of its attachments (or a problem about one) moved.
@@ -354,7 +354,7 @@ function sameEntry(a: MemoEntry, b: MemoEntry | undefined): boolean {
 function inOrder<T extends Pick<RenderedInfra, "topology">>(infras: readonly T[]): readonly T[] {
   let previous: string | undefined;
   for (const r of infras) {
-    const key = refKey(r.topology.infra);
+    const key = topologyKey(r.topology);
     if (previous !== undefined && cmp(previous, key) > 0)
       return infras
         .map((x) => ({ r: x, sortKey: refKey(x.topology.infra) }))
@@ -364,6 +364,17 @@ function inOrder<T extends Pick<RenderedInfra, "topology">>(infras: readonly T[]
   }
   return infras;
 }
+
+/** "<namespace>/<name>" of the NAD an Infra attaches its components to, once per Infra object. */
+function nadKeyOf(infra: Infra): string | undefined {
+  if (nadKeys.has(infra)) return nadKeys.get(infra);
+  const attached = networkAttachment(infra.spec.networkConfig, infra.metadata.namespace);
+  const key = attached === undefined ? undefined : `${attached.namespace}/${attached.name}`;
+  nadKeys.set(infra, key);
+  return key;
+}
+
+const nadKeys = new WeakMap<Infra, string | undefined>();
 
 /** One Infra's objects, claims and problems, computed. */
 function infraEntry(

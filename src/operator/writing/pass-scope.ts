@@ -185,8 +185,13 @@ export class DesiredKeys {
   /** Key → who desires it (one owner, unless two Infras' objects were ever to collide). */
   readonly #owners = new Map<string, string[]>();
 
+  /** The desired state of the last update: the same one again moved nothing. */
+  #last: DesiredState | undefined;
+
   /** Brought up to `desired`: how it moved since the update before. */
   update(desired: DesiredState): DesiredChanges {
+    if (desired === this.#last) return { changed: new Set(), dropped: [], servableMoved: false };
+    this.#last = desired;
     const changes = { changed: new Set<string>(), dropped: [] as (readonly [ResourceName, string])[] };
     let servableMoved = false;
     const seen = new Set<string>();

@@ -15,7 +15,7 @@ import { applyBody, desiredHash, holdsManagedFields, observedHash } from "./appl
 import { MissingBindings } from "./bindings.js";
 import type { DataPlaneView } from "../status/dataplane.js";
 import type { DnsServingView } from "../status/dns-serving.js";
-import { DesiredMemo, desiredState, type DesiredState } from "../desired/index.js";
+import { DesiredMemo, desiredState, type DesiredInfra, type DesiredState } from "../desired/index.js";
 import {
   ATTACHMENT_FINALIZER,
   ATTACHMENTS_ANNOTATION,
@@ -147,6 +147,7 @@ interface ReadySeries {
 /** How long a SubjectAccessReview's answer on a Kea ServiceAccount's SCC is reused ("report" mode). */
 export const KEA_SCC_REVIEW_TTL_MS = 60_000;
 
+const NO_PROBLEMS: readonly Problem[] = [];
 const NO_FILES: ReadonlyMap<string, Readonly<Record<string, string>>> = new Map();
 const NO_DATA: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -305,10 +306,9 @@ export class Reconciler {
 
     // 2. Each Infra's namespaced objects, in apply order. Those already in place cost no await:
     // a pass over a converged cluster runs through them at once.
-    const looked = (key: string): boolean => scope === undefined || scope.infras.has(key);
-    for (const infra of desired.infras) {
-      const key = `${infra.infra.namespace}/${infra.infra.name}`;
-      if (!looked(key)) continue;
+    // A pass limited to what changed finds its few Infras by key, in the same order.
+    const lookedAt = scope === undefined ? desired.infras : scopedInfras(desired, scope.infras);
+    for (const infra of lookedAt) {
       for (const o of infra.objects) {
         if (turns.due()) await nextTurn();
         if (this.#settled(o, observed)) continue;
@@ -323,8 +323,7 @@ export class Reconciler {
     // (each a read of its Secret: on a full pass, or for an Infra something changed for).
     const pki = this.#o.pki;
     if (pki !== undefined) {
-      for (const infra of desired.infras) {
-        if (!looked(`${infra.infra.namespace}/${infra.infra.name}`)) continue;
+      for (const infra of lookedAt) {
         for (const o of infra.objects) {
           const namespace = o.metadata.namespace;
           if ((o.kind !== "ProxyServer" && o.kind !== "DHCPServer") || namespace === undefined) continue;
@@ -350,7 +349,7 @@ export class Reconciler {
     }
 
     // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
-    const infraKeys = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
+    const infraKeys = servableKeys(desired);
     const candidates =
       scope?.prune ??
       [...KIND_OF_RESOURCE.keys()].flatMap((resource) =>
@@ -410,13 +409,16 @@ export class Reconciler {
     const statusNow =
       dataPlane.stamp === undefined || (this.#o.dnsServing !== undefined && this.#o.dnsServing.epoch === undefined)
         ? undefined
-        : statusMemory({
-            renderings: outputs.byInfra,
-            topologies: outputs.model.topologies,
-            problems: [...outputs.model.problems, ...problems],
-            stamp: (group) => dataPlane.stamp?.(group),
-            dnsEpoch: this.#o.dnsServing?.epoch?.(),
-          });
+        : statusMemory(
+            {
+              renderings: outputs.byInfra,
+              topologies: outputs.model.topologies,
+              problems: [outputs.model.problems, desired.problems, found.length === 0 ? NO_PROBLEMS : found],
+              stamp: (group) => dataPlane.stamp?.(group),
+              dnsEpoch: this.#o.dnsServing?.epoch?.(),
+            },
+            memory?.status,
+          );
     const statusIn =
       scope === undefined || memory?.status === undefined || statusNow === undefined || bindings.list().length > 0
         ? undefined
@@ -756,7 +758,7 @@ function attachmentsOf(o: { metadata?: { annotations?: Readonly<Record<string, s
  * yet): their cross-namespace objects are kept as they are until the Infra is servable again.
  */
 function heldAttachments(observed: Observed, desired: DesiredState): Set<string> {
-  const servable = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
+  const servable = servableKeys(desired);
   const existing = new Set(
     [...observed.raw.infras.values()].map((i) => `${i.metadata?.namespace ?? ""}/${i.metadata?.name ?? ""}`),
   );
@@ -772,6 +774,40 @@ function heldAttachments(observed: Observed, desired: DesiredState): Set<string>
   }
   return held;
 }
+
+/** The desired Infras among `keys` ("<namespace>/<name>"), in the desired state's order. */
+function scopedInfras(desired: DesiredState, keys: ReadonlySet<string>): DesiredInfra[] {
+  let byKey = byKeyOf.get(desired);
+  if (byKey === undefined) {
+    byKey = new Map(desired.infras.map((i) => [`${i.infra.namespace}/${i.infra.name}`, i]));
+    byKeyOf.set(desired, byKey);
+  }
+  const out: DesiredInfra[] = [];
+  for (const key of keys) {
+    const infra = byKey.get(key);
+    if (infra !== undefined) out.push(infra);
+  }
+  return out.sort((a, b) => cmpKey(a, b));
+}
+
+const byKeyOf = new WeakMap<DesiredState, ReadonlyMap<string, DesiredInfra>>();
+
+const cmpKey = (a: DesiredInfra, b: DesiredInfra): number => {
+  const [x, y] = [`${a.infra.namespace}/${a.infra.name}`, `${b.infra.namespace}/${b.infra.name}`];
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+/** "<namespace>/<name>" of the Infras with a desired state, once per desired state (a pass over an unchanged one reuses it). */
+function servableKeys(desired: DesiredState): ReadonlySet<string> {
+  let keys = servableOf.get(desired);
+  if (keys === undefined) {
+    keys = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
+    servableOf.set(desired, keys);
+  }
+  return keys;
+}
+
+const servableOf = new WeakMap<DesiredState, ReadonlySet<string>>();
 
 function withoutTransitionTimes(status: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const conditions = status["conditions"];

@@ -36,6 +36,8 @@ export interface StatusMemory {
   readonly renderings: ReadonlyMap<string, RenderedInfra>;
   /** The problems on each object (refKey): the model's, the desired state's and those found writing. */
   readonly problems: ReadonlyMap<string, readonly Problem[]>;
+  /** The lists `problems` was grouped from (StatusFacts.problems). */
+  readonly problemLists: readonly (readonly Problem[])[];
   /** Each node group's data-plane stamp (DataPlaneView.stamp). */
   readonly stamps: ReadonlyMap<string, unknown>;
   /** DnsServingView.epoch. */
@@ -54,20 +56,30 @@ export interface StatusScope {
 export interface StatusFacts {
   readonly renderings: ReadonlyMap<string, RenderedInfra>;
   readonly topologies: readonly Topology[];
-  readonly problems: readonly Problem[];
+  /** The problem lists: the model's, the desired state's, those found writing. */
+  readonly problems: readonly (readonly Problem[])[];
   /** DataPlaneView.stamp of the pass's moment. */
   readonly stamp: (nodeGroup: string) => unknown;
   readonly dnsEpoch: number | undefined;
 }
 
-/** This pass's memory: the facts above, indexed. */
-export function statusMemory(facts: StatusFacts): StatusMemory {
+/**
+ * This pass's memory: the facts above, indexed. The problems are grouped again only when one of
+ * their lists is not the one `last` grouped (a pass after a watch event that moved no problem
+ * keeps the very map, and statusScope compares none of them).
+ */
+export function statusMemory(facts: StatusFacts, last?: StatusMemory): StatusMemory {
   const stamps = new Map<string, unknown>();
   for (const t of facts.topologies)
     for (const group of nodeGroups(t)) if (!stamps.has(group)) stamps.set(group, facts.stamp(group));
+  const same =
+    last !== undefined &&
+    last.problemLists.length === facts.problems.length &&
+    last.problemLists.every((list, i) => list === facts.problems[i]);
   return {
     renderings: facts.renderings,
-    problems: groupBy(facts.problems, (p) => refKey(p.object)),
+    problems: same ? last.problems : groupBy(facts.problems.flat(), (p) => refKey(p.object)),
+    problemLists: facts.problems,
     stamps,
     dnsEpoch: facts.dnsEpoch,
   };
@@ -97,8 +109,9 @@ export function statusScope(
     if (nodeGroups(t).some((g) => moved.has(g))) scope.infras.add(`${t.infra.namespace}/${t.infra.name}`);
   for (const [kind, resource] of STATUS_RESOURCES)
     for (const key of changedKeys(lastRaw[resource], raw[resource])) scope.objects.add(`${kind}/${key}`);
-  for (const key of new Set([...last.problems.keys(), ...now.problems.keys()]))
-    if (!sameJson(last.problems.get(key) ?? [], now.problems.get(key) ?? [])) scope.objects.add(key);
+  if (last.problems !== now.problems)
+    for (const key of new Set([...last.problems.keys(), ...now.problems.keys()]))
+      if (!sameJson(last.problems.get(key) ?? [], now.problems.get(key) ?? [])) scope.objects.add(key);
   return scope;
 }
 

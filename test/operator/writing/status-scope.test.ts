@@ -51,7 +51,7 @@ function facts(over: Partial<StatusFacts> = {}): StatusFacts {
   return {
     renderings,
     topologies,
-    problems: [problem("InfraClusterAttachment", "ns-a", "one", "waiting")],
+    problems: [[problem("InfraClusterAttachment", "ns-a", "one", "waiting")]],
     stamp: (group) => `${group} v1`,
     dnsEpoch: 0,
     ...over,
@@ -107,7 +107,7 @@ describe("statusScope", () => {
       problem("InfraClusterAttachment", "ns-a", "one", "waiting for something else"),
       problem("Infra", "ns-b", "b", "new"),
     ];
-    expect(scopeAfter({ problems })).toEqual({
+    expect(scopeAfter({ problems: [problems] })).toEqual({
       ...none,
       objects: new Set(["InfraClusterAttachment/ns-a/one", "Infra/ns-b/b"]),
     });
@@ -234,5 +234,21 @@ describe("statusMemory", () => {
     expect(asked).toEqual(["ns-a/a-proxy", "ns-a/a-dhcp", "ns-b/b-proxy", "ns-b/b-dhcp"]);
     expect([...m.stamps]).toEqual(asked.map((g) => [g, g.length]));
     expect([...m.problems.keys()]).toEqual(["InfraClusterAttachment/ns-a/one"]);
+  });
+
+  it("keeps the problems grouped while their lists are the same ones; a scope then compares none", () => {
+    const lists = [[problem("InfraClusterAttachment", "ns-a", "one", "waiting")], []];
+    const first = statusMemory(facts({ problems: lists }));
+    const again = statusMemory(facts({ problems: [...lists] }), first);
+    expect(again.problems).toBe(first.problems);
+    expect(statusScope(first, raw, again, raw, new Set(), topologies)).toEqual(none);
+    // One list another (even with the same content): grouped again, and compared.
+    const other = statusMemory(facts({ problems: [lists[0] ?? [], [problem("Infra", "ns-b", "b", "new")]] }), again);
+    expect(other.problems).not.toBe(again.problems);
+    expect([...other.problems.keys()]).toEqual(["InfraClusterAttachment/ns-a/one", "Infra/ns-b/b"]);
+    expect(statusScope(again, raw, other, raw, new Set(), topologies)).toEqual({
+      ...none,
+      objects: new Set(["Infra/ns-b/b"]),
+    });
   });
 });
