@@ -8,7 +8,7 @@ import { buildWithLastGood, NO_LAST_GOOD, type LastGood, type LastGoodBuild } fr
 import type { ObjectChange } from "../model/incremental/infras-read.js";
 import { objectStatuses, readyCondition, type ReadyCondition } from "../model/status.js";
 import type { BuildResult, ClusterState, DnsModel, ObjectRef, Problem, Topology } from "../model/types.js";
-import { refKey } from "../model/problems.js";
+import { cmp, refKey } from "../model/problems.js";
 import { topologyKey } from "../model/topology-key.js";
 import { patchMap, REMOVED, type Removed } from "../util/overlay-map.js";
 import { patchSortedList } from "../util/merge-sorted.js";
@@ -251,10 +251,8 @@ function renderEvery(
   return infras;
 }
 
-const byTopology = (a: RenderedInfra, b: RenderedInfra): number => {
-  const [x, y] = [topologyKey(a.topology), topologyKey(b.topology)];
-  return x < y ? -1 : x > y ? 1 : 0;
-};
+const byTopology = (a: RenderedInfra, b: RenderedInfra): number =>
+  cmp(topologyKey(a.topology), topologyKey(b.topology));
 
 /** The file map of each rendering whose `files` was asked for (renderAll compares `previous` with it). */
 const builtFiles = new WeakMap<Outputs, ReadonlyMap<string, string>>();

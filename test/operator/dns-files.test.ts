@@ -5,17 +5,12 @@
 // serials from the older files and could give other content the serial already written, which
 // CoreDNS would never load.
 import { afterEach, describe, expect, it } from "vitest";
-import { KubeRest, type KubeObject } from "../../src/kube/rest.js";
-import { Metrics } from "../../src/metrics/index.js";
+import type { KubeObject } from "../../src/kube/rest.js";
 import { COMPONENT_LABEL } from "../../src/operator/desired/objects.js";
-import { operatorSettings } from "../../src/operator/desired/settings.js";
-import { OPERATOR_METRICS } from "../../src/operator/process/metrics.js";
-import { Reconciler } from "../../src/operator/writing/reconcile.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { buildObserved, type Observed } from "../../src/watchers/kube/observed.js";
-import { kubeConfigFor, type FakeApiServer } from "../support/fake-apiserver/index.js";
-import { ManualClock } from "../support/manual-clock.js";
-import { exampleRaw, FakeDataPlane, INFRA_NAD, quietLogger, seededFake, stored, storedList } from "./support.js";
+import type { FakeApiServer } from "../support/fake-apiserver/index.js";
+import { exampleRaw, INFRA_NAD, leaderReconciler, seededFake, stored, storedList } from "./support.js";
 
 /**
  * The example as the fake stores it (uids included), as a snapshot with its Infra's proxy at
@@ -36,19 +31,6 @@ function snapshot(f: FakeApiServer, seq: number, proxyIp: string, configmaps: re
   return buildObserved(raw, seq);
 }
 
-/** A leader's Reconciler against the API server at `url`. */
-function reconcilerOf(url: string): Reconciler {
-  return new Reconciler({
-    rest: new KubeRest(kubeConfigFor(url)),
-    settings: operatorSettings({ namespace: "oooi-system" }),
-    dataPlane: new FakeDataPlane(),
-    clock: new ManualClock(),
-    logger: quietLogger,
-    metrics: new Metrics().recorder(OPERATOR_METRICS),
-    isLeader: () => true,
-  });
-}
-
 let fake: FakeApiServer | undefined;
 afterEach(async () => {
   await fake?.stop();
@@ -58,7 +40,7 @@ afterEach(async () => {
 describe("Reconciler.dnsFiles", () => {
   it("answers its own unobserved write for a snapshot it answered before the write", async () => {
     fake = await seededFake();
-    const reconciler = reconcilerOf(fake.url);
+    const reconciler = leaderReconciler(fake.url);
     const first = snapshot(fake, 1, "127.0.8.4", []);
     await reconciler.reconcile(first, renderAll(first.state));
     const dns: KubeObject | undefined = storedList(fake, "v1", "ConfigMap", "clusters").find(
@@ -84,7 +66,7 @@ describe("Reconciler.dnsFiles", () => {
 
 describe("Reconciler.dnsFiles from one snapshot to the next", () => {
   // Never asked: dnsFiles reads the snapshot and this process's own records only.
-  const reconciler = reconcilerOf("http://127.0.0.1:9");
+  const reconciler = leaderReconciler("http://127.0.0.1:9");
   const cm = (name: string, data: Record<string, string>, dns = true): KubeObject => ({
     apiVersion: "v1",
     kind: "ConfigMap",

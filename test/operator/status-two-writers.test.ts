@@ -5,15 +5,10 @@
 // write it again — even with no cooldown to hide the difference.
 import { afterEach, describe, expect, it } from "vitest";
 import { KubeRest, type KubeObject } from "../../src/kube/rest.js";
-import { Metrics } from "../../src/metrics/index.js";
-import { operatorSettings } from "../../src/operator/desired/settings.js";
-import { OPERATOR_METRICS } from "../../src/operator/process/metrics.js";
-import { Reconciler } from "../../src/operator/writing/reconcile.js";
 import { renderAll } from "../../src/pipeline/outputs.js";
 import { buildObserved, type Observed } from "../../src/watchers/kube/observed.js";
 import { kubeConfigFor, type FakeApiServer } from "../support/fake-apiserver/index.js";
-import { ManualClock } from "../support/manual-clock.js";
-import { exampleRaw, FakeDataPlane, INFRA_NAD, quietLogger, seededFake, stored, storedList } from "./support.js";
+import { exampleRaw, INFRA_NAD, leaderReconciler, seededFake, stored, storedList } from "./support.js";
 
 const API = "hostedcluster.densityops.com/v1alpha1";
 
@@ -41,16 +36,7 @@ describe("a status write with another writer's change before it", () => {
   it("is not written again from a snapshot holding the other change but not ours", async () => {
     fake = await seededFake();
     const rest = new KubeRest(kubeConfigFor(fake.url));
-    const reconciler = new Reconciler({
-      rest,
-      settings: operatorSettings({ namespace: "oooi-system" }),
-      dataPlane: new FakeDataPlane(),
-      clock: new ManualClock(),
-      logger: quietLogger,
-      metrics: new Metrics().recorder(OPERATOR_METRICS),
-      isLeader: () => true,
-      statusCooldownMs: 0,
-    });
+    const reconciler = leaderReconciler(fake.url, { rest, statusCooldownMs: 0 });
     const attachment: KubeObject | undefined = storedList(fake, API, "InfraClusterAttachment", "clusters")[0];
     const name = attachment?.metadata?.name ?? "";
     expect(name).not.toBe("");

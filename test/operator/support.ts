@@ -11,6 +11,9 @@ import type { RunOperatorOptions, RunningOperator } from "../../src/operator/pro
 import { runOperator } from "../../src/operator/process/run.js";
 import { OPERATOR_METRICS, type OperatorMetrics } from "../../src/operator/process/metrics.js";
 import { Metrics } from "../../src/metrics/index.js";
+import { KubeRest } from "../../src/kube/rest.js";
+import { Reconciler, type ReconcilerOptions } from "../../src/operator/writing/reconcile.js";
+import { ManualClock } from "../support/manual-clock.js";
 import type { Outputs } from "../../src/pipeline/outputs.js";
 import {
   BUILTIN_KINDS,
@@ -170,6 +173,20 @@ export const quietLogger: Logger =
 export interface StateLog {
   readonly calls: { state: ClusterState; outputs: Outputs }[];
   last(): { state: ClusterState; outputs: Outputs } | undefined;
+}
+
+/** A leader's Reconciler against the API server at `url`: quiet, a manual clock, no data plane; `opts` override. */
+export function leaderReconciler(url: string, opts: Partial<ReconcilerOptions> = {}): Reconciler {
+  return new Reconciler({
+    rest: new KubeRest(kubeConfigFor(url)),
+    settings: operatorSettings({ namespace: "oooi-system" }),
+    dataPlane: new FakeDataPlane(),
+    clock: new ManualClock(),
+    logger: quietLogger,
+    metrics: new Metrics().recorder(OPERATOR_METRICS),
+    isLeader: () => true,
+    ...opts,
+  });
 }
 
 /** An operator on the fake with test timings; returns it with its state log and metrics. */

@@ -349,7 +349,7 @@ export class Reconciler {
     }
 
     // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
-    const infraKeys = servableKeys(desired);
+    const infraKeys = infrasByKey(desired);
     const candidates =
       scope?.prune ??
       [...KIND_OF_RESOURCE.keys()].flatMap((resource) =>
@@ -758,7 +758,7 @@ function attachmentsOf(o: { metadata?: { annotations?: Readonly<Record<string, s
  * yet): their cross-namespace objects are kept as they are until the Infra is servable again.
  */
 function heldAttachments(observed: Observed, desired: DesiredState): Set<string> {
-  const servable = servableKeys(desired);
+  const servable = infrasByKey(desired);
   const existing = new Set(
     [...observed.raw.infras.values()].map((i) => `${i.metadata?.namespace ?? ""}/${i.metadata?.name ?? ""}`),
   );
@@ -777,37 +777,22 @@ function heldAttachments(observed: Observed, desired: DesiredState): Set<string>
 
 /** The desired Infras among `keys` ("<namespace>/<name>"), in the desired state's order. */
 function scopedInfras(desired: DesiredState, keys: ReadonlySet<string>): DesiredInfra[] {
+  const byKey = infrasByKey(desired);
+  // The desired state's order is its keys' order.
+  return [...keys].sort().flatMap((key) => byKey.get(key) ?? []);
+}
+
+/** The Infras with a desired state by "<namespace>/<name>", once per desired state (a pass over an unchanged one reuses it). */
+function infrasByKey(desired: DesiredState): ReadonlyMap<string, DesiredInfra> {
   let byKey = byKeyOf.get(desired);
   if (byKey === undefined) {
     byKey = new Map(desired.infras.map((i) => [`${i.infra.namespace}/${i.infra.name}`, i]));
     byKeyOf.set(desired, byKey);
   }
-  const out: DesiredInfra[] = [];
-  for (const key of keys) {
-    const infra = byKey.get(key);
-    if (infra !== undefined) out.push(infra);
-  }
-  return out.sort((a, b) => cmpKey(a, b));
+  return byKey;
 }
 
 const byKeyOf = new WeakMap<DesiredState, ReadonlyMap<string, DesiredInfra>>();
-
-const cmpKey = (a: DesiredInfra, b: DesiredInfra): number => {
-  const [x, y] = [`${a.infra.namespace}/${a.infra.name}`, `${b.infra.namespace}/${b.infra.name}`];
-  return x < y ? -1 : x > y ? 1 : 0;
-};
-
-/** "<namespace>/<name>" of the Infras with a desired state, once per desired state (a pass over an unchanged one reuses it). */
-function servableKeys(desired: DesiredState): ReadonlySet<string> {
-  let keys = servableOf.get(desired);
-  if (keys === undefined) {
-    keys = new Set(desired.infras.map((i) => `${i.infra.namespace}/${i.infra.name}`));
-    servableOf.set(desired, keys);
-  }
-  return keys;
-}
-
-const servableOf = new WeakMap<DesiredState, ReadonlySet<string>>();
 
 function withoutTransitionTimes(status: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const conditions = status["conditions"];

@@ -32,7 +32,14 @@ import { SnapshotMap } from "../../../src/watchers/kube/snapshot-map.js";
 import { kubeConfigFor, type FakeApiServer } from "../../support/fake-apiserver/index.js";
 import type { JsonObject, ResourceKind } from "../../support/fake-apiserver/types.js";
 import { ManualClock } from "../../support/manual-clock.js";
-import { counter, FakeDataPlane, markDeploymentsAvailable, quietLogger, seededFake, storedList } from "../support.js";
+import {
+  counter,
+  FakeDataPlane,
+  leaderReconciler,
+  markDeploymentsAvailable,
+  seededFake,
+  storedList,
+} from "../support.js";
 
 /** A second Infra, in its own namespace and VLAN, with no attachment: an Infra a change elsewhere must not disturb. */
 const SECOND_INFRA: readonly JsonObject[] = [
@@ -90,16 +97,13 @@ class Side {
     readonly clock = new ManualClock(),
     pki?: OperatorCa,
   ) {
-    this.reconciler = new Reconciler({
+    this.reconciler = leaderReconciler(fake.url, {
       ...(pki === undefined ? {} : { pki }),
-      rest: new KubeRest(kubeConfigFor(fake.url)),
       // Kea's SCC bound by the operator: a RoleBinding it cannot watch, checked by a read when it must write.
       settings: operatorSettings({ namespace: "oooi-system", keaScc: "bind" }),
       dataPlane: this.dataPlane,
       clock,
-      logger: quietLogger,
       metrics: this.metrics,
-      isLeader: () => true,
       fullPassMs,
     });
     this.#rendering = new OperatorRendering({
