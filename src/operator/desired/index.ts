@@ -8,8 +8,8 @@ import { networkAttachment } from "../../model/network.js";
 import { topologyKey } from "../../model/topology-key.js";
 import { attachmentRef } from "../../model/attachments.js";
 import { compareProblems, refKey } from "../../model/problems.js";
-import { patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
-import { changedBetween, type Changed } from "../../util/merge-sorted.js";
+import { changedKeys, patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
+import { changedBetween, patchSortedList, type Changed } from "../../util/merge-sorted.js";
 import { readyCondition } from "../../model/status.js";
 import type { BuildResult, ClusterState, ObjectRef, Problem, ProblemReason, Topology } from "../../model/types.js";
 import type { RenderedInfra } from "../../pipeline/outputs.js";
@@ -89,9 +89,13 @@ export interface DesiredState {
 
 type Component = "dhcp" | "dns" | "proxy";
 
+type Rendering = Pick<RenderedInfra, "topology" | "coreDns">;
+
 /** One Infra's part of a desired state, and what it was computed from (compared by identity or value). */
 interface MemoEntry {
-  readonly rendered: Pick<RenderedInfra, "topology" | "coreDns">;
+  /** "<namespace>/<name>" of the Infra. */
+  readonly key: string;
+  readonly rendered: Rendering;
   readonly infra: Infra;
   readonly settings: OperatorSettings;
   readonly nadConfig: string | undefined;
@@ -102,17 +106,50 @@ interface MemoEntry {
   readonly problems: readonly Problem[];
 }
 
+/** The renderings the memo's entries were computed from, by "<namespace>/<name>". */
+interface RenderingIndex {
+  of: readonly Rendering[];
+  readonly byKey: Map<string, Rendering>;
+}
+
+/** The Infras the memo's entries were computed from, by "<namespace>/<name>", and by the NAD each attaches to. */
+interface InfraIndex {
+  of: readonly Infra[];
+  readonly byKey: Map<string, Infra>;
+  readonly byNad: Map<string, Set<string>>;
+}
+
+/** The last answer and the entries it was assembled from, both in Infra order. */
+interface LastAnswer {
+  readonly state: DesiredState;
+  readonly entries: readonly MemoEntry[];
+  /** The claims of each entry with objects: crossNamespace's input. */
+  readonly claims: readonly (readonly PolicyClaim[])[];
+}
+
 /**
  * The previous desired state's parts, for `desiredState` to reuse: an Infra whose rendering (the
  * same RenderedInfra object, which renderAll keeps while its topology is unchanged), Infra object,
  * settings, NAD config and attachments' flags are unchanged gets the same objects — the same
  * object identities, so their content hashes are not computed again (src/operator/writing/applied.ts).
- * A watch event then costs the Infras it feeds, not every Infra. Only the memo is mutated.
+ * Only the Infras one of those inputs moved for are visited, and the answer's lists are patched at
+ * them: a watch event costs the Infras it feeds, not every Infra. Only the memo is mutated.
  */
 export class DesiredMemo {
-  readonly #infras = new Map<string, MemoEntry>();
+  /** Each Infra's entry, by "<namespace>/<name>"; an Infra without a uid has a problem in #unobserved instead. */
+  readonly #entries = new Map<string, MemoEntry>();
+  readonly #unobserved = new Map<string, Problem>();
+  #renderings: { of: readonly Rendering[]; readonly byKey: Map<string, Rendering> } | undefined;
+  #infras:
+    { of: readonly Infra[]; readonly byKey: Map<string, Infra>; readonly byNad: Map<string, Set<string>> } | undefined;
+  #nads: ReadonlyMap<string, string> | undefined;
+  #settings: OperatorSettings | undefined;
   #cross:
     { readonly claims: readonly (readonly PolicyClaim[])[]; readonly objects: readonly DesiredObject[] } | undefined;
+  #attachments: AttachmentFacts | undefined;
+  /** The model's problems the last flags were read with. */
+  #problems: readonly Problem[] | undefined;
+  last: LastAnswer | undefined;
 
   /** Reuses or computes the cross-namespace objects of these per-Infra claims. */
   crossNamespace(claims: readonly (readonly PolicyClaim[])[]): readonly DesiredObject[] {
@@ -123,16 +160,111 @@ export class DesiredMemo {
     return objects;
   }
 
-  #byName: { readonly of: readonly Infra[]; readonly map: ReadonlyMap<string, Infra> } | undefined;
-  #attachments: AttachmentFacts | undefined;
-  /** The model's problems the last flags were read with. */
-  #problems: readonly Problem[] | undefined;
+  /**
+   * The Infras ("<namespace>/<name>") whose entry may differ from the memo's: those whose rendering
+   * or Infra object is not the one it was computed from, whose NAD's config moved, or in `moved`
+   * (their attachments' flags); every Infra, and every one the memo holds, when the settings changed
+   * or `moved` is undefined. The memo's indexes of these inputs are patched at what changed (each
+   * list compared with the last by identity, without a key per element).
+   */
+  visit(
+    renderings: readonly Rendering[],
+    infras: readonly Infra[],
+    nads: ReadonlyMap<string, string>,
+    settings: OperatorSettings,
+    moved: ReadonlySet<string> | undefined,
+  ): Iterable<string> {
+    const keys = new Set<string>(moved);
+    const r: RenderingIndex = (this.#renderings ??= { of: [], byKey: new Map() });
+    if (r.of !== renderings) {
+      const { removed, added } = changedBetween(r.of, renderings, byTopologyKey);
+      for (const x of removed) {
+        const key = topologyKey(x.topology);
+        if (r.byKey.get(key) === x) r.byKey.delete(key);
+        keys.add(key);
+      }
+      for (const x of added) {
+        const key = topologyKey(x.topology);
+        r.byKey.set(key, x);
+        keys.add(key);
+      }
+      r.of = renderings;
+    }
+    const i: InfraIndex = (this.#infras ??= { of: [], byKey: new Map(), byNad: new Map() });
+    if (i.of !== infras) {
+      const { removed, added } = changedBetween(i.of, infras, byInfraKey);
+      const unindex = (x: Infra, key: string): void => {
+        const nad = nadKeyOf(x);
+        if (nad !== undefined) i.byNad.get(nad)?.delete(key);
+      };
+      for (const x of removed) {
+        const key = infraKey(x);
+        if (i.byKey.get(key) === x) {
+          i.byKey.delete(key);
+          unindex(x, key);
+        }
+        keys.add(key);
+      }
+      for (const x of added) {
+        const key = infraKey(x);
+        const was = i.byKey.get(key);
+        if (was !== undefined) unindex(was, key);
+        i.byKey.set(key, x);
+        const nad = nadKeyOf(x);
+        if (nad !== undefined) {
+          const of = i.byNad.get(nad) ?? new Set<string>();
+          of.add(key);
+          i.byNad.set(nad, of);
+        }
+        keys.add(key);
+      }
+      i.of = infras;
+    }
+    if (this.#nads !== undefined && this.#nads !== nads)
+      for (const nad of changedKeys(this.#nads, nads)) for (const key of i.byNad.get(nad) ?? []) keys.add(key);
+    this.#nads = nads;
+    const full = moved === undefined || this.#settings !== settings;
+    this.#settings = settings;
+    return full ? new Set([...r.byKey.keys(), ...this.#entries.keys(), ...this.#unobserved.keys()]) : keys;
+  }
 
-  /** The Infras by "<namespace>/<name>": the same map while the state keeps its list of Infras. */
-  infrasByName(infras: readonly Infra[]): ReadonlyMap<string, Infra> {
-    if (this.#byName?.of !== infras)
-      this.#byName = { of: infras, map: new Map(infras.map((i) => [`${i.metadata.namespace}/${i.metadata.name}`, i])) };
-    return this.#byName.map;
+  rendering(key: string): Rendering | undefined {
+    return this.#renderings?.byKey.get(key);
+  }
+
+  infra(key: string): Infra | undefined {
+    return this.#infras?.byKey.get(key);
+  }
+
+  entry(key: string): MemoEntry | undefined {
+    return this.#entries.get(key);
+  }
+
+  setEntry(key: string, entry: MemoEntry | undefined): void {
+    if (entry === undefined) this.#entries.delete(key);
+    else this.#entries.set(key, entry);
+  }
+
+  /** Notes whether an Infra waits for its uid (`ref`: its problem's object); true when that changed. */
+  setUnobserved(key: string, ref: ObjectRef | undefined): boolean {
+    if ((ref !== undefined) === this.#unobserved.has(key)) return false;
+    if (ref === undefined) this.#unobserved.delete(key);
+    else
+      this.#unobserved.set(
+        key,
+        problem(
+          ref,
+          "metadata.uid",
+          "InfraNotObserved",
+          "the Infra's uid is not known yet; its objects are applied once it is",
+        ),
+      );
+    return true;
+  }
+
+  /** The Infras waiting for their uid: their problems. */
+  unobserved(): Iterable<Problem> {
+    return this.#unobserved.values();
   }
 
   /**
@@ -175,24 +307,15 @@ export class DesiredMemo {
     }
     return { ...facts, moved };
   }
-
-  get(key: string): MemoEntry | undefined {
-    return this.#infras.get(key);
-  }
-
-  /**
-   * The last answer and the entries it was made of; `plain`: no Infra lacked its uid (such an
-   * Infra has no entry, only a problem, so equal entries alone would not say the answer is the same).
-   */
-  last: { readonly state: DesiredState; readonly entries: readonly MemoEntry[]; readonly plain: boolean } | undefined;
-
-  /** Keeps exactly these Infras' entries. */
-  replace(entries: ReadonlyMap<string, MemoEntry>): void {
-    if (entries.size === this.#infras.size && [...entries].every(([k, v]) => this.#infras.get(k) === v)) return;
-    this.#infras.clear();
-    for (const [k, v] of entries) this.#infras.set(k, v);
-  }
 }
+
+const infraKey = (i: Infra): string => `${i.metadata.namespace}/${i.metadata.name}`;
+const byInfraKey = (x: Infra, y: Infra): number => cmp(infraKey(x), infraKey(y));
+const byTopologyKey = (x: Rendering, y: Rendering): number => cmp(topologyKey(x.topology), topologyKey(y.topology));
+const byEntryKey = (x: MemoEntry, y: MemoEntry): number => cmp(x.key, y.key);
+const byDesiredKey = (x: DesiredInfra, y: DesiredInfra): number =>
+  cmp(`${x.infra.namespace}/${x.infra.name}`, `${y.infra.namespace}/${y.infra.name}`);
+const NO_NADS: ReadonlyMap<string, string> = new Map();
 
 /** What the flags read of the attachments. */
 interface AttachmentFacts {
@@ -255,7 +378,6 @@ function problemsByRef(problems: readonly Problem[]): ReadonlyMap<string, Proble
 /** Computes every object the operator must apply; `memo` carries unchanged Infras' objects over from the last call. */
 export function desiredState(input: DesiredInput, memo: DesiredMemo = new DesiredMemo()): DesiredState {
   const { state, settings } = input;
-  const infras = memo.infrasByName(state.infras);
   const modelProblems = input.outputs.model.problems;
   const facts = memo.attachmentFacts(state.attachments, modelProblems);
   const { terminating, uids: attachmentUids, moved } = facts;
@@ -265,105 +387,88 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
     const mine = problemsByRef(modelProblems).get(refKey(ref));
     return mine === undefined || readyCondition(mine).status === "True";
   };
-  /** Infras without their objects yet (no uid observed). */
-  const problems: Problem[] = [];
-  const entries = new Map<string, MemoEntry>();
-  const order: MemoEntry[] = [];
+  const nads = input.networkAttachments ?? NO_NADS;
+  const visit = memo.visit(input.outputs.infras, state.infras, nads, settings, moved);
 
-  for (const r of inOrder(input.outputs.infras)) {
-    const ref = r.topology.infra;
-    const key = topologyKey(r.topology);
-    const infra = infras.get(key);
+  const removed = new Set<MemoEntry>();
+  const added: MemoEntry[] = [];
+  let unobservedMoved = false;
+  let claimsMoved = false;
+  let problemsMoved = false;
+  for (const key of visit) {
+    const r = memo.rendering(key);
+    const infra = memo.infra(key);
     const uid = infra?.metadata.uid;
-    if (infra === undefined || uid === undefined || uid === "") {
-      problems.push(
-        problem(
-          ref,
-          "metadata.uid",
-          "InfraNotObserved",
-          "the Infra's uid is not known yet; its objects are applied once it is",
-        ),
-      );
-      continue;
+    const observed = r !== undefined && infra !== undefined && uid !== undefined && uid !== "";
+    if (memo.setUnobserved(key, r === undefined || observed ? undefined : r.topology.infra)) unobservedMoved = true;
+    const was = memo.entry(key);
+    let entry: MemoEntry | undefined;
+    if (observed) {
+      const nad = nadKeyOf(infra);
+      const nadConfig = nad === undefined ? undefined : nads.get(nad);
+      // The uid too: it owns the attachment's public Service, and a re-created attachment has a new one.
+      // Read again when the rendering or one of its attachments (or a problem about one) moved.
+      const flags =
+        was?.rendered === r && moved !== undefined && !moved.has(key)
+          ? was.flags
+          : r.topology.attachments
+              .map(
+                (a) =>
+                  `${terminating.has(`${a.ref.namespace}/${a.ref.name}`) ? "T" : "-"}${ready(a.ref) ? "R" : "-"}` +
+                  (attachmentUids.get(refKey(a.ref)) ?? ""),
+              )
+              .join(",");
+      entry =
+        was?.rendered === r &&
+        was.infra === infra &&
+        was.settings === settings &&
+        was.nadConfig === nadConfig &&
+        was.flags === flags
+          ? was
+          : infraEntry(key, infra, uid, r, { settings, nadConfig, terminating, ready, attachmentUids }, flags, was);
     }
-    const nad = nadKeyOf(infra);
-    const nadConfig = nad === undefined ? undefined : input.networkAttachments?.get(nad);
-    const was = memo.get(key);
-    // The uid too: it owns the attachment's public Service, and a re-created attachment has a new one.
-    // Read again when the rendering or one of its attachments (or a problem about one) moved.
-    const flags =
-      was?.rendered === r && moved !== undefined && !moved.has(key)
-        ? was.flags
-        : r.topology.attachments
-            .map(
-              (a) =>
-                `${terminating.has(`${a.ref.namespace}/${a.ref.name}`) ? "T" : "-"}${ready(a.ref) ? "R" : "-"}` +
-                (attachmentUids.get(refKey(a.ref)) ?? ""),
-            )
-            .join(",");
-    const entry =
-      was?.rendered === r &&
-      was.infra === infra &&
-      was.settings === settings &&
-      was.nadConfig === nadConfig &&
-      was.flags === flags
-        ? was
-        : infraEntry(infra, uid, r, { settings, nadConfig, terminating, ready, attachmentUids }, flags, was);
-    entries.set(key, entry);
-    order.push(entry);
+    if (entry === was) continue;
+    memo.setEntry(key, entry);
+    if (was !== undefined) removed.add(was);
+    if (entry !== undefined) added.push(entry);
+    if (claimsOf(was) !== claimsOf(entry)) claimsMoved = true;
+    if ((was?.problems ?? NO_PROBLEMS) !== (entry?.problems ?? NO_PROBLEMS)) problemsMoved = true;
   }
-  memo.replace(entries);
-  // Every Infra's entry as it was (a watch event that changed nothing here): the same answer.
   const last = memo.last;
-  if (
-    last?.plain === true &&
-    problems.length === 0 &&
-    last.entries.length === order.length &&
-    last.entries.every((e, i) => sameEntry(e, order[i]))
-  ) {
-    memo.last = { ...last, entries: order };
-    return last.state;
-  }
-  const out: DesiredInfra[] = [];
-  const claims: (readonly PolicyClaim[])[] = [];
-  const all: Problem[] = [...problems];
-  for (const entry of order) {
-    all.push(...entry.problems);
-    if (entry.desired === undefined) continue;
-    out.push(entry.desired);
-    claims.push(entry.claims);
-  }
-  const desired: DesiredState = {
-    infras: out,
-    crossNamespace: memo.crossNamespace(claims),
-    problems: all.sort((a, b) => cmp(refKey(a.object), refKey(b.object)) || cmp(a.reason, b.reason)),
-  };
-  memo.last = { state: desired, entries: order, plain: problems.length === 0 };
+  // No Infra's entry moved (a watch event that changed nothing here): the same answer.
+  if (last !== undefined && !unobservedMoved && removed.size === 0 && added.length === 0) return last.state;
+
+  added.sort(byEntryKey);
+  const entries = patchSortedList(last?.entries ?? [], removed, added, byEntryKey);
+  const desiredWas = new Set<DesiredInfra>();
+  for (const e of removed) if (e.desired !== undefined) desiredWas.add(e.desired);
+  const infras = patchSortedList(
+    last?.state.infras ?? [],
+    desiredWas,
+    added.flatMap((e) => e.desired ?? []),
+    byDesiredKey,
+  );
+  const claims =
+    last === undefined || claimsMoved
+      ? entries.flatMap((e) => (e.desired === undefined ? [] : [e.claims]))
+      : last.claims;
+  const problems =
+    last === undefined || problemsMoved || unobservedMoved
+      ? [...memo.unobserved(), ...entries.flatMap((e) => e.problems)].sort(
+          (a, b) => cmp(refKey(a.object), refKey(b.object)) || cmp(a.reason, b.reason),
+        )
+      : last.state.problems;
+  const desired: DesiredState = { infras, crossNamespace: memo.crossNamespace(claims), problems };
+  memo.last = { state: desired, entries, claims };
   return desired;
 }
 
-/** Two entries that give the same objects, claims and problems. */
-function sameEntry(a: MemoEntry, b: MemoEntry | undefined): boolean {
-  return b !== undefined && a.desired === b.desired && a.claims === b.claims && a.problems === b.problems;
+/** An entry's part of the cross-namespace claims: none without objects. */
+function claimsOf(e: MemoEntry | undefined): readonly PolicyClaim[] | undefined {
+  return e?.desired === undefined ? undefined : e.claims;
 }
 
-/**
- * The renderings in Infra order (refKey's, which is "<namespace>/<name>"'s): renderAll keeps them
- * in that order already, so they are sorted only when they are not.
- */
-function inOrder<T extends Pick<RenderedInfra, "topology">>(infras: readonly T[]): readonly T[] {
-  let previous: string | undefined;
-  for (const r of infras) {
-    const key = topologyKey(r.topology);
-    if (previous !== undefined && cmp(previous, key) > 0)
-      return infras
-        .map((x) => ({ r: x, sortKey: refKey(x.topology.infra) }))
-        .sort((a, b) => cmp(a.sortKey, b.sortKey))
-        .map(({ r: x }) => x);
-    previous = key;
-  }
-  return infras;
-}
+const NO_PROBLEMS: readonly Problem[] = [];
 
 /** "<namespace>/<name>" of the NAD an Infra attaches its components to, once per Infra object. */
 function nadKeyOf(infra: Infra): string | undefined {
@@ -378,27 +483,20 @@ const nadKeys = new WeakMap<Infra, string | undefined>();
 
 /** One Infra's objects, claims and problems, computed. */
 function infraEntry(
+  key: string,
   infra: Infra,
   uid: string,
-  r: Pick<RenderedInfra, "topology" | "coreDns">,
+  r: Rendering,
   shared: Shared,
   flags: string,
   was: MemoEntry | undefined,
 ): MemoEntry {
   const ref = r.topology.infra;
-  const problems: Problem[] = [];
-  const base = {
-    rendered: r,
-    infra,
-    settings: shared.settings,
-    nadConfig: shared.nadConfig,
-    flags,
-    problems,
-  };
-  const built = infraObjects(infra, uid, r, shared, problems);
+  const found: Problem[] = [];
+  const built = infraObjects(infra, uid, r, shared, found);
   const invalid = invalidNames(built.objects);
-  if (invalid.length > 0) {
-    problems.push(
+  if (invalid.length > 0)
+    found.push(
       problem(
         ref,
         "metadata.name",
@@ -406,8 +504,17 @@ function infraEntry(
         `objects derived from the Infra's name would be invalid (${invalid.join("; ")}); use a shorter name of lower-case letters, digits and '-' starting with a letter`,
       ),
     );
-    return { ...base, desired: undefined, claims: [] };
-  }
+  const base = {
+    key,
+    rendered: r,
+    infra,
+    settings: shared.settings,
+    nadConfig: shared.nadConfig,
+    flags,
+    // No problems (the usual case) is one list: an entry computed again then moves no problem.
+    problems: found.length === 0 ? NO_PROBLEMS : found,
+  };
+  if (invalid.length > 0) return { ...base, desired: undefined, claims: [] };
   // Builders share label maps and env lists; each returned object owns its own copy.
   const desired = { infra: ref, objects: sortObjects(built.objects).map((o) => structuredClone(o)) };
   // The same claims keep their array, so the cross-namespace objects are not computed again.
