@@ -3,11 +3,12 @@
 // Infra's changed since a pass that left it settled, a second look would decide the same, so only
 // the Infras something changed for are looked at again — a Machine's change costs its Infra, not
 // every object of every Infra. Pure: the reconciler keeps the memory (src/operator/writing/reconcile.ts).
+import { changedBetween } from "../../util/merge-sorted.js";
 import { changedKeys } from "../../util/overlay-map.js";
 import type { RawObjects } from "../../watchers/kube/observed.js";
 import type { ResourceName } from "../../watchers/kube/resources.js";
 import type { DesiredInfra, DesiredState } from "../desired/index.js";
-import { MANAGED_KINDS, type DesiredObject, type ManagedKind } from "../desired/objects.js";
+import { cmp, MANAGED_KINDS, type DesiredObject, type ManagedKind } from "../desired/objects.js";
 import type { StatusMemory } from "./status-scope.js";
 
 /** The resource each managed kind the operator watches is listed under (the others are never pruned). */
@@ -71,6 +72,8 @@ export function keyOf(kind: string, namespace: string | undefined, name: string)
 }
 
 const infraKey = (d: DesiredInfra): string => `${d.infra.namespace}/${d.infra.name}`;
+/** The desired state's order of its Infras. */
+const byInfraKey = (x: DesiredInfra, y: DesiredInfra): number => cmp(infraKey(x), infraKey(y));
 
 function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   if (a.size !== b.size) return false;
@@ -188,26 +191,24 @@ export class DesiredKeys {
   /** The desired state of the last update: the same one again moved nothing. */
   #last: DesiredState | undefined;
 
-  /** Brought up to `desired`: how it moved since the update before. */
+  /**
+   * Brought up to `desired`: how it moved since the update before. Only the Infras whose desired
+   * objects are not the ones of the last update are visited (the two lists compared by identity).
+   */
   update(desired: DesiredState): DesiredChanges {
     if (desired === this.#last) return { changed: new Set(), dropped: [], servableMoved: false };
+    const { removed, added } = changedBetween(this.#last?.infras ?? [], desired.infras, byInfraKey);
     this.#last = desired;
     const changes = { changed: new Set<string>(), dropped: [] as (readonly [ResourceName, string])[] };
     let servableMoved = false;
-    const seen = new Set<string>();
-    for (const d of desired.infras) {
-      const key = infraKey(d);
-      seen.add(key);
+    const now = new Map(added.map((d) => [infraKey(d), d.objects]));
+    for (const key of new Set([...removed.map(infraKey), ...now.keys()])) {
       const was = this.#byInfra.get(key);
-      if (was === undefined) servableMoved = true;
-      this.#swap(key, was ?? [], d.objects, changes);
-      this.#byInfra.set(key, d.objects);
-    }
-    for (const [key, objects] of this.#byInfra) {
-      if (seen.has(key)) continue;
-      servableMoved = true;
-      this.#swap(key, objects, [], changes);
-      this.#byInfra.delete(key);
+      const is = now.get(key);
+      if ((was === undefined) !== (is === undefined)) servableMoved = true;
+      this.#swap(key, was ?? [], is ?? [], changes);
+      if (is === undefined) this.#byInfra.delete(key);
+      else this.#byInfra.set(key, is);
     }
     this.#swap(CROSS_NAMESPACE, this.#cross, desired.crossNamespace, changes);
     this.#cross = desired.crossNamespace;

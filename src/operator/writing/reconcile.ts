@@ -759,12 +759,11 @@ function attachmentsOf(o: { metadata?: { annotations?: Readonly<Record<string, s
  */
 function heldAttachments(observed: Observed, desired: DesiredState): Set<string> {
   const servable = infrasByKey(desired);
-  const existing = new Set(
-    [...observed.raw.infras.values()].map((i) => `${i.metadata?.namespace ?? ""}/${i.metadata?.name ?? ""}`),
-  );
+  // The watch keys its Infras "<namespace>/<name>", as servable does.
+  const existing = observed.raw.infras;
   const held = new Set<string>();
   // Every Infra servable (the usual case): no attachment is held, and none is looked at.
-  if ([...existing].every((k) => servable.has(k))) return held;
+  if (sameKeys(existing, servable)) return held;
   for (const a of observed.raw.attachments.values()) {
     if (a.metadata?.deletionTimestamp !== undefined) continue;
     const infraName = ((a["spec"] ?? {}) as Partial<InfraClusterAttachment["spec"]>).infraRef?.name;
@@ -773,6 +772,13 @@ function heldAttachments(observed: Observed, desired: DesiredState): Set<string>
       held.add(`${a.metadata?.namespace ?? ""}/${a.metadata?.name ?? ""}`);
   }
   return held;
+}
+
+/** Two maps with the same keys (equal counts, and every key of one in the other): no key built per entry. */
+function sameKeys(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>): boolean {
+  if (a.size !== b.size) return false;
+  for (const k of a.keys()) if (!b.has(k)) return false;
+  return true;
 }
 
 /** The desired Infras among `keys` ("<namespace>/<name>"), in the desired state's order. */

@@ -612,6 +612,84 @@ describe("DesiredKeys", () => {
     expect(has(desiredOf({ "ns/b": [] }))).toEqual([]);
     expect(has(desiredOf({}, [object("Service", "ns", "y")]))).toEqual(["Service/ns/y"]);
   });
+
+  it("patched at the Infras whose objects moved, answers as one updated with the last state alone", () => {
+    // Keys whose string order is not their (namespace, name) order: "n-b/x" < "n/x".
+    const infraKeys = ["n/x", "n-b/x", "n/y", "o/a"];
+    /** Each Infra's objects in variant v (0: none desired); the same variant is the same array. */
+    const variants = new Map<string, readonly DesiredObject[]>();
+    const objectsOf = (key: string, v: number): readonly DesiredObject[] => {
+      const id = `${key} ${v}`;
+      let objects = variants.get(id);
+      if (objects === undefined) {
+        const [namespace = "", name = ""] = key.split("/");
+        // Variant 3 desires the ConfigMap of variant 1 under its Infra's neighbour's name: two owners of one key.
+        objects =
+          v === 3
+            ? [object("ConfigMap", "shared", "same", name)]
+            : [
+                object("ConfigMap", namespace, `${name}-dns`, name),
+                ...(v === 2 ? [object("Service", namespace, `${name}-proxy`, name)] : []),
+              ];
+        variants.set(id, objects);
+      }
+      return objects;
+    };
+    const cross = [[], [object("NetworkPolicy", "cp", "allow-infrastructure")]] as const;
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.array(fc.nat(3), { minLength: 4, maxLength: 4 }), fc.nat(1)), {
+          minLength: 1,
+          maxLength: 20,
+        }),
+        (steps) => {
+          const keys = new DesiredKeys();
+          const infras = new Map<string, DesiredState["infras"][number]>();
+          let last: { readonly of: readonly number[]; readonly desired: DesiredState } | undefined;
+          for (const [vs, c] of steps) {
+            // An Infra whose variant is unchanged keeps its very DesiredInfra, as desiredState does.
+            const list = infraKeys
+              .map((key, i) => ({ key, v: vs[i] ?? 0 }))
+              .filter(({ v }) => v !== 0)
+              .map(({ key, v }) => {
+                const id = `${key} ${v}`;
+                let d = infras.get(id);
+                if (d === undefined) {
+                  const [namespace = "", name = ""] = key.split("/");
+                  d = { infra: { kind: "Infra", namespace, name }, objects: objectsOf(key, v) };
+                  infras.set(id, d);
+                }
+                return d;
+              })
+              .sort((x, y) => {
+                const [a, b] = [`${x.infra.namespace}/${x.infra.name}`, `${y.infra.namespace}/${y.infra.name}`];
+                return a < b ? -1 : a > b ? 1 : 0;
+              });
+            const desired: DesiredState = { infras: list, crossNamespace: cross[c === 0 ? 0 : 1], problems: [] };
+            const moved = keys.update(desired);
+            const fresh = new DesiredKeys();
+            fresh.update(desired);
+            const every = [...variants.values(), ...cross]
+              .flat()
+              .map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`);
+            for (const key of every) {
+              expect(keys.has(key), key).toBe(fresh.has(key));
+              expect([...keys.owners(key)].sort(), key).toEqual([...fresh.owners(key)].sort());
+            }
+            // Exactly the Infras whose objects moved (and the cross-namespace objects) are named.
+            const before = last?.of ?? [0, 0, 0, 0];
+            const want = infraKeys.filter((_, i) => (before[i] ?? 0) !== (vs[i] ?? 0));
+            expect([...moved.changed].filter((k) => k !== "").sort()).toEqual(want.sort());
+            expect(moved.servableMoved).toBe(
+              infraKeys.some((_, i) => ((before[i] ?? 0) === 0) !== ((vs[i] ?? 0) === 0)),
+            );
+            last = { of: vs, desired };
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe("passScope", () => {
