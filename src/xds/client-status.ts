@@ -216,6 +216,11 @@ interface NodeEntry {
   connectedStreams: number;
   lastSeen: number;
   types: readonly MutableType[];
+  /**
+   * Its NodeStatus while none of the above moved: a reader (every reconcile pass) gets the very
+   * object of a node that did not change. Writers reach an entry only through XdsStatus.#changing, which drops it.
+   */
+  view: NodeStatus | undefined;
 }
 
 type MutablePush = { -readonly [K in keyof PushRecord]: PushRecord[K] };
@@ -225,6 +230,8 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
   readonly #streams = new Map<string, StreamEntry>();
   /** By clientKey, least recently connected first. */
   readonly #nodes = new Map<string, NodeEntry>();
+  /** #nodes in nodes() order; undefined once a node came or went (a node's own change keeps its place). */
+  #sorted: NodeEntry[] | undefined;
   /** Nodes in #nodes with no stream connected, kept as they change: a close costs no walk of every node. */
   #idleNodes = 0;
   readonly #history: MutablePush[] = [];
@@ -254,14 +261,8 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
   }
 
   nodes(): NodeStatus[] {
-    const order = (n: NodeEntry): string[] => [n.node.id, n.node.cluster, n.identity];
-    return [...this.#nodes.values()]
-      .sort((a, b) => {
-        const [x, y] = [order(a), order(b)];
-        const i = x.findIndex((v, j) => v !== y[j]);
-        return i === -1 ? 0 : (x[i] ?? "") < (y[i] ?? "") ? -1 : 1;
-      })
-      .map(nodeView);
+    this.#sorted ??= [...this.#nodes.values()].sort(nodeOrder);
+    return this.#sorted.map(nodeView);
   }
 
   node(nodeId: string, group?: string): NodeStatus | undefined {
@@ -269,6 +270,18 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     for (const n of this.#nodes.values())
       if (n.node.id === nodeId && (group === undefined || n.node.cluster === group)) found = n;
     return found && nodeView(found);
+  }
+
+  /** The entry of `key` for writing: its view goes, so the next read sees the write. */
+  #changing(key: string): NodeEntry | undefined {
+    const n = this.#nodes.get(key);
+    if (n !== undefined) n.view = undefined;
+    return n;
+  }
+
+  #forget(key: string): void {
+    this.#nodes.delete(key);
+    this.#sorted = undefined;
   }
 
   history(): PushRecord[] {
@@ -291,7 +304,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     const key = clientKey(info.identity, info.node);
     const entry: StreamEntry = { ...info, key, types: [], config };
     this.#streams.set(info.streamId, entry);
-    const node = this.#nodes.get(key);
+    const node = this.#changing(key);
     if (node) {
       node.node = info.node;
       if (node.connectedStreams === 0) this.#idleNodes -= 1;
@@ -306,7 +319,9 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
         connectedStreams: 1,
         lastSeen: info.connectedAt,
         types: [],
+        view: undefined,
       });
+      this.#sorted = undefined;
     }
     this.emit("stream-open", streamView(entry));
   }
@@ -323,7 +338,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     const s = this.#streams.get(streamId);
     if (!s) return undefined;
     typeOf(s, typeUrl).lastSent = sent;
-    const n = this.#nodes.get(s.key);
+    const n = this.#changing(s.key);
     if (n) typeOf(n, typeUrl).lastSent = sent;
     const record: MutablePush = {
       streamId,
@@ -357,7 +372,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     const s = this.#streams.get(streamId);
     if (!s) return;
     typeOf(s, typeUrl).lastAcked = ack;
-    const n = this.#nodes.get(s.key);
+    const n = this.#changing(s.key);
     if (n) {
       typeOf(n, typeUrl).lastAcked = ack;
       n.lastSeen = ack.at;
@@ -372,7 +387,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
   recordNack(streamId: string, push: PushRecord | undefined, nack: Omit<NackRecord, "repeats">, typeUrl: string): void {
     const s = this.#streams.get(streamId);
     if (!s) return;
-    const n = this.#nodes.get(s.key);
+    const n = this.#changing(s.key);
     const previous = n?.types.find((t) => t.typeUrl === typeUrl)?.lastNack;
     const first = previous?.version !== nack.version || previous.message !== nack.message;
     const record: NackRecord = { ...nack, repeats: first ? 1 : previous.repeats + 1 };
@@ -402,12 +417,12 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     const s = this.#streams.get(streamId);
     if (!s) return;
     this.#streams.delete(streamId);
-    const n = this.#nodes.get(s.key);
+    const n = this.#changing(s.key);
     if (n && n.connectedStreams > 0) {
       n.connectedStreams -= 1;
       n.lastSeen = at;
       // A probe that finished is not a client that went away: nothing of it stays listed.
-      if (n.connectedStreams === 0 && isProbe(n.node)) this.#nodes.delete(s.key);
+      if (n.connectedStreams === 0 && isProbe(n.node)) this.#forget(s.key);
       else if (n.connectedStreams === 0) this.#idleNodes += 1;
     }
     this.#evictIdleNodes();
@@ -419,7 +434,7 @@ export class XdsStatus extends EventEmitter<XdsStatusEvents> implements XdsStatu
     for (const [id, n] of this.#nodes) {
       if (this.#idleNodes <= this.#maxIdleNodes) break;
       if (n.connectedStreams === 0) {
-        this.#nodes.delete(id);
+        this.#forget(id);
         this.#idleNodes -= 1;
       }
     }
@@ -455,12 +470,24 @@ function streamView(s: StreamEntry): StreamStatus {
   };
 }
 
+/** The node's view, made once per change: its types are copies, so a view never moves under its reader. */
 function nodeView(n: NodeEntry): NodeStatus {
-  return {
+  n.view ??= {
     node: n.node,
     identity: n.identity,
     connectedStreams: n.connectedStreams,
     lastSeen: n.lastSeen,
     types: typeViews(n.types),
   };
+  return n.view;
+}
+
+/** nodes() order: by node id, then group, then identity — together an entry's key, so no two tie. */
+function nodeOrder(a: NodeEntry, b: NodeEntry): number {
+  const [x, y] = [
+    [a.node.id, a.node.cluster, a.identity],
+    [b.node.id, b.node.cluster, b.identity],
+  ];
+  const i = x.findIndex((v, j) => v !== y[j]);
+  return i === -1 ? 0 : (x[i] ?? "") < (y[i] ?? "") ? -1 : 1;
 }

@@ -61,6 +61,21 @@ describe("buildReport / parseReport", () => {
     expect(parseReport(reportConfigMap(NS, nacked))).toEqual(nacked);
   });
 
+  it("makes a node's report once per view of it and replica: an unchanged node keeps its report object", () => {
+    const status = statusWith("p0", "ns/proxy", "ack");
+    const [view] = status.nodes();
+    const [report] = buildReport("r", status.nodes()).nodes;
+    expect(buildReport("r", status.nodes()).nodes[0]).toBe(report);
+    const elsewhere = buildReport("other", status.nodes()).nodes[0];
+    expect(elsewhere?.replica).toBe("other");
+    expect(buildReport("r", status.nodes()).nodes[0]).toEqual(report);
+    status.recordNack("s-p0", undefined, { version: "v2", nonce: "n1", at: 5_000, code: 3, message: "bad" }, LDS);
+    expect(status.nodes()[0]).not.toBe(view);
+    const [nacked] = buildReport("r", status.nodes()).nodes;
+    expect(nacked?.types[0]?.nack).toEqual({ version: "v2", message: "bad" });
+    expect(buildReport("r", status.nodes()).nodes[0]).toBe(nacked);
+  });
+
   it.each([
     [
       "a NACK of the latest",
@@ -155,6 +170,50 @@ describe("FleetReports (manual clock)", () => {
     expect(leader.nodes()).toEqual([]);
     expect(leader.replicas()[1]).toEqual({ replica: "b", live: false, nodes: 1 });
     expect(stored(f, "v1", "ConfigMap", NS, "oooi-report-b")).toBeDefined();
+  });
+
+  it("hands out the same node objects while nothing changed: its own while their views stay, another's while its ConfigMap stays", async () => {
+    fake = await seededFake();
+    const rest = new KubeRest(kubeConfigFor(fake.url));
+    const clock = new ManualClock();
+    const timing = { heartbeatMs: 1_000, expiryMs: 5_000, minIntervalMs: 1_000 };
+    const fleet = (replica: string, status: XdsStatus) =>
+      new FleetReports({ rest, namespace: NS, replica, status, clock, fieldManager: "oooi", timing });
+    const own = statusWith("q0", "ns/proxy", "ack");
+    const theirs = statusWith("p0", "ns/proxy", "ack");
+    const leader = fleet("a", own);
+    const other = fleet("b", theirs);
+    stops.push(
+      () => leader.stop(),
+      () => other.stop(),
+    );
+    leader.start();
+    other.start();
+    clock.advance(0);
+    await eventually(() => {
+      expect(leader.nodes().map((n) => `${n.id}@${n.replica}`)).toEqual(["q0@a", "p0@b"]);
+    });
+    const [q0, p0] = leader.nodes();
+    leader.nodes().forEach((n, i) => {
+      expect(n).toBe([q0, p0][i]);
+    });
+    // b's node NACKs v3: b writes its report again (once its first write is done and an interval has
+    // passed — the clock moves a little at each look), and only that node is new.
+    const sent = { version: "v3", nonce: "n2", at: 5_000, resources: 1, removed: 0, bytes: 10 };
+    const push = theirs.recordSent("s-p0", "ns/proxy", LDS, sent, "change", 5_000);
+    theirs.recordNack("s-p0", push, { version: "v3", nonce: "n2", at: 5_001, code: 3, message: "bad" }, LDS);
+    await eventually(() => {
+      clock.advance(100);
+      expect(leader.nodes()[1]?.types[0]?.nack).toEqual({ version: "v3", message: "bad" });
+    });
+    const [q0Again, p0Nacked] = leader.nodes();
+    expect(q0Again).toBe(q0);
+    expect(p0Nacked).not.toBe(p0);
+    // The leader's own node ACKs again: only it is new.
+    own.recordAck("s-q0", undefined, { version: "v2", nonce: "n1", at: 6_000 }, LDS);
+    const [q0Acked, p0Kept] = leader.nodes();
+    expect(q0Acked).not.toBe(q0);
+    expect(p0Kept).toBe(p0Nacked);
   });
 
   it("writes its report only when it changed, at most once per interval, and nothing while idle", async () => {

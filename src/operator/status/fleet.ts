@@ -87,6 +87,11 @@ export class FleetReports {
   readonly #listeners = new Set<() => void>();
   /** Heartbeat record last seen per Lease name, and when this replica first saw it. */
   readonly #seen = new Map<string, { record: string; at: number }>();
+  /**
+   * The report parsed from each ConfigMap object the reflector holds (null: not a readable report): a
+   * watch event replaces the object, so an unchanged report keeps its node objects across passes.
+   */
+  readonly #parsed = new WeakMap<KubeObject, ReplicaReport | null>();
   #written: string | undefined;
   #lastWriteAt = Number.NEGATIVE_INFINITY;
   #writeTimer: TimerHandle | undefined;
@@ -192,8 +197,9 @@ export class FleetReports {
   #allReports(): ReplicaReport[] {
     const out: ReplicaReport[] = [];
     for (const cm of this.#others(this.#reports)) {
-      const r = parseReport(cm);
-      if (r !== undefined) out.push(r);
+      let r = this.#parsed.get(cm);
+      if (r === undefined) this.#parsed.set(cm, (r = parseReport(cm) ?? null));
+      if (r !== null) out.push(r);
     }
     return out.sort((a, b) => (a.replica < b.replica ? -1 : 1));
   }

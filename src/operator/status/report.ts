@@ -3,7 +3,8 @@
 // the version last sent and how it was answered) → a ConfigMap body, and back. The leader reads
 // the health of every node from these against its own cache's current versions (xds-dataplane.ts).
 // Replicas share ACK state only through these objects (as Istio's distribution reporting does), so
-// no replica needs to reach another. Pure.
+// no replica needs to reach another. Pure; a node's report is made once per NodeStatus object
+// (XdsStatus keeps a node's view while it does not change), so an unchanged node keeps its report.
 import type { NodeStatus, TypeStatus } from "../../xds/client-status.js";
 import { typeFacts, type TypeFacts } from "../../xds/health.js";
 import type { KubeObject } from "../../kube/rest.js";
@@ -68,25 +69,33 @@ export function reportedFacts(t: TypeReport): TypeFacts {
 /** The report of `replica` from its xDS server's nodes: connected ones only. */
 export function buildReport(replica: string, nodes: readonly NodeStatus[]): ReplicaReport {
   const out: NodeReport[] = [];
-  for (const n of nodes) {
-    if (n.connectedStreams === 0) continue;
-    const types = [...n.types]
-      .sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0))
-      .map((t): TypeReport => {
-        const nack = nackInEffect(t) ? t.lastNack : undefined;
-        const facts = typeFacts(t);
-        return {
-          typeUrl: t.typeUrl,
-          ...(t.lastAcked === undefined ? {} : { acked: t.lastAcked.version }),
-          ...(nack === undefined ? {} : { nack: { version: nack.version, message: nack.message } }),
-          ...(facts.sent === undefined ? {} : { sent: facts.sent }),
-          ...(facts.answer === undefined ? {} : { answer: facts.answer }),
-        };
-      });
-    out.push({ id: n.node.id, group: n.node.cluster, replica, userAgent: n.node.userAgent, types });
-  }
+  for (const n of nodes) if (n.connectedStreams > 0) out.push(nodeReport(replica, n));
   out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { replica, nodes: out };
+}
+
+/** The last report made of each node view: views are immutable, so it stays right while its replica is the same. */
+const reported = new WeakMap<NodeStatus, NodeReport>();
+
+function nodeReport(replica: string, n: NodeStatus): NodeReport {
+  const known = reported.get(n);
+  if (known?.replica === replica) return known;
+  const types = [...n.types]
+    .sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0))
+    .map((t): TypeReport => {
+      const nack = nackInEffect(t) ? t.lastNack : undefined;
+      const facts = typeFacts(t);
+      return {
+        typeUrl: t.typeUrl,
+        ...(t.lastAcked === undefined ? {} : { acked: t.lastAcked.version }),
+        ...(nack === undefined ? {} : { nack: { version: nack.version, message: nack.message } }),
+        ...(facts.sent === undefined ? {} : { sent: facts.sent }),
+        ...(facts.answer === undefined ? {} : { answer: facts.answer }),
+      };
+    });
+  const report: NodeReport = { id: n.node.id, group: n.node.cluster, replica, userAgent: n.node.userAgent, types };
+  reported.set(n, report);
+  return report;
 }
 
 /** Name of a replica's report ConfigMap (and heartbeat Lease): DNS-1123, at most 63 characters. */

@@ -32,8 +32,11 @@ export function localNodes(status: XdsStatusView, replica = "local"): NodeSource
 }
 
 type LastSynced = Map<string, { version: string; types: ReadonlyMap<string, string> }>;
-/** Per group, what its answers were last computed from; the record itself is the group's stamp. */
-type Stamps = Map<string, { readonly snap: unknown; readonly nodes: string }>;
+/**
+ * Per group, the stamp handed out and what its answers were computed from: the snapshot and the
+ * nodes' reports, the latest list of them found equal (so the next pass compares by identity).
+ */
+type Stamps = Map<string, { readonly stamp: object; readonly snap: unknown; nodes: readonly NodeReport[] }>;
 
 export class XdsDataPlane implements DataPlaneView {
   readonly #source: NodeSource;
@@ -71,15 +74,19 @@ export class XdsDataPlane implements DataPlaneView {
 
   /**
    * The group's snapshot and its nodes' reports: every answer is computed from those (and from
-   * `#lastSynced`, which moves only when they do — it records a sync found in them).
+   * `#lastSynced`, which moves only when they do — it records a sync found in them). An unchanged
+   * node keeps its report object (report.ts, fleet.ts), so a pass compares only what changed.
    */
   stamp(nodeGroup: string): unknown {
     const snap = this.#cache.getSnapshot(nodeGroup);
-    const nodes = JSON.stringify(this.#connected(nodeGroup));
+    const nodes = this.#connected(nodeGroup);
     const known = this.#stamps.get(nodeGroup);
-    if (known !== undefined && known.snap === snap && known.nodes === nodes) return known;
-    const stamp = { snap, nodes };
-    this.#stamps.set(nodeGroup, stamp);
+    if (known !== undefined && known.snap === snap && sameReports(known.nodes, nodes)) {
+      known.nodes = nodes;
+      return known.stamp;
+    }
+    const stamp = {};
+    this.#stamps.set(nodeGroup, { stamp, snap, nodes });
     return stamp;
   }
 
@@ -183,6 +190,11 @@ export class XdsDataPlane implements DataPlaneView {
     if (this.#byGroup !== undefined) return this.#byGroup.get(group) ?? [];
     return this.#source.nodes().filter((n) => n.group === group);
   }
+}
+
+/** The same reports in the same order: the same objects, or (a node's view moved, its report did not) the same JSON. */
+function sameReports(was: readonly NodeReport[], now: readonly NodeReport[]): boolean {
+  return was.length === now.length && was.every((r, i) => r === now[i] || JSON.stringify(r) === JSON.stringify(now[i]));
 }
 
 /** The node ACKed one of `versions` of the type and rejects nothing of it. */

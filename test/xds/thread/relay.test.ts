@@ -11,6 +11,7 @@ import { RelayingXdsStatus, StatusReplay } from "../../../src/xds/thread/status-
 import { EnvoyLikeClient } from "../../support/envoy/client.js";
 import { ALPHA, BETA, GAMMA, GROUP, publish, rendered, startRig, versionsOf, type Rig } from "../server/fixtures.js";
 import { checkEnvoySnapshot } from "../../../src/envoy/snapshot.js";
+import { StatusPlayer, type StatusEvent } from "../../support/xds-status-events.js";
 
 const closers: (() => unknown)[] = [];
 afterEach(async () => {
@@ -249,5 +250,30 @@ describe("status relay", () => {
     const nack = main.node("picky")?.types.find((t) => t.typeUrl === LISTENER_TYPE_URL)?.lastNack;
     expect(nack?.message).toContain("listener refused");
     expect(nacks[0]?.first).toBe(true);
+  });
+
+  it("the replayed record keeps an unchanged node's view across batches, as the server's own does", async () => {
+    const main = new XdsStatus();
+    const replay = new StatusReplay(main);
+    const server = new RelayingXdsStatus((calls) => {
+      replay.apply(structuredClone(calls));
+    });
+    const player = new StatusPlayer(server, [LISTENER_TYPE_URL]);
+    const events: StatusEvent[] = [
+      { op: "open", stream: 0, client: 0 },
+      { op: "open", stream: 1, client: 4 },
+      { op: "sent", stream: 0, type: 0, version: 0 },
+      { op: "sent", stream: 1, type: 0, version: 0 },
+    ];
+    events.forEach((e, at) => player.play(e, at));
+    await settled();
+    const [a, c] = main.nodes();
+    player.play({ op: "ack", stream: 0, type: 0 }, 10);
+    await settled();
+    expect(main.nodes()).toEqual(server.nodes());
+    const [ackedA, keptC] = main.nodes();
+    expect(ackedA).not.toBe(a);
+    expect(ackedA?.types[0]?.lastAcked?.version).toBe("v0");
+    expect(keptC).toBe(c);
   });
 });
