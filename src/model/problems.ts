@@ -1,5 +1,6 @@
 // Collects problems while the model (or a renderer) runs: each is bound to its object once
 // (`problems.for(ref)`); sorting happens once at the end.
+import { groupBy } from "../util/group.js";
 import type { ObjectRef, Problem, ProblemReason, Severity } from "./types.js";
 
 /** The problems of one object: what `Problems.for` returns. */
@@ -48,6 +49,21 @@ export class Problems {
 export function refKey(r: ObjectRef): string {
   return `${r.kind}/${r.namespace}/${r.name}`;
 }
+
+/**
+ * A list's problems by refKey of their object, grouped once per list (problem lists are immutable
+ * and kept while unchanged: the reconcile passes over one rendering group it once).
+ */
+export function problemsByRef(problems: readonly Problem[]): ReadonlyMap<string, readonly Problem[]> {
+  let out = byRefOf.get(problems);
+  if (out === undefined) {
+    out = groupBy(problems, (p) => refKey(p.object));
+    byRefOf.set(problems, out);
+  }
+  return out;
+}
+
+const byRefOf = new WeakMap<readonly Problem[], ReadonlyMap<string, readonly Problem[]>>();
 
 /** Problem order: object, field, reason, message. */
 export function compareProblems(a: Problem, b: Problem): number {

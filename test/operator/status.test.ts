@@ -9,6 +9,7 @@ import { desiredState } from "../../src/operator/desired/index.js";
 import { operatorSettings } from "../../src/operator/desired/settings.js";
 import {
   deploymentUnavailable,
+  dhcpAllocations,
   ownedStatusFields,
   statusUpdates,
   type StatusInput,
@@ -232,5 +233,28 @@ describe("status", () => {
         }),
       ),
     ).toMatch(/not Available/);
+  });
+});
+
+describe("dhcpAllocations", () => {
+  it("finds a DHCPServer's address table through its Infra label, else among every topology", () => {
+    const outputs = renderAll(observedWith(undefined).state);
+    const t = outputs.model.topologies.find((x) => x.dhcp !== undefined);
+    const dhcp = t?.dhcp;
+    if (t === undefined || dhcp === undefined) throw new Error("the example has a DHCP model");
+    const server = (labels: Record<string, string>): KubeObject => ({
+      apiVersion: API_VERSION,
+      kind: "DHCPServer",
+      metadata: { name: dhcp.name.split("/")[1] ?? "", namespace: t.infra.namespace, labels },
+    });
+    const label = "hostedcluster.densityops.com/infra";
+    // Through the label: its Infra's rendering alone.
+    const noTopologies = { ...outputs, model: { ...outputs.model, topologies: [] } };
+    expect(dhcpAllocations(noTopologies, dhcp.name, server({ [label]: t.infra.name }))).toBe(dhcp.allocations);
+    // A label someone changed or removed: found among every topology all the same.
+    expect(dhcpAllocations(outputs, dhcp.name, server({ [label]: "other" }))).toBe(dhcp.allocations);
+    expect(dhcpAllocations(outputs, dhcp.name, server({}))).toBe(dhcp.allocations);
+    // No DHCP model of that name this round: none (the status keeps the table it holds).
+    expect(dhcpAllocations(outputs, `${t.infra.namespace}/gone`, server({ [label]: t.infra.name }))).toBeUndefined();
   });
 });

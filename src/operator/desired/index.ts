@@ -1,13 +1,12 @@
 // The operator's desired state: for every servable Infra, each Kubernetes object to
 // server-side-apply, plus the cross-namespace NetworkPolicies. Pure, deterministic (sorted),
 // never throws: an Infra whose objects cannot be valid gets none, with a problem saying why.
-import { groupBy } from "../../util/group.js";
 import type { Infra, InfraClusterAttachment } from "../../api/schema.js";
 import { parseCidr } from "../../model/ipv4.js";
 import { networkAttachment } from "../../model/network.js";
 import { topologyKey } from "../../model/topology-key.js";
 import { attachmentRef } from "../../model/attachments.js";
-import { compareProblems, refKey } from "../../model/problems.js";
+import { compareProblems, problemsByRef, refKey } from "../../model/problems.js";
 import { changedKeys, patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
 import { changedBetween, patchSortedList, type Changed } from "../../util/merge-sorted.js";
 import { readyCondition } from "../../model/status.js";
@@ -313,8 +312,7 @@ const infraKey = (i: Infra): string => `${i.metadata.namespace}/${i.metadata.nam
 const byInfraKey = (x: Infra, y: Infra): number => cmp(infraKey(x), infraKey(y));
 const byTopologyKey = (x: Rendering, y: Rendering): number => cmp(topologyKey(x.topology), topologyKey(y.topology));
 const byEntryKey = (x: MemoEntry, y: MemoEntry): number => cmp(x.key, y.key);
-const byDesiredKey = (x: DesiredInfra, y: DesiredInfra): number =>
-  cmp(`${x.infra.namespace}/${x.infra.name}`, `${y.infra.namespace}/${y.infra.name}`);
+const byDesiredKey = (x: DesiredInfra, y: DesiredInfra): number => cmp(desiredKey(x), desiredKey(y));
 const NO_NADS: ReadonlyMap<string, string> = new Map();
 
 /** What the flags read of the attachments. */
@@ -362,18 +360,6 @@ function factsOf(
 
 const byAttachmentKey = (x: InfraClusterAttachment, y: InfraClusterAttachment): number =>
   cmp(`${x.metadata.namespace}/${x.metadata.name}`, `${y.metadata.namespace}/${y.metadata.name}`);
-
-/** The model's problems by refKey, per problem list (a pass over an unchanged model groups none again). */
-const problemsByRefOf = new WeakMap<readonly Problem[], ReadonlyMap<string, Problem[]>>();
-
-function problemsByRef(problems: readonly Problem[]): ReadonlyMap<string, Problem[]> {
-  let out = problemsByRefOf.get(problems);
-  if (out === undefined) {
-    out = groupBy(problems, (p) => refKey(p.object));
-    problemsByRefOf.set(problems, out);
-  }
-  return out;
-}
 
 /** Computes every object the operator must apply; `memo` carries unchanged Infras' objects over from the last call. */
 export function desiredState(input: DesiredInput, memo: DesiredMemo = new DesiredMemo()): DesiredState {
@@ -459,9 +445,30 @@ export function desiredState(input: DesiredInput, memo: DesiredMemo = new Desire
         )
       : last.state.problems;
   const desired: DesiredState = { infras, crossNamespace: memo.crossNamespace(claims), problems };
+  const byKey = new Map<string, DesiredInfra | Removed>();
+  for (const d of desiredWas) byKey.set(desiredKey(d), REMOVED);
+  for (const e of added) if (e.desired !== undefined) byKey.set(e.key, e.desired);
+  infrasByKeyOf.set(desired, patchMap(last === undefined ? NO_INFRAS : desiredInfrasByKey(last.state), byKey));
   memo.last = { state: desired, entries, claims };
   return desired;
 }
+
+/**
+ * The desired Infras by "<namespace>/<name>": patched beside each answer of desiredState at the
+ * Infras it moved (a persistent map), built for a desired state made any other way.
+ */
+export function desiredInfrasByKey(desired: DesiredState): ReadonlyMap<string, DesiredInfra> {
+  let byKey = infrasByKeyOf.get(desired);
+  if (byKey === undefined) {
+    byKey = new Map(desired.infras.map((d) => [desiredKey(d), d]));
+    infrasByKeyOf.set(desired, byKey);
+  }
+  return byKey;
+}
+
+const infrasByKeyOf = new WeakMap<DesiredState, ReadonlyMap<string, DesiredInfra>>();
+const NO_INFRAS: ReadonlyMap<string, DesiredInfra> = new Map();
+const desiredKey = (d: DesiredInfra): string => `${d.infra.namespace}/${d.infra.name}`;
 
 /** An entry's part of the cross-namespace claims: none without objects. */
 function claimsOf(e: MemoEntry | undefined): readonly PolicyClaim[] | undefined {

@@ -3,10 +3,9 @@
 // component readiness (workload available AND data plane on the current config), attachment counts
 // and the data plane's ACK/NACK on children, plus the Events a change of them deserves. Only fields
 // the CRD schema declares are written, so the API server never prunes what we compare against. Pure.
-import { groupBy } from "../../util/group.js";
 import { API_VERSION } from "../../api/schema.js";
 import { kindDefinition } from "../../api/validate.js";
-import { refKey } from "../../model/problems.js";
+import { problemsByRef, refKey } from "../../model/problems.js";
 import { readyCondition } from "../../model/status.js";
 import type { ObjectRef, Topology } from "../../model/types.js";
 import type { Outputs, StatusEntry } from "../../pipeline/outputs.js";
@@ -32,9 +31,9 @@ import {
 } from "./conditions.js";
 import type { DataPlaneView } from "./dataplane.js";
 import type { DnsServingView } from "./dns-serving.js";
-import { COMPONENT_LABEL, type DesiredObject } from "../desired/objects.js";
+import { COMPONENT_LABEL, INFRA_LABEL, type DesiredObject } from "../desired/objects.js";
 import { sameCanonicalJson, sameJson } from "../../pipeline/same-json.js";
-import type { DesiredState } from "../desired/index.js";
+import { desiredInfrasByKey, type DesiredState } from "../desired/index.js";
 import { NETWORK_POLICY_ROLE, WORKLOADS_ROLE, type NamespaceRole } from "../desired/permissions.js";
 import { NETWORK_POLICY_NAME } from "../desired/policy.js";
 import type { MissingBinding } from "../writing/bindings.js";
@@ -128,16 +127,25 @@ export function ownedStatusFields(kind: string): readonly string[] {
   return fields;
 }
 
+/**
+ * The address table of the DHCP node group `node` in this rendering: found through the Infra its
+ * DHCPServer's label names, else (a label someone changed) among every topology.
+ */
+export function dhcpAllocations(outputs: Pick<Outputs, "byInfra" | "model">, node: string, raw: KubeObject): unknown {
+  const slash = node.indexOf("/");
+  const infra = raw.metadata?.labels?.[INFRA_LABEL];
+  const dhcp = infra === undefined ? undefined : outputs.byInfra.get(`${node.slice(0, slash)}/${infra}`)?.topology.dhcp;
+  if (dhcp?.name === node) return dhcp.allocations;
+  return outputs.model.topologies.find((t) => t.dhcp?.name === node)?.dhcp?.allocations;
+}
+
 /** One update per observed object that renderAll reports on (of `entries`, when given). */
 export function statusUpdates(input: StatusInput): StatusUpdate[] {
   const { observed, outputs, desired } = input;
-  const desiredProblems = groupBy(desired.problems, (p) => refKey(p.object));
-  const modelProblems = groupBy(outputs.model.problems, (p) => refKey(p.object));
-  const topologies = new Map(outputs.model.topologies.map((t) => [`${t.infra.namespace}/${t.infra.name}`, t]));
-  const desiredInfras = new Map(desired.infras.map((d) => [`${d.infra.namespace}/${d.infra.name}`, d.objects]));
-  const allocations = new Map(
-    outputs.model.topologies.flatMap((t) => (t.dhcp === undefined ? [] : [[t.dhcp.name, t.dhcp.allocations] as const])),
-  );
+  // Each index is kept per list or patched with its rendering: a pass over a few entries costs those.
+  const desiredProblems = problemsByRef(desired.problems);
+  const modelProblems = problemsByRef(outputs.model.problems);
+  const desiredInfras = desiredInfrasByKey(desired);
 
   const out: StatusUpdate[] = [];
   for (const entry of input.entries ?? outputs.status) {
@@ -169,11 +177,17 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
     if (entry.kind === "Infra") {
       const key = `${entry.namespace}/${entry.name}`;
       const problems = [...(modelProblems.get(refKey(ref)) ?? []), ...(desiredProblems.get(refKey(ref)) ?? [])];
-      const t = topologies.get(key);
+      const t = outputs.byInfra.get(key)?.topology;
       let components: ComponentReadiness[] | undefined;
       if (t !== undefined) {
         fields["attachments"] = entry.status["attachments"];
-        components = componentReadiness(t, desiredInfras.get(key) ?? [], observed, input.dataPlane, input.dnsServing);
+        components = componentReadiness(
+          t,
+          desiredInfras.get(key)?.objects ?? [],
+          observed,
+          input.dataPlane,
+          input.dnsServing,
+        );
         fields["componentStatus"] = Object.fromEntries(
           components.map((c) => [`${c.component}Ready`, c.reason === "Serving"]),
         );
@@ -210,7 +224,7 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       // Without a DHCP model this round (Infra invalid for a while) the table is kept as it was.
       if (entry.kind === "DHCPServer") {
         fields["allocations"] =
-          allocations.get(node) ?? (raw["status"] as { allocations?: unknown } | undefined)?.allocations;
+          dhcpAllocations(outputs, node, raw) ?? (raw["status"] as { allocations?: unknown } | undefined)?.allocations;
       }
       fields["lastNack"] = nack;
       const announced = nackEvent(nack, (raw["status"] as { lastNack?: unknown } | undefined)?.lastNack);
@@ -234,7 +248,7 @@ export function statusUpdates(input: StatusInput): StatusUpdate[] {
       }
     } else {
       const infra = (raw.metadata?.labels ?? {})["hostedcluster.densityops.com/infra"];
-      const cm = (desiredInfras.get(`${entry.namespace}/${infra ?? ""}`) ?? []).find(
+      const cm = (desiredInfras.get(`${entry.namespace}/${infra ?? ""}`)?.objects ?? []).find(
         (o) => o.kind === "ConfigMap" && o.metadata.labels[COMPONENT_LABEL] === "dns",
       );
       fields["configMapName"] = cm?.metadata.name;

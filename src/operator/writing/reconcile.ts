@@ -15,7 +15,13 @@ import { applyBody, desiredHash, holdsManagedFields, observedHash } from "./appl
 import { MissingBindings } from "./bindings.js";
 import type { DataPlaneView } from "../status/dataplane.js";
 import type { DnsServingView } from "../status/dns-serving.js";
-import { DesiredMemo, desiredState, type DesiredInfra, type DesiredState } from "../desired/index.js";
+import {
+  DesiredMemo,
+  desiredInfrasByKey,
+  desiredState,
+  type DesiredInfra,
+  type DesiredState,
+} from "../desired/index.js";
 import {
   ATTACHMENT_FINALIZER,
   ATTACHMENTS_ANNOTATION,
@@ -349,7 +355,7 @@ export class Reconciler {
     }
 
     // 4. Prune: per Infra with a desired state, and the finalizer-cleaned objects.
-    const infraKeys = infrasByKey(desired);
+    const infraKeys = desiredInfrasByKey(desired);
     const candidates =
       scope?.prune ??
       [...KIND_OF_RESOURCE.keys()].flatMap((resource) =>
@@ -758,7 +764,7 @@ function attachmentsOf(o: { metadata?: { annotations?: Readonly<Record<string, s
  * yet): their cross-namespace objects are kept as they are until the Infra is servable again.
  */
 function heldAttachments(observed: Observed, desired: DesiredState): Set<string> {
-  const servable = infrasByKey(desired);
+  const servable = desiredInfrasByKey(desired);
   // The watch keys its Infras "<namespace>/<name>", as servable does.
   const existing = observed.raw.infras;
   const held = new Set<string>();
@@ -783,22 +789,10 @@ function sameKeys(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknow
 
 /** The desired Infras among `keys` ("<namespace>/<name>"), in the desired state's order. */
 function scopedInfras(desired: DesiredState, keys: ReadonlySet<string>): DesiredInfra[] {
-  const byKey = infrasByKey(desired);
+  const byKey = desiredInfrasByKey(desired);
   // The desired state's order is its keys' order.
   return [...keys].sort().flatMap((key) => byKey.get(key) ?? []);
 }
-
-/** The Infras with a desired state by "<namespace>/<name>", once per desired state (a pass over an unchanged one reuses it). */
-function infrasByKey(desired: DesiredState): ReadonlyMap<string, DesiredInfra> {
-  let byKey = byKeyOf.get(desired);
-  if (byKey === undefined) {
-    byKey = new Map(desired.infras.map((i) => [`${i.infra.namespace}/${i.infra.name}`, i]));
-    byKeyOf.set(desired, byKey);
-  }
-  return byKey;
-}
-
-const byKeyOf = new WeakMap<DesiredState, ReadonlyMap<string, DesiredInfra>>();
 
 function withoutTransitionTimes(status: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const conditions = status["conditions"];

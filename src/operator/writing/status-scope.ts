@@ -5,7 +5,7 @@
 // status depends on its own Infra's facts only, so a change costs the Infras it reaches. Pure: the
 // reconciler keeps the memory (src/operator/writing/reconcile.ts).
 import { INFRA_LABEL } from "../../model/children.js";
-import { refKey } from "../../model/problems.js";
+import { problemsByRef, refKey } from "../../model/problems.js";
 import type { ObjectRef, Problem, Topology } from "../../model/types.js";
 import {
   modelStatusEntry,
@@ -127,7 +127,7 @@ export function statusEntriesIn(
   last: Pick<StatusMemory, "renderings">,
   raw: RawObjects,
 ): StatusEntry[] {
-  const problems = groupBy(outputs.model.problems, (p) => refKey(p.object));
+  const problems = problemsByRef(outputs.model.problems);
   const out = new Map<string, StatusEntry>();
   const model = (ref: ObjectRef): void => {
     const key = refKey(ref);

@@ -7,7 +7,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Infra, InfraClusterAttachment } from "../../../src/api/schema.js";
 import type { ClusterState, Problem } from "../../../src/model/types.js";
-import { DesiredMemo, desiredState, operatorSettings, type DesiredState } from "../../../src/operator/desired/index.js";
+import {
+  DesiredMemo,
+  desiredInfrasByKey,
+  desiredState,
+  operatorSettings,
+  type DesiredState,
+} from "../../../src/operator/desired/index.js";
 import { renderAll, type Outputs } from "../../../src/pipeline/outputs.js";
 import { attachment, combine, hostedCluster, infra, NS } from "../../support/fixtures.js";
 
@@ -186,6 +192,10 @@ describe("DesiredMemo over random runs of changes", () => {
             };
             const answer = desiredState(input, memo);
             expect(answer).toEqual(desiredState(input));
+            // The map by key patched beside it holds exactly its Infras.
+            const byKey = desiredInfrasByKey(answer);
+            expect(byKey.size).toBe(answer.infras.length);
+            for (const d of answer.infras) expect(byKey.get(`${d.infra.namespace}/${d.infra.name}`)).toBe(d);
             const key = JSON.stringify(w);
             if (last?.key === key && ops.length > 0) expect(answer).toBe(last.answer);
             last = { key, answer };
