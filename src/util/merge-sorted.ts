@@ -24,7 +24,9 @@ export function mergeSorted<T>(a: readonly T[], b: readonly T[], compare: (x: T,
 /**
  * `list` (in order) without the elements of `removed` (by identity) and with `added` (in order) merged
  * in: mergeSorted(list.filter(not removed), added). A few changes to a long list cost their binary
- * searches and a copy, not a comparison per element; none return `list` itself.
+ * searches and a copy, not a comparison per element: an edit (a removed element and an added one
+ * that alone compare equal to it) takes the old one's place, the rest are spliced. None return
+ * `list` itself.
  */
 export function patchSortedList<T>(
   list: readonly T[],
@@ -40,9 +42,27 @@ export function patchSortedList<T>(
       compare,
     );
   const out = [...list];
+  const gone = new Set(removed);
+  const pending: T[] = [];
+  for (const [j, y] of added.entries()) {
+    const i = bound(out, y, compare, false);
+    const x = out[i];
+    // Exact only when nothing else compares equal: the next element, and the added beside y.
+    const alone =
+      x !== undefined &&
+      gone.has(x) &&
+      compare(x, y) === 0 &&
+      (i + 1 >= out.length || compare(out[i + 1] as T, y) !== 0) &&
+      (j === 0 || compare(added[j - 1] as T, y) !== 0) &&
+      (j + 1 >= added.length || compare(added[j + 1] as T, y) !== 0);
+    if (alone) {
+      out[i] = y;
+
+    } else pending.push(y);
+  }
   // Each removed element among those equal to it (a miss is skipped, as the filter would).
   const at: number[] = [];
-  for (const x of removed) {
+  for (const x of gone) {
     for (let i = bound(out, x, compare, false); i < out.length && compare(out[i] as T, x) === 0; i++)
       if (out[i] === x) {
         at.push(i);
@@ -52,7 +72,7 @@ export function patchSortedList<T>(
   at.sort((a, b) => b - a);
   for (const i of at) out.splice(i, 1);
   // After every equal one: the kept first, then the added in their order.
-  for (const y of added) out.splice(bound(out, y, compare, true), 0, y);
+  for (const y of pending) out.splice(bound(out, y, compare, true), 0, y);
   return out;
 }
 

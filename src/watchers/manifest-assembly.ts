@@ -8,6 +8,7 @@
 // what its last good parse defined (nothing, if it never had one), and an identity defined twice
 // (or whose status is given twice) keeps its last assembled version; each is a problem of the load,
 // named as assembleManifests names it. A file that goes takes its objects with it.
+import { patchSortedList } from "../util/merge-sorted.js";
 import type { ObjectChange, ObservedKind } from "../model/incremental/infras-read.js";
 import type { ClusterState, InvalidObject, ObjectRef } from "../model/types.js";
 import { ManifestSources, type ObjectSource } from "./manifest-sources.js";
@@ -232,11 +233,14 @@ export class ManifestAssembly {
       }
     }
     for (const [bucket, e] of edits)
-      this.#buckets[bucket] = patchSorted(this.#buckets[bucket], e.removed, e.added, byNamespaceName);
-    if (invalid.removed.size + invalid.added.length > 0)
-      this.#invalid = patchSorted(this.#invalid, invalid.removed, invalid.added, byRef);
-    if (unknown.removed.size + unknown.added.length > 0)
-      this.#unknown = patchSorted(this.#unknown, unknown.removed, unknown.added, byRef);
+      this.#buckets[bucket] = patchSortedList(
+        this.#buckets[bucket],
+        e.removed,
+        e.added.sort(byNamespaceName),
+        byNamespaceName,
+      );
+    this.#invalid = patchSortedList(this.#invalid, invalid.removed, invalid.added.sort(byRef), byRef);
+    this.#unknown = patchSortedList(this.#unknown, unknown.removed, unknown.added.sort(byRef), byRef);
     if (sources !== undefined) this.#sources = sources;
   }
 
@@ -288,49 +292,4 @@ function contributionOf(h: Holders): Contribution | undefined {
     unknown: d.unknown.length > 0 ? { ref, errors: d.unknown } : undefined,
     source: { object: sourceOf(o), status: status === undefined ? undefined : sourceOf(status) },
   };
-}
-
-/**
- * `list` (sorted by `order`, no two entries equal under it) without `removed` and with `added`, as
- * a new array: edits in place of a copy when they are few, else filtered and sorted again.
- */
-export function patchSorted<T>(
-  list: readonly T[],
-  removed: ReadonlySet<T>,
-  added: readonly T[],
-  order: (a: T, b: T) => number,
-): T[] {
-  if (removed.size + added.length > 32 + list.length / 16)
-    return [...list.filter((x) => !removed.has(x)), ...added].sort(order);
-  const out = list.slice();
-  // An edit (the old and the new version of one object) takes the old one's place: no splice.
-  const pending: T[] = [];
-  for (const y of added) {
-    const i = lowerBound(out, y, order);
-    const x = out[i];
-    if (x !== undefined && order(x, y) === 0 && removed.has(x)) out[i] = y;
-    else pending.push(y);
-  }
-  for (const x of removed) {
-    for (let i = lowerBound(out, x, order); i < out.length && order(out[i] as T, x) === 0; i++) {
-      if (out[i] === x) {
-        out.splice(i, 1);
-        break;
-      }
-    }
-  }
-  for (const x of pending) out.splice(lowerBound(out, x, order), 0, x);
-  return out;
-}
-
-/** The first index whose entry is not before `x`. */
-function lowerBound<T>(list: readonly T[], x: T, order: (a: T, b: T) => number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (order(list[mid] as T, x) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -48,6 +48,41 @@ describe("mergeSorted", () => {
     );
   });
 
+  it("an edit takes its old version's place: the same objects as filtering and merging, for unique or repeated keys", () => {
+    type Obj = { readonly key: number; readonly version: number };
+    const byKey = (a: Obj, b: Obj) => a.key - b.key;
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat(2000), { maxLength: 400 }),
+        fc.array(fc.tuple(fc.nat(399), fc.constantFrom("edit", "remove", "twice")), { maxLength: 20 }),
+        fc.array(fc.integer({ min: 1990, max: 2100 }), { maxLength: 4 }),
+        (keys, picks, fresh) => {
+          const list = keys.map((key) => ({ key, version: 0 })).sort(byKey);
+          const removed = new Set<Obj>();
+          const added: Obj[] = fresh.map((key) => ({ key, version: 0 }));
+          for (const [i, what] of picks) {
+            const x = list[i];
+            if (x === undefined || removed.has(x)) continue;
+            removed.add(x);
+            // "twice": two new versions of one key (neither alone may take the old one's place).
+            if (what !== "remove") added.push({ key: x.key, version: 1 });
+            if (what === "twice") added.push({ key: x.key, version: 2 });
+          }
+          added.sort(byKey);
+          const expected = mergeSorted(
+            list.filter((x) => !removed.has(x)),
+            added,
+            byKey,
+          );
+          const out = patchSortedList(list, removed, added, byKey);
+          expect(out).toHaveLength(expected.length);
+          expect(out.every((x, i) => x === expected[i])).toBe(true);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
   it("returns the list itself when nothing changes", () => {
     const list = [{ k: 1 }, { k: 2 }];
     expect(patchSortedList(list, new Set(), [], (a, b) => a.k - b.k)).toBe(list);

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
 import type { ClusterState } from "../../src/model/types.js";
-import { ManifestAssembly, patchSorted } from "../../src/watchers/manifest-assembly.js";
+import { ManifestAssembly } from "../../src/watchers/manifest-assembly.js";
 import {
   assembleManifests,
   parseManifestFile,
@@ -140,63 +140,5 @@ describe("ManifestAssembly", () => {
     expect(second.load.state.invalid).toBe(first.load.state.invalid);
     expect(second.load.files).toBe(first.load.files);
     expect(second.load.state.services).not.toBe(first.load.state.services);
-  });
-});
-
-describe("patchSorted", () => {
-  const order = (a: number, b: number) => a - b;
-  it.each([
-    { name: "few edits, in place of a copy", list: [1, 3, 5, 7], removed: [3], added: [4, 8], out: [1, 4, 5, 7, 8] },
-    { name: "removing what is absent changes nothing", list: [1, 2], removed: [9], added: [], out: [1, 2] },
-    { name: "into an empty list", list: [], removed: [], added: [3, 1, 2], out: [1, 2, 3] },
-  ])("$name", ({ list, removed, added, out }) => {
-    const before = [...list];
-    expect(patchSorted(list, new Set(removed), added, order)).toEqual(out);
-    expect(list).toEqual(before);
-  });
-
-  it("many edits: the same as sorting again", () => {
-    fc.assert(
-      fc.property(
-        fc.uniqueArray(fc.integer(), { maxLength: 200 }),
-        fc.uniqueArray(fc.integer(), { maxLength: 200 }),
-        (a, b) => {
-          const list = [...new Set(a)].sort(order);
-          const removed = new Set(list.filter((_, i) => i % 3 === 0));
-          const added = b.filter((x) => !list.includes(x));
-          const expected = [...list.filter((x) => !removed.has(x)), ...added].sort(order);
-          expect(patchSorted(list, removed, added, order)).toEqual(expected);
-        },
-      ),
-      { seed: 16 },
-    );
-  });
-
-  it("few edits of objects (new versions of some, some gone, some new): the same objects as sorting again", () => {
-    type Obj = { readonly key: number; readonly version: number };
-    const byKey = (a: Obj, b: Obj) => a.key - b.key;
-    fc.assert(
-      fc.property(
-        fc.uniqueArray(fc.nat(5000), { minLength: 0, maxLength: 400 }),
-        fc.array(fc.tuple(fc.nat(399), fc.constantFrom("edit", "remove")), { maxLength: 30 }),
-        fc.uniqueArray(fc.integer({ min: 5001, max: 6000 }), { maxLength: 6 }),
-        (keys, picks, fresh) => {
-          const list = keys.map((key) => ({ key, version: 0 })).sort(byKey);
-          const removed = new Set<Obj>();
-          const added: Obj[] = fresh.map((key) => ({ key, version: 0 }));
-          for (const [i, what] of picks) {
-            const x = list[i];
-            if (x === undefined || removed.has(x)) continue;
-            removed.add(x);
-            if (what === "edit") added.push({ key: x.key, version: 1 });
-          }
-          const expected = [...list.filter((x) => !removed.has(x)), ...added].sort(byKey);
-          const out = patchSorted(list, removed, added, byKey);
-          expect(out).toHaveLength(expected.length);
-          expect(out.every((x, i) => x === expected[i])).toBe(true);
-        },
-      ),
-      { numRuns: 200 },
-    );
   });
 });
