@@ -428,7 +428,7 @@ export class Reconciler {
     const statusIn =
       scope === undefined || memory?.status === undefined || statusNow === undefined || bindings.list().length > 0
         ? undefined
-        : statusScope(memory.status, memory.raw, statusNow, observed.raw, scope.infras, outputs.model.topologies);
+        : statusScope(memory.status, memory.raw, statusNow, observed.raw, scope.infras);
     const updates = statusUpdates({
       observed,
       outputs,

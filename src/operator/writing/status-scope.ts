@@ -5,6 +5,7 @@
 // status depends on its own Infra's facts only, so a change costs the Infras it reaches. Pure: the
 // reconciler keeps the memory (src/operator/writing/reconcile.ts).
 import { INFRA_LABEL } from "../../model/children.js";
+import { topologyKey } from "../../model/topology-key.js";
 import { problemsByRef, refKey } from "../../model/problems.js";
 import type { ObjectRef, Problem, Topology } from "../../model/types.js";
 import {
@@ -16,7 +17,7 @@ import {
 } from "../../pipeline/outputs.js";
 import { sameJson } from "../../pipeline/same-json.js";
 import { groupBy } from "../../util/group.js";
-import { changedKeys } from "../../util/overlay-map.js";
+import { changedKeys, patchMap } from "../../util/overlay-map.js";
 import type { KubeObject } from "../../kube/rest.js";
 import type { RawObjects } from "../../watchers/kube/observed.js";
 import type { ResourceName } from "../../watchers/kube/resources.js";
@@ -38,8 +39,12 @@ export interface StatusMemory {
   readonly problems: ReadonlyMap<string, readonly Problem[]>;
   /** The lists `problems` was grouped from (StatusFacts.problems). */
   readonly problemLists: readonly (readonly Problem[])[];
-  /** Each node group's data-plane stamp (DataPlaneView.stamp). */
+  /** Each node group's data-plane stamp (DataPlaneView.stamp): a persistent map, patched at the groups that moved. */
   readonly stamps: ReadonlyMap<string, unknown>;
+  /** The Infras ("<namespace>/<name>") one of whose node groups' stamps is not the one in `stampsSince`. */
+  readonly stampsMoved: ReadonlySet<string>;
+  /** The stamps `stampsMoved` compares with: those of the memory this one was made after. */
+  readonly stampsSince: ReadonlyMap<string, unknown> | undefined;
   /** DnsServingView.epoch. */
   readonly dnsEpoch: number | undefined;
 }
@@ -69,9 +74,23 @@ export interface StatusFacts {
  * keeps the very map, and statusScope compares none of them).
  */
 export function statusMemory(facts: StatusFacts, last?: StatusMemory): StatusMemory {
-  const stamps = new Map<string, unknown>();
-  for (const t of facts.topologies)
-    for (const group of nodeGroups(t)) if (!stamps.has(group)) stamps.set(group, facts.stamp(group));
+  // Each stamp is asked (a stamp that did not move is the same object: a look-up, no text), and
+  // only those that moved are kept anew, with their Infras.
+  const before = last?.stamps ?? NO_STAMPS;
+  const changes = new Map<string, unknown>();
+  const moved = new Set<string>();
+  const look = (t: Topology, group: string | undefined): void => {
+    if (group === undefined) return;
+    // Undefined (no stamp yet) kept as NO_STAMP: a persistent map holds no undefined value.
+    const stamp = facts.stamp(group) ?? NO_STAMP;
+    if (before.get(group) === stamp) return;
+    changes.set(group, stamp);
+    moved.add(topologyKey(t));
+  };
+  for (const t of facts.topologies) {
+    look(t, t.proxy?.node);
+    look(t, t.dhcp?.name);
+  }
   const same =
     last !== undefined &&
     last.problemLists.length === facts.problems.length &&
@@ -80,17 +99,22 @@ export function statusMemory(facts: StatusFacts, last?: StatusMemory): StatusMem
     renderings: facts.renderings,
     problems: same ? last.problems : groupBy(facts.problems.flat(), (p) => refKey(p.object)),
     problemLists: facts.problems,
-    stamps,
+    stamps: patchMap(before, changes),
+    stampsMoved: moved,
+    stampsSince: last?.stamps,
     dnsEpoch: facts.dnsEpoch,
   };
 }
+
+const NO_STAMPS: ReadonlyMap<string, unknown> = new Map();
+const NO_STAMP = Symbol("no stamp");
 
 /**
  * The objects whose status may differ from what the pass that left `last` computed: those whose
  * cached copy changed, whose problems changed, whose data plane's stamp changed, and every object
  * of an Infra looked at by the pass (`infras`: its desired or live objects moved), whose rendering
- * changed or one of whose node groups' stamps changed. Undefined (every object) when CoreDNS's
- * answers moved: a probe's answer does not say whose it is.
+ * changed or one of whose node groups' stamps changed (`now` is statusMemory(…, last)). Undefined
+ * (every object) when CoreDNS's answers moved: a probe's answer does not say whose it is.
  */
 export function statusScope(
   last: StatusMemory,
@@ -98,15 +122,12 @@ export function statusScope(
   now: StatusMemory,
   raw: RawObjects,
   infras: ReadonlySet<string>,
-  topologies: readonly Topology[],
 ): StatusScope | undefined {
   if (now.dnsEpoch !== last.dnsEpoch) return undefined;
-  const scope = { infras: new Set(infras), objects: new Set<string>() };
+  // `now` made after another memory than `last`: its moved stamps say nothing here.
+  if (now.stampsSince !== last.stamps) return undefined;
+  const scope = { infras: new Set([...infras, ...now.stampsMoved]), objects: new Set<string>() };
   for (const key of changedKeys(last.renderings, now.renderings)) scope.infras.add(key);
-  const moved = new Set<string>();
-  for (const [group, stamp] of now.stamps) if (last.stamps.get(group) !== stamp) moved.add(group);
-  for (const t of topologies)
-    if (nodeGroups(t).some((g) => moved.has(g))) scope.infras.add(`${t.infra.namespace}/${t.infra.name}`);
   for (const [kind, resource] of STATUS_RESOURCES)
     for (const key of changedKeys(lastRaw[resource], raw[resource])) scope.objects.add(`${kind}/${key}`);
   if (last.problems !== now.problems)
@@ -187,9 +208,4 @@ export function statusOwner(ref: ObjectRef, raw: KubeObject): string | undefined
   }
   const label = raw.metadata?.labels?.[INFRA_LABEL];
   return label === undefined ? undefined : `${ref.namespace}/${label}`;
-}
-
-/** The xDS node groups of an Infra's data planes. */
-function nodeGroups(t: Topology): string[] {
-  return [t.proxy?.node, t.dhcp?.name].filter((g): g is string => g !== undefined);
 }

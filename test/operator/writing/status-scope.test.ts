@@ -65,7 +65,8 @@ const raw = rawWith({
 
 /** The scope after the facts and the cached objects moved from the defaults to these. */
 function scopeAfter(over: Partial<StatusFacts>, now: RawObjects = raw, infras: ReadonlySet<string> = new Set()) {
-  return statusScope(statusMemory(facts()), raw, statusMemory(facts(over)), now, infras, topologies);
+  const before = statusMemory(facts());
+  return statusScope(before, raw, statusMemory(facts(over), before), now, infras);
 }
 
 const none = { infras: new Set(), objects: new Set() };
@@ -220,20 +221,30 @@ describe("statusOwner", () => {
 });
 
 describe("statusMemory", () => {
-  it("asks each node group's stamp once and groups the problems by object", () => {
-    const asked: string[] = [];
-    const m = statusMemory(
-      facts({
-        stamp: (g) => {
-          asked.push(g);
-          return g.length;
-        },
-        topologies: [...topologies, ...topologies],
-      }),
-    );
-    expect(asked).toEqual(["ns-a/a-proxy", "ns-a/a-dhcp", "ns-b/b-proxy", "ns-b/b-dhcp"]);
-    expect([...m.stamps]).toEqual(asked.map((g) => [g, g.length]));
+  it("holds each node group's stamp and groups the problems by object", () => {
+    const m = statusMemory(facts({ stamp: (g) => g.length }));
+    const groups = ["ns-a/a-proxy", "ns-a/a-dhcp", "ns-b/b-proxy", "ns-b/b-dhcp"];
+    expect([...m.stamps]).toEqual(groups.map((g) => [g, g.length]));
+    expect([...m.stampsMoved]).toEqual(["ns-a/a", "ns-b/b"]);
     expect([...m.problems.keys()]).toEqual(["InfraClusterAttachment/ns-a/one"]);
+  });
+
+  it("keeps the stamps while none moved; names the Infras of those that did, a stamp that came or went included", () => {
+    const first = statusMemory(facts());
+    const again = statusMemory(facts(), first);
+    expect(again.stamps).toBe(first.stamps);
+    expect(again.stampsMoved).toEqual(new Set());
+    // ns-b/b's DHCP group answers anew; ns-a/a's proxy has no stamp any more.
+    const stamp = (g: string): string | undefined =>
+      g === "ns-b/b-dhcp" ? "acked v2" : g === "ns-a/a-proxy" ? undefined : `${g} v1`;
+    const moved = statusMemory(facts({ stamp }), again);
+    expect(moved.stampsMoved).toEqual(new Set(["ns-a/a", "ns-b/b"]));
+    expect(moved.stamps.get("ns-b/b-dhcp")).toBe("acked v2");
+    expect(moved.stamps.get("ns-a/a-dhcp")).toBe(first.stamps.get("ns-a/a-dhcp"));
+    // Still without a stamp the pass after: nothing moved.
+    expect(statusMemory(facts({ stamp }), moved).stampsMoved).toEqual(new Set());
+    // A scope asked of a memory made after other stamps than `last`'s: every object.
+    expect(statusScope(moved, raw, again, raw, new Set())).toBeUndefined();
   });
 
   it("keeps the problems grouped while their lists are the same ones; a scope then compares none", () => {
@@ -241,12 +252,12 @@ describe("statusMemory", () => {
     const first = statusMemory(facts({ problems: lists }));
     const again = statusMemory(facts({ problems: [...lists] }), first);
     expect(again.problems).toBe(first.problems);
-    expect(statusScope(first, raw, again, raw, new Set(), topologies)).toEqual(none);
+    expect(statusScope(first, raw, again, raw, new Set())).toEqual(none);
     // One list another (even with the same content): grouped again, and compared.
     const other = statusMemory(facts({ problems: [lists[0] ?? [], [problem("Infra", "ns-b", "b", "new")]] }), again);
     expect(other.problems).not.toBe(again.problems);
     expect([...other.problems.keys()]).toEqual(["InfraClusterAttachment/ns-a/one", "Infra/ns-b/b"]);
-    expect(statusScope(again, raw, other, raw, new Set(), topologies)).toEqual({
+    expect(statusScope(again, raw, other, raw, new Set())).toEqual({
       ...none,
       objects: new Set(["Infra/ns-b/b"]),
     });
