@@ -89,6 +89,8 @@ export interface ReconcilerOptions {
    * rotation, an object changed while this replica did not lead. 0: every pass is full.
    */
   readonly fullPassMs?: number;
+  /** Status entries computed per turn of the event loop (default STATUS_SLICE). */
+  readonly statusSlice?: number;
 }
 
 /** What one pass did. */
@@ -159,6 +161,8 @@ const NO_DATA: Readonly<Record<string, string>> = Object.freeze({});
 
 /** Objects checked between two turns of the event loop. */
 const STEPS = 64;
+/** ReconcilerOptions.statusSlice's default. */
+const STATUS_SLICE = 256;
 
 /** ReconcilerOptions.fullPassMs's default: the pass loop's resync period. */
 const FULL_PASS_MS = 30_000;
@@ -429,20 +433,32 @@ export class Reconciler {
       scope === undefined || memory?.status === undefined || statusNow === undefined || bindings.list().length > 0
         ? undefined
         : statusScope(memory.status, memory.raw, statusNow, observed.raw, scope.infras);
-    const updates = statusUpdates({
-      observed,
-      outputs,
-      desired: found.length === 0 ? desired : { ...desired, problems },
-      dataPlane,
-      ...(this.#o.dnsServing === undefined ? {} : { dnsServing: this.#o.dnsServing }),
-      missingBindings: bindings.list(),
-      now,
-      unobservedStatus: (k) =>
-        unobservedWrite(this.#applied.get(`status:${keyOf(k.kind, k.namespace, k.name)}`), k.resourceVersion),
-      ...(statusIn === undefined || memory?.status === undefined
-        ? {}
-        : { entries: statusEntriesIn(statusIn, outputs, memory.status, observed.raw) }),
-    });
+    const entries =
+      statusIn === undefined || memory?.status === undefined
+        ? outputs.status
+        : statusEntriesIn(statusIn, outputs, memory.status, observed.raw);
+    // A slice of the entries per turn: a full pass's every status (tens of thousands at 3,000
+    // Infras) is not one stretch that a watch event waits behind. Each entry's status is its own.
+    const updates: StatusUpdate[] = [];
+    const withFound = found.length === 0 ? desired : { ...desired, problems };
+    const slice = Math.max(1, this.#o.statusSlice ?? STATUS_SLICE);
+    for (let i = 0; i < entries.length; i += slice) {
+      if (i > 0) await nextTurn();
+      updates.push(
+        ...statusUpdates({
+          observed,
+          outputs,
+          desired: withFound,
+          dataPlane,
+          ...(this.#o.dnsServing === undefined ? {} : { dnsServing: this.#o.dnsServing }),
+          missingBindings: bindings.list(),
+          now,
+          unobservedStatus: (k) =>
+            unobservedWrite(this.#applied.get(`status:${keyOf(k.kind, k.namespace, k.name)}`), k.resourceVersion),
+          entries: entries.slice(i, i + slice),
+        }),
+      );
+    }
     this.#setReadyGauge(updates, statusIn?.objects);
     await nextTurn();
     for (const u of updates) {

@@ -105,6 +105,8 @@ class Side {
       clock,
       metrics: this.metrics,
       fullPassMs,
+      // The side that walks everything computes its statuses in slices of 3 (many turns a pass).
+      ...(fullPassMs === 0 ? { statusSlice: 3 } : {}),
     });
     this.#rendering = new OperatorRendering({
       kea: {},
