@@ -57,7 +57,6 @@ export function patchSortedList<T>(
       (j + 1 >= added.length || compare(added[j + 1] as T, y) !== 0);
     if (alone) {
       out[i] = y;
-
     } else pending.push(y);
   }
   // Each removed element among those equal to it (a miss is skipped, as the filter would).
