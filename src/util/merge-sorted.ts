@@ -41,7 +41,7 @@ export function patchSortedList<T>(
       added,
       compare,
     );
-  const out = [...list];
+  const out = list.slice();
   const gone = new Set(removed);
   const pending: T[] = [];
   for (const [j, y] of added.entries()) {

@@ -297,7 +297,7 @@ function patchOurs(
 
 /** A list sorted by "<namespace>/<name>" with the changes applied (a copy; each change a binary search). */
 export function patchSorted<T extends KubeObject>(list: readonly T[], changes: readonly ObjectChange[]): T[] {
-  const out = [...list];
+  const out = list.slice();
   const keyAt = (i: number): string => keyOf(out[i] as KubeObject);
   for (const change of changes) {
     const o = (change.after ?? change.before) as KubeObject | undefined;
