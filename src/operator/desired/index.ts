@@ -312,7 +312,8 @@ const infraKey = (i: Infra): string => `${i.metadata.namespace}/${i.metadata.nam
 const byInfraKey = (x: Infra, y: Infra): number => cmp(infraKey(x), infraKey(y));
 const byTopologyKey = (x: Rendering, y: Rendering): number => cmp(topologyKey(x.topology), topologyKey(y.topology));
 const byEntryKey = (x: MemoEntry, y: MemoEntry): number => cmp(x.key, y.key);
-const byDesiredKey = (x: DesiredInfra, y: DesiredInfra): number => cmp(desiredKey(x), desiredKey(y));
+/** The desired state's order of its Infras: by "<namespace>/<name>" as a string. */
+export const byDesiredKey = (x: DesiredInfra, y: DesiredInfra): number => cmp(desiredKey(x), desiredKey(y));
 const NO_NADS: ReadonlyMap<string, string> = new Map();
 
 /** What the flags read of the attachments. */

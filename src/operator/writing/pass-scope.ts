@@ -7,8 +7,8 @@ import { changedBetween } from "../../util/merge-sorted.js";
 import { changedKeys } from "../../util/overlay-map.js";
 import type { RawObjects } from "../../watchers/kube/observed.js";
 import type { ResourceName } from "../../watchers/kube/resources.js";
-import type { DesiredInfra, DesiredState } from "../desired/index.js";
-import { cmp, MANAGED_KINDS, type DesiredObject, type ManagedKind } from "../desired/objects.js";
+import { byDesiredKey, type DesiredInfra, type DesiredState } from "../desired/index.js";
+import { MANAGED_KINDS, type DesiredObject, type ManagedKind } from "../desired/objects.js";
 import type { StatusMemory } from "./status-scope.js";
 
 /** The resource each managed kind the operator watches is listed under (the others are never pruned). */
@@ -72,8 +72,6 @@ export function keyOf(kind: string, namespace: string | undefined, name: string)
 }
 
 const infraKey = (d: DesiredInfra): string => `${d.infra.namespace}/${d.infra.name}`;
-/** The desired state's order of its Infras. */
-const byInfraKey = (x: DesiredInfra, y: DesiredInfra): number => cmp(infraKey(x), infraKey(y));
 
 function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   if (a.size !== b.size) return false;
@@ -197,7 +195,7 @@ export class DesiredKeys {
    */
   update(desired: DesiredState): DesiredChanges {
     if (desired === this.#last) return { changed: new Set(), dropped: [], servableMoved: false };
-    const { removed, added } = changedBetween(this.#last?.infras ?? [], desired.infras, byInfraKey);
+    const { removed, added } = changedBetween(this.#last?.infras ?? [], desired.infras, byDesiredKey);
     this.#last = desired;
     const changes = { changed: new Set<string>(), dropped: [] as (readonly [ResourceName, string])[] };
     let servableMoved = false;
