@@ -36,9 +36,9 @@ function move(
   const w = pick(shape.workers);
   const cp = `${NS}-${clusterName(shape.index, c)}`;
   const name = workerName(shape.index, c, w);
-  const before = s.machines.find((m) => m.metadata.namespace === cp && m.metadata.name === name);
+  const before = [...s.machines].find((m) => m.metadata.namespace === cp && m.metadata.name === name);
   const after = machine(cp, name, `${clusterName(shape.index, c)}-workers`, [spareAddress(shape, k)]);
-  const machines = s.machines.map((m) => (m === before ? after : m));
+  const machines = [...s.machines].map((m) => (m === before ? after : m));
   return [
     { kind: "Machine", before, after },
     { ...s, machines },

@@ -8,6 +8,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { writeHeapSnapshot } from "node:v8";
 import type { Machine } from "../../src/api/external.js";
+import type { ListView } from "../../src/util/chunked-list.js";
 import { Metrics } from "../../src/metrics/index.js";
 import { desiredHash } from "../../src/operator/writing/applied.js";
 import { COMPONENT_LABEL, desiredState, operatorSettings } from "../../src/operator/desired/index.js";
@@ -126,11 +127,11 @@ interface Change {
 }
 
 /** The Machine "<namespace>/<name>" of ClusterState.machines (sorted by that key), by binary search. */
-function machineAt(machines: readonly Machine[], key: string): Machine | undefined {
+function machineAt(machines: ListView<Machine>, key: string): Machine | undefined {
   let [lo, hi] = [0, machines.length - 1];
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const m = machines[mid];
+    const m = machines.at(mid);
     const k = `${m?.metadata.namespace ?? ""}/${m?.metadata.name ?? ""}`;
     if (k === key) return m;
     if (k < key) lo = mid + 1;

@@ -112,9 +112,9 @@ export async function bigVlan(o: BigVlanOptions): Promise<Record<string, unknown
       const w = pick(o.workers);
       const hc = clusterName(0, c);
       const [cp, name] = [`${NS}-${hc}`, workerName(0, c, w)];
-      const before = state.machines.find((m) => m.metadata.namespace === cp && m.metadata.name === name);
+      const before = [...state.machines].find((m) => m.metadata.namespace === cp && m.metadata.name === name);
       state = moveMachine(state, cp, name, `${hc}-workers`, spareAddress(shape, n + 1));
-      const after = state.machines.find((m) => m.metadata.namespace === cp && m.metadata.name === name);
+      const after = [...state.machines].find((m) => m.metadata.namespace === cp && m.metadata.name === name);
       // The keyed change, as the watchers hand it to serve and the operator.
       const changes: ObjectChange[] = [{ kind: "Machine", before, after }];
       const stop = fleet.onReceipt((r) => {

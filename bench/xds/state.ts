@@ -3,7 +3,7 @@
 // cluster c at offset w·clusters + c: no two neighbouring addresses share a cluster, so every
 // worker stays its own /32 source range — the largest listener a worker count can produce) and
 // "blocks" (each cluster's workers contiguous in an aligned block, which aggregates to a few CIDRs).
-import type { Machine } from "../../src/api/external.js";
+import type { Machine, Namespace, NodePool, Service } from "../../src/api/external.js";
 import type { ClusterState } from "../../src/model/types.js";
 import { formatIPv4 } from "../../src/model/ipv4.js";
 import { attachment, infra, machine, namespace, nodePool, NS, service, state } from "../../test/support/fixtures.js";
@@ -82,9 +82,9 @@ export function infraState(shape: InfraShape): ClusterState {
   const out = {
     infras: [...parts.infras],
     attachments: [] as ClusterState["attachments"][number][],
-    namespaces: [] as ClusterState["namespaces"][number][],
-    services: [] as ClusterState["services"][number][],
-    nodePools: [] as ClusterState["nodePools"][number][],
+    namespaces: [] as Namespace[],
+    services: [] as Service[],
+    nodePools: [] as NodePool[],
     machines: [] as Machine[],
   };
   for (let c = 0; c < shape.clusters; c += 1) {
@@ -119,16 +119,16 @@ export function merge(parts: readonly ClusterState[]): ClusterState {
   return state({
     infras: parts.flatMap((p) => p.infras),
     attachments: parts.flatMap((p) => p.attachments),
-    namespaces: parts.flatMap((p) => p.namespaces),
-    services: parts.flatMap((p) => p.services),
-    nodePools: parts.flatMap((p) => p.nodePools),
-    machines: parts.flatMap((p) => p.machines),
+    namespaces: parts.flatMap((p) => [...p.namespaces]),
+    services: parts.flatMap((p) => [...p.services]),
+    nodePools: parts.flatMap((p) => [...p.nodePools]),
+    machines: parts.flatMap((p) => [...p.machines]),
   });
 }
 
 /** A copy of `s` where Machine `name` in namespace `cp` reports `address` instead. */
 export function moveMachine(s: ClusterState, cp: string, name: string, pool: string, address: string): ClusterState {
-  const machines = s.machines.map((m) =>
+  const machines = [...s.machines].map((m) =>
     m.metadata.namespace === cp && m.metadata.name === name ? machine(cp, name, pool, [address]) : m,
   );
   return { ...s, machines };

@@ -176,7 +176,9 @@ export function resolveAttachments(
     }
   }
 
-  const hostedClusters = new Map(state.hostedClusters.map((h) => [`${h.metadata.namespace}/${h.metadata.name}`, h]));
+  const hostedClusters = new Map(
+    Array.from(state.hostedClusters, (h) => [`${h.metadata.namespace}/${h.metadata.name}`, h]),
+  );
   const out = new Map<string, ResolvedAttachment[]>();
   for (const [infraKey, { infra, group }] of byInfra) {
     const servedHere = new Set(group.filter((a) => served.has(a)));
@@ -460,7 +462,7 @@ function nameOf(a: InfraClusterAttachment): string {
 
 /** A namespace exists when a Namespace object names it or any observed object lives in it. */
 function existingNamespaces(state: ClusterState): Set<string> {
-  const out = new Set<string>(state.namespaces.map((n) => n.metadata.name));
+  const out = new Set<string>(Array.from(state.namespaces, (n) => n.metadata.name));
   for (const list of [state.services, state.machines, state.vmis, state.nodePools, state.hostedClusters]) {
     for (const o of list) out.add(o.metadata.namespace);
   }

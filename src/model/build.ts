@@ -24,7 +24,9 @@ export function build(state: ClusterState): BuildResult {
   const problems = new Problems();
   recordSchemaProblems(state, problems);
 
-  const services: ServiceIndex = new Map(state.services.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]));
+  const services: ServiceIndex = new Map(
+    Array.from(state.services, (s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]),
+  );
   const infras = new Map<string, ResolvedInfra>();
   const sortedInfras = [...state.infras].sort((a, b) =>
     cmp(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`),

@@ -14,7 +14,7 @@ import { stripPrefix } from "./workers.js";
 
 /** What the DHCP model needs besides the Infra: the persisted table and the injected clock. */
 export interface DhcpInputs {
-  readonly vmis: readonly VirtualMachineInstance[];
+  readonly vmis: Iterable<VirtualMachineInstance>;
   /** Attachments of this Infra: their MetalLB ranges are never given to a VMI. */
   readonly attachments: readonly InfraClusterAttachment[];
   /** The allocation table as last persisted (DHCPServer status, or serve's state file). */
@@ -132,7 +132,7 @@ function key(v: VirtualMachineInstance): string {
 /** VMI interfaces attached to the Infra's NAD, oldest VMI first so clashes resolve stably. */
 function collectInterfaces(
   infra: ResolvedInfra,
-  vmis: readonly VirtualMachineInstance[],
+  vmis: Iterable<VirtualMachineInstance>,
   problems: Problems,
 ): LiveInterface[] {
   const p = problems.for(infra.ref);

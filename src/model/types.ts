@@ -11,18 +11,21 @@ import type {
   UnknownClientPolicy,
 } from "../api/schema.js";
 import type { PublishedEndpoint } from "./endpoints.js";
+import type { ListView } from "../util/chunked-list.js";
 import type { HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachineInstance } from "../api/external.js";
 
 /** Everything the model reads, as observed (specs already defaulted by src/api/validate). */
 export interface ClusterState {
   readonly infras: readonly Infra[];
   readonly attachments: readonly InfraClusterAttachment[];
-  readonly hostedClusters: readonly HostedCluster[];
-  readonly nodePools: readonly NodePool[];
-  readonly machines: readonly Machine[];
-  readonly vmis: readonly VirtualMachineInstance[];
-  readonly services: readonly Service[];
-  readonly namespaces: readonly Namespace[];
+  // The watched kinds can be long (a Machine and a VMI per worker): a watch keeps them chunked
+  // (src/util/chunked-list.ts) so that an event does not copy them; read them in order or by index.
+  readonly hostedClusters: ListView<HostedCluster>;
+  readonly nodePools: ListView<NodePool>;
+  readonly machines: ListView<Machine>;
+  readonly vmis: ListView<VirtualMachineInstance>;
+  readonly services: ListView<Service>;
+  readonly namespaces: ListView<Namespace>;
   /** Objects of our kinds that failed schema validation, reported as problems. */
   readonly invalid?: readonly InvalidObject[];
   /** Valid objects' undeclared fields (ignored, reported as warnings). */

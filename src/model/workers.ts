@@ -4,9 +4,9 @@ import { NODEPOOL_ANNOTATION, type Machine, type NodePool, type VirtualMachineIn
 import { cidrContains, parseIPv4, type Cidr } from "./ipv4.js";
 
 export interface WorkerSources {
-  readonly machines: readonly Machine[];
-  readonly nodePools: readonly NodePool[];
-  readonly vmis: readonly VirtualMachineInstance[];
+  readonly machines: Iterable<Machine>;
+  readonly nodePools: Iterable<NodePool>;
+  readonly vmis: Iterable<VirtualMachineInstance>;
 }
 
 /** What DHCP allocated on one Infra's VLAN. */
@@ -33,8 +33,8 @@ export function indexWorkerSources(src: WorkerSources): WorkerIndex {
   const key = (o: { metadata: { namespace: string; name: string } }) => `${o.metadata.namespace}/${o.metadata.name}`;
   return {
     machinesByNamespace,
-    nodePools: new Map(src.nodePools.map((p) => [key(p), p])),
-    vmis: new Map(src.vmis.map((v) => [key(v), v])),
+    nodePools: new Map(Array.from(src.nodePools, (p) => [key(p), p])),
+    vmis: new Map(Array.from(src.vmis, (v) => [key(v), v])),
     vmisByNamespace,
   };
 }

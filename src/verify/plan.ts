@@ -63,7 +63,7 @@ export const WILDCARD_PROBE_LABEL = "console-openshift-console";
 /** Every check for every Infra, in a stable order (Infra, then DNS, routes, reservations). */
 export function planChecks(
   topologies: readonly Topology[],
-  vmis: readonly VirtualMachineInstance[],
+  vmis: Iterable<VirtualMachineInstance>,
   options: PlanOptions,
 ): PlannedCheck[] {
   return topologies.flatMap((t) => [...planDns(t, options), ...planRoutes(t, options), ...planReservations(t, vmis)]);
@@ -159,11 +159,11 @@ function probeName(name: string | undefined): string | undefined {
   return name?.startsWith("*.") === true ? `${WILDCARD_PROBE_LABEL}${name.slice(1)}` : name;
 }
 
-function planReservations(t: Topology, vmis: readonly VirtualMachineInstance[]): ReservationCheck[] {
+function planReservations(t: Topology, vmis: Iterable<VirtualMachineInstance>): ReservationCheck[] {
   const dhcp = t.dhcp;
   if (dhcp === undefined) return [];
   const infra = `${t.infra.namespace}/${t.infra.name}`;
-  const byKey = new Map(vmis.map((v) => [`${v.metadata.namespace}/${v.metadata.name}`, v]));
+  const byKey = new Map(Array.from(vmis, (v) => [`${v.metadata.namespace}/${v.metadata.name}`, v]));
   return dhcp.reservations
     .filter((r) => byKey.has(r.vmi))
     .map((r) => ({

@@ -45,7 +45,7 @@ function apply(s: ClusterState, e: Edit): ClusterState {
     const moved = machine(cp, worker, `${name}-workers`, e.what === 0 ? [address] : []);
     return {
       ...s,
-      machines: s.machines.map((m) => (m.metadata.namespace === cp && m.metadata.name === worker ? moved : m)),
+      machines: [...s.machines].map((m) => (m.metadata.namespace === cp && m.metadata.name === worker ? moved : m)),
     };
   }
   if (e.what === 2 || e.what === 3) {
@@ -53,7 +53,9 @@ function apply(s: ClusterState, e: Edit): ClusterState {
     const svc = service(cp, "kube-apiserver", ip, [6443]);
     return {
       ...s,
-      services: s.services.map((x) => (x.metadata.namespace === cp && x.metadata.name === "kube-apiserver" ? svc : x)),
+      services: [...s.services].map((x) =>
+        x.metadata.namespace === cp && x.metadata.name === "kube-apiserver" ? svc : x,
+      ),
     };
   }
   const ready = attachment(name, {

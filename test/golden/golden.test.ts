@@ -88,8 +88,8 @@ describe("re-rendering with the previous outputs", () => {
       o.metadata.namespace === gone?.metadata.namespace && o.metadata.name === gone.metadata.name;
     const moved = {
       ...load.state,
-      machines: load.state.machines.filter((m) => !sameObject(m)),
-      vmis: load.state.vmis.filter((v) => !sameObject(v)),
+      machines: [...load.state.machines].filter((m) => !sameObject(m)),
+      vmis: [...load.state.vmis].filter((v) => !sameObject(v)),
     };
     const changed = renderAll(moved, { previous: again.files, reuse: again });
     expect(changed.infras[0]?.envoy).not.toBe(again.infras[0]?.envoy);

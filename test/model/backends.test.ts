@@ -2,7 +2,7 @@
 // topology.test.ts: the kept part of an unchanged attachment must equal a fresh derivation whenever
 // any input it reads changes, Services in every shape, and the apps ingress messages in full.
 import { describe, expect, test } from "vitest";
-import type { HostedCluster, Service } from "../../src/api/external.js";
+import type { HostedCluster, Machine, Service } from "../../src/api/external.js";
 import type { InfraClusterAttachment } from "../../src/api/schema.js";
 import { build } from "../../src/model/build.js";
 import type { BuildResult, ClusterState } from "../../src/model/types.js";
@@ -56,12 +56,15 @@ describe("an attachment's kept part is used only while every input it read is th
       "a Service the rows read (a new ClusterIP)",
       (s) => ({
         ...s,
-        services: s.services.map((v) =>
+        services: [...s.services].map((v) =>
           v.metadata.name === "kube-apiserver" ? service(CP, "kube-apiserver", "10.96.9.9", [6443]) : v,
         ),
       }),
     ],
-    ["a Service gone", (s) => ({ ...s, services: s.services.filter((v) => v.metadata.name !== "oauth-openshift") })],
+    [
+      "a Service gone",
+      (s) => ({ ...s, services: [...s.services].filter((v) => v.metadata.name !== "oauth-openshift") }),
+    ],
     ["an endpoint's hostname", (s) => ({ ...s, hostedClusters: [hc("api.elsewhere.example.net")] })],
     [
       "only an endpoint's port (api on 443, its name the conventional one)",
@@ -71,7 +74,7 @@ describe("an attachment's kept part is used only while every input it read is th
       "the worker addresses",
       (s) => ({
         ...s,
-        machines: s.machines.map((m) => ({
+        machines: [...s.machines].map((m) => ({
           ...m,
           status: { addresses: [{ type: "InternalIP", address: "192.0.2.12" }] },
         })),
@@ -84,10 +87,10 @@ describe("an attachment's kept part is used only while every input it read is th
         machines: [
           ...s.machines,
           {
-            ...s.machines[0],
-            metadata: { ...s.machines[0]?.metadata, name: "one-worker-9" },
+            ...s.machines.at(0),
+            metadata: { ...s.machines.at(0)?.metadata, name: "one-worker-9" },
             status: { addresses: [{ type: "InternalIP", address: "192.0.2.11" }] },
-          } as (typeof s.machines)[number],
+          } as Machine,
         ],
       }),
     ],
@@ -107,7 +110,7 @@ test("a kept part notices its own API server Service change when apiServerServic
     ...base,
     services: [
       service(CP, "custom-apiserver", ip, [6443]),
-      ...base.services.filter((v) => v.metadata.name !== "kube-apiserver"),
+      ...[...base.services].filter((v) => v.metadata.name !== "kube-apiserver"),
     ],
   });
   build(withIp("10.96.1.9"));

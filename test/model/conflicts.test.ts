@@ -320,7 +320,7 @@ describe("conflict rules", () => {
       { infras: [infra()], attachments: [attachment("one")] },
       {
         ...one,
-        nodePools: [{ ...one.nodePools?.[0], spec: { clusterName: "one", platform: { type: "AWS" } } } as never],
+        nodePools: [{ ...one.nodePools?.at(0), spec: { clusterName: "one", platform: { type: "AWS" } } } as never],
       },
       { machines: [machine(cp, "extra", "one-workers", ["192.0.2.50"])] },
     );

@@ -15,7 +15,7 @@ describe("default DNS view", () => {
         const internal = s.state.infras[0]?.spec.infraComponents?.proxy?.internalProxyService;
         const resolvable =
           internal === "172.30.9.9" ||
-          s.state.services.some((x) => x.metadata.name === "proxy-int" && x.spec?.clusterIP !== "None");
+          [...s.state.services].some((x) => x.metadata.name === "proxy-int" && x.spec?.clusterIP !== "None");
         for (const t of result.topologies) {
           const pods = t.dns?.views[1];
           for (const z of pods?.zones ?? []) {

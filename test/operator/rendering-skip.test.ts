@@ -71,10 +71,10 @@ describe("a rendering after skipped snapshots", () => {
     new Snapshots({
       infras: two.infras,
       attachments: two.attachments,
-      namespaces: two.namespaces,
-      services: two.services,
-      nodepools: two.nodePools,
-      machines: two.machines,
+      namespaces: [...two.namespaces],
+      services: [...two.services],
+      nodepools: [...two.nodePools],
+      machines: [...two.machines],
     });
 
   it("serves what comparing the whole state serves, with every skipped change in it", () => {

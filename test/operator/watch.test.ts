@@ -110,7 +110,7 @@ describe("ClusterWatcher", () => {
     expect(first?.state.infras.map((i) => i.metadata.name)).toEqual(["good"]);
     expect(first?.state.invalid?.map((i) => i.ref.name)).toEqual(["bad"]);
     expect(first?.state.unknownFields?.[0]?.errors.map((e) => e.field)).toEqual(["spec.networkConfig.typo"]);
-    expect(first?.state.machines).toEqual([]);
+    expect([...(first?.state.machines ?? [])]).toEqual([]);
     expect(f.requests.count({ resource: "machines" })).toBe(0);
 
     // Machines become served: watched from the next discovery on.
@@ -121,7 +121,7 @@ describe("ClusterWatcher", () => {
       metadata: { name: "m0", namespace: "clusters" },
     });
     const withMachine = await firstValueFrom(w.snapshots$.pipe(filter((o) => o.state.machines.length === 1)));
-    expect(withMachine.state.machines[0]?.metadata.name).toBe("m0");
+    expect(withMachine.state.machines.at(0)?.metadata.name).toBe("m0");
 
     // A burst of 20 changes: the first goes out at once, the rest coalesce into few snapshots.
     const before = seen.length;

@@ -46,10 +46,10 @@ const scratch = (last: Outputs, state: ClusterState, now: number): Outputs =>
   renderAll(state, { now, previous: last.files, lastGood: last.lastGood } satisfies RenderOptions);
 
 const moveWorker = (s: ClusterState, ip: string): [ClusterState, ObjectChange] => {
-  const before = s.machines.find((m) => m.metadata.name === "h2-worker-0");
+  const before = [...s.machines].find((m) => m.metadata.name === "h2-worker-0");
   const after = machine(`${NS}-h2`, "h2-worker-0", "h2-workers", [ip]);
   return [
-    { ...s, machines: s.machines.map((m) => (m === before ? after : m)) },
+    { ...s, machines: [...s.machines].map((m) => (m === before ? after : m)) },
     { kind: "Machine", before, after },
   ];
 };

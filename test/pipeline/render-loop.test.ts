@@ -18,10 +18,10 @@ const NOW = Date.parse("2026-01-01T00:00:00Z");
 
 /** h2's worker at another address, and the keyed change that says so. */
 function moved(s: ClusterState): { state: ClusterState; changes: ObjectChange[] } {
-  const before = s.machines.find((m) => m.metadata.name === "h2-worker-0");
+  const before = [...s.machines].find((m) => m.metadata.name === "h2-worker-0");
   const after = machine(`${NS}-h2`, "h2-worker-0", "h2-workers", ["198.51.100.77"]);
   return {
-    state: { ...s, machines: s.machines.map((m) => (m === before ? after : m)) },
+    state: { ...s, machines: [...s.machines].map((m) => (m === before ? after : m)) },
     changes: [{ kind: "Machine", before, after }],
   };
 }

@@ -57,10 +57,10 @@ describe("publishSnapshots after a previous publish", () => {
     expect(cache.groups()).toEqual([`${NS}/a-dhcp`, `${NS}/a-proxy`, `${NS}/b-dhcp`, `${NS}/b-proxy`]);
     const aListeners = cache.getSnapshot(`${NS}/a-proxy`);
 
-    const before = base.machines.find((m) => m.metadata.name === "h2-worker-0");
+    const before = [...base.machines].find((m) => m.metadata.name === "h2-worker-0");
     const moved = {
       ...base,
-      machines: base.machines.map((m) =>
+      machines: [...base.machines].map((m) =>
         m === before ? machine(`${NS}-h2`, "h2-worker-0", "h2-workers", ["10.2.0.11"]) : m,
       ),
     };

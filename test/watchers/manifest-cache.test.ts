@@ -28,7 +28,7 @@ const short = (changes: readonly ObjectChange[]): string[] =>
 const problems = (r: ManifestRead): string[] =>
   r.load.ok ? r.load.problems.map((p) => formatManifestError(p)) : [`unreadable: ${r.load.error.message}`];
 const ips = (r: ManifestRead): string[] =>
-  r.load.ok ? r.load.state.services.map((s) => `${s.metadata.name}=${String(s.spec?.clusterIP)}`) : [];
+  r.load.ok ? [...r.load.state.services].map((s) => `${s.metadata.name}=${String(s.spec?.clusterIP)}`) : [];
 
 describe("ManifestReader", () => {
   let dir: string;
@@ -46,7 +46,7 @@ describe("ManifestReader", () => {
     return r;
   };
   const service$ = (r: ManifestRead, name: string) =>
-    r.load.ok ? r.load.state.services.find((s) => s.metadata.name === name) : undefined;
+    r.load.ok ? [...r.load.state.services].find((s) => s.metadata.name === name) : undefined;
 
   it("keeps the objects of every file that did not change, and says what did", async () => {
     await put("a.yaml", service("a"));

@@ -19,7 +19,7 @@ const service = (name: string, ip = "10.0.0.1") =>
 const problems = (r: ManifestRead): string[] =>
   r.load.ok ? r.load.problems.map((p) => formatManifestError(p)) : [`unreadable: ${r.load.error.message}`];
 const ips = (r: ManifestRead): string[] =>
-  r.load.ok ? r.load.state.services.map((s) => `${s.metadata.name}=${String(s.spec?.clusterIP)}`) : [];
+  r.load.ok ? [...r.load.state.services].map((s) => `${s.metadata.name}=${String(s.spec?.clusterIP)}`) : [];
 
 describe("special entries in the manifest folder", () => {
   let dir: string;

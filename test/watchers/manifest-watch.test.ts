@@ -20,7 +20,7 @@ import {
 import type { ManifestLoad } from "../../src/watchers/manifests.js";
 
 const service = (name: string) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: n}\n`;
-const serviceNames = (l: ManifestLoad): string[] => (l.ok ? l.state.services.map((s) => s.metadata.name) : []);
+const serviceNames = (l: ManifestLoad): string[] => (l.ok ? [...l.state.services].map((s) => s.metadata.name) : []);
 // A guard against a hung watcher, not a performance assertion.
 const GUARD = { first: 15_000 };
 

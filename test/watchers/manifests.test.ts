@@ -47,8 +47,8 @@ function fail(load: ManifestLoad): ManifestError {
   if (load.ok) throw new Error("expected the load to fail");
   return load.error;
 }
-const names = (xs: readonly { metadata: { namespace: string; name: string } }[]) =>
-  xs.map((x) => `${x.metadata.namespace}/${x.metadata.name}`);
+const names = (xs: Iterable<{ metadata: { namespace: string; name: string } }>) =>
+  Array.from(xs, (x) => `${x.metadata.namespace}/${x.metadata.name}`);
 const parse1 = (text: string, path = "m.yaml") => parseManifests([{ path, text }]);
 
 describe("parseManifests: documents", () => {
@@ -107,7 +107,7 @@ items: null
         "svc.json",
       ),
     );
-    expect(r.state.services[0]?.spec?.clusterIP).toBe("10.0.0.1");
+    expect(r.state.services.at(0)?.spec?.clusterIP).toBe("10.0.0.1");
   });
 });
 
@@ -392,7 +392,7 @@ describe("parseManifests: classification", () => {
     expect(state.infras[0]?.spec.networkConfig.dnsServers).toEqual(["resolv.conf"]);
     expect(state.infras[0]?.spec.infraComponents?.dhcp?.leaseTime).toBe("1h");
     expect(state.attachments[0]?.spec.apiServerService).toBe("kube-apiserver");
-    expect(state.hostedClusters[0]).toEqual({
+    expect(state.hostedClusters.at(0)).toEqual({
       apiVersion: "hypershift.openshift.io/v1beta1",
       kind: "HostedCluster",
       metadata: { name: "hc1", namespace: "clusters" },
@@ -438,8 +438,8 @@ describe("parseManifests: classification", () => {
       parse1([infra("v"), obj("v1", "Service", "s"), obj("v1", "Namespace", "n", "ignored-ns")].join("---\n")),
     );
     expect(state.infras[0]?.metadata.namespace).toBe("default");
-    expect(state.services[0]?.metadata.namespace).toBe("default");
-    expect(state.namespaces[0]?.metadata).toEqual({ name: "n", namespace: "" });
+    expect(state.services.at(0)?.metadata.namespace).toBe("default");
+    expect(state.namespaces.at(0)?.metadata).toEqual({ name: "n", namespace: "" });
   });
 
   it("does not treat the same name in another namespace or kind as a duplicate", () => {

@@ -1,8 +1,9 @@
 // The Kubernetes snapshot after watch events: keyed changes from the keys the reflectors reported,
 // and the same state as a snapshot built from scratch (lists patched in place of a full sort).
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ObjectChange } from "../../src/model/incremental/infras-read.js";
-import { buildObserved, patchSorted, type Observed } from "../../src/watchers/kube/observed.js";
+import { changesBetween, type ObjectChange } from "../../src/model/incremental/infras-read.js";
+import { buildObserved, patchSorted, type Observed, type PreviousObserved } from "../../src/watchers/kube/observed.js";
 import { WATCHED_RESOURCES, type ResourceName } from "../../src/watchers/kube/resources.js";
 import type { KubeObject } from "../../src/kube/rest.js";
 import { infra, machine } from "../support/fixtures.js";
@@ -103,5 +104,49 @@ describe("buildObserved at the size of 3,000 Infras", () => {
     const obs = buildObserved(raw, 1);
     expect(obs.changes.length).toBe(300_000);
     expect(obs.state.machines.length).toBe(300_000);
+  });
+});
+
+describe("buildObserved's chunked lists after runs of watch events", () => {
+  it("hold what a full build holds, and changesBetween finds the changes the snapshot reported", () => {
+    // More Machines than a chunk holds, so that patches cross, split and join chunks.
+    const shape = fc.record({
+      size: fc.integer({ min: 0, max: 3_000 }),
+      steps: fc.array(
+        fc.array(fc.tuple(fc.nat(3_999), fc.constantFrom("put", "edit", "delete")), { minLength: 1, maxLength: 200 }),
+        { minLength: 1, maxLength: 6 },
+      ),
+      relist: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(shape, ({ size, steps, relist }) => {
+        let raw = empty();
+        const name = (i: number): string => `m${String(i).padStart(4, "0")}`;
+        for (let i = 0; i < size; i++) put(raw.machines, m(name(i), "10.0.0.1"));
+        let obs = buildObserved(raw, 1);
+        for (const [n, step] of steps.entries()) {
+          const machines = new Map(raw.machines);
+          const dirty = new Set<string>();
+          for (const [i, what] of step) {
+            dirty.add(`cp/${name(i)}`);
+            if (what === "delete") machines.delete(`cp/${name(i)}`);
+            else put(machines, m(name(i), what === "put" ? "10.0.0.2" : `10.0.1.${String(n)}`));
+          }
+          raw = next(raw, { machines });
+          const previous: PreviousObserved = {
+            observed: obs,
+            dirty: new Map([["machines", relist ? undefined : dirty]]),
+          };
+          const after = buildObserved(raw, n + 2, new WeakMap(), previous);
+          expect([...after.state.machines]).toEqual([...buildObserved(raw, 1).state.machines]);
+          const between = changesBetween(obs.state, after.state);
+          expect(short(between)).toEqual(short(after.changes));
+          for (const c of between)
+            expect(after.changes.some((d) => d.before === c.before && d.after === c.after)).toBe(true);
+          obs = after;
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });

@@ -27,6 +27,7 @@ import { controlPlaneNamespaceOf, domainOf, hostedClusterOf } from "../attachmen
 import { parseIPv4 } from "../ipv4.js";
 import type { ClusterState } from "../types.js";
 import { OverlayMap, patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
+import { unsharedElements, type ListView } from "../../util/chunked-list.js";
 
 export interface ObservedKinds {
   Infra: Infra;
@@ -261,9 +262,11 @@ export function applyChanges(index: FeedIndex, changes: readonly ObjectChange[])
 /** Keyed changes between two states, by object identity (an unchanged object is the same object). */
 export function changesBetween(before: ClusterState, after: ClusterState): ObjectChange[] {
   const out: ObjectChange[] = [];
-  const diff = (kind: ObservedKind, a: readonly Meta[], b: readonly Meta[]): void => {
-    if (a === b) return; // one list: the same objects
-    const old = new Map(a.map((x) => [objectKey(x), x]));
+  const diff = (kind: ObservedKind, whole: ListView<Meta>, now: ListView<Meta>): void => {
+    if (whole === now) return; // one list: the same objects
+    // A chunk both lists share holds the same objects in both; only the others are compared.
+    const { a, b } = unsharedElements(whole, now);
+    const old = new Map(Array.from(a, (x) => [objectKey(x), x]));
     for (const x of b) {
       const was = old.get(objectKey(x));
       old.delete(objectKey(x));

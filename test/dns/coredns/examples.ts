@@ -80,7 +80,7 @@ function internalProxyIP(state: ClusterState, ref: string | undefined): string |
   if (ref === undefined) return undefined;
   if (/^\d+\.\d+\.\d+\.\d+$/.test(ref)) return ref;
   const [name, namespace] = ref.split(".");
-  const ip = state.services.find((s) => s.metadata.name === name && s.metadata.namespace === namespace)?.spec
+  const ip = [...state.services].find((s) => s.metadata.name === name && s.metadata.namespace === namespace)?.spec
     ?.clusterIP;
   return ip === undefined || ip === "None" ? undefined : ip;
 }

@@ -130,7 +130,7 @@ describe("the clock", () => {
   });
 
   it("unchanged, rebuilds no timed Infra for a change elsewhere", () => {
-    const elsewhere = { ...gone, machines: gone.machines.filter((m) => m.metadata.namespace !== `${NS}-h2`) };
+    const elsewhere = { ...gone, machines: [...gone.machines].filter((m) => m.metadata.namespace !== `${NS}-h2`) };
     expect(rebuiltOf(step(released, gone, elsewhere))).toEqual(["clusters/b"]);
   });
 });

@@ -23,10 +23,13 @@ import {
 import { EMPTY_STATE, type BuildResult, type ClusterState, type InvalidObject } from "../../../src/model/types.js";
 import { attachment, infra, machine, namespace, nodePool, NS, service, vmi } from "../../support/fixtures.js";
 
-type Obj = ClusterState[keyof Omit<
-  ClusterState,
-  "invalid" | "unknownFields" | "incumbents" | "dhcpAllocations" | "now"
->][number];
+type Obj =
+  ClusterState[keyof Omit<
+    ClusterState,
+    "invalid" | "unknownFields" | "incumbents" | "dhcpAllocations" | "now"
+  >] extends Iterable<infer O>
+    ? O
+    : never;
 type ListName =
   "infras" | "attachments" | "hostedClusters" | "nodePools" | "machines" | "vmis" | "services" | "namespaces";
 
@@ -363,7 +366,7 @@ describe("the sub-state patch, by key", () => {
     );
     const built = buildIncremental(undefined, changesBetween(EMPTY_STATE, state), {});
     const gathered = built.gathered;
-    const held = gathered?.state.machines[0];
+    const held = gathered?.state.machines.at(0);
     if (gathered === undefined || held === undefined) throw new Error("no Machine was gathered");
     const moved = { ...held, status: { addresses: [{ type: "InternalIP", address: "192.0.2.99" }] } } as typeof held;
     const copy = structuredClone(held);
@@ -401,7 +404,7 @@ function bySet(state: ClusterState): Record<string, unknown> {
     now: state.now,
   };
   for (const l of lists) {
-    const objects: readonly { metadata: { namespace?: string; name: string } }[] = state[l];
+    const objects: readonly { metadata: { namespace?: string; name: string } }[] = [...state[l]];
     // Identity, not content: the patch must hold the very objects the index holds.
     const sorted = [...objects].sort((p, q) => (key(p) < key(q) ? -1 : key(p) > key(q) ? 1 : 0));
     out[l] = sorted.map((o) => [key(o), o]);

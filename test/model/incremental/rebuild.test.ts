@@ -45,7 +45,7 @@ const rows: { name: string; edit: (s: ClusterState) => ClusterState; rebuilt: st
     name: "a worker Machine of h2 moves: only Infra b",
     edit: (s) => ({
       ...s,
-      machines: s.machines.map((m) =>
+      machines: [...s.machines].map((m) =>
         m.metadata.name === "h2-worker-0" ? machine(`${NS}-h2`, "h2-worker-0", "h2-workers", ["198.51.100.11"]) : m,
       ),
     }),
@@ -55,7 +55,7 @@ const rows: { name: string; edit: (s: ClusterState) => ClusterState; rebuilt: st
     name: "a control-plane Service of h1 changes: only Infra a",
     edit: (s) => ({
       ...s,
-      services: s.services.map((x) =>
+      services: [...s.services].map((x) =>
         x.metadata.namespace === `${NS}-h1` && x.metadata.name === "kube-apiserver"
           ? service(`${NS}-h1`, "kube-apiserver", "10.96.1.77", [6443])
           : x,

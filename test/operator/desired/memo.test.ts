@@ -67,7 +67,7 @@ describe("DesiredMemo", () => {
     // A worker of hc1 moves: only vlan100's objects (its ProxyServer) are computed again.
     const s1: ClusterState = {
       ...s0,
-      machines: s0.machines.map((m) =>
+      machines: [...s0.machines].map((m) =>
         m.metadata.namespace === `${NS}-hc1`
           ? machine(`${NS}-hc1`, m.metadata.name, "hc1-workers", ["192.0.2.160"])
           : m,
