@@ -1,6 +1,6 @@
 // Parsed files → the ClusterState they describe, kept from one load to the next: a change of some
-// files patches the state (each bucket a sorted list, patched; an unchanged bucket keeps its array,
-// so the model sees it is unchanged) and says which objects changed, at a cost that grows with the
+// files patches the state (each bucket a sorted list, patched, the watched kinds' in chunks; an
+// unchanged bucket keeps its list, so the model sees it is unchanged) and says which objects changed, at a cost that grows with the
 // changed objects, where assembleManifests re-sorts every bucket. Equal to assembleManifests of the
 // same files while every file is readable (test/watchers/manifest-assembly.property.test.ts).
 //
@@ -9,6 +9,7 @@
 // (or whose status is given twice) keeps its last assembled version; each is a problem of the load,
 // named as assembleManifests names it. A file that goes takes its objects with it.
 import { patchSortedList } from "../util/merge-sorted.js";
+import { ChunkedList, type KeyedChange } from "../util/chunked-list.js";
 import type { ObjectChange, ObservedKind } from "../model/incremental/infras-read.js";
 import type { ClusterState, InvalidObject, ObjectRef } from "../model/types.js";
 import { ManifestSources, type ObjectSource } from "./manifest-sources.js";
@@ -61,7 +62,17 @@ const KIND_OF_BUCKET: Readonly<Record<Bucket, ObservedKind>> = {
   namespaces: "Namespace",
 };
 
-const BUCKETS = Object.keys(KIND_OF_BUCKET) as Bucket[];
+type OurBucket = "infras" | "attachments";
+type WatchedBucket = Exclude<Bucket, OurBucket>;
+const WATCHED_BUCKETS = (Object.keys(KIND_OF_BUCKET) as Bucket[]).filter(
+  (b): b is WatchedBucket => b !== "infras" && b !== "attachments",
+);
+
+/**
+ * A watched kind's key in its bucket, in the order of byNamespaceName (NUL sorts before any
+ * character of a namespace): one kind per bucket, so no two identities share it.
+ */
+const nameKey = (o: Named): string => `${o.metadata.namespace}\u0000${o.metadata.name}`;
 
 /** A readable load with the keyed changes since the previous readable one (the first: every object added). */
 export interface AssembledLoad {
@@ -81,7 +92,12 @@ export class ManifestAssembly {
   readonly #unreadable = new Set<string>();
   /** Files holding objects the model does not read (their list is rebuilt when one of them changes). */
   readonly #ignoring = new Set<string>();
-  readonly #buckets = Object.fromEntries(BUCKETS.map((b) => [b, []])) as unknown as Record<Bucket, readonly Named[]>;
+  readonly #ours: Record<OurBucket, readonly Named[]> = { infras: [], attachments: [] };
+  /** Chunked: a worker's Machine edited copies its chunk, not the list of every Machine. */
+  readonly #watched = Object.fromEntries(WATCHED_BUCKETS.map((b) => [b, ChunkedList.of<Named>([], nameKey)])) as Record<
+    WatchedBucket,
+    ChunkedList<Named>
+  >;
   #invalid: readonly InvalidObject[] = [];
   #unknown: readonly InvalidObject[] = [];
   #ignored: IgnoredObject[] = [];
@@ -130,16 +146,16 @@ export class ManifestAssembly {
     this.#patch(touched);
     if (pathsChanged) this.#paths = [...this.#files.keys()].sort(compare);
     if (ignoredChanged) this.#ignored = this.#ignoredObjects();
-    const b = this.#buckets;
+    const [b, w] = [this.#ours, this.#watched];
     const state: ClusterState = {
       infras: b.infras as ClusterState["infras"],
       attachments: b.attachments as ClusterState["attachments"],
-      hostedClusters: b.hostedClusters as ClusterState["hostedClusters"],
-      nodePools: b.nodePools as ClusterState["nodePools"],
-      machines: b.machines as ClusterState["machines"],
-      vmis: b.vmis as ClusterState["vmis"],
-      services: b.services as ClusterState["services"],
-      namespaces: b.namespaces as ClusterState["namespaces"],
+      hostedClusters: w.hostedClusters as unknown as ClusterState["hostedClusters"],
+      nodePools: w.nodePools as unknown as ClusterState["nodePools"],
+      machines: w.machines as unknown as ClusterState["machines"],
+      vmis: w.vmis as unknown as ClusterState["vmis"],
+      services: w.services as unknown as ClusterState["services"],
+      namespaces: w.namespaces as unknown as ClusterState["namespaces"],
       invalid: this.#invalid,
       unknownFields: this.#unknown,
     };
@@ -232,13 +248,22 @@ export class ManifestAssembly {
         if (next?.source !== undefined) sources.add(next.ref, next.source.object, next.source.status);
       }
     }
-    for (const [bucket, e] of edits)
-      this.#buckets[bucket] = patchSortedList(
-        this.#buckets[bucket],
-        e.removed,
-        e.added.sort(byNamespaceName),
-        byNamespaceName,
-      );
+    for (const [bucket, e] of edits) {
+      if (bucket === "infras" || bucket === "attachments") {
+        this.#ours[bucket] = patchSortedList(
+          this.#ours[bucket],
+          e.removed,
+          e.added.sort(byNamespaceName),
+          byNamespaceName,
+        );
+        continue;
+      }
+      // Removals first: an edit removes its old value and adds the new one under the same key.
+      const keyed: KeyedChange<Named>[] = [];
+      for (const x of e.removed) keyed.push([nameKey(x), undefined]);
+      for (const x of e.added) keyed.push([nameKey(x), x]);
+      this.#watched[bucket] = this.#watched[bucket].patch(keyed);
+    }
     this.#invalid = patchSortedList(this.#invalid, invalid.removed, invalid.added.sort(byRef), byRef);
     this.#unknown = patchSortedList(this.#unknown, unknown.removed, unknown.added.sort(byRef), byRef);
     if (sources !== undefined) this.#sources = sources;

@@ -110,7 +110,7 @@ describe("ClusterWatcher", () => {
     expect(first?.state.infras.map((i) => i.metadata.name)).toEqual(["good"]);
     expect(first?.state.invalid?.map((i) => i.ref.name)).toEqual(["bad"]);
     expect(first?.state.unknownFields?.[0]?.errors.map((e) => e.field)).toEqual(["spec.networkConfig.typo"]);
-    expect([...(first?.state.machines ?? [])]).toEqual([]);
+    expect(first?.state.machines).toEqual([]);
     expect(f.requests.count({ resource: "machines" })).toBe(0);
 
     // Machines become served: watched from the next discovery on.

@@ -22,6 +22,8 @@ const docs: readonly ((name: string) => string)[] = [
   (n) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${n}, namespace: x}\nspec: {clusterIP: 10.0.0.1}\n`,
   (n) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${n}, namespace: x}\nspec: {clusterIP: 10.0.0.2}\n`,
   (n) => `apiVersion: cluster.x-k8s.io/v1beta1\nkind: Machine\nmetadata: {name: ${n}, namespace: y}\n`,
+  // A namespace that "y" prefixes: "y/…" sorts after "y-z/…" as text, before it by namespace.
+  (n) => `apiVersion: cluster.x-k8s.io/v1beta1\nkind: Machine\nmetadata: {name: ${n}, namespace: y-z}\n`,
   (n) => `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${n}}\n`,
   (n) =>
     `apiVersion: ${GROUP}\nkind: Infra\nmetadata: {name: ${n}, namespace: x}\n` +
