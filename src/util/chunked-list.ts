@@ -1,6 +1,7 @@
 // A long sorted list that is patched, not copied: its elements live in chunks of a few hundred, and
-// a patch copies only the chunks it touches and the spine of chunk pointers. A watch keeps 300,000
-// Machines in one list; copying all of them per event cost more than the rest of a change. Pure.
+// a patch copies only the chunks it touches and the spine of chunk pointers. serve's state holds
+// 300,000 Machines in one list at 3,000 Infras; copying all of them per change cost more than the
+// rest of a change. Pure.
 
 /** A list read in order: an array, or a ChunkedList. */
 export interface ListView<T> extends Iterable<T> {
