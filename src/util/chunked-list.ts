@@ -17,7 +17,7 @@ const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 /**
  * An immutable list sorted by a string key, no key twice. A patch shares every chunk it does not
  * touch with the list it came from, so two lists patched one from the other differ only in the
- * chunks that are not the same object (sharedChunks).
+ * chunks that are not the same object (unsharedElements).
  */
 export class ChunkedList<T> implements ListView<T> {
   readonly length: number;
@@ -57,15 +57,6 @@ export class ChunkedList<T> implements ListView<T> {
       else hi = mid - 1;
     }
     return this.chunks[lo]?.[i - (this.#starts[lo] as number)];
-  }
-
-  /** The element of `key`, by binary search. */
-  get(key: string): T | undefined {
-    const chunk = this.chunks[this.#chunkOf(key)];
-    if (chunk === undefined) return undefined;
-    const i = lowerBound(chunk, key, this.key);
-    const x = chunk[i];
-    return x !== undefined && this.key(x) === key ? x : undefined;
   }
 
   [Symbol.iterator](): Iterator<T> {
@@ -167,46 +158,31 @@ function mergeChunk<T>(
   changes: ReadonlyMap<string, T | undefined>,
   key: (x: T) => string,
 ): readonly T[] {
-  const added: [string, T][] = [];
+  const kept: [string, T][] = [];
+  const found = new Set<string>();
   let moved = false;
-  const kept: T[] = [];
   for (const x of chunk) {
     const k = key(x);
-    if (!changes.has(k)) kept.push(x);
+    if (!changes.has(k)) kept.push([k, x]);
     else {
+      found.add(k);
       const v = changes.get(k);
       if (v !== x) moved = true;
-      if (v !== undefined) kept.push(v);
+      if (v !== undefined) kept.push([k, v]);
     }
   }
-  for (const [k, v] of changes) {
-    if (v === undefined) continue;
-    const i = lowerBound(chunk, k, key);
-    const x = chunk[i];
-    if (x === undefined || key(x) !== k) added.push([k, v]);
-  }
-  if (added.length === 0) return moved ? kept : chunk;
+  const added: [string, T][] = [];
+  for (const [k, v] of changes) if (v !== undefined && !found.has(k)) added.push([k, v]);
+  if (added.length === 0) return moved ? kept.map(([, x]) => x) : chunk;
   added.sort(([x], [y]) => cmp(x, y));
   const out: T[] = [];
   let j = 0;
-  for (const x of kept) {
-    const k = key(x);
+  for (const [k, x] of kept) {
     while (j < added.length && (added[j] as [string, T])[0] < k) out.push((added[j++] as [string, T])[1]);
     out.push(x);
   }
   while (j < added.length) out.push((added[j++] as [string, T])[1]);
   return out;
-}
-
-/** The first index whose key is not less than `k`. */
-function lowerBound<T>(list: readonly T[], k: string, key: (x: T) => string): number {
-  let [lo, hi] = [0, list.length];
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (cmp(key(list[mid] as T), k) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** `list` in pieces of `size`; when `slack` is given, a list up to slack × size stays whole. */

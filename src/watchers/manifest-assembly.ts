@@ -1,7 +1,8 @@
 // Parsed files → the ClusterState they describe, kept from one load to the next: a change of some
 // files patches the state (each bucket a sorted list, patched, the watched kinds' in chunks; an
-// unchanged bucket keeps its list, so the model sees it is unchanged) and says which objects changed, at a cost that grows with the
-// changed objects, where assembleManifests re-sorts every bucket. Equal to assembleManifests of the
+// unchanged bucket keeps its list, so the model sees it is unchanged) and says which objects
+// changed, at a cost that grows with the changed objects, where assembleManifests re-sorts every
+// bucket. Equal to assembleManifests of the
 // same files while every file is readable (test/watchers/manifest-assembly.property.test.ts).
 //
 // One bad file never holds up the others: a file that cannot be read or parsed keeps contributing
