@@ -7,6 +7,7 @@ import type { ResolvedAttachment } from "./attachments.js";
 import type { ResolvedInfra, ServiceIndex } from "./infra.js";
 import type { Service } from "../api/external.js";
 import { cmp, Problems, type ObjectProblems } from "./problems.js";
+import { sortedFromLists, type SortedFromLists } from "../util/merge-sorted.js";
 import type {
   AppsIngressReason,
   Backend,
@@ -222,7 +223,7 @@ export function buildProxy(
   problems: Problems,
 ): ProxyModel | undefined {
   if (infra.proxy === undefined) return undefined;
-  const backends: Backend[] = [];
+  const lists: (readonly Backend[])[] = [];
   const upstreams = new Map<string, Upstream>();
 
   for (const a of attachments) {
@@ -237,16 +238,27 @@ export function buildProxy(
     }
     replay(part.problems, p);
     for (const upstream of part.appsUpstreams) upstreams.set(upstream.name, upstream);
-    backends.push(...part.backends);
+    lists.push(part.backends);
   }
+  const backends = sortedFromLists(lastBackends.get(infra.infra), lists, byName);
+  lastBackends.set(infra.infra, backends);
 
   return {
     node: `${infra.ref.namespace}/${infra.ref.name}-proxy`,
     serverIP: infra.proxy.serverIP,
-    backends: backends.sort((x, y) => cmp(x.name, y.name)),
+    backends: backends.items,
     upstreams: [...upstreams.values()].sort((x, y) => cmp(x.name, y.name)),
   };
 }
+
+/** Backend names are unique per proxy. */
+const byName = (x: Backend, y: Backend): number => cmp(x.name, y.name);
+
+/**
+ * Each Infra's last backends in order: the next build takes out the backends of the attachments
+ * whose part changed and merges in their new ones, instead of sorting 35,000 backends again.
+ */
+const lastBackends = new WeakMap<ResolvedInfra["infra"], SortedFromLists<Backend>>();
 
 /** A problem as recorded, without its object (the attachment it is replayed on). */
 type Found = Pick<Problem, "field" | "reason" | "message" | "severity">;

@@ -3,7 +3,7 @@
 import { API_VERSION, type DHCPServer, type DNSServer, type ObjectMeta, type ProxyServer } from "../api/schema.js";
 import { DEFAULT_TIMEOUT_SECONDS } from "./backends.js";
 import type { ResolvedInfra } from "./infra.js";
-import type { Backend, DhcpModel, DnsModel, ProxyModel, Upstream } from "./types.js";
+import type { Backend, DhcpModel, DnsModel, DnsView, ProxyModel, Upstream, Zone } from "./types.js";
 
 /** Label put on every generated child, naming its Infra. */
 export const INFRA_LABEL = "hostedcluster.densityops.com/infra";
@@ -44,6 +44,22 @@ export function dhcpServer(infra: ResolvedInfra, dhcp: DhcpModel): DHCPServer {
   };
 }
 
+type StaticEntry = NonNullable<DNSServer["spec"]["staticEntries"]>[number];
+
+/**
+ * Each zone's entries in its DNSServer's spec.staticEntries: the model keeps an unchanged
+ * attachment's zones, so a change on a 5,000-attachment Infra makes entries for its own zones only.
+ */
+const zoneEntries = new WeakMap<Zone, { readonly view: string; readonly entries: readonly StaticEntry[] }>();
+
+function staticEntriesOf(z: Zone, view: DnsView["name"]): readonly StaticEntry[] {
+  const kept = zoneEntries.get(z);
+  if (kept?.view === view) return kept.entries;
+  const entries = z.records.map((r) => ({ hostname: r.name, ip: r.address, view }));
+  zoneEntries.set(z, { view, entries });
+  return entries;
+}
+
 export function dnsServer(infra: ResolvedInfra, dns: DnsModel): DNSServer {
   const [vlan, pods] = dns.views;
   return {
@@ -59,9 +75,7 @@ export function dnsServer(infra: ResolvedInfra, dns: DnsModel): DNSServer {
         networkAttachmentName: infra.nad.name,
         networkAttachmentNamespace: infra.nad.namespace,
       },
-      staticEntries: [vlan, pods].flatMap((view) =>
-        view.zones.flatMap((z) => z.records.map((r) => ({ hostname: r.name, ip: r.address, view: view.name }))),
-      ),
+      staticEntries: [vlan, pods].flatMap((view) => view.zones.flatMap((z) => staticEntriesOf(z, view.name))),
       upstreamDNS: dns.upstreams === "resolv.conf" ? ["resolv.conf"] : [...dns.upstreams],
       ...(infra.dns?.image === undefined ? {} : { image: infra.dns.image }),
       reloadInterval: `${dns.reloadSeconds}s`,

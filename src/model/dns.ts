@@ -3,6 +3,7 @@ import { appsVip, controlPlaneNames, KUBERNETES_ALIASES } from "./backends.js";
 import type { ResolvedAttachment } from "./attachments.js";
 import type { ResolvedInfra } from "./infra.js";
 import { cmp } from "./problems.js";
+import { sortedFromLists, type SortedFromLists } from "../util/merge-sorted.js";
 import type { DnsModel, DnsView, Zone } from "./types.js";
 
 export const DEFAULT_CACHE_SECONDS = 30;
@@ -21,14 +22,25 @@ export const DEFAULT_RELOAD_SECONDS = 5;
 export function buildDns(infra: ResolvedInfra, attachments: readonly ResolvedAttachment[]): DnsModel | undefined {
   if (infra.dns === undefined) return undefined;
   const served = attachments.filter((a) => a.served);
-  const vlanTarget = infra.proxy?.serverIP;
-  const defaultTarget = infra.proxy?.internalIP;
+  const targets = { vlan: infra.proxy?.serverIP, default: infra.proxy?.internalIP };
+  const parts = served.map((a) => attachmentZones(a, targets));
+  // DNS cannot pick a hosted cluster for the aliases; Envoy does, by worker source address.
+  const aliases = served.some((a) => a.workers.length > 0) ? aliasZones(targets) : undefined;
+  const last = lastZones.get(infra.infra);
+  const view = (name: DnsView["name"]): SortedFromLists<Zone> =>
+    sortedFromLists(
+      last?.[name],
+      [...parts.map((p) => p[name]), ...(aliases === undefined ? [] : [aliases[name]])],
+      compareZones,
+    );
+  const zones = { vlan: view("vlan"), default: view("default") };
+  lastZones.set(infra.infra, zones);
   return {
     name: `${infra.ref.namespace}/${infra.ref.name}-dns`,
     serverIP: infra.dns.serverIP,
     views: [
-      { name: "vlan", sourceCidr: infra.cidrText, zones: zonesFor(served, vlanTarget, "vlan") },
-      { name: "default", sourceCidr: undefined, zones: zonesFor(served, defaultTarget, "default") },
+      { name: "vlan", sourceCidr: infra.cidrText, zones: zones.vlan.items },
+      { name: "default", sourceCidr: undefined, zones: zones.default.items },
     ],
     upstreams: infra.upstreams,
     cacheSeconds: DEFAULT_CACHE_SECONDS,
@@ -36,24 +48,84 @@ export function buildDns(infra: ResolvedInfra, attachments: readonly ResolvedAtt
   };
 }
 
-function zonesFor(served: readonly ResolvedAttachment[], proxy: string | undefined, view: DnsView["name"]): Zone[] {
-  if (proxy === undefined) return [];
-  const zones: Zone[] = [];
-  const single = (name: string, address: string): Zone => ({ origin: name, records: [{ name, address }] });
-  for (const a of served) {
-    for (const name of controlPlaneNames(a)) zones.push(single(name, proxy));
-    const vip = appsVip(a);
+/** The address each view's records answer with: the proxy's VLAN address, its pod-network one. */
+type Targets = Readonly<Record<DnsView["name"], string | undefined>>;
+
+/** One attachment's zones in each view, and what they were made from. */
+interface AttachmentZones extends Record<DnsView["name"], readonly Zone[]> {
+  readonly targets: Targets;
+  /** Its control-plane names; api-int.<domain> among them, so a new domain is new names. */
+  readonly names: readonly string[];
+}
+
+/**
+ * The last zones made per attachment object. One attachment's change rebuilds its Infra's model;
+ * every other attachment's zones are these same objects, so the CoreDNS renderer (src/dns/render)
+ * regroups and renders only the zones that came or went.
+ */
+const madeZones = new WeakMap<ResolvedAttachment["attachment"], AttachmentZones>();
+
+function attachmentZones(a: ResolvedAttachment, targets: Targets): AttachmentZones {
+  const names = controlPlaneNames(a);
+  const kept = madeZones.get(a.attachment);
+  if (
+    kept !== undefined &&
+    kept.targets.vlan === targets.vlan &&
+    kept.targets.default === targets.default &&
+    kept.names.length === names.length &&
+    kept.names.every((n, i) => n === names[i])
+  )
+    return kept;
+  // The apps VIP is read from the attachment object's own status: the same object, the same VIP.
+  const vip = appsVip(a);
+  const zones = (view: DnsView["name"]): Zone[] => {
+    const proxy = targets[view];
+    if (proxy === undefined) return [];
+    const out = names.map((name) => single(name, proxy));
     // VLAN clients reach the apps VIP directly; pods go through the proxy, which routes *.apps by SNI/Host.
-    if (vip !== undefined) {
-      zones.push({
+    if (vip !== undefined)
+      out.push({
         origin: `apps.${a.domain}`,
         records: [{ name: `*.apps.${a.domain}`, address: view === "vlan" ? vip : proxy }],
       });
-    }
+    return out;
+  };
+  const made = { targets, names, vlan: zones("vlan"), default: zones("default") };
+  madeZones.set(a.attachment, made);
+  return made;
+}
+
+const single = (name: string, address: string): Zone => ({ origin: name, records: [{ name, address }] });
+
+/** The kubernetes aliases' zones per pair of targets, the same objects from one build to the next. */
+const aliasesByTargets = new Map<string, Record<DnsView["name"], readonly Zone[]>>();
+const MAX_ALIAS_TARGETS = 1024;
+
+function aliasZones(targets: Targets): Record<DnsView["name"], readonly Zone[]> {
+  const key = `${targets.vlan ?? ""} ${targets.default ?? ""}`;
+  let made = aliasesByTargets.get(key);
+  if (made === undefined) {
+    const zones = (proxy: string | undefined): Zone[] =>
+      proxy === undefined ? [] : KUBERNETES_ALIASES.map((alias) => single(alias, proxy));
+    made = { vlan: zones(targets.vlan), default: zones(targets.default) };
+    // Bounded: Infras come and go over a process's life, each pair of addresses is a few objects.
+    if (aliasesByTargets.size >= MAX_ALIAS_TARGETS) aliasesByTargets.clear();
+    aliasesByTargets.set(key, made);
   }
-  // DNS cannot pick a hosted cluster for the aliases; Envoy does, by worker source address.
-  if (served.some((a) => a.workers.length > 0)) {
-    for (const alias of KUBERNETES_ALIASES) zones.push(single(alias, proxy));
-  }
-  return zones.sort((x, y) => cmp(x.origin, y.origin));
+  return made;
+}
+
+/** Each Infra's last zones per view: the next build patches them instead of sorting every zone again. */
+const lastZones = new WeakMap<ResolvedInfra["infra"], Record<DnsView["name"], SortedFromLists<Zone>>>();
+
+/**
+ * By origin, then by records: two zones that compare equal write the same JSON, so the order of the
+ * zones is the same whatever the order of the attachments and the builds before.
+ */
+function compareZones(x: Zone, y: Zone): number {
+  return cmp(x.origin, y.origin) || cmp(recordsKey(x), recordsKey(y));
+}
+
+function recordsKey(z: Zone): string {
+  return z.records.map((r) => `${r.name} ${r.address}`).join(",");
 }

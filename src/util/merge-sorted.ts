@@ -125,3 +125,31 @@ export function changedBetween<T>(a: readonly T[], b: readonly T[], compare: (x:
   for (; j < b.length; j++) added.push(b[j] as T);
   return { removed, added };
 }
+
+/** A list in order made of several lists, and the lists it was made of (sortedFromLists). */
+export interface SortedFromLists<T> {
+  readonly lists: readonly (readonly T[])[];
+  readonly items: readonly T[];
+}
+
+/**
+ * The elements of `lists` in the order of `compare`. After `last`, the elements of the lists that
+ * went (compared by identity) are taken out and those of the lists that came are merged in
+ * (patchSortedList): one changed list among thousands costs that list and binary searches, not a
+ * sort of every element. Elements that compare equal may come in another order than a sort of
+ * them all would give: use a compare under which equal elements are interchangeable.
+ */
+export function sortedFromLists<T>(
+  last: SortedFromLists<T> | undefined,
+  lists: readonly (readonly T[])[],
+  compare: (x: T, y: T) => number,
+): SortedFromLists<T> {
+  if (last === undefined) return { lists, items: lists.flat().sort(compare) };
+  const before = new Set(last.lists);
+  const now = new Set(lists);
+  const removed = new Set<T>();
+  for (const l of last.lists) if (!now.has(l)) for (const x of l) removed.add(x);
+  const added: T[] = [];
+  for (const l of lists) if (!before.has(l)) for (const x of l) added.push(x);
+  return { lists, items: patchSortedList(last.items, removed, added.sort(compare), compare) };
+}

@@ -2,7 +2,13 @@
 // stable sort of the two lists one after the other gives.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { changedBetween, mergeSorted, patchSortedList } from "../../src/util/merge-sorted.js";
+import {
+  changedBetween,
+  mergeSorted,
+  patchSortedList,
+  sortedFromLists,
+  type SortedFromLists,
+} from "../../src/util/merge-sorted.js";
 
 describe("mergeSorted", () => {
   it("orders as a stable sort of both lists, the first list's element first of equal ones", () => {
@@ -124,6 +130,37 @@ describe("mergeSorted", () => {
         }
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it("sortedFromLists patched list by list holds what a sort of every list holds, in order", () => {
+    // Lists come and go between steps, most kept as the same objects (an unchanged attachment's).
+    type Item = { key: number; id: number };
+    const byKey = (x: Item, y: Item) => x.key - y.key;
+    const step = fc.record({
+      drop: fc.array(fc.nat(), { maxLength: 4 }),
+      add: fc.array(fc.array(fc.nat(200), { maxLength: 8 }), { maxLength: 4 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.nat(200), { maxLength: 8 }), { minLength: 1, maxLength: 200 }),
+        fc.array(step, { minLength: 1, maxLength: 10 }),
+        (start, steps) => {
+          let id = 0;
+          const listOf = (keys: readonly number[]): Item[] => keys.map((key) => ({ key, id: id++ }));
+          let lists: (readonly Item[])[] = start.map(listOf);
+          let sorted: SortedFromLists<Item> | undefined;
+          for (const s of steps) {
+            sorted = sortedFromLists(sorted, lists, byKey);
+            const all = lists.flat();
+            expect(sorted.items.map((x) => x.key)).toEqual(all.map((x) => x.key).sort((a, b) => a - b));
+            expect(new Set(sorted.items)).toEqual(new Set(all));
+            const gone = new Set(s.drop.map((i) => i % Math.max(1, lists.length)));
+            lists = [...lists.filter((_, i) => !gone.has(i)), ...s.add.map(listOf)];
+          }
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });

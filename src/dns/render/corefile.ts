@@ -66,13 +66,8 @@ export const METRICS_ADDRESS = `{$${POD_IP_ENV}}:9153`;
 const MIN_COREFILE_RELOAD = 2;
 const MIN_ZONE_RELOAD = 1;
 
-/** Renders the Corefile: the root block first, then `blocks` in the given order. */
-export function renderCorefile(blocks: readonly ServerBlock[], settings: CorefileSettings): string {
-  const root = renderBlock({ zone: ".", view: undefined, answer: { kind: "forward" } }, settings, true);
-  return [root, ...blocks.map((b) => renderBlock(b, settings, false))].join("\n");
-}
-
-function renderBlock(block: ServerBlock, s: CorefileSettings, root: boolean): string {
+/** One server block's text (the root block carries the process-wide plugins), ending in a newline. */
+export function renderBlock(block: ServerBlock, s: CorefileSettings, root = false): string {
   const lines: string[] = [`${block.zone}:${DNS_PORT} {`];
   if (block.view !== undefined) {
     lines.push(`    view ${block.view.name} {`, `        expr incidr(client_ip(), '${block.view.cidr}')`, "    }");

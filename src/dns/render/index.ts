@@ -1,10 +1,12 @@
 // DnsModel → the CoreDNS ConfigMap: a Corefile with split-horizon server blocks plus one zone file
 // per (view, zone) for the file plugin. Pure and deterministic; never throws on model content —
 // unusable names, addresses or CIDRs are left out rather than written into CoreDNS syntax.
-import type { DnsModel, DnsView } from "../../model/types.js";
+import type { DnsModel, Zone } from "../../model/types.js";
 import { cidrContains, formatCidr, formatIPv4, parseCidr, parseIPv4 } from "../../model/ipv4.js";
-import { RESOLV_CONF, renderCorefile, type ServerBlock, type ViewFilter } from "./corefile.js";
-import { normalizeDomain, relativeOwner, zoneFileKey } from "./names.js";
+import { RESOLV_CONF, renderBlock, type CorefileSettings, type ServerBlock, type ViewFilter } from "./corefile.js";
+import { zoneFileKey } from "./names.js";
+import { groupZones, NO_ZONES, type ViewZones } from "./zones-by-origin.js";
+import { patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
 import { renderZoneFile, type OwnedRecord, type ZoneFileInput } from "./zonefile.js";
 
 export { DIGEST_PREFIX, nextSerial, readPrevious } from "./serial.js";
@@ -59,75 +61,126 @@ const VIEW_NAME = /^[a-z0-9][a-z0-9-]{0,30}$/;
 export function renderCoreDns(dns: DnsModel, options: RenderCoreDnsOptions = {}): CoreDnsFiles {
   const mountDir = normalizeMountDir(options.mountDir ?? DEFAULT_MOUNT_DIR);
   const ttl = wholeSeconds(dns.cacheSeconds, 0, MAX_TTL) ?? DEFAULT_TTL;
-  const cacheSeconds = wholeSeconds(dns.cacheSeconds, 1, MAX_TTL);
-  const reloadSeconds = wholeSeconds(dns.reloadSeconds, 1, MAX_TTL) ?? DEFAULT_RELOAD;
-  const { filtered, unfiltered } = planViews(dns);
-
-  const zoneFiles = new Map<string, string>();
-  const inputs = new Map<string, ZoneFileInput>();
-  const before = options.previous === undefined ? undefined : zoneInputs.get(options.previous);
-  const zonePath = (view: ViewPlan, origin: string, records: readonly OwnedRecord[]): string => {
-    const key = zoneFileKey(view.name, origin);
-    const input: ZoneFileInput = { origin, records, nsAddress: view.nsAddress, ttl };
-    const previous = options.previous?.[key];
-    const was = before?.get(key);
-    // A zone rendered last time from the same input renders to the same text (same digest, so the
-    // same serial): kept as it is, so one worker's change does not re-hash every zone of the VLAN.
-    zoneFiles.set(
-      key,
-      previous !== undefined && was !== undefined && sameZoneInput(was, input)
-        ? previous
-        : renderZoneFile(input, previous).text,
-    );
-    inputs.set(key, input);
-    return mountDir === "/" ? `/${key}` : `${mountDir}/${key}`;
+  const settings: CorefileSettings = {
+    forwardTo: forwardTargets(dns.upstreams),
+    cacheSeconds: wholeSeconds(dns.cacheSeconds, 1, MAX_TTL),
+    reloadSeconds: wholeSeconds(dns.reloadSeconds, 1, MAX_TTL) ?? DEFAULT_RELOAD,
   };
+  const views = planViews(dns);
+  // Everything a block or a zone file is written with besides its origin's zones.
+  const shape = JSON.stringify([mountDir, ttl, settings, views.map((v) => [v.name, v.filter ?? null, v.nsAddress])]);
+  const { previous } = options;
+  const kept = previous === undefined ? undefined : renderings.get(previous);
+  // Continuing from our own rendering of the same shape, only the origins whose zones changed are
+  // written again; from anything else (none, a ConfigMap read back), every origin is.
+  const base = kept?.shape === shape ? kept : undefined;
+  const changed = new Set<string>();
+  const grouped = views.map((v, i) => groupZones(base?.views[i] ?? NO_ZONES, v.zones, changed));
 
-  const origins = [
-    ...new Set([...filtered, ...(unfiltered ? [unfiltered] : [])].flatMap((v) => [...v.zones.keys()])),
-  ].sort(compare);
-  const blocks: ServerBlock[] = [];
-  for (const origin of origins) {
-    const fallback = unfiltered?.zones.get(origin);
+  const blockChanges = new Map<string, string | Removed>();
+  const zoneChanges = new Map<string, RenderedZone | Removed>();
+  const unfiltered = views.findIndex((v) => v.filter === undefined);
+  for (const origin of changed) {
+    const records = grouped.map((g) => g.records.get(origin));
+    const texts: string[] = [];
+    const fallback = unfiltered < 0 ? undefined : records[unfiltered];
+    const fileBlock = (view: ViewPlan, own: readonly OwnedRecord[]): void => {
+      const key = zoneFileKey(view.name, origin);
+      const input: ZoneFileInput = { origin, records: own, nsAddress: view.nsAddress, ttl };
+      const was = base?.zones.get(key);
+      const text = was?.text ?? previous?.[key];
+      // A zone written last time from the same input is the same text (same digest, so the same serial).
+      const same = was !== undefined && sameZoneInput(was.input, input);
+      zoneChanges.set(key, same ? was : { input, text: renderZoneFile(input, text).text });
+      const path = mountDir === "/" ? `/${key}` : `${mountDir}/${key}`;
+      texts.push(renderBlock({ zone: origin, view: view.filter, answer: { kind: "file", path } }, settings));
+    };
     // Filtered blocks first: CoreDNS takes the first block of a zone whose view matches.
-    for (const view of filtered) {
-      const records = view.zones.get(origin);
-      if (records !== undefined) {
-        blocks.push({
-          zone: origin,
-          view: view.filter,
-          answer: { kind: "file", path: zonePath(view, origin, records) },
-        });
-      } else if (fallback !== undefined) {
-        // Keep the other view's static answers away from this view's clients.
-        blocks.push({ zone: origin, view: view.filter, answer: { kind: "forward" } });
-      }
+    views.forEach((view, i) => {
+      const own = records[i];
+      if (own === undefined) zoneChanges.set(zoneFileKey(view.name, origin), REMOVED);
+      if (view.filter === undefined) return;
+      if (own !== undefined) fileBlock(view, own);
+      // Keep the other view's static answers away from this view's clients.
+      else if (fallback !== undefined)
+        texts.push(renderBlock({ zone: origin, view: view.filter, answer: { kind: "forward" } }, settings));
+    });
+    if (records.every((r) => r === undefined)) {
+      blockChanges.set(origin, REMOVED);
+      continue;
     }
-    if (unfiltered !== undefined && fallback !== undefined) {
-      blocks.push({
-        zone: origin,
-        view: undefined,
-        answer: { kind: "file", path: zonePath(unfiltered, origin, fallback) },
-      });
-    } else {
-      blocks.push({ zone: origin, view: undefined, answer: { kind: "forward" } });
-    }
+    const last = views[unfiltered];
+    if (last !== undefined && fallback !== undefined) fileBlock(last, fallback);
+    else texts.push(renderBlock({ zone: origin, view: undefined, answer: { kind: "forward" } }, settings));
+    blockChanges.set(origin, texts.join("\n"));
   }
+  const blocks = patchMap(base?.blocks ?? NO_TEXTS, blockChanges);
+  const zones = patchMap(base?.zones ?? NO_ZONE_FILES, zoneChanges);
+  const origins = patchKeys(base?.origins ?? [], blockChanges);
+  const keys = patchKeys(base?.keys ?? [], zoneChanges);
 
-  const corefile = renderCorefile(blocks, { forwardTo: forwardTargets(dns.upstreams), cacheSeconds, reloadSeconds });
+  const corefile = [renderBlock(ROOT_BLOCK, settings, true), ...origins.map((o) => blocks.get(o) ?? "")].join("\n");
   const files: Record<string, string> = { [COREFILE_KEY]: corefile };
-  for (const key of [...zoneFiles.keys()].sort(compare)) files[key] = zoneFiles.get(key) ?? "";
+  for (const key of keys) files[key] = zones.get(key)?.text ?? "";
   Object.freeze(files);
-  zoneInputs.set(files, inputs);
+  renderings.set(files, { shape, views: grouped, blocks, zones, origins, keys });
   return { files };
 }
 
+/** A zone file as written, and what it was written from. */
+interface RenderedZone {
+  readonly input: ZoneFileInput;
+  readonly text: string;
+}
+
+/** What one rendering was made of, found again when its files come back as `previous`. */
+interface Rendering {
+  readonly shape: string;
+  /** Each planned view's zones (planViews' order). */
+  readonly views: readonly ViewZones[];
+  /** Origin → the text of its server blocks. */
+  readonly blocks: ReadonlyMap<string, string>;
+  /** ConfigMap key → its zone file. */
+  readonly zones: ReadonlyMap<string, RenderedZone>;
+  /** The origins and the zone file keys, sorted. */
+  readonly origins: readonly string[];
+  readonly keys: readonly string[];
+}
+
 /**
- * Each rendering's zone inputs by ConfigMap key, found again when that rendering comes back as
- * `previous`. Keyed by the (frozen) files object itself: a previous rendering from anywhere else
- * (a ConfigMap read back, a file) has no entry, and each of its zones is rendered as before.
+ * Each rendering by its (frozen) files object. A previous rendering from anywhere else (a ConfigMap
+ * read back, a file) has no entry: every zone is then written again, its serial from that text.
  */
-const zoneInputs = new WeakMap<object, ReadonlyMap<string, ZoneFileInput>>();
+const renderings = new WeakMap<object, Rendering>();
+const NO_TEXTS: ReadonlyMap<string, string> = new Map();
+const NO_ZONE_FILES: ReadonlyMap<string, RenderedZone> = new Map();
+const ROOT_BLOCK: ServerBlock = { zone: ".", view: undefined, answer: { kind: "forward" } };
+
+/** `sorted` without the keys `changes` removes and with those it adds, still sorted. */
+function patchKeys(sorted: readonly string[], changes: ReadonlyMap<string, unknown>): readonly string[] {
+  if (changes.size === 0) return sorted;
+  if (changes.size * 16 > sorted.length) {
+    const out = new Set(sorted);
+    for (const [k, v] of changes) {
+      if (v === REMOVED) out.delete(k);
+      else out.add(k);
+    }
+    return [...out].sort(compare);
+  }
+  const out = sorted.slice();
+  for (const [k, v] of changes) {
+    let [lo, hi] = [0, out.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((out[mid] as string) < k) lo = mid + 1;
+      else hi = mid;
+    }
+    const here = out[lo] === k;
+    if (v === REMOVED && here) out.splice(lo, 1);
+    else if (v !== REMOVED && !here) out.splice(lo, 0, k);
+  }
+  return out;
+}
 
 function sameZoneInput(a: ZoneFileInput, b: ZoneFileInput): boolean {
   if (a.origin !== b.origin || a.nsAddress !== b.nsAddress || a.ttl !== b.ttl) return false;
@@ -138,16 +191,16 @@ function sameZoneInput(a: ZoneFileInput, b: ZoneFileInput): boolean {
   });
 }
 
-/** A view reduced to what the renderer writes: valid zones, canonical records, its NS glue. */
+/** A view reduced to how it is written: its name, its filter, its NS glue, and the model's zones. */
 interface ViewPlan {
   readonly name: string;
   readonly filter: ViewFilter | undefined;
   readonly nsAddress: string;
-  /** Origin → records sorted by owner then address. */
-  readonly zones: ReadonlyMap<string, readonly OwnedRecord[]>;
+  readonly zones: readonly Zone[];
 }
 
-function planViews(dns: DnsModel): { filtered: ViewPlan[]; unfiltered: ViewPlan | undefined } {
+/** The views written, filtered ones first, then the one unfiltered view if any. */
+function planViews(dns: DnsModel): ViewPlan[] {
   const filtered: ViewPlan[] = [];
   let unfiltered: ViewPlan | undefined;
   const names = new Set<string>();
@@ -155,7 +208,6 @@ function planViews(dns: DnsModel): { filtered: ViewPlan[]; unfiltered: ViewPlan 
   for (const view of dns.views) {
     if (!VIEW_NAME.test(view.name) || names.has(view.name)) continue;
     names.add(view.name);
-    const zones = planZones(view);
     if (view.sourceCidr !== undefined) {
       // A view whose CIDR cannot be expressed is dropped: serving it unfiltered would leak it.
       const cidr = parseCidr(view.sourceCidr.trim());
@@ -165,35 +217,15 @@ function planViews(dns: DnsModel): { filtered: ViewPlan[]; unfiltered: ViewPlan 
         filter: { name: view.name, cidr: formatCidr(cidr) },
         // VLAN clients reach CoreDNS at its serverIP, so that is the honest NS address there.
         nsAddress: serverIP === undefined ? DEFAULT_VIEW_NS_ADDRESS : formatIPv4(serverIP),
-        zones,
+        zones: view.zones,
       });
     } else if (unfiltered === undefined) {
       // Only one unfiltered block per zone:port can exist; a second unfiltered view is ignored.
       const vlans = dns.views.flatMap((v) => (v.sourceCidr === undefined ? [] : [v.sourceCidr.trim()]));
-      unfiltered = { name: view.name, filter: undefined, nsAddress: defaultViewNsAddress(vlans), zones };
+      unfiltered = { name: view.name, filter: undefined, nsAddress: defaultViewNsAddress(vlans), zones: view.zones };
     }
   }
-  return { filtered, unfiltered };
-}
-
-function planZones(view: DnsView): Map<string, OwnedRecord[]> {
-  const byOrigin = new Map<string, Map<string, OwnedRecord>>();
-  for (const zone of view.zones) {
-    const origin = normalizeDomain(zone.origin);
-    if (origin === undefined) continue;
-    const records = byOrigin.get(origin) ?? new Map<string, OwnedRecord>();
-    byOrigin.set(origin, records);
-    for (const record of zone.records) {
-      const owner = relativeOwner(record.name, origin);
-      const address = parseIPv4(record.address.trim());
-      if (owner === undefined || address === undefined) continue;
-      const r = { owner, address: formatIPv4(address) };
-      records.set(`${r.owner} ${r.address}`, r);
-    }
-  }
-  const out = new Map<string, OwnedRecord[]>();
-  for (const [origin, records] of byOrigin) out.set(origin, [...records.values()].sort(compareRecords));
-  return out;
+  return unfiltered === undefined ? filtered : [...filtered, unfiltered];
 }
 
 function forwardTargets(upstreams: DnsModel["upstreams"]): string[] {
@@ -207,15 +239,6 @@ function forwardTargets(upstreams: DnsModel["upstreams"]): string[] {
   }
   // Nothing usable: inherit the node's resolvers, the API's own default, rather than answer nothing.
   return targets.length === 0 ? [RESOLV_CONF] : targets.slice(0, MAX_UPSTREAMS);
-}
-
-function compareRecords(a: OwnedRecord, b: OwnedRecord): number {
-  if (a.owner !== b.owner) {
-    if (a.owner === "@") return -1;
-    if (b.owner === "@") return 1;
-    return compare(a.owner, b.owner);
-  }
-  return (parseIPv4(a.address) ?? 0) - (parseIPv4(b.address) ?? 0);
 }
 
 function compare(a: string, b: string): number {
