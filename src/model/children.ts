@@ -60,6 +60,13 @@ function staticEntriesOf(z: Zone, view: DnsView["name"]): readonly StaticEntry[]
   return entries;
 }
 
+/** Every zone's entries, view by view (a loop: flatMap's arrays per zone cost more than the entries). */
+function staticEntries(views: readonly DnsView[]): StaticEntry[] {
+  const out: StaticEntry[] = [];
+  for (const view of views) for (const z of view.zones) for (const e of staticEntriesOf(z, view.name)) out.push(e);
+  return out;
+}
+
 export function dnsServer(infra: ResolvedInfra, dns: DnsModel): DNSServer {
   const [vlan, pods] = dns.views;
   return {
@@ -75,7 +82,7 @@ export function dnsServer(infra: ResolvedInfra, dns: DnsModel): DNSServer {
         networkAttachmentName: infra.nad.name,
         networkAttachmentNamespace: infra.nad.namespace,
       },
-      staticEntries: [vlan, pods].flatMap((view) => view.zones.flatMap((z) => staticEntriesOf(z, view.name))),
+      staticEntries: staticEntries([vlan, pods]),
       upstreamDNS: dns.upstreams === "resolv.conf" ? ["resolv.conf"] : [...dns.upstreams],
       ...(infra.dns?.image === undefined ? {} : { image: infra.dns.image }),
       reloadInterval: `${dns.reloadSeconds}s`,
