@@ -246,7 +246,7 @@ export interface DnsView {
   readonly name: "vlan" | "default";
   /** Clients whose source address is inside this CIDR get the view; undefined = everyone else. */
   readonly sourceCidr: string | undefined;
-  /** Sorted by origin. May be empty (the default view when internalProxyService is unset). */
+  /** Sorted by origin, then by records. May be empty (the default view when internalProxyService is unset). */
   readonly zones: readonly Zone[];
 }
 
