@@ -18,8 +18,8 @@ import type { HostedCluster, Machine, Namespace, NodePool, Service, VirtualMachi
 export interface ClusterState {
   readonly infras: readonly Infra[];
   readonly attachments: readonly InfraClusterAttachment[];
-  // The watched kinds can be long (a Machine and a VMI per worker): serve keeps them chunked
-  // (src/util/chunked-list.ts) so that a change does not copy them; read them in order or by index.
+  // The watched kinds can be long (a Machine and a VMI per worker): a watch keeps them chunked
+  // (src/util/chunked-list.ts) so that an event does not copy them; read them in order or by index.
   readonly hostedClusters: ListView<HostedCluster>;
   readonly nodePools: ListView<NodePool>;
   readonly machines: ListView<Machine>;

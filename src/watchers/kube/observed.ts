@@ -17,6 +17,7 @@ import { keyOf } from "./reflector.js";
 import { changedKeys, patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
 import type { ResourceName } from "./resources.js";
 import type { KubeObject } from "../../kube/rest.js";
+import { ChunkedList, type KeyedChange, type ListView } from "../../util/chunked-list.js";
 
 /** Raw objects per watched resource, keyed "<namespace>/<name>". */
 export type RawObjects = Readonly<Record<ResourceName, ReadonlyMap<string, KubeObject>>>;
@@ -116,6 +117,11 @@ function sorted(m: ReadonlyMap<string, KubeObject>): KubeObject[] {
   return [...m.entries()].sort(([a], [b]) => cmp(a, b)).map(([, o]) => o);
 }
 
+/** A watched kind's list of an earlier snapshot as chunks (one built elsewhere may be an array). */
+function chunked(list: ListView<KubeObject>): ChunkedList<KubeObject> {
+  return list instanceof ChunkedList ? (list as ChunkedList<KubeObject>) : ChunkedList.of([...list], keyOf);
+}
+
 /** The resources the model reads, and the kind of their keyed changes. */
 const MODEL_RESOURCES = [
   ["infras", "Infra", "infras"],
@@ -130,8 +136,9 @@ const MODEL_RESOURCES = [
 
 /**
  * Builds the snapshot; `cache` spares re-validating unchanged Infras and attachments. After
- * `previous`, only the changed resources are copied and only their changed keys compared: a
- * Machine's watch event costs O(log n) in a list of 25,000, not a sort of all of them.
+ * `previous`, only the changed resources are patched and only their changed keys compared: a
+ * Machine's watch event copies the chunk of the list that holds it (ChunkedList), not the list of
+ * every Machine.
  */
 export function buildObserved(
   raw: RawObjects,
@@ -165,9 +172,12 @@ export function buildObserved(
     const keys: Iterable<string> =
       was === undefined ? now.keys() : (previous?.dirty.get(resource) ?? new Set([...was.keys(), ...now.keys()]));
     const mine: ObjectChange[] = [];
+    const keyed: KeyedChange<KubeObject>[] = [];
     for (const key of keys) {
       const [a, b] = [decoded(was?.get(key), kind), decoded(now.get(key), kind)];
-      if (a !== b) mine.push({ kind, before: a, after: b } as ObjectChange);
+      if (a === b) continue;
+      mine.push({ kind, before: a, after: b } as ObjectChange);
+      keyed.push([key, b as KubeObject | undefined]);
     }
     // One at a time: a first snapshot holds every Machine, more than a call can take as arguments.
     for (const c of mine) changes.push(c);
@@ -177,7 +187,9 @@ export function buildObserved(
       continue;
     }
     lists[field] =
-      before === undefined ? sorted(now) : patchSorted(before.state[field] as unknown as readonly KubeObject[], mine);
+      before === undefined
+        ? ChunkedList.of(sorted(now), keyOf)
+        : chunked(before.state[field] as unknown as ListView<KubeObject>).patch(keyed);
   }
   const invalid: InvalidObject[] = [];
   const unknown: InvalidObject[] = [];
@@ -210,12 +222,12 @@ export function buildObserved(
   const state: ClusterState = {
     infras: ours.infras,
     attachments: ours.attachments,
-    hostedClusters: lists.hostedClusters as HostedCluster[],
-    nodePools: lists.nodePools as NodePool[],
-    machines: lists.machines as Machine[],
-    vmis: lists.vmis as VirtualMachineInstance[],
-    services: lists.services as Service[],
-    namespaces: lists.namespaces as Namespace[],
+    hostedClusters: lists.hostedClusters as ListView<HostedCluster>,
+    nodePools: lists.nodePools as ListView<NodePool>,
+    machines: lists.machines as ListView<Machine>,
+    vmis: lists.vmis as ListView<VirtualMachineInstance>,
+    services: lists.services as ListView<Service>,
+    namespaces: lists.namespaces as ListView<Namespace>,
     invalid: ours.invalid ?? [],
     unknownFields: ours.unknownFields ?? [],
   };
