@@ -7,6 +7,7 @@ import { RESOLV_CONF, renderBlock, type CorefileSettings, type ServerBlock, type
 import { zoneFileKey } from "./names.js";
 import { groupZones, NO_ZONES, type ViewZones } from "./zones-by-origin.js";
 import { patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
+import { patchSortedList } from "../../util/merge-sorted.js";
 import { renderZoneFile, type OwnedRecord, type ZoneFileInput } from "./zonefile.js";
 
 export { DIGEST_PREFIX, nextSerial, readPrevious } from "./serial.js";
@@ -116,8 +117,8 @@ export function renderCoreDns(dns: DnsModel, options: RenderCoreDnsOptions = {})
   }
   const blocks = patchMap(base?.blocks ?? NO_TEXTS, blockChanges);
   const zones = patchMap(base?.zones ?? NO_ZONE_FILES, zoneChanges);
-  const origins = patchKeys(base?.origins ?? [], blockChanges);
-  const keys = patchKeys(base?.keys ?? [], zoneChanges);
+  const origins = patchKeys(base?.origins ?? [], base?.blocks, blockChanges);
+  const keys = patchKeys(base?.keys ?? [], base?.zones, zoneChanges);
 
   const corefile = [renderBlock(ROOT_BLOCK, settings, true), ...origins.map((o) => blocks.get(o) ?? "")].join("\n");
   const files: Record<string, string> = { [COREFILE_KEY]: corefile };
@@ -156,30 +157,20 @@ const NO_TEXTS: ReadonlyMap<string, string> = new Map();
 const NO_ZONE_FILES: ReadonlyMap<string, RenderedZone> = new Map();
 const ROOT_BLOCK: ServerBlock = { zone: ".", view: undefined, answer: { kind: "forward" } };
 
-/** `sorted` without the keys `changes` removes and with those it adds, still sorted. */
-function patchKeys(sorted: readonly string[], changes: ReadonlyMap<string, unknown>): readonly string[] {
-  if (changes.size === 0) return sorted;
-  if (changes.size * 16 > sorted.length) {
-    const out = new Set(sorted);
-    for (const [k, v] of changes) {
-      if (v === REMOVED) out.delete(k);
-      else out.add(k);
-    }
-    return [...out].sort(compare);
-  }
-  const out = sorted.slice();
+/** `sorted` (the keys of `had`) without the keys `changes` removes and with those it adds, still sorted. */
+function patchKeys(
+  sorted: readonly string[],
+  had: ReadonlyMap<string, unknown> | undefined,
+  changes: ReadonlyMap<string, unknown>,
+): readonly string[] {
+  const removed = new Set<string>();
+  const added: string[] = [];
   for (const [k, v] of changes) {
-    let [lo, hi] = [0, out.length];
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((out[mid] as string) < k) lo = mid + 1;
-      else hi = mid;
-    }
-    const here = out[lo] === k;
-    if (v === REMOVED && here) out.splice(lo, 1);
-    else if (v !== REMOVED && !here) out.splice(lo, 0, k);
+    const was = had?.has(k) === true;
+    if (v === REMOVED && was) removed.add(k);
+    else if (v !== REMOVED && !was) added.push(k);
   }
-  return out;
+  return patchSortedList(sorted, removed, added.sort(compare), compare);
 }
 
 function sameZoneInput(a: ZoneFileInput, b: ZoneFileInput): boolean {
