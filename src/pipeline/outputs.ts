@@ -322,7 +322,7 @@ function renderInfra(t: Topology, same: RenderedInfra | undefined, context: Infr
     const r: EnvoyRender =
       same?.envoy !== undefined && context.sameEnvoyOptions && sameJson(was?.proxy, t.proxy)
         ? { ok: true, resources: same.envoy }
-        : renderEnvoy(t.proxy, options.envoy);
+        : renderEnvoy(t.proxy, options.envoy, same?.envoy);
     if (r.ok) envoy = r.resources;
     childStatus.push(
       child(

@@ -28,8 +28,15 @@ export interface EnvoyRenderOptions {
   readonly filterChainMatcher?: boolean;
 }
 
-/** Renders a proxy's Envoy configuration; errors instead of resources Envoy would reject. */
-export function renderEnvoy(proxy: ProxyModel, options: EnvoyRenderOptions = {}): EnvoyRender {
+/**
+ * Renders a proxy's Envoy configuration; errors instead of resources Envoy would reject.
+ * `previous`: the proxy's last rendered resources, whose check this one's continues from.
+ */
+export function renderEnvoy(
+  proxy: ProxyModel,
+  options: EnvoyRenderOptions = {},
+  previous?: EnvoyResources,
+): EnvoyRender {
   const problems = new Problems();
   const p = problems.for(proxyServerRef(proxy.node));
   const fields = proxyFields(proxy);
@@ -42,7 +49,7 @@ export function renderEnvoy(proxy: ProxyModel, options: EnvoyRenderOptions = {})
   };
   // The chains' matches are checked (overlaps, wildcards) in the filter_chain_match form; the
   // matcher form is checked again for what it adds (every chain it names is there).
-  for (const f of consistencyFindings(resources)) p.error(fields.at(f.at), "InconsistentConfig", f.message);
+  for (const f of consistencyFindings(resources, previous)) p.error(fields.at(f.at), "InconsistentConfig", f.message);
   if (!p.hasErrors && options.filterChainMatcher === true) {
     resources = { ...resources, listeners: matcherListeners(listeners, proxy, p, fields) };
     for (const f of consistencyFindings(resources)) p.error(fields.at(f.at), "InconsistentConfig", f.message);

@@ -78,11 +78,7 @@ const preparedViews = new WeakMap<ChainView, Prepared>();
 function prepareAll(chains: readonly ChainView[]): Prepared[] {
   const used = new Set<Prepared>();
   return chains.map((view) => {
-    let p = preparedViews.get(view);
-    if (p === undefined) {
-      p = prepare(view);
-      preparedViews.set(view, p);
-    }
+    let p = preparedOf(view);
     if (used.has(p)) p = prepare(view);
     used.add(p);
     return p;
@@ -99,6 +95,12 @@ class ChainIndex {
   readonly #members = new Set<Prepared>();
   /** The chains each member collides with (the relation is symmetric); most have none. */
   readonly #partners = new Map<Prepared, Set<Prepared>>();
+  #version = 0;
+
+  /** Counts changes: who holds the index can tell whether another check moved it since. */
+  get version(): number {
+    return this.#version;
+  }
 
   get members(): ReadonlySet<Prepared> {
     return this.#members;
@@ -122,6 +124,7 @@ class ChainIndex {
 
   add(chain: Prepared): void {
     if (this.#members.has(chain)) return;
+    this.#version += 1;
     this.#members.add(chain);
     let buckets = this.#byScalars.get(chain.scalars);
     if (buckets === undefined) {
@@ -146,6 +149,7 @@ class ChainIndex {
 
   delete(chain: Prepared): void {
     if (!this.#members.delete(chain)) return;
+    this.#version += 1;
     for (const other of this.#partners.get(chain) ?? []) this.#partners.get(other)?.delete(chain);
     this.#partners.delete(chain);
     const buckets = this.#byScalars.get(chain.scalars) ?? [];
@@ -213,6 +217,61 @@ function indexFor(chains: readonly Prepared[]): ChainIndex {
     indexOf.set(p, index);
   }
   return index;
+}
+
+/** The prepared form of a chain view, made once per view. */
+function preparedOf(view: ChainView): Prepared {
+  let p = preparedViews.get(view);
+  if (p === undefined) {
+    p = prepare(view);
+    preparedViews.set(view, p);
+  }
+  return p;
+}
+
+/**
+ * The overlap index of one listener's chains, for a check that continues from a version of the
+ * listener without overlaps (continued.ts): the next version takes out the chains that went and
+ * puts in those that came. It has no overlap exactly when no chain that came collides with
+ * another or repeats a combination, since every pair has a member that came.
+ */
+export class ListenerOverlaps {
+  readonly #index: ChainIndex;
+  /** The index's version when this listener last left it: any other change makes it unusable here. */
+  #version: number;
+
+  private constructor(index: ChainIndex) {
+    this.#index = index;
+    this.#version = index.version;
+  }
+
+  /** The index of exactly these chains (names unique): the one the whole check keeps, brought up to them. */
+  static of(chains: readonly ChainView[]): ListenerOverlaps {
+    return new ListenerOverlaps(indexFor(prepareAll(chains)));
+  }
+
+  /**
+   * Takes `removed` out, then puts `added` in; false when an added chain overlaps, or when the
+   * index no longer holds this listener's chains (the whole check of another set took it over).
+   */
+  replace(removed: readonly ChainView[], added: readonly ChainView[]): boolean {
+    const index = this.#index;
+    if (index.version !== this.#version) return false;
+    for (const view of removed) {
+      const p = preparedOf(view);
+      index.delete(p);
+      if (indexOf.get(p) === index) indexOf.delete(p);
+    }
+    let clean = true;
+    for (const view of added) {
+      const p = preparedOf(view);
+      index.add(p);
+      indexOf.set(p, index);
+      if (index.partners(p).size > 0 || firstRepeat(p) !== undefined) clean = false;
+    }
+    this.#version = index.version;
+    return clean;
+  }
 }
 
 /** Per list criterion, the index in `later`'s list of its first value also in `earlier`; undefined if disjoint. */

@@ -6,21 +6,33 @@ import { chainOverlaps } from "./chain-overlap.js";
 import { matcherChainNames, readChains } from "../render/chain-match.js";
 import type { ResourceAt } from "../render/fields.js";
 import type { EnvoyResources, Finding } from "../resources.js";
-import { asArray, asNumber, asString, get } from "../../xds/resource/json.js";
-import { HTTP_CONNECTION_MANAGER_TYPE_URL, TCP_PROXY_TYPE_URL } from "../../xds/resource/type-urls.js";
+import { asNumber, asString, get } from "../../xds/resource/json.js";
 import { checkRequiredFields } from "./required-fields.js";
+import { continuedClean } from "./continued.js";
+import {
+  checkChainRefs,
+  checkLogicalDns,
+  checkRouteConfig,
+  serverNameFindings,
+  type NameSets,
+} from "./resource-rules.js";
 
 /** Results by resource set: the renderer and the cache both check, the work is done once. */
 const checked = new WeakMap<EnvoyResources, readonly Finding[]>();
 
 /**
  * What makes the resource set unfit to push; [] when Envoy would accept it as a whole.
- * Resource sets are immutable once rendered, so the result is remembered per set.
+ * Resource sets are immutable once rendered, so the result is remembered per set. `previous`: the
+ * set this one follows (the same proxy's last rendering); when that one was clean, only what
+ * differs is checked (continued.ts), and the whole check runs only if that cannot prove it clean.
  */
-export function consistencyFindings(res: EnvoyResources): readonly Finding[] {
+export function consistencyFindings(res: EnvoyResources, previous?: EnvoyResources): readonly Finding[] {
   const memo = checked.get(res);
   if (memo !== undefined) return memo;
-  const findings = computeConsistency(res);
+  const findings =
+    previous !== undefined && checked.get(previous)?.length === 0 && continuedClean(previous, res)
+      ? []
+      : computeConsistency(res);
   checked.set(res, findings);
   return findings;
 }
@@ -81,25 +93,6 @@ function computeConsistency(res: EnvoyResources): Finding[] {
   return errors;
 }
 
-/**
- * Envoy refuses a LOGICAL_DNS cluster unless its load_assignment holds exactly one locality with
- * exactly one endpoint, a hostname and port
- * (https://www.envoyproxy.io/docs/envoy/latest/intro/arch_overview/upstream/service_discovery#logical-dns).
- */
-function checkLogicalDns(name: string, cluster: object): Finding[] {
-  const at = { cluster: name };
-  const localities = asArray(get(cluster, "load_assignment", "endpoints"));
-  const endpoints = localities.flatMap((l) => asArray(get(l, "lb_endpoints")));
-  if (localities.length !== 1 || endpoints.length !== 1)
-    return [
-      { at, message: `LOGICAL_DNS cluster "${name}" must have a single locality_lb_endpoint and a single lb_endpoint` },
-    ];
-  const socket = get(endpoints[0], "endpoint", "address", "socket_address");
-  if ((asString(get(socket, "address")) ?? "") === "" || (asNumber(get(socket, "port_value")) ?? 0) === 0)
-    return [{ at, message: `LOGICAL_DNS cluster "${name}": its endpoint needs a hostname and a port` }];
-  return [];
-}
-
 /** Collects a string key of every resource, reporting each repeated value once. */
 function names(
   items: readonly object[],
@@ -139,14 +132,7 @@ function checkListener(name: string, listener: object, names: NameSets): Finding
       });
     }
     chainNames.add(chain.name);
-    for (const sn of chain.match.serverNames) {
-      if (sn.includes("*") && !(sn.startsWith("*.") && !sn.slice(1).includes("*"))) {
-        errors.push({
-          at: { listener: name, chain: chain.name, serverName: sn },
-          message: `listener "${name}" filter chain "${chain.name}": server name "${sn}" is a partial wildcard (only a leading "*." is allowed)`,
-        });
-      }
-    }
+    errors.push(...serverNameFindings(name, chain));
   }
   const matcher = get(listener, "filter_chain_matcher");
   if (matcher === undefined) errors.push(...chainOverlaps(name, chains));
@@ -187,12 +173,6 @@ function matcherRefs(name: string, matcher: unknown, chains: ReadonlySet<string>
   return errors;
 }
 
-/** The cluster and route configuration names of one check; the same objects while their names are the same. */
-interface NameSets {
-  readonly clusters: ReadonlySet<string>;
-  readonly routeConfigs: ReadonlySet<string>;
-}
-
 /** The name sets of the last checks: a check whose sets hold the same names takes their object. */
 const recentSets: NameSets[] = [];
 const RECENT_SETS = 8;
@@ -227,92 +207,4 @@ function keptChainRefs(listener: string, chainName: string, chain: object, names
   const findings = checkChainRefs(listener, chainName, chain, names);
   chainRefs.set(chain, { listener, chainName, names, findings });
   return findings;
-}
-
-/** What a filter chain names that is not there: tcp_proxy clusters, RDS and inline route configurations. */
-function checkChainRefs(
-  name: string,
-  chainName: string,
-  chain: unknown,
-  { clusters, routeConfigs }: NameSets,
-): Finding[] {
-  const errors: Finding[] = [];
-  {
-    const where = `listener "${name}" filter chain "${chainName}"`;
-    const chainAt: ResourceAt = { listener: name, chain: chainName };
-    for (const filter of asArray(get(chain, "filters"))) {
-      const config = get(filter, "typed_config");
-      const type = get(config, "@type");
-      if (type === TCP_PROXY_TYPE_URL) {
-        for (const c of tcpProxyClusters(config)) {
-          if (!clusters.has(c))
-            errors.push({
-              at: { ...chainAt, cluster: c },
-              message: `${where}: tcp_proxy cluster "${c}" does not exist`,
-            });
-        }
-      } else if (type === HTTP_CONNECTION_MANAGER_TYPE_URL) {
-        const rds = asString(get(config, "rds", "route_config_name"));
-        if (rds !== undefined && !routeConfigs.has(rds)) {
-          errors.push({
-            at: { ...chainAt, routeConfig: rds },
-            message: `${where}: RDS route configuration "${rds}" does not exist`,
-          });
-        }
-        const inline = get(config, "route_config");
-        if (inline !== undefined) {
-          errors.push(...checkRouteConfig(inline, clusters).map((f) => ({ ...f, at: { ...chainAt, ...f.at } })));
-        }
-      }
-    }
-  }
-  return errors;
-}
-
-function tcpProxyClusters(config: unknown): string[] {
-  const single = asString(get(config, "cluster"));
-  if (single !== undefined) return [single];
-  return asArray(get(config, "weighted_clusters", "clusters")).map((c) => asString(get(c, "name")) ?? "");
-}
-
-function checkRouteConfig(rc: unknown, clusters: ReadonlySet<string>): Finding[] {
-  const errors: Finding[] = [];
-  const rcName = asString(get(rc, "name")) ?? "";
-  const vhostNames = new Set<string>();
-  const domainOwner = new Map<string, string>();
-  for (const vh of asArray(get(rc, "virtual_hosts"))) {
-    const vhName = asString(get(vh, "name")) ?? "";
-    const vhAt: ResourceAt = { routeConfig: rcName, virtualHost: vhName };
-    if (vhostNames.has(vhName)) {
-      errors.push({ at: vhAt, message: `route configuration "${rcName}": duplicate virtual host name "${vhName}"` });
-    }
-    vhostNames.add(vhName);
-    for (const d of asArray(get(vh, "domains"))) {
-      const domain = (asString(d) ?? "").toLowerCase();
-      const other = domainOwner.get(domain);
-      if (other !== undefined) {
-        errors.push({
-          at: { ...vhAt, serverName: domain },
-          message: `route configuration "${rcName}": domain "${domain}" is in virtual hosts "${other}" and "${vhName}"`,
-        });
-      } else {
-        domainOwner.set(domain, vhName);
-      }
-    }
-    for (const route of asArray(get(vh, "routes"))) {
-      const single = asString(get(route, "route", "cluster"));
-      const weighted = asArray(get(route, "route", "weighted_clusters", "clusters")).map(
-        (c) => asString(get(c, "name")) ?? "",
-      );
-      for (const c of single !== undefined ? [single] : weighted) {
-        if (!clusters.has(c)) {
-          errors.push({
-            at: { ...vhAt, cluster: c },
-            message: `route configuration "${rcName}" virtual host "${vhName}": cluster "${c}" does not exist`,
-          });
-        }
-      }
-    }
-  }
-  return errors;
 }

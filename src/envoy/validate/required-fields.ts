@@ -21,38 +21,54 @@ export function checkRequiredFields(res: EnvoyResources): Finding[] {
   const errors: Finding[] = [];
   for (const listener of res.listeners) {
     const name = asString(get(listener, "name")) ?? "";
-    const chains = [...asArray(get(listener, "filter_chains")), get(listener, "default_filter_chain")];
-    // An API listener (gRPC xDS clients) is not a network listener: gRPC ignores its stat_prefix.
-    for (const chain of chains) {
-      for (const filter of asArray(get(chain, "filters"))) {
-        const config = get(filter, "typed_config");
-        const kind = STAT_PREFIX_FILTERS.get(get(config, "@type"));
-        if (kind !== undefined && (asString(get(config, "stat_prefix")) ?? "") === "") {
-          const chainName = asString(get(chain, "name")) ?? "";
-          errors.push({
-            at: { listener: name, chain: chainName },
-            message: `listener "${name}" filter chain "${chainName}": ${kind} has no stat_prefix`,
-          });
-        }
-      }
-    }
+    for (const chain of [...asArray(get(listener, "filter_chains")), get(listener, "default_filter_chain")])
+      errors.push(...chainFieldFindings(name, chain));
   }
-  for (const cluster of res.clusters) {
-    const name = asString(get(cluster, "name")) ?? "";
-    if (name === "") errors.push({ at: { cluster: name }, message: "a cluster has an empty name" });
-    const timeout = get(cluster, "connect_timeout");
-    if (timeout === undefined) continue;
-    const d = typeof timeout === "string" ? parseDuration(timeout) : undefined;
-    if (d === undefined || d.seconds < 0 || d.nanos < 0 || (d.seconds === 0 && d.nanos === 0)) {
+  for (const cluster of res.clusters) errors.push(...clusterFieldFindings(cluster));
+  for (const assignment of res.endpoints) errors.push(...assignmentFieldFindings(assignment));
+  return errors;
+}
+
+/**
+ * A filter chain's filters without a stat_prefix. (An API listener, for gRPC xDS clients, is not
+ * a network listener: gRPC ignores its stat_prefix, so it has no chain here.)
+ */
+export function chainFieldFindings(listener: string, chain: unknown): Finding[] {
+  const errors: Finding[] = [];
+  for (const filter of asArray(get(chain, "filters"))) {
+    const config = get(filter, "typed_config");
+    const kind = STAT_PREFIX_FILTERS.get(get(config, "@type"));
+    if (kind !== undefined && (asString(get(config, "stat_prefix")) ?? "") === "") {
+      const chainName = asString(get(chain, "name")) ?? "";
       errors.push({
-        at: { cluster: name },
-        message: `cluster "${name}": connect_timeout ${JSON.stringify(timeout)} is not greater than 0s`,
+        at: { listener, chain: chainName },
+        message: `listener "${listener}" filter chain "${chainName}": ${kind} has no stat_prefix`,
       });
     }
   }
-  for (const assignment of res.endpoints) {
-    if ((asString(get(assignment, "cluster_name")) ?? "") === "")
-      errors.push({ at: { cluster: "" }, message: "a ClusterLoadAssignment has an empty cluster_name" });
+  return errors;
+}
+
+/** A cluster's empty name or a connect_timeout that is not above zero. */
+export function clusterFieldFindings(cluster: unknown): Finding[] {
+  const errors: Finding[] = [];
+  const name = asString(get(cluster, "name")) ?? "";
+  if (name === "") errors.push({ at: { cluster: name }, message: "a cluster has an empty name" });
+  const timeout = get(cluster, "connect_timeout");
+  if (timeout === undefined) return errors;
+  const d = typeof timeout === "string" ? parseDuration(timeout) : undefined;
+  if (d === undefined || d.seconds < 0 || d.nanos < 0 || (d.seconds === 0 && d.nanos === 0)) {
+    errors.push({
+      at: { cluster: name },
+      message: `cluster "${name}": connect_timeout ${JSON.stringify(timeout)} is not greater than 0s`,
+    });
   }
   return errors;
+}
+
+/** A ClusterLoadAssignment's empty cluster_name. */
+export function assignmentFieldFindings(assignment: unknown): Finding[] {
+  return (asString(get(assignment, "cluster_name")) ?? "") === ""
+    ? [{ at: { cluster: "" }, message: "a ClusterLoadAssignment has an empty cluster_name" }]
+    : [];
 }
