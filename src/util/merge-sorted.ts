@@ -98,11 +98,17 @@ export interface Changed<T> {
  * order of `compare` that mostly share their elements (one patched from the other): a walk of both
  * that compares only where they differ. Exact for lists in order without two equal elements;
  * otherwise it reports more, never less: an element the walk does not pair with itself in the
- * other list is reported.
+ * other list is reported (in both, so counts kept of what the lists hold stay right).
+ * `addedAt`: where each added element is in `b`.
  */
-export function changedBetween<T>(a: readonly T[], b: readonly T[], compare: (x: T, y: T) => number): Changed<T> {
+export function changedBetween<T>(
+  a: readonly T[],
+  b: readonly T[],
+  compare: (x: T, y: T) => number,
+): Changed<T> & { readonly addedAt: readonly number[] } {
   const removed: T[] = [];
   const added: T[] = [];
+  const addedAt: number[] = [];
   let [i, j] = [0, 0];
   while (i < a.length && j < b.length) {
     const [x, y] = [a[i] as T, b[j] as T];
@@ -118,12 +124,16 @@ export function changedBetween<T>(a: readonly T[], b: readonly T[], compare: (x:
     }
     if (c >= 0) {
       added.push(y);
+      addedAt.push(j);
       j++;
     }
   }
   for (; i < a.length; i++) removed.push(a[i] as T);
-  for (; j < b.length; j++) added.push(b[j] as T);
-  return { removed, added };
+  for (; j < b.length; j++) {
+    added.push(b[j] as T);
+    addedAt.push(j);
+  }
+  return { removed, added, addedAt };
 }
 
 /** A list in order made of several lists, and the lists it was made of (sortedFromLists). */

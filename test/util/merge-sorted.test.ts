@@ -116,7 +116,8 @@ describe("mergeSorted", () => {
           .concat(addedKeys.map((key) => ({ key, id: id++ })))
           .sort(byKey);
         if (shuffled) b = [...b].reverse();
-        const { removed, added } = changedBetween(a, b, byKey);
+        const { removed, added, addedAt } = changedBetween(a, b, byKey);
+        expect(addedAt.map((j) => b[j])).toEqual(added);
         const inB = new Set(b);
         const inA = new Set(a);
         const wantRemoved = a.filter((x) => !inB.has(x));

@@ -14,6 +14,7 @@ import type { EnvoyResources } from "../resources.js";
 import { asArray, asString, compareText, get } from "../../xds/resource/json.js";
 import { HTTP_CONNECTION_MANAGER_TYPE_URL, TCP_PROXY_TYPE_URL } from "../../xds/resource/type-urls.js";
 import { ListenerOverlaps } from "./chain-overlap.js";
+import { changedBetween, type Changed } from "../../util/merge-sorted.js";
 import { assignmentFieldFindings, chainFieldFindings, clusterFieldFindings } from "./required-fields.js";
 import {
   checkChainRefs,
@@ -135,46 +136,19 @@ function initialState(res: EnvoyResources): CleanState | undefined {
   return state;
 }
 
-/** The resources that went and came between two lists sorted by `key`; undefined when `after` is not strictly sorted. */
-function difference<T>(
-  before: readonly T[],
-  after: readonly T[],
-  key: (o: T) => string,
-): { removed: T[]; added: T[] } | undefined {
-  const removed: T[] = [];
-  const added: T[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < before.length || j < after.length) {
-    const b = before[i];
-    const a = after[j];
-    if (i < before.length && j < after.length && b === a) {
-      i++;
-      j++;
-      continue;
-    }
-    if (j >= after.length) {
-      removed.push(b as T);
-      i++;
-      continue;
-    }
-    const name = key(a as T);
-    // Every element that came is compared with its neighbours, every kept pair was in order before.
-    const prev = after[j - 1];
-    const following = after[j + 1];
-    if (prev !== undefined && compareText(key(prev), name) >= 0) return undefined;
-    if (following !== undefined && compareText(name, key(following)) >= 0) return undefined;
-    const order = i < before.length ? compareText(key(b as T), name) : 1;
-    if (order <= 0) {
-      removed.push(b as T);
-      i++;
-    }
-    if (order >= 0) {
-      added.push(a as T);
-      j++;
-    }
+/**
+ * The resources that went and came between two lists sorted by `key` (changedBetween); undefined
+ * when `after`'s names do not strictly increase. Only the neighbours of what came need a look: every
+ * other pair of neighbours was a pair in `before`, whose names did.
+ */
+function difference<T>(before: readonly T[], after: readonly T[], key: (o: T) => string): Changed<T> | undefined {
+  const changed = changedBetween(before, after, (x, y) => compareText(key(x), key(y)));
+  for (const j of changed.addedAt) {
+    const name = key(after[j] as T);
+    if (j > 0 && compareText(key(after[j - 1] as T), name) >= 0) return undefined;
+    if (j + 1 < after.length && compareText(name, key(after[j + 1] as T)) >= 0) return undefined;
   }
-  return { removed, added };
+  return changed;
 }
 
 /** The cluster and route configuration names a filter chain references, kept per chain object. */

@@ -181,7 +181,15 @@ function buildType(
     const cached =
       old?.version === version
         ? old
-        : new CachedResource(typeUrl, name, version, resource, any, referencesOf(typeUrl, resource), parts);
+        : new CachedResource(
+            typeUrl,
+            name,
+            version,
+            resource,
+            any,
+            referencesOf(typeUrl, resource, old?.references),
+            parts,
+          );
     byName.set(name, cached);
     bytes += any.length;
   }

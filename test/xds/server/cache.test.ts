@@ -1,6 +1,8 @@
 // The snapshot cache: consistency refusal, content-hash versions, encode once, custom types.
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { SnapshotCache, envoyTypeSpecs } from "../../../src/xds/cache/index.js";
+import { setVersion } from "../../../src/xds/cache/snapshot.js";
 import { encodeAny } from "../../../src/xds/cache/response-fragments.js";
 import {
   CLUSTER_TYPE_URL,
@@ -243,5 +245,54 @@ describe("SnapshotCache: an unchanged resource is not encoded again", () => {
     const refused = cache.setSnapshot(GROUP, envoyInput(bad));
     expect(refused.ok).toBe(false);
     expect(cache.getSnapshot(GROUP)?.types.get(CLUSTER_TYPE_URL)).toBe(now);
+  });
+});
+
+// A type's version is a multiset hash of its (name, version) pairs (setVersion): the same set
+// gives the same version whatever the order and whichever objects hold the pairs; any difference
+// in the set gives another.
+describe("setVersion", () => {
+  const entries = fc.uniqueArray(
+    fc.record({
+      name: fc.string({ maxLength: 6 }),
+      version: fc.string({
+        unit: fc.constantFrom("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f"),
+        maxLength: 4,
+      }),
+    }),
+    {
+      selector: (e) => e.name,
+      minLength: 0,
+      maxLength: 200,
+    },
+  );
+
+  test("the same pairs in any order, held by any objects, give one version", () => {
+    fc.assert(
+      fc.property(entries, fc.array(fc.nat(), { minLength: 200, maxLength: 200 }), (list, keys) => {
+        const shuffled = list.map((e, i) => ({ ...e, key: keys[i] ?? 0 })).sort((a, b) => a.key - b.key);
+        expect(setVersion(shuffled.map(({ name, version }) => ({ name, version })))).toBe(setVersion(list));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("a pair added, dropped, renamed or of another version gives another version", () => {
+    fc.assert(
+      fc.property(entries, fc.nat(), fc.constantFrom("add", "drop", "rename", "reversion"), (list, at, how) => {
+        const i = list.length === 0 ? 0 : at % list.length;
+        const e = list[i];
+        const other =
+          how === "add" || e === undefined
+            ? [...list, { name: "\u0000new", version: "0" }]
+            : how === "drop"
+              ? list.filter((_, k) => k !== i)
+              : how === "rename"
+                ? list.map((x, k) => (k === i ? { ...x, name: `${x.name}\u0000` } : x))
+                : list.map((x, k) => (k === i ? { ...x, version: `${x.version}1` } : x));
+        expect(setVersion(other)).not.toBe(setVersion(list));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
