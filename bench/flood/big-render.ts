@@ -9,8 +9,8 @@
 //   changes — from the first attachment change until 2 s after the last one's LDS.
 // Beside it, a new Envoy of the example's node group (this process) opens a stream, takes its first
 // Listener and goes, one after another (`xds_*`: stream opened → first Listener; lost past 5 s).
-// Figures: first render (rename → LDS), change → LDS p50/p99, DNS and new-Envoy p50/p99/max/lost per
-// window.
+// Figures: first render (rename → LDS), change → LDS p50/p99 and each change's, DNS and new-Envoy
+// p50/p99/max/lost per window.
 // RENDER_BENCH_ATTACHMENTS (5000), RENDER_BENCH_CHANGES (20), RENDER_BENCH_GAP_MS (500, between
 // changes), RENDER_BENCH_OUT=0 (no --out: nothing written), FLOOD_NODE_ARGS as for bench:flood.
 // Run `npm run build` first (`npm run bench:render` does).
@@ -249,6 +249,7 @@ async function main(): Promise<void> {
       change_lds_p50_ms: change.p50,
       change_lds_p99_ms: change.p99,
       change_lds_max_ms: change.max,
+      change_lds_ms: latencies.map(round),
       baseline: both(t0, added),
       first_render: both(added, firstLds + SETTLE_MS),
       during_changes: both(changesFrom, changesTo),
