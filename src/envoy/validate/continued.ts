@@ -12,7 +12,8 @@
 import { readChains, type ChainView } from "../render/chain-match.js";
 import type { EnvoyResources } from "../resources.js";
 import { asArray, asString, compareText, get } from "../../xds/resource/json.js";
-import { HTTP_CONNECTION_MANAGER_TYPE_URL, TCP_PROXY_TYPE_URL } from "../../xds/resource/type-urls.js";
+import { chainRefs, referencesOf } from "../../xds/resource/references.js";
+import { ROUTE_TYPE_URL } from "../../xds/resource/type-urls.js";
 import { ListenerOverlaps } from "./chain-overlap.js";
 import { changedBetween, type Changed } from "../../util/merge-sorted.js";
 import { assignmentFieldFindings, chainFieldFindings, clusterFieldFindings } from "./required-fields.js";
@@ -21,7 +22,6 @@ import {
   checkLogicalDns,
   checkRouteConfig,
   serverNameFindings,
-  tcpProxyClusters,
   type NameSets,
 } from "./resource-rules.js";
 
@@ -151,45 +151,15 @@ function difference<T>(before: readonly T[], after: readonly T[], key: (o: T) =>
   return changed;
 }
 
-/** The cluster and route configuration names a filter chain references, kept per chain object. */
-const chainRefs = new WeakMap<object, { readonly clusters: string[]; readonly routeConfigs: string[] }>();
-
-function refsOf(chain: unknown): { readonly clusters: string[]; readonly routeConfigs: string[] } {
-  const key = typeof chain === "object" && chain !== null ? chain : undefined;
-  const kept = key === undefined ? undefined : chainRefs.get(key);
-  if (kept !== undefined) return kept;
-  const refs = { clusters: [] as string[], routeConfigs: [] as string[] };
-  for (const filter of asArray(get(chain, "filters"))) {
-    const config = get(filter, "typed_config");
-    const type = get(config, "@type");
-    if (type === TCP_PROXY_TYPE_URL) refs.clusters.push(...tcpProxyClusters(config));
-    else if (type === HTTP_CONNECTION_MANAGER_TYPE_URL) {
-      const rds = asString(get(config, "rds", "route_config_name"));
-      if (rds !== undefined) refs.routeConfigs.push(rds);
-      const inline = get(config, "route_config");
-      if (inline !== undefined) refs.clusters.push(...routeClusters(inline));
-    }
-  }
-  if (key !== undefined) chainRefs.set(key, refs);
-  return refs;
+function countChain(state: CleanState, chain: unknown, by: 1 | -1): void {
+  const refs = chainRefs(chain);
+  state.clusterRefs.add(refs.clusters, by);
+  state.routeConfigRefs.add(refs.routes, by);
 }
 
 /** The clusters a route configuration's routes name. */
-function routeClusters(rc: unknown): string[] {
-  const out: string[] = [];
-  for (const vh of asArray(get(rc, "virtual_hosts")))
-    for (const route of asArray(get(vh, "routes"))) {
-      const single = asString(get(route, "route", "cluster"));
-      if (single !== undefined) out.push(single);
-      else for (const c of asArray(get(route, "route", "weighted_clusters", "clusters"))) out.push(nameOf(c));
-    }
-  return out;
-}
-
-function countChain(state: CleanState, chain: unknown, by: 1 | -1): void {
-  const refs = refsOf(chain);
-  state.clusterRefs.add(refs.clusters, by);
-  state.routeConfigRefs.add(refs.routeConfigs, by);
+function routeClusters(rc: object): readonly string[] {
+  return referencesOf(ROUTE_TYPE_URL, rc).clusters;
 }
 
 /**

@@ -72,7 +72,7 @@ export function checkChainRefs(
   return errors;
 }
 
-export function tcpProxyClusters(config: unknown): string[] {
+function tcpProxyClusters(config: unknown): string[] {
   const single = asString(get(config, "cluster"));
   if (single !== undefined) return [single];
   return asArray(get(config, "weighted_clusters", "clusters")).map((c) => asString(get(c, "name")) ?? "");

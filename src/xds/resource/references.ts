@@ -154,7 +154,14 @@ function wholeListenerRefs(chains: readonly unknown[], other: readonly unknown[]
 
 const keptChainRefs = new WeakMap<object, { readonly clusters: string[]; readonly routes: string[] }>();
 
-function chainRefs(chain: unknown): { readonly clusters: string[]; readonly routes: string[] } {
+/**
+ * The clusters (TCP proxy, inline route configurations) and RDS route configurations one filter
+ * chain names, as many times as it names them; kept per chain object.
+ */
+export function chainRefs(chain: unknown): {
+  readonly clusters: readonly string[];
+  readonly routes: readonly string[];
+} {
   const key = typeof chain === "object" && chain !== null ? chain : undefined;
   const kept = key === undefined ? undefined : keptChainRefs.get(key);
   if (kept !== undefined) return kept;
