@@ -106,6 +106,17 @@ const ROUTE_OBJECTS: object[] = [
   },
 ];
 
+const nameOf = (o: object): string => (o as { name: string }).name;
+
+/** 600 more clusters with their assignments, named after every other: a set large enough to be continued. */
+const MORE_CLUSTERS: object[] = Array.from({ length: 600 }, (_, i) => ({
+  name: `z${String(i).padStart(3, "0")}`,
+  type: "EDS",
+  eds_cluster_config: { service_name: `z${String(i).padStart(3, "0")}` },
+  connect_timeout: "1s",
+}));
+const MORE_ASSIGNMENTS: object[] = MORE_CLUSTERS.map((c) => ({ cluster_name: nameOf(c) }));
+
 interface Step {
   readonly chains: readonly number[];
   readonly second: readonly number[];
@@ -118,8 +129,6 @@ interface Step {
   /** Both listeners bind one address. */
   readonly sameBind: boolean;
 }
-
-const nameOf = (o: object): string => (o as { name: string }).name;
 
 const rare = <T>(usual: fc.Arbitrary<T>, other: fc.Arbitrary<T>, odds = 30): fc.Arbitrary<T> =>
   fc.oneof({ weight: odds, arbitrary: usual }, { weight: 1, arbitrary: other });
@@ -236,16 +245,22 @@ describe("the consistency check continued from a clean set", () => {
   });
 
   it("gives what the whole check gives, in order, when asked with the set before", () => {
+    // Padded past the size below which consistencyFindings checks whole.
+    const padded = (res: EnvoyResources): EnvoyResources => ({
+      ...res,
+      clusters: [...res.clusters, ...MORE_CLUSTERS],
+      endpoints: [...res.endpoints, ...MORE_ASSIGNMENTS],
+    });
     fc.assert(
       fc.property(fc.array(stepArb, { minLength: 2, maxLength: 12 }), (steps) => {
         let previous: EnvoyResources | undefined;
         for (const s of steps) {
-          const next = resourcesOf(s);
+          const next = padded(resourcesOf(s));
           expect(consistencyFindings(next, previous)).toEqual(wholeCheck(next));
           previous = next;
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 100 },
     );
   });
 
@@ -267,7 +282,8 @@ describe("the consistency check continued from a clean set", () => {
     const before: EnvoyResources = { ...set([chain(0)], [chain(18)], statics), endpoints: ASSIGNMENTS.slice(1) };
     expect(consistencyFindings(before)).toEqual([]);
     const after: EnvoyResources = { ...before, clusters: [eds(0), ...statics.slice(1)] };
-    expect(consistencyFindings(after, before).map((f) => f.message)).toEqual([
+    expect(continuedClean(before, after)).toBe(false);
+    expect(wholeCheck(after).map((f) => (f as { message: string }).message)).toEqual([
       'cluster "c0" has no ClusterLoadAssignment',
     ]);
   });
@@ -276,7 +292,7 @@ describe("the consistency check continued from a clean set", () => {
     const before = set([chain(0)], [chain(18)]);
     expect(consistencyFindings(before)).toEqual([]);
     const after: EnvoyResources = { ...before, clusters: [...before.clusters, { ...eds(0) }] };
-    expect(consistencyFindings(after, before).map((f) => f.message)).toEqual(['duplicate cluster name "c0"']);
+    expect(continuedClean(before, after)).toBe(false);
   });
 
   it("does not trust an overlap index another listener moved", () => {
@@ -284,10 +300,11 @@ describe("the consistency check continued from a clean set", () => {
     const first = set([chain(3)], [chain(3)]);
     expect(consistencyFindings(first)).toEqual([]);
     const second = set([chain(3)], [chain(4)]);
-    expect(consistencyFindings(second, first)).toEqual([]);
+    expect(continuedClean(first, second)).toBe(true);
     // b-overlap overlaps a-03, which the first listener still holds.
     const third = set([chain(3), chain(10)], [chain(4)]);
-    expect(consistencyFindings(third, second).map((f) => f.message)).toEqual([
+    expect(continuedClean(second, third)).toBe(false);
+    expect(wholeCheck(third).map((f) => (f as { message: string }).message)).toEqual([
       'listener "l-443": filter chains "a-03" and "b-overlap" have overlapping matching rules (server_name h3.example.com, source_prefix_range 10.0.3.0/24)',
     ]);
   });
@@ -303,5 +320,25 @@ describe("the consistency check continued from a clean set", () => {
       routes: [],
     };
     expect(continuedClean(before, after)).toBe(true);
+  });
+
+  it("continues a set of 512 resources and chains or more from the one before, with the whole check's answer", () => {
+    const big = (l443: object[], clusters: object[]): EnvoyResources => ({
+      ...set(l443, [chain(18)], clusters),
+      endpoints: [...ASSIGNMENTS, ...MORE_ASSIGNMENTS],
+    });
+    const all = [...[0, 1, 2, 3, 4, 5, 6, 7].map(eds), ...MORE_CLUSTERS];
+    const first = big([chain(0)], all);
+    expect(consistencyFindings(first)).toEqual([]);
+    const second = big([chain(0), chain(1)], all);
+    expect(consistencyFindings(second, first)).toEqual([]);
+    // c1 goes while a-01 still names it.
+    const third = big(
+      [chain(0), chain(1)],
+      all.filter((c) => nameOf(c) !== "c1"),
+    );
+    expect(consistencyFindings(third, second).map((f) => f.message)).toEqual([
+      'listener "l-443" filter chain "a-01": tcp_proxy cluster "c1" does not exist',
+    ]);
   });
 });

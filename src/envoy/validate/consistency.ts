@@ -6,7 +6,7 @@ import { chainOverlaps } from "./chain-overlap.js";
 import { matcherChainNames, readChains } from "../render/chain-match.js";
 import type { ResourceAt } from "../render/fields.js";
 import type { EnvoyResources, Finding } from "../resources.js";
-import { asNumber, asString, get } from "../../xds/resource/json.js";
+import { asArray, asNumber, asString, get } from "../../xds/resource/json.js";
 import { checkRequiredFields } from "./required-fields.js";
 import { continuedClean } from "./continued.js";
 import {
@@ -30,11 +30,26 @@ export function consistencyFindings(res: EnvoyResources, previous?: EnvoyResourc
   const memo = checked.get(res);
   if (memo !== undefined) return memo;
   const findings =
-    previous !== undefined && checked.get(previous)?.length === 0 && continuedClean(previous, res)
+    previous !== undefined &&
+    checked.get(previous)?.length === 0 &&
+    sizeOf(res) >= CONTINUED_FROM &&
+    continuedClean(previous, res)
       ? []
       : computeConsistency(res);
   checked.set(res, findings);
   return findings;
+}
+
+/**
+ * Sets of fewer resources and chains are checked whole: that costs less than the names and counts
+ * a continuation keeps for them (at 1,000 small Infras, ~16 KiB each).
+ */
+const CONTINUED_FROM = 512;
+
+function sizeOf(res: EnvoyResources): number {
+  let size = res.clusters.length + res.endpoints.length + res.routes.length;
+  for (const listener of res.listeners) size += 1 + asArray(get(listener, "filter_chains")).length;
+  return size;
 }
 
 /** The messages of consistencyFindings (the cache refuses a snapshot by them). */

@@ -57,8 +57,7 @@ interface ChainCounts {
 const countsOf = new WeakMap<References, ChainCounts>();
 
 /**
- * A listener's references. Each filter chain's are kept per chain object (rendered chains are
- * immutable, an unchanged one is the same object). A listener of many chains keeps how many chains
+ * A listener's references. A listener of many chains keeps how many chains
  * name each cluster and route configuration, and its next version patches those counts and its
  * sorted lists at the chains that differ (changedBetween), instead of reading 35,000 chains and
  * sorting 20,000 names again.
@@ -152,22 +151,16 @@ function wholeListenerRefs(chains: readonly unknown[], other: readonly unknown[]
   return freeze([...clusters, ...apiRefs.clusters], [...routes, ...apiRefs.routes], undefined);
 }
 
-const keptChainRefs = new WeakMap<object, { readonly clusters: string[]; readonly routes: string[] }>();
-
 /**
  * The clusters (TCP proxy, inline route configurations) and RDS route configurations one filter
- * chain names, as many times as it names them; kept per chain object.
+ * chain names, as many times as it names them. Read again when asked: a continuation asks only
+ * for the chains that came or went.
  */
 export function chainRefs(chain: unknown): {
   readonly clusters: readonly string[];
   readonly routes: readonly string[];
 } {
-  const key = typeof chain === "object" && chain !== null ? chain : undefined;
-  const kept = key === undefined ? undefined : keptChainRefs.get(key);
-  if (kept !== undefined) return kept;
-  const refs = configRefs(asArray(get(chain, "filters")).map((f) => get(f, "typed_config")));
-  if (key !== undefined) keptChainRefs.set(key, refs);
-  return refs;
+  return configRefs(asArray(get(chain, "filters")).map((f) => get(f, "typed_config")));
 }
 
 /** The clusters and route configurations that filter configurations name. */
