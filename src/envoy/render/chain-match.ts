@@ -100,19 +100,22 @@ const views = new WeakMap<object, ChainView>();
 
 /** The listener's filter chains (not the default chain), in listener order. */
 export function readChains(listener: unknown): ChainView[] {
-  return asArray(get(listener, "filter_chains")).map((c) => {
-    const chain = asRecord(c);
-    const known = chain === undefined ? undefined : views.get(chain);
-    if (known !== undefined) return known;
-    const view: ChainView = {
-      name: asString(chain?.["name"]) ?? "",
-      match: readChainMatch(chain ?? {}),
-      cluster: tcpProxyCluster(chain ?? {}),
-      chain: chain ?? {},
-    };
-    if (chain !== undefined) views.set(chain, view);
-    return view;
-  });
+  return asArray(get(listener, "filter_chains")).map(chainView);
+}
+
+/** One filter chain's view, kept per chain object. */
+export function chainView(c: unknown): ChainView {
+  const chain = asRecord(c);
+  const known = chain === undefined ? undefined : views.get(chain);
+  if (known !== undefined) return known;
+  const view: ChainView = {
+    name: asString(chain?.["name"]) ?? "",
+    match: readChainMatch(chain ?? {}),
+    cluster: tcpProxyCluster(chain ?? {}),
+    chain: chain ?? {},
+  };
+  if (chain !== undefined) views.set(chain, view);
+  return view;
 }
 
 /** One point of a FilterChainMatch's criteria space: one value per criterion, "" / 0 = any. */

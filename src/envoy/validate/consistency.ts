@@ -6,13 +6,14 @@ import { chainOverlaps } from "./chain-overlap.js";
 import { matcherChainNames, readChains } from "../render/chain-match.js";
 import type { ResourceAt } from "../render/fields.js";
 import type { EnvoyResources, Finding } from "../resources.js";
-import { asArray, asNumber, asString, get } from "../../xds/resource/json.js";
+import { asArray, asString, get } from "../../xds/resource/json.js";
 import { checkRequiredFields } from "./required-fields.js";
 import { continuedClean } from "./continued.js";
 import {
   checkChainRefs,
   checkLogicalDns,
   checkRouteConfig,
+  listenerBind,
   serverNameFindings,
   type NameSets,
 } from "./resource-rules.js";
@@ -80,10 +81,8 @@ function computeConsistency(res: EnvoyResources): Finding[] {
   const binds = new Map<string, string>();
   for (const listener of res.listeners) {
     const name = asString(get(listener, "name")) ?? "";
-    const address = asString(get(listener, "address", "socket_address", "address"));
-    const port = asNumber(get(listener, "address", "socket_address", "port_value"));
-    if (address !== undefined && port !== undefined) {
-      const bind = `${address}:${port}`;
+    const bind = listenerBind(listener);
+    if (bind !== undefined) {
       const other = binds.get(bind);
       if (other !== undefined)
         errors.push({ at: { listener: name }, message: `listeners "${other}" and "${name}" both bind ${bind}` });

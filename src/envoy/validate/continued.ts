@@ -9,11 +9,11 @@
 // immutable, and an unchanged one is the same object), reading names only where they differ. A
 // list whose names do not strictly increase ends the continuation: duplicate names are then
 // possible, and only the whole check names them.
-import { readChains, type ChainView } from "../render/chain-match.js";
+import { chainView, readChains } from "../render/chain-match.js";
 import type { EnvoyResources } from "../resources.js";
 import { asArray, asString, compareText, get } from "../../xds/resource/json.js";
 import { chainRefs, referencesOf } from "../../xds/resource/references.js";
-import { ROUTE_TYPE_URL } from "../../xds/resource/type-urls.js";
+import { CLUSTER_TYPE_URL, ROUTE_TYPE_URL } from "../../xds/resource/type-urls.js";
 import { ListenerOverlaps } from "./chain-overlap.js";
 import { changedBetween, type Changed } from "../../util/merge-sorted.js";
 import { assignmentFieldFindings, chainFieldFindings, clusterFieldFindings } from "./required-fields.js";
@@ -21,6 +21,7 @@ import {
   checkChainRefs,
   checkLogicalDns,
   checkRouteConfig,
+  listenerBind,
   serverNameFindings,
   type NameSets,
 } from "./resource-rules.js";
@@ -84,9 +85,8 @@ const nameOf = (o: unknown): string => asString(get(o, "name")) ?? "";
 const clusterNameOf = (o: unknown): string => asString(get(o, "cluster_name")) ?? "";
 
 /** EDS: the assignment name a cluster asks for; undefined for other cluster types. */
-function edsName(cluster: unknown): string | undefined {
-  if (get(cluster, "type") !== "EDS") return undefined;
-  return asString(get(cluster, "eds_cluster_config", "service_name")) ?? nameOf(cluster);
+function edsName(cluster: object): string | undefined {
+  return referencesOf(CLUSTER_TYPE_URL, cluster).endpoints;
 }
 
 /** A listener the continuation does not follow: its chains are picked by a matcher, or it has chains of other kinds. */
@@ -192,9 +192,9 @@ function advance(state: CleanState, before: EnvoyResources, after: EnvoyResource
       countChain(state, chain, 1);
       addedChains.push({ listener: name, chain });
     }
-    const came = views(diff.added);
+    const came = diff.added.map(chainView);
     if (came.some((view) => serverNameFindings(name, view).length > 0)) return false;
-    if (!was.overlaps.replace(views(diff.removed), came)) return false;
+    if (!was.overlaps.replace(diff.removed.map(chainView), came)) return false;
     state.listeners.set(name, { chains, overlaps: was.overlaps });
   }
   for (const name of wentListeners) {
@@ -225,8 +225,8 @@ function advance(state: CleanState, before: EnvoyResources, after: EnvoyResource
   // Listeners are few: two binding one address are looked for among all of them.
   const binds = new Set<string>();
   for (const listener of after.listeners) {
-    const socket = get(listener, "address", "socket_address");
-    const bind = `${String(get(socket, "address"))}:${String(get(socket, "port_value"))}`;
+    const bind = listenerBind(listener);
+    if (bind === undefined) continue;
     if (binds.has(bind)) return false;
     binds.add(bind);
   }
@@ -257,9 +257,4 @@ function advance(state: CleanState, before: EnvoyResources, after: EnvoyResource
     if (!state.assignments.has(name) && state.edsRefs.has(name)) return false;
   }
   return true;
-}
-
-/** The chain views of chain objects (kept per object by readChains). */
-function views(chains: readonly unknown[]): ChainView[] {
-  return chains.length === 0 ? [] : readChains({ filter_chains: chains });
 }

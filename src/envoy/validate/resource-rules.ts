@@ -1,6 +1,6 @@
 // Checks of one resource against the names of the set it belongs to: what a filter chain or a
-// route configuration names that is not there, and the shape Envoy demands of a LOGICAL_DNS
-// cluster. Pure; shared by the whole check (consistency.ts) and its continuation (continued.ts).
+// route configuration names that is not there, the shape Envoy demands of a LOGICAL_DNS cluster,
+// the address a listener binds. Pure; shared by the whole check (consistency.ts) and its continuation (continued.ts).
 import type { ChainView } from "../render/chain-match.js";
 import type { ResourceAt } from "../render/fields.js";
 import type { Finding } from "../resources.js";
@@ -132,4 +132,11 @@ export function serverNameFindings(listener: string, chain: ChainView): Finding[
     }
   }
   return errors;
+}
+
+/** The "address:port" a listener binds; undefined when it names no socket address. */
+export function listenerBind(listener: unknown): string | undefined {
+  const address = asString(get(listener, "address", "socket_address", "address"));
+  const port = asNumber(get(listener, "address", "socket_address", "port_value"));
+  return address === undefined || port === undefined ? undefined : `${address}:${String(port)}`;
 }
