@@ -25,6 +25,7 @@ import {
 } from "./manifest-sources.js";
 import { DEFAULT_MAX_MANIFEST_BYTES, errnoText, readManifestText } from "./manifest-file-read.js";
 import { listManifestFiles } from "./manifest-tree.js";
+import { contentStart, plainDocument } from "./plain-yaml.js";
 
 /** Why a manifest directory could not be read: the file (relative to the directory) and 1-based position. */
 export interface ManifestError {
@@ -116,6 +117,8 @@ function positionOf(node: YamlNode | null | undefined, lc: LinePositions): { lin
 
 /** Splits one file into its top-level objects, expanding `kind: *List` documents. */
 function objectsOf(file: ManifestFile): Located[] {
+  const plain = plainObjectsOf(file);
+  if (plain !== undefined) return plain;
   const lc = new LineCounter();
   const docs = parseAllDocuments(file.text, { lineCounter: lc, prettyErrors: true });
   // parseAllDocuments returns an EmptyStream (not an array) for input without documents.
@@ -138,6 +141,33 @@ function objectsOf(file: ManifestFile): Located[] {
     } else {
       out.push({ obj: value, file: file.path, ...at, node: doc.contents ?? undefined, lines: lc });
     }
+  }
+  return out;
+}
+
+const OUR_API_VERSION = new RegExp(`^apiVersion: *["']?${GROUP.replaceAll(".", "\\.")}/`, "m");
+
+/**
+ * The file's objects read plainly (plain-yaml.ts), when every document is another group's single
+ * object: their fields are never located, so no syntax tree is built. Undefined sends the whole
+ * file to the yaml library.
+ */
+function plainObjectsOf(file: ManifestFile): Located[] | undefined {
+  // Ours at a glance; the group is checked again on the value.
+  if (OUR_API_VERSION.test(file.text)) return undefined;
+  const documents = splitDocuments(file.text);
+  if (documents === undefined) return undefined;
+  const out: Located[] = [];
+  for (const d of documents) {
+    const read = plainDocument(d.text);
+    if (read === undefined) return undefined;
+    const obj = read.value;
+    if (obj === null || obj === undefined) continue;
+    if (!isRecord(obj) || typeof obj["apiVersion"] !== "string" || typeof obj["kind"] !== "string") return undefined;
+    if (groupOf(obj["apiVersion"]) === GROUP || (obj["kind"].endsWith("List") && "items" in obj)) return undefined;
+    const at = contentStart(d.text);
+    if (at === undefined) return undefined;
+    out.push({ obj, file: file.path, line: d.line + at.line, column: at.column, node: undefined, lines: NO_LINES });
   }
   return out;
 }
