@@ -252,6 +252,59 @@ describe("where a document's content starts", () => {
 });
 
 describe("a manifest file read plainly", () => {
+  const OTHER_KINDS: readonly ((n: string) => string)[] = [
+    (n) => `apiVersion: cluster.x-k8s.io/v1beta1\nkind: Machine\nmetadata: {name: ${n}, namespace: y}\n`,
+    (n) =>
+      `apiVersion: cluster.x-k8s.io/v1beta1\nkind: Machine\nmetadata:\n  name: ${n}\n  namespace: y\n` +
+      `status:\n  addresses:\n    - type: InternalIP\n      address: 10.0.0.7\n`,
+    (n) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${n}, namespace: x}\nspec: {clusterIP: 10.0.0.1}\n`,
+    (n) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}, namespace: x}\ndata:\n  k: |\n    line\n`,
+    (n) => `"apiVersion": "v1"\n"kind": "Namespace"\n"metadata": {"name": "${n}"}\n`,
+  ];
+  const files = fc
+    .record({
+      docs: fc.array(
+        fc.record({
+          kind: fc.nat({ max: OTHER_KINDS.length - 1 }),
+          name: fc.constantFrom("a", "b", "c"),
+          before: fc.constantFrom("", "\n", "# a comment\n", "\n# two\n\n"),
+          marker: fc.constantFrom("---\n", "--- # next\n", "---\n\n"),
+          indent: fc.constantFrom("", "", "  "),
+        }),
+        { minLength: 1, maxLength: 5 },
+      ),
+      crlf: fc.boolean(),
+    })
+    .map(({ docs, crlf }) => {
+      const text = docs
+        .map(({ kind, name, before, marker, indent }, i) => {
+          const body = (OTHER_KINDS[kind] as (n: string) => string)(name).replace(/^(?=.)/gm, indent);
+          return `${i === 0 ? "" : marker}${before}${body}`;
+        })
+        .join("");
+      return crlf ? text.replaceAll("\n", "\r\n") : text;
+    });
+
+  it("puts each object where the yaml library puts its document's contents, in files of several documents", () => {
+    fc.assert(
+      fc.property(files, (text) => {
+        const parsed = parseManifestFile({ path: "f.yaml", text });
+        expect(parsed.error).toBeUndefined();
+        const lc = new LineCounter();
+        const docs = parseAllDocuments(text, { lineCounter: lc });
+        expect(Array.isArray(docs)).toBe(true);
+        if (!Array.isArray(docs)) return;
+        const expected = docs.map((d) => {
+          const pos = lc.linePos(d.contents?.range[0] ?? 0);
+          const value = d.toJS() as { kind: string; metadata: { name: string } };
+          return [value.kind, value.metadata.name, pos.line, pos.col];
+        });
+        expect(parsed.objects.map((o) => [o.kind, o.name, o.line, o.column])).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("never reads our kinds plainly: their fields keep positions, however the document is written", () => {
     const spec = "spec: {networkConfig: {cidr: 192.0.2.0/24, gateway: 192.0.2.1, networkAttachmentDefinition: v}}";
     for (const text of [
