@@ -1,6 +1,7 @@
 // Checks of one resource against the names of the set it belongs to: what a filter chain or a
 // route configuration names that is not there, the shape Envoy demands of a LOGICAL_DNS cluster,
-// the address a listener binds. Pure; shared by the whole check (consistency.ts) and its continuation (continued.ts).
+// the address a listener binds. Pure; shared by the whole check (consistency.ts) and its
+// continuation (continued.ts).
 import type { ChainView } from "../render/chain-match.js";
 import type { ResourceAt } from "../render/fields.js";
 import type { Finding } from "../resources.js";
@@ -40,32 +41,30 @@ export function checkChainRefs(
   { clusters, routeConfigs }: NameSets,
 ): Finding[] {
   const errors: Finding[] = [];
-  {
-    const where = `listener "${name}" filter chain "${chainName}"`;
-    const chainAt: ResourceAt = { listener: name, chain: chainName };
-    for (const filter of asArray(get(chain, "filters"))) {
-      const config = get(filter, "typed_config");
-      const type = get(config, "@type");
-      if (type === TCP_PROXY_TYPE_URL) {
-        for (const c of tcpProxyClusters(config)) {
-          if (!clusters.has(c))
-            errors.push({
-              at: { ...chainAt, cluster: c },
-              message: `${where}: tcp_proxy cluster "${c}" does not exist`,
-            });
-        }
-      } else if (type === HTTP_CONNECTION_MANAGER_TYPE_URL) {
-        const rds = asString(get(config, "rds", "route_config_name"));
-        if (rds !== undefined && !routeConfigs.has(rds)) {
+  const where = `listener "${name}" filter chain "${chainName}"`;
+  const chainAt: ResourceAt = { listener: name, chain: chainName };
+  for (const filter of asArray(get(chain, "filters"))) {
+    const config = get(filter, "typed_config");
+    const type = get(config, "@type");
+    if (type === TCP_PROXY_TYPE_URL) {
+      for (const c of tcpProxyClusters(config)) {
+        if (!clusters.has(c))
           errors.push({
-            at: { ...chainAt, routeConfig: rds },
-            message: `${where}: RDS route configuration "${rds}" does not exist`,
+            at: { ...chainAt, cluster: c },
+            message: `${where}: tcp_proxy cluster "${c}" does not exist`,
           });
-        }
-        const inline = get(config, "route_config");
-        if (inline !== undefined) {
-          errors.push(...checkRouteConfig(inline, clusters).map((f) => ({ ...f, at: { ...chainAt, ...f.at } })));
-        }
+      }
+    } else if (type === HTTP_CONNECTION_MANAGER_TYPE_URL) {
+      const rds = asString(get(config, "rds", "route_config_name"));
+      if (rds !== undefined && !routeConfigs.has(rds)) {
+        errors.push({
+          at: { ...chainAt, routeConfig: rds },
+          message: `${where}: RDS route configuration "${rds}" does not exist`,
+        });
+      }
+      const inline = get(config, "route_config");
+      if (inline !== undefined) {
+        errors.push(...checkRouteConfig(inline, clusters).map((f) => ({ ...f, at: { ...chainAt, ...f.at } })));
       }
     }
   }

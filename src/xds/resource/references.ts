@@ -57,10 +57,10 @@ interface ChainCounts {
 const countsOf = new WeakMap<References, ChainCounts>();
 
 /**
- * A listener's references. A listener of many chains keeps how many chains
- * name each cluster and route configuration, and its next version patches those counts and its
- * sorted lists at the chains that differ (changedBetween), instead of reading 35,000 chains and
- * sorting 20,000 names again.
+ * A listener's references. A listener of many chains keeps how many chains name each cluster and
+ * route configuration, and its next version patches those counts and its sorted lists at the
+ * chains that differ (changedBetween), instead of reading 35,000 chains and sorting 20,000 names
+ * again.
  */
 function listenerRefs(listener: object, previous: References | undefined): References {
   const chains = asArray(get(listener, "filter_chains"));
