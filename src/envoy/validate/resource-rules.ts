@@ -6,6 +6,7 @@ import type { ChainView } from "../render/chain-match.js";
 import type { ResourceAt } from "../render/fields.js";
 import type { Finding } from "../resources.js";
 import { asArray, asNumber, asString, get } from "../../xds/resource/json.js";
+import { sentTo } from "../../xds/resource/references.js";
 import { HTTP_CONNECTION_MANAGER_TYPE_URL, TCP_PROXY_TYPE_URL } from "../../xds/resource/type-urls.js";
 
 /** The cluster and route configuration names of one check; the same objects while their names are the same. */
@@ -47,7 +48,7 @@ export function checkChainRefs(
     const config = get(filter, "typed_config");
     const type = get(config, "@type");
     if (type === TCP_PROXY_TYPE_URL) {
-      for (const c of tcpProxyClusters(config)) {
+      for (const c of sentTo(config)) {
         if (!clusters.has(c))
           errors.push({
             at: { ...chainAt, cluster: c },
@@ -69,12 +70,6 @@ export function checkChainRefs(
     }
   }
   return errors;
-}
-
-function tcpProxyClusters(config: unknown): string[] {
-  const single = asString(get(config, "cluster"));
-  if (single !== undefined) return [single];
-  return asArray(get(config, "weighted_clusters", "clusters")).map((c) => asString(get(c, "name")) ?? "");
 }
 
 export function checkRouteConfig(rc: unknown, clusters: ReadonlySet<string>): Finding[] {
@@ -102,11 +97,7 @@ export function checkRouteConfig(rc: unknown, clusters: ReadonlySet<string>): Fi
       }
     }
     for (const route of asArray(get(vh, "routes"))) {
-      const single = asString(get(route, "route", "cluster"));
-      const weighted = asArray(get(route, "route", "weighted_clusters", "clusters")).map(
-        (c) => asString(get(c, "name")) ?? "",
-      );
-      for (const c of single !== undefined ? [single] : weighted) {
+      for (const c of sentTo(get(route, "route"))) {
         if (!clusters.has(c)) {
           errors.push({
             at: { ...vhAt, cluster: c },

@@ -170,12 +170,7 @@ function configRefs(configs: readonly unknown[]): { clusters: string[]; routes: 
   for (const config of configs) {
     const type = get(config, "@type");
     if (type === TCP_PROXY_TYPE_URL) {
-      const single = asString(get(config, "cluster"));
-      if (single !== undefined) clusters.push(single);
-      for (const w of asArray(get(config, "weighted_clusters", "clusters"))) {
-        const name = asString(get(w, "name"));
-        if (name !== undefined) clusters.push(name);
-      }
+      for (const c of sentTo(config)) if (c !== "") clusters.push(c);
     } else if (type === HTTP_CONNECTION_MANAGER_TYPE_URL) {
       const rds = asString(get(config, "rds", "route_config_name"));
       if (rds !== undefined) routes.push(rds);
@@ -190,13 +185,20 @@ function routeClusters(routeConfig: unknown): string[] {
   const out: string[] = [];
   for (const vh of asArray(get(routeConfig, "virtual_hosts"))) {
     for (const route of asArray(get(vh, "routes"))) {
-      const single = asString(get(route, "route", "cluster"));
-      if (single !== undefined) out.push(single);
-      for (const w of asArray(get(route, "route", "weighted_clusters", "clusters"))) {
-        const name = asString(get(w, "name"));
-        if (name !== undefined) out.push(name);
-      }
+      for (const c of sentTo(get(route, "route"))) if (c !== "") out.push(c);
     }
   }
   return out;
+}
+
+/**
+ * The clusters a tcp_proxy filter's config or a route's action sends to. `cluster` and
+ * `weighted_clusters` are one oneof (cluster_specifier), so `cluster` when set, else each weighted
+ * cluster's name: "" for one without, a name no set holds. The one reading of both the references
+ * above and the consistency check (src/envoy/validate/resource-rules.ts).
+ */
+export function sentTo(action: unknown): string[] {
+  const single = asString(get(action, "cluster"));
+  if (single !== undefined) return [single];
+  return asArray(get(action, "weighted_clusters", "clusters")).map((c) => asString(get(c, "name")) ?? "");
 }
