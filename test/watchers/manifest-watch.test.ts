@@ -295,6 +295,30 @@ describe("reloadOnEvents (marble)", () => {
     });
   });
 
+  it("with no window (--debounce 0), loads at each change; a load that takes time reads what came meanwhile", () => {
+    const s = scheduler();
+    s.run(({ cold, expectObservable }) => {
+      // Instant loads: one per change (0, 2, 4) and per echo (62, 64).
+      const source = events("r-a-b|", cold);
+      expectObservable(reloadOnEvents(source, { load: asked }, { debounceMs: 0, scheduler: s })).toBe(
+        "F-a-b 57ms a-(b|)",
+        { F: "F", a: "a.yaml", b: "b.yaml" },
+      );
+    });
+    const slow = scheduler();
+    slow.run(({ cold, expectObservable }) => {
+      // Loads of 5 ms: the folder's from 0 to 5 holds back a (at 2) and b (at 4), read by one load
+      // from 5 to 10; c at 12 is read at once (12 to 17); the echoes at 62, 64 and 72 are read one
+      // after another (62 to 67, 67 to 72, 72 to 77).
+      const source = events("r-a-b 7ms c|", cold);
+      const load = (r: LoadRequest) => cold("5ms (x|)", { x: r === undefined ? "F" : [...r].sort().join(",") });
+      expectObservable(reloadOnEvents(source, { load }, { debounceMs: 0, scheduler: slow })).toBe(
+        "5ms F 4ms x 6ms c 49ms a 4ms b 4ms (c|)",
+        { F: "F", x: "a.yaml,b.yaml", c: "c.yaml", a: "a.yaml", b: "b.yaml" },
+      );
+    });
+  });
+
   it("scans a while after a change (once per period while they keep coming) and reads what the scan found", () => {
     const s = scheduler();
     s.run(({ cold, expectObservable }) => {
