@@ -266,7 +266,8 @@ async function run(o: ServePathOptions): Promise<{
 /**
  * Edits the Machines files of `infras` in place, `perSecond` writes a second, round robin, each
  * write moving one worker there and back (two prepared texts per file: the load costs the bench
- * process a write, not a YAML rendering). Returns how many writes it made when stopped.
+ * process a write, not a YAML rendering). Each hosted cluster's worker moves to an address of its own:
+ * a shared one would be a DuplicateSourceIP conflict, appearing and going with every write. Returns how many writes it made when stopped.
  */
 function startLoad(dir: string, infras: readonly InfraShape[], perSecond: number): { stop(): Promise<number> } {
   const files = infras.flatMap((shape) =>
@@ -277,7 +278,7 @@ function startLoad(dir: string, infras: readonly InfraShape[], perSecond: number
         yamlDocs(
           Array.from({ length: shape.workers }, (_, x) =>
             machine(cp, workerName(shape.index, c, x), `${hc}-workers`, [
-              x === 0 && moved === 1 ? spareAddress(shape, 1500) : workerAddress(shape, c, x),
+              x === 0 && moved === 1 ? spareAddress(shape, 1500 + c) : workerAddress(shape, c, x),
             ]),
           ),
         ),
