@@ -44,7 +44,7 @@ const RECYCLE_BYTES = 1024 * 1024;
 /** Parse threads at most, whatever the cores: each holds a heap of its own while it parses. */
 export const MAX_PARSE_THREADS = 4;
 
-/** Objects from the worker have no YAML node: their positions are their `fields`. */
+/** Objects from the worker have no YAML node: their positions are their `fields`, or their `document`. */
 const unwired = (o: WireObject): ParsedObject => ({ ...o, node: undefined, lines: NO_LINES });
 
 type Unnumbered =

@@ -1,5 +1,6 @@
 // The parse worker's thread (./manifest-parse-pool.ts): YAML text in, plain objects out. A
-// YAML node cannot cross threads, so objects of our kinds carry the positions of their fields.
+// YAML node cannot cross threads, so objects of our kinds carry the positions of their fields, or
+// the document they were read plainly from.
 import { parentPort } from "node:worker_threads";
 import { fieldPositions } from "./manifest-sources.js";
 import { parseDocument, parseWholeManifestFile, type ParsedFile, type ParsedObject } from "./manifests.js";
@@ -21,7 +22,8 @@ export type WireFile = Omit<ParsedFile, "objects"> & { readonly objects: readonl
 function wire(o: ParsedObject): WireObject {
   const { node, lines, ...rest } = o;
   const ours = o.bucket === "infras" || o.bucket === "attachments";
-  return ours ? { ...rest, fields: fieldPositions(node, lines) } : rest;
+  // A document read plainly travels as its text: its fields are found only if one is located.
+  return ours && o.document === undefined ? { ...rest, fields: fieldPositions(node, lines) } : rest;
 }
 
 function reply(request: ParseRequest): ParseReply {

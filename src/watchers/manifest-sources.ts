@@ -1,6 +1,6 @@
 // Where each object of our kinds was read from: (kind, namespace, name, field path) → file:line:column,
 // so a problem found later (schema, model) is reported at the line a person has to edit.
-import { isMap, isScalar, isSeq, type Node as YamlNode } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from "yaml";
 import type { ObjectRef } from "../model/types.js";
 
 /** Offset in a file's text → 1-based line and column (a LineCounter, or one shifted to a document's line). */
@@ -16,13 +16,16 @@ export interface SourcePosition {
 }
 
 /**
- * Where one object (or its status-only document) was read from: its YAML node, or — for an object
- * parsed in the parse worker (./manifest-parse-pool.ts), whose nodes cannot cross threads — the
- * positions of its fields.
+ * Where one object (or its status-only document) was read from: its YAML node; for an object
+ * parsed in the parse worker (./manifest-parse-pool.ts), whose nodes cannot cross threads, the
+ * positions of its fields; for an object read plainly (./plain-yaml.ts), its document, which the
+ * yaml library parses when a field is first located (the same value: plain-yaml's test holds them
+ * to it). Most objects never have a problem, so most documents are never parsed twice.
  */
 export type ObjectSource =
   | { readonly file: string; readonly node: YamlNode | undefined; readonly lines: LinePositions }
-  | { readonly file: string; readonly fields: FieldPositions };
+  | { readonly file: string; readonly fields: FieldPositions }
+  | { readonly file: string; readonly document: { readonly text: string; readonly line: number } };
 
 /** A node's position and, for a mapping or sequence, its children's: what locate reads of a node, as plain data. */
 export interface FieldPositions {
@@ -54,6 +57,29 @@ export function fieldPositions(node: YamlNode | undefined, lines: LinePositions)
   };
   const valueOf = (v: unknown): { value?: FieldPositions } => (isNodeLike(v) ? { value: walk(v as YamlNode) } : {});
   return walk(node);
+}
+
+/** Per document of a source read plainly, its fields' positions once located. */
+const documentFields = new WeakMap<object, FieldPositions>();
+
+/** The positions of a source's fields: kept, read off its node, or found by parsing its document. */
+export function sourceFields(source: ObjectSource): FieldPositions {
+  if ("fields" in source) return source.fields;
+  if ("node" in source) return fieldPositions(source.node, source.lines);
+  const { document } = source;
+  let fields = documentFields.get(document);
+  if (fields === undefined) {
+    const lines = new LineCounter();
+    const parsed = parseDocument(document.text, { lineCounter: lines });
+    fields = fieldPositions(parsed.contents ?? undefined, {
+      linePos: (offset) => {
+        const pos = lines.linePos(offset);
+        return { line: pos.line + document.line, col: pos.col };
+      },
+    });
+    documentFields.set(document, fields);
+  }
+  return fields;
 }
 
 /** The same positions `by` lines further down (a document placed further down its file). */
@@ -116,8 +142,7 @@ export class ManifestSources {
     if (sources === undefined) return undefined;
     const inStatus = field === "status" || field.startsWith("status.");
     const source = inStatus ? (sources.status ?? sources.object) : sources.object;
-    let node: FieldPositions | undefined =
-      "fields" in source ? source.fields : fieldPositions(source.node, source.lines);
+    let node: FieldPositions | undefined = sourceFields(source);
     let at: FieldPositions = node;
     for (const seg of segments(field)) {
       if (node?.pairs !== undefined && typeof seg === "string") {

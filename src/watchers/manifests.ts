@@ -98,6 +98,8 @@ interface Located {
   /** The object's YAML node and its positions, for positions of fields. */
   node: YamlNode | undefined;
   lines: LinePositions;
+  /** Our kinds read plainly: their document, parsed again only when a field is located. */
+  document?: DocumentText;
 }
 
 export type Bucket =
@@ -145,16 +147,14 @@ function objectsOf(file: ManifestFile): Located[] {
   return out;
 }
 
-const OUR_API_VERSION = new RegExp(`^apiVersion: *["']?${GROUP.replaceAll(".", "\\.")}/`, "m");
-
 /**
- * The file's objects read plainly (plain-yaml.ts), when every document is another group's single
- * object: their fields are never located, so no syntax tree is built. Undefined sends the whole
- * file to the yaml library.
+ * The file's objects read plainly (plain-yaml.ts), when every document is a single object: no
+ * syntax tree is built. An object of our kinds keeps its document, which the yaml library parses
+ * again only when one of its fields is located (ManifestSources). Undefined sends the whole file
+ * to the yaml library: a `kind: *List`, or a kind of our group that does not exist (its error
+ * points at the `kind` field).
  */
 function plainObjectsOf(file: ManifestFile): Located[] | undefined {
-  // Ours at a glance; the group is checked again on the value.
-  if (OUR_API_VERSION.test(file.text)) return undefined;
   const documents = splitDocuments(file.text);
   if (documents === undefined) return undefined;
   const out: Located[] = [];
@@ -164,10 +164,13 @@ function plainObjectsOf(file: ManifestFile): Located[] | undefined {
     const obj = read.value;
     if (obj === null || obj === undefined) continue;
     if (!isRecord(obj) || typeof obj["apiVersion"] !== "string" || typeof obj["kind"] !== "string") return undefined;
-    if (groupOf(obj["apiVersion"]) === GROUP || (obj["kind"].endsWith("List") && "items" in obj)) return undefined;
+    if (obj["kind"].endsWith("List") && "items" in obj) return undefined;
+    const ours = groupOf(obj["apiVersion"]) === GROUP;
+    if (ours && kindDefinition(obj["kind"]) === undefined) return undefined;
     const at = contentStart(d.text);
     if (at === undefined) return undefined;
-    out.push({ obj, file: file.path, line: d.line + at.line, column: at.column, node: undefined, lines: NO_LINES });
+    const where = { obj, file: file.path, line: d.line + at.line, column: at.column, node: undefined, lines: NO_LINES };
+    out.push(ours ? { ...where, document: d } : where);
   }
   return out;
 }
@@ -373,6 +376,8 @@ export interface ParsedObject {
   readonly lines: LinePositions;
   /** Our kinds parsed in the parse worker: the positions of their fields. */
   readonly fields?: FieldPositions;
+  /** Our kinds read plainly: their document (its first line in the file), for the positions of their fields. */
+  readonly document?: DocumentText;
   /** What goes into the state: the object, or for our kinds the decoded one (undefined when refused). */
   readonly value: unknown;
   readonly errors: InvalidObject["errors"];
@@ -521,6 +526,7 @@ function placed(parse: DocumentParse, line: number): readonly ParsedObject[] {
     line: o.line + line,
     lines: o.lines === NO_LINES ? NO_LINES : lines(o.lines),
     ...(o.fields === undefined ? {} : { fields: shiftedFields(o.fields, line) }),
+    ...(o.document === undefined ? {} : { document: { text: o.document.text, line: o.document.line + line } }),
   }));
   parse.placed = { line, objects };
   return objects;
@@ -556,6 +562,7 @@ function parseObject(o: ReturnType<typeof normalize>): ParsedObject {
     // Infras' folder: GBs).
     node: ours ? o.node : undefined,
     lines: ours ? o.lines : NO_LINES,
+    ...(ours && o.document !== undefined ? { document: o.document } : {}),
   };
   if (!ours) return { ...base, value: o.obj, errors: [], unknown: [] };
   if (isStatusOnly(o.obj)) return { ...base, value: undefined, errors: [], unknown: [], raw: o.obj, statusOnly: true };
@@ -575,6 +582,7 @@ export function decoded(
 
 /** Where an object of our kinds was read from, for ManifestSources. */
 export function sourceOf(o: ParsedObject): ObjectSource {
+  if (o.document !== undefined) return { file: o.file, document: o.document };
   return o.fields === undefined ? { file: o.file, node: o.node, lines: o.lines } : { file: o.file, fields: o.fields };
 }
 

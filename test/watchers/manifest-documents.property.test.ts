@@ -1,18 +1,19 @@
 // A file parsed document by document, continuing from its previous parse, equals the file parsed
-// as one YAML stream: the same objects, values, schema errors, positions of every node (line and
-// column, in the file) and the same error for a broken file — after any sequence of edits that
-// add, drop, reorder or change documents, with comments, CRLF line breaks, `--- # comment` and
-// `--- |` markers, block and flow scalars, lists and broken or directive-holding files. And an
-// unchanged document keeps its objects' values: the state sees them unchanged.
+// as one YAML stream: the same objects, values, schema errors, positions of every field a problem
+// can be located at (line and column, in the file) and the same error for a broken file — after
+// any sequence of edits that add, drop, reorder or change documents, with comments, CRLF line
+// breaks, `--- # comment` and `--- |` markers, block and flow scalars, lists and broken or
+// directive-holding files. And an unchanged document keeps its objects' values: the state sees
+// them unchanged.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isMap, isNode, isSeq, type Node as YamlNode } from "yaml";
+import { sourceFields } from "../../src/watchers/manifest-sources.js";
 import {
   parseManifestFile,
   parseWholeManifestFile,
+  sourceOf,
   splitDocuments,
   type ParsedFile,
-  type ParsedObject,
 } from "../../src/watchers/manifests.js";
 
 const GROUP = "hostedcluster.densityops.com/v1alpha1";
@@ -66,37 +67,22 @@ const text = fc
     return crlf ? joined.replaceAll("\n", "\r\n") : joined;
   });
 
-/** Positions of every node (to depth 6), as the file's line counter says. */
-function nodePositions(o: ParsedObject): unknown[] {
-  const out: unknown[] = [];
-  const walk = (node: unknown, path: string, depth: number): void => {
-    if (!isNode(node) || depth > 6) return;
-    const range = (node as YamlNode).range;
-    out.push([path, range == null ? null : [o.lines.linePos(range[0]), o.lines.linePos(range[1])]]);
-    if (isMap(node))
-      for (const pair of node.items) {
-        walk(pair.key, `${path}.key`, depth + 1);
-        walk(pair.value, `${path}.${String(isNode(pair.key) ? pair.key.toJSON() : pair.key)}`, depth + 1);
-      }
-    if (isSeq(node))
-      node.items.forEach((item, i) => {
-        walk(item, `${path}[${String(i)}]`, depth + 1);
-      });
-  };
-  walk(o.node, "", 0);
-  return out;
-}
-
 function comparable(f: ParsedFile): unknown {
   return {
     path: f.path,
     error: f.error,
-    // Positions through `lines`, not the line counter objects themselves.
-    objects: f.objects.map(({ node, lines, ...rest }) => ({
-      ...rest,
-      node: node === undefined,
-      positions: nodePositions({ ...rest, node, lines }),
-    })),
+    // An object of our kinds keeps its node, the positions of its fields or its document, by how it
+    // was read: compared are the positions its fields are located at (objects of other kinds have
+    // none).
+    objects: f.objects.map((o) => {
+      const { apiVersion, kind, namespace, name, identity, bucket, file, line, column, value } = o;
+      const ours = bucket === "infras" || bucket === "attachments";
+      return {
+        ...{ apiVersion, kind, namespace, name, identity, bucket, file, line, column, value },
+        ...{ errors: o.errors, unknown: o.unknown, raw: o.raw, statusOnly: o.statusOnly },
+        located: ours ? sourceFields(sourceOf(o)) : o.node === undefined,
+      };
+    }),
   };
 }
 

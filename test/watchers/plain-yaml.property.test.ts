@@ -6,9 +6,9 @@
 import fc from "fast-check";
 import { dump } from "js-yaml";
 import { describe, expect, it } from "vitest";
-import { LineCounter, parseAllDocuments, stringify } from "yaml";
+import { isMap, isNode, isScalar, isSeq, LineCounter, parseAllDocuments, stringify } from "yaml";
 import { contentStart, plainDocument } from "../../src/watchers/plain-yaml.js";
-import { parseManifestFile } from "../../src/watchers/manifests.js";
+import { assembleManifests, parseManifestFile } from "../../src/watchers/manifests.js";
 
 /** The yaml library's reading of one document: its value, or that it has errors. */
 function oracle(text: string): { readonly ok: true; readonly value: unknown } | { readonly ok: false } {
@@ -309,18 +309,101 @@ describe("a manifest file read plainly", () => {
     );
   });
 
-  it("never reads our kinds plainly: their fields keep positions, however the document is written", () => {
-    const spec = "spec: {networkConfig: {cidr: 192.0.2.0/24, gateway: 192.0.2.1, networkAttachmentDefinition: v}}";
-    for (const text of [
-      `apiVersion: hostedcluster.densityops.com/v1alpha1\nkind: Infra\nmetadata: {name: a, namespace: x}\n${spec}\n`,
-      `{apiVersion: hostedcluster.densityops.com/v1alpha1, kind: Infra, metadata: {name: a, namespace: x}}\n`,
-      `kind: Infra\nmetadata:\n  name: a\n  namespace: x\napiVersion: "hostedcluster.densityops.com/v1alpha1"\n`,
-      `"apiVersion": "hostedcluster.densityops.com/v1alpha1"\n"kind": "Infra"\n"metadata": {"name": "a", "namespace": "x"}\n`,
-    ]) {
-      const [infra] = parseManifestFile({ path: "infra.yaml", text }).objects;
-      expect(infra?.kind, text).toBe("Infra");
-      expect(infra?.node, text).toBeDefined();
-    }
+  const GROUP_VERSION = "hostedcluster.densityops.com/v1alpha1";
+  const OUR_KINDS: readonly ((n: string) => string)[] = [
+    (n) =>
+      `apiVersion: ${GROUP_VERSION}\nkind: Infra\nmetadata:\n  name: ${n}\n  namespace: x\nspec:\n` +
+      `  networkConfig:\n    cidr: 192.0.2.0/24\n    gateway: 192.0.2.1\n    networkAttachmentDefinition: v\n` +
+      `    dnsServers:\n      - 192.0.2.53\n      - 192.0.2.54\n`,
+    (n) =>
+      `{apiVersion: ${GROUP_VERSION}, kind: Infra, metadata: {name: ${n}, namespace: x},\n` +
+      ` spec: {networkConfig: {cidr: nope, gateway: 192.0.2.1, networkAttachmentDefinition: v}}}\n`,
+    (n) => `kind: Infra\nmetadata:\n  name: ${n}\n  namespace: x\napiVersion: "${GROUP_VERSION}"\n`,
+    (n) =>
+      `"apiVersion": "${GROUP_VERSION}"\n"kind": "InfraClusterAttachment"\n"metadata": {"name": "${n}", "namespace": "x"}\n` +
+      `"spec": {"infraRef": {"name": "a"}, "dns": {"clusterName": "${n}", "baseDomain": "example.com"}}\n`,
+    (n) =>
+      `# an attachment\napiVersion: ${GROUP_VERSION}\nkind: InfraClusterAttachment\nmetadata: {name: ${n}, namespace: x}\n` +
+      `spec:\n  infraRef:\n    name: a\n  colour: red\n  dns:\n    clusterName: ${n}\n    baseDomain: Example.COM\n`,
+  ];
+  const ourFiles = fc
+    .record({
+      docs: fc.uniqueArray(
+        fc.record({
+          kind: fc.nat({ max: OUR_KINDS.length - 1 }),
+          name: fc.constantFrom("a", "b", "c"),
+          before: fc.constantFrom("", "\n", "# a comment\n", "\n# two\n\n"),
+          marker: fc.constantFrom("---\n", "--- # next\n", "---\n\n"),
+          indent: fc.constantFrom("", "", "  "),
+          other: fc.nat({ max: OTHER_KINDS.length - 1 }),
+        }),
+        { minLength: 1, maxLength: 4, selector: (d) => d.name },
+      ),
+      crlf: fc.boolean(),
+    })
+    .map(({ docs, crlf }) => {
+      const text = docs
+        .map(({ kind, name, before, marker, indent, other }, i) => {
+          const ours = (OUR_KINDS[kind] as (n: string) => string)(name).replace(/^(?=.)/gm, indent);
+          const theirs = (OTHER_KINDS[other] as (n: string) => string)(name);
+          return `${i === 0 ? "" : marker}${before}${ours}---\n${theirs}`;
+        })
+        .join("");
+      return crlf ? text.replaceAll("\n", "\r\n") : text;
+    });
+
+  /** Every field path of a document's mapping and where the yaml library puts it: a key, or a sequence item. */
+  function fieldsOf(node: unknown, lc: LineCounter, path: string, out: Map<string, [number, number]>): void {
+    const at = (n: { range?: [number, number, number] | null }): [number, number] => {
+      const pos = lc.linePos(n.range?.[0] ?? 0);
+      return [pos.line, pos.col];
+    };
+    if (isMap(node))
+      for (const pair of node.items) {
+        if (!isScalar(pair.key) || typeof pair.key.value !== "string") continue;
+        const field = path === "" ? pair.key.value : `${path}.${pair.key.value}`;
+        out.set(field, at(pair.key));
+        fieldsOf(pair.value, lc, field, out);
+      }
+    if (isSeq(node))
+      node.items.forEach((item, i) => {
+        if (!isNode(item)) return;
+        out.set(`${path}[${String(i)}]`, at(item));
+        fieldsOf(item, lc, `${path}[${String(i)}]`, out);
+      });
+  }
+
+  it("reads our kinds plainly, and locates each of their fields where the yaml library puts it", () => {
+    let plain = 0;
+    fc.assert(
+      fc.property(ourFiles, (text) => {
+        const parsed = parseManifestFile({ path: "f.yaml", text });
+        expect(parsed.error).toBeUndefined();
+        const ours = parsed.objects.filter((o) => o.bucket === "infras" || o.bucket === "attachments");
+        plain += ours.filter((o) => o.document !== undefined).length;
+        const load = assembleManifests([parsed]);
+        if (!load.ok) throw new Error(load.error.message);
+        const lc = new LineCounter();
+        const docs = parseAllDocuments(text, { lineCounter: lc });
+        if (!Array.isArray(docs)) throw new Error("no documents");
+        let checked = 0;
+        for (const d of docs) {
+          const value = d.toJS() as { apiVersion: string; kind: string; metadata: { name: string; namespace: string } };
+          if (!value.apiVersion.startsWith("hostedcluster.")) continue;
+          const ref = { kind: value.kind, namespace: value.metadata.namespace, name: value.metadata.name };
+          const expected = new Map<string, [number, number]>();
+          fieldsOf(d.contents, lc, "", expected);
+          for (const [field, [line, column]] of expected) {
+            expect(load.sources.locate(ref, field), `${field} in\n${text}`).toEqual({ file: "f.yaml", line, column });
+            checked += 1;
+          }
+        }
+        expect(checked).toBeGreaterThan(0);
+      }),
+      { numRuns: 300 },
+    );
+    // Most of those documents are read plainly, so the lazy positions are what was checked.
+    expect(plain).toBeGreaterThan(300);
   });
 
   it("gives each object the line and column the yaml library gives it", () => {
