@@ -91,8 +91,9 @@ export function versionChanges(before: GroupSnapshots, after: GroupSnapshots): G
 export function changeLine(input: ChangeLineInput): ChangeLine | undefined {
   const groups = versionChanges(input.before, input.after);
   if (groups.length === 0) return undefined;
-  const all = changedObjects(input.changes ?? [], input.locate);
-  const objects = all.slice(0, MAX_OBJECTS);
+  const all = changedObjects(input.changes ?? []);
+  // Only the objects the line names are located: a first rendering changes every object.
+  const objects = all.slice(0, MAX_OBJECTS).map((o) => located(o, input.locate));
   const moreObjects = all.length - objects.length;
   const infras = [...input.rebuilt].sort(compare);
   const versions: Record<string, Record<string, string>> = {};
@@ -116,17 +117,22 @@ export function changeLine(input: ChangeLineInput): ChangeLine | undefined {
 }
 
 /** The batch's objects, sorted by kind, namespace and name. */
-function changedObjects(changes: readonly ObjectChange[], locate: ChangeLineInput["locate"]): ChangedObject[] {
+function changedObjects(changes: readonly ObjectChange[]): ChangedObject[] {
   const out: ChangedObject[] = [];
   for (const c of changes) {
     const o = c.after ?? c.before;
     if (o === undefined) continue;
     const ref = { kind: c.kind, namespace: o.metadata.namespace, name: o.metadata.name };
     const op = c.before === undefined ? "added" : c.after === undefined ? "removed" : "changed";
-    const at = locate?.(ref);
-    out.push({ ...ref, op, ...(at === undefined ? {} : { file: at.file, line: at.line }) });
+    out.push({ ...ref, op });
   }
   return out.sort((a, b) => compare(a.kind, b.kind) || compare(a.namespace, b.namespace) || compare(a.name, b.name));
+}
+
+function located(o: ChangedObject, locate: ChangeLineInput["locate"]): ChangedObject {
+  const { kind, namespace, name } = o;
+  const at = locate?.({ kind, namespace, name });
+  return at === undefined ? o : { ...o, file: at.file, line: at.line };
 }
 
 function describeObject(o: ChangedObject): string {

@@ -25,7 +25,13 @@ export interface SourcePosition {
 export type ObjectSource =
   | { readonly file: string; readonly node: YamlNode | undefined; readonly lines: LinePositions }
   | { readonly file: string; readonly fields: FieldPositions }
-  | { readonly file: string; readonly document: { readonly text: string; readonly line: number } };
+  | {
+      readonly file: string;
+      /** The object's own position, where a field of no path is located without a parse. */
+      readonly line: number;
+      readonly column: number;
+      readonly document: { readonly text: string; readonly line: number };
+    };
 
 /** A node's position and, for a mapping or sequence, its children's: what locate reads of a node, as plain data. */
 export interface FieldPositions {
@@ -142,9 +148,12 @@ export class ManifestSources {
     if (sources === undefined) return undefined;
     const inStatus = field === "status" || field.startsWith("status.");
     const source = inStatus ? (sources.status ?? sources.object) : sources.object;
+    const path = segments(field);
+    if (path.length === 0 && "document" in source)
+      return { file: source.file, line: source.line, column: source.column };
     let node: FieldPositions | undefined = sourceFields(source);
     let at: FieldPositions = node;
-    for (const seg of segments(field)) {
+    for (const seg of path) {
       if (node?.pairs !== undefined && typeof seg === "string") {
         const pair: { readonly at: FieldPositions; readonly value?: FieldPositions } | undefined = node.pairs.find(
           (p) => p.key === seg,

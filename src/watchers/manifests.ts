@@ -582,7 +582,7 @@ export function decoded(
 
 /** Where an object of our kinds was read from, for ManifestSources. */
 export function sourceOf(o: ParsedObject): ObjectSource {
-  if (o.document !== undefined) return { file: o.file, document: o.document };
+  if (o.document !== undefined) return { file: o.file, line: o.line, column: o.column, document: o.document };
   return o.fields === undefined ? { file: o.file, node: o.node, lines: o.lines } : { file: o.file, fields: o.fields };
 }
 

@@ -58,10 +58,17 @@ describe("changeLine", () => {
       before: machine(`w${String(i)}`),
       after: undefined,
     }));
-    const line = changeLine({ seq: 1, changes, rebuilt: new Set(), before, after });
+    const asked: string[] = [];
+    const locate = (ref: { name: string }) => {
+      asked.push(ref.name);
+      return { file: "m.yaml", line: 1 };
+    };
+    const line = changeLine({ seq: 1, changes: [...changes].reverse(), rebuilt: new Set(), before, after, locate });
     expect(line?.fields.objects).toHaveLength(5);
     expect(line?.fields.moreObjects).toBe(3);
-    expect(line?.msg).toContain("Machine clusters-alpha/w4 removed and 3 more → no Infra rebuilt");
+    expect(line?.msg).toContain("Machine clusters-alpha/w4 removed (m.yaml:1) and 3 more → no Infra rebuilt");
+    // Only the objects it names are located (a first rendering's batch holds every object).
+    expect(asked).toEqual(["w0", "w1", "w2", "w3", "w4"]);
   });
 
   it("says which types a new group and a gone group got", () => {

@@ -391,7 +391,9 @@ describe("a manifest file read plainly", () => {
           const value = d.toJS() as { apiVersion: string; kind: string; metadata: { name: string; namespace: string } };
           if (!value.apiVersion.startsWith("hostedcluster.")) continue;
           const ref = { kind: value.kind, namespace: value.metadata.namespace, name: value.metadata.name };
-          const expected = new Map<string, [number, number]>();
+          const start = lc.linePos(d.contents?.range[0] ?? 0);
+          // The object itself ("" is no field), then each field.
+          const expected = new Map<string, [number, number]>([["", [start.line, start.col]]]);
           fieldsOf(d.contents, lc, "", expected);
           for (const [field, [line, column]] of expected) {
             expect(load.sources.locate(ref, field), `${field} in\n${text}`).toEqual({ file: "f.yaml", line, column });
