@@ -1,10 +1,11 @@
 // The plain read of a YAML document: its value only, no syntax tree, no positions of its fields.
 // The yaml library (manifests.ts) builds a syntax tree of every node; at 40,000 objects (one
-// Infra of 5,000 attachments) that was 9 s of both cores, and a Machine's fields are never
-// located. js-yaml gives the same value in a tenth of the time. It takes only documents whose
-// meaning both libraries agree on, under YAML 1.2's core schema resolved as the yaml library
-// resolves it; everything else (our kinds, whose fields are located; anchors, tags, merge keys,
-// errors) is declined and read by the yaml library, which alone words the errors.
+// Infra of 5,000 attachments) that was 9 s of both cores, and most fields are never located (an
+// object of our kinds keeps its document, parsed by the yaml library when a field is). js-yaml
+// gives the same value in a tenth of the time. It takes only documents whose meaning both
+// libraries agree on, under YAML 1.2's core schema resolved as the yaml library resolves it;
+// everything else (anchors, tags, merge keys, errors) is declined and read by the yaml library,
+// which alone words the errors.
 import { FAILSAFE_SCHEMA, load, Type } from "js-yaml";
 
 /** YAML 1.2 core schema (§10.3.2): the plain scalars that are not strings, as the yaml library reads them. */
