@@ -1,6 +1,8 @@
 // serve's log of what it read and rendered (one branch of the render loop): each problem once,
 // when it appears and when it goes; an unreadable load, a watch that is down.
 import type { Logger } from "pino";
+import type { Problem } from "../../model/types.js";
+import type { ManifestSources } from "../../watchers/manifest-sources.js";
 import type { Outputs, RenderedInfra, RenderingDelta, StatusEntry } from "../../pipeline/outputs.js";
 import { topologyKey } from "../../model/topology-key.js";
 import { patchMap, REMOVED, type Removed } from "../../util/overlay-map.js";
@@ -11,7 +13,14 @@ import {
   type ManifestLoad,
 } from "../../watchers/manifests.js";
 import type { WatchHealth } from "../../watchers/manifest-watch.js";
-import { noInfraWarning, problemLines, ProblemMemory, userPath, type ProblemEntry } from "../problem-report.js";
+import {
+  noInfraWarning,
+  problemLines,
+  ProblemMemory,
+  userPath,
+  type ProblemEntry,
+  type ProblemLine,
+} from "../problem-report.js";
 
 /**
  * serve's log of what it read: each problem once, when it appears (warn, with file:line:column),
@@ -33,6 +42,13 @@ export class LoadReport {
   #seen: ReadonlyMap<string, RenderedInfra> | undefined;
   /** Per Infra, its children with problems (a refused rendering), patched by each rendering's delta. */
   #children: ReadonlyMap<string, readonly StatusEntry[]> = new Map();
+  /**
+   * Each model problem's line, while the sources it was located in are the same: a rebuilt Infra's
+   * problems are new objects, a kept one's the same, so a load formats and locates only what its
+   * change rebuilt (a Machine's change keeps the sources; an Infra's or attachment's replaces them).
+   */
+  #lines = new WeakMap<Problem, ProblemLine>();
+  #linesIn: ManifestSources | undefined;
 
   constructor(log: Logger, dir: string, root: string | undefined) {
     this.#log = log;
@@ -97,8 +113,10 @@ export class LoadReport {
     const delta = this.#seen !== undefined && out.delta?.from === this.#seen ? out.delta : undefined;
     this.#children = childProblems(out, delta, this.#children);
     this.#seen = out.byInfra;
-    const entries = problemEntries(out, this.#children);
-    const { added, resolved } = this.#problems.update(problemLines(entries, load.sources, this.#root));
+    const { added, resolved } = this.#problems.update([
+      ...this.#modelLines(out.model.problems, load.sources),
+      ...problemLines(childEntries(this.#children), load.sources, this.#root),
+    ]);
     for (const p of added) {
       this.#log.warn(
         { object: p.object, field: p.field, reason: p.reason, severity: p.severity, ...p.position },
@@ -115,19 +133,34 @@ export class LoadReport {
     }
     this.#infras = out.infras;
   }
+
+  /** The model's problems as lines, in their order; each formatted and located once (#lines). */
+  #modelLines(problems: readonly Problem[], sources: ManifestSources): ProblemLine[] {
+    if (sources !== this.#linesIn) {
+      this.#lines = new WeakMap();
+      this.#linesIn = sources;
+    }
+    const out: ProblemLine[] = [];
+    for (const p of problems) {
+      let line = this.#lines.get(p);
+      if (line === undefined) {
+        [line] = problemLines([{ ...p.object, problems: [p] }], sources, this.#root);
+        if (line === undefined) continue;
+        this.#lines.set(p, line);
+      }
+      out.push(line);
+    }
+    return out;
+  }
 }
 
 /**
- * The objects with problems and their problems, as status entries hold them: the model's, and the
- * children's (a refused rendering), in Infra order. Read from the model and the Infras' renderings,
- * not from every object's status, so a change costs the problems, not the objects.
+ * The children with problems (a refused rendering) as status entries hold them, in Infra order.
+ * Read from the Infras' renderings, not from every object's status, so a change costs the problems,
+ * not the objects.
  */
-function problemEntries(
-  out: Pick<Outputs, "model">,
-  children: ReadonlyMap<string, readonly StatusEntry[]>,
-): ProblemEntry[] {
+function childEntries(children: ReadonlyMap<string, readonly StatusEntry[]>): ProblemEntry[] {
   const entries: ProblemEntry[] = [];
-  for (const p of out.model.problems) entries.push({ ...p.object, problems: [p] });
   for (const [, list] of [...children].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) entries.push(...list);
   return entries;
 }

@@ -5,7 +5,7 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { LoadReport } from "../../../src/cli/serve/load-report.js";
 import type { Outputs, RenderedInfra, StatusEntry } from "../../../src/pipeline/outputs.js";
-import type { Topology } from "../../../src/model/types.js";
+import type { Problem, Topology } from "../../../src/model/types.js";
 import type { ManifestLoad } from "../../../src/watchers/manifests.js";
 import { ManifestSources } from "../../../src/watchers/manifest-sources.js";
 import { combine, infra, NS } from "../../support/fixtures.js";
@@ -106,5 +106,51 @@ describe("LoadReport: a refused child rendering", () => {
     report.rendered(load, third);
     expect(lines.filter((l) => l.msg.startsWith("resolved:") && l.msg.includes("a: listener refused"))).toHaveLength(1);
     expect(lines.filter((l) => l.msg.includes("b: listener refused") && l.level === 40)).toHaveLength(1);
+  });
+});
+
+describe("LoadReport: the model's problems", () => {
+  /** Sources that count how often a field is located. */
+  class Counting extends ManifestSources {
+    calls = 0;
+    override locate(): ReturnType<ManifestSources["locate"]> {
+      this.calls += 1;
+      return { file: "infra.yaml", line: 3, column: 1 };
+    }
+  }
+  const problem = (name: string): Problem => ({
+    object: { kind: "Infra", namespace: NS, name },
+    field: "spec.networkConfig.cidr",
+    reason: "InvalidSpec",
+    message: `${name}: not a network`,
+    severity: "error",
+  });
+  const withProblems = (problems: Problem[]): Outputs =>
+    ({ model: { problems, topologies: [] }, infras: [], byInfra: new Map(), delta: undefined }) as unknown as Outputs;
+
+  it("are located and logged once each; a load locates only the problems its change rebuilt", () => {
+    const { report, lines } = logged();
+    const sources = new Counting();
+    const kept = Array.from({ length: 100 }, (_, i) => problem(`i${String(i).padStart(3, "0")}`));
+    report.rendered({ ...load, sources }, withProblems(kept));
+    expect(sources.calls).toBe(100);
+    expect(lines.filter((l) => l.level === 40 && l.msg.includes("infra.yaml:3:1: Infra clusters/i"))).toHaveLength(100);
+
+    // The same problem objects (a change elsewhere): nothing located or logged again.
+    report.rendered({ ...load, sources }, withProblems([...kept]));
+    expect(sources.calls).toBe(100);
+    // One Infra rebuilt: its problem is a new object, equal to the old one.
+    const rebuilt = [...kept.slice(0, 99), problem("i099")];
+    report.rendered({ ...load, sources }, withProblems(rebuilt));
+    expect(sources.calls).toBe(101);
+    expect(lines.filter((l) => l.level === 40)).toHaveLength(100);
+
+    // New sources (an Infra's file read again): every problem is located in them.
+    const moved = new Counting();
+    report.rendered({ ...load, sources: moved }, withProblems(rebuilt));
+    expect(moved.calls).toBe(100);
+    // One goes: said resolved once.
+    report.rendered({ ...load, sources: moved }, withProblems(rebuilt.slice(1)));
+    expect(lines.filter((l) => l.msg.startsWith("resolved:") && l.msg.includes("i000"))).toHaveLength(1);
   });
 });
