@@ -265,15 +265,19 @@ describe("a manifest file read plainly", () => {
     (n) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}, namespace: x}\ndata:\n  k: |\n    line\n`,
     (n) => `"apiVersion": "v1"\n"kind": "Namespace"\n"metadata": {"name": "${n}"}\n`,
   ];
+  /** Where a document sits in its file: what comes before it, its marker, its indentation. */
+  const PLACED = {
+    before: fc.constantFrom("", "\n", "# a comment\n", "\n# two\n\n"),
+    marker: fc.constantFrom("---\n", "--- # next\n", "---\n\n"),
+    indent: fc.constantFrom("", "", "  "),
+  };
   const files = fc
     .record({
       docs: fc.array(
         fc.record({
           kind: fc.nat({ max: OTHER_KINDS.length - 1 }),
           name: fc.constantFrom("a", "b", "c"),
-          before: fc.constantFrom("", "\n", "# a comment\n", "\n# two\n\n"),
-          marker: fc.constantFrom("---\n", "--- # next\n", "---\n\n"),
-          indent: fc.constantFrom("", "", "  "),
+          ...PLACED,
         }),
         { minLength: 1, maxLength: 5 },
       ),
@@ -332,9 +336,7 @@ describe("a manifest file read plainly", () => {
         fc.record({
           kind: fc.nat({ max: OUR_KINDS.length - 1 }),
           name: fc.constantFrom("a", "b", "c"),
-          before: fc.constantFrom("", "\n", "# a comment\n", "\n# two\n\n"),
-          marker: fc.constantFrom("---\n", "--- # next\n", "---\n\n"),
-          indent: fc.constantFrom("", "", "  "),
+          ...PLACED,
           other: fc.nat({ max: OTHER_KINDS.length - 1 }),
         }),
         { minLength: 1, maxLength: 4, selector: (d) => d.name },
