@@ -61,11 +61,12 @@ function stringKeys(value: unknown): boolean {
  * them), `__proto__`, lines long enough for the 1,024-character limit on implicit keys, a `#`
  * right after a quote or a flow indicator (a comment to js-yaml, an error to the yaml library),
  * markers glued to text, empty or nested sequence items on one line (`-`, `- -`, `- #`), lines of
- * spaces, block scalars' indentation indicators (`|2`: the two read a block's blank lines apart)
- * and directives (`%`).
+ * spaces, block scalars' indentation indicators (`|2`: the two read a block's blank lines apart),
+ * directives (`%`), and a carriage return without its line feed (a line break to js-yaml inside a
+ * quoted scalar, a character to the yaml library).
  */
 const DECLINED =
-  /[&*!\t\uFEFF]|<<|__proto__|^[ ]*\?(?:[ ]|$)|^[^\n]{1024}|["'[\]{},]#|[\]}] *:|[[{][^\]}]*[[{]|^(?:---|\.\.\.)[^ \r\n]|^ *-(?: *$| +#| +-(?: |$))|^ +\r?$|[|>][-+]?[0-9]|^%/m;
+  /[&*!\t\uFEFF]|\r(?!\n)|<<|__proto__|^[ ]*\?(?:[ ]|$)|^[^\n]{1024}|["'[\]{},]#|[\]}] *:|[[{][^\]}]*[[{]|^(?:---|\.\.\.)[^ \r\n]|^ *-(?: *$| +#| +-(?: |$))|^ +\r?$|[|>][-+]?[0-9]|^%/m;
 
 /**
  * One document's value (a document's text, as splitDocuments cuts it), or undefined when the
