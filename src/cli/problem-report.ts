@@ -40,18 +40,23 @@ export function manifestsRoot(manifests: string): string | undefined {
 /** `root`: the `--manifests` folder, so each FILE is a path the shell can open (userPath). */
 export function problemLines(status: readonly ProblemEntry[], sources?: ManifestSources, root?: string): ProblemLine[] {
   const lines: ProblemLine[] = [];
-  for (const s of status) {
-    const object = `${s.kind} ${s.namespace === "" ? "" : `${s.namespace}/`}${s.name}`;
-    for (const p of s.problems) {
-      const found = sources?.locate(s, p.field);
-      const position = found === undefined ? undefined : { ...found, file: userPath(root, found.file) };
-      const where =
-        position === undefined ? "" : `${position.file}:${String(position.line)}:${String(position.column)}: `;
-      const text = `${where}${object}: ${p.field === "" ? "" : `${p.field}: `}${p.message} (${p.reason})`;
-      lines.push({ severity: p.severity, object, field: p.field, reason: p.reason, position, text });
-    }
-  }
+  for (const s of status) for (const p of s.problems) lines.push(problemLine(s, p, sources, root));
   return lines;
+}
+
+/** One problem of an object as its line (problemLines). */
+export function problemLine(
+  s: Pick<ProblemEntry, "kind" | "namespace" | "name">,
+  p: ProblemEntry["problems"][number],
+  sources?: ManifestSources,
+  root?: string,
+): ProblemLine {
+  const object = `${s.kind} ${s.namespace === "" ? "" : `${s.namespace}/`}${s.name}`;
+  const found = sources?.locate(s, p.field);
+  const position = found === undefined ? undefined : { ...found, file: userPath(root, found.file) };
+  const where = position === undefined ? "" : `${position.file}:${String(position.line)}:${String(position.column)}: `;
+  const text = `${where}${object}: ${p.field === "" ? "" : `${p.field}: `}${p.message} (${p.reason})`;
+  return { severity: p.severity, object, field: p.field, reason: p.reason, position, text };
 }
 
 /** Remembers the previous rendering's lines: `update` returns those that appeared and those that went away. */

@@ -268,6 +268,16 @@ describe("a manifest file read plainly", () => {
     (n) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}, namespace: x}\ndata:\n  k: |\n    line\n`,
     (n) => `"apiVersion": "v1"\n"kind": "Namespace"\n"metadata": {"name": "${n}"}\n`,
   ];
+  /** A file of the drawn documents, each after its marker and what comes before it; CRLF breaks if drawn. */
+  const fileOf = <D extends { readonly before: string; readonly marker: string }>(
+    docs: readonly D[],
+    crlf: boolean,
+    body: (d: D) => string,
+  ): string => {
+    const text = docs.map((d, i) => `${i === 0 ? "" : d.marker}${d.before}${body(d)}`).join("");
+    return crlf ? text.replaceAll("\n", "\r\n") : text;
+  };
+  const indented = (text: string, indent: string): string => text.replace(/^(?=.)/gm, indent);
   /** Where a document sits in its file: what comes before it, its marker, its indentation. */
   const PLACED = {
     before: fc.constantFrom("", "\n", "# a comment\n", "\n# two\n\n"),
@@ -286,15 +296,11 @@ describe("a manifest file read plainly", () => {
       ),
       crlf: fc.boolean(),
     })
-    .map(({ docs, crlf }) => {
-      const text = docs
-        .map(({ kind, name, before, marker, indent }, i) => {
-          const body = (OTHER_KINDS[kind] as (n: string) => string)(name).replace(/^(?=.)/gm, indent);
-          return `${i === 0 ? "" : marker}${before}${body}`;
-        })
-        .join("");
-      return crlf ? text.replaceAll("\n", "\r\n") : text;
-    });
+    .map(({ docs, crlf }) =>
+      fileOf(docs, crlf, ({ kind, name, indent }) =>
+        indented((OTHER_KINDS[kind] as (n: string) => string)(name), indent),
+      ),
+    );
 
   it("puts each object where the yaml library puts its document's contents, in files of several documents", () => {
     fc.assert(
@@ -346,16 +352,12 @@ describe("a manifest file read plainly", () => {
       ),
       crlf: fc.boolean(),
     })
-    .map(({ docs, crlf }) => {
-      const text = docs
-        .map(({ kind, name, before, marker, indent, other }, i) => {
-          const ours = (OUR_KINDS[kind] as (n: string) => string)(name).replace(/^(?=.)/gm, indent);
-          const theirs = (OTHER_KINDS[other] as (n: string) => string)(name);
-          return `${i === 0 ? "" : marker}${before}${ours}---\n${theirs}`;
-        })
-        .join("");
-      return crlf ? text.replaceAll("\n", "\r\n") : text;
-    });
+    .map(({ docs, crlf }) =>
+      fileOf(docs, crlf, ({ kind, name, indent, other }) => {
+        const ours = indented((OUR_KINDS[kind] as (n: string) => string)(name), indent);
+        return `${ours}---\n${(OTHER_KINDS[other] as (n: string) => string)(name)}`;
+      }),
+    );
 
   /** Every field path of a document's mapping and where the yaml library puts it: a key, or a sequence item. */
   function fieldsOf(node: unknown, lc: LineCounter, path: string, out: Map<string, [number, number]>): void {

@@ -15,6 +15,7 @@ import {
 import type { WatchHealth } from "../../watchers/manifest-watch.js";
 import {
   noInfraWarning,
+  problemLine,
   problemLines,
   ProblemMemory,
   userPath,
@@ -144,8 +145,7 @@ export class LoadReport {
     for (const p of problems) {
       let line = this.#lines.get(p);
       if (line === undefined) {
-        [line] = problemLines([{ ...p.object, problems: [p] }], sources, this.#root);
-        if (line === undefined) continue;
+        line = problemLine(p.object, p, sources, this.#root);
         this.#lines.set(p, line);
       }
       out.push(line);
