@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { LoadReport } from "../../../src/cli/serve/load-report.js";
 import type { Outputs, RenderedInfra, StatusEntry } from "../../../src/pipeline/outputs.js";
 import type { Problem, Topology } from "../../../src/model/types.js";
-import type { ManifestLoad } from "../../../src/watchers/manifests.js";
+import { parseManifests, type ManifestLoad } from "../../../src/watchers/manifests.js";
 import { ManifestSources } from "../../../src/watchers/manifest-sources.js";
 import { combine, infra, NS } from "../../support/fixtures.js";
 
@@ -152,5 +152,25 @@ describe("LoadReport: the model's problems", () => {
     // One goes: said resolved once.
     report.rendered({ ...load, sources: moved }, withProblems(rebuilt.slice(1)));
     expect(lines.filter((l) => l.msg.startsWith("resolved:") && l.msg.includes("i000"))).toHaveLength(1);
+  });
+
+  it("puts each problem at its field's line in the file it was read from", () => {
+    const { report, lines } = logged();
+    const text = [
+      "apiVersion: hostedcluster.densityops.com/v1alpha1",
+      "kind: Infra",
+      "metadata: {name: i000, namespace: clusters}",
+      "spec:",
+      "  networkConfig:",
+      "    gateway: 192.0.2.1",
+      "    cidr: nope",
+      "",
+    ].join("\n");
+    const read = parseManifests([{ path: "infra.yaml", text }]);
+    if (!read.ok) throw new Error(read.error.message);
+    report.rendered(read, withProblems([problem("i000")]));
+    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+      "/manifests/infra.yaml:7:5: Infra clusters/i000: spec.networkConfig.cidr: i000: not a network (InvalidSpec)",
+    ]);
   });
 });
